@@ -1,0 +1,56 @@
+package io.aryl.core;
+
+import io.aryl.core.admission.JobOrder;
+import io.aryl.core.elastic.ElasticAllocator;
+import io.aryl.core.model.Checks;
+
+/**
+ * The knobs of one scheduling round. Every field has a default in {@link #defaults()}.
+ *
+ * @param jobOrder the order queued jobs are offered their base gang (default: shortest predicted first)
+ * @param starvationWaitS a job queued longer than this is served before shorter ones and reserves capacity
+ *     (default 12 h)
+ * @param elastic whether phase 2 gives spare GPUs to elastic jobs; off, every job runs at its minimum
+ *     (default on)
+ * @param rescaleOverheadS seconds a running job loses each time its width changes (checkpoint, re-form the
+ *     group, restore); prices re-scaling in phase 2 (default 30 s)
+ * @param exactKnapsackOpsLimit the largest dynamic program phase 2 solves exactly, in operations; larger instances
+ *     use the greedy path (default 4,000,000)
+ */
+public record PolicyConfig(
+    JobOrder jobOrder, double starvationWaitS, boolean elastic, double rescaleOverheadS, long exactKnapsackOpsLimit) {
+
+  public PolicyConfig {
+    Checks.notNull("policy.jobOrder", jobOrder);
+    Checks.positive("policy.starvationWaitS", starvationWaitS);
+    Checks.nonNegative("policy.rescaleOverheadS", rescaleOverheadS);
+    if (exactKnapsackOpsLimit < 0) {
+      throw new IllegalArgumentException("policy.exactKnapsackOpsLimit must be >= 0, was " + exactKnapsackOpsLimit);
+    }
+  }
+
+  public static PolicyConfig defaults() {
+    return new PolicyConfig(
+        JobOrder.SHORTEST_PREDICTED_FIRST, 12 * 3600.0, true, 30.0, ElasticAllocator.DEFAULT_EXACT_OPS_LIMIT);
+  }
+
+  public PolicyConfig withJobOrder(JobOrder v) {
+    return new PolicyConfig(v, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit);
+  }
+
+  public PolicyConfig withStarvationWaitS(double v) {
+    return new PolicyConfig(jobOrder, v, elastic, rescaleOverheadS, exactKnapsackOpsLimit);
+  }
+
+  public PolicyConfig withElastic(boolean v) {
+    return new PolicyConfig(jobOrder, starvationWaitS, v, rescaleOverheadS, exactKnapsackOpsLimit);
+  }
+
+  public PolicyConfig withRescaleOverheadS(double v) {
+    return new PolicyConfig(jobOrder, starvationWaitS, elastic, v, exactKnapsackOpsLimit);
+  }
+
+  public PolicyConfig withExactKnapsackOpsLimit(long v) {
+    return new PolicyConfig(jobOrder, starvationWaitS, elastic, rescaleOverheadS, v);
+  }
+}

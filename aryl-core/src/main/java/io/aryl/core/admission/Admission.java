@@ -1,0 +1,141 @@
+package io.aryl.core.admission;
+
+import io.aryl.core.model.Checks;
+import io.aryl.core.model.Job;
+import io.aryl.core.placement.GpuBudget;
+import io.aryl.core.placement.ServerTable;
+import io.aryl.core.placement.WorkerRole;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Phase 1 of a round: admit queued jobs' base demand as gangs.
+ *
+ * <p>Jobs are offered in {@link JobOrder}; each gets all of its {@code minWorkers} workers or none, so no GPU is
+ * ever held for a partial gang. The admitted set is then placed largest worker first (best-fit decreasing), which
+ * packs tighter than placing in priority order.
+ *
+ * <p><b>Starvation guard (aging with reservation).</b> Shortest-first alone can keep a large job waiting forever
+ * behind a stream of small ones. A job queued longer than {@code starvationWaitS} is <em>starving</em>: starving
+ * jobs are offered first, oldest first, and if the oldest one does not fit, no job that could use the same GPU types
+ * is admitted behind it. Base GPUs then only free up, never fill, so the starving job starts as soon as running
+ * base workers finish. Flexible workers never block it: they count as free for admission. A job that could not
+ * fit even on an empty cluster reserves nothing.
+ */
+public final class Admission {
+  private final JobOrder order;
+  private final double starvationWaitS;
+
+  public Admission(JobOrder order, double starvationWaitS) {
+    this.order = Checks.notNull("admission.order", order);
+    this.starvationWaitS = Checks.positive("admission.starvationWaitS", starvationWaitS);
+  }
+
+  /** What phase 1 decided. */
+  public record Result(Map<Job, int[]> admitted, List<String> reservedFor) {
+    /** @return admitted jobs (in admission order) with the server index of each base worker */
+    @Override
+    public Map<Job, int[]> admitted() {
+      return admitted;
+    }
+  }
+
+  /** Queued jobs in the order they are offered: starving ones first (oldest first), then by the job order. */
+  public List<Job> offerOrder(List<Job> queued, double nowS) {
+    List<Job> starving = new ArrayList<>();
+    List<Job> rest = new ArrayList<>();
+    for (Job j : queued) {
+      (isStarving(j, nowS) ? starving : rest).add(j);
+    }
+    starving.sort(JobOrder.FIFO.comparator());
+    rest.sort(order.comparator());
+    starving.addAll(rest);
+    return starving;
+  }
+
+  public boolean isStarving(Job job, double nowS) {
+    return nowS - job.submitTimeS() > starvationWaitS;
+  }
+
+  /** Admits base gangs from {@code queued} into {@code budget} (which it takes from). */
+  public Result admit(List<Job> queued, double nowS, GpuBudget budget) {
+    ServerTable table = budget.table();
+    GpuBudget trial = budget.copy();
+    List<Job> admitted = new ArrayList<>();
+    Map<Job, int[]> trialPlacement = new LinkedHashMap<>();
+    List<boolean[]> reserved = new ArrayList<>();
+    List<String> reservedFor = new ArrayList<>();
+    for (Job job : offerOrder(queued, nowS)) {
+      boolean[] types = table.allowedTypes(job);
+      if (overlapsAny(types, reserved)) {
+        continue;
+      }
+      int[] placed = trial.placeGang(job.gpusPerWorker(), job.minWorkers(), types, WorkerRole.BASE);
+      if (placed != null) {
+        admitted.add(job);
+        trialPlacement.put(job, placed);
+      } else if (isStarving(job, nowS) && fitsEmptyCluster(job, types, table)) {
+        reserved.add(types);
+        reservedFor.add(job.id());
+      }
+    }
+    return new Result(placeDecreasing(admitted, trialPlacement, budget), Collections.unmodifiableList(reservedFor));
+  }
+
+  /**
+   * Places the admitted gangs on the real budget largest worker first; if that packing fails where priority order
+   * succeeded (possible, rare), the priority-order placement is used instead.
+   */
+  private static Map<Job, int[]> placeDecreasing(List<Job> admitted, Map<Job, int[]> fallback, GpuBudget budget) {
+    List<Job> bySize = new ArrayList<>(admitted);
+    bySize.sort(Comparator.comparingInt(Job::gpusPerWorker).reversed()
+        .thenComparing(Comparator.comparingInt(Job::minWorkers).reversed())
+        .thenComparing(Job::id));
+    GpuBudget scratch = budget.copy();
+    Map<Job, int[]> decreasing = new LinkedHashMap<>();
+    for (Job job : bySize) {
+      int[] placed = scratch.placeGang(job.gpusPerWorker(), job.minWorkers(),
+          budget.table().allowedTypes(job), WorkerRole.BASE);
+      if (placed == null) {
+        decreasing = null;
+        break;
+      }
+      decreasing.put(job, placed);
+    }
+    Map<Job, int[]> chosen = decreasing != null ? decreasing : fallback;
+    Map<Job, int[]> inOrder = new LinkedHashMap<>();
+    for (Job job : admitted) {
+      int[] servers = chosen.get(job);
+      for (int s : servers) {
+        budget.take(s, job.gpusPerWorker());
+      }
+      inOrder.put(job, servers);
+    }
+    return Collections.unmodifiableMap(inOrder);
+  }
+
+  private static boolean overlapsAny(boolean[] types, List<boolean[]> reserved) {
+    for (boolean[] r : reserved) {
+      for (int t = 0; t < types.length; t++) {
+        if (types[t] && r[t]) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static boolean fitsEmptyCluster(Job job, boolean[] types, ServerTable table) {
+    long workers = 0;
+    for (int s = 0; s < table.size() && workers < job.minWorkers(); s++) {
+      if (table.open(s) && types[table.typeIndex(s)]) {
+        workers += table.gpus(s) / job.gpusPerWorker();
+      }
+    }
+    return workers >= job.minWorkers();
+  }
+}

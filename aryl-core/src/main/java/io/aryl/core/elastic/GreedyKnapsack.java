@@ -1,0 +1,99 @@
+package io.aryl.core.elastic;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Multiple-choice knapsack for large clusters, in time linear-logarithmic in the number of items.
+ *
+ * <p>It is the classic LP-relaxation greedy: each group's items are reduced to the upper convex hull of (weight,
+ * value), whose steps have falling value per GPU; all groups' steps are taken in order of value per GPU while
+ * they fit (a group whose next step does not fit takes no later step). A final pass then upgrades each group to
+ * the best item the leftover capacity allows. With many groups the gap to the optimum is at most one item's
+ * value and in practice a fraction of a percent (measured in its tests).
+ */
+public final class GreedyKnapsack {
+  private GreedyKnapsack() {}
+
+  private record Step(int group, int fromK, int toK, int weight, double gain, double efficiency) {}
+
+  public static int[] solve(List<KnapsackGroup> groups, int capacity) {
+    int n = groups.size();
+    int[] choice = new int[n];
+    List<Step> steps = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      hullSteps(i, groups.get(i), capacity, steps);
+    }
+    steps.sort((a, b) -> {
+      int c = Double.compare(b.efficiency, a.efficiency);
+      if (c != 0) {
+        return c;
+      }
+      c = Integer.compare(a.group, b.group);
+      return c != 0 ? c : Integer.compare(a.fromK, b.fromK);
+    });
+    int left = capacity;
+    boolean[] closed = new boolean[n];
+    for (Step s : steps) {
+      if (closed[s.group] || choice[s.group] != s.fromK) {
+        continue;
+      }
+      if (s.weight <= left) {
+        choice[s.group] = s.toK;
+        left -= s.weight;
+      } else {
+        closed[s.group] = true;
+      }
+    }
+    // Fill what the hull steps could not use with the best single upgrade per group.
+    for (int i = 0; i < n && left > 0; i++) {
+      KnapsackGroup g = groups.get(i);
+      int from = choice[i];
+      int bestK = from;
+      double bestGain = 0;
+      for (int k = from + 1; k <= g.maxItem() && g.weight(k) - g.weight(from) <= left; k++) {
+        double gain = g.value(k) - g.value(from);
+        if (gain > bestGain) {
+          bestGain = gain;
+          bestK = k;
+        }
+      }
+      if (bestK != from) {
+        left -= g.weight(bestK) - g.weight(from);
+        choice[i] = bestK;
+      }
+    }
+    return choice;
+  }
+
+  /** Steps along the upper convex hull of the group's items that fit the capacity, from item 0. */
+  private static void hullSteps(int index, KnapsackGroup g, int capacity, List<Step> out) {
+    int maxK = Math.min(g.maxItem(), capacity / g.unitWeight());
+    int[] hull = new int[maxK + 1];
+    int size = 0;
+    hull[size++] = 0;
+    for (int k = 1; k <= maxK; k++) {
+      if (g.value(k) <= g.value(hull[size - 1])) {
+        continue; // dominated: heavier and no better
+      }
+      while (size >= 2 && !turnsRight(g, hull[size - 2], hull[size - 1], k)) {
+        size--;
+      }
+      hull[size++] = k;
+    }
+    for (int h = 1; h < size; h++) {
+      int from = hull[h - 1];
+      int to = hull[h];
+      int w = g.weight(to) - g.weight(from);
+      double gain = g.value(to) - g.value(from);
+      out.add(new Step(index, from, to, w, gain, gain / w));
+    }
+  }
+
+  /** True if b lies strictly above the segment from a to c: keeping b keeps the hull concave. */
+  private static boolean turnsRight(KnapsackGroup g, int a, int b, int c) {
+    double slopeAb = (g.value(b) - g.value(a)) / (b - a);
+    double slopeBc = (g.value(c) - g.value(b)) / (c - b);
+    return slopeAb > slopeBc;
+  }
+}

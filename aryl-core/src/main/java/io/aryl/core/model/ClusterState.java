@@ -1,0 +1,199 @@
+package io.aryl.core.model;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One consistent snapshot of the cluster: servers, jobs (queued and running) and where running jobs' workers are.
+ * Everything a decision reads comes from here, so the simulator and the YARN scheduler feed the policy the same
+ * way.
+ *
+ * <p>Construction checks the snapshot and refuses an inconsistent one with a message naming the job or server:
+ * unknown GPU types, a worker too large for every server it may use, over-committed servers, running jobs
+ * outside min..max.
+ */
+public final class ClusterState {
+  private final double nowS;
+  private final List<Server> servers;
+  private final List<Job> jobs;
+  private final Map<String, Server> serversById;
+  private final Map<String, Job> jobsById;
+  private final Map<String, Allocation> allocations;
+  private final Map<String, Integer> usedGpus;
+
+  private ClusterState(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations) {
+    this.nowS = Checks.nonNegative("nowS", nowS);
+    List<Server> sortedServers = new ArrayList<>(servers);
+    sortedServers.sort(Comparator.comparing(Server::id));
+    List<Job> sortedJobs = new ArrayList<>(jobs);
+    sortedJobs.sort(Comparator.comparing(Job::id));
+    this.servers = Collections.unmodifiableList(sortedServers);
+    this.jobs = Collections.unmodifiableList(sortedJobs);
+
+    Map<String, Server> byId = new HashMap<>();
+    Map<String, Integer> largestByType = new HashMap<>();
+    for (Server s : sortedServers) {
+      if (byId.put(s.id(), s) != null) {
+        throw new IllegalArgumentException("server.id must be unique, '" + s.id() + "' appears twice");
+      }
+      largestByType.merge(s.gpuType().name(), s.gpus(), Math::max);
+    }
+    this.serversById = byId;
+
+    Map<String, Job> jobsMap = new HashMap<>();
+    for (Job j : sortedJobs) {
+      if (jobsMap.put(j.id(), j) != null) {
+        throw new IllegalArgumentException("job.id must be unique, '" + j.id() + "' appears twice");
+      }
+      checkFits(j, largestByType);
+    }
+    this.jobsById = jobsMap;
+
+    Map<String, Allocation> allocs = new TreeMap<>();
+    Map<String, Integer> used = new HashMap<>();
+    for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
+      Allocation a = e.getValue();
+      if (a.isEmpty()) {
+        continue;
+      }
+      Job j = jobsById.get(e.getKey());
+      if (j == null) {
+        throw new IllegalArgumentException("allocation names unknown job '" + e.getKey() + "'");
+      }
+      if (a.totalWorkers() < j.minWorkers() || a.totalWorkers() > j.maxWorkers()) {
+        throw new IllegalArgumentException("job(" + j.id() + ") runs " + a.totalWorkers()
+            + " workers, outside its minWorkers..maxWorkers " + j.minWorkers() + ".." + j.maxWorkers());
+      }
+      for (Map.Entry<String, Integer> w : a.workersByServer().entrySet()) {
+        Server s = serversById.get(w.getKey());
+        if (s == null) {
+          throw new IllegalArgumentException("job(" + j.id() + ") has workers on unknown server '" + w.getKey() + "'");
+        }
+        if (!s.servesTraining()) {
+          throw new IllegalArgumentException(
+              "job(" + j.id() + ") has workers on server(" + s.id() + "), which does not serve training");
+        }
+        if (!j.allows(s.gpuType())) {
+          throw new IllegalArgumentException("job(" + j.id() + ") has workers on server(" + s.id() + ") of GPU type "
+              + s.gpuType().name() + ", not in its allowedGpuTypes " + j.allowedGpuTypes());
+        }
+        used.merge(s.id(), w.getValue() * j.gpusPerWorker(), Integer::sum);
+      }
+      allocs.put(j.id(), a);
+    }
+    for (Map.Entry<String, Integer> u : used.entrySet()) {
+      Server s = serversById.get(u.getKey());
+      if (u.getValue() > s.gpus()) {
+        throw new IllegalArgumentException(
+            "server(" + s.id() + ") is over-committed: " + u.getValue() + " GPUs used of " + s.gpus());
+      }
+    }
+    this.allocations = Collections.unmodifiableMap(allocs);
+    this.usedGpus = used;
+  }
+
+  private static void checkFits(Job j, Map<String, Integer> largestByType) {
+    int largest = 0;
+    if (j.allowedGpuTypes().isEmpty()) {
+      for (int g : largestByType.values()) {
+        largest = Math.max(largest, g);
+      }
+    } else {
+      for (String t : j.allowedGpuTypes()) {
+        Integer g = largestByType.get(t);
+        if (g == null) {
+          throw new IllegalArgumentException("job(" + j.id() + ").allowedGpuTypes names unknown GPU type '" + t
+              + "'; the cluster has " + new TreeSet<>(largestByType.keySet()));
+        }
+        largest = Math.max(largest, g);
+      }
+    }
+    if (j.gpusPerWorker() > largest) {
+      throw new IllegalArgumentException("job(" + j.id() + ").gpusPerWorker must fit on one server, was "
+          + j.gpusPerWorker() + " but the largest server it may use has " + largest + " GPUs");
+    }
+  }
+
+  public static ClusterState of(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations) {
+    return new ClusterState(nowS, servers, jobs, allocations);
+  }
+
+  public double nowS() {
+    return nowS;
+  }
+
+  /** All servers, sorted by id. */
+  public List<Server> servers() {
+    return servers;
+  }
+
+  /** All jobs, queued and running, sorted by id. */
+  public List<Job> jobs() {
+    return jobs;
+  }
+
+  public Server server(String id) {
+    Server s = serversById.get(id);
+    if (s == null) {
+      throw new IllegalArgumentException("unknown server '" + id + "'");
+    }
+    return s;
+  }
+
+  public Job job(String id) {
+    Job j = jobsById.get(id);
+    if (j == null) {
+      throw new IllegalArgumentException("unknown job '" + id + "'");
+    }
+    return j;
+  }
+
+  public boolean hasJob(String id) {
+    return jobsById.containsKey(id);
+  }
+
+  /** Running jobs' allocations by job id (sorted); a queued job has none. */
+  public Map<String, Allocation> allocations() {
+    return allocations;
+  }
+
+  public Allocation allocation(String jobId) {
+    return allocations.getOrDefault(jobId, Allocation.EMPTY);
+  }
+
+  public boolean isRunning(String jobId) {
+    return allocations.containsKey(jobId);
+  }
+
+  public int usedGpus(String serverId) {
+    return usedGpus.getOrDefault(serverId, 0);
+  }
+
+  public int freeGpus(String serverId) {
+    return server(serverId).gpus() - usedGpus(serverId);
+  }
+
+  /** Jobs whose workers run on the server, with their worker counts there, sorted by job id. */
+  public Map<String, Integer> workersOn(String serverId) {
+    Map<String, Integer> out = new TreeMap<>();
+    for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
+      int w = e.getValue().workersOn(serverId);
+      if (w > 0) {
+        out.put(e.getKey(), w);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public String toString() {
+    return "ClusterState[t=" + nowS + "s, " + servers.size() + " servers, " + jobs.size() + " jobs, "
+        + allocations.size() + " running]";
+  }
+}

@@ -1,0 +1,264 @@
+package io.aryl.core.model;
+
+import io.aryl.core.speedup.SpeedupModel;
+import java.util.Collections;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A training job as the scheduler sees it at one moment: its shape (GPUs per worker, min..max workers, allowed GPU
+ * types), how it scales, and how much work remains.
+ *
+ * <p>Work is measured in <em>base-seconds</em>: seconds of running at {@code minWorkers} workers on reference-speed
+ * GPUs. At {@code n} workers a job needs {@code remaining * throughput(min) / throughput(n)} seconds.
+ *
+ * <p>{@link #remainingS()} is the truth (a simulator knows it; a real cluster does not), {@link
+ * #predictedRemainingS()} is what the scheduler believes and the only one its decisions read.
+ */
+public final class Job {
+  private final String id;
+  private final String kind;
+  private final double submitTimeS;
+  private final int gpusPerWorker;
+  private final int minWorkers;
+  private final int maxWorkers;
+  private final Set<String> allowedGpuTypes;
+  private final double remainingS;
+  private final double predictedRemainingS;
+  private final double attainedS;
+  private final double sinceCheckpointS;
+  private final SpeedupModel speedup;
+
+  private Job(Builder b) {
+    this.id = Checks.notBlank("job.id", b.id);
+    String at = "job(" + id + ").";
+    this.kind = b.kind == null ? "" : b.kind;
+    this.submitTimeS = Checks.nonNegative(at + "submitTimeS", b.submitTimeS);
+    this.gpusPerWorker = Checks.positive(at + "gpusPerWorker", b.gpusPerWorker);
+    this.minWorkers = Checks.positive(at + "minWorkers", b.minWorkers);
+    this.maxWorkers = Checks.positive(at + "maxWorkers", b.maxWorkers);
+    if (maxWorkers < minWorkers) {
+      throw new IllegalArgumentException(
+          at + "minWorkers must be <= maxWorkers, was minWorkers=" + minWorkers + ", maxWorkers=" + maxWorkers);
+    }
+    TreeSet<String> types = new TreeSet<>();
+    for (String t : b.allowedGpuTypes) {
+      types.add(Checks.notBlank(at + "allowedGpuTypes[]", t));
+    }
+    this.allowedGpuTypes = Collections.unmodifiableSet(types);
+    this.remainingS = Checks.nonNegative(at + "remainingS", b.remainingS);
+    this.predictedRemainingS =
+        Checks.nonNegative(at + "predictedRemainingS", Double.isNaN(b.predictedRemainingS) ? remainingS : b.predictedRemainingS);
+    this.attainedS = Checks.nonNegative(at + "attainedS", b.attainedS);
+    this.sinceCheckpointS = Checks.nonNegative(at + "sinceCheckpointS", b.sinceCheckpointS);
+    this.speedup = Checks.notNull(at + "speedup", b.speedup);
+  }
+
+  public static Builder builder(String id) {
+    return new Builder(id);
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder(id);
+    b.kind = kind;
+    b.submitTimeS = submitTimeS;
+    b.gpusPerWorker = gpusPerWorker;
+    b.minWorkers = minWorkers;
+    b.maxWorkers = maxWorkers;
+    b.allowedGpuTypes = allowedGpuTypes;
+    b.remainingS = remainingS;
+    b.predictedRemainingS = predictedRemainingS;
+    b.attainedS = attainedS;
+    b.sinceCheckpointS = sinceCheckpointS;
+    b.speedup = speedup;
+    return b;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  /** What makes jobs alike for history-based prediction (a model name, a user, a GPU count); may be empty. */
+  public String kind() {
+    return kind;
+  }
+
+  public double submitTimeS() {
+    return submitTimeS;
+  }
+
+  public int gpusPerWorker() {
+    return gpusPerWorker;
+  }
+
+  public int minWorkers() {
+    return minWorkers;
+  }
+
+  public int maxWorkers() {
+    return maxWorkers;
+  }
+
+  public boolean isElastic() {
+    return maxWorkers > minWorkers;
+  }
+
+  /** GPUs of the base (minimum) gang. */
+  public int baseGpus() {
+    return minWorkers * gpusPerWorker;
+  }
+
+  /** GPU type names this job may run on; empty means any. */
+  public Set<String> allowedGpuTypes() {
+    return allowedGpuTypes;
+  }
+
+  public boolean allows(GpuType type) {
+    return allowedGpuTypes.isEmpty() || allowedGpuTypes.contains(type.name());
+  }
+
+  /** True remaining work in base-seconds. */
+  public double remainingS() {
+    return remainingS;
+  }
+
+  /** Predicted remaining work in base-seconds: what the scheduler orders and prices by. */
+  public double predictedRemainingS() {
+    return predictedRemainingS;
+  }
+
+  /** Work done so far in base-seconds. */
+  public double attainedS() {
+    return attainedS;
+  }
+
+  /** Wall-clock seconds of progress since the last checkpoint: what a preemption throws away. */
+  public double sinceCheckpointS() {
+    return sinceCheckpointS;
+  }
+
+  public SpeedupModel speedup() {
+    return speedup;
+  }
+
+  /** Predicted seconds to finish at {@code workers} workers on reference-speed GPUs. */
+  public double predictedRuntimeAt(int workers) {
+    return predictedRemainingS * speedup.throughput(minWorkers) / speedup.throughput(workers);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Job j)) {
+      return false;
+    }
+    return id.equals(j.id)
+        && kind.equals(j.kind)
+        && submitTimeS == j.submitTimeS
+        && gpusPerWorker == j.gpusPerWorker
+        && minWorkers == j.minWorkers
+        && maxWorkers == j.maxWorkers
+        && allowedGpuTypes.equals(j.allowedGpuTypes)
+        && remainingS == j.remainingS
+        && predictedRemainingS == j.predictedRemainingS
+        && attainedS == j.attainedS
+        && sinceCheckpointS == j.sinceCheckpointS
+        && speedup.equals(j.speedup);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(id, submitTimeS, gpusPerWorker, minWorkers, maxWorkers, remainingS, predictedRemainingS);
+  }
+
+  @Override
+  public String toString() {
+    return "Job[" + id + " " + gpusPerWorker + "gpu x " + minWorkers + ".." + maxWorkers
+        + (allowedGpuTypes.isEmpty() ? "" : " on " + allowedGpuTypes)
+        + ", predicted " + Math.round(predictedRemainingS) + "s]";
+  }
+
+  /** Builds a {@link Job}; every field is checked by {@link #build()}. */
+  public static final class Builder {
+    private final String id;
+    private String kind = "";
+    private double submitTimeS;
+    private int gpusPerWorker = 1;
+    private int minWorkers = 1;
+    private int maxWorkers = 1;
+    private Set<String> allowedGpuTypes = Set.of();
+    private double remainingS;
+    private double predictedRemainingS = Double.NaN;
+    private double attainedS;
+    private double sinceCheckpointS;
+    private SpeedupModel speedup = SpeedupModel.linear();
+
+    private Builder(String id) {
+      this.id = id;
+    }
+
+    public Builder kind(String kind) {
+      this.kind = kind;
+      return this;
+    }
+
+    public Builder submitTimeS(double submitTimeS) {
+      this.submitTimeS = submitTimeS;
+      return this;
+    }
+
+    public Builder gpusPerWorker(int gpusPerWorker) {
+      this.gpusPerWorker = gpusPerWorker;
+      return this;
+    }
+
+    /** min..max workers; equal for an inelastic job. */
+    public Builder workers(int minWorkers, int maxWorkers) {
+      this.minWorkers = minWorkers;
+      this.maxWorkers = maxWorkers;
+      return this;
+    }
+
+    public Builder allowedGpuTypes(Set<String> allowedGpuTypes) {
+      this.allowedGpuTypes = Checks.notNull("job(" + id + ").allowedGpuTypes", allowedGpuTypes);
+      return this;
+    }
+
+    public Builder allowedGpuTypes(String... names) {
+      return allowedGpuTypes(Set.of(names));
+    }
+
+    public Builder remainingS(double remainingS) {
+      this.remainingS = remainingS;
+      return this;
+    }
+
+    /** Defaults to the true remaining work (an oracle) when not set. */
+    public Builder predictedRemainingS(double predictedRemainingS) {
+      this.predictedRemainingS = predictedRemainingS;
+      return this;
+    }
+
+    public Builder attainedS(double attainedS) {
+      this.attainedS = attainedS;
+      return this;
+    }
+
+    public Builder sinceCheckpointS(double sinceCheckpointS) {
+      this.sinceCheckpointS = sinceCheckpointS;
+      return this;
+    }
+
+    public Builder speedup(SpeedupModel speedup) {
+      this.speedup = speedup;
+      return this;
+    }
+
+    public Job build() {
+      return new Job(this);
+    }
+  }
+}
