@@ -38,9 +38,15 @@ public final class ClusterState {
 
     Map<String, Server> byId = new HashMap<>();
     Map<String, Integer> largestByType = new HashMap<>();
+    Map<String, GpuType> typesByName = new HashMap<>();
     for (Server s : sortedServers) {
       if (byId.put(s.id(), s) != null) {
         throw new IllegalArgumentException("server.id must be unique, '" + s.id() + "' appears twice");
+      }
+      GpuType known = typesByName.putIfAbsent(s.gpuType().name(), s.gpuType());
+      if (known != null && !known.equals(s.gpuType())) {
+        throw new IllegalArgumentException("server(" + s.id() + ").gpuType " + s.gpuType().name()
+            + " has trainingSpeed " + s.gpuType().trainingSpeed() + " but other servers give it " + known.trainingSpeed());
       }
       largestByType.merge(s.gpuType().name(), s.gpus(), Math::max);
     }

@@ -26,6 +26,7 @@ public final class Job {
   private final Set<String> allowedGpuTypes;
   private final double remainingS;
   private final double predictedRemainingS;
+  private final boolean predictionGiven;
   private final double attainedS;
   private final double sinceCheckpointS;
   private final SpeedupModel speedup;
@@ -48,8 +49,9 @@ public final class Job {
     }
     this.allowedGpuTypes = Collections.unmodifiableSet(types);
     this.remainingS = Checks.nonNegative(at + "remainingS", b.remainingS);
+    this.predictionGiven = b.predictionGiven;
     this.predictedRemainingS =
-        Checks.nonNegative(at + "predictedRemainingS", Double.isNaN(b.predictedRemainingS) ? remainingS : b.predictedRemainingS);
+        Checks.nonNegative(at + "predictedRemainingS", predictionGiven ? b.predictedRemainingS : remainingS);
     this.attainedS = Checks.nonNegative(at + "attainedS", b.attainedS);
     this.sinceCheckpointS = Checks.nonNegative(at + "sinceCheckpointS", b.sinceCheckpointS);
     this.speedup = Checks.notNull(at + "speedup", b.speedup);
@@ -69,6 +71,7 @@ public final class Job {
     b.allowedGpuTypes = allowedGpuTypes;
     b.remainingS = remainingS;
     b.predictedRemainingS = predictedRemainingS;
+    b.predictionGiven = predictionGiven;
     b.attainedS = attainedS;
     b.sinceCheckpointS = sinceCheckpointS;
     b.speedup = speedup;
@@ -191,7 +194,8 @@ public final class Job {
     private int maxWorkers = 1;
     private Set<String> allowedGpuTypes = Set.of();
     private double remainingS;
-    private double predictedRemainingS = Double.NaN;
+    private double predictedRemainingS;
+    private boolean predictionGiven;
     private double attainedS;
     private double sinceCheckpointS;
     private SpeedupModel speedup = SpeedupModel.linear();
@@ -228,7 +232,8 @@ public final class Job {
     }
 
     public Builder allowedGpuTypes(String... names) {
-      return allowedGpuTypes(Set.of(names));
+      Checks.notNull("job(" + id + ").allowedGpuTypes", names);
+      return allowedGpuTypes(new TreeSet<>(java.util.Arrays.asList(names)));
     }
 
     public Builder remainingS(double remainingS) {
@@ -236,9 +241,13 @@ public final class Job {
       return this;
     }
 
-    /** Defaults to the true remaining work (an oracle) when not set. */
+    /**
+     * What the scheduler believes remains. When never set, it follows the true remaining work (an oracle), also
+     * across {@link Job#toBuilder()} copies that change the truth.
+     */
     public Builder predictedRemainingS(double predictedRemainingS) {
       this.predictedRemainingS = predictedRemainingS;
+      this.predictionGiven = true;
       return this;
     }
 

@@ -35,15 +35,19 @@ public final class Plan {
     this.changes = changes;
   }
 
-  /** The plan that takes {@code before} to {@code targets}. */
+  /**
+   * The plan that takes {@code before} to {@code targets}. The targets must form a valid state of the same
+   * cluster (no over-committed server, workers within min..max on allowed types of servers serving training);
+   * anything else is refused, as {@link ClusterState} refuses it.
+   */
   public static Plan between(ClusterState before, Map<String, Allocation> targets) {
     TreeMap<String, Allocation> t = new TreeMap<>();
     for (Map.Entry<String, Allocation> e : targets.entrySet()) {
       if (!e.getValue().isEmpty()) {
-        before.job(e.getKey()); // refuses unknown jobs
         t.put(e.getKey(), e.getValue());
       }
     }
+    ClusterState.of(before.nowS(), before.servers(), before.jobs(), t); // validates the targets
     TreeMap<String, Change> changes = new TreeMap<>();
     for (Map.Entry<String, Allocation> e : t.entrySet()) {
       Allocation now = before.allocation(e.getKey());

@@ -46,7 +46,8 @@ public record Server(String id, GpuType gpuType, int gpus, Pool pool, boolean lo
   }
 
   public Server withLoaned(boolean newLoaned) {
-    return new Server(id, gpuType, gpus, pool, newLoaned, newLoaned && fenced);
+    // An inference server that comes back is no longer fenced: the fence only guards its return.
+    return new Server(id, gpuType, gpus, pool, newLoaned, pool == Pool.TRAINING || newLoaned ? fenced : false);
   }
 
   public Server withFenced(boolean newFenced) {

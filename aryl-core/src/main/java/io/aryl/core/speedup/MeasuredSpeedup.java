@@ -68,6 +68,19 @@ public final class MeasuredSpeedup implements SpeedupModel {
   }
 
   @Override
+  public boolean equals(Object o) {
+    return o instanceof MeasuredSpeedup m
+        && name.equals(m.name)
+        && Arrays.equals(workers, m.workers)
+        && Arrays.equals(throughput, m.throughput);
+  }
+
+  @Override
+  public int hashCode() {
+    return name.hashCode() * 31 + Arrays.hashCode(throughput);
+  }
+
+  @Override
   public String toString() {
     return "measured(" + name + ")";
   }
