@@ -15,7 +15,7 @@ public final class ExactKnapsack {
     long cells = capacity / unit + 1L;
     long ops = 0;
     for (KnapsackGroup g : groups) {
-      ops += cells * Math.min(g.values().length, capacity / g.unitWeight() + 1);
+      ops += cells * Math.min(g.maxItem() + 1, capacity / g.unitWeight() + 1);
     }
     return ops;
   }

@@ -21,6 +21,12 @@ public record KnapsackGroup(int unitWeight, double[] values) {
     values = values.clone();
   }
 
+  /** A copy of the item values, by extra workers. */
+  @Override
+  public double[] values() {
+    return values.clone();
+  }
+
   /** Largest item index. */
   public int maxItem() {
     return values.length - 1;

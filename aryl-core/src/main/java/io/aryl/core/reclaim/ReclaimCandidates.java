@@ -27,6 +27,7 @@ public final class ReclaimCandidates {
   private final int[] totalWorkers;
   private final Map<String, int[][]> onServer = new HashMap<>(); // server -> {jobIndex, workers}[]
   private final Map<String, Integer> indexOfServer = new HashMap<>();
+  private final List<List<String>> serversOfJob;
 
   public ReclaimCandidates(ClusterState state, ReclaimRequest request, ReclaimCostModel costs) {
     this.costs = costs;
@@ -59,6 +60,24 @@ public final class ReclaimCandidates {
     }
     this.totalWorkers = totals.stream().mapToInt(Integer::intValue).toArray();
     byServer.forEach((s, list) -> onServer.put(s, list.toArray(NONE)));
+    List<List<String>> sets = new ArrayList<>();
+    for (int j = 0; j < jobs.size(); j++) {
+      sets.add(new ArrayList<>());
+    }
+    for (String s : eligible) {
+      for (int[] jw : onServer.getOrDefault(s, NONE)) {
+        sets.get(jw[0]).add(s);
+      }
+    }
+    this.serversOfJob = sets;
+  }
+
+  /**
+   * For every job on candidate servers, the candidate servers it runs on (in id order): taking all of them costs
+   * that job one preemption, however many they are.
+   */
+  public List<List<String>> serversByJob() {
+    return serversOfJob;
   }
 
   /** Servers that may be returned, sorted by id. */
@@ -104,6 +123,27 @@ public final class ReclaimCandidates {
         delta += costs.jobCost(job, total, removed[jw[0]] + jw[1]) - costs.jobCost(job, total, removed[jw[0]]);
       }
       return delta;
+    }
+
+    /** What returning all of {@code servers} (none chosen yet) as well would add to the cost. */
+    public double marginalCost(List<String> servers) {
+      Map<Integer, Integer> extra = new HashMap<>();
+      for (String s : servers) {
+        for (int[] jw : onServer.getOrDefault(s, NONE)) {
+          extra.merge(jw[0], jw[1], Integer::sum);
+        }
+      }
+      double delta = 0;
+      for (Map.Entry<Integer, Integer> e : extra.entrySet()) {
+        int j = e.getKey();
+        delta += costs.jobCost(jobs.get(j), totalWorkers[j], removed[j] + e.getValue())
+            - costs.jobCost(jobs.get(j), totalWorkers[j], removed[j]);
+      }
+      return delta;
+    }
+
+    public int size() {
+      return chosen.size();
     }
 
     public void add(String server) {
