@@ -12,6 +12,7 @@ import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.core.placement.WorkerRole;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -169,7 +170,7 @@ public final class RoundPlanner {
     for (int i = 0; i < order.length; i++) {
       order[i] = i;
     }
-    java.util.Arrays.sort(order, Comparator.comparingInt((Integer i) -> -elastic.get(i).job.gpusPerWorker())
+    Arrays.sort(order, Comparator.comparingInt((Integer i) -> -elastic.get(i).job.gpusPerWorker())
         .thenComparing(i -> elastic.get(i).job.id()));
 
     // Keep flexible workers where they already run, as far as wanted and still spare.
@@ -199,7 +200,7 @@ public final class RoundPlanner {
     }
     // What fragmentation left over goes to jobs that still gain from it, largest gain per GPU first.
     Integer[] byGain = order.clone();
-    java.util.Arrays.sort(byGain, Comparator.comparingDouble((Integer i) -> -marginalPerGpu(groups.get(i), got[i]))
+    Arrays.sort(byGain, Comparator.comparingDouble((Integer i) -> -marginalPerGpu(groups.get(i), got[i]))
         .thenComparing(i -> elastic.get(i).job.id()));
     for (int i : byGain) {
       KnapsackGroup g = groups.get(i);

@@ -35,14 +35,13 @@ public final class Admission {
     this.starvationWaitS = Checks.positive("admission.starvationWaitS", starvationWaitS);
   }
 
-  /** What phase 1 decided. */
-  public record Result(Map<Job, int[]> admitted, List<String> reservedFor) {
-    /** @return admitted jobs (in admission order) with the server index of each base worker */
-    @Override
-    public Map<Job, int[]> admitted() {
-      return admitted;
-    }
-  }
+  /**
+   * What phase 1 decided.
+   *
+   * @param admitted admitted jobs, in admission order, with the server index of each base worker
+   * @param reservedFor starving jobs that did not fit and hold capacity back for themselves
+   */
+  public record Result(Map<Job, int[]> admitted, List<String> reservedFor) {}
 
   /** Queued jobs in the order they are offered: starving ones first (oldest first), then by the job order. */
   public List<Job> offerOrder(List<Job> queued, double nowS) {

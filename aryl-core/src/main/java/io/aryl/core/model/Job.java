@@ -30,6 +30,7 @@ public final class Job {
   private final double attainedS;
   private final double sinceCheckpointS;
   private final SpeedupModel speedup;
+  private final int hash; // jobs key maps in the hot path of a round
 
   private Job(Builder b) {
     this.id = Checks.notBlank("job.id", b.id);
@@ -55,6 +56,7 @@ public final class Job {
     this.attainedS = Checks.nonNegative(at + "attainedS", b.attainedS);
     this.sinceCheckpointS = Checks.nonNegative(at + "sinceCheckpointS", b.sinceCheckpointS);
     this.speedup = Checks.notNull(at + "speedup", b.speedup);
+    this.hash = Objects.hash(id, submitTimeS, gpusPerWorker, minWorkers, maxWorkers, remainingS, predictedRemainingS);
   }
 
   public static Builder builder(String id) {
@@ -174,7 +176,7 @@ public final class Job {
 
   @Override
   public int hashCode() {
-    return Objects.hash(id, submitTimeS, gpusPerWorker, minWorkers, maxWorkers, remainingS, predictedRemainingS);
+    return hash;
   }
 
   @Override
