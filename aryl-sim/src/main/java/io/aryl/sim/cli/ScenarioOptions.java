@@ -1,0 +1,136 @@
+package io.aryl.sim.cli;
+
+import io.aryl.sim.engine.Scenario;
+import io.aryl.sim.engine.SimConfig;
+import io.aryl.sim.trace.InferenceCurve;
+import io.aryl.sim.trace.TraceJob;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** The options that define a simulated world and workload; shared by {@code run} and {@code sweep}. */
+final class ScenarioOptions {
+  static final double DAY_S = 86400;
+
+  @Option(names = "--trace", defaultValue = InputSpecs.BUNDLED, paramLabel = "SPEC",
+      description = "Training jobs: itp:FILE (raw or elasticflow ITP CSV), philly:FILE[:cluster=ID], or bundled "
+          + "(a 7-day slice of ITP cluster04 shipped with the simulator). Default: ${DEFAULT-VALUE}.")
+  String trace;
+
+  @Option(names = "--inference", defaultValue = InputSpecs.BUNDLED, paramLabel = "SPEC",
+      description = "Inference demand: servegen:FILE:MODEL (a ServeGen aggregate-rate CSV and its model column), "
+          + "bundled (ServeGen m-small, 14 days), or none. Default: ${DEFAULT-VALUE}.")
+  String inference;
+
+  @Option(names = "--training-servers", paramLabel = "N",
+      description = "Servers in the training pool. Default: sized by --sizing.")
+  Integer trainingServers;
+
+  @Option(names = "--sizing", defaultValue = "1.2", paramLabel = "X",
+      description = "Without --training-servers: the training pool holds X times the window's mean GPU demand "
+          + "(sum of gpus x duration / window). Default: ${DEFAULT-VALUE}.")
+  double sizing;
+
+  @Option(names = "--inference-servers", paramLabel = "N",
+      description = "Servers in the inference pool, provisioned for the curve's peak. Default: half the training pool.")
+  Integer inferenceServers;
+
+  @Option(names = "--gpus-per-server", defaultValue = "8", paramLabel = "G",
+      description = "GPUs per server in both pools. Default: ${DEFAULT-VALUE}.")
+  int gpusPerServer;
+
+  @Option(names = "--inference-gpu-speed", defaultValue = "1.0", paramLabel = "S",
+      description = "Training speed of an inference GPU relative to a training GPU. Default: ${DEFAULT-VALUE}.")
+  double inferenceGpuSpeed;
+
+  @Option(names = "--start-day", defaultValue = "0", paramLabel = "D",
+      description = "First day of the trace measured (days from the trace's start). Default: ${DEFAULT-VALUE}.")
+  double startDay;
+
+  @Option(names = "--days", paramLabel = "D",
+      description = "Days measured. Default: to the end of the trace.")
+  Double days;
+
+  @Option(names = "--warmup-days", defaultValue = "0", paramLabel = "D",
+      description = "Jobs submitted in the D days before the window run first, unmeasured, so the window does not "
+          + "start on an empty cluster. Default: ${DEFAULT-VALUE}.")
+  double warmupDays;
+
+  @Option(names = "--elastic-fraction", defaultValue = "0.5", paramLabel = "F",
+      description = "Share of jobs treated as elastic (g/2..2g GPUs) by elastic policies; chosen by a hash of "
+          + "(seed, job id). Default: ${DEFAULT-VALUE}.")
+  double elasticFraction;
+
+  @Option(names = "--prediction-error", defaultValue = "0", paramLabel = "E",
+      description = "Runtime predictions are off by up to +-E (uniform, seeded per job). Default: ${DEFAULT-VALUE}.")
+  double predictionError;
+
+  @Option(names = "--seed", defaultValue = "1", paramLabel = "N", description = "Seed. Default: ${DEFAULT-VALUE}.")
+  long seed;
+
+  @Option(names = "--round-interval", defaultValue = "60", paramLabel = "S",
+      description = "Seconds between scheduling rounds. Default: ${DEFAULT-VALUE}.")
+  double roundIntervalS;
+
+  @Option(names = "--reclaim-grace", defaultValue = "60", paramLabel = "S",
+      description = "Seconds between asking a loaned server back and taking it. Default: ${DEFAULT-VALUE}.")
+  double reclaimGraceS;
+
+  @Option(names = "--checkpoint-interval", defaultValue = "1800", paramLabel = "S",
+      description = "Seconds between a job's checkpoints; a preemption loses the progress since. Default: ${DEFAULT-VALUE}.")
+  double checkpointIntervalS;
+
+  Scenario toScenario() {
+    List<TraceJob> jobs = InputSpecs.trainingJobs(trace);
+    if (jobs.isEmpty()) {
+      throw new IllegalArgumentException("--trace '" + trace + "' holds no jobs");
+    }
+    InferenceCurve curve = InputSpecs.inferenceCurve(inference);
+    double traceEnd = jobs.stream().mapToDouble(TraceJob::submitS).max().orElse(0) + 1;
+    double start = requireNonNegative("--start-day", startDay) * DAY_S;
+    double end = days == null ? traceEnd : start + requirePositive("--days", days) * DAY_S;
+    if (start >= traceEnd) {
+      throw new IllegalArgumentException("--start-day must fall inside the trace, which spans "
+          + String.format("%.1f", traceEnd / DAY_S) + " days, was " + startDay);
+    }
+    double meanDemand = Scenario.meanDemandGpus(jobs, start, end);
+    int training = trainingServers != null
+        ? requirePositive("--training-servers", trainingServers)
+        : Math.max(1, (int) Math.ceil(requirePositive("--sizing", sizing) * meanDemand
+            / requirePositive("--gpus-per-server", gpusPerServer)));
+    int inferenceCount = inferenceServers != null
+        ? requireNonNegative("--inference-servers", inferenceServers)
+        : Math.max(1, training / 2);
+    SimConfig cfg = new SimConfig(training, inferenceCount, gpusPerServer, inferenceGpuSpeed, roundIntervalS,
+        600, checkpointIntervalS, 30, 120, reclaimGraceS, 0.2, 1, 0.8, 12 * 3600);
+    return new Scenario(trace, jobs, curve, cfg, start, end, requireNonNegative("--warmup-days", warmupDays) * DAY_S,
+        0, elasticFraction, predictionError, seed);
+  }
+
+  private static double requirePositive(String option, double v) {
+    if (!(v > 0)) {
+      throw new IllegalArgumentException(option + " must be > 0, was " + v);
+    }
+    return v;
+  }
+
+  private static int requirePositive(String option, int v) {
+    if (v <= 0) {
+      throw new IllegalArgumentException(option + " must be > 0, was " + v);
+    }
+    return v;
+  }
+
+  private static double requireNonNegative(String option, double v) {
+    if (!(v >= 0)) {
+      throw new IllegalArgumentException(option + " must be >= 0, was " + v);
+    }
+    return v;
+  }
+
+  private static int requireNonNegative(String option, int v) {
+    if (v < 0) {
+      throw new IllegalArgumentException(option + " must be >= 0, was " + v);
+    }
+    return v;
+  }
+}

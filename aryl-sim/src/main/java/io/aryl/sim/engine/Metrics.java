@@ -1,0 +1,58 @@
+package io.aryl.sim.engine;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The headline numbers of one run, under the names report.json uses. Pure functions of a {@link PolicyResult}. */
+public final class Metrics {
+  private Metrics() {}
+
+  /** The report fields of one policy, in a stable order. */
+  public static Map<String, Object> of(PolicyResult r) {
+    List<JobRecord> jobs = r.jobs();
+    double[] queue = jobs.stream().mapToDouble(JobRecord::queueS).sorted().toArray();
+    double[] jct = jobs.stream().mapToDouble(JobRecord::jctS).sorted().toArray();
+    double makespan = jobs.stream().mapToDouble(JobRecord::endS).max().orElse(0)
+        - jobs.stream().mapToDouble(JobRecord::submitS).min().orElse(0);
+    double trainingCap = (double) r.trainingGpus() * r.windowS();
+    double inferenceCap = (double) r.inferenceGpus() * r.windowS();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("jobs", jobs.size());
+    m.put("unfinished_jobs", r.unfinishedJobs());
+    m.put("avg_queue_s", mean(queue));
+    m.put("p50_queue_s", percentile(queue, 50));
+    m.put("p95_queue_s", percentile(queue, 95));
+    m.put("avg_jct_s", mean(jct));
+    m.put("p95_jct_s", percentile(jct, 95));
+    m.put("makespan_s", makespan);
+    m.put("gpu_util", ratio(r.trainingBusyGpuS() + r.loanedBusyGpuS() + r.inferenceBusyGpuS(), trainingCap + inferenceCap));
+    m.put("training_util", ratio(r.trainingBusyGpuS(), trainingCap));
+    m.put("inference_util", ratio(r.inferenceBusyGpuS() + r.loanedBusyGpuS(), inferenceCap));
+    m.put("loaned_gpu_hours", r.loanedGpuS() / 3600);
+    m.put("preemptions", r.preemptions());
+    m.put("scale_ins", r.scaleIns());
+    m.put("lost_gpu_hours", r.lostGpuS() / 3600);
+    m.put("inference_shortfall_server_s", r.inferenceShortfallServerS());
+    m.put("sim_wall_s", r.simWallS());
+    return m;
+  }
+
+  static double mean(double[] v) {
+    return v.length == 0 ? 0 : Arrays.stream(v).sum() / v.length;
+  }
+
+  /** Nearest-rank percentile of sorted values. */
+  static double percentile(double[] sorted, double p) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    int rank = (int) Math.ceil(p / 100 * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+
+  private static double ratio(double a, double b) {
+    return b == 0 ? 0 : a / b;
+  }
+}

@@ -1,0 +1,44 @@
+package io.aryl.sim.engine;
+
+import java.util.List;
+
+/**
+ * Everything one policy's run produced: finished jobs, samples over time, and the counters that cannot be
+ * derived from them.
+ *
+ * @param policy the policy's name
+ * @param jobs finished jobs inside the measured window
+ * @param samples the cluster over time (one per sampling interval)
+ * @param windowS length of the measured window, seconds
+ * @param trainingGpus GPUs of the training pool
+ * @param inferenceGpus GPUs of the inference pool
+ * @param trainingBusyGpuS GPU-seconds training workers ran on training-pool GPUs in the window
+ * @param loanedBusyGpuS GPU-seconds training workers ran on loaned GPUs in the window
+ * @param inferenceBusyGpuS GPU-seconds of inference demand served in the window
+ * @param loanedGpuS GPU-seconds inference GPUs spent on loan (busy or not)
+ * @param workGpuS GPU-seconds of work the finished jobs represent at requested width on reference GPUs
+ * @param preemptions jobs stopped and sent back to the queue
+ * @param scaleIns times a running job lost workers and kept running
+ * @param lostGpuS GPU-seconds of training work thrown away by preemptions (progress since the last checkpoint)
+ * @param inferenceShortfallServerS server-seconds inference needed and did not have, beyond a reclaim's grace
+ * @param unfinishedJobs jobs submitted in the window that had not finished when the run ended
+ * @param simWallS wall-clock seconds the run took
+ */
+public record PolicyResult(
+    String policy,
+    List<JobRecord> jobs,
+    List<Sample> samples,
+    double windowS,
+    int trainingGpus,
+    int inferenceGpus,
+    double trainingBusyGpuS,
+    double loanedBusyGpuS,
+    double inferenceBusyGpuS,
+    double loanedGpuS,
+    double workGpuS,
+    long preemptions,
+    long scaleIns,
+    double lostGpuS,
+    double inferenceShortfallServerS,
+    int unfinishedJobs,
+    double simWallS) {}

@@ -1,0 +1,69 @@
+package io.aryl.sim.engine;
+
+import io.aryl.core.admission.JobOrder;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A policy the simulator can run: which of Aryl's mechanisms are on, and how loaned servers are taken back. All
+ * policies run the same aryl-core round; they differ only in these switches.
+ *
+ * @param name the name used on the command line and in reports
+ * @param loan whether idle inference servers are lent to training
+ * @param elastic whether jobs marked elastic may run between min and max workers (off: at their requested size)
+ * @param jobOrder the admission order
+ * @param reclaim how loaned servers are chosen when inference takes them back
+ * @param description one line for --help and the docs
+ */
+public record PolicySpec(
+    String name, boolean loan, boolean elastic, JobOrder jobOrder, ReclaimChoice reclaim, String description) {
+
+  /** How a reclaim picks servers. */
+  public enum ReclaimChoice {
+    /** aryl-core's least-cost greedy. */
+    LEAST_COST,
+    /** Ablation: random servers. */
+    RANDOM,
+    /** Ablation: servers with the fewest busy GPUs. */
+    FEWEST_BUSY_GPUS,
+    /** Stock YARN: preempt the newest containers first, whatever they are. */
+    NEWEST_FIRST
+  }
+
+  private static final Map<String, PolicySpec> KNOWN = new LinkedHashMap<>();
+
+  static {
+    register(new PolicySpec("baseline", false, false, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
+        "the paper's comparison point: no loaning, no elasticity, same admission"));
+    register(new PolicySpec("loan-only", true, false, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
+        "capacity loaning without elasticity"));
+    register(new PolicySpec("elastic-only", false, true, JobOrder.SHORTEST_PREDICTED_FIRST,
+        ReclaimChoice.LEAST_COST, "elastic scaling without loaning"));
+    register(new PolicySpec("aryl", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
+        "loaning + elastic scaling + least-cost reclaim (the paper)"));
+    register(new PolicySpec("yarn-nonexclusive", true, false, JobOrder.FIFO, ReclaimChoice.NEWEST_FIRST,
+        "stock YARN: a non-exclusive inference label lends idle nodes, FIFO queue, newest-first preemption"));
+    register(new PolicySpec("aryl-reclaim-random", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
+        ReclaimChoice.RANDOM, "ablation: aryl reclaiming random loaned servers"));
+    register(new PolicySpec("aryl-reclaim-fewest-busy", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
+        ReclaimChoice.FEWEST_BUSY_GPUS, "ablation: aryl reclaiming the loaned servers with fewest busy GPUs"));
+  }
+
+  private static void register(PolicySpec p) {
+    KNOWN.put(p.name(), p);
+  }
+
+  /** Every known policy, in report order. */
+  public static List<PolicySpec> all() {
+    return List.copyOf(KNOWN.values());
+  }
+
+  public static PolicySpec named(String name) {
+    PolicySpec p = KNOWN.get(name);
+    if (p == null) {
+      throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", KNOWN.keySet()));
+    }
+    return p;
+  }
+}

@@ -1,0 +1,585 @@
+package io.aryl.sim.engine;
+
+import io.aryl.core.PolicyConfig;
+import io.aryl.core.RoundPlanner;
+import io.aryl.core.loan.LoanPolicy;
+import io.aryl.core.model.Allocation;
+import io.aryl.core.model.ClusterState;
+import io.aryl.core.model.GpuType;
+import io.aryl.core.model.Job;
+import io.aryl.core.model.Plan;
+import io.aryl.core.model.Pool;
+import io.aryl.core.model.Server;
+import io.aryl.core.predict.NoisyPredictor;
+import io.aryl.core.reclaim.ReclaimCostModel;
+import io.aryl.core.reclaim.ReclaimPlan;
+import io.aryl.core.reclaim.ReclaimPlanner;
+import io.aryl.core.reclaim.ReclaimRequest;
+import io.aryl.core.reclaim.ServerChooser;
+import io.aryl.core.speedup.SpeedupModel;
+import io.aryl.sim.trace.InferenceCurve;
+import io.aryl.sim.trace.TraceJob;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.DoubleConsumer;
+
+/**
+ * A discrete-event simulation of one policy on one trace: arrivals, completions, scheduling rounds at an interval,
+ * inference demand changing every window, loans, reclaims with a grace period, re-scale pauses, preemptions that lose
+ * the work since the last checkpoint, and training on inference GPUs at their own speed.
+ *
+ * <p>Every decision is aryl-core's: {@link RoundPlanner} plans each round, {@link ReclaimPlanner} picks the servers
+ * to return and {@link LoanPolicy} says how many may be lent. The simulator only keeps time and applies the plans.
+ * A run is deterministic: the same inputs give the same result.
+ */
+public final class Simulator {
+  static final String TRAINING_TYPE = "training-gpu";
+  static final String INFERENCE_TYPE = "inference-gpu";
+  private static final double AGING_ROUND_S = 1800; // re-plan a waiting queue now and then: waits age
+
+  private final SimConfig cfg;
+  private final PolicySpec policy;
+  private final InferenceCurve curve;
+  private final double curveOffsetS;
+  private final double elasticFraction;
+  private final long seed;
+  private final NoisyPredictor predictor;
+  private final RoundPlanner planner;
+  private final ReclaimPlanner reclaimer;
+  private final LoanPolicy loanPolicy;
+  private final SpeedupModel speedup;
+
+  /**
+   * @param curve inference demand; null for none (no server is ever lent)
+   * @param curveOffsetS curve time at simulation time 0 (aligns the trace's start with a time of day)
+   * @param elasticFraction share of jobs that are elastic (when the policy is elastic)
+   * @param predictionError largest relative error of runtime predictions, in [0, 1)
+   */
+  public Simulator(SimConfig cfg, PolicySpec policy, InferenceCurve curve, double curveOffsetS,
+      double elasticFraction, double predictionError, long seed) {
+    this.cfg = cfg;
+    this.policy = policy;
+    this.curve = curve;
+    this.curveOffsetS = curveOffsetS;
+    this.elasticFraction = elasticFraction;
+    this.seed = seed;
+    this.predictor = new NoisyPredictor(predictionError, seed);
+    this.planner = new RoundPlanner(PolicyConfig.defaults()
+        .withJobOrder(policy.jobOrder())
+        .withElastic(policy.elastic())
+        .withRescaleOverheadS(cfg.rescaleOverheadS())
+        .withStarvationWaitS(cfg.starvationWaitS()));
+    ReclaimCostModel costs = new ReclaimCostModel(cfg.restartOverheadS(), cfg.rescaleOverheadS());
+    this.reclaimer = new ReclaimPlanner(costs, chooser(policy.reclaim()));
+    this.loanPolicy = curve == null || cfg.inferenceServers() == 0
+        ? null
+        : LoanPolicy.provisionedForPeak(curve.peak(), cfg.inferenceServers(), cfg.headroom(), cfg.loanMarginServers());
+    this.speedup = SpeedupModel.powerLaw(cfg.speedupExponent());
+  }
+
+  private ServerChooser chooser(PolicySpec.ReclaimChoice choice) {
+    return switch (choice) {
+      case LEAST_COST -> ServerChooser.leastCost();
+      case RANDOM -> ServerChooser.random(seed);
+      case FEWEST_BUSY_GPUS -> ServerChooser.fewestBusyGpus();
+      case NEWEST_FIRST -> newestFirst();
+    };
+  }
+
+  /** A simulated job: its fixed shape and its changing state. */
+  private final class SimJob {
+    final TraceJob trace;
+    final JobShape shape;
+    final boolean measured;
+    final double totalWork; // base-seconds at min workers, reference speed
+    double remaining;
+    double firstStart = Double.NaN;
+    double lastStart;
+    double pausedUntil;
+    double runStart; // when the current run last checkpointed or started: preemption loses progress since
+    boolean preemptedBefore;
+    Allocation allocation = Allocation.EMPTY;
+    int workers;
+    int gpusOnTraining;
+    int gpusOnLoaned;
+    double rate; // base-seconds per second
+
+    SimJob(TraceJob t, boolean measured) {
+      this.trace = t;
+      this.measured = measured;
+      boolean elastic = policy.elastic() && JobShape.isElastic(t.id(), elasticFraction, seed);
+      this.shape = elastic ? JobShape.elastic(t.gpus(), cfg.gpusPerServer())
+          : JobShape.inelastic(t.gpus(), cfg.gpusPerServer());
+      this.totalWork = t.durationS() * throughput(shape.requestedWorkers()) / throughput(shape.minWorkers());
+      this.remaining = totalWork;
+    }
+
+    boolean elastic() {
+      return shape.maxWorkers() > shape.minWorkers();
+    }
+
+    double sinceCheckpoint(double t) {
+      return t <= runStart ? 0 : (t - runStart) % cfg.checkpointIntervalS();
+    }
+
+    double finishTime(double t) {
+      return Math.max(t, pausedUntil) + remaining / rate;
+    }
+
+    Job toCoreJob(double t) {
+      double predicted = remaining * (1 + predictor.relativeError(trace.id()));
+      return Job.builder(trace.id())
+          .kind(trace.model())
+          .submitTimeS(trace.submitS())
+          .gpusPerWorker(shape.gpusPerWorker())
+          .workers(shape.minWorkers(), shape.maxWorkers())
+          .remainingS(remaining)
+          .predictedRemainingS(predicted)
+          .attainedS(totalWork - remaining)
+          .sinceCheckpointS(sinceCheckpoint(t))
+          .speedup(speedup)
+          .build();
+    }
+
+    double boundS() {
+      double widest = elastic() ? shape.maxWorkers() : shape.requestedWorkers();
+      return trace.durationS() * throughput(shape.requestedWorkers()) / throughput(widest);
+    }
+  }
+
+  private double throughput(double workers) {
+    return Math.pow(workers, cfg.speedupExponent());
+  }
+
+  // --- the world -------------------------------------------------------------------------------------------------
+
+  private final List<String> serverIds = new ArrayList<>();
+  private final Map<String, Integer> serverIndex = new HashMap<>();
+  private boolean[] loaned;
+  private double[] returnDeadline; // NaN unless fenced
+  private List<Server> serverCache;
+
+  private final Map<String, SimJob> running = new LinkedHashMap<>();
+  private final Map<String, SimJob> queued = new LinkedHashMap<>();
+  private final Map<String, SimJob> byId = new HashMap<>();
+
+  // --- counters ----------------------------------------------------------------------------------------------------
+
+  private double windowStart;
+  private double windowEnd;
+  private double trainingBusyGpuS;
+  private double loanedBusyGpuS;
+  private double inferenceBusyGpuS;
+  private double loanedGpuS;
+  private double workGpuS;
+  private long preemptions;
+  private long scaleIns;
+  private double lostGpuS;
+  private double shortfallServerS;
+  private int trainingGpusBusy;
+  private int loanedGpusBusy;
+  private int loanedCount;
+  private int fencedCount;
+  private final List<JobRecord> records = new ArrayList<>();
+  private final List<Sample> samples = new ArrayList<>();
+
+  /**
+   * Runs the policy on {@code jobs}. Jobs submitted before {@code windowStartS} warm the cluster up and are not
+   * measured; counters cover {@code [windowStartS, windowEndS)}; the run goes on until every measured job is done
+   * (or {@code maxTailS} after the window, when the rest counts as unfinished).
+   */
+  public PolicyResult run(List<TraceJob> jobs, double windowStartS, double windowEndS, double maxTailS,
+      DoubleConsumer progress) {
+    long wallStart = System.nanoTime();
+    this.windowStart = windowStartS;
+    this.windowEnd = windowEndS;
+    buildServers();
+    List<SimJob> arrivals = new ArrayList<>();
+    for (TraceJob t : jobs) {
+      if (t.submitS() < windowEndS) {
+        SimJob j = new SimJob(t, t.submitS() >= windowStartS);
+        arrivals.add(j);
+        byId.put(t.id(), j);
+      }
+    }
+    arrivals.sort(Comparator.comparingDouble((SimJob j) -> j.trace.submitS()).thenComparing(j -> j.trace.id()));
+    int measuredTotal = (int) arrivals.stream().filter(j -> j.measured).count();
+    int nextArrival = 0;
+    double t = arrivals.isEmpty() ? windowStartS : Math.min(arrivals.get(0).trace.submitS(), windowStartS);
+    double hardStop = windowEndS + maxTailS;
+    double nextSample = windowStartS;
+    double nextWindow = loanPolicy == null ? Double.POSITIVE_INFINITY : t;
+    double dirtySince = Double.NaN;
+    double lastRound = Double.NEGATIVE_INFINITY;
+    int measuredDone = 0;
+
+    while (t < hardStop) {
+      boolean arrivalsLeft = nextArrival < arrivals.size();
+      if (!arrivalsLeft && running.isEmpty() && queued.isEmpty() && t >= windowEndS) {
+        break;
+      }
+      // The next event.
+      double next = hardStop;
+      if (arrivalsLeft) {
+        next = Math.min(next, arrivals.get(nextArrival).trace.submitS());
+      }
+      for (SimJob j : running.values()) {
+        next = Math.min(next, j.finishTime(t));
+      }
+      double roundAt = Double.POSITIVE_INFINITY;
+      if (!Double.isNaN(dirtySince)) {
+        roundAt = Math.max(dirtySince, Math.ceil(dirtySince / cfg.roundIntervalS()) * cfg.roundIntervalS());
+      } else if (!queued.isEmpty()) {
+        roundAt = lastRound + AGING_ROUND_S;
+      }
+      next = Math.min(next, Math.max(t, roundAt));
+      if (nextSample < windowEndS) {
+        next = Math.min(next, nextSample);
+      }
+      next = Math.min(next, nextWindow);
+      next = Math.min(next, earliestReturn());
+
+      advance(t, next);
+      t = next;
+
+      // Completions.
+      List<SimJob> done = new ArrayList<>();
+      for (SimJob j : running.values()) {
+        if (j.remaining <= 1e-6 * Math.max(1, j.totalWork) || j.finishTime(t) <= t + 1e-9) {
+          done.add(j);
+        }
+      }
+      for (SimJob j : done) {
+        finish(j, t);
+        if (j.measured) {
+          measuredDone++;
+        }
+        dirtySince = Double.isNaN(dirtySince) ? t : dirtySince;
+      }
+      // Arrivals.
+      while (nextArrival < arrivals.size() && arrivals.get(nextArrival).trace.submitS() <= t) {
+        SimJob j = arrivals.get(nextArrival++);
+        queued.put(j.trace.id(), j);
+        dirtySince = Double.isNaN(dirtySince) ? t : dirtySince;
+      }
+      // Loaned servers whose grace ran out go back.
+      if (returnServers(t)) {
+        dirtySince = Double.isNaN(dirtySince) ? t : dirtySince;
+      }
+      // Inference demand.
+      if (t >= nextWindow) {
+        if (adjustLoans(t)) {
+          dirtySince = Double.isNaN(dirtySince) ? t : dirtySince;
+        }
+        nextWindow = (Math.floor((t + curveOffsetS) / curve.windowS()) + 1) * curve.windowS() - curveOffsetS;
+      }
+      // A round.
+      if (t >= roundAt) {
+        round(t);
+        lastRound = t;
+        dirtySince = Double.NaN;
+      }
+      if (t >= nextSample && nextSample < windowEndS) {
+        if (t >= windowStartS) {
+          samples.add(new Sample(t - windowStartS, trainingGpusBusy, loanedGpusBusy, inferenceDemandGpus(t),
+              loanedCount, queued.size(), running.size()));
+        }
+        nextSample = Math.max(nextSample + cfg.sampleIntervalS(), windowStartS);
+      }
+      if (progress != null && measuredTotal > 0) {
+        progress.accept((double) measuredDone / measuredTotal);
+      }
+    }
+    int unfinished = (int) byId.values().stream().filter(j -> j.measured && Double.isNaN(endOf(j))).count();
+    return new PolicyResult(policy.name(), List.copyOf(records), List.copyOf(samples), windowEndS - windowStartS,
+        cfg.trainingGpus(), cfg.inferenceGpus(), trainingBusyGpuS, loanedBusyGpuS, inferenceBusyGpuS, loanedGpuS,
+        workGpuS, preemptions, scaleIns, lostGpuS, shortfallServerS, unfinished,
+        (System.nanoTime() - wallStart) / 1e9);
+  }
+
+  private final Map<String, Double> ends = new HashMap<>();
+
+  private double endOf(SimJob j) {
+    return ends.getOrDefault(j.trace.id(), Double.NaN);
+  }
+
+  // --- time --------------------------------------------------------------------------------------------------------
+
+  private void advance(double from, double to) {
+    if (to <= from) {
+      return;
+    }
+    for (SimJob j : running.values()) {
+      double effective = to - Math.max(from, j.pausedUntil);
+      if (effective > 0) {
+        j.remaining = Math.max(0, j.remaining - j.rate * effective);
+      }
+    }
+    double w = Math.min(to, windowEnd) - Math.max(from, windowStart);
+    if (w > 0) {
+      trainingBusyGpuS += trainingGpusBusy * w;
+      loanedBusyGpuS += loanedGpusBusy * w;
+      loanedGpuS += (double) loanedCount * cfg.gpusPerServer() * w;
+      inferenceBusyGpuS += inferenceDemandGpus(from) * w;
+      if (loanPolicy != null) {
+        int needed = loanPolicy.serversNeeded(rateAt(from));
+        int available = cfg.inferenceServers() - loanedCount;
+        shortfallServerS += Math.max(0, needed - available - fencedCount) * w;
+      }
+    }
+  }
+
+  private double rateAt(double t) {
+    return curve == null ? 0 : curve.rateAt(t + curveOffsetS);
+  }
+
+  /** GPUs busy serving inference: the demand, at the fleet's per-server capacity, never more than the fleet. */
+  private double inferenceDemandGpus(double t) {
+    if (loanPolicy == null) {
+      return curve == null ? 0 : Math.min(1.0, curve.rateAt(t + curveOffsetS) / curve.peak()) * cfg.inferenceGpus();
+    }
+    double servers = Math.min(cfg.inferenceServers(), rateAt(t) / loanPolicy.capacityPerServer());
+    return servers * cfg.gpusPerServer();
+  }
+
+  // --- servers and loans -------------------------------------------------------------------------------------------
+
+  private void buildServers() {
+    int n = cfg.trainingServers() + cfg.inferenceServers();
+    for (int i = 0; i < cfg.trainingServers(); i++) {
+      serverIds.add(String.format("t%05d", i));
+    }
+    for (int i = 0; i < cfg.inferenceServers(); i++) {
+      serverIds.add(String.format("i%05d", i));
+    }
+    for (int i = 0; i < n; i++) {
+      serverIndex.put(serverIds.get(i), i);
+    }
+    loaned = new boolean[n];
+    returnDeadline = new double[n];
+    Arrays.fill(returnDeadline, Double.NaN);
+  }
+
+  private boolean isInference(int s) {
+    return s >= cfg.trainingServers();
+  }
+
+  private List<Server> servers() {
+    if (serverCache == null) {
+      GpuType train = GpuType.of(TRAINING_TYPE, 1.0);
+      GpuType infer = GpuType.of(INFERENCE_TYPE, cfg.inferenceGpuSpeed());
+      List<Server> list = new ArrayList<>(serverIds.size());
+      for (int s = 0; s < serverIds.size(); s++) {
+        list.add(new Server(serverIds.get(s), isInference(s) ? infer : train, cfg.gpusPerServer(),
+            isInference(s) ? Pool.INFERENCE : Pool.TRAINING, loaned[s], !Double.isNaN(returnDeadline[s])));
+      }
+      serverCache = list;
+    }
+    return serverCache;
+  }
+
+  private double earliestReturn() {
+    double min = Double.POSITIVE_INFINITY;
+    if (fencedCount > 0) {
+      for (double d : returnDeadline) {
+        if (d < min) {
+          min = d;
+        }
+      }
+    }
+    return min;
+  }
+
+  /** Lends or asks back inference servers for the demand now. True if anything changed. */
+  private boolean adjustLoans(double t) {
+    if (!policy.loan()) {
+      return false;
+    }
+    double rate = rateAt(t);
+    int lent = loanedCount - fencedCount; // servers lent and not already on their way back
+    int back = loanPolicy.toReclaim(rate, cfg.inferenceServers(), lent);
+    if (back > 0) {
+      ReclaimPlan plan = reclaimer.plan(state(t), ReclaimRequest.any(back));
+      if (!plan.isFeasible()) {
+        throw new IllegalStateException("reclaim of " + back + " servers infeasible: " + plan.infeasibleReason());
+      }
+      for (String id : plan.servers()) {
+        int s = serverIndex.get(id);
+        returnDeadline[s] = t + cfg.reclaimGraceS();
+        fencedCount++;
+      }
+      serverCache = null;
+      return true;
+    }
+    int lend = loanPolicy.lendable(rate, cfg.inferenceServers()) - loanedCount;
+    if (lend <= 0) {
+      return false;
+    }
+    for (int s = serverIds.size() - 1; s >= cfg.trainingServers() && lend > 0; s--) {
+      if (!loaned[s]) {
+        loaned[s] = true;
+        loanedCount++;
+        lend--;
+      }
+    }
+    serverCache = null;
+    return true;
+  }
+
+  /** Takes back every fenced server whose grace is over: workers there are shrunk away or their jobs preempted. */
+  private boolean returnServers(double t) {
+    boolean any = false;
+    for (int s = 0; s < returnDeadline.length; s++) {
+      if (!(returnDeadline[s] <= t)) {
+        continue;
+      }
+      String id = serverIds.get(s);
+      for (SimJob j : new ArrayList<>(running.values())) {
+        int w = j.allocation.workersOn(id);
+        if (w == 0) {
+          continue;
+        }
+        if (j.workers - w < j.shape.minWorkers()) {
+          preempt(j, t);
+        } else {
+          Map<String, Integer> left = new HashMap<>(j.allocation.workersByServer());
+          left.remove(id);
+          setAllocation(j, Allocation.of(left), t);
+          scaleIns++;
+        }
+      }
+      returnDeadline[s] = Double.NaN;
+      loaned[s] = false;
+      loanedCount--;
+      fencedCount--;
+      any = true;
+    }
+    if (any) {
+      serverCache = null;
+    }
+    return any;
+  }
+
+  /** Stock YARN's choice: idle loaned servers first, then those whose newest job started latest. */
+  private ServerChooser newestFirst() {
+    return (candidates, count) -> {
+      Map<String, Double> newest = new HashMap<>();
+      for (SimJob j : running.values()) {
+        for (String s : j.allocation.workersByServer().keySet()) {
+          newest.merge(s, j.lastStart, Math::max);
+        }
+      }
+      return candidates.eligible().stream()
+          .sorted(Comparator.comparingDouble((String s) -> -newest.getOrDefault(s, Double.POSITIVE_INFINITY))
+              .thenComparing(Comparator.naturalOrder()))
+          .limit(count)
+          .toList();
+    };
+  }
+
+  // --- jobs --------------------------------------------------------------------------------------------------------
+
+  private ClusterState state(double t) {
+    List<Job> jobs = new ArrayList<>(queued.size() + running.size());
+    Map<String, Allocation> allocations = new HashMap<>();
+    for (SimJob j : running.values()) {
+      jobs.add(j.toCoreJob(t));
+      allocations.put(j.trace.id(), j.allocation);
+    }
+    for (SimJob j : queued.values()) {
+      jobs.add(j.toCoreJob(t));
+    }
+    return ClusterState.of(t, servers(), jobs, allocations);
+  }
+
+  private void round(double t) {
+    if (queued.isEmpty() && running.values().stream().noneMatch(SimJob::elastic) && fencedCount == 0) {
+      return; // nothing to decide
+    }
+    Plan plan = planner.plan(state(t));
+    for (Map.Entry<String, Plan.Change> e : plan.changes().entrySet()) {
+      SimJob j = byId.get(e.getKey());
+      Allocation next = plan.target(e.getKey());
+      switch (e.getValue()) {
+        case START -> start(j, next, t);
+        case GROW, MOVE -> setAllocation(j, next, t);
+        case SHRINK -> {
+          setAllocation(j, next, t);
+          scaleIns++;
+        }
+        case PREEMPT -> preempt(j, t);
+      }
+    }
+  }
+
+  private void start(SimJob j, Allocation a, double t) {
+    queued.remove(j.trace.id());
+    running.put(j.trace.id(), j);
+    if (Double.isNaN(j.firstStart)) {
+      j.firstStart = t;
+    }
+    j.lastStart = t;
+    j.pausedUntil = t + (j.preemptedBefore ? cfg.restartOverheadS() : 0);
+    j.runStart = j.pausedUntil;
+    applyAllocation(j, a);
+  }
+
+  /** A running job changes width or place: it checkpoints, pauses to re-form, and restarts from there. */
+  private void setAllocation(SimJob j, Allocation a, double t) {
+    j.pausedUntil = Math.max(j.pausedUntil, t) + cfg.rescaleOverheadS();
+    j.runStart = j.pausedUntil;
+    applyAllocation(j, a);
+  }
+
+  private void preempt(SimJob j, double t) {
+    double lost = j.sinceCheckpoint(t);
+    j.remaining = Math.min(j.totalWork, j.remaining + j.rate * lost);
+    lostGpuS += lost * j.workers * j.shape.gpusPerWorker();
+    preemptions++;
+    j.preemptedBefore = true;
+    applyAllocation(j, Allocation.EMPTY);
+    running.remove(j.trace.id());
+    queued.put(j.trace.id(), j);
+  }
+
+  private void finish(SimJob j, double t) {
+    applyAllocation(j, Allocation.EMPTY);
+    running.remove(j.trace.id());
+    ends.put(j.trace.id(), t);
+    if (j.measured) {
+      records.add(new JobRecord(j.trace.id(), j.trace.submitS() - windowStart, j.firstStart - windowStart,
+          t - windowStart, j.trace.gpus(), j.elastic(), j.boundS()));
+      workGpuS += j.trace.durationS() * j.trace.gpus();
+    }
+  }
+
+  /** Sets the job's workers and everything derived from them: GPUs per pool, and speed. */
+  private void applyAllocation(SimJob j, Allocation a) {
+    trainingGpusBusy -= j.gpusOnTraining;
+    loanedGpusBusy -= j.gpusOnLoaned;
+    j.allocation = a;
+    j.workers = a.totalWorkers();
+    j.gpusOnTraining = 0;
+    j.gpusOnLoaned = 0;
+    double slowest = 1.0;
+    for (Map.Entry<String, Integer> e : a.workersByServer().entrySet()) {
+      int s = serverIndex.get(e.getKey());
+      int gpus = e.getValue() * j.shape.gpusPerWorker();
+      if (isInference(s)) {
+        j.gpusOnLoaned += gpus;
+        slowest = Math.min(slowest, cfg.inferenceGpuSpeed());
+      } else {
+        j.gpusOnTraining += gpus;
+      }
+    }
+    trainingGpusBusy += j.gpusOnTraining;
+    loanedGpusBusy += j.gpusOnLoaned;
+    // Synchronous data-parallel training runs at the pace of its slowest GPU.
+    j.rate = j.workers == 0 ? 0 : throughput(j.workers) / throughput(j.shape.minWorkers()) * slowest;
+  }
+}
