@@ -1,5 +1,7 @@
 package io.aryl.sim.engine;
 
+import io.aryl.core.PolicyConfig;
+import io.aryl.core.RoundPlanner;
 import io.aryl.core.admission.JobOrder;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +19,31 @@ import java.util.Map;
  * @param description one line for --help and the docs
  */
 public record PolicySpec(
-    String name, boolean loan, boolean elastic, JobOrder jobOrder, ReclaimChoice reclaim, String description) {
+    String name,
+    boolean loan,
+    boolean elastic,
+    JobOrder jobOrder,
+    ReclaimChoice reclaim,
+    String description,
+    PlannerFactory planner) {
+
+  /** Builds the round planner of a policy for a simulated world. */
+  @FunctionalInterface
+  public interface PlannerFactory {
+    Planner create(PolicySpec policy, SimConfig cfg);
+  }
+
+  /** aryl-core's round, configured by the policy's switches. */
+  public static final PlannerFactory ARYL_CORE = (p, cfg) -> new RoundPlanner(PolicyConfig.defaults()
+      .withJobOrder(p.jobOrder())
+      .withElastic(p.elastic())
+      .withRescaleOverheadS(cfg.rescaleOverheadS())
+      .withStarvationWaitS(cfg.starvationWaitS()))::plan;
+
+  public PolicySpec(
+      String name, boolean loan, boolean elastic, JobOrder jobOrder, ReclaimChoice reclaim, String description) {
+    this(name, loan, elastic, jobOrder, reclaim, description, ARYL_CORE);
+  }
 
   /** How a reclaim picks servers. */
   public enum ReclaimChoice {

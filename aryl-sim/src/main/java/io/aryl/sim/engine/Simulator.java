@@ -1,6 +1,5 @@
 package io.aryl.sim.engine;
 
-import io.aryl.core.PolicyConfig;
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.loan.LoanPolicy;
 import io.aryl.core.model.Allocation;
@@ -33,7 +32,8 @@ import java.util.function.DoubleConsumer;
  * inference demand changing every window, loans, reclaims with a grace period, re-scale pauses, preemptions that lose
  * the work since the last checkpoint, and training on inference GPUs at their own speed.
  *
- * <p>Every decision is aryl-core's: {@link RoundPlanner} plans each round, {@link ReclaimPlanner} picks the servers
+ * <p>Every decision is aryl-core's: {@link RoundPlanner} plans each round (or, for comparison, a reimplemented
+ * published scheduler behind the same {@link Planner} interface), {@link ReclaimPlanner} picks the servers
  * to return and {@link LoanPolicy} says how many may be lent. The simulator only keeps time and applies the plans.
  * A run is deterministic: the same inputs give the same result.
  */
@@ -49,7 +49,7 @@ public final class Simulator {
   private final double elasticFraction;
   private final long seed;
   private final NoisyPredictor predictor;
-  private final RoundPlanner planner;
+  private final Planner planner;
   private final ReclaimPlanner reclaimer;
   private final LoanPolicy loanPolicy;
   private final SpeedupModel speedup;
@@ -69,11 +69,7 @@ public final class Simulator {
     this.elasticFraction = elasticFraction;
     this.seed = seed;
     this.predictor = new NoisyPredictor(predictionError, seed);
-    this.planner = new RoundPlanner(PolicyConfig.defaults()
-        .withJobOrder(policy.jobOrder())
-        .withElastic(policy.elastic())
-        .withRescaleOverheadS(cfg.rescaleOverheadS())
-        .withStarvationWaitS(cfg.starvationWaitS()));
+    this.planner = policy.planner().create(policy, cfg);
     ReclaimCostModel costs = new ReclaimCostModel(cfg.restartOverheadS(), cfg.rescaleOverheadS());
     this.reclaimer = new ReclaimPlanner(costs, chooser(policy.reclaim()));
     this.loanPolicy = curve == null || cfg.inferenceServers() == 0
