@@ -16,9 +16,18 @@ import io.aryl.core.model.Checks;
  *     group, restore); prices re-scaling in phase 2 (default 30 s)
  * @param exactKnapsackOpsLimit the largest dynamic program phase 2 solves exactly, in operations; larger instances
  *     use the greedy path (default 4,000,000)
+ * @param speedAware beyond the paper: keep each job at one GPU speed. Synchronous training runs at the pace of its
+ *     slowest GPU, so a gang goes to the fastest GPUs it fits on as a whole, and a job's extra workers never go to
+ *     GPUs slower than its base (a flexible worker on a slow loaned GPU would slow every other worker down); flexible
+ *     workers on too-slow GPUs are dropped and re-placed on faster ones when there is room (default off: the paper)
  */
 public record PolicyConfig(
-    JobOrder jobOrder, double starvationWaitS, boolean elastic, double rescaleOverheadS, long exactKnapsackOpsLimit) {
+    JobOrder jobOrder,
+    double starvationWaitS,
+    boolean elastic,
+    double rescaleOverheadS,
+    long exactKnapsackOpsLimit,
+    boolean speedAware) {
 
   public PolicyConfig {
     Checks.notNull("policy.jobOrder", jobOrder);
@@ -31,26 +40,30 @@ public record PolicyConfig(
 
   public static PolicyConfig defaults() {
     return new PolicyConfig(
-        JobOrder.SHORTEST_PREDICTED_FIRST, 12 * 3600.0, true, 30.0, ElasticAllocator.DEFAULT_EXACT_OPS_LIMIT);
+        JobOrder.SHORTEST_PREDICTED_FIRST, 12 * 3600.0, true, 30.0, ElasticAllocator.DEFAULT_EXACT_OPS_LIMIT, false);
   }
 
   public PolicyConfig withJobOrder(JobOrder v) {
-    return new PolicyConfig(v, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit);
+    return new PolicyConfig(v, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware);
   }
 
   public PolicyConfig withStarvationWaitS(double v) {
-    return new PolicyConfig(jobOrder, v, elastic, rescaleOverheadS, exactKnapsackOpsLimit);
+    return new PolicyConfig(jobOrder, v, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware);
   }
 
   public PolicyConfig withElastic(boolean v) {
-    return new PolicyConfig(jobOrder, starvationWaitS, v, rescaleOverheadS, exactKnapsackOpsLimit);
+    return new PolicyConfig(jobOrder, starvationWaitS, v, rescaleOverheadS, exactKnapsackOpsLimit, speedAware);
   }
 
   public PolicyConfig withRescaleOverheadS(double v) {
-    return new PolicyConfig(jobOrder, starvationWaitS, elastic, v, exactKnapsackOpsLimit);
+    return new PolicyConfig(jobOrder, starvationWaitS, elastic, v, exactKnapsackOpsLimit, speedAware);
+  }
+
+  public PolicyConfig withSpeedAware(boolean v) {
+    return new PolicyConfig(jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, v);
   }
 
   public PolicyConfig withExactKnapsackOpsLimit(long v) {
-    return new PolicyConfig(jobOrder, starvationWaitS, elastic, rescaleOverheadS, v);
+    return new PolicyConfig(jobOrder, starvationWaitS, elastic, rescaleOverheadS, v, speedAware);
   }
 }

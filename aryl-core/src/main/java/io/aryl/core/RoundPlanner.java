@@ -39,7 +39,7 @@ public final class RoundPlanner {
 
   public RoundPlanner(PolicyConfig config) {
     this.config = config;
-    this.admission = new Admission(config.jobOrder(), config.starvationWaitS());
+    this.admission = new Admission(config.jobOrder(), config.starvationWaitS(), config.speedAware());
     this.allocator = new ElasticAllocator(config.exactKnapsackOpsLimit());
   }
 
@@ -154,6 +154,9 @@ public final class RoundPlanner {
         continue;
       }
       p.types = table.allowedTypes(p.job);
+      if (config.speedAware()) {
+        p.types = table.atLeastAsFast(p.types, slowestBaseSpeed(p, table));
+      }
       long key = p.job.gpusPerWorker() * 1_000_003L + typeMask(p.types);
       int fit = fitCache.computeIfAbsent(key, k -> spare.fittingWorkers(p.job.gpusPerWorker(), p.types));
       int current = p.flexibleNowCount;
@@ -182,7 +185,7 @@ public final class RoundPlanner {
         boolean loanedPass = pass == 0;
         for (Map.Entry<Integer, Integer> e : p.flexibleNow.entrySet()) {
           int s = e.getKey();
-          if (got[i] >= want[i] || !table.open(s) || table.loaned(s) != loanedPass) {
+          if (got[i] >= want[i] || !table.open(s) || table.loaned(s) != loanedPass || !p.types[table.typeIndex(s)]) {
             continue;
           }
           int keep = Math.min(Math.min(e.getValue(), want[i] - got[i]), spare.free(s) / g);
@@ -211,6 +214,14 @@ public final class RoundPlanner {
         got[i]++;
       }
     }
+  }
+
+  private static double slowestBaseSpeed(Placed p, ServerTable table) {
+    double slowest = Double.POSITIVE_INFINITY;
+    for (int s : p.base.keySet()) {
+      slowest = Math.min(slowest, table.server(s).gpuType().trainingSpeed());
+    }
+    return slowest;
   }
 
   private static int placeExtras(Placed p, int count, GpuBudget budget) {

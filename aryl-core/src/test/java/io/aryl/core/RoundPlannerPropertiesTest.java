@@ -112,4 +112,16 @@ class RoundPlannerPropertiesTest {
       assertThat(plan.infeasibleReason()).get().asString().contains("asked for " + count);
     }
   }
+
+  @Property(tries = 500)
+  void speedAwarePlansKeepEveryInvariant(@ForAll long seed) {
+    ClusterState state = SmallStates.random(seed);
+    Plan plan = new RoundPlanner(PolicyConfig.defaults().withSpeedAware(true)).plan(state); // validates capacity,
+    assertThat(plan.preempted()).isEmpty(); // types, min..max and training-only servers, as Plan.between does
+    plan.targets().forEach((jobId, a) -> a.workersByServer().forEach((s, w) -> {
+      if (state.server(s).fenced()) {
+        assertThat(w).isLessThanOrEqualTo(state.allocation(jobId).workersOn(s));
+      }
+    }));
+  }
 }

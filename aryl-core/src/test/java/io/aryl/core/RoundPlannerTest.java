@@ -195,4 +195,28 @@ class RoundPlannerTest {
     assertThat(plan.target("long").totalWorkers()).isEqualTo(5);
     assertThat(plan.target("short").totalWorkers()).isEqualTo(1);
   }
+
+  @Test
+  @DisplayName("speed-aware: a gang goes whole onto GPUs of one speed rather than straddle fast and slow")
+  void speedAwareGangKeepsOnePace() {
+    ClusterState s = state(List.of(Server.training("t1", A100, 8), Server.loaned("l1", T4, 8)),
+        List.of(job("r", 4, 1, 1, 3600).build(), job("g", 4, 2, 2, 3600).build()),
+        Map.of("r", Allocation.of("t1", 1)));
+    assertThat(aryl.plan(s).target("g").workersByServer())
+        .as("the paper: base workers fill own servers first").containsOnlyKeys("t1", "l1");
+    RoundPlanner speedAware = new RoundPlanner(PolicyConfig.defaults().withSpeedAware(true));
+    assertThat(speedAware.plan(s).target("g").workersByServer()).containsExactly(Map.entry("l1", 2));
+  }
+
+  @Test
+  @DisplayName("speed-aware: a job's extra workers never go to GPUs slower than its base")
+  void speedAwareExtrasDoNotSlowAJob() {
+    ClusterState s = state(List.of(Server.training("t1", A100, 4), Server.loaned("l1", T4, 8)),
+        List.of(job("e", 1, 2, 8, 36_000).build()), Map.of("e", Allocation.of("t1", 2)));
+    assertThat(aryl.plan(s).target("e").workersOn("l1")).as("the paper: flexible workers go to loaned servers")
+        .isPositive();
+    Allocation next = new RoundPlanner(PolicyConfig.defaults().withSpeedAware(true)).plan(s).target("e");
+    assertThat(next.workersOn("l1")).isZero();
+    assertThat(next.workersOn("t1")).isEqualTo(4);
+  }
 }

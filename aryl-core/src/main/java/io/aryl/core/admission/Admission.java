@@ -29,10 +29,20 @@ import java.util.Map;
 public final class Admission {
   private final JobOrder order;
   private final double starvationWaitS;
+  private final boolean speedAware;
 
-  public Admission(JobOrder order, double starvationWaitS) {
+  /**
+   * @param speedAware place each gang on GPUs of one speed when it fits there, fastest first: a synchronous job
+   *     runs at the pace of its slowest GPU, so a gang split over fast and slow GPUs wastes the fast ones
+   */
+  public Admission(JobOrder order, double starvationWaitS, boolean speedAware) {
     this.order = Checks.notNull("admission.order", order);
     this.starvationWaitS = Checks.positive("admission.starvationWaitS", starvationWaitS);
+    this.speedAware = speedAware;
+  }
+
+  public Admission(JobOrder order, double starvationWaitS) {
+    this(order, starvationWaitS, false);
   }
 
   /**
@@ -73,7 +83,7 @@ public final class Admission {
       if (overlapsAny(types, reserved)) {
         continue;
       }
-      int[] placed = trial.placeGang(job.gpusPerWorker(), job.minWorkers(), types, WorkerRole.BASE);
+      int[] placed = placeBase(trial, job, types);
       if (placed != null) {
         admitted.add(job);
         trialPlacement.put(job, placed);
@@ -89,7 +99,19 @@ public final class Admission {
    * Places the admitted gangs on the real budget largest worker first; if that packing fails where priority order
    * succeeded (possible, rare), the priority-order placement is used instead.
    */
-  private static Map<Job, int[]> placeDecreasing(List<Job> admitted, Map<Job, int[]> fallback, GpuBudget budget) {
+  private int[] placeBase(GpuBudget budget, Job job, boolean[] types) {
+    if (speedAware) {
+      for (boolean[] tier : budget.table().speedTiers(types)) {
+        int[] placed = budget.placeGang(job.gpusPerWorker(), job.minWorkers(), tier, WorkerRole.BASE);
+        if (placed != null) {
+          return placed;
+        }
+      }
+    }
+    return budget.placeGang(job.gpusPerWorker(), job.minWorkers(), types, WorkerRole.BASE);
+  }
+
+  private Map<Job, int[]> placeDecreasing(List<Job> admitted, Map<Job, int[]> fallback, GpuBudget budget) {
     List<Job> bySize = new ArrayList<>(admitted);
     bySize.sort(Comparator.comparingInt(Job::gpusPerWorker).reversed()
         .thenComparing(Comparator.comparingInt(Job::minWorkers).reversed())
@@ -97,8 +119,7 @@ public final class Admission {
     GpuBudget scratch = budget.copy();
     Map<Job, int[]> decreasing = new LinkedHashMap<>();
     for (Job job : bySize) {
-      int[] placed = scratch.placeGang(job.gpusPerWorker(), job.minWorkers(),
-          budget.table().allowedTypes(job), WorkerRole.BASE);
+      int[] placed = placeBase(scratch, job, budget.table().allowedTypes(job));
       if (placed == null) {
         decreasing = null;
         break;

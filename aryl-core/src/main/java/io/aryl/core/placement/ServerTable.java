@@ -100,6 +100,33 @@ public final class ServerTable {
     return maxGpus;
   }
 
+  /** The allowed types that train at least as fast as {@code speed}. */
+  public boolean[] atLeastAsFast(boolean[] allowed, double speed) {
+    boolean[] out = new boolean[allowed.length];
+    for (int t = 0; t < allowed.length; t++) {
+      out[t] = allowed[t] && types.get(t).trainingSpeed() >= speed;
+    }
+    return out;
+  }
+
+  /** The allowed types grouped by training speed, fastest group first: where one gang can run at one pace. */
+  public List<boolean[]> speedTiers(boolean[] allowed) {
+    List<boolean[]> tiers = new ArrayList<>();
+    double last = Double.NaN;
+    for (int t = 0; t < allowed.length; t++) { // types are sorted fastest first
+      if (!allowed[t]) {
+        continue;
+      }
+      double speed = types.get(t).trainingSpeed();
+      if (tiers.isEmpty() || speed != last) {
+        tiers.add(new boolean[allowed.length]);
+        last = speed;
+      }
+      tiers.get(tiers.size() - 1)[t] = true;
+    }
+    return tiers;
+  }
+
   /** Which type indexes the job may use. */
   public boolean[] allowedTypes(Job job) {
     boolean[] allowed = new boolean[types.size()];

@@ -43,10 +43,13 @@ final class InputSpecs {
     }
   }
 
-  /** {@code servegen:FILE:MODEL}, {@code bundled} (ServeGen m-small) or {@code none}. */
+  /**
+   * {@code servegen:FILE:MODEL}, {@code bundled} (ServeGen m-small) or {@code none}. Gaps in the data are bridged
+   * ({@link InferenceCurve#bridgeGaps()}).
+   */
   static InferenceCurve inferenceCurve(String spec) {
     if (spec.equals(BUNDLED)) {
-      return BundledTraces.servegenMSmall();
+      return BundledTraces.servegenMSmall().bridgeGaps();
     }
     if (spec.equals("none")) {
       return null;
@@ -57,7 +60,7 @@ final class InputSpecs {
           "--inference must be servegen:FILE:MODEL, " + BUNDLED + " or none, was '" + spec + "'");
     }
     requireFile("--inference", spec, parts[1]);
-    return ServeGenTrace.read(Path.of(parts[1]), parts[2]);
+    return ServeGenTrace.read(Path.of(parts[1]), parts[2]).bridgeGaps();
   }
 
   private static void requireFile(String option, String spec, String file) {

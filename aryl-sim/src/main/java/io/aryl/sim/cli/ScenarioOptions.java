@@ -43,7 +43,8 @@ final class ScenarioOptions {
   double inferenceGpuSpeed;
 
   @Option(names = "--start-day", defaultValue = "0", paramLabel = "D",
-      description = "First day of the trace measured (days from the trace's start). Default: ${DEFAULT-VALUE}.")
+      description = "First day measured, counted from the day of the trace's first submission. "
+          + "Default: ${DEFAULT-VALUE}.")
   double startDay;
 
   @Option(names = "--days", paramLabel = "D",
@@ -85,12 +86,15 @@ final class ScenarioOptions {
       throw new IllegalArgumentException("--trace '" + trace + "' holds no jobs");
     }
     InferenceCurve curve = InputSpecs.inferenceCurve(inference);
+    // Days count from midnight (trace time) of the trace's first submission: a slice cut from a longer trace keeps
+    // its original times, and its day 0 is its own first day.
+    double traceStart = Math.floor(jobs.stream().mapToDouble(TraceJob::submitS).min().orElse(0) / DAY_S) * DAY_S;
     double traceEnd = jobs.stream().mapToDouble(TraceJob::submitS).max().orElse(0) + 1;
-    double start = requireNonNegative("--start-day", startDay) * DAY_S;
+    double start = traceStart + requireNonNegative("--start-day", startDay) * DAY_S;
     double end = days == null ? traceEnd : start + requirePositive("--days", days) * DAY_S;
     if (start >= traceEnd) {
       throw new IllegalArgumentException("--start-day must fall inside the trace, which spans "
-          + String.format("%.1f", traceEnd / DAY_S) + " days, was " + startDay);
+          + String.format("%.1f", (traceEnd - traceStart) / DAY_S) + " days, was " + startDay);
     }
     double meanDemand = Scenario.meanDemandGpus(jobs, start, end);
     int training = trainingServers != null

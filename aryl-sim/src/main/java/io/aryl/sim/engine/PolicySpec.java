@@ -3,6 +3,7 @@ package io.aryl.sim.engine;
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.admission.JobOrder;
+import io.aryl.core.loan.DemandForecast;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,9 @@ import java.util.Map;
  * @param jobOrder the admission order
  * @param reclaim how loaned servers are chosen when inference takes them back
  * @param description one line for --help and the docs
+ * @param planner builds the round planner
+ * @param loanForecastS lend against the demand forecast this far ahead ({@link DemandForecast}); 0 lends against
+ *     the current demand (the paper)
  */
 public record PolicySpec(
     String name,
@@ -25,7 +29,13 @@ public record PolicySpec(
     JobOrder jobOrder,
     ReclaimChoice reclaim,
     String description,
-    PlannerFactory planner) {
+    PlannerFactory planner,
+    double loanForecastS) {
+
+  public PolicySpec(String name, boolean loan, boolean elastic, JobOrder jobOrder, ReclaimChoice reclaim,
+      String description, PlannerFactory planner) {
+    this(name, loan, elastic, jobOrder, reclaim, description, planner, 0);
+  }
 
   /** Builds the round planner of a policy for a simulated world. */
   @FunctionalInterface
@@ -34,11 +44,19 @@ public record PolicySpec(
   }
 
   /** aryl-core's round, configured by the policy's switches. */
-  public static final PlannerFactory ARYL_CORE = (p, cfg) -> new RoundPlanner(PolicyConfig.defaults()
-      .withJobOrder(p.jobOrder())
-      .withElastic(p.elastic())
-      .withRescaleOverheadS(cfg.rescaleOverheadS())
-      .withStarvationWaitS(cfg.starvationWaitS()))::plan;
+  public static final PlannerFactory ARYL_CORE = (p, cfg) -> new RoundPlanner(coreConfig(p, cfg))::plan;
+
+  /** aryl-core's round with speed-aware placement (beyond the paper). */
+  public static final PlannerFactory ARYL_CORE_SPEED_AWARE =
+      (p, cfg) -> new RoundPlanner(coreConfig(p, cfg).withSpeedAware(true))::plan;
+
+  private static PolicyConfig coreConfig(PolicySpec p, SimConfig cfg) {
+    return PolicyConfig.defaults()
+        .withJobOrder(p.jobOrder())
+        .withElastic(p.elastic())
+        .withRescaleOverheadS(cfg.rescaleOverheadS())
+        .withStarvationWaitS(cfg.starvationWaitS());
+  }
 
   public PolicySpec(
       String name, boolean loan, boolean elastic, JobOrder jobOrder, ReclaimChoice reclaim, String description) {
@@ -68,6 +86,9 @@ public record PolicySpec(
         ReclaimChoice.LEAST_COST, "elastic scaling without loaning"));
     register(new PolicySpec("aryl", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
         "loaning + elastic scaling + least-cost reclaim (the paper)"));
+    register(new PolicySpec("aryl+", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
+        "aryl, plus speed-aware placement (one GPU speed per job) and lending against a 2 h demand forecast",
+        ARYL_CORE_SPEED_AWARE, 2 * 3600));
     register(new PolicySpec("yarn-nonexclusive", true, false, JobOrder.FIFO, ReclaimChoice.NEWEST_FIRST,
         "stock YARN: a non-exclusive inference label lends idle nodes, FIFO queue, newest-first preemption"));
     register(new PolicySpec("aryl-reclaim-random", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,

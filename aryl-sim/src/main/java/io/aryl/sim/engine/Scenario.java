@@ -135,6 +135,8 @@ public record Scenario(
     m.put("mean_demand_gpus", meanDemandGpus());
     m.put("inference", curve == null ? null : curve.model());
     m.put("inference_peak_rps", curve == null ? null : curve.peak());
+    m.put("inference_provisioning", "fleet serves the curve's peak with the headroom; zero-rate gaps in the data "
+        + "are bridged linearly");
     m.put("curve_offset_s", curveOffsetS);
     m.put("training_servers", cfg.trainingServers());
     m.put("inference_servers", cfg.inferenceServers());

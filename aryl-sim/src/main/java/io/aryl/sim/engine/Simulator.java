@@ -1,6 +1,7 @@
 package io.aryl.sim.engine;
 
 import io.aryl.core.RoundPlanner;
+import io.aryl.core.loan.DemandForecast;
 import io.aryl.core.loan.LoanPolicy;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
@@ -53,6 +54,7 @@ public final class Simulator {
   private final ReclaimPlanner reclaimer;
   private final LoanPolicy loanPolicy;
   private final SpeedupModel speedup;
+  private final DemandForecast forecast;
 
   /**
    * @param curve inference demand; null for none (no server is ever lent)
@@ -76,6 +78,7 @@ public final class Simulator {
         ? null
         : LoanPolicy.provisionedForPeak(curve.peak(), cfg.inferenceServers(), cfg.headroom(), cfg.loanMarginServers());
     this.speedup = SpeedupModel.powerLaw(cfg.speedupExponent());
+    this.forecast = policy.loanForecastS() > 0 ? DemandForecast.daily(policy.loanForecastS()) : null;
   }
 
   private ServerChooser chooser(PolicySpec.ReclaimChoice choice) {
@@ -397,6 +400,7 @@ public final class Simulator {
       return false;
     }
     double rate = rateAt(t);
+    double lendRate = forecast == null ? rate : forecast.planningRate(this::rateAt, t);
     int lent = loanedCount - fencedCount; // servers lent and not already on their way back
     int back = loanPolicy.toReclaim(rate, cfg.inferenceServers(), lent);
     if (back > 0) {
@@ -412,7 +416,7 @@ public final class Simulator {
       serverCache = null;
       return true;
     }
-    int lend = loanPolicy.lendable(rate, cfg.inferenceServers()) - loanedCount;
+    int lend = loanPolicy.lendable(lendRate, cfg.inferenceServers()) - loanedCount;
     if (lend <= 0) {
       return false;
     }
