@@ -15,7 +15,7 @@ import io.aryl.core.model.Checks;
  * @param rescaleOverheadS seconds a running job loses each time its width changes (checkpoint, re-form the
  *     group, restore); prices re-scaling in phase 2 (default 30 s)
  * @param exactKnapsackOpsLimit the largest dynamic program phase 2 solves exactly, in operations; larger instances
- *     use the greedy path (default 4,000,000)
+ *     use the greedy path (default 100,000)
  * @param speedAware beyond the paper: keep each job at one GPU speed. Synchronous training runs at the pace of its
  *     slowest GPU, so a gang goes to the fastest GPUs it fits on as a whole, and a job's extra workers never go to
  *     GPUs slower than its base (a flexible worker on a slow loaned GPU would slow every other worker down); flexible

@@ -81,6 +81,14 @@ final class ScenarioOptions {
   double checkpointIntervalS;
 
   Scenario toScenario() {
+    requireFraction("--elastic-fraction", elasticFraction);
+    if (!(predictionError >= 0 && predictionError < 1)) {
+      throw new IllegalArgumentException("--prediction-error must be within [0, 1), was " + predictionError);
+    }
+    requirePositive("--inference-gpu-speed", inferenceGpuSpeed);
+    requirePositive("--round-interval", roundIntervalS);
+    requireNonNegative("--reclaim-grace", reclaimGraceS);
+    requirePositive("--checkpoint-interval", checkpointIntervalS);
     List<TraceJob> jobs = InputSpecs.trainingJobs(trace);
     if (jobs.isEmpty()) {
       throw new IllegalArgumentException("--trace '" + trace + "' holds no jobs");
@@ -108,6 +116,12 @@ final class ScenarioOptions {
         600, checkpointIntervalS, 30, 120, reclaimGraceS, 0.2, 1, 0.8, 12 * 3600);
     return new Scenario(trace, jobs, curve, cfg, start, end, requireNonNegative("--warmup-days", warmupDays) * DAY_S,
         0, elasticFraction, predictionError, seed);
+  }
+
+  private static void requireFraction(String option, double v) {
+    if (!(v >= 0 && v <= 1)) {
+      throw new IllegalArgumentException(option + " must be within [0, 1], was " + v);
+    }
   }
 
   private static double requirePositive(String option, double v) {

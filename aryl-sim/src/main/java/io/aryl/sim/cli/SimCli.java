@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
 
 /** {@code aryl-sim}: runs policies on a trace and writes the results table, report.json, CSVs and plots. */
 @Command(name = "aryl-sim", mixinStandardHelpOptions = true, version = "aryl-sim 0.1.0",
-    subcommands = {SweepCommand.class},
+    subcommands = {SweepCommand.class, BenchCommand.class},
     description = {
         "Simulates GPU clusters running the unchanged aryl-core decisions on public traces, one run per policy,",
         "and reports them side by side. With no arguments it runs the bundled slice (7 days of ITP cluster04,",
@@ -65,10 +65,7 @@ public final class SimCli implements Callable<Integer> {
       }
       return 0;
     }
-    List<PolicySpec> chosen = new ArrayList<>();
-    for (String name : policies) {
-      chosen.add(PolicySpec.named(name.trim()));
-    }
+    List<PolicySpec> chosen = InputSpecs.policies("--policies", policies);
     Scenario s = scenario.toScenario();
     List<PolicyResult> results = runWithProgress(s, chosen, threads);
     Files.createDirectories(out);

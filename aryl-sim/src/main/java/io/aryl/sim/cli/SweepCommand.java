@@ -53,10 +53,7 @@ final class SweepCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter stdout = spec.commandLine().getOut();
-    List<PolicySpec> chosen = new ArrayList<>();
-    for (String name : policies) {
-      chosen.add(PolicySpec.named(name.trim()));
-    }
+    List<PolicySpec> chosen = InputSpecs.policies("--policies", policies);
     Scenario base = scenario.toScenario();
     List<Map<String, Object>> rows = new ArrayList<>();
     StringBuilder csv = new StringBuilder("prediction_error,elastic_fraction,policy,avg_queue_s,avg_jct_s,gpu_util,"

@@ -5,7 +5,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The headline numbers of one run, under the names report.json uses. Pure functions of a {@link PolicyResult}. */
+/**
+ * The headline numbers of one run, under the names report.json uses. Pure functions of a {@link PolicyResult}.
+ *
+ * <ul>
+ *   <li>{@code gpu_util}: GPUs busy (training anywhere, inference serving) over all GPUs of both pools.
+ *   <li>{@code training_util}: training-pool GPUs running training.
+ *   <li>{@code inference_util}: inference-pool GPUs busy, serving inference or lent and training: how much of the
+ *       fleet bought for inference does useful work.
+ *   <li>{@code makespan_s}: first submission to last completion, over finished jobs.
+ * </ul>
+ */
 public final class Metrics {
   private Metrics() {}
 

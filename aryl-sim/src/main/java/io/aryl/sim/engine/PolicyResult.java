@@ -14,7 +14,7 @@ import java.util.List;
  * @param inferenceGpus GPUs of the inference pool
  * @param trainingBusyGpuS GPU-seconds training workers ran on training-pool GPUs in the window
  * @param loanedBusyGpuS GPU-seconds training workers ran on loaned GPUs in the window
- * @param inferenceBusyGpuS GPU-seconds of inference demand served in the window
+ * @param inferenceBusyGpuS GPU-seconds of inference demand served in the window (by servers not on loan)
  * @param loanedGpuS GPU-seconds inference GPUs spent on loan (busy or not)
  * @param workGpuS GPU-seconds of work the finished jobs represent at requested width on reference GPUs
  * @param preemptions jobs stopped and sent back to the queue
@@ -41,4 +41,11 @@ public record PolicyResult(
     double lostGpuS,
     double inferenceShortfallServerS,
     int unfinishedJobs,
-    double simWallS) {}
+    double simWallS) {
+
+  public PolicyResult {
+    io.aryl.core.model.Checks.notBlank("policy", policy);
+    jobs = List.copyOf(jobs);
+    samples = List.copyOf(samples);
+  }
+}

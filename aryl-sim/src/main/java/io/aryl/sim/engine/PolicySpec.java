@@ -95,6 +95,9 @@ public record PolicySpec(
         ReclaimChoice.RANDOM, "ablation: aryl reclaiming random loaned servers"));
     register(new PolicySpec("aryl-reclaim-fewest-busy", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
         ReclaimChoice.FEWEST_BUSY_GPUS, "ablation: aryl reclaiming the loaned servers with fewest busy GPUs"));
+    register(new PolicySpec("optimus", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
+        "Optimus (EuroSys'18) marginal-gain elastic allocation, with Aryl's loaning",
+        (p, cfg) -> new io.aryl.sim.baselines.OptimusPlanner()));
   }
 
   private static void register(PolicySpec p) {

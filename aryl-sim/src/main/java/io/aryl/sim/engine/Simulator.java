@@ -52,7 +52,7 @@ public final class Simulator {
   private final NoisyPredictor predictor;
   private final Planner planner;
   private final ReclaimPlanner reclaimer;
-  private final LoanPolicy loanPolicy;
+  private final LoanPolicy loanPolicy; // null: no inference fleet to lend from
   private final SpeedupModel speedup;
   private final DemandForecast forecast;
 
@@ -219,8 +219,8 @@ public final class Simulator {
 
     while (t < hardStop) {
       boolean arrivalsLeft = nextArrival < arrivals.size();
-      if (!arrivalsLeft && running.isEmpty() && queued.isEmpty() && t >= windowEndS) {
-        break;
+      if (t >= windowEndS && measuredDone == measuredTotal) {
+        break; // warm-up jobs still running are of no further interest
       }
       // The next event.
       double next = hardStop;
@@ -337,13 +337,17 @@ public final class Simulator {
     return curve == null ? 0 : curve.rateAt(t + curveOffsetS);
   }
 
-  /** GPUs busy serving inference: the demand, at the fleet's per-server capacity, never more than the fleet. */
+  /**
+   * GPUs busy serving inference: the demand at the fleet's per-server capacity, served only by servers not on loan
+   * (a server still training through its reclaim grace serves nothing yet).
+   */
   private double inferenceDemandGpus(double t) {
-    if (loanPolicy == null) {
-      return curve == null ? 0 : Math.min(1.0, curve.rateAt(t + curveOffsetS) / curve.peak()) * cfg.inferenceGpus();
+    if (curve == null || cfg.inferenceServers() == 0) {
+      return 0;
     }
-    double servers = Math.min(cfg.inferenceServers(), rateAt(t) / loanPolicy.capacityPerServer());
-    return servers * cfg.gpusPerServer();
+    double capacity = loanPolicy.capacityPerServer();
+    double servers = Math.min(cfg.inferenceServers() - loanedCount, rateAt(t) / capacity);
+    return Math.max(0, servers) * cfg.gpusPerServer();
   }
 
   // --- servers and loans -------------------------------------------------------------------------------------------
@@ -450,7 +454,7 @@ public final class Simulator {
           Map<String, Integer> left = new HashMap<>(j.allocation.workersByServer());
           left.remove(id);
           setAllocation(j, Allocation.of(left), t);
-          scaleIns++;
+          countScaleIn(t);
         }
       }
       returnDeadline[s] = Double.NaN;
@@ -510,10 +514,20 @@ public final class Simulator {
         case GROW, MOVE -> setAllocation(j, next, t);
         case SHRINK -> {
           setAllocation(j, next, t);
-          scaleIns++;
+          countScaleIn(t);
         }
         case PREEMPT -> preempt(j, t);
       }
+    }
+  }
+
+  private boolean inWindow(double t) {
+    return t >= windowStart && t < windowEnd;
+  }
+
+  private void countScaleIn(double t) {
+    if (inWindow(t)) {
+      scaleIns++;
     }
   }
 
@@ -539,8 +553,10 @@ public final class Simulator {
   private void preempt(SimJob j, double t) {
     double lost = j.sinceCheckpoint(t);
     j.remaining = Math.min(j.totalWork, j.remaining + j.rate * lost);
-    lostGpuS += lost * j.workers * j.shape.gpusPerWorker();
-    preemptions++;
+    if (inWindow(t)) {
+      lostGpuS += lost * j.workers * j.shape.gpusPerWorker();
+      preemptions++;
+    }
     j.preemptedBefore = true;
     applyAllocation(j, Allocation.EMPTY);
     running.remove(j.trace.id());

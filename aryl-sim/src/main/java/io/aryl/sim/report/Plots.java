@@ -157,11 +157,11 @@ public final class Plots {
     List<Integer> colorOf = new ArrayList<>();
     for (int i = 0; i < results.size(); i++) {
       PolicyResult r = results.get(i);
-      if (r.jobs().isEmpty()) {
+      double[] sorted = r.jobs().stream().mapToDouble(value).filter(Double::isFinite)
+          .map(v -> Math.max(v, FLOOR_S) / HOUR_S).sorted().toArray();
+      if (sorted.length == 0) {
         continue;
       }
-      double[] sorted = r.jobs().stream().mapToDouble(value).map(v -> Math.max(v, FLOOR_S) / HOUR_S).sorted()
-          .toArray();
       data.addSeries(r.policy(), ecdf(sorted, MAX_POINTS));
       colorOf.add(i);
     }

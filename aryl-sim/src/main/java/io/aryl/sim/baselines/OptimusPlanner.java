@@ -1,0 +1,432 @@
+package io.aryl.sim.baselines;
+
+import io.aryl.core.model.Allocation;
+import io.aryl.core.model.ClusterState;
+import io.aryl.core.model.Job;
+import io.aryl.core.model.Plan;
+import io.aryl.core.placement.ServerTable;
+import io.aryl.sim.engine.Planner;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+
+/**
+ * Optimus (Peng et al., "Optimus: An Efficient Dynamic Resource Scheduler for Deep Learning Clusters", EuroSys
+ * 2018), reimplemented as a round {@link Planner} so the simulator can run it on the same input as Aryl.
+ *
+ * <h2>What is reimplemented faithfully</h2>
+ *
+ * <ul>
+ *   <li><b>The marginal-gain allocation rule.</b> Optimus minimises the sum of completion times {@code Q_j /
+ *       f_j(w_j)} with a greedy: repeatedly give one more task to the job whose estimated completion time drops the
+ *       most per unit of resource the task takes, until resources run out or no job gains. Here a task is one
+ *       worker, the resource is GPUs, and the gain of job {@code j} at {@code n} workers is {@code
+ *       (predictedRuntimeAt(n) - predictedRuntimeAt(n + 1)) / gpusPerWorker}. The job with the largest gain gets
+ *       one worker, its gain is recomputed, and so on while the largest gain is positive and a worker still fits.
+ *       A priority queue holds the gains, so a round costs {@code O(workers added * log jobs)}, not rescans.
+ *   <li><b>The minimal-first start.</b> Before any job gets more than its minimum, every job that runs gets its
+ *       minimum: the paper starts each job at the smallest configuration that runs it and only then hands out the
+ *       rest by marginal gain. Running jobs keep their minimum; queued jobs are given theirs as described below.
+ *   <li><b>The placement principle.</b> Optimus puts a job's tasks on as few servers as possible (its placement
+ *       theorem: fewer servers, less cross-server traffic). A starting job's minimum is placed on the fewest servers
+ *       that can hold it: the roomiest servers first, the last part on the tightest server that holds all of it.
+ *       An extra worker goes to a server already hosting the job when one has room, else to the server with the
+ *       fewest free GPUs that fits it (best fit, which keeps large holes for later jobs).
+ * </ul>
+ *
+ * <h2>What is not</h2>
+ *
+ * <ul>
+ *   <li><b>The online-fitted models.</b> Optimus fits each job's loss curve online to estimate the remaining steps
+ *       and fits a resource-to-speed model {@code f(p, w)} from measured step times. Here the remaining work is the
+ *       job's {@link Job#predictedRemainingS()} (the same prediction Aryl reads; never the true remaining work) and
+ *       the speed model is the job's {@link io.aryl.core.speedup.SpeedupModel}, through {@link
+ *       Job#predictedRuntimeAt(int)}.
+ *   <li><b>The parameter-server / worker split.</b> Optimus chooses, per step of its greedy, between adding a
+ *       parameter server or a worker, each with its own CPU/memory/GPU demand, and normalises the gain by the
+ *       task's dominant resource. Here workers are homogeneous (each takes {@code gpusPerWorker} GPUs), there are
+ *       no parameter servers, and GPUs are the only resource, so the dominant-resource normalisation becomes "per
+ *       GPU". Its parameter-block assignment to servers and its straggler handling are not modelled either.
+ *   <li><b>Heterogeneity and pools.</b> Optimus knows neither GPU types of different speed nor loaned inference
+ *       servers. Placement here respects the hard constraints (a job's allowed GPU types, servers that serve
+ *       training, no new workers on fenced servers) but otherwise ignores GPU speed and pool: unlike Aryl, it does
+ *       not keep base workers off loaned servers.
+ *   <li><b>Starvation.</b> Optimus's protection against starvation is its minimal-first step, which assumes every
+ *       job's minimum fits; no separate aging or reservation is described. This planner adds none either (Aryl's
+ *       starvation guard is absent): when minima do not all fit, a large job can wait behind a stream of small
+ *       ones.
+ *   <li><b>Gang semantics.</b> The original has none: any job may run with one worker. The cluster model here
+ *       demands that a job runs with at least {@code minWorkers} or not at all, so the minimal-first step is all
+ *       or nothing on {@code minWorkers}.
+ *   <li><b>Re-scaling cost.</b> Optimus re-decides every allocation each interval without weighing the pause a
+ *       change costs; so does this planner (Aryl's allocator charges it). It does avoid needless moves: a running
+ *       job's extra workers are re-placed where they already run when there is room, and new workers take GPUs no
+ *       one uses before GPUs held by other jobs' extra workers.
+ *   <li><b>No preemption.</b> A running job keeps {@code minWorkers} of its workers where they are (those on open
+ *       servers first, then by server order), as Aryl does, so a round never preempts; only its extra workers are
+ *       re-decided. Optimus itself may re-place any task at a re-scheduling.
+ * </ul>
+ *
+ * <h2>Which queued jobs get their minimum first</h2>
+ *
+ * <p>The marginal gain of starting a queued job is ill-defined (its completion time while waiting is unbounded), and
+ * the paper's minimal-first step assumes every job's minimum fits. When they do not, this planner offers queued
+ * jobs their minimum in ascending order of <b>remaining GPU-time at minimum width</b>, {@code baseGpus *
+ * predictedRuntimeAt(minWorkers)}, then by submission time and id, skipping (not blocking on) a job whose gang does
+ * not fit. This is the admission counterpart of Optimus's rule: among jobs that each occupy their demand for their
+ * runtime, serving the smallest demand-weighted remaining time first (Smith's ratio rule with weight 1 / demand) is
+ * the order that most reduces the total completion time per GPU-second spent, which is the quantity the greedy
+ * ranks by. It also matches the practice of Optimus reimplementations that hand out minima smallest demand first.
+ *
+ * <p>Pure and deterministic: ties go by job id and server order.
+ */
+public final class OptimusPlanner implements Planner {
+
+  public OptimusPlanner() {}
+
+  /** The order queued jobs are offered their minimum: smallest remaining GPU-time at minimum width first. */
+  static final Comparator<Job> ADMISSION_ORDER =
+      Comparator.comparingDouble((Job j) -> j.baseGpus() * j.predictedRuntimeAt(j.minWorkers()))
+          .thenComparingDouble(Job::submitTimeS)
+          .thenComparing(Job::id);
+
+  /** Optimus's greedy: largest gain per GPU first, ties by job id. */
+  private static final Comparator<Entry> BY_GAIN =
+      Comparator.comparingDouble((Entry e) -> -e.gain).thenComparing(e -> e.job.id());
+
+  @Override
+  public Plan plan(ClusterState state) {
+    ServerTable table = new ServerTable(state.servers());
+    int n = table.size();
+    int[] spare = new int[n];
+    int[] flexible = new int[n];
+    for (int s = 0; s < n; s++) {
+      spare[s] = table.gpus(s);
+    }
+
+    List<Entry> entries = new ArrayList<>();
+    List<Job> queued = new ArrayList<>();
+    for (Job job : state.jobs()) {
+      Allocation a = state.allocation(job.id());
+      if (a.isEmpty()) {
+        queued.add(job);
+        continue;
+      }
+      Entry e = keepBase(job, a, table);
+      e.workers.forEach((s, w) -> spare[s] -= w * job.gpusPerWorker());
+      e.flexibleNow.forEach((s, w) -> flexible[s] += w * job.gpusPerWorker());
+      entries.add(e);
+    }
+    Budget budget = new Budget(table, spare, flexible);
+
+    // Minimal-first: every queued job that fits gets its minimum, all or nothing, before anyone grows.
+    queued.sort(ADMISSION_ORDER);
+    Map<Long, Integer> failedAt = new HashMap<>(); // (gpusPerWorker, types) -> fewest workers that did not fit
+    for (Job job : queued) {
+      if (budget.spare.total() == 0) {
+        break;
+      }
+      if (job.baseGpus() > budget.spare.total()) {
+        continue;
+      }
+      boolean[] types = table.allowedTypes(job);
+      long key = job.gpusPerWorker() * 1_000_003L + typeMask(types);
+      Integer failed = failedAt.get(key);
+      if (failed != null && job.minWorkers() >= failed) {
+        continue; // capacity only shrinks during admission: a gang this large cannot fit now either
+      }
+      Entry e = new Entry(job, types);
+      if (!budget.placeGang(e, job.minWorkers())) {
+        failedAt.merge(key, job.minWorkers(), Math::min);
+        continue;
+      }
+      entries.add(e);
+    }
+
+    // Marginal gain: one worker at a time to the job whose predicted completion time drops most per GPU.
+    PriorityQueue<Entry> gains = new PriorityQueue<>(BY_GAIN);
+    for (Entry e : entries) {
+      if (e.count < e.job.maxWorkers()) {
+        e.gain = gainPerGpu(e.job, e.count);
+        gains.add(e);
+      }
+    }
+    while (!gains.isEmpty() && budget.spare.total() > 0) {
+      Entry e = gains.poll();
+      if (!(e.gain > 0)) {
+        break; // the largest gain is not positive: no job gains from more
+      }
+      if (e.g > budget.spare.total() || !budget.placeOne(e)) {
+        continue; // no room for this job's worker; others may still fit
+      }
+      e.count++;
+      if (e.count < e.job.maxWorkers()) {
+        e.gain = gainPerGpu(e.job, e.count);
+        gains.add(e);
+      }
+    }
+
+    Map<String, Allocation> targets = new TreeMap<>();
+    for (Entry e : entries) {
+      Map<String, Integer> workers = new TreeMap<>();
+      e.workers.forEach((s, w) -> workers.put(table.id(s), w));
+      targets.put(e.job.id(), Allocation.of(workers));
+    }
+    return Plan.between(state, targets);
+  }
+
+  /** Reduction of the predicted completion time from one more worker, per GPU that worker takes. */
+  static double gainPerGpu(Job job, int workers) {
+    return (job.predictedRuntimeAt(workers) - job.predictedRuntimeAt(workers + 1)) / job.gpusPerWorker();
+  }
+
+  /**
+   * A running job keeps {@code minWorkers} of its workers where they are: those on open servers first (a fenced
+   * server is on its way out), then by server order. The rest are its current extra workers, re-decided this round.
+   */
+  private static Entry keepBase(Job job, Allocation a, ServerTable table) {
+    Entry e = new Entry(job, table.allowedTypes(job));
+    List<Integer> servers = new ArrayList<>();
+    for (String id : a.workersByServer().keySet()) {
+      servers.add(table.indexOf(id));
+    }
+    servers.sort(Comparator.comparingInt((Integer s) -> table.open(s) ? 0 : 1).thenComparingInt(s -> s));
+    int baseLeft = job.minWorkers();
+    for (int s : servers) {
+      int w = a.workersOn(table.id(s));
+      int b = Math.min(w, baseLeft);
+      if (b > 0) {
+        e.workers.put(s, b);
+      }
+      if (w > b) {
+        e.flexibleNow.put(s, w - b);
+      }
+      baseLeft -= b;
+    }
+    e.count = job.minWorkers();
+    return e;
+  }
+
+  private static long typeMask(boolean[] types) {
+    long m = 0;
+    for (int t = 0; t < types.length && t < 63; t++) {
+      if (types[t]) {
+        m |= 1L << t;
+      }
+    }
+    return m;
+  }
+
+  /** One job in the plan: its workers so far by server index, and a running job's extra workers of now. */
+  private static final class Entry {
+    final Job job;
+    final boolean[] types;
+    final int g;
+    final TreeMap<Integer, Integer> workers = new TreeMap<>();
+    final TreeMap<Integer, Integer> flexibleNow = new TreeMap<>();
+    int count;
+    double gain;
+
+    Entry(Job job, boolean[] types) {
+      this.job = job;
+      this.types = types;
+      this.g = job.gpusPerWorker();
+    }
+  }
+
+  /**
+   * GPUs a round may hand out, per server, at two levels: <b>spare</b> (not held by anything decided so far) and
+   * <b>idle</b> (spare and not held by a running job's current extra workers either). New work takes idle GPUs
+   * first, so that other jobs' extra workers are displaced only when needed.
+   */
+  private static final class Budget {
+    final ServerTable table;
+    final Level spare;
+    final Level idle;
+    final int[] flexible;
+
+    Budget(ServerTable table, int[] spareCounts, int[] flexibleCounts) {
+      this.table = table;
+      this.spare = new Level(table, spareCounts);
+      int[] idleCounts = new int[spareCounts.length];
+      for (int s = 0; s < spareCounts.length; s++) {
+        idleCounts[s] = spareCounts[s] - flexibleCounts[s];
+      }
+      this.idle = new Level(table, idleCounts);
+      this.flexible = flexibleCounts.clone();
+    }
+
+    /** Takes {@code gpus} on server s; {@code own} GPUs among them were held by this job's own extra workers. */
+    void take(int s, int gpus, int own) {
+      int newSpare = spare.free(s) - gpus;
+      if (newSpare < 0) {
+        throw new IllegalStateException("server(" + table.id(s) + ") has " + spare.free(s) + " spare GPUs, asked "
+            + gpus);
+      }
+      spare.set(s, newSpare);
+      flexible[s] = Math.min(Math.max(0, flexible[s] - own), newSpare);
+      idle.set(s, newSpare - flexible[s]);
+    }
+
+    /**
+     * Places a gang of {@code workers} on the fewest servers, all or nothing: on idle GPUs if it fits there, else on
+     * spare ones.
+     */
+    boolean placeGang(Entry e, int workers) {
+      Level level = idle.capacity(e.g, e.types) >= workers ? idle
+          : spare.capacity(e.g, e.types) >= workers ? spare : null;
+      if (level == null) {
+        return false;
+      }
+      int left = workers;
+      while (left > 0) {
+        int s = level.bestFit(left * e.g, e.types); // one server holds the rest: the tightest such
+        int k = left;
+        if (s < 0) {
+          s = level.roomiest(e.g, e.types); // else fill the roomiest, for the fewest servers in all
+          k = Math.min(left, level.free(s) / e.g);
+        }
+        take(s, k * e.g, 0);
+        e.workers.merge(s, k, Integer::sum);
+        left -= k;
+      }
+      e.count += workers;
+      return true;
+    }
+
+    /**
+     * Places one extra worker: where the job's extra workers run now (no move), else on a server already hosting the
+     * job (fewest free GPUs first), else best fit on idle GPUs, else best fit on spare ones. False if none fits.
+     */
+    boolean placeOne(Entry e) {
+      int g = e.g;
+      for (Map.Entry<Integer, Integer> f : e.flexibleNow.entrySet()) {
+        int s = f.getKey();
+        if (f.getValue() > 0 && table.open(s) && spare.free(s) >= g) {
+          f.setValue(f.getValue() - 1);
+          take(s, g, g);
+          e.workers.merge(s, 1, Integer::sum);
+          return true;
+        }
+      }
+      int best = -1;
+      for (int s : e.workers.keySet()) {
+        if (table.open(s) && spare.free(s) >= g && (best < 0 || spare.free(s) < spare.free(best))) {
+          best = s;
+        }
+      }
+      if (best < 0) {
+        best = idle.bestFit(g, e.types);
+      }
+      if (best < 0) {
+        best = spare.bestFit(g, e.types);
+      }
+      if (best < 0) {
+        return false;
+      }
+      take(best, g, 0);
+      e.workers.merge(best, 1, Integer::sum);
+      return true;
+    }
+  }
+
+  /**
+   * Free GPUs per server, indexed by (GPU type, free count) so that best fit and roomiest server cost a few bit-set
+   * probes. Only open servers (serving training, not fenced) are offered.
+   */
+  private static final class Level {
+    private final ServerTable table;
+    private final int[] free;
+    private final BitSet[][] buckets; // [type][free]
+    private long total;
+
+    Level(ServerTable table, int[] free) {
+      this.table = table;
+      this.free = free.clone();
+      int types = table.types().size();
+      this.buckets = new BitSet[types][table.maxGpus() + 1];
+      for (int t = 0; t < types; t++) {
+        for (int f = 0; f <= table.maxGpus(); f++) {
+          buckets[t][f] = new BitSet();
+        }
+      }
+      for (int s = 0; s < free.length; s++) {
+        if (table.open(s)) {
+          buckets[table.typeIndex(s)][free[s]].set(s);
+          total += free[s];
+        }
+      }
+    }
+
+    int free(int s) {
+      return free[s];
+    }
+
+    /** Free GPUs on open servers. */
+    long total() {
+      return total;
+    }
+
+    void set(int s, int newFree) {
+      if (table.open(s)) {
+        buckets[table.typeIndex(s)][free[s]].clear(s);
+        buckets[table.typeIndex(s)][newFree].set(s);
+        total += newFree - free[s];
+      }
+      free[s] = newFree;
+    }
+
+    /** The open server of an allowed type with the fewest free GPUs that are at least {@code gpus}; lowest index. */
+    int bestFit(int gpus, boolean[] types) {
+      for (int f = Math.max(gpus, 1); f < buckets[0].length; f++) {
+        int s = lowest(f, types);
+        if (s >= 0) {
+          return s;
+        }
+      }
+      return -1;
+    }
+
+    /** The open server of an allowed type with the most free GPUs, at least {@code gpus}; lowest index. */
+    int roomiest(int gpus, boolean[] types) {
+      for (int f = buckets[0].length - 1; f >= Math.max(gpus, 1); f--) {
+        int s = lowest(f, types);
+        if (s >= 0) {
+          return s;
+        }
+      }
+      return -1;
+    }
+
+    private int lowest(int f, boolean[] types) {
+      int found = -1;
+      for (int t = 0; t < buckets.length; t++) {
+        if (types[t]) {
+          int s = buckets[t][f].nextSetBit(0);
+          if (s >= 0 && (found < 0 || s < found)) {
+            found = s;
+          }
+        }
+      }
+      return found;
+    }
+
+    /** How many workers of {@code gpus} GPUs fit on open servers of allowed types. */
+    int capacity(int gpus, boolean[] types) {
+      int workers = 0;
+      for (int t = 0; t < buckets.length; t++) {
+        if (types[t]) {
+          for (int f = gpus; f < buckets[t].length; f++) {
+            workers += buckets[t][f].cardinality() * (f / gpus);
+          }
+        }
+      }
+      return workers;
+    }
+  }
+}

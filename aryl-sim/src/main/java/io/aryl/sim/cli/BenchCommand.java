@@ -1,0 +1,77 @@
+package io.aryl.sim.cli;
+
+import io.aryl.sim.engine.Metrics;
+import io.aryl.sim.engine.PolicyResult;
+import io.aryl.sim.engine.PolicySpec;
+import io.aryl.sim.engine.Scenario;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code aryl-sim bench}: the simulator's own speed benchmark. Runs one policy on one thread, twice, and prints the
+ * wall time of each run, the peak heap, and whether both runs gave identical results.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = {
+        "Times one policy on one thread, twice, and checks that both runs give identical results.",
+        "The speed target: the whole ITP trace (--trace itp:DIR, 69k jobs, 60 days) in <= 60 s with a heap <= 2 GB."})
+final class BenchCommand implements Callable<Integer> {
+  @Mixin
+  ScenarioOptions scenario;
+
+  @Option(names = "--policy", defaultValue = "aryl", paramLabel = "P",
+      description = "The policy timed. Default: ${DEFAULT-VALUE}.")
+  String policy;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PolicySpec p = InputSpecs.policies("--policy", List.of(policy)).get(0);
+    long loadStart = System.nanoTime();
+    Scenario s = scenario.toScenario();
+    out.printf("loaded %s: %d jobs in %.1f s; %d training + %d inference servers x %d GPUs%n", s.traceName(),
+        s.jobs().size(), (System.nanoTime() - loadStart) / 1e9, s.cfg().trainingServers(),
+        s.cfg().inferenceServers(), s.cfg().gpusPerServer());
+    PolicyResult first = s.run(p, null);
+    out.printf("run 1: %.1f s, %d jobs finished, %d unfinished%n", first.simWallS(), first.jobs().size(),
+        first.unfinishedJobs());
+    out.flush();
+    PolicyResult second = s.run(p, null);
+    out.printf("run 2: %.1f s%n", second.simWallS());
+    boolean identical = comparable(first).equals(comparable(second)) && first.jobs().equals(second.jobs())
+        && first.samples().equals(second.samples());
+    out.printf("peak heap used: %.0f MB (max heap %.0f MB)%n", peakHeapBytes() / 1e6,
+        Runtime.getRuntime().maxMemory() / 1e6);
+    out.printf("identical results: %s%n", identical ? "yes" : "NO");
+    out.flush();
+    return identical ? 0 : 1;
+  }
+
+  private static Map<String, Object> comparable(PolicyResult r) {
+    Map<String, Object> m = Metrics.of(r);
+    m.remove("sim_wall_s");
+    return m;
+  }
+
+  private static long peakHeapBytes() {
+    long peak = 0;
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        peak += pool.getPeakUsage().getUsed();
+      }
+    }
+    return peak;
+  }
+}
