@@ -22,15 +22,13 @@ import picocli.CommandLine.Option;
 @Command(name = "aryl-sim", mixinStandardHelpOptions = true, version = "aryl-sim 0.1.0",
     subcommands = {SweepCommand.class, BenchCommand.class},
     description = {
-        "Simulates GPU clusters running the unchanged aryl-core decisions on public traces, one run per policy,",
-        "and reports them side by side. With no arguments it runs the bundled slice (7 days of ITP cluster04,",
-        "ServeGen m-small) under the default policies.",
-        "",
-        "Policies: baseline, loan-only, elastic-only, aryl, yarn-nonexclusive, aryl-reclaim-random,",
-        "aryl-reclaim-fewest-busy (see --list-policies).",
+        "Simulates GPU clusters running the unchanged aryl-core decisions on public traces, one run per policy, "
+            + "and reports them side by side: a results table on stdout; report.json, CSV time series and PNG plots "
+            + "in --out. With no arguments it runs the bundled slice (7 days of ITP cluster04 with ServeGen m-small) "
+            + "under the default policies. --list-policies names every policy.",
         ""})
 public final class SimCli implements Callable<Integer> {
-  static final String DEFAULT_POLICIES = "baseline,loan-only,elastic-only,aryl,yarn-nonexclusive";
+  static final String DEFAULT_POLICIES = "baseline,loan-only,elastic-only,aryl,aryl+,yarn-nonexclusive,optimus";
 
   @Mixin
   ScenarioOptions scenario;
