@@ -87,7 +87,13 @@ public final class RoundPlanner {
     }
     GpuBudget budget = new GpuBudget(table, spare, flexible);
 
-    Admission.Result admitted = admission.admit(queued, state.nowS(), budget);
+    List<Admission.Release> releases = new ArrayList<>();
+    for (Placed p : placed) {
+      double endsIn = p.job.predictedRuntimeAt(p.base.values().stream().mapToInt(Integer::intValue).sum()
+          + p.flexibleNowCount);
+      p.base.forEach((s, w) -> releases.add(new Admission.Release(endsIn, s, w * p.job.gpusPerWorker())));
+    }
+    Admission.Result admitted = admission.admit(queued, state.nowS(), budget, releases);
     for (Map.Entry<Job, int[]> e : admitted.admitted().entrySet()) {
       Placed p = new Placed(e.getKey(), false);
       for (int s : e.getValue()) {

@@ -107,18 +107,19 @@ class RoundPlannerTest {
   }
 
   @Test
-  @DisplayName("a starving large job holds back smaller ones until it fits")
-  void starvationGuardReserves() {
+  @DisplayName("a starving large job holds back smaller ones until it fits, but lets through those that end first")
+  void starvationGuardReservesAndBackfills() {
     Server t1 = Server.training("t1", A100, 8);
-    Job running = job("r", 4, 1, 1, 3600).build();
+    Job running = job("r", 4, 1, 1, 3600).build(); // frees its 4 GPUs in 3600 s: the big job's shadow time
     Job bigOld = job("big", 8, 1, 1, 100_000).submitTimeS(0).build();
-    Job small = job("small", 2, 1, 1, 60).build();
+    Job quick = job("quick", 2, 1, 1, 600).build(); // ends well before the shadow: backfills
+    Job slow = job("slow", 2, 1, 1, 7200).build(); // would still hold GPUs when the big job could start
     RoundPlanner planner = new RoundPlanner(PolicyConfig.defaults().withStarvationWaitS(5_000));
-    ClusterState starving = state(List.of(t1), List.of(running, bigOld, small), Map.of("r", Allocation.of("t1", 1)));
-    assertThat(planner.plan(starving).started()).as("waited %s s > 5000 s", NOW).isEmpty();
+    ClusterState starving = state(List.of(t1), List.of(running, bigOld, quick, slow), Map.of("r", Allocation.of("t1", 1)));
+    assertThat(planner.plan(starving).started()).as("waited %s s > 5000 s", NOW).containsExactly("quick");
 
     RoundPlanner patient = new RoundPlanner(PolicyConfig.defaults().withStarvationWaitS(50_000));
-    assertThat(patient.plan(starving).started()).containsExactly("small");
+    assertThat(patient.plan(starving).started()).containsExactlyInAnyOrder("quick", "slow");
   }
 
   @Test

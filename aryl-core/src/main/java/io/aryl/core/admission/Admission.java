@@ -22,9 +22,11 @@ import java.util.Map;
  * <p><b>Starvation guard (aging with reservation).</b> Shortest-first alone can keep a large job waiting forever
  * behind a stream of small ones. A job queued longer than {@code starvationWaitS} is <em>starving</em>: starving
  * jobs are offered first, oldest first, and if the oldest one does not fit, no job that could use the same GPU types
- * is admitted behind it. Base GPUs then only free up, never fill, so the starving job starts as soon as running
- * base workers finish. Flexible workers never block it: they count as free for admission. A job that could not
- * fit even on an empty cluster reserves nothing.
+ * is admitted behind it unless it is predicted to finish before the starving job could start anyway (EASY
+ * backfilling: the reservation's start, its <em>shadow time</em>, is when the running jobs' predicted ends free enough
+ * GPUs of its types). Base GPUs then only free up for it, so the starving job starts as soon as running base workers
+ * finish, while short jobs still use the GPUs that would otherwise sit idle until then. Flexible workers never block
+ * it: they count as free for admission. A job that could not fit even on an empty cluster reserves nothing.
  */
 public final class Admission {
   private final JobOrder order;
@@ -70,17 +72,33 @@ public final class Admission {
     return nowS - job.submitTimeS() > starvationWaitS;
   }
 
-  /** Admits base gangs from {@code queued} into {@code budget} (which it takes from). */
+  /**
+   * GPUs a running job's base workers hold on a server, and in how many seconds the job is predicted to end and
+   * free them.
+   */
+  public record Release(double inS, int server, int gpus) {}
+
+  private record Reservation(boolean[] types, double shadowS) {}
+
+  /** Admits base gangs from {@code queued} into {@code budget} (which it takes from), without backfilling. */
   public Result admit(List<Job> queued, double nowS, GpuBudget budget) {
+    return admit(queued, nowS, budget, List.of());
+  }
+
+  /**
+   * Admits base gangs from {@code queued} into {@code budget} (which it takes from); {@code releases} say when
+   * running jobs free their base GPUs, for backfilling behind a reservation.
+   */
+  public Result admit(List<Job> queued, double nowS, GpuBudget budget, List<Release> releases) {
     ServerTable table = budget.table();
     GpuBudget trial = budget.copy();
     List<Job> admitted = new ArrayList<>();
     Map<Job, int[]> trialPlacement = new LinkedHashMap<>();
-    List<boolean[]> reserved = new ArrayList<>();
+    List<Reservation> reserved = new ArrayList<>();
     List<String> reservedFor = new ArrayList<>();
     for (Job job : offerOrder(queued, nowS)) {
       boolean[] types = table.allowedTypes(job);
-      if (overlapsAny(types, reserved)) {
+      if (!mayBackfill(job, types, reserved)) {
         continue;
       }
       int[] placed = placeBase(trial, job, types);
@@ -88,7 +106,7 @@ public final class Admission {
         admitted.add(job);
         trialPlacement.put(job, placed);
       } else if (isStarving(job, nowS) && fitsEmptyCluster(job, types, table)) {
-        reserved.add(types);
+        reserved.add(new Reservation(types, shadowS(job, types, trial, releases)));
         reservedFor.add(job.id());
       }
     }
@@ -138,15 +156,52 @@ public final class Admission {
     return Collections.unmodifiableMap(inOrder);
   }
 
-  private static boolean overlapsAny(boolean[] types, List<boolean[]> reserved) {
-    for (boolean[] r : reserved) {
-      for (int t = 0; t < types.length; t++) {
-        if (types[t] && r[t]) {
-          return true;
-        }
+  /** A job may go ahead of every reservation it competes with only if it is predicted to end before it starts. */
+  private static boolean mayBackfill(Job job, boolean[] types, List<Reservation> reserved) {
+    for (Reservation r : reserved) {
+      if (overlaps(types, r.types()) && job.predictedRuntimeAt(job.minWorkers()) > r.shadowS()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean overlaps(boolean[] a, boolean[] b) {
+    for (int t = 0; t < a.length; t++) {
+      if (a[t] && b[t]) {
+        return true;
       }
     }
     return false;
+  }
+
+  /**
+   * Seconds until enough GPUs of the job's types are free for its base gang, counting GPUs spare now and those
+   * running jobs are predicted to free (GPU counts, not packing: an estimate). Infinite if they never add up.
+   */
+  private static double shadowS(Job job, boolean[] types, GpuBudget budget, List<Release> releases) {
+    ServerTable table = budget.table();
+    long free = 0;
+    for (int s = 0; s < table.size(); s++) {
+      if (table.open(s) && types[table.typeIndex(s)]) {
+        free += budget.spare(s);
+      }
+    }
+    long need = job.baseGpus();
+    if (free >= need) {
+      return 0;
+    }
+    List<Release> sorted = new ArrayList<>(releases);
+    sorted.sort(Comparator.comparingDouble(Release::inS));
+    for (Release r : sorted) {
+      if (table.open(r.server()) && types[table.typeIndex(r.server())]) {
+        free += r.gpus();
+        if (free >= need) {
+          return r.inS();
+        }
+      }
+    }
+    return Double.POSITIVE_INFINITY;
   }
 
   private static boolean fitsEmptyCluster(Job job, boolean[] types, ServerTable table) {

@@ -14,10 +14,31 @@ import java.util.Map;
  *   <li>{@code inference_util}: inference-pool GPUs busy, serving inference or lent and training: how much of the
  *       fleet bought for inference does useful work.
  *   <li>{@code makespan_s}: first submission to last completion, over finished jobs.
+ *   <li>{@code jct_bound_s}: the average JCT if every job started at submission and elastic jobs ran at full width
+ *       on reference-speed GPUs; no policy can beat it. {@code jct_vs_bound} is the average JCT over it.
+ *   <li>{@code queue_removed_pct}: the share of the baseline's total queuing time this policy removed (only when a
+ *       baseline ran on the same input).
+ *   <li>{@code gpu_s_per_work}: GPU-seconds the jobs held per GPU-second of work at their requested width; above 1
+ *       is paid for sub-linear scaling, slow GPUs, pauses and lost work.
+ *   <li>{@code starved_jobs}: jobs that waited longer than {@link #STARVED_AFTER_S} before they first ran.
  * </ul>
  */
 public final class Metrics {
+  /** A job that waited longer than this (24 h) before it first ran counts as starved. */
+  public static final double STARVED_AFTER_S = 24 * 3600.0;
+
   private Metrics() {}
+
+  /** {@link #of(PolicyResult)}, plus the share of {@code baseline}'s queuing this run removed. */
+  public static Map<String, Object> of(PolicyResult r, PolicyResult baseline) {
+    Map<String, Object> m = of(r);
+    if (baseline != null) {
+      double base = baseline.jobs().stream().mapToDouble(JobRecord::queueS).sum();
+      double mine = r.jobs().stream().mapToDouble(JobRecord::queueS).sum();
+      m.put("queue_removed_pct", base > 0 ? 100 * (1 - mine / base) : 0.0);
+    }
+    return m;
+  }
 
   /** The report fields of one policy, in a stable order. */
   public static Map<String, Object> of(PolicyResult r) {
@@ -45,6 +66,11 @@ public final class Metrics {
     m.put("scale_ins", r.scaleIns());
     m.put("lost_gpu_hours", r.lostGpuS() / 3600);
     m.put("inference_shortfall_server_s", r.inferenceShortfallServerS());
+    double bound = mean(jobs.stream().mapToDouble(JobRecord::boundS).toArray());
+    m.put("jct_bound_s", bound);
+    m.put("jct_vs_bound", bound > 0 ? mean(jct) / bound : 0.0);
+    m.put("gpu_s_per_work", ratio(r.spentGpuS(), r.workGpuS()));
+    m.put("starved_jobs", jobs.stream().filter(j -> j.queueS() > STARVED_AFTER_S).count());
     m.put("sim_wall_s", r.simWallS());
     return m;
   }

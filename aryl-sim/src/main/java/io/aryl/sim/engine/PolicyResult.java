@@ -23,6 +23,7 @@ import java.util.List;
  * @param inferenceShortfallServerS server-seconds inference needed and did not have, beyond a reclaim's grace
  * @param unfinishedJobs jobs submitted in the window that had not finished when the run ended
  * @param simWallS wall-clock seconds the run took
+ * @param spentGpuS GPU-seconds the finished jobs held while running (pauses and lost work included)
  */
 public record PolicyResult(
     String policy,
@@ -41,7 +42,18 @@ public record PolicyResult(
     double lostGpuS,
     double inferenceShortfallServerS,
     int unfinishedJobs,
-    double simWallS) {
+    double simWallS,
+    double spentGpuS) {
+
+  /** A result that does not track the GPU-seconds jobs spent ({@code gpu_s_per_work} reads 0). */
+  public PolicyResult(String policy, List<JobRecord> jobs, List<Sample> samples, double windowS, int trainingGpus,
+      int inferenceGpus, double trainingBusyGpuS, double loanedBusyGpuS, double inferenceBusyGpuS, double loanedGpuS,
+      double workGpuS, long preemptions, long scaleIns, double lostGpuS, double inferenceShortfallServerS,
+      int unfinishedJobs, double simWallS) {
+    this(policy, jobs, samples, windowS, trainingGpus, inferenceGpus, trainingBusyGpuS, loanedBusyGpuS,
+        inferenceBusyGpuS, loanedGpuS, workGpuS, preemptions, scaleIns, lostGpuS, inferenceShortfallServerS,
+        unfinishedJobs, simWallS, 0);
+  }
 
   public PolicyResult {
     io.aryl.core.model.Checks.notBlank("policy", policy);

@@ -107,6 +107,7 @@ public final class Simulator {
     int gpusOnTraining;
     int gpusOnLoaned;
     double rate; // base-seconds per second
+    double spentGpuS; // GPU-seconds held while running
 
     SimJob(TraceJob t, boolean measured) {
       this.trace = t;
@@ -176,6 +177,7 @@ public final class Simulator {
   private double inferenceBusyGpuS;
   private double loanedGpuS;
   private double workGpuS;
+  private double spentGpuS;
   private long preemptions;
   private long scaleIns;
   private double lostGpuS;
@@ -298,7 +300,7 @@ public final class Simulator {
     return new PolicyResult(policy.name(), List.copyOf(records), List.copyOf(samples), windowEndS - windowStartS,
         cfg.trainingGpus(), cfg.inferenceGpus(), trainingBusyGpuS, loanedBusyGpuS, inferenceBusyGpuS, loanedGpuS,
         workGpuS, preemptions, scaleIns, lostGpuS, shortfallServerS, unfinished,
-        (System.nanoTime() - wallStart) / 1e9);
+        (System.nanoTime() - wallStart) / 1e9, spentGpuS);
   }
 
   private final Map<String, Double> ends = new HashMap<>();
@@ -314,6 +316,7 @@ public final class Simulator {
       return;
     }
     for (SimJob j : running.values()) {
+      j.spentGpuS += (j.gpusOnTraining + j.gpusOnLoaned) * (to - from);
       double effective = to - Math.max(from, j.pausedUntil);
       if (effective > 0) {
         j.remaining = Math.max(0, j.remaining - j.rate * effective);
@@ -571,6 +574,7 @@ public final class Simulator {
       records.add(new JobRecord(j.trace.id(), j.trace.submitS() - windowStart, j.firstStart - windowStart,
           t - windowStart, j.trace.gpus(), j.elastic(), j.boundS()));
       workGpuS += j.trace.durationS() * j.trace.gpus();
+      spentGpuS += j.spentGpuS;
     }
   }
 

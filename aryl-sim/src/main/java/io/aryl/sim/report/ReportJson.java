@@ -47,6 +47,9 @@ public final class ReportJson {
     MAPPER.writeValue(prepare(file).toFile(), toJson(config, results));
   }
 
+  /** The policy whose queuing {@code queue_removed_pct} is measured against. */
+  public static final String BASELINE = "baseline";
+
   /** Reads a report (or any JSON file) back as a tree. */
   public static JsonNode read(Path file) throws IOException {
     return MAPPER.readTree(file.toFile());
@@ -57,13 +60,14 @@ public final class ReportJson {
     ObjectNode root = MAPPER.createObjectNode();
     root.set("config", config == null ? MAPPER.createObjectNode() : MAPPER.valueToTree(config));
     ObjectNode policies = root.putObject("policies");
+    PolicyResult baseline = results.stream().filter(r -> r.policy().equals(BASELINE)).findFirst().orElse(null);
     Set<String> seen = new HashSet<>();
     for (PolicyResult r : results) {
       if (!seen.add(r.policy())) {
         throw new IllegalArgumentException("two results for policy '" + r.policy() + "'");
       }
       ObjectNode node = policies.putObject(r.policy());
-      for (Map.Entry<String, Object> e : Metrics.of(r).entrySet()) {
+      for (Map.Entry<String, Object> e : Metrics.of(r, baseline).entrySet()) {
         put(node, e.getKey(), e.getValue());
       }
     }

@@ -436,6 +436,30 @@ class SimulatorTest {
       assertThat(r.loanedBusyGpuS()).isZero();
       assertThat(r.preemptions()).isZero();
       assertThat(r.scaleIns()).isZero();
+      // Every GPU-second held was work at the requested width: nothing paid for scaling or slow GPUs.
+      assertThat(r.spentGpuS()).isCloseTo(work, offset(1e-6 * work));
+      assertThat((double) Metrics.of(r).get("gpu_s_per_work")).isCloseTo(1.0, offset(1e-9));
+    }
+
+    @Test
+    void anElasticJobAtFullWidthPaysForItsSublinearScalingInGpuSecondsPerWork() {
+      // One elastic 4-GPU job of 1000 s alone on 8 GPUs: it runs at 8 GPUs (max = 2g) from the start, for
+      // 1000 * 0.5^0.8 s. GPU-seconds held: 8 * 1000 * 0.5^0.8; work at requested width: 4 * 1000. Per work:
+      // 2 * 0.5^0.8 = 2^0.2 = 1.1487. Its bound is its JCT: it never waited.
+      Scenario s = scenario(SimConfig.defaults(1, 0), null, 86400, 1.0, job("e", 0, 1000, 4));
+      Map<String, Object> m = Metrics.of(run("elastic-only", s));
+      assertThat((double) m.get("gpu_s_per_work")).isCloseTo(Math.pow(2, 0.2), offset(1e-9));
+      assertThat((double) m.get("jct_bound_s")).isCloseTo(1000 * Math.pow(0.5, SPEEDUP), offset(1e-6));
+      assertThat((double) m.get("jct_vs_bound")).isCloseTo(1.0, offset(1e-9));
+      assertThat(m.get("starved_jobs")).isEqualTo(0L);
+    }
+
+    @Test
+    void aJobThatWaitedMoreThanADayForItsGangCountsAsStarved() {
+      // One 8-GPU server: "long" holds it for 2 days, so "next" (8 GPUs) waits 2 days for its gang.
+      Scenario s = scenario(SimConfig.defaults(1, 0), null, 10 * 86400, 0,
+          job("long", 0, 2 * 86400, 8), job("next", 60, 3600, 8));
+      assertThat(Metrics.of(run("baseline", s)).get("starved_jobs")).isEqualTo(1L);
     }
 
     // Reported bug: while a reclaimed server is in its grace it still runs training, yet the inference demand it is

@@ -25,7 +25,8 @@ class ReportJsonTest {
   private static final List<String> REQUIRED = List.of(
       "jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "avg_jct_s", "p95_jct_s", "makespan_s", "gpu_util",
       "training_util", "inference_util", "loaned_gpu_hours", "preemptions", "scale_ins", "lost_gpu_hours",
-      "inference_shortfall_server_s", "sim_wall_s");
+      "inference_shortfall_server_s", "jct_bound_s", "jct_vs_bound", "gpu_s_per_work", "starved_jobs",
+      "sim_wall_s");
 
   @TempDir Path dir;
 
@@ -93,6 +94,23 @@ class ReportJsonTest {
           .as("%s.%s", r.policy(), name)
           .isCloseTo(((Number) value).doubleValue(), within(1e-4 * Math.max(1, Math.abs(((Number) value).doubleValue())))));
     }
+  }
+
+  @Test
+  void measures_the_queuing_removed_against_a_policy_named_baseline() throws Exception {
+    PolicyResult f = Fixtures.fifo();
+    PolicyResult baseline = new PolicyResult("baseline", f.jobs(), f.samples(), f.windowS(), f.trainingGpus(),
+        f.inferenceGpus(), f.trainingBusyGpuS(), f.loanedBusyGpuS(), f.inferenceBusyGpuS(), f.loanedGpuS(),
+        f.workGpuS(), f.preemptions(), f.scaleIns(), f.lostGpuS(), f.inferenceShortfallServerS(),
+        f.unfinishedJobs(), f.simWallS());
+    JsonNode policies = writeAndRead(Map.of(), List.of(baseline, Fixtures.aryl())).get("policies");
+
+    // Total queuing: baseline 100 + 300 + 600 + 1800 = 2800 s, aryl 0 + 0 + 60 + 240 = 300 s: 1 - 300/2800 removed.
+    assertThat(policies.get("aryl").get("queue_removed_pct").asDouble()).isCloseTo(89.2857, within(1e-3));
+    assertThat(policies.get("baseline").get("queue_removed_pct").asDouble()).isZero();
+    // Without a baseline the field is absent rather than made up.
+    assertThat(writeAndRead(Map.of(), List.of(Fixtures.aryl())).get("policies").get("aryl").has("queue_removed_pct"))
+        .isFalse();
   }
 
   @Test

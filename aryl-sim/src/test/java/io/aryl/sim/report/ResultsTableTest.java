@@ -26,12 +26,14 @@ class ResultsTableTest {
     assertThat(table).contains("fifo", "aryl", "instant", "queue x", "JCT x");
     // Queue 75 s avg, 240 s p95; JCT 1600 s avg, 2800 s p95; 65/60/75 % use; 2 loaned GPU-h; 3 preemptions; 5
     // scale-ins; 0.5 lost GPU-h; 42 server-s short; vs fifo: queue 700/75 = 9.33, JCT 2400/1600 = 1.50.
+    // JCT over the bound: aryl's bounds 700, 1200, 1540, 2560 (mean 1500): 1600/1500 = 1.07; fifo's 900, 1700,
+    // 2400, 1800 (mean 1700): 2400/1700 = 1.41. Nobody waited a day: 0 starved.
     assertThat(row(table, "aryl")).containsExactly(
-        "aryl", "4", "0.02", "0.07", "0.44", "0.78", "65.0", "60.0", "75.0", "2.0", "3", "5", "0.5", "42", "9.33",
-        "1.50");
+        "aryl", "4", "0.02", "0.07", "0.44", "0.78", "1.07", "65.0", "60.0", "75.0", "2.0", "3", "5", "0.5", "42",
+        "0", "9.33", "1.50");
     assertThat(row(table, "fifo")).containsExactly(
-        "fifo", "4", "0.19", "0.50", "0.67", "1.00", "50.0", "50.0", "50.0", "0.0", "0", "0", "0.0", "0", "1.00",
-        "1.00");
+        "fifo", "4", "0.19", "0.50", "0.67", "1.00", "1.41", "50.0", "50.0", "50.0", "0.0", "0", "0", "0.0", "0",
+        "0", "1.00", "1.00");
   }
 
   @Test
@@ -68,7 +70,7 @@ class ResultsTableTest {
       String table = ResultsTable.format(List.of(fifo(), aryl()), baseline);
 
       assertThat(table).contains("fifo", "aryl").doesNotContain("queue x").doesNotContain("JCT x");
-      assertThat(row(table, "aryl")).hasSize(14).endsWith("42");
+      assertThat(row(table, "aryl")).hasSize(16).endsWith("42", "0");
     }
   }
 
