@@ -19,14 +19,15 @@ import java.util.Map;
  * ever held for a partial gang. The admitted set is then placed largest worker first (best-fit decreasing), which
  * packs tighter than placing in priority order.
  *
- * <p><b>Starvation guard (aging with reservation).</b> Shortest-first alone can keep a large job waiting forever
- * behind a stream of small ones. A job queued longer than {@code starvationWaitS} is <em>starving</em>: starving
- * jobs are offered first, oldest first, and if the oldest one does not fit, no job that could use the same GPU types
- * is admitted behind it unless it is predicted to finish before the starving job could start anyway (EASY
- * backfilling: the reservation's start, its <em>shadow time</em>, is when the running jobs' predicted ends free enough
- * GPUs of its types). Base GPUs then only free up for it, so the starving job starts as soon as running base workers
- * finish, while short jobs still use the GPUs that would otherwise sit idle until then. Flexible workers never block
- * it: they count as free for admission. A job that could not fit even on an empty cluster reserves nothing.
+ * <p><b>Starvation guard (aging with a server reservation).</b> Shortest-first alone can keep a large job waiting
+ * forever behind a stream of small ones. A job queued longer than {@code starvationWaitS} is <em>starving</em>:
+ * starving jobs are offered first, oldest first, and the oldest one that does not fit reserves the servers that will
+ * hold its gang soonest (by the running jobs' predicted ends). No other job's base workers are placed on those
+ * servers unless it is predicted to end before they have drained (EASY backfilling against that shadow time), so
+ * the starving job starts when they are empty enough. Every other server stays
+ * open to everyone: a cluster-wide block instead would idle GPUs, lengthen the queue, starve more jobs and collapse
+ * into first-come-first-served. Reserved GPUs that are free meanwhile still serve elastic jobs' flexible workers,
+ * which can be shed at once. A job that could not fit even on an empty cluster reserves nothing.
  */
 public final class Admission {
   private final JobOrder order;
@@ -78,35 +79,65 @@ public final class Admission {
    */
   public record Release(double inS, int server, int gpus) {}
 
-  private record Reservation(boolean[] types, double shadowS) {}
+  /**
+   * Servers held for a starving job, the GPUs held on each, and when they are predicted to be free enough (the
+   * shadow time).
+   */
+  private static final class Reservation {
+    final boolean[] types;
+    final List<Integer> servers = new ArrayList<>();
+    final Map<Integer, Integer> held = new LinkedHashMap<>();
+    double shadowS;
 
-  /** Admits base gangs from {@code queued} into {@code budget} (which it takes from), without backfilling. */
+    Reservation(boolean[] types) {
+      this.types = types;
+    }
+
+    void hold(GpuBudget trial) {
+      for (int s : servers) {
+        int h = trial.spare(s);
+        trial.take(s, h);
+        held.merge(s, h, Integer::sum);
+      }
+    }
+
+    void unhold(GpuBudget trial) {
+      held.forEach(trial::release);
+      held.clear();
+    }
+  }
+
+  /** Admits base gangs from {@code queued} into {@code budget} (which it takes from). */
   public Result admit(List<Job> queued, double nowS, GpuBudget budget) {
     return admit(queued, nowS, budget, List.of());
   }
 
   /**
    * Admits base gangs from {@code queued} into {@code budget} (which it takes from); {@code releases} say when
-   * running jobs free their base GPUs, for backfilling behind a reservation.
+   * running jobs free their base GPUs, which decides the servers a starving job reserves.
    */
   public Result admit(List<Job> queued, double nowS, GpuBudget budget, List<Release> releases) {
     ServerTable table = budget.table();
     GpuBudget trial = budget.copy();
     List<Job> admitted = new ArrayList<>();
     Map<Job, int[]> trialPlacement = new LinkedHashMap<>();
-    List<Reservation> reserved = new ArrayList<>();
     List<String> reservedFor = new ArrayList<>();
+    Reservation reservation = null;
     for (Job job : offerOrder(queued, nowS)) {
       boolean[] types = table.allowedTypes(job);
-      if (!mayBackfill(job, types, reserved)) {
-        continue;
-      }
       int[] placed = placeBase(trial, job, types);
+      if (placed == null && reservation != null && overlaps(types, reservation.types)
+          && job.predictedRuntimeAt(job.minWorkers()) <= reservation.shadowS) {
+        // Backfill: a job predicted to end before the reserved servers drain may use them meanwhile.
+        reservation.unhold(trial);
+        placed = placeBase(trial, job, types);
+        reservation.hold(trial);
+      }
       if (placed != null) {
         admitted.add(job);
         trialPlacement.put(job, placed);
-      } else if (isStarving(job, nowS) && fitsEmptyCluster(job, types, table)) {
-        reserved.add(new Reservation(types, shadowS(job, types, trial, releases)));
+      } else if (reservation == null && isStarving(job, nowS) && fitsEmptyCluster(job, types, table)) {
+        reservation = reserveServers(job, types, trial, releases);
         reservedFor.add(job.id());
       }
     }
@@ -156,14 +187,37 @@ public final class Admission {
     return Collections.unmodifiableMap(inOrder);
   }
 
-  /** A job may go ahead of every reservation it competes with only if it is predicted to end before it starts. */
-  private static boolean mayBackfill(Job job, boolean[] types, List<Reservation> reserved) {
-    for (Reservation r : reserved) {
-      if (overlaps(types, r.types()) && job.predictedRuntimeAt(job.minWorkers()) > r.shadowS()) {
-        return false;
+  /**
+   * Holds, in the trial budget only, every spare GPU of the servers that will fit the job's gang soonest: servers
+   * ordered by when their running base workers are predicted to end (empty ones first), taken until their whole
+   * capacity holds the gang. Later jobs then cannot place base workers there; the real budget is untouched, so
+   * flexible workers may still use those GPUs.
+   */
+  private static Reservation reserveServers(Job job, boolean[] types, GpuBudget trial, List<Release> releases) {
+    ServerTable table = trial.table();
+    double[] freeAt = new double[table.size()];
+    for (Release r : releases) {
+      freeAt[r.server()] = Math.max(freeAt[r.server()], r.inS());
+    }
+    List<Integer> candidates = new ArrayList<>();
+    for (int s = 0; s < table.size(); s++) {
+      if (table.open(s) && types[table.typeIndex(s)] && table.gpus(s) >= job.gpusPerWorker()) {
+        candidates.add(s);
       }
     }
-    return true;
+    candidates.sort(Comparator.comparingDouble((Integer s) -> freeAt[s]).thenComparingInt(s -> s));
+    Reservation r = new Reservation(types);
+    int workers = 0;
+    for (int s : candidates) {
+      if (workers >= job.minWorkers()) {
+        break;
+      }
+      workers += table.gpus(s) / job.gpusPerWorker();
+      r.servers.add(s);
+      r.shadowS = Math.max(r.shadowS, freeAt[s]);
+    }
+    r.hold(trial);
+    return r;
   }
 
   private static boolean overlaps(boolean[] a, boolean[] b) {
@@ -173,35 +227,6 @@ public final class Admission {
       }
     }
     return false;
-  }
-
-  /**
-   * Seconds until enough GPUs of the job's types are free for its base gang, counting GPUs spare now and those
-   * running jobs are predicted to free (GPU counts, not packing: an estimate). Infinite if they never add up.
-   */
-  private static double shadowS(Job job, boolean[] types, GpuBudget budget, List<Release> releases) {
-    ServerTable table = budget.table();
-    long free = 0;
-    for (int s = 0; s < table.size(); s++) {
-      if (table.open(s) && types[table.typeIndex(s)]) {
-        free += budget.spare(s);
-      }
-    }
-    long need = job.baseGpus();
-    if (free >= need) {
-      return 0;
-    }
-    List<Release> sorted = new ArrayList<>(releases);
-    sorted.sort(Comparator.comparingDouble(Release::inS));
-    for (Release r : sorted) {
-      if (table.open(r.server()) && types[table.typeIndex(r.server())]) {
-        free += r.gpus();
-        if (free >= need) {
-          return r.inS();
-        }
-      }
-    }
-    return Double.POSITIVE_INFINITY;
   }
 
   private static boolean fitsEmptyCluster(Job job, boolean[] types, ServerTable table) {

@@ -75,6 +75,16 @@ public final class GpuBudget {
     idle.set(s, newSpare - flexible[s]);
   }
 
+  /** Gives back {@code gpus} taken on server s (as idle GPUs): undoes a hold, never a placement. */
+  public void release(int s, int gpus) {
+    int newSpare = spare.free(s) + gpus;
+    if (gpus < 0 || newSpare > table.gpus(s)) {
+      throw new IllegalStateException("server(" + table.id(s) + ") cannot get back " + gpus + " GPUs");
+    }
+    spare.set(s, newSpare);
+    idle.set(s, newSpare - flexible[s]);
+  }
+
   /**
    * Places {@code workers} workers of {@code gpusPerWorker} GPUs each, all or none: on idle GPUs if the whole
    * gang fits there, else on spare GPUs. Returns the server index of each worker, or null (budget unchanged).

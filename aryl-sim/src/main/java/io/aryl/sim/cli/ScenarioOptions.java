@@ -80,6 +80,11 @@ final class ScenarioOptions {
       description = "Seconds between a job's checkpoints; a preemption loses the progress since. Default: ${DEFAULT-VALUE}.")
   double checkpointIntervalS;
 
+  @Option(names = "--starvation-wait", defaultValue = "43200", paramLabel = "S",
+      description = "A job queued longer than this is served first and holds a reservation (with backfilling). "
+          + "Default: ${DEFAULT-VALUE} (12 h).")
+  double starvationWaitS;
+
   Scenario toScenario() {
     requireFraction("--elastic-fraction", elasticFraction);
     if (!(predictionError >= 0 && predictionError < 1)) {
@@ -89,6 +94,7 @@ final class ScenarioOptions {
     requirePositive("--round-interval", roundIntervalS);
     requireNonNegative("--reclaim-grace", reclaimGraceS);
     requirePositive("--checkpoint-interval", checkpointIntervalS);
+    requirePositive("--starvation-wait", starvationWaitS);
     List<TraceJob> jobs = InputSpecs.trainingJobs(trace);
     if (jobs.isEmpty()) {
       throw new IllegalArgumentException("--trace '" + trace + "' holds no jobs");
@@ -113,7 +119,7 @@ final class ScenarioOptions {
         ? requireNonNegative("--inference-servers", inferenceServers)
         : Math.max(1, training / 2);
     SimConfig cfg = new SimConfig(training, inferenceCount, gpusPerServer, inferenceGpuSpeed, roundIntervalS,
-        600, checkpointIntervalS, 30, 120, reclaimGraceS, 0.2, 1, 0.8, 12 * 3600);
+        600, checkpointIntervalS, 30, 120, reclaimGraceS, 0.2, 1, 0.8, starvationWaitS);
     return new Scenario(trace, jobs, curve, cfg, start, end, requireNonNegative("--warmup-days", warmupDays) * DAY_S,
         0, elasticFraction, predictionError, seed);
   }

@@ -90,11 +90,13 @@ public record Scenario(
       throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, policies.size())));
     AtomicReferenceArray<Double> done = new AtomicReferenceArray<>(policies.size());
+    for (int i = 0; i < policies.size(); i++) {
+      done.set(i, 0.0); // before any run starts: a run reports every run's progress
+    }
     try {
       List<Future<PolicyResult>> futures = new ArrayList<>();
       for (int i = 0; i < policies.size(); i++) {
         int at = i;
-        done.set(at, 0.0);
         futures.add(pool.submit(() -> run(policies.get(at), f -> {
           done.set(at, f);
           if (progress != null) {
