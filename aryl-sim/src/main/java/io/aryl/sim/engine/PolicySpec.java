@@ -87,10 +87,12 @@ public record PolicySpec(
     register(new PolicySpec("aryl", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
         "loaning + elastic scaling + least-cost reclaim (the paper)"));
     register(new PolicySpec("aryl+", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
-        "aryl, plus speed-aware placement (one GPU speed per job) and lending against a 2 h demand forecast",
-        ARYL_CORE_SPEED_AWARE, 2 * 3600));
+        "aryl plus speed-aware placement: each job keeps one GPU speed (beyond the paper)", ARYL_CORE_SPEED_AWARE));
     register(new PolicySpec("yarn-nonexclusive", true, false, JobOrder.FIFO, ReclaimChoice.NEWEST_FIRST,
         "stock YARN: a non-exclusive inference label lends idle nodes, FIFO queue, newest-first preemption"));
+    register(new PolicySpec("aryl+forecast", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
+        ReclaimChoice.LEAST_COST, "experiment: aryl+ lending only what a seasonal 2 h demand forecast allows",
+        ARYL_CORE_SPEED_AWARE, 2 * 3600));
     register(new PolicySpec("aryl-reclaim-random", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
         ReclaimChoice.RANDOM, "ablation: aryl reclaiming random loaned servers"));
     register(new PolicySpec("aryl-reclaim-fewest-busy", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
