@@ -162,6 +162,23 @@ class SimCliTest {
   }
 
   @Test
+  void summarizeTurnsAReportIntoAMarkdownTableAgainstTheBaseline() {
+    Path dir = tmp.resolve("summary");
+    assertThat(runTiny(dir, "--no-plots")).as(err.toString()).isZero();
+    out.getBuffer().setLength(0);
+
+    assertThat(execute("summarize", dir.toString())).as(err.toString()).isZero();
+
+    // Baseline: nothing queued, avg JCT 1050 s = 0.29 h, its own ratio 1.00x and 0% of its queuing removed.
+    assertThat(out.toString())
+        .contains("| policy | avg queue (h) |")
+        .contains("| baseline | 0.00 | 0% | 0.29 | 1.00x |")
+        .contains("| aryl |");
+    assertThat(execute("summarize", tmp.resolve("nothing-here").toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("REPORT").contains("nothing-here");
+  }
+
+  @Test
   void startDayAndDaysChooseTheWindow() throws IOException {
     // Day 1 = [86400, 172800): only job d (at 90000) is measured.
     Path dir = tmp.resolve("day1");

@@ -1,0 +1,72 @@
+package io.aryl.sim.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.sim.report.ReportJson;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** {@code aryl-sim summarize}: report.json files as Markdown tables, for the documentation. */
+@Command(name = "summarize", mixinStandardHelpOptions = true,
+    description = "Prints one Markdown table per report.json (or directory holding one): each policy's queuing, JCT "
+        + "against the baseline and against the bound, utilization, preemptions and starved jobs.")
+final class SummarizeCommand implements Callable<Integer> {
+  @Parameters(paramLabel = "REPORT", arity = "1..*", description = "report.json files or directories holding one.")
+  List<Path> reports;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws IOException {
+    PrintWriter out = spec.commandLine().getOut();
+    for (Path p : reports) {
+      Path file = Files.isDirectory(p) ? p.resolve("report.json") : p;
+      if (!Files.isRegularFile(file)) {
+        throw new IllegalArgumentException("REPORT names no report.json: '" + p + "'");
+      }
+      out.print(table(ReportJson.read(file)));
+      out.println();
+    }
+    out.flush();
+    return 0;
+  }
+
+  static String table(JsonNode report) {
+    JsonNode cfg = report.path("config");
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format("%s: %d jobs, %d + %d servers x %d GPUs (training = %.2fx mean demand of %.0f GPUs), "
+            + "inference GPU speed %s, %s%% elastic, prediction error %s%%%n%n",
+        cfg.path("trace").asText(), cfg.path("jobs_in_window").asLong(), cfg.path("training_servers").asInt(),
+        cfg.path("inference_servers").asInt(), cfg.path("gpus_per_server").asInt(),
+        cfg.path("training_gpus_vs_mean_demand").asDouble(), cfg.path("mean_demand_gpus").asDouble(),
+        cfg.path("inference_gpu_speed").asText(), Math.round(100 * cfg.path("elastic_fraction").asDouble()),
+        Math.round(100 * cfg.path("prediction_error").asDouble())));
+    sb.append("| policy | avg queue (h) | queue removed | avg JCT (h) | JCT vs baseline | JCT / bound | GPU util "
+        + "| GPU-s per work | preemptions | lost GPU-h | starved |\n");
+    sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    JsonNode policies = report.path("policies");
+    double baseJct = policies.path("baseline").path("avg_jct_s").asDouble(Double.NaN);
+    Iterator<Map.Entry<String, JsonNode>> it = policies.fields();
+    while (it.hasNext()) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode m = e.getValue();
+      double jct = m.path("avg_jct_s").asDouble();
+      sb.append(String.format("| %s | %.2f | %s | %.2f | %s | %.2f | %.1f%% | %.2f | %d | %.1f | %d |%n",
+          e.getKey(), m.path("avg_queue_s").asDouble() / 3600,
+          m.has("queue_removed_pct") ? String.format("%.0f%%", m.path("queue_removed_pct").asDouble()) : "-",
+          jct / 3600, Double.isNaN(baseJct) ? "-" : String.format("%.2fx", baseJct / jct),
+          m.path("jct_vs_bound").asDouble(), 100 * m.path("gpu_util").asDouble(), m.path("gpu_s_per_work").asDouble(),
+          m.path("preemptions").asLong(), m.path("lost_gpu_hours").asDouble(), m.path("starved_jobs").asLong()));
+    }
+    return sb.toString();
+  }
+}
