@@ -20,14 +20,15 @@ import java.util.Map;
  * packs tighter than placing in priority order.
  *
  * <p><b>Starvation guard (aging with a server reservation).</b> Shortest-first alone can keep a large job waiting
- * forever behind a stream of small ones. A job queued longer than {@code starvationWaitS} is <em>starving</em>:
- * starving jobs are offered first, oldest first, and the oldest one that does not fit reserves the servers that will
- * hold its gang soonest (by the running jobs' predicted ends). No other job's base workers are placed on those
- * servers unless it is predicted to end before they have drained (EASY backfilling against that shadow time), so
- * the starving job starts when they are empty enough. Every other server stays
- * open to everyone: a cluster-wide block instead would idle GPUs, lengthen the queue, starve more jobs and collapse
- * into first-come-first-served. Reserved GPUs that are free meanwhile still serve elastic jobs' flexible workers,
- * which can be shed at once. A job that could not fit even on an empty cluster reserves nothing.
+ * forever behind a stream of small ones. A job queued longer than {@code starvationWaitS} is <em>starving</em>. The
+ * oldest starving job is offered first; if it does not fit, it reserves the servers that will hold its gang soonest
+ * (by the running jobs' predicted ends). No other job's base workers are placed on those servers unless it is
+ * predicted to end before they have drained (EASY backfilling against that shadow time), so the starving job starts
+ * when they are empty enough; then the next oldest takes its turn. Only one job at a time is served out of order and
+ * holds servers: serving every starving job first, or blocking the whole cluster, idles GPUs, lengthens the queue,
+ * starves more jobs and collapses into first-come-first-served under overload. Reserved GPUs that are free meanwhile
+ * still serve elastic jobs' flexible workers, which can be shed at once. A job that could not fit even on an empty
+ * cluster reserves nothing.
  */
 public final class Admission {
   private final JobOrder order;
@@ -56,17 +57,25 @@ public final class Admission {
    */
   public record Result(Map<Job, int[]> admitted, List<String> reservedFor) {}
 
-  /** Queued jobs in the order they are offered: starving ones first (oldest first), then by the job order. */
+  /**
+   * Queued jobs in the order they are offered: the oldest starving job first, then all others by the job order.
+   * Only one job jumps the queue: were every starving job served first, an overloaded cluster (where most of the
+   * queue has waited long) would degrade into first-come-first-served.
+   */
   public List<Job> offerOrder(List<Job> queued, double nowS) {
-    List<Job> starving = new ArrayList<>();
-    List<Job> rest = new ArrayList<>();
+    List<Job> out = new ArrayList<>(queued);
+    out.sort(order.comparator());
+    Job oldest = null;
     for (Job j : queued) {
-      (isStarving(j, nowS) ? starving : rest).add(j);
+      if (isStarving(j, nowS) && (oldest == null || JobOrder.FIFO.comparator().compare(j, oldest) < 0)) {
+        oldest = j;
+      }
     }
-    starving.sort(JobOrder.FIFO.comparator());
-    rest.sort(order.comparator());
-    starving.addAll(rest);
-    return starving;
+    if (oldest != null) {
+      out.remove(oldest);
+      out.add(0, oldest);
+    }
+    return out;
   }
 
   public boolean isStarving(Job job, double nowS) {
@@ -123,7 +132,8 @@ public final class Admission {
     Map<Job, int[]> trialPlacement = new LinkedHashMap<>();
     List<String> reservedFor = new ArrayList<>();
     Reservation reservation = null;
-    for (Job job : offerOrder(queued, nowS)) {
+    List<Job> offered = offerOrder(queued, nowS);
+    for (Job job : offered) {
       boolean[] types = table.allowedTypes(job);
       int[] placed = placeBase(trial, job, types);
       if (placed == null && reservation != null && overlaps(types, reservation.types)
@@ -136,7 +146,7 @@ public final class Admission {
       if (placed != null) {
         admitted.add(job);
         trialPlacement.put(job, placed);
-      } else if (reservation == null && isStarving(job, nowS) && fitsEmptyCluster(job, types, table)) {
+      } else if (job == offered.get(0) && isStarving(job, nowS) && fitsEmptyCluster(job, types, table)) {
         reservation = reserveServers(job, types, trial, releases);
         reservedFor.add(job.id());
       }
