@@ -89,29 +89,44 @@ public final class Admission {
   public record Release(double inS, int server, int gpus) {}
 
   /**
-   * Servers held for a starving job, the GPUs held on each, and when they are predicted to be free enough (the
-   * shadow time).
+   * Servers held in one budget for a starving job, and when they are predicted to be free enough (the shadow time).
+   * Holding takes every spare GPU of those servers, so that no other gang lands there.
    */
   private static final class Reservation {
     final boolean[] types;
-    final List<Integer> servers = new ArrayList<>();
+    final List<Integer> servers;
+    final double shadowS;
+    final GpuBudget budget;
     final Map<Integer, Integer> held = new LinkedHashMap<>();
-    double shadowS;
 
-    Reservation(boolean[] types) {
+    Reservation(boolean[] types, List<Integer> servers, double shadowS, GpuBudget budget) {
       this.types = types;
+      this.servers = servers;
+      this.shadowS = shadowS;
+      this.budget = budget;
+      hold();
     }
 
-    void hold(GpuBudget trial) {
+    /** The same reservation, held in another budget. */
+    Reservation on(GpuBudget other) {
+      return new Reservation(types, servers, shadowS, other);
+    }
+
+    /** A job may use the reserved servers meanwhile if it is predicted to end before they drain. */
+    boolean letsThrough(Job job, boolean[] jobTypes) {
+      return overlaps(jobTypes, types) && job.predictedRuntimeAt(job.minWorkers()) <= shadowS;
+    }
+
+    void hold() {
       for (int s : servers) {
-        int h = trial.spare(s);
-        trial.take(s, h);
+        int h = budget.spare(s);
+        budget.take(s, h);
         held.merge(s, h, Integer::sum);
       }
     }
 
-    void unhold(GpuBudget trial) {
-      held.forEach(trial::release);
+    void unhold() {
+      held.forEach(budget::release);
       held.clear();
     }
   }
@@ -135,14 +150,7 @@ public final class Admission {
     List<Job> offered = offerOrder(queued, nowS);
     for (Job job : offered) {
       boolean[] types = table.allowedTypes(job);
-      int[] placed = placeBase(trial, job, types);
-      if (placed == null && reservation != null && overlaps(types, reservation.types)
-          && job.predictedRuntimeAt(job.minWorkers()) <= reservation.shadowS) {
-        // Backfill: a job predicted to end before the reserved servers drain may use them meanwhile.
-        reservation.unhold(trial);
-        placed = placeBase(trial, job, types);
-        reservation.hold(trial);
-      }
+      int[] placed = placeAround(reservation, trial, job, types);
       if (placed != null) {
         admitted.add(job);
         trialPlacement.put(job, placed);
@@ -151,13 +159,21 @@ public final class Admission {
         reservedFor.add(job.id());
       }
     }
-    return new Result(placeDecreasing(admitted, trialPlacement, budget), Collections.unmodifiableList(reservedFor));
+    return new Result(placeDecreasing(admitted, trialPlacement, budget, reservation),
+        Collections.unmodifiableList(reservedFor));
   }
 
-  /**
-   * Places the admitted gangs on the real budget largest worker first; if that packing fails where priority order
-   * succeeded (possible, rare), the priority-order placement is used instead.
-   */
+  /** Places a gang, off the reserved servers unless the reservation lets the job backfill onto them. */
+  private int[] placeAround(Reservation reservation, GpuBudget budget, Job job, boolean[] types) {
+    int[] placed = placeBase(budget, job, types);
+    if (placed == null && reservation != null && reservation.letsThrough(job, types)) {
+      reservation.unhold();
+      placed = placeBase(budget, job, types);
+      reservation.hold();
+    }
+    return placed;
+  }
+
   private int[] placeBase(GpuBudget budget, Job job, boolean[] types) {
     if (speedAware) {
       for (boolean[] tier : budget.table().speedTiers(types)) {
@@ -170,15 +186,21 @@ public final class Admission {
     return budget.placeGang(job.gpusPerWorker(), job.minWorkers(), types, WorkerRole.BASE);
   }
 
-  private Map<Job, int[]> placeDecreasing(List<Job> admitted, Map<Job, int[]> fallback, GpuBudget budget) {
+  /**
+   * Places the admitted gangs on the real budget largest worker first, keeping off reserved servers as admission
+   * did; if that packing fails where priority order succeeded (possible, rare), the priority-order placement is used.
+   */
+  private Map<Job, int[]> placeDecreasing(
+      List<Job> admitted, Map<Job, int[]> fallback, GpuBudget budget, Reservation reservation) {
     List<Job> bySize = new ArrayList<>(admitted);
     bySize.sort(Comparator.comparingInt(Job::gpusPerWorker).reversed()
         .thenComparing(Comparator.comparingInt(Job::minWorkers).reversed())
         .thenComparing(Job::id));
     GpuBudget scratch = budget.copy();
+    Reservation held = reservation == null ? null : reservation.on(scratch);
     Map<Job, int[]> decreasing = new LinkedHashMap<>();
     for (Job job : bySize) {
-      int[] placed = placeBase(scratch, job, budget.table().allowedTypes(job));
+      int[] placed = placeAround(held, scratch, job, budget.table().allowedTypes(job));
       if (placed == null) {
         decreasing = null;
         break;
@@ -216,18 +238,18 @@ public final class Admission {
       }
     }
     candidates.sort(Comparator.comparingDouble((Integer s) -> freeAt[s]).thenComparingInt(s -> s));
-    Reservation r = new Reservation(types);
+    List<Integer> servers = new ArrayList<>();
+    double shadowS = 0;
     int workers = 0;
     for (int s : candidates) {
       if (workers >= job.minWorkers()) {
         break;
       }
       workers += table.gpus(s) / job.gpusPerWorker();
-      r.servers.add(s);
-      r.shadowS = Math.max(r.shadowS, freeAt[s]);
+      servers.add(s);
+      shadowS = Math.max(shadowS, freeAt[s]);
     }
-    r.hold(trial);
-    return r;
+    return new Reservation(types, List.copyOf(servers), shadowS, trial);
   }
 
   private static boolean overlaps(boolean[] a, boolean[] b) {

@@ -34,11 +34,11 @@ final class ScenarioOptions {
       description = "Servers in the inference pool, provisioned for the curve's peak. Default: half the training pool.")
   Integer inferenceServers;
 
-  @Option(names = "--gpus-per-server", defaultValue = "8", paramLabel = "G",
+  @Option(names = "--gpus-per-server", defaultValue = "" + SimConfig.GPUS_PER_SERVER, paramLabel = "G",
       description = "GPUs per server in both pools. Default: ${DEFAULT-VALUE}.")
   int gpusPerServer;
 
-  @Option(names = "--inference-gpu-speed", defaultValue = "1.0", paramLabel = "S",
+  @Option(names = "--inference-gpu-speed", defaultValue = "" + SimConfig.INFERENCE_GPU_SPEED, paramLabel = "S",
       description = "Training speed of an inference GPU relative to a training GPU. Default: ${DEFAULT-VALUE}.")
   double inferenceGpuSpeed;
 
@@ -68,21 +68,22 @@ final class ScenarioOptions {
   @Option(names = "--seed", defaultValue = "1", paramLabel = "N", description = "Seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
-  @Option(names = "--round-interval", defaultValue = "60", paramLabel = "S",
+  @Option(names = "--round-interval", defaultValue = "" + SimConfig.ROUND_INTERVAL_S, paramLabel = "S",
       description = "Seconds between scheduling rounds. Default: ${DEFAULT-VALUE}.")
   double roundIntervalS;
 
-  @Option(names = "--reclaim-grace", defaultValue = "60", paramLabel = "S",
+  @Option(names = "--reclaim-grace", defaultValue = "" + SimConfig.RECLAIM_GRACE_S, paramLabel = "S",
       description = "Seconds between asking a loaned server back and taking it. Default: ${DEFAULT-VALUE}.")
   double reclaimGraceS;
 
-  @Option(names = "--checkpoint-interval", defaultValue = "1800", paramLabel = "S",
+  @Option(names = "--checkpoint-interval", defaultValue = "" + SimConfig.CHECKPOINT_INTERVAL_S, paramLabel = "S",
       description = "Seconds between a job's checkpoints; a preemption loses the progress since. Default: ${DEFAULT-VALUE}.")
   double checkpointIntervalS;
 
-  @Option(names = "--starvation-wait", defaultValue = "43200", paramLabel = "S",
-      description = "A job queued longer than this is served first and holds a reservation (with backfilling). "
-          + "Default: ${DEFAULT-VALUE} (12 h).")
+  @Option(names = "--starvation-wait", defaultValue = "" + SimConfig.STARVATION_WAIT_S, paramLabel = "S",
+      description = "Seconds after which the oldest queued job is served first and reserves servers (others may "
+          + "backfill onto them if they end before they drain). "
+          + "Default: ${DEFAULT-VALUE}.")
   double starvationWaitS;
 
   Scenario toScenario() {
@@ -95,6 +96,7 @@ final class ScenarioOptions {
     requireNonNegative("--reclaim-grace", reclaimGraceS);
     requirePositive("--checkpoint-interval", checkpointIntervalS);
     requirePositive("--starvation-wait", starvationWaitS);
+    requirePositive("--gpus-per-server", gpusPerServer);
     List<TraceJob> jobs = InputSpecs.trainingJobs(trace);
     if (jobs.isEmpty()) {
       throw new IllegalArgumentException("--trace '" + trace + "' holds no jobs");
@@ -118,8 +120,13 @@ final class ScenarioOptions {
     int inferenceCount = inferenceServers != null
         ? requireNonNegative("--inference-servers", inferenceServers)
         : Math.max(1, training / 2);
-    SimConfig cfg = new SimConfig(training, inferenceCount, gpusPerServer, inferenceGpuSpeed, roundIntervalS,
-        600, checkpointIntervalS, 30, 120, reclaimGraceS, 0.2, 1, 0.8, starvationWaitS);
+    SimConfig cfg = SimConfig.defaults(training, inferenceCount)
+        .withGpusPerServer(gpusPerServer)
+        .withInferenceGpuSpeed(inferenceGpuSpeed)
+        .withRoundIntervalS(roundIntervalS)
+        .withCheckpointIntervalS(checkpointIntervalS)
+        .withReclaimGraceS(reclaimGraceS)
+        .withStarvationWaitS(starvationWaitS);
     return new Scenario(trace, jobs, curve, cfg, start, end, requireNonNegative("--warmup-days", warmupDays) * DAY_S,
         0, elasticFraction, predictionError, seed);
   }

@@ -56,10 +56,25 @@ public record SimConfig(
     Checks.positive("starvationWaitS", starvationWaitS);
   }
 
+  // The defaults, defined once: the command line shows and uses these.
+  public static final int GPUS_PER_SERVER = 8;
+  public static final double INFERENCE_GPU_SPEED = 1.0;
+  public static final double ROUND_INTERVAL_S = 60;
+  public static final double SAMPLE_INTERVAL_S = 600;
+  public static final double CHECKPOINT_INTERVAL_S = 1800;
+  public static final double RESCALE_OVERHEAD_S = 30;
+  public static final double RESTART_OVERHEAD_S = 120;
+  public static final double RECLAIM_GRACE_S = 60;
+  public static final double HEADROOM = 0.2;
+  public static final int LOAN_MARGIN_SERVERS = 1;
+  public static final double SPEEDUP_EXPONENT = 0.8;
+  public static final double STARVATION_WAIT_S = 43200;
+
   /** Defaults for a cluster of the given pool sizes. */
   public static SimConfig defaults(int trainingServers, int inferenceServers) {
-    return new SimConfig(trainingServers, inferenceServers, 8, 1.0, 60, 600, 1800, 30, 120, 60, 0.2, 1, 0.8,
-        12 * 3600);
+    return new SimConfig(trainingServers, inferenceServers, GPUS_PER_SERVER, INFERENCE_GPU_SPEED, ROUND_INTERVAL_S,
+        SAMPLE_INTERVAL_S, CHECKPOINT_INTERVAL_S, RESCALE_OVERHEAD_S, RESTART_OVERHEAD_S, RECLAIM_GRACE_S, HEADROOM,
+        LOAN_MARGIN_SERVERS, SPEEDUP_EXPONENT, STARVATION_WAIT_S);
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
@@ -78,6 +93,24 @@ public record SimConfig(
     return new SimConfig(trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, v, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
         speedupExponent, starvationWaitS);
+  }
+
+  public SimConfig withCheckpointIntervalS(double v) {
+    return new SimConfig(trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS,
+        sampleIntervalS, v, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
+        speedupExponent, starvationWaitS);
+  }
+
+  public SimConfig withReclaimGraceS(double v) {
+    return new SimConfig(trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS,
+        sampleIntervalS, checkpointIntervalS, rescaleOverheadS, restartOverheadS, v, headroom, loanMarginServers,
+        speedupExponent, starvationWaitS);
+  }
+
+  public SimConfig withStarvationWaitS(double v) {
+    return new SimConfig(trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS,
+        sampleIntervalS, checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom,
+        loanMarginServers, speedupExponent, v);
   }
 
   public int trainingGpus() {
