@@ -96,6 +96,7 @@ public final class Simulator {
     final JobShape shape;
     final boolean measured;
     final double totalWork; // base-seconds at min workers, reference speed
+    final double predictionFactor; // fixed per job: the predictor's error does not change between rounds
     double remaining;
     double firstStart = Double.NaN;
     double lastStart;
@@ -117,6 +118,7 @@ public final class Simulator {
           : JobShape.inelastic(t.gpus(), cfg.gpusPerServer());
       this.totalWork = t.durationS() * throughput(shape.requestedWorkers()) / throughput(shape.minWorkers());
       this.remaining = totalWork;
+      this.predictionFactor = 1 + predictor.relativeError(t.id());
     }
 
     boolean elastic() {
@@ -132,7 +134,7 @@ public final class Simulator {
     }
 
     Job toCoreJob(double t) {
-      double predicted = remaining * (1 + predictor.relativeError(trace.id()));
+      double predicted = remaining * predictionFactor;
       return Job.builder(trace.id())
           .kind(trace.model())
           .submitTimeS(trace.submitS())
