@@ -43,28 +43,48 @@ public final class SmallStates {
     List<Job> jobs = new ArrayList<>();
     int jobCount = 1 + rnd.nextInt(10);
     for (int j = 0; j < jobCount; j++) {
-      int g = new int[] {1, 1, 2, 4, 8}[rnd.nextInt(5)];
-      int min = 1 + rnd.nextInt(3);
-      int max = rnd.nextBoolean() ? min : min + rnd.nextInt(6);
-      double remaining = 60 + rnd.nextDouble() * 50_000;
-      Job.Builder b = Job.builder(String.format("j%02d", j))
-          .submitTimeS(rnd.nextDouble() * now)
-          .gpusPerWorker(g)
-          .workers(min, max)
-          .remainingS(remaining)
-          .predictedRemainingS(remaining * (0.4 + rnd.nextDouble() * 1.2))
-          .sinceCheckpointS(rnd.nextDouble() * 1800)
-          .speedup(rnd.nextBoolean() ? SpeedupModel.linear() : SpeedupModel.powerLaw(0.8));
-      if (rnd.nextInt(4) == 0) {
-        b.allowedGpuTypes("A100");
-      }
-      jobs.add(b.build());
+      jobs.add(randomJob(rnd, String.format("j%02d", j), now));
     }
     return ClusterState.of(now, servers, jobs, runSome(rnd, servers, jobs));
   }
 
+  /** {@code serverCount} 8-GPU A100 training servers and {@code jobCount} random jobs, about half running. */
+  public static ClusterState large(int serverCount, int jobCount, long seed) {
+    SplittableRandom rnd = new SplittableRandom(seed);
+    double now = 100_000;
+    List<Server> servers = new ArrayList<>();
+    for (int i = 0; i < serverCount; i++) {
+      servers.add(Server.training(String.format("s%04d", i), A100, 8));
+    }
+    List<Job> jobs = new ArrayList<>();
+    for (int j = 0; j < jobCount; j++) {
+      jobs.add(randomJob(rnd, String.format("j%04d", j), now));
+    }
+    return ClusterState.of(now, servers, jobs, runSome(rnd, servers, jobs));
+  }
+
+  /** A job of any shape (1-8 GPUs per worker, elastic or not, a quarter A100-only), submitted before {@code now}. */
+  public static Job randomJob(SplittableRandom rnd, String id, double now) {
+    int g = new int[] {1, 1, 2, 4, 8}[rnd.nextInt(5)];
+    int min = 1 + rnd.nextInt(3);
+    int max = rnd.nextBoolean() ? min : min + rnd.nextInt(6);
+    double remaining = 60 + rnd.nextDouble() * 50_000;
+    Job.Builder b = Job.builder(id)
+        .submitTimeS(rnd.nextDouble() * now)
+        .gpusPerWorker(g)
+        .workers(min, max)
+        .remainingS(remaining)
+        .predictedRemainingS(remaining * (0.4 + rnd.nextDouble() * 1.2))
+        .sinceCheckpointS(rnd.nextDouble() * 1800)
+        .speedup(rnd.nextBoolean() ? SpeedupModel.linear() : SpeedupModel.powerLaw(0.8));
+    if (rnd.nextInt(4) == 0) {
+      b.allowedGpuTypes("A100");
+    }
+    return b.build();
+  }
+
   /** Gives about half of the jobs a valid allocation, first fit on servers that serve training. */
-  private static Map<String, Allocation> runSome(SplittableRandom rnd, List<Server> servers, List<Job> jobs) {
+  public static Map<String, Allocation> runSome(SplittableRandom rnd, List<Server> servers, List<Job> jobs) {
     Map<String, Integer> free = new HashMap<>();
     servers.forEach(s -> free.put(s.id(), s.gpus()));
     Map<String, Allocation> allocations = new TreeMap<>();

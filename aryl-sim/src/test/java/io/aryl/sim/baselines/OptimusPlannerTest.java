@@ -9,15 +9,12 @@ import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
 import io.aryl.core.model.Pool;
 import io.aryl.core.model.Server;
-import io.aryl.core.speedup.SpeedupModel;
+import io.aryl.core.testing.SmallStates;
 import io.aryl.sim.engine.PolicySpec;
 import io.aryl.sim.engine.SimConfig;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 class OptimusPlannerTest {
@@ -255,93 +252,13 @@ class OptimusPlannerTest {
     return false;
   }
 
-  /**
-   * Small random but valid states: a few servers of two GPU types in both pools (some loaned, some fenced), jobs of
-   * every shape, about half running on a valid allocation.
-   */
+  /** Small random but valid states, as aryl-core's own property tests use them. */
   static ClusterState randomState(long seed) {
-    SplittableRandom rnd = new SplittableRandom(seed);
-    List<Server> servers = new ArrayList<>();
-    int serverCount = 1 + rnd.nextInt(8);
-    for (int i = 0; i < serverCount; i++) {
-      GpuType type = rnd.nextInt(3) == 0 ? T4 : A100;
-      int gpus = rnd.nextBoolean() ? 8 : 4;
-      boolean inference = rnd.nextInt(3) == 0;
-      boolean loaned = inference && rnd.nextBoolean();
-      boolean fenced = loaned && rnd.nextInt(4) == 0;
-      servers.add(new Server(String.format("s%02d", i), type, gpus, inference ? Pool.INFERENCE : Pool.TRAINING,
-          loaned, fenced));
-    }
-    servers.add(Server.training("s99", A100, 8)); // every job shape fits somewhere
-    List<Job> jobs = new ArrayList<>();
-    int jobCount = 1 + rnd.nextInt(10);
-    for (int j = 0; j < jobCount; j++) {
-      jobs.add(randomJob(rnd, String.format("j%02d", j)));
-    }
-    return ClusterState.of(100_000, servers, jobs, runSome(rnd, servers, jobs));
-  }
-
-  private static Job randomJob(SplittableRandom rnd, String id) {
-    int g = new int[] {1, 1, 2, 4, 8}[rnd.nextInt(5)];
-    int min = 1 + rnd.nextInt(3);
-    int max = rnd.nextBoolean() ? min : min + rnd.nextInt(6);
-    double remaining = 60 + rnd.nextDouble() * 50_000;
-    Job.Builder b = Job.builder(id)
-        .submitTimeS(rnd.nextDouble() * 100_000)
-        .gpusPerWorker(g)
-        .workers(min, max)
-        .remainingS(remaining)
-        .predictedRemainingS(remaining * (0.4 + rnd.nextDouble() * 1.2))
-        .speedup(rnd.nextBoolean() ? SpeedupModel.linear() : SpeedupModel.powerLaw(0.8));
-    if (rnd.nextInt(4) == 0) {
-      b.allowedGpuTypes("A100");
-    }
-    return b.build();
+    return SmallStates.random(seed);
   }
 
   /** A cluster of {@code servers} 8-GPU training servers, about half of its jobs running. */
   static ClusterState largeState(int serverCount, int jobCount, long seed) {
-    SplittableRandom rnd = new SplittableRandom(seed);
-    List<Server> servers = new ArrayList<>();
-    for (int i = 0; i < serverCount; i++) {
-      servers.add(Server.training(String.format("s%04d", i), A100, 8));
-    }
-    List<Job> jobs = new ArrayList<>();
-    for (int j = 0; j < jobCount; j++) {
-      jobs.add(randomJob(rnd, String.format("j%04d", j)));
-    }
-    return ClusterState.of(100_000, servers, jobs, runSome(rnd, servers, jobs));
-  }
-
-  /** Gives about half of the jobs a valid allocation, first fit on servers that serve training. */
-  private static Map<String, Allocation> runSome(SplittableRandom rnd, List<Server> servers, List<Job> jobs) {
-    Map<String, Integer> free = new HashMap<>();
-    servers.forEach(s -> free.put(s.id(), s.gpus()));
-    Map<String, Allocation> allocations = new TreeMap<>();
-    for (Job job : jobs) {
-      if (rnd.nextBoolean()) {
-        continue;
-      }
-      int want = job.minWorkers() + rnd.nextInt(job.maxWorkers() - job.minWorkers() + 1);
-      Map<String, Integer> workers = new TreeMap<>();
-      Map<String, Integer> trial = new HashMap<>(free);
-      int placed = 0;
-      for (Server s : servers) {
-        if (!s.servesTraining() || !job.allows(s.gpuType())) {
-          continue;
-        }
-        while (placed < want && trial.get(s.id()) >= job.gpusPerWorker()) {
-          trial.merge(s.id(), -job.gpusPerWorker(), Integer::sum);
-          workers.merge(s.id(), 1, Integer::sum);
-          placed++;
-        }
-      }
-      if (placed >= job.minWorkers()) {
-        free.clear();
-        free.putAll(trial);
-        allocations.put(job.id(), Allocation.of(workers));
-      }
-    }
-    return allocations;
+    return SmallStates.large(serverCount, jobCount, seed);
   }
 }
