@@ -7,6 +7,7 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
+import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.FreeGpuIndex;
 import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
@@ -87,13 +88,8 @@ public final class RoundPlanner {
     }
     GpuBudget budget = new GpuBudget(table, spare, flexible);
 
-    List<Admission.Release> releases = new ArrayList<>();
-    for (Placed p : placed) {
-      double endsIn = p.job.predictedRuntimeAt(p.base.values().stream().mapToInt(Integer::intValue).sum()
-          + p.flexibleNowCount);
-      p.base.forEach((s, w) -> releases.add(new Admission.Release(endsIn, s, w * p.job.gpusPerWorker())));
-    }
-    Admission.Result admitted = admission.admit(queued, state.nowS(), budget, releases);
+    List<Placed> running = List.copyOf(placed);
+    Admission.Result admitted = admission.admit(queued, state.nowS(), budget, () -> releases(running));
     for (Map.Entry<Job, int[]> e : admitted.admitted().entrySet()) {
       Placed p = new Placed(e.getKey(), false);
       for (int s : e.getValue()) {
@@ -120,27 +116,21 @@ public final class RoundPlanner {
    * Which of a running job's workers are its base: those on the training pool's own open servers first, then on
    * loaned open servers, then on fenced ones, each by server order. The rest are flexible.
    */
+  /** When running jobs are predicted to end and free their base GPUs: needed only if a starving job reserves. */
+  private static List<Admission.Release> releases(List<Placed> running) {
+    List<Admission.Release> releases = new ArrayList<>();
+    for (Placed p : running) {
+      int workers = p.job.minWorkers() + p.flexibleNowCount;
+      double endsIn = p.job.predictedRuntimeAt(workers);
+      p.base.forEach((s, w) -> releases.add(new Admission.Release(endsIn, s, w * p.job.gpusPerWorker())));
+    }
+    return releases;
+  }
+
   private static Placed splitBaseAndFlexible(Job job, Allocation a, ServerTable table) {
     Placed p = new Placed(job, true);
-    List<Integer> servers = new ArrayList<>();
-    for (String id : a.workersByServer().keySet()) {
-      servers.add(table.indexOf(id));
-    }
-    servers.sort(Comparator.comparingInt((Integer s) -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0)
-        .thenComparingInt(s -> s));
-    int baseLeft = job.minWorkers();
-    for (int s : servers) {
-      int w = a.workersOn(table.id(s));
-      int b = Math.min(w, baseLeft);
-      if (b > 0) {
-        p.base.put(s, b);
-      }
-      if (w > b) {
-        p.flexibleNow.put(s, w - b);
-        p.flexibleNowCount += w - b;
-      }
-      baseLeft -= b;
-    }
+    p.flexibleNowCount = BaseSplit.split(job, a, table,
+        Comparator.comparingInt((Integer s) -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0), p.base, p.flexibleNow);
     return p;
   }
 

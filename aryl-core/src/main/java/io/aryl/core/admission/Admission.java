@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Phase 1 of a round: admit queued jobs' base demand as gangs.
@@ -133,14 +134,19 @@ public final class Admission {
 
   /** Admits base gangs from {@code queued} into {@code budget} (which it takes from). */
   public Result admit(List<Job> queued, double nowS, GpuBudget budget) {
-    return admit(queued, nowS, budget, List.of());
+    return admit(queued, nowS, budget, List::of);
+  }
+
+  /** As {@link #admit(List, double, GpuBudget, Supplier)}, with the releases at hand. */
+  public Result admit(List<Job> queued, double nowS, GpuBudget budget, List<Release> releases) {
+    return admit(queued, nowS, budget, () -> releases);
   }
 
   /**
    * Admits base gangs from {@code queued} into {@code budget} (which it takes from); {@code releases} say when
-   * running jobs free their base GPUs, which decides the servers a starving job reserves.
+   * running jobs free their base GPUs, which decides the servers a starving job reserves (asked for only then).
    */
-  public Result admit(List<Job> queued, double nowS, GpuBudget budget, List<Release> releases) {
+  public Result admit(List<Job> queued, double nowS, GpuBudget budget, Supplier<List<Release>> releases) {
     ServerTable table = budget.table();
     GpuBudget trial = budget.copy();
     List<Job> admitted = new ArrayList<>();
@@ -155,7 +161,7 @@ public final class Admission {
         admitted.add(job);
         trialPlacement.put(job, placed);
       } else if (job == offered.get(0) && isStarving(job, nowS) && fitsEmptyCluster(job, types, table)) {
-        reservation = reserveServers(job, types, trial, releases);
+        reservation = reserveServers(job, types, trial, releases.get());
         reservedFor.add(job.id());
       }
     }

@@ -4,6 +4,7 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
+import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.sim.engine.Planner;
 import java.util.ArrayList;
@@ -191,23 +192,8 @@ public final class OptimusPlanner implements Planner {
    */
   private static Entry keepBase(Job job, Allocation a, ServerTable table) {
     Entry e = new Entry(job, table.allowedTypes(job));
-    List<Integer> servers = new ArrayList<>();
-    for (String id : a.workersByServer().keySet()) {
-      servers.add(table.indexOf(id));
-    }
-    servers.sort(Comparator.comparingInt((Integer s) -> table.open(s) ? 0 : 1).thenComparingInt(s -> s));
-    int baseLeft = job.minWorkers();
-    for (int s : servers) {
-      int w = a.workersOn(table.id(s));
-      int b = Math.min(w, baseLeft);
-      if (b > 0) {
-        e.workers.put(s, b);
-      }
-      if (w > b) {
-        e.flexibleNow.put(s, w - b);
-      }
-      baseLeft -= b;
-    }
+    BaseSplit.split(job, a, table, Comparator.comparingInt((Integer s) -> table.open(s) ? 0 : 1), e.workers,
+        e.flexibleNow);
     e.count = job.minWorkers();
     return e;
   }
