@@ -1,0 +1,78 @@
+package io.aryl.yarn;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Every configuration key of the scheduler, with its default and what it does. Set them in yarn-site.xml: the
+ * ResourceManager's own configuration (the Capacity Scheduler keeps capacity-scheduler.xml apart, so keys there are not
+ * seen). {@link ArylSettings} reads and checks them.
+ */
+public enum ArylConf {
+  ENABLED("aryl.scheduler.enabled", "true",
+      "Run Aryl's rounds. false: the scheduler behaves exactly like the stock CapacityScheduler."),
+  ROUND_INTERVAL_MS("aryl.scheduler.round-interval-ms", "1000",
+      "Milliseconds between planning rounds (admission, elastic allocation, reclaim progress)."),
+  SHRINK_GRACE_MS("aryl.scheduler.shrink-grace-ms", "30000",
+      "Milliseconds a worker has between its PreemptionMessage and being killed: time to checkpoint."),
+  RECLAIM_DEADLINE_MS("aryl.scheduler.reclaim.default-deadline-ms", "120000",
+      "Deadline of a reclaim request that does not name one, in milliseconds from the request."),
+  INFERENCE_LABEL("aryl.scheduler.inference.label", "inference",
+      "Exclusive node label of the inference pool."),
+  TRAINING_LABEL("aryl.scheduler.training.label", "training",
+      "Exclusive node label of the training pool; loaned inference nodes carry it while on loan."),
+  INFERENCE_QUEUE("aryl.scheduler.inference.queue", "root.inference",
+      "Queue (full path) serving the inference label."),
+  TRAINING_QUEUE("aryl.scheduler.training.queue", "root.training",
+      "Queue (full path) whose applications Aryl plans; sub-queues below it are included."),
+  INFERENCE_NODES("aryl.scheduler.inference.nodes", "",
+      "Regular expression of node names (host or host:port) owned by inference; nodes ever seen with the inference"
+          + " label are recognised too. A node owned by inference and labelled training is on loan."),
+  GPU_TYPE("aryl.scheduler.gpu-type", "gpu",
+      "Name given to the GPUs of every node (one GPU type per cluster in this version)."),
+  JOB_ORDER("aryl.scheduler.job-order", "shortest-predicted-first",
+      "Order queued jobs are offered their base workers: shortest-predicted-first or fifo."),
+  ELASTIC("aryl.scheduler.elastic", "true",
+      "Give spare GPUs to elastic jobs above their minimum (phase 2). false: every job runs at its minimum."),
+  STARVATION_WAIT_S("aryl.scheduler.starvation-wait-s", "43200",
+      "A job queued longer than this many seconds goes first and reserves the servers that free soonest."),
+  RESCALE_OVERHEAD_S("aryl.scheduler.rescale-overhead-s", "30",
+      "Seconds a job loses each time its width changes; prices growing and shrinking."),
+  PREDICTOR("aryl.scheduler.predictor", "tag",
+      "Runtime predictor: tag (the job's aryl.predicted-runtime-s) or history (median of finished jobs of the same"
+          + " aryl.kind, falling back to the tag).");
+
+  private final String key;
+  private final String defaultValue;
+  private final String doc;
+
+  ArylConf(String key, String defaultValue, String doc) {
+    this.key = key;
+    this.defaultValue = defaultValue;
+    this.doc = doc;
+  }
+
+  public String key() {
+    return key;
+  }
+
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  public String doc() {
+    return doc;
+  }
+
+  public static Optional<ArylConf> byKey(String key) {
+    return Arrays.stream(values()).filter(c -> c.key.equals(key)).findFirst();
+  }
+
+  public static List<String> keys() {
+    return Arrays.stream(values()).map(ArylConf::key).toList();
+  }
+
+  /** Prefix of every key above; a key with this prefix that is not above is a typo and refused at start-up. */
+  public static final String PREFIX = "aryl.scheduler.";
+}

@@ -1,0 +1,283 @@
+package io.aryl.yarn;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeLabel;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCommitRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeLabelsUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Capacity Scheduler with Aryl's policy: gang admission of base workers, elastic extras by knapsack,
+ * best-fit-decreasing placement, loaned inference nodes, and least-cost reclaims. Set
+ * {@code yarn.resourcemanager.scheduler.class} to this class; {@code aryl.scheduler.enabled=false} makes it the stock
+ * Capacity Scheduler again.
+ *
+ * <p>Only a few hooks are overridden; the decisions live in aryl-core and the small classes of this package:
+ * {@link PlanningLoop} (rounds, shrinks, reclaims), {@link AllocationGate} (asks and proposals), {@link ElasticApps}.
+ */
+public class ArylScheduler extends CapacityScheduler {
+  private static final Logger LOG = LoggerFactory.getLogger(ArylScheduler.class);
+
+  private ArylSettings settings = ArylSettings.defaults();
+  private final ElasticApps apps = new ElasticApps();
+  private ArylMetrics metrics;
+  private PlanningLoop loop;
+  private AllocationGate gate;
+
+  @Override
+  public void serviceInit(Configuration conf) throws Exception {
+    super.serviceInit(conf);
+    settings = readSettings(conf);
+    if (!settings.enabled()) {
+      LOG.info("Aryl is off ({}=false): scheduling as the stock CapacityScheduler", ArylConf.ENABLED.key());
+      return;
+    }
+    checkPools(conf);
+    metrics = ArylMetrics.register();
+    loop = new PlanningLoop(this, settings, apps, metrics);
+    gate = new AllocationGate(apps, loop);
+  }
+
+  @Override
+  public void serviceStart() throws Exception {
+    super.serviceStart();
+    if (loop != null) {
+      ensureLabels();
+      loop.start();
+      LOG.info("Aryl started: pools {}={} and {}={}, round every {} ms, shrink grace {} ms",
+          settings.inferenceLabel(), settings.inferenceQueue(), settings.trainingLabel(), settings.trainingQueue(),
+          settings.roundIntervalMs(), settings.shrinkGraceMs());
+    }
+  }
+
+  @Override
+  public void serviceStop() throws Exception {
+    if (loop != null) {
+      loop.close();
+      ArylMetrics.unregister();
+    }
+    super.serviceStop();
+  }
+
+  static ArylSettings readSettings(Configuration conf) {
+    Map<String, String> raw = new TreeMap<>();
+    for (Map.Entry<String, String> e : conf) {
+      if (e.getKey().startsWith(ArylConf.PREFIX)) {
+        raw.put(e.getKey(), conf.get(e.getKey()));
+      }
+    }
+    try {
+      return ArylSettings.from(raw);
+    } catch (IllegalArgumentException e) {
+      throw new YarnRuntimeException("Aryl configuration: " + e.getMessage(), e);
+    }
+  }
+
+  /** Both pools must have a queue that may use their label; anything else stops the ResourceManager's start. */
+  private void checkPools(Configuration conf) {
+    if (!YarnConfiguration.areNodeLabelsEnabled(conf)) {
+      throw new YarnRuntimeException("Aryl needs node labels: set " + YarnConfiguration.NODE_LABELS_ENABLED + "=true");
+    }
+    checkPool(ArylConf.INFERENCE_QUEUE, settings.inferenceQueue(), settings.inferenceLabel());
+    checkPool(ArylConf.TRAINING_QUEUE, settings.trainingQueue(), settings.trainingLabel());
+  }
+
+  private void checkPool(ArylConf key, String queuePath, String label) {
+    CSQueue q = getQueue(queuePath);
+    if (q == null || !q.getQueuePath().equals(queuePath)) {
+      throw new YarnRuntimeException("Aryl: " + key.key() + "=" + queuePath
+          + " names no queue; add it to yarn.scheduler.capacity.<parent>.queues in capacity-scheduler.xml");
+    }
+    Set<String> labels = q.getAccessibleNodeLabels();
+    if (labels == null || !(labels.contains(label) || labels.contains("*"))) {
+      throw new YarnRuntimeException("Aryl: queue " + queuePath + " (" + key.key() + ") cannot use node label '" + label
+          + "'; set yarn.scheduler.capacity." + queuePath + ".accessible-node-labels=" + label);
+    }
+  }
+
+  /** Creates the two exclusive labels if missing; a label that exists but is not exclusive stops the start. */
+  private void ensureLabels() throws IOException {
+    var mgr = getRMContext().getNodeLabelManager();
+    for (String label : List.of(settings.inferenceLabel(), settings.trainingLabel())) {
+      if (!mgr.getClusterNodeLabelNames().contains(label)) {
+        mgr.addToCluserNodeLabels(List.of(NodeLabel.newInstance(label, true)));
+        LOG.info("Aryl created the exclusive node label '{}'", label);
+      } else if (!mgr.isExclusiveNodeLabel(label)) {
+        throw new YarnRuntimeException("Aryl: node label '" + label + "' exists but is not exclusive;"
+            + " pools must be exclusive labels (exclusivity is fixed when a label is created)");
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Hooks
+
+  @Override
+  public void handle(SchedulerEvent event) {
+    if (loop != null) {
+      switch (event.getType()) {
+        case APP_ADDED -> {
+          if (!admitSubmission((AppAddedSchedulerEvent) event)) {
+            return;
+          }
+        }
+        case APP_REMOVED -> {
+          AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
+          String id = e.getApplicationID().toString();
+          loop.applicationFinished(id, e.getFinalState() == RMAppState.FINISHED);
+          apps.remove(id);
+        }
+        case NODE_LABELS_UPDATE -> rememberOwners((NodeLabelsUpdateSchedulerEvent) event);
+        default -> { }
+      }
+    }
+    super.handle(event);
+  }
+
+  /** Reads the elastic shape from the tags; an invalid shape rejects the application with the reason. */
+  private boolean admitSubmission(AppAddedSchedulerEvent event) {
+    ApplicationId id = event.getApplicationId();
+    RMApp app = getRMContext().getRMApps().get(id);
+    if (app == null) {
+      return true;
+    }
+    try {
+      ElasticShape.fromTags(app.getApplicationTags()).ifPresent(shape -> {
+        checkShapeFits(shape);
+        apps.register(id.toString(), shape, app.getSubmitTime());
+      });
+      return true;
+    } catch (IllegalArgumentException e) {
+      LOG.info("Aryl rejected {}: {}", id, e.getMessage());
+      getRMContext().getDispatcher().getEventHandler().handle(
+          new RMAppEvent(id, RMAppEventType.APP_REJECTED, e.getMessage()));
+      return false;
+    }
+  }
+
+  private void checkShapeFits(ElasticShape shape) {
+    long maxGpus = RmReader.gpus(getMaximumResourceCapability());
+    if (shape.gpusPerWorker() > maxGpus) {
+      throw new ElasticShape.InvalidShapeException(ElasticShape.GPUS_PER_WORKER + "=" + shape.gpusPerWorker()
+          + " is more than the largest container allows (" + maxGpus + " GPUs)");
+    }
+  }
+
+  /** Before a relabel, remember which nodes were in the inference pool: that is where a loan comes from. */
+  private void rememberOwners(NodeLabelsUpdateSchedulerEvent event) {
+    for (NodeId nodeId : event.getUpdatedNodeToLabels().keySet()) {
+      SchedulerNode node = getSchedulerNode(nodeId);
+      if (node != null) {
+        loop.observeLabel(node.getNodeName(), node.getPartition());
+      }
+    }
+  }
+
+  @Override
+  public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
+      List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
+      List<String> blacklistRemovals, ContainerUpdates updateRequests) {
+    if (gate != null) {
+      FiCaSchedulerApp attempt = getApplicationAttempt(attemptId);
+      if (attempt != null && attempt.getApplicationAttemptId().equals(attemptId)) {
+        ask = gate.asks(attempt, ask);
+      }
+    }
+    return super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions, blacklistRemovals,
+        updateRequests);
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public boolean tryCommit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
+    if (gate != null) {
+      ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request = r;
+      if (!gate.accepts(request)) {
+        // What super.tryCommit would have done for a refused proposal, or the app's unconfirmed counter leaks.
+        if (request.getContainersToAllocate() != null && !request.getContainersToAllocate().isEmpty()) {
+          request.getFirstAllocatedOrReservedContainer().getAllocatedOrReservedContainer()
+              .getSchedulerApplicationAttempt().decUnconfirmedRes(request.getTotalAllocatedResource());
+        }
+        return false;
+      }
+    }
+    return super.tryCommit(cluster, r, updatePending);
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // For the REST resource, operators and tests
+
+  /** The settings in force. */
+  public ArylSettings settings() {
+    return settings;
+  }
+
+  public boolean arylEnabled() {
+    return loop != null;
+  }
+
+  /** The metrics source, or null when Aryl is off. */
+  public ArylMetrics metrics() {
+    return metrics;
+  }
+
+  /** Runs one planning round now (the loop also runs them on its own). */
+  public void runRound() {
+    requireEnabled().round();
+  }
+
+  /** State for the REST resource: plan, nodes and loans, applications' target vs actual workers, reclaims. */
+  public Map<String, Object> arylStatus() {
+    if (loop == null) {
+      return Map.of("enabled", false);
+    }
+    return loop.status();
+  }
+
+  /**
+   * Returns {@code nodes} loaned nodes to inference: the least-cost ones are fenced, drained, and relabelled.
+   *
+   * @param deadlineMs epoch milliseconds by which they must be back; 0 for the configured default
+   * @return the reclaim's description (id, nodes, jobs affected)
+   * @throws IllegalArgumentException if fewer nodes are on loan
+   */
+  public Map<String, Object> requestReclaim(int nodes, String gpuType, long deadlineMs) {
+    return PlanningLoop.describe(requireEnabled().requestReclaim(nodes, gpuType, deadlineMs));
+  }
+
+  private PlanningLoop requireEnabled() {
+    if (loop == null) {
+      throw new IllegalStateException("Aryl is off (" + ArylConf.ENABLED.key() + "=false)");
+    }
+    return loop;
+  }
+}

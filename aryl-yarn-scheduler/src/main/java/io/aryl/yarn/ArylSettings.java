@@ -1,0 +1,195 @@
+package io.aryl.yarn;
+
+import io.aryl.core.PolicyConfig;
+import io.aryl.core.admission.JobOrder;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * The scheduler's settings, read once at start-up from the {@link ArylConf} keys. A wrong value or an unknown
+ * {@code aryl.scheduler.} key stops the start with a message naming the key and the value.
+ */
+public record ArylSettings(
+    boolean enabled,
+    long roundIntervalMs,
+    long shrinkGraceMs,
+    long reclaimDeadlineMs,
+    String inferenceLabel,
+    String trainingLabel,
+    String inferenceQueue,
+    String trainingQueue,
+    Pattern inferenceNodes,
+    String gpuType,
+    PolicyConfig policy,
+    Predictor predictor) {
+
+  /** Where a job's predicted runtime comes from. */
+  public enum Predictor {
+    TAG,
+    HISTORY
+  }
+
+  public static ArylSettings defaults() {
+    return from(Map.of());
+  }
+
+  /**
+   * Settings from raw key/value pairs (every property whose key starts with {@link ArylConf#PREFIX}; others are
+   * ignored).
+   *
+   * @throws IllegalArgumentException naming the key and value of the first wrong setting
+   */
+  public static ArylSettings from(Map<String, String> raw) {
+    for (String key : raw.keySet()) {
+      if (key.startsWith(ArylConf.PREFIX) && ArylConf.byKey(key).isEmpty()) {
+        throw new IllegalArgumentException("unknown configuration key " + key + " (known: " + ArylConf.keys() + ")");
+      }
+    }
+    Reader r = new Reader(raw);
+    PolicyConfig policy = PolicyConfig.defaults()
+        .withJobOrder(r.jobOrder())
+        .withElastic(r.bool(ArylConf.ELASTIC))
+        .withStarvationWaitS(r.positiveDouble(ArylConf.STARVATION_WAIT_S))
+        .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S));
+    ArylSettings s = new ArylSettings(
+        r.bool(ArylConf.ENABLED),
+        r.positiveLong(ArylConf.ROUND_INTERVAL_MS),
+        r.nonNegativeLong(ArylConf.SHRINK_GRACE_MS),
+        r.positiveLong(ArylConf.RECLAIM_DEADLINE_MS),
+        r.name(ArylConf.INFERENCE_LABEL),
+        r.name(ArylConf.TRAINING_LABEL),
+        r.name(ArylConf.INFERENCE_QUEUE),
+        r.name(ArylConf.TRAINING_QUEUE),
+        r.pattern(ArylConf.INFERENCE_NODES),
+        r.name(ArylConf.GPU_TYPE),
+        policy,
+        r.predictor());
+    if (s.inferenceLabel.equals(s.trainingLabel)) {
+      throw new IllegalArgumentException(ArylConf.INFERENCE_LABEL.key() + " and " + ArylConf.TRAINING_LABEL.key()
+          + " must differ, both are '" + s.inferenceLabel + "'");
+    }
+    if (s.inferenceQueue.equals(s.trainingQueue)) {
+      throw new IllegalArgumentException(ArylConf.INFERENCE_QUEUE.key() + " and " + ArylConf.TRAINING_QUEUE.key()
+          + " must differ, both are '" + s.inferenceQueue + "'");
+    }
+    return s;
+  }
+
+  /** True if the node with this name is owned by inference according to {@link ArylConf#INFERENCE_NODES}. */
+  public boolean configuredAsInference(String nodeName) {
+    return inferenceNodes != null && inferenceNodes.matcher(nodeName).matches();
+  }
+
+  private static final class Reader {
+    private final Map<String, String> raw;
+
+    Reader(Map<String, String> raw) {
+      this.raw = raw;
+    }
+
+    private String value(ArylConf c) {
+      String v = raw.get(c.key());
+      return v == null ? c.defaultValue() : v.trim();
+    }
+
+    private IllegalArgumentException wrong(ArylConf c, String v, String what) {
+      return new IllegalArgumentException(c.key() + " must be " + what + ", was '" + v + "'");
+    }
+
+    boolean bool(ArylConf c) {
+      String v = value(c).toLowerCase(Locale.ROOT);
+      if (!v.equals("true") && !v.equals("false")) {
+        throw wrong(c, v, "true or false");
+      }
+      return Boolean.parseBoolean(v);
+    }
+
+    long positiveLong(ArylConf c) {
+      long v = longValue(c);
+      if (v <= 0) {
+        throw wrong(c, value(c), "a positive integer");
+      }
+      return v;
+    }
+
+    long nonNegativeLong(ArylConf c) {
+      long v = longValue(c);
+      if (v < 0) {
+        throw wrong(c, value(c), "an integer >= 0");
+      }
+      return v;
+    }
+
+    private long longValue(ArylConf c) {
+      try {
+        return Long.parseLong(value(c));
+      } catch (NumberFormatException e) {
+        throw wrong(c, value(c), "an integer");
+      }
+    }
+
+    double positiveDouble(ArylConf c) {
+      double v = doubleValue(c);
+      if (!(v > 0) || Double.isInfinite(v)) {
+        throw wrong(c, value(c), "a positive number");
+      }
+      return v;
+    }
+
+    double nonNegativeDouble(ArylConf c) {
+      double v = doubleValue(c);
+      if (!(v >= 0) || Double.isInfinite(v)) {
+        throw wrong(c, value(c), "a number >= 0");
+      }
+      return v;
+    }
+
+    private double doubleValue(ArylConf c) {
+      try {
+        return Double.parseDouble(value(c));
+      } catch (NumberFormatException e) {
+        throw wrong(c, value(c), "a number");
+      }
+    }
+
+    String name(ArylConf c) {
+      String v = value(c);
+      if (v.isEmpty()) {
+        throw wrong(c, v, "non-empty");
+      }
+      return v;
+    }
+
+    Pattern pattern(ArylConf c) {
+      String v = value(c);
+      if (v.isEmpty()) {
+        return null;
+      }
+      try {
+        return Pattern.compile(v);
+      } catch (PatternSyntaxException e) {
+        throw wrong(c, v, "a regular expression (" + e.getDescription() + ")");
+      }
+    }
+
+    JobOrder jobOrder() {
+      String v = value(ArylConf.JOB_ORDER).toLowerCase(Locale.ROOT);
+      return switch (v) {
+        case "shortest-predicted-first" -> JobOrder.SHORTEST_PREDICTED_FIRST;
+        case "fifo" -> JobOrder.FIFO;
+        default -> throw wrong(ArylConf.JOB_ORDER, v, "shortest-predicted-first or fifo");
+      };
+    }
+
+    Predictor predictor() {
+      String v = value(ArylConf.PREDICTOR).toLowerCase(Locale.ROOT);
+      return switch (v) {
+        case "tag" -> Predictor.TAG;
+        case "history" -> Predictor.HISTORY;
+        default -> throw wrong(ArylConf.PREDICTOR, v, "tag or history");
+      };
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package io.aryl.yarn;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+
+/**
+ * The elastic applications the scheduler knows: their shape from submission, and what their ApplicationMaster last
+ * asked for. The ApplicationMaster's asks are kept here and only what the plan grants is passed on to the Capacity
+ * Scheduler, so a job never holds part of its gang.
+ */
+final class ElasticApps {
+  /** One elastic application. */
+  static final class App {
+    final String id;
+    final ElasticShape shape;
+    final long submitMs;
+    /** The ApplicationMaster's outstanding worker asks at ResourceRequest.ANY, by priority and request id. */
+    final Map<String, ResourceRequest> asks = new ConcurrentHashMap<>();
+
+    App(String id, ElasticShape shape, long submitMs) {
+      this.id = id;
+      this.shape = shape;
+      this.submitMs = submitMs;
+    }
+
+    int askedWorkers() {
+      return asks.values().stream().mapToInt(ResourceRequest::getNumContainers).sum();
+    }
+  }
+
+  private final Map<String, App> apps = new ConcurrentHashMap<>();
+
+  void register(String appId, ElasticShape shape, long submitMs) {
+    apps.put(appId, new App(appId, shape, submitMs));
+  }
+
+  void remove(String appId) {
+    apps.remove(appId);
+  }
+
+  Optional<App> get(String appId) {
+    return Optional.ofNullable(apps.get(appId));
+  }
+
+  boolean isElastic(String appId) {
+    return apps.containsKey(appId);
+  }
+
+  List<App> all() {
+    return new ArrayList<>(apps.values());
+  }
+}

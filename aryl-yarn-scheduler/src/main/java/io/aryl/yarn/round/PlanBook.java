@@ -1,0 +1,60 @@
+package io.aryl.yarn.round;
+
+import io.aryl.core.model.Allocation;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What the latest round promised each elastic application: its workers per node. The allocation path consults it
+ * on every proposal, so it is immutable and swapped whole after each round.
+ */
+public final class PlanBook {
+  public static final PlanBook EMPTY = new PlanBook(Map.of(), 0);
+
+  private final Map<String, Allocation> targets;
+  private final Map<String, Map<String, Integer>> byNode;
+  private final long round;
+
+  public PlanBook(Map<String, Allocation> targets, long round) {
+    this.targets = Collections.unmodifiableMap(new TreeMap<>(targets));
+    Map<String, Map<String, Integer>> nodes = new HashMap<>();
+    targets.forEach((app, alloc) ->
+        alloc.workersByServer().forEach((node, w) -> nodes.computeIfAbsent(node, n -> new HashMap<>()).put(app, w)));
+    this.byNode = nodes;
+    this.round = round;
+  }
+
+  /** The round that wrote this book. */
+  public long round() {
+    return round;
+  }
+
+  public Map<String, Allocation> targets() {
+    return targets;
+  }
+
+  public Allocation target(String appId) {
+    return targets.getOrDefault(appId, Allocation.EMPTY);
+  }
+
+  public boolean admitted(String appId) {
+    return targets.containsKey(appId);
+  }
+
+  /** Workers promised to each application on the node. */
+  public Map<String, Integer> promisedOn(String nodeId) {
+    return byNode.getOrDefault(nodeId, Map.of());
+  }
+
+  /** True if the application may get one more worker on the node, holding {@code liveOnNode} there now. */
+  public boolean mayPlace(String appId, String nodeId, int liveOnNode) {
+    return target(appId).workersOn(nodeId) > liveOnNode;
+  }
+
+  /** Workers still to start for the application, holding {@code liveTotal} now. */
+  public int outstanding(String appId, int liveTotal) {
+    return Math.max(0, target(appId).totalWorkers() - liveTotal);
+  }
+}

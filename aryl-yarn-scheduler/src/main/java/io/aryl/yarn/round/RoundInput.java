@@ -1,0 +1,21 @@
+package io.aryl.yarn.round;
+
+import io.aryl.core.model.ClusterState;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one round plans on, translated from the ResourceManager's state.
+ *
+ * @param state the aryl-core snapshot
+ * @param workers every elastic application's live worker containers that are not being drained, by node
+ * @param orphans worker containers of a job that holds fewer than its minimum and no promise to complete it: a
+ *     partial gang, to be drained
+ */
+public record RoundInput(
+    ClusterState state, Map<String, Map<String, List<ContainerView>>> workers, List<ContainerView> orphans) {
+
+  public int liveWorkers(String appId) {
+    return workers.getOrDefault(appId, Map.of()).values().stream().mapToInt(List::size).sum();
+  }
+}

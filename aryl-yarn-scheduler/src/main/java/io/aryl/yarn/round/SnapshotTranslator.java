@@ -1,0 +1,161 @@
+package io.aryl.yarn.round;
+
+import io.aryl.core.model.Allocation;
+import io.aryl.core.model.ClusterState;
+import io.aryl.core.model.GpuType;
+import io.aryl.core.model.Job;
+import io.aryl.core.model.Pool;
+import io.aryl.core.model.Server;
+import io.aryl.yarn.ElasticShape;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * Turns the ResourceManager's view (nodes, containers, elastic applications) plus the last round's promises into an
+ * aryl-core {@link ClusterState}.
+ *
+ * <p>A job's allocation is, per node, the larger of its live workers and the workers promised to it: a gang being
+ * started counts as started, so the next round neither admits it twice nor gives its GPUs away. GPUs the plan does
+ * not own (containers of other applications, ApplicationMasters, workers being drained) are taken out of their
+ * server's capacity. Promises that no longer fit (a node left, another application took the room) are dropped; a job
+ * left with a partial gang is reported as orphaned rather than modelled below its minimum.
+ */
+public final class SnapshotTranslator {
+  private final String trainingLabel;
+  private final GpuType gpuType;
+  private final Predicate<String> inferenceOwned;
+
+  public SnapshotTranslator(String trainingLabel, GpuType gpuType, Predicate<String> inferenceOwned) {
+    this.trainingLabel = trainingLabel;
+    this.gpuType = gpuType;
+    this.inferenceOwned = inferenceOwned;
+  }
+
+  public RoundInput translate(
+      double nowS,
+      List<NodeView> nodes,
+      Map<String, AppView> apps,
+      PlanBook book,
+      Set<String> draining,
+      Set<String> fenced,
+      Map<String, JobProgress> progress) {
+    Map<String, Integer> capacity = new TreeMap<>();
+    Map<String, Map<String, List<ContainerView>>> workers = new TreeMap<>();
+    for (NodeView node : nodes) {
+      if (!trainingLabel.equals(node.label())) {
+        continue;
+      }
+      int blocked = 0;
+      for (ContainerView c : node.containers()) {
+        boolean plannedWorker = apps.containsKey(c.appId()) && !c.amContainer() && !draining.contains(c.id());
+        if (plannedWorker) {
+          workers.computeIfAbsent(c.appId(), a -> new TreeMap<>())
+              .computeIfAbsent(node.id(), n -> new ArrayList<>()).add(c);
+        } else {
+          blocked += c.gpus();
+        }
+      }
+      capacity.put(node.id(), node.gpus() - blocked);
+    }
+
+    // Live workers first: they hold their GPUs whatever the plan says.
+    Map<String, Integer> used = new HashMap<>();
+    Map<String, Map<String, Integer>> alloc = new TreeMap<>();
+    List<ContainerView> orphans = new ArrayList<>();
+    for (AppView app : apps.values()) {
+      Map<String, List<ContainerView>> live = workers.getOrDefault(app.id(), Map.of());
+      Map<String, Integer> a = new TreeMap<>();
+      live.forEach((node, cs) -> a.put(node, cs.size()));
+      alloc.put(app.id(), a);
+      a.forEach((node, w) -> used.merge(node, w * app.shape().gpusPerWorker(), Integer::sum));
+    }
+    // Then unfilled promises, where they still fit.
+    for (AppView app : apps.values()) {
+      Map<String, Integer> a = alloc.get(app.id());
+      int g = app.shape().gpusPerWorker();
+      for (Map.Entry<String, Integer> p : book.target(app.id()).workersByServer().entrySet()) {
+        String node = p.getKey();
+        int extra = p.getValue() - a.getOrDefault(node, 0);
+        if (extra <= 0 || !capacity.containsKey(node) || fenced.contains(node)) {
+          continue;
+        }
+        int room = (capacity.get(node) - used.getOrDefault(node, 0)) / g;
+        int take = Math.min(extra, Math.max(0, room));
+        if (take > 0) {
+          a.merge(node, take, Integer::sum);
+          used.merge(node, take * g, Integer::sum);
+        }
+      }
+    }
+
+    List<Job> jobs = new ArrayList<>();
+    Map<String, Allocation> allocations = new TreeMap<>();
+    for (AppView app : apps.values()) {
+      ElasticShape shape = app.shape();
+      Map<String, Integer> a = alloc.get(app.id());
+      int total = a.values().stream().mapToInt(Integer::intValue).sum();
+      int liveTotal = liveWorkers(workers, app.id());
+      if (total > 0 && total < shape.minWorkers()) {
+        // A partial gang with nothing to complete it must not run as it is; its workers keep their GPUs until
+        // drained, so they stay out of the capacity the plan may use.
+        Map<String, List<ContainerView>> partial = workers.remove(app.id());
+        if (partial != null) {
+          partial.forEach((node, cs) -> {
+            orphans.addAll(cs);
+            capacity.merge(node, -cs.size() * shape.gpusPerWorker(), Integer::sum);
+          });
+        }
+        a.forEach((node, w) -> used.merge(node, -w * shape.gpusPerWorker(), Integer::sum));
+        a.clear();
+        total = 0;
+        liveTotal = 0;
+      }
+      int wanted = liveTotal + app.askedWorkers();
+      if (total == 0 && wanted < shape.minWorkers()) {
+        continue; // its ApplicationMaster has not asked for its whole gang yet
+      }
+      if (total == 0 && shape.gpusPerWorker() > largestFree(capacity)) {
+        continue; // no server has room for one worker now; the core would refuse the job outright
+      }
+      int max = Math.min(shape.maxWorkers(), Math.max(Math.max(wanted, total), shape.minWorkers()));
+      JobProgress p = progress.getOrDefault(app.id(), JobProgress.NONE);
+      double remaining = Math.max(0.1 * shape.predictedRuntimeS(), shape.predictedRuntimeS() - p.attainedBaseS());
+      jobs.add(Job.builder(app.id())
+          .kind(shape.kind())
+          .submitTimeS(Math.min(app.submitS(), nowS))
+          .gpusPerWorker(shape.gpusPerWorker())
+          .workers(shape.minWorkers(), max)
+          .remainingS(remaining)
+          .attainedS(p.attainedBaseS())
+          .sinceCheckpointS(p.sinceChangeS())
+          .build());
+      if (total > 0) {
+        allocations.put(app.id(), Allocation.of(a));
+      }
+    }
+
+    List<Server> servers = new ArrayList<>();
+    for (Map.Entry<String, Integer> e : capacity.entrySet()) {
+      if (e.getValue() <= 0) {
+        continue;
+      }
+      boolean owned = inferenceOwned.test(e.getKey());
+      servers.add(new Server(e.getKey(), gpuType, e.getValue(), owned ? Pool.INFERENCE : Pool.TRAINING, owned,
+          fenced.contains(e.getKey())));
+    }
+    return new RoundInput(ClusterState.of(nowS, servers, jobs, allocations), workers, orphans);
+  }
+
+  private static int liveWorkers(Map<String, Map<String, List<ContainerView>>> workers, String appId) {
+    return workers.getOrDefault(appId, Map.of()).values().stream().mapToInt(List::size).sum();
+  }
+
+  private static int largestFree(Map<String, Integer> capacity) {
+    return capacity.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+  }
+}

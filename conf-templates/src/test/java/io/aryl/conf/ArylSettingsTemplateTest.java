@@ -1,0 +1,69 @@
+package io.aryl.conf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.aryl.yarn.ArylConf;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("Aryl settings in the templates")
+class ArylSettingsTemplateTest {
+
+  private static List<Templates.Property> arylProperties() {
+    return Templates.allProperties().stream().filter(p -> p.name().startsWith("aryl.")).toList();
+  }
+
+  @Test
+  @DisplayName("every aryl.* property in any template is a key of ArylConf")
+  void everyArylPropertyIsAnArylConfKey() {
+    assertThat(arylProperties()).isNotEmpty();
+    assertThat(arylProperties()).allSatisfy(p ->
+        assertThat(ArylConf.byKey(p.name())).as("%s is not a key of ArylConf", p).isPresent());
+  }
+
+  @Test
+  @DisplayName("every aryl.* property carries ArylConf's default, as written and as Hadoop reads it")
+  void everyArylPropertyCarriesTheDefault() {
+    for (String file : Templates.ALL) {
+      Configuration conf = Templates.load(file);
+      for (Templates.Property p : Templates.properties(file)) {
+        if (!p.name().startsWith("aryl.")) {
+          continue;
+        }
+        String defaultValue = ArylConf.byKey(p.name()).orElseThrow().defaultValue();
+        assertThat(p.value()).as("value written for %s", p).isEqualTo(defaultValue);
+        if (defaultValue.isEmpty()) {
+          // Hadoop drops a property whose value is empty; the scheduler then falls back to the (empty) default.
+          assertThat(conf.get(p.name())).as("value Hadoop reads for %s", p).isNull();
+        } else {
+          assertThat(conf.get(p.name())).as("value Hadoop reads for %s", p).isEqualTo(defaultValue);
+        }
+      }
+    }
+  }
+
+  @Test
+  @DisplayName("yarn-site.xml lists every ArylConf key")
+  void yarnSiteListsEveryKey() {
+    List<String> names = Templates.properties(Templates.YARN_SITE).stream()
+        .map(Templates.Property::name).toList();
+    assertThat(names).containsAll(ArylConf.keys());
+  }
+
+  @Test
+  @DisplayName("the comment before each aryl.* property begins with ArylConf's own description of it")
+  void commentsAreTheEnumDocs() {
+    assertThat(arylProperties()).allSatisfy(p ->
+        assertThat(p.comment()).as("comment before %s", p)
+            .startsWith(Templates.normalize(ArylConf.byKey(p.name()).orElseThrow().doc())));
+  }
+
+  @Test
+  @DisplayName("every aryl.* key is under ArylConf.PREFIX, so start-up does not refuse it")
+  void everyArylPropertyHasThePrefix() {
+    assertThat(arylProperties()).extracting(Templates.Property::name)
+        .allSatisfy(name -> assertThat(name).startsWith(ArylConf.PREFIX));
+  }
+}
