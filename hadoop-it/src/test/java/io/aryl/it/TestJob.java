@@ -1,0 +1,232 @@
+package io.aryl.it;
+
+import java.security.PrivilegedExceptionAction;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.PreemptionContainer;
+import org.apache.hadoop.yarn.api.records.PreemptionMessage;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.YarnApplicationAttemptState;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.ClientRMProxy;
+import org.apache.hadoop.yarn.client.api.AMRMClient;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
+
+/**
+ * A training job driven from the test: an unmanaged ApplicationMaster that registers with the real RM, asks for its
+ * workers (1 vcore, 128 MB, G GPUs each) and heartbeats on its own thread. It holds what it is given and, when
+ * {@code cooperative}, gives workers back as soon as a PreemptionMessage names them.
+ */
+public final class TestJob implements AutoCloseable {
+  private final ArylMiniCluster cluster;
+  private final ApplicationId appId;
+  private final int gpusPerWorker;
+  private final boolean cooperative;
+  private final Map<ContainerId, Container> held = new ConcurrentHashMap<>();
+  private final List<Integer> observedCounts = new CopyOnWriteArrayList<>();
+  private final Set<ContainerId> preemptionNotices = ConcurrentHashMap.newKeySet();
+  private final List<ContainerStatus> completed = new CopyOnWriteArrayList<>();
+  private final AtomicInteger maxHeld = new AtomicInteger();
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private AMRMClient<AMRMClient.ContainerRequest> am;
+  private UserGroupInformation ugi;
+  private Thread heartbeat;
+
+  private TestJob(ArylMiniCluster cluster, ApplicationId appId, int gpusPerWorker, boolean cooperative) {
+    this.cluster = cluster;
+    this.appId = appId;
+    this.gpusPerWorker = gpusPerWorker;
+    this.cooperative = cooperative;
+  }
+
+  /** Submits an application with these tags to the queue and returns it once its AM is registered. */
+  public static TestJob submit(ArylMiniCluster cluster, String name, String queue, Set<String> tags, int gpusPerWorker,
+      boolean cooperative) throws Exception {
+    ApplicationId id = submitOnly(cluster, name, queue, tags);
+    TestJob job = new TestJob(cluster, id, gpusPerWorker, cooperative);
+    job.register();
+    return job;
+  }
+
+  /** Submits only; for applications expected to be rejected. */
+  public static ApplicationId submitOnly(ArylMiniCluster cluster, String name, String queue, Set<String> tags)
+      throws Exception {
+    YarnClient client = cluster.client();
+    ApplicationSubmissionContext ctx = client.createApplication().getApplicationSubmissionContext();
+    ctx.setApplicationName(name);
+    ctx.setQueue(queue);
+    ctx.setUnmanagedAM(true);
+    ctx.setApplicationTags(tags);
+    ctx.setResource(Resource.newInstance(128, 1));
+    ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(Map.of(), Map.of(), List.of(), null, null, null));
+    client.submitApplication(ctx);
+    return ctx.getApplicationId();
+  }
+
+  /** Tags of an elastic job. */
+  public static Set<String> shape(int min, int max, int gpus, long runtimeS) {
+    return new TreeSet<>(Set.of("aryl.min-workers=" + min, "aryl.max-workers=" + max, "aryl.gpus-per-worker=" + gpus,
+        "aryl.predicted-runtime-s=" + runtimeS));
+  }
+
+  private void register() throws Exception {
+    ArylMiniCluster.await(appId + " attempt launched", Duration.ofSeconds(30), () -> {
+      try {
+        ApplicationReport r = cluster.client().getApplicationReport(appId);
+        return r.getYarnApplicationState() == YarnApplicationState.ACCEPTED
+            && cluster.client().getApplicationAttemptReport(r.getCurrentApplicationAttemptId())
+                .getYarnApplicationAttemptState() == YarnApplicationAttemptState.LAUNCHED;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    Token<AMRMTokenIdentifier> token = cluster.client().getAMRMToken(appId);
+    token.setService(ClientRMProxy.getAMRMTokenService(cluster.conf()));
+    ugi = UserGroupInformation.createRemoteUser(appId.toString());
+    ugi.addToken(token);
+    am = ugi.doAs((PrivilegedExceptionAction<AMRMClient<AMRMClient.ContainerRequest>>) () -> {
+      AMRMClient<AMRMClient.ContainerRequest> c = AMRMClient.createAMRMClient();
+      c.init(new YarnConfiguration(cluster.conf()));
+      c.start();
+      c.registerApplicationMaster("localhost", 0, "");
+      return c;
+    });
+    heartbeat = new Thread(this::loop, "am-" + appId);
+    heartbeat.setDaemon(true);
+    heartbeat.start();
+  }
+
+  /** Asks for n more workers. */
+  public void askWorkers(int n) {
+    for (int i = 0; i < n; i++) {
+      am.addContainerRequest(new AMRMClient.ContainerRequest(
+          Resource.newInstance(128, 1, Map.of("yarn.io/gpu", (long) gpusPerWorker)), null, null, Priority.newInstance(1)));
+    }
+  }
+
+  private void loop() {
+    while (running.get()) {
+      try {
+        AllocateResponse r = ugi.doAs((PrivilegedExceptionAction<AllocateResponse>) () -> am.allocate(0.1f));
+        for (Container c : r.getAllocatedContainers()) {
+          held.put(c.getId(), c);
+          am.removeContainerRequest(new AMRMClient.ContainerRequest(c.getResource(), null, null, c.getPriority()));
+        }
+        for (ContainerStatus s : r.getCompletedContainersStatuses()) {
+          held.remove(s.getContainerId());
+          completed.add(s);
+        }
+        PreemptionMessage pm = r.getPreemptionMessage();
+        if (pm != null) {
+          List<ContainerId> named = new ArrayList<>();
+          if (pm.getStrictContract() != null) {
+            pm.getStrictContract().getContainers().forEach(pc -> named.add(pc.getId()));
+          }
+          if (pm.getContract() != null) {
+            for (PreemptionContainer pc : pm.getContract().getContainers()) {
+              named.add(pc.getId());
+            }
+          }
+          preemptionNotices.addAll(named);
+          if (cooperative) {
+            for (ContainerId id : named) {
+              if (held.remove(id) != null) {
+                am.releaseAssignedContainer(id);
+              }
+            }
+          }
+        }
+        int n = held.size();
+        observedCounts.add(n);
+        maxHeld.accumulateAndGet(n, Math::max);
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        if (running.get()) {
+          observedCounts.add(-1);
+        }
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException ie) {
+          return;
+        }
+      }
+    }
+  }
+
+  public ApplicationId id() {
+    return appId;
+  }
+
+  /** Workers held now. */
+  public int workers() {
+    return held.size();
+  }
+
+  /** Workers held per node name (host:port). */
+  public Map<String, Integer> workersByNode() {
+    Map<String, Integer> out = new java.util.TreeMap<>();
+    held.values().forEach(c -> out.merge(c.getNodeId().toString(), 1, Integer::sum));
+    return out;
+  }
+
+  /** Every count of workers held seen after a heartbeat, in order. */
+  public List<Integer> observedCounts() {
+    return Collections.unmodifiableList(observedCounts);
+  }
+
+  public Set<ContainerId> preemptionNotices() {
+    return Set.copyOf(preemptionNotices);
+  }
+
+  public List<ContainerStatus> completed() {
+    return List.copyOf(completed);
+  }
+
+  /** Unregisters as succeeded; its workers are released with it. */
+  public void finish() throws Exception {
+    if (!running.getAndSet(false)) {
+      return;
+    }
+    heartbeat.interrupt();
+    heartbeat.join(5000);
+    ugi.doAs((PrivilegedExceptionAction<Void>) () -> {
+      am.unregisterApplicationMaster(FinalApplicationStatus.SUCCEEDED, "", "");
+      am.stop();
+      return null;
+    });
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      finish();
+    } catch (Exception e) {
+      // already gone
+    }
+  }
+}
