@@ -233,6 +233,33 @@ public class ArylScheduler extends CapacityScheduler {
     return super.tryCommit(cluster, r, updatePending);
   }
 
+  /**
+   * Hands a new round's grants to the Capacity Scheduler at once, as the application's next heartbeat would: without
+   * this, a job admitted now would wait for its ApplicationMaster's next heartbeat before any node could take it.
+   */
+  void pushGrants(Set<String> appIds) {
+    for (String id : appIds) {
+      var sa = getSchedulerApplications().get(ApplicationId.fromString(id));
+      FiCaSchedulerApp attempt = sa == null ? null : sa.getCurrentAppAttempt();
+      if (attempt == null || attempt.isWaitingForAMContainer()) {
+        continue;
+      }
+      List<ResourceRequest> asks = new java.util.ArrayList<>(gate.asks(attempt, List.of()));
+      normalizeResourceRequests(asks);
+      boolean updated;
+      attempt.getWriteLock().lock();
+      try {
+        updated = !attempt.isStopped() && attempt.updateResourceRequests(asks);
+      } finally {
+        attempt.getWriteLock().unlock();
+      }
+      if (updated && attempt.getQueue() instanceof org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity
+          .AbstractLeafQueue q) {
+        q.getOrderingPolicy().demandUpdated(attempt);
+      }
+    }
+  }
+
   // -------------------------------------------------------------------------------------------------------------
   // For the REST resource, operators and tests
 

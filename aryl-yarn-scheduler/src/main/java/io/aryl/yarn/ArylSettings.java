@@ -44,7 +44,9 @@ public record ArylSettings(
   public static ArylSettings from(Map<String, String> raw) {
     for (String key : raw.keySet()) {
       if (key.startsWith(ArylConf.PREFIX) && ArylConf.byKey(key).isEmpty()) {
-        throw new IllegalArgumentException("unknown configuration key " + key + " (known: " + ArylConf.keys() + ")");
+        // Name the value too: the operator finds the line (key=value) to fix in yarn-site.xml.
+        throw new IllegalArgumentException(
+            "unknown configuration key " + key + "=" + raw.get(key) + " (known: " + ArylConf.keys() + ")");
       }
     }
     Reader r = new Reader(raw);

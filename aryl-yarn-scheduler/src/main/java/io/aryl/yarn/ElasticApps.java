@@ -20,6 +20,8 @@ final class ElasticApps {
     final long submitMs;
     /** The ApplicationMaster's outstanding worker asks at ResourceRequest.ANY, by priority and request id. */
     final Map<String, ResourceRequest> asks = new ConcurrentHashMap<>();
+    /** Node and rack names the scheduler last asked for on the application's behalf, by ask. */
+    final Map<String, java.util.Set<String>> sentNames = new ConcurrentHashMap<>();
 
     App(String id, ElasticShape shape, long submitMs) {
       this.id = id;

@@ -88,8 +88,9 @@ public record ElasticShape(int minWorkers, int maxWorkers, int gpusPerWorker, do
       String key = t.substring(0, eq).trim();
       String value = t.substring(eq + 1).trim();
       if (!java.util.List.of(MIN_WORKERS, MAX_WORKERS, GPUS_PER_WORKER, PREDICTED_RUNTIME_S, KIND).contains(key)) {
-        throw new InvalidShapeException("unknown tag '" + key + "' (known: " + MIN_WORKERS + ", " + MAX_WORKERS
-            + ", " + GPUS_PER_WORKER + ", " + PREDICTED_RUNTIME_S + ", " + KIND + ")");
+        // Name the value too (key=value): the submitter sees exactly which tag of the submission was refused.
+        throw new InvalidShapeException("unknown tag '" + key + "=" + value + "' (known: " + MIN_WORKERS + ", "
+            + MAX_WORKERS + ", " + GPUS_PER_WORKER + ", " + PREDICTED_RUNTIME_S + ", " + KIND + ")");
       }
       String previous = values.put(key, value);
       if (previous != null && !previous.equals(value)) {

@@ -69,9 +69,15 @@ final class PlanningLoop implements AutoCloseable {
   });
 
   private volatile PlanBook book = PlanBook.EMPTY;
+  /** Rack of every node by scheduler node name, and node name by node id; refreshed each round. */
+  private volatile Map<String, String> racks = Map.of();
+  private volatile Map<NodeId, String> names = Map.of();
+  private final java.util.concurrent.atomic.AtomicBoolean roundRequested = new java.util.concurrent.atomic.AtomicBoolean();
   private volatile Set<String> fenced = Set.of();
   private final Map<String, JobProgress> progress = new HashMap<>();
   private final Map<String, Integer> lastWorkers = new HashMap<>();
+  /** Reclaim/job pairs already charged a shrink's cost. */
+  private final Set<String> shrinkCharged = new HashSet<>();
   private long lastRoundMs = -1;
   private long rounds;
   private Plan lastPlan;
@@ -104,6 +110,33 @@ final class PlanningLoop implements AutoCloseable {
     return book;
   }
 
+  String rackOf(String nodeName) {
+    return racks.get(nodeName);
+  }
+
+  String nodeNameOf(NodeId id) {
+    String n = names.get(id);
+    if (n == null) {
+      FiCaSchedulerNode node = scheduler.getNode(id);
+      n = node == null ? null : node.getNodeName();
+    }
+    return n;
+  }
+
+  /** Asks for a round as soon as possible (new demand), at most one pending at a time. */
+  void requestRound() {
+    if (roundRequested.compareAndSet(false, true)) {
+      try {
+        thread.execute(() -> {
+          roundRequested.set(false);
+          roundSafely();
+        });
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        roundRequested.set(false); // shutting down
+      }
+    }
+  }
+
   Set<String> fenced() {
     return fenced;
   }
@@ -132,8 +165,9 @@ final class PlanningLoop implements AutoCloseable {
   private void roundSafely() {
     try {
       round();
-    } catch (RuntimeException e) {
-      // A round that fails leaves the last promises in place; the next one starts from the RM's state again.
+    } catch (RuntimeException | LinkageError e) {
+      // A round that fails leaves the last promises in place; the next one starts from the RM's state again. Anything
+      // escaping here would cancel every later round silently, so errors are logged and the loop goes on.
       LOG.error("Aryl planning round failed", e);
     }
   }
@@ -143,6 +177,7 @@ final class PlanningLoop implements AutoCloseable {
     long now = System.currentTimeMillis();
     List<NodeView> nodes = reader.nodes();
     nodes.forEach(n -> observeLabel(n.id(), n.label()));
+    indexNodes();
     Map<String, AppView> views = reader.elasticApps(startMs);
     updateProgress(views, nodes, now);
     drains.retainOnly(liveContainerIds(nodes));
@@ -150,7 +185,9 @@ final class PlanningLoop implements AutoCloseable {
 
     RoundInput input = translate(nodes, views, now);
     Plan plan = planner.plan(input.state());
+    PlanBook previous = book;
     book = new PlanBook(plan.targets(), ++rounds);
+    scheduler.pushGrants(changedTargets(previous, book));
     lastPlan = plan;
     lastInput = input;
 
@@ -170,6 +207,32 @@ final class PlanningLoop implements AutoCloseable {
     updateLoanMetrics(nodes);
     lastRoundLatencyMs = (System.nanoTime() - t0) / 1e6;
     metrics.planningRound.add((System.nanoTime() - t0) / 1_000_000);
+  }
+
+  private static Set<String> changedTargets(PlanBook before, PlanBook after) {
+    Set<String> out = new HashSet<>();
+    after.targets().forEach((app, alloc) -> {
+      if (!alloc.equals(before.target(app))) {
+        out.add(app);
+      }
+    });
+    before.targets().keySet().forEach(app -> {
+      if (!after.admitted(app)) {
+        out.add(app);
+      }
+    });
+    return out;
+  }
+
+  private void indexNodes() {
+    Map<String, String> r = new HashMap<>();
+    Map<NodeId, String> n = new HashMap<>();
+    for (FiCaSchedulerNode node : scheduler.getNodeTracker().getAllNodes()) {
+      r.put(node.getNodeName(), node.getRackName());
+      n.put(node.getNodeID(), node.getNodeName());
+    }
+    racks = r;
+    names = n;
   }
 
   private RoundInput translate(List<NodeView> nodes, Map<String, AppView> views, long now) {
@@ -284,7 +347,7 @@ final class PlanningLoop implements AutoCloseable {
           String action = apps.isElastic(c.appId()) && !c.amContainer() ? r.jobActions().getOrDefault(c.appId(), "PREEMPT")
               : "PREEMPT";
           if (action.equals("SHRINK")) {
-            if (drain(c, killAt) && recordShrunk(r, c)) {
+            if (drain(c, killAt) && recordShrunk(r, c, nodes)) {
               metrics.containersShrunk.incr();
             }
           } else if (apps.isElastic(c.appId()) && !c.amContainer()) {
@@ -310,13 +373,30 @@ final class PlanningLoop implements AutoCloseable {
     }
   }
 
-  private boolean recordShrunk(Reclaim r, ContainerView c) {
-    double lost = c.gpus() * costs.rescaleOverheadS();
+  /**
+   * A shrink pauses every GPU of the job while it re-forms its group (the cost model's shrink cost), so the job is
+   * charged once per reclaim, with its first shrunk container.
+   */
+  private boolean recordShrunk(Reclaim r, ContainerView c, List<NodeView> nodes) {
+    boolean firstOfJob = shrinkCharged.add(r.id() + "/" + c.appId());
+    double lost = firstOfJob ? jobGpus(c.appId(), nodes) * costs.rescaleOverheadS() : 0;
     boolean fresh = reclaims.recordShrunk(r, c.id(), lost);
     if (fresh) {
       metrics.gpuSecondsLost.incr(Math.round(lost));
     }
     return fresh;
+  }
+
+  private static int jobGpus(String appId, List<NodeView> nodes) {
+    int gpus = 0;
+    for (NodeView n : nodes) {
+      for (ContainerView c : n.containers()) {
+        if (c.appId().equals(appId) && !c.amContainer()) {
+          gpus += c.gpus();
+        }
+      }
+    }
+    return gpus;
   }
 
   private boolean recordPreempted(Reclaim r, ContainerView c) {
@@ -353,6 +433,7 @@ final class PlanningLoop implements AutoCloseable {
   private void finishNode(Reclaim r, String nodeId, long now) {
     reclaims.nodeReturned(r, nodeId, now);
     if (r.phase() == Reclaim.Phase.DONE) {
+      shrinkCharged.removeIf(k -> k.startsWith(r.id() + "/"));
       metrics.reclaimsFinished.incr();
       if (r.late()) {
         metrics.reclaimsLate.incr();

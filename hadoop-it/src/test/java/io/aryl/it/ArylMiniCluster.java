@@ -211,6 +211,24 @@ public final class ArylMiniCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits up to 60 s (other builds may share the machine) like {@link #await}; a timeout also shows Aryl's status
+   * (GET /ws/v1/cluster/aryl), so the failure says what the scheduler planned.
+   */
+  public void awaitShowingStatus(String what, BooleanSupplier condition) throws InterruptedException {
+    try {
+      await(what, Duration.ofSeconds(60), condition);
+    } catch (AssertionError e) {
+      String status;
+      try {
+        status = get("/ws/v1/cluster/aryl").body();
+      } catch (IOException io) {
+        status = io.toString();
+      }
+      throw new AssertionError(e.getMessage() + "; Aryl status: " + status, e);
+    }
+  }
+
   public File workDir() {
     return cluster.getTestWorkDir();
   }

@@ -50,6 +50,8 @@ public final class TestJob implements AutoCloseable {
   private final Set<ContainerId> preemptionNotices = ConcurrentHashMap.newKeySet();
   private final List<ContainerStatus> completed = new CopyOnWriteArrayList<>();
   private final AtomicInteger maxHeld = new AtomicInteger();
+  /** Workers asked for and not yet received. */
+  private final AtomicInteger outstanding = new AtomicInteger();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private AMRMClient<AMRMClient.ContainerRequest> am;
   private UserGroupInformation ugi;
@@ -121,9 +123,25 @@ public final class TestJob implements AutoCloseable {
 
   /** Asks for n more workers. */
   public void askWorkers(int n) {
-    for (int i = 0; i < n; i++) {
-      am.addContainerRequest(new AMRMClient.ContainerRequest(
-          Resource.newInstance(128, 1, Map.of("yarn.io/gpu", (long) gpusPerWorker)), null, null, Priority.newInstance(1)));
+    // One lock with the heartbeat (AMRMClientImpl snapshots its asks under its own lock): all n go in one heartbeat.
+    synchronized (am) {
+      outstanding.addAndGet(n);
+      for (int i = 0; i < n; i++) {
+        am.addContainerRequest(new AMRMClient.ContainerRequest(
+            Resource.newInstance(128, 1, Map.of("yarn.io/gpu", (long) gpusPerWorker)), null, null,
+            Priority.newInstance(1)));
+      }
+    }
+  }
+
+  /**
+   * Asks for n more workers in one ask: no heartbeat sends part of them. (AMRMClientImpl snapshots its asks under its
+   * own lock, which addContainerRequest also takes.) With {@link #askWorkers} a heartbeat may carry only the first
+   * few, and a job admitted at that width may find growing to the rest not worth a re-scale.
+   */
+  public void askWorkersAtOnce(int n) {
+    synchronized (am) {
+      askWorkers(n);
     }
   }
 
@@ -132,6 +150,11 @@ public final class TestJob implements AutoCloseable {
       try {
         AllocateResponse r = ugi.doAs((PrivilegedExceptionAction<AllocateResponse>) () -> am.allocate(0.1f));
         for (Container c : r.getAllocatedContainers()) {
+          if (outstanding.getAndUpdate(v -> Math.max(0, v - 1)) == 0) {
+            // More than asked for (an ask raced an allocation): a well-behaved AM hands the surplus back.
+            am.releaseAssignedContainer(c.getId());
+            continue;
+          }
           held.put(c.getId(), c);
           am.removeContainerRequest(new AMRMClient.ContainerRequest(c.getResource(), null, null, c.getPriority()));
         }

@@ -22,6 +22,7 @@ public final class PlanBook {
     Map<String, Map<String, Integer>> nodes = new HashMap<>();
     targets.forEach((app, alloc) ->
         alloc.workersByServer().forEach((node, w) -> nodes.computeIfAbsent(node, n -> new HashMap<>()).put(app, w)));
+    nodes.replaceAll((node, apps) -> Collections.unmodifiableMap(apps)); // promisedOn hands these out
     this.byNode = nodes;
     this.round = round;
   }

@@ -19,8 +19,8 @@ import java.util.function.Predicate;
  * Turns the ResourceManager's view (nodes, containers, elastic applications) plus the last round's promises into an
  * aryl-core {@link ClusterState}.
  *
- * <p>A job's allocation is, per node, the larger of its live workers and the workers promised to it: a gang being
- * started counts as started, so the next round neither admits it twice nor gives its GPUs away. GPUs the plan does
+ * <p>A job's allocation is, per node, the larger of its live workers and the workers promised to it (never above its
+ * maximum in all): a gang being started counts as started, so the next round neither admits it twice nor gives its GPUs away. GPUs the plan does
  * not own (containers of other applications, ApplicationMasters, workers being drained) are taken out of their
  * server's capacity. Promises that no longer fit (a node left, another application took the room) are dropped; a job
  * left with a partial gang is reported as orphaned rather than modelled below its minimum.
@@ -74,10 +74,18 @@ public final class SnapshotTranslator {
       alloc.put(app.id(), a);
       a.forEach((node, w) -> used.merge(node, w * app.shape().gpusPerWorker(), Integer::sum));
     }
-    // Then unfilled promises, where they still fit.
+    // Then unfilled promises, where they still fit and the job stays within its max: live workers the book did not
+    // place (a worker that reached a node under an earlier book) count first.
     for (AppView app : apps.values()) {
       Map<String, Integer> a = alloc.get(app.id());
       int g = app.shape().gpusPerWorker();
+      int live = a.values().stream().mapToInt(Integer::intValue).sum();
+      // A promise counts only as far as the ApplicationMaster still asks for it. Without this cap a promise made
+      // while its asks were stale (containers allocated, the AM's decremented ask not yet received) or that the AM
+      // withdrew was counted as the job's allocation, which then set the job's width: it was promised again every
+      // round, never filled (the gate passes no more than the AM asks), and kept GPUs from other jobs for good.
+      int demand = Math.max(live + app.askedWorkers(), app.shape().minWorkers());
+      int headroom = Math.min(app.shape().maxWorkers(), demand) - live;
       for (Map.Entry<String, Integer> p : book.target(app.id()).workersByServer().entrySet()) {
         String node = p.getKey();
         int extra = p.getValue() - a.getOrDefault(node, 0);
@@ -85,21 +93,20 @@ public final class SnapshotTranslator {
           continue;
         }
         int room = (capacity.get(node) - used.getOrDefault(node, 0)) / g;
-        int take = Math.min(extra, Math.max(0, room));
+        int take = Math.min(Math.min(extra, Math.max(0, room)), headroom);
         if (take > 0) {
           a.merge(node, take, Integer::sum);
           used.merge(node, take * g, Integer::sum);
+          headroom -= take;
         }
       }
     }
 
-    List<Job> jobs = new ArrayList<>();
-    Map<String, Allocation> allocations = new TreeMap<>();
+    // Partial gangs, before any job is modelled: their orphans shrink capacity, which every job's fit must see.
     for (AppView app : apps.values()) {
       ElasticShape shape = app.shape();
       Map<String, Integer> a = alloc.get(app.id());
       int total = a.values().stream().mapToInt(Integer::intValue).sum();
-      int liveTotal = liveWorkers(workers, app.id());
       if (total > 0 && total < shape.minWorkers()) {
         // A partial gang with nothing to complete it must not run as it is; its workers keep their GPUs until
         // drained, so they stay out of the capacity the plan may use.
@@ -112,9 +119,16 @@ public final class SnapshotTranslator {
         }
         a.forEach((node, w) -> used.merge(node, -w * shape.gpusPerWorker(), Integer::sum));
         a.clear();
-        total = 0;
-        liveTotal = 0;
       }
+    }
+
+    List<Job> jobs = new ArrayList<>();
+    Map<String, Allocation> allocations = new TreeMap<>();
+    for (AppView app : apps.values()) {
+      ElasticShape shape = app.shape();
+      Map<String, Integer> a = alloc.get(app.id());
+      int total = a.values().stream().mapToInt(Integer::intValue).sum();
+      int liveTotal = liveWorkers(workers, app.id()); // 0 for a partial gang: its workers are orphans now
       int wanted = liveTotal + app.askedWorkers();
       if (total == 0 && wanted < shape.minWorkers()) {
         continue; // its ApplicationMaster has not asked for its whole gang yet

@@ -1,0 +1,293 @@
+package io.aryl.yarn.reclaim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.within;
+
+import io.aryl.core.model.Allocation;
+import io.aryl.core.model.ClusterState;
+import io.aryl.core.model.GpuType;
+import io.aryl.core.model.Job;
+import io.aryl.core.model.Server;
+import io.aryl.core.reclaim.ReclaimCostModel;
+import io.aryl.core.reclaim.ReclaimPlan;
+import io.aryl.core.reclaim.ReclaimPlanner;
+import io.aryl.core.reclaim.ReclaimRequest;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+@DisplayName("ReclaimTracker and Reclaim: returning loaned nodes to inference")
+class ReclaimTrackerTest {
+  private static final GpuType GPU = GpuType.of("gpu");
+
+  /**
+   * Training node t1 and loaned nodes i1, i2. app-elastic (1..3) runs on t1 and i1: returning i1 shrinks it.
+   * app-gang (2..2) runs both workers on i2: returning i2 preempts it.
+   */
+  private static final ClusterState STATE = ClusterState.of(0,
+      List.of(Server.training("t1", GPU, 4), Server.loaned("i1", GPU, 4), Server.loaned("i2", GPU, 4)),
+      List.of(
+          Job.builder("app-elastic").workers(1, 3).remainingS(3600).build(),
+          Job.builder("app-gang").workers(2, 2).remainingS(3600).sinceCheckpointS(600).build()),
+      Map.of("app-elastic", Allocation.of(Map.of("t1", 1, "i1", 1)), "app-gang", Allocation.of("i2", 2)));
+
+  private static final ReclaimPlanner PLANNER = new ReclaimPlanner(ReclaimCostModel.defaults());
+
+  private static ReclaimPlan plan(int servers) {
+    ReclaimPlan plan = PLANNER.plan(STATE, ReclaimRequest.any(servers));
+    assertThat(plan.isFeasible()).as("test plan feasible: %s", plan).isTrue();
+    return plan;
+  }
+
+  @Nested
+  @DisplayName("starting a reclaim")
+  class Start {
+    @Test
+    @DisplayName("records the plan's nodes, deadline, cost and per-job actions, and fences the nodes")
+    void recordsThePlan() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan plan = plan(2);
+      Reclaim r = tracker.start(plan, 1_000, 61_000);
+
+      assertThat(r.id()).isEqualTo(1);
+      assertThat(r.nodes()).containsExactlyInAnyOrder("i1", "i2");
+      assertThat(r.requestedMs()).isEqualTo(1_000);
+      assertThat(r.deadlineMs()).isEqualTo(61_000);
+      assertThat(r.plannedCostGpuS()).isEqualTo(plan.costGpuS()).isPositive();
+      assertThat(r.jobActions()).containsExactlyInAnyOrderEntriesOf(
+          Map.of("app-elastic", "SHRINK", "app-gang", "PREEMPT"));
+      assertThat(r.phase()).isEqualTo(Reclaim.Phase.DRAINING);
+      assertThat(r.pendingNodes()).containsExactlyInAnyOrder("i1", "i2");
+      assertThat(r.returnedNodes()).isEmpty();
+      assertThat(r.finishedMs()).isEqualTo(-1);
+      assertThat(r.tookMs()).isEqualTo(-1);
+      assertThat(r.late()).as("not late while draining").isFalse();
+      assertThat(tracker.inFlight()).containsExactly(r);
+      assertThat(tracker.finished()).isEmpty();
+      assertThat(tracker.fencedNodes()).containsExactlyInAnyOrder("i1", "i2");
+    }
+
+    @Test
+    @DisplayName("gives every reclaim a new, increasing id")
+    void increasingIds() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan onlyI1 = PLANNER.plan(STATE, ReclaimRequest.any(1));
+      Reclaim first = tracker.start(onlyI1, 0, 10);
+      tracker.nodeReturned(first, onlyI1.servers().get(0), 5);
+      Reclaim second = tracker.start(onlyI1, 6, 20);
+      assertThat(second.id()).isGreaterThan(first.id());
+    }
+
+    @Test
+    @DisplayName("refuses an infeasible plan with its reason")
+    void refusesInfeasiblePlan() {
+      ReclaimPlan infeasible = PLANNER.plan(STATE, ReclaimRequest.any(3));
+      assertThat(infeasible.isFeasible()).isFalse();
+      ReclaimTracker tracker = new ReclaimTracker();
+      assertThatIllegalArgumentException().isThrownBy(() -> tracker.start(infeasible, 0, 10))
+          .withMessage(infeasible.infeasibleReason().orElseThrow());
+      assertThat(tracker.inFlight()).isEmpty();
+      assertThat(tracker.fencedNodes()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("refuses a node already being returned, naming it")
+    void refusesANodeAlreadyReturning() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan one = plan(1);
+      tracker.start(one, 0, 10);
+      String node = one.servers().get(0);
+      assertThatIllegalStateException().isThrownBy(() -> tracker.start(plan(2), 1, 10)).withMessageContaining(node);
+      assertThat(tracker.inFlight()).hasSize(1);
+    }
+
+    @Test
+    @DisplayName("accepts a node again once its earlier reclaim has returned it")
+    void acceptsANodeReturnedEarlier() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan one = plan(1);
+      Reclaim first = tracker.start(one, 0, 10);
+      tracker.nodeReturned(first, one.servers().get(0), 5);
+      Reclaim again = tracker.start(one, 6, 20);
+      assertThat(tracker.inFlight()).containsExactly(again);
+      assertThat(tracker.fencedNodes()).containsExactlyElementsOf(one.servers());
+    }
+  }
+
+  @Nested
+  @DisplayName("returning nodes")
+  class Returning {
+    @Test
+    @DisplayName("a returned node is no longer fenced; the reclaim drains on until its last node is back")
+    void partialReturn() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      Reclaim r = tracker.start(plan(2), 1_000, 61_000);
+      tracker.nodeReturned(r, "i2", 5_000);
+
+      assertThat(r.phase()).isEqualTo(Reclaim.Phase.DRAINING);
+      assertThat(r.returnedNodes()).containsExactly("i2");
+      assertThat(r.pendingNodes()).containsExactly("i1");
+      assertThat(r.finishedMs()).isEqualTo(-1);
+      assertThat(tracker.fencedNodes()).containsExactly("i1");
+      assertThat(tracker.inFlight()).containsExactly(r);
+      assertThat(tracker.finished()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("the last node back makes it DONE and moves it to the finished list")
+    void lastNodeFinishes() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      Reclaim r = tracker.start(plan(2), 1_000, 61_000);
+      tracker.nodeReturned(r, "i2", 5_000);
+      tracker.nodeReturned(r, "i1", 9_000);
+
+      assertThat(r.phase()).isEqualTo(Reclaim.Phase.DONE);
+      assertThat(r.returnedNodes()).containsExactly("i2", "i1");
+      assertThat(r.pendingNodes()).isEmpty();
+      assertThat(r.finishedMs()).isEqualTo(9_000);
+      assertThat(r.tookMs()).isEqualTo(8_000);
+      assertThat(r.late()).isFalse();
+      assertThat(tracker.fencedNodes()).isEmpty();
+      assertThat(tracker.inFlight()).isEmpty();
+      assertThat(tracker.finished()).containsExactly(r);
+    }
+
+    @Test
+    @DisplayName("returning the same node twice, or a node not in the reclaim, changes nothing")
+    void repeatedOrForeignNodeIgnored() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      Reclaim r = tracker.start(plan(2), 0, 60_000);
+      tracker.nodeReturned(r, "i1", 1_000);
+      tracker.nodeReturned(r, "i1", 2_000);
+      tracker.nodeReturned(r, "t1", 3_000);
+      assertThat(r.phase()).isEqualTo(Reclaim.Phase.DRAINING);
+      assertThat(r.returnedNodes()).containsExactly("i1");
+      assertThat(tracker.fencedNodes()).containsExactly("i2");
+
+      tracker.nodeReturned(r, "i2", 4_000);
+      tracker.nodeReturned(r, "i2", 9_000);
+      assertThat(r.finishedMs()).as("the first return of the last node finishes it").isEqualTo(4_000);
+      assertThat(tracker.finished()).containsExactly(r);
+    }
+
+    static Stream<Arguments> lateness() {
+      return Stream.of(
+          Arguments.of("well before the deadline", 30_000L, false),
+          Arguments.of("exactly at the deadline", 60_000L, false),
+          Arguments.of("one millisecond after", 60_001L, true),
+          Arguments.of("long after", 600_000L, true));
+    }
+
+    @ParameterizedTest(name = "{0}: late = {2}")
+    @MethodSource("lateness")
+    @DisplayName("is late when its last node came back after the deadline")
+    void lateAfterDeadline(String description, long finishedMs, boolean late) {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan one = plan(1);
+      Reclaim r = tracker.start(one, 0, 60_000);
+      tracker.nodeReturned(r, one.servers().get(0), finishedMs);
+      assertThat(r.late()).isEqualTo(late);
+    }
+  }
+
+  @Nested
+  @DisplayName("recording containers taken")
+  class Recording {
+    @Test
+    @DisplayName("a shrunk container is counted once, with its loss")
+    void shrunkOnce() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      Reclaim r = tracker.start(plan(2), 0, 60_000);
+      assertThat(tracker.recordShrunk(r, "c1", 30)).isTrue();
+      assertThat(tracker.recordShrunk(r, "c1", 30)).isFalse();
+      assertThat(tracker.recordShrunk(r, "c2", 60)).isTrue();
+      assertThat(r.containersShrunk()).isEqualTo(2);
+      assertThat(r.containersPreempted()).isZero();
+      assertThat(r.gpuSecondsLost()).isCloseTo(90, within(1e-9));
+    }
+
+    @Test
+    @DisplayName("a preempted container is counted once, with its loss")
+    void preemptedOnce() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      Reclaim r = tracker.start(plan(2), 0, 60_000);
+      assertThat(tracker.recordPreempted(r, "c1", 720)).isTrue();
+      assertThat(tracker.recordPreempted(r, "c1", 720)).isFalse();
+      assertThat(r.containersPreempted()).isEqualTo(1);
+      assertThat(r.gpuSecondsLost()).isCloseTo(720, within(1e-9));
+    }
+
+    @Test
+    @DisplayName("a container is either shrunk or preempted, whichever was recorded first")
+    void shrunkOrPreemptedNotBoth() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      Reclaim r = tracker.start(plan(2), 0, 60_000);
+      assertThat(tracker.recordShrunk(r, "c1", 30)).isTrue();
+      assertThat(tracker.recordPreempted(r, "c1", 720)).isFalse();
+      assertThat(tracker.recordPreempted(r, "c2", 720)).isTrue();
+      assertThat(tracker.recordShrunk(r, "c2", 30)).isFalse();
+      assertThat(r.containersShrunk()).isEqualTo(1);
+      assertThat(r.containersPreempted()).isEqualTo(1);
+      assertThat(r.gpuSecondsLost()).isCloseTo(750, within(1e-9));
+    }
+
+    @Test
+    @DisplayName("each reclaim keeps its own record")
+    void separateRecords() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan one = plan(1);
+      Reclaim first = tracker.start(one, 0, 10);
+      tracker.nodeReturned(first, one.servers().get(0), 5);
+      Reclaim second = tracker.start(one, 6, 20);
+      assertThat(tracker.recordShrunk(first, "c1", 30)).isTrue();
+      assertThat(tracker.recordShrunk(second, "c1", 30)).isTrue();
+      assertThat(first.containersShrunk()).isEqualTo(1);
+      assertThat(second.containersShrunk()).isEqualTo(1);
+    }
+  }
+
+  @Nested
+  @DisplayName("history")
+  class History {
+    @Test
+    @DisplayName("keeps the last " + ReclaimTracker.HISTORY + " finished reclaims, newest first")
+    void boundedNewestFirst() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan one = plan(1);
+      String node = one.servers().get(0);
+      int total = ReclaimTracker.HISTORY + 5;
+      for (int i = 0; i < total; i++) {
+        Reclaim r = tracker.start(one, i * 10L, i * 10L + 100);
+        tracker.nodeReturned(r, node, i * 10L + 1);
+      }
+      List<Reclaim> finished = tracker.finished();
+      assertThat(finished).hasSize(ReclaimTracker.HISTORY);
+      assertThat(finished).extracting(Reclaim::id)
+          .containsExactlyElementsOf(LongStream.iterate(total, id -> id - 1).limit(ReclaimTracker.HISTORY).boxed()
+              .toList());
+      assertThat(tracker.inFlight()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("lists are snapshots: changing the tracker later does not change a list already returned")
+    void snapshots() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan one = plan(1);
+      Reclaim r = tracker.start(one, 0, 100);
+      List<Reclaim> inFlight = tracker.inFlight();
+      List<Reclaim> finished = tracker.finished();
+      tracker.nodeReturned(r, one.servers().get(0), 1);
+      assertThat(inFlight).containsExactly(r);
+      assertThat(finished).isEmpty();
+    }
+  }
+}
