@@ -203,6 +203,22 @@ public class ArylScheduler extends CapacityScheduler {
   }
 
   @Override
+  protected void nodeUpdate(org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode rmNode) {
+    if (loop == null) {
+      super.nodeUpdate(rmNode);
+      return;
+    }
+    SchedulerNode node = getSchedulerNode(rmNode.getNodeID());
+    Map<String, Integer> promised = node == null ? Map.of() : loop.book().promisedOn(node.getNodeName());
+    // An elastic application is offered the node when the plan promised it workers there, or while it waits for its
+    // ApplicationMaster's container (which the plan does not place).
+    PlanAwareOrderingPolicy.serving(
+        e -> !apps.isElastic(e.getId()) || promised.containsKey(e.getId())
+            || (e instanceof FiCaSchedulerApp a && a.isWaitingForAMContainer()),
+        () -> super.nodeUpdate(rmNode));
+  }
+
+  @Override
   public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
       List<String> blacklistRemovals, ContainerUpdates updateRequests) {

@@ -60,6 +60,7 @@ class GangAdmissionIT {
 
     YarnConfiguration stock = ArylMiniCluster.testConf(dir.resolve("stock").toFile());
     stock.set(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class.getName());
+    stock.set("yarn.scheduler.capacity.root.training.ordering-policy", "fifo"); // nothing of Aryl's at all
     Outcome stockOutcome = run(stock);
 
     assertThat(arylOff).isEqualTo(stockOutcome);

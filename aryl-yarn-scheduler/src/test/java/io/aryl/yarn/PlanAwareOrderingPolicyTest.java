@@ -1,0 +1,57 @@
+package io.aryl.yarn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.IteratorSelector;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.MockSchedulableEntity;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("PlanAwareOrderingPolicy: FIFO, narrowed to the applications offered the node being served")
+class PlanAwareOrderingPolicyTest {
+  private static PlanAwareOrderingPolicy<MockSchedulableEntity> policy(String... ids) {
+    PlanAwareOrderingPolicy<MockSchedulableEntity> p = new PlanAwareOrderingPolicy<>();
+    long serial = 0;
+    for (String id : ids) {
+      MockSchedulableEntity e = new MockSchedulableEntity();
+      e.setId(id);
+      e.setSerial(serial++);
+      p.addSchedulableEntity(e);
+    }
+    return p;
+  }
+
+  private static List<String> order(PlanAwareOrderingPolicy<MockSchedulableEntity> p) {
+    List<String> out = new ArrayList<>();
+    p.getAssignmentIterator(new IteratorSelector()).forEachRemaining(e -> out.add(e.getId()));
+    return out;
+  }
+
+  @Test
+  @DisplayName("outside a node heartbeat it is plain FIFO")
+  void fifoOutsideHeartbeat() {
+    assertThat(order(policy("a", "b", "c"))).containsExactly("a", "b", "c");
+  }
+
+  @Test
+  @DisplayName("during a heartbeat only offered applications are visited, still in FIFO order")
+  void filtersDuringHeartbeat() {
+    var p = policy("a", "b", "c", "d");
+    List<String> seen = new ArrayList<>();
+    PlanAwareOrderingPolicy.serving(e -> Set.of("b", "d").contains(e.getId()), () -> seen.addAll(order(p)));
+    assertThat(seen).containsExactly("b", "d");
+    assertThat(order(p)).as("the filter ends with the heartbeat").containsExactly("a", "b", "c", "d");
+  }
+
+  @Test
+  @DisplayName("a heartbeat offering nothing visits nothing")
+  void nothingOffered() {
+    var p = policy("a", "b");
+    List<String> seen = new ArrayList<>();
+    PlanAwareOrderingPolicy.serving(e -> false, () -> seen.addAll(order(p)));
+    assertThat(seen).isEmpty();
+  }
+}
