@@ -212,10 +212,11 @@ public class ArylScheduler extends CapacityScheduler {
     Map<String, Integer> promised = node == null ? Map.of() : loop.book().promisedOn(node.getNodeName());
     // An elastic application is offered the node when the plan promised it workers there, or while it waits for its
     // ApplicationMaster's container (which the plan does not place).
-    PlanAwareOrderingPolicy.serving(
-        e -> !apps.isElastic(e.getId()) || promised.containsKey(e.getId())
-            || (e instanceof FiCaSchedulerApp a && a.isWaitingForAMContainer()),
-        () -> super.nodeUpdate(rmNode));
+    PlanAwareOrderingPolicy.serving(e -> {
+      String id = e.getId(); // built anew on every call: once per application here
+      return !apps.isElastic(id) || promised.containsKey(id)
+          || (e instanceof FiCaSchedulerApp a && a.isWaitingForAMContainer());
+    }, () -> super.nodeUpdate(rmNode));
   }
 
   @Override
