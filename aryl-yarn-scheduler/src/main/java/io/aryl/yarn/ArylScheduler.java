@@ -304,7 +304,22 @@ public class ArylScheduler extends CapacityScheduler {
     if (loop == null) {
       return Map.of("enabled", false);
     }
-    return loop.status();
+    Map<String, Object> out = loop.status();
+    LoanControllerReport report = loanController;
+    if (report != null) {
+      out.put("loanController", Map.of("receivedMs", report.receivedMs(), "status", report.status()));
+    }
+    return out;
+  }
+
+  /** What the loan controller last reported of itself, shown in the REST resource beside the scheduler's state. */
+  public record LoanControllerReport(long receivedMs, Object status) {}
+
+  private volatile LoanControllerReport loanController;
+
+  /** Keeps the loan controller's latest report (its leader posts one every decision). */
+  public void reportLoanController(Object status) {
+    loanController = new LoanControllerReport(System.currentTimeMillis(), status);
   }
 
   /**

@@ -37,6 +37,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMWebServices;
  *   <li>{@code POST /ws/v1/cluster/aryl/reclaims} with {@code {"nodes": N, "deadlineMs": epochMs, "gpuType": "..."}}
  *       ({@code deadlineMs} and {@code gpuType} optional): return N loaned nodes to inference. Admin only when
  *       {@code yarn.acl.enable} is on. 201 with the reclaim, 400 when it cannot be done, with the reason.
+ *   <li>{@code PUT /ws/v1/cluster/aryl/loan-controller} with a JSON object: the loan controller's leader reports its
+ *       state (role, epoch, demand, decision), shown under {@code loanController} in {@code GET}. Admin only when
+ *       {@code yarn.acl.enable} is on.
  * </ul>
  */
 @Singleton
@@ -74,14 +77,9 @@ public class ArylWebServices extends RMWebServices {
     if (s == null || !s.arylEnabled()) {
       return json(Response.Status.NOT_FOUND, error("Aryl is not running in this ResourceManager"));
     }
-    if (conf.getBoolean(YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE)) {
-      UserGroupInformation caller = RMWebAppUtil.getCallerUserGroupInformation(hsr, true);
-      if (caller == null) {
-        return json(Response.Status.UNAUTHORIZED, error("reclaims need an authenticated caller"));
-      }
-      if (!new AdminACLsManager(conf).isAdmin(caller)) {
-        return json(Response.Status.FORBIDDEN, error("user " + caller.getShortUserName() + " is not a YARN admin"));
-      }
+    Response denied = adminOnly(hsr);
+    if (denied != null) {
+      return denied;
     }
     int nodes;
     long deadlineMs;
@@ -111,6 +109,53 @@ public class ArylWebServices extends RMWebServices {
     } catch (IllegalArgumentException | IllegalStateException e) {
       return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
     }
+  }
+
+  /** Largest loan controller report kept, in characters. */
+  static final int MAX_REPORT_CHARS = 64 * 1024;
+
+  @javax.ws.rs.PUT
+  @Path("/aryl/loan-controller")
+  @Consumes(MediaType.APPLICATION_JSON)
+  @Produces(MediaType.APPLICATION_JSON)
+  public Response loanControllerReport(@Context HttpServletRequest hsr, String body) {
+    ArylScheduler s = scheduler();
+    if (s == null || !s.arylEnabled()) {
+      return json(Response.Status.NOT_FOUND, error("Aryl is not running in this ResourceManager"));
+    }
+    Response denied = adminOnly(hsr);
+    if (denied != null) {
+      return denied;
+    }
+    if (body == null || body.length() > MAX_REPORT_CHARS) {
+      return json(Response.Status.BAD_REQUEST,
+          error("report must be a JSON object of at most " + MAX_REPORT_CHARS + " characters"));
+    }
+    try {
+      JsonNode report = JSON.readTree(body);
+      if (report == null || !report.isObject()) {
+        return json(Response.Status.BAD_REQUEST, error("report must be a JSON object"));
+      }
+      s.reportLoanController(JSON.convertValue(report, Map.class));
+      return json(Response.Status.OK, Map.of("accepted", true));
+    } catch (JsonProcessingException e) {
+      return json(Response.Status.BAD_REQUEST, error("body is not JSON: " + e.getOriginalMessage()));
+    }
+  }
+
+  /** 401/403 when ACLs are on and the caller is not a YARN admin; null when the call may go on. */
+  private Response adminOnly(HttpServletRequest hsr) {
+    if (!conf.getBoolean(YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE)) {
+      return null;
+    }
+    UserGroupInformation caller = RMWebAppUtil.getCallerUserGroupInformation(hsr, true);
+    if (caller == null) {
+      return json(Response.Status.UNAUTHORIZED, error("this call needs an authenticated caller"));
+    }
+    if (!new AdminACLsManager(conf).isAdmin(caller)) {
+      return json(Response.Status.FORBIDDEN, error("user " + caller.getShortUserName() + " is not a YARN admin"));
+    }
+    return null;
   }
 
   private ArylScheduler scheduler() {

@@ -1,0 +1,171 @@
+package io.aryl.it;
+
+import io.aryl.core.loan.LoanPolicy;
+import io.aryl.labels.LoanController;
+import io.aryl.labels.LoanDecider;
+import io.aryl.labels.LoanEntry;
+import io.aryl.labels.LoanState;
+import io.aryl.labels.Pools;
+import io.aryl.labels.YarnPools;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * What the loan-controller tests share: a MiniYARNCluster with inference nodes 0..n-1 and training's own node n, an
+ * embedded ZooKeeper, a demand the test sets, and controllers with test-sized timings (decisions every 200 ms, no
+ * hold, no margin, 100 rps per server).
+ */
+final class LoanRig implements AutoCloseable {
+  static final long DEADLINE_MS = 20_000;
+
+  final ArylMiniCluster cluster;
+  final TestingServer zk;
+  final int inference;
+  final AtomicReference<Double> rate = new AtomicReference<>();
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  LoanRig(ArylMiniCluster cluster, int inference) throws Exception {
+    this.cluster = cluster;
+    this.inference = inference;
+    this.zk = new TestingServer();
+    rate.set(100.0 * inference);
+  }
+
+  CuratorFramework client() throws InterruptedException {
+    CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), 6_000, 3_000, new RetryOneTime(200));
+    c.start();
+    c.blockUntilConnected();
+    open.add(c);
+    return c;
+  }
+
+  YarnPools pools() throws Exception {
+    YarnPools p = new YarnPools(cluster.conf(), cluster.webAddress());
+    open.add(p);
+    return p;
+  }
+
+  LoanController controller(String id, CuratorFramework c, Pools pools) throws Exception {
+    LoanController.Config cfg = new LoanController.Config(id, "inference", "training", "/aryl/loan-controller", 200,
+        DEADLINE_MS, new LoanDecider.Settings(new LoanPolicy(100, 0, 0), 0, 0, 4));
+    LoanController lc = new LoanController(c, cfg, List.of(() -> rate.get()), pools, System::currentTimeMillis);
+    open.add(lc);
+    lc.start();
+    return lc;
+  }
+
+  /** Inference nodes labelled {@code label} now. */
+  int count(String label) {
+    int n = 0;
+    for (int i = 0; i < inference; i++) {
+      if (label.equals(cluster.partitionOf(i))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  static long inState(LoanController c, LoanState s) {
+    return c.ledgerView().stream().filter(e -> e.state() == s).count();
+  }
+
+  /** The ledger agrees with the labels: HOME where labelled inference, away where labelled training. */
+  boolean ledgerMatchesLabels(LoanController c) {
+    List<LoanEntry> view = c.ledgerView();
+    if (view.size() != inference) {
+      return false;
+    }
+    for (LoanEntry e : view) {
+      int i = indexOf(e.node());
+      String label = cluster.partitionOf(i);
+      boolean home = e.state() == LoanState.HOME;
+      if (home != "inference".equals(label)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  int indexOf(String node) {
+    for (int i = 0; i <= inference; i++) {
+      if (cluster.nodeName(i).equals(node)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException(node);
+  }
+
+  /**
+   * Samples the inference nodes' partitions every few milliseconds: each must be in exactly one pool at every moment
+   * (never neither), and never in the inference partition with a container on it.
+   */
+  PoolWatch watch() {
+    PoolWatch w = new PoolWatch();
+    open.add(w);
+    return w;
+  }
+
+  final class PoolWatch implements AutoCloseable {
+    final List<String> violations = new CopyOnWriteArrayList<>();
+    final Set<String> seenTraining = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final Thread thread;
+    volatile long samples;
+
+    PoolWatch() {
+      thread = new Thread(() -> {
+        while (running.get()) {
+          for (int i = 0; i < inference; i++) {
+            String p = cluster.partitionOf(i);
+            if (!"inference".equals(p) && !"training".equals(p)) {
+              violations.add(cluster.nodeName(i) + " in neither pool: " + p);
+            } else if ("inference".equals(p) && cluster.containersOn(i) > 0) {
+              violations.add(cluster.nodeName(i) + " labelled inference with a training container on it");
+            } else if ("training".equals(p)) {
+              seenTraining.add(cluster.nodeName(i));
+            }
+          }
+          samples++;
+          try {
+            Thread.sleep(5);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "pool-watch");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      thread.join(2000);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (int i = open.size() - 1; i >= 0; i--) {
+      try {
+        open.get(i).close();
+      } catch (Exception | AssertionError e) {
+        // already closed
+      }
+    }
+    try {
+      zk.close();
+    } finally {
+      cluster.close();
+    }
+  }
+}

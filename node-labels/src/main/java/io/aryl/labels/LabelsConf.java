@@ -1,0 +1,107 @@
+package io.aryl.labels;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Every configuration key of aryl-labels (the label bootstrap and the loan controller), with its default and what it
+ * does. Set them in the Hadoop configuration the tool reads (yarn-site.xml on its class path, {@code -conf FILE}) or
+ * as {@code -D key=value}. {@link LabelsSettings} reads and checks them.
+ */
+public enum LabelsConf {
+  INFERENCE_LABEL("aryl.labels.inference.label", "inference",
+      "Exclusive node label of the inference pool (the scheduler's aryl.scheduler.inference.label)."),
+  TRAINING_LABEL("aryl.labels.training.label", "training",
+      "Exclusive node label of the training pool; a loaned inference node carries it while on loan."),
+  ZK_CONNECT("aryl.labels.zk.connect", "",
+      "ZooKeeper connect string (host:port,...) of the ledger and the leader election; falls back to"
+          + " hadoop.zk.address."),
+  ZK_ROOT("aryl.labels.zk.root", "/aryl/loan-controller",
+      "ZooKeeper path under which the controller keeps its leader latch, epoch and loan ledger."),
+  ZK_SESSION_TIMEOUT_MS("aryl.labels.zk.session-timeout-ms", "30000",
+      "ZooKeeper session timeout in milliseconds: how long a leader cut off from ZooKeeper keeps its session."),
+  ZK_CONNECTION_TIMEOUT_MS("aryl.labels.zk.connection-timeout-ms", "15000",
+      "Milliseconds to wait for a ZooKeeper connection before a call fails."),
+  INSTANCE_ID("aryl.labels.instance-id", "",
+      "Name of this controller instance in the election and the ledger; empty: hostname and process id."),
+  INTERVAL_MS("aryl.labels.interval-ms", "5000",
+      "Milliseconds between two decisions of the leader (read demand, reconcile the ledger, loan or reclaim)."),
+  CAPACITY_PER_SERVER("aryl.labels.capacity-per-server", "100",
+      "Inference requests per second one inference server serves."),
+  HEADROOM("aryl.labels.headroom", "0.2",
+      "Fraction of capacity kept above the demanded rate to absorb bursts: servers needed ="
+          + " ceil(rate * (1 + headroom) / capacity-per-server)."),
+  SAFETY_MARGIN("aryl.labels.safety-margin-servers", "1",
+      "Servers kept home beyond the need before any is loaned; reclaims start only below the need itself, so"
+          + " demand may move within this band without loaning or reclaiming (hysteresis)."),
+  LOAN_HOLD_MS("aryl.labels.loan.hold-ms", "300000",
+      "Demand must have allowed a loan continuously for this many milliseconds before a node is loaned."),
+  LOAN_COOLDOWN_MS("aryl.labels.loan.cooldown-ms", "600000",
+      "No new loan for this many milliseconds after a reclaim was requested: rising demand rarely falls at once."),
+  LOAN_MAX_STEP("aryl.labels.loan.max-step", "4",
+      "At most this many nodes are loaned in one decision."),
+  RECLAIM_DEADLINE_MS("aryl.labels.reclaim.deadline-ms", "120000",
+      "Deadline given to the scheduler for a reclaim, in milliseconds from the request."),
+  DEMAND_SOURCES("aryl.labels.demand.sources", "yarn-queue",
+      "Comma-separated demand sources, the largest demand wins: replay, http, yarn-queue."),
+  REPLAY_FILE("aryl.labels.demand.replay.file", "",
+      "ServeGen rate CSV (model,window_start_s,total_rate_rps,...) replayed by the replay source."),
+  REPLAY_MODEL("aryl.labels.demand.replay.model", "",
+      "Model whose rows the replay source reads; empty: the first model in the file."),
+  REPLAY_TIME_SCALE("aryl.labels.demand.replay.time-scale", "1",
+      "Trace seconds replayed per wall-clock second (e.g. 600: one 10-minute window per second)."),
+  REPLAY_START_S("aryl.labels.demand.replay.start-s", "0",
+      "Trace time, in seconds, the replay starts at; the replay wraps around at the end of the trace."),
+  REPLAY_RATE_SCALE("aryl.labels.demand.replay.rate-scale", "1",
+      "Factor applied to every replayed rate (to fit a trace to the size of this cluster)."),
+  HTTP_URL("aryl.labels.demand.http.url", "",
+      "URL the http source GETs; it must answer JSON with the current request rate."),
+  HTTP_POINTER("aryl.labels.demand.http.pointer", "/rate",
+      "JSON pointer (RFC 6901) of the rate, in requests per second, in the http source's answer."),
+  HTTP_TIMEOUT_MS("aryl.labels.demand.http.timeout-ms", "2000",
+      "Connect and read timeout of the http source, in milliseconds."),
+  QUEUE_PATH("aryl.labels.demand.yarn.queue", "root.inference",
+      "Queue (full path) whose used and pending GPUs on the inference label the yarn-queue source reads."),
+  GPUS_PER_SERVER("aryl.labels.demand.yarn.gpus-per-server", "8",
+      "GPUs of one inference server: the yarn-queue source counts ceil((used + pending GPUs) / this) servers busy."),
+  SCHEDULER_URL("aryl.labels.scheduler.url", "",
+      "Base URL of the ResourceManager web app (http://host:port); empty: from yarn.resourcemanager.webapp.address."),
+  HTTP_PORT("aryl.labels.http.port", "8099",
+      "Port of the controller's own status endpoint (GET /status, JSON); 0: any free port; -1: none."),
+  HTTP_HOST("aryl.labels.http.host", "0.0.0.0",
+      "Address the controller's status endpoint binds to.");
+
+  /** Prefix of every key above; a key with this prefix that is not above is a typo and refused at start-up. */
+  public static final String PREFIX = "aryl.labels.";
+
+  private final String key;
+  private final String defaultValue;
+  private final String doc;
+
+  LabelsConf(String key, String defaultValue, String doc) {
+    this.key = key;
+    this.defaultValue = defaultValue;
+    this.doc = doc;
+  }
+
+  public String key() {
+    return key;
+  }
+
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  public String doc() {
+    return doc;
+  }
+
+  public static Optional<LabelsConf> byKey(String key) {
+    return Arrays.stream(values()).filter(c -> c.key.equals(key)).findFirst();
+  }
+
+  public static List<String> keys() {
+    return Arrays.stream(values()).map(LabelsConf::key).toList();
+  }
+}

@@ -1,0 +1,63 @@
+package io.aryl.labels;
+
+import io.aryl.core.model.Checks;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** What the loan controller needs from YARN: the nodes and their labels, relabelling, and the scheduler's reclaims. */
+public interface Pools {
+  /** The running nodes, their labels and how many containers each runs. */
+  List<PoolNode> nodes() throws IOException;
+
+  /** Replaces the labels of {@code node} with {@code label} (centralized node labels, RM admin protocol). */
+  void relabel(String node, String label) throws IOException;
+
+  /**
+   * Asks the scheduler for {@code nodes} loaned nodes back by {@code deadlineMs}; it chooses which, drains and
+   * relabels them.
+   *
+   * @throws ReclaimRefusedException when the scheduler answers it cannot (e.g. fewer nodes on loan)
+   */
+  SchedulerReclaim requestReclaim(int nodes, long deadlineMs) throws IOException, ReclaimRefusedException;
+
+  /** Shows the controller's state in the scheduler's Aryl REST resource; a pool that cannot show it ignores it. */
+  default void reportStatus(Map<String, Object> status) throws IOException {}
+
+  /** The scheduler's reclaims, in flight and recently done. */
+  List<SchedulerReclaim> reclaims() throws IOException;
+
+  /** A node as YARN reports it. */
+  record PoolNode(String name, Set<String> labels, int containers) {
+    public PoolNode {
+      Checks.notBlank("name", name);
+      labels = Set.copyOf(labels);
+      Checks.nonNegative("containers", containers);
+    }
+
+    public boolean labelled(String label) {
+      return labels.contains(label);
+    }
+  }
+
+  /** A reclaim as the scheduler reports it. */
+  record SchedulerReclaim(long id, String phase, List<String> nodes, long requestedMs, long deadlineMs) {
+    public SchedulerReclaim {
+      nodes = List.copyOf(nodes);
+    }
+
+    public boolean done() {
+      return "DONE".equals(phase);
+    }
+  }
+
+  /** The scheduler refused a reclaim, with its reason. */
+  final class ReclaimRefusedException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public ReclaimRefusedException(String message) {
+      super(message);
+    }
+  }
+}
