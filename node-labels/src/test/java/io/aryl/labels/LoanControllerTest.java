@@ -62,6 +62,14 @@ class LoanControllerTest {
     return lc;
   }
 
+  private static int latchCandidates(CuratorFramework c) {
+    try {
+      return c.getChildren().forPath("/aryl/lc/leader").size();
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
   private static void await(String what, BooleanSupplier cond) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (!cond.getAsBoolean()) {
@@ -159,8 +167,11 @@ class LoanControllerTest {
     CuratorFramework ca = client();
     LoanController a = controller("a", ca);
     await("a leads", a::isActing);
-    LoanController b = controller("b", client());
+    CuratorFramework cb = client();
+    LoanController b = controller("b", cb);
     long first = a.epoch();
+    // b must be in the election before a's session dies, or a's re-created latch node may come first again.
+    await("b is a candidate", () -> latchCandidates(cb) == 2);
     KillSession.kill(ca.getZookeeperClient().getZooKeeper());
     await("a stops acting", () -> !a.isActing());
     await("b leads", b::isActing);
