@@ -1,0 +1,51 @@
+package io.aryl.am;
+
+/** Every configuration key, environment variable and file name shared by the client, the AM and the workers. */
+public final class AmKeys {
+  private AmKeys() {}
+
+  // Configuration keys (yarn-site.xml or -D on the client).
+  /** Directory on the default file system where the client stages a job's files; one sub-directory per job. */
+  public static final String STAGING_DIR = "aryl.am.staging-dir";
+  /** The aryl-am jar to ship as the AM's code, when the client does not run from that jar (e.g. from an IDE). */
+  public static final String AM_JAR = "aryl.am.jar";
+  /** Node label expression of the AM's container; "" is the default partition (workers use the queue's label). */
+  public static final String AM_NODE_LABEL = "aryl.am.node-label-expression";
+  /** Milliseconds the AM waits after a membership change before starting a new generation (batches changes). */
+  public static final String SETTLE_MS = "aryl.am.settle-ms";
+  public static final long SETTLE_MS_DEFAULT = 1000;
+  /** Milliseconds between the AM's heartbeats to the RM. */
+  public static final String HEARTBEAT_MS = "aryl.am.heartbeat-ms";
+  public static final int HEARTBEAT_MS_DEFAULT = 500;
+
+  // Environment of a worker (what torchrun-style launchers read, and Aryl's own).
+  public static final String WORLD_SIZE = "WORLD_SIZE";
+  public static final String RANK = "RANK";
+  public static final String LOCAL_RANK = "LOCAL_RANK";
+  public static final String LOCAL_WORLD_SIZE = "LOCAL_WORLD_SIZE";
+  public static final String MASTER_ADDR = "MASTER_ADDR";
+  public static final String MASTER_PORT = "MASTER_PORT";
+  public static final String GENERATION = "ARYL_GENERATION";
+  public static final String CHECKPOINT_DIR = "ARYL_CHECKPOINT_DIR";
+  /** host:slots of every worker of the generation, comma-separated. */
+  public static final String HOSTS = "ARYL_HOSTS";
+  /** Path of the host-discovery script (Horovod elastic's --host-discovery-script). */
+  public static final String DISCOVERY_SCRIPT = "ARYL_DISCOVERY_SCRIPT";
+  /** The AM's status page (its /hosts prints the current generation's hosts). */
+  public static final String AM_URL = "ARYL_AM_URL";
+  public static final String JOB_ID = "ARYL_JOB_ID";
+
+  // Files in the AM's and workers' working directories (YARN local resources).
+  public static final String JOB_FILE = "aryl-job.json";
+  public static final String WORKER_SCRIPT = "aryl-worker.sh";
+  public static final String DISCOVERY_FILE = "aryl-discover-hosts.sh";
+  public static final String AM_JAR_FILE = "aryl-am.jar";
+  /** The submitting client's configuration, shipped to the AM of a MiniYARNCluster job (it knows the RM address). */
+  public static final String CLIENT_CONF_FILE = "yarn-site.xml";
+  /** In the staging directory: the last generation number, so a restarted AM continues the count. */
+  public static final String GENERATION_FILE = "generation";
+
+  /** YARN application type of Aryl jobs: `list` shows these. */
+  public static final String APPLICATION_TYPE = "ARYL";
+  public static final String GPU = "yarn.io/gpu";
+}

@@ -1,0 +1,415 @@
+package io.aryl.am;
+
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.PreemptionMessage;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.UpdatedContainer;
+import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The elastic ApplicationMaster: the glue between {@link WorkerGroup}'s decisions and the RM (asks, releases,
+ * preemption, containers of earlier attempts) and NodeManagers ({@link NodeManagerOps}), with a {@link StatusServer}
+ * as tracking URL. Runs in the AM container: {@code java io.aryl.am.ElasticAppMaster} with {@link AmKeys#JOB_FILE} in
+ * its working directory.
+ */
+public final class ElasticAppMaster {
+  private static final Logger LOG = LoggerFactory.getLogger(ElasticAppMaster.class);
+  private static final Priority WORKER_PRIORITY = Priority.newInstance(1);
+  private static final long TICK_MS = 200;
+
+  private final YarnConfiguration conf;
+  private final JobSpec spec;
+  private final ApplicationAttemptId attempt;
+  private final Object lock = new Object();
+  private final Map<String, Container> containers = new ConcurrentHashMap<>();
+  private final ExecutorService nmCalls = Executors.newFixedThreadPool(4);
+  private final long startedAt = System.currentTimeMillis();
+  private WorkerGroup group;
+  private WorkerLauncher launcher;
+  private NodeManagerOps nm;
+  private AMRMClientAsync<ContainerRequest> amrm;
+  private volatile String stopReason;
+
+  public ElasticAppMaster(YarnConfiguration conf, JobSpec spec, ApplicationAttemptId attempt) {
+    this.conf = conf;
+    this.spec = spec;
+    this.attempt = attempt;
+  }
+
+  public static void main(String[] args) throws Exception {
+    YarnConfiguration conf = new YarnConfiguration();
+    JobSpec spec;
+    try (InputStream in = new FileInputStream(new File(AmKeys.JOB_FILE))) {
+      spec = JobSpec.read(in);
+    }
+    String containerId = System.getenv(Environment.CONTAINER_ID.name());
+    ApplicationAttemptId attempt = ContainerId.fromString(containerId).getApplicationAttemptId();
+    new ElasticAppMaster(conf, spec, attempt).run();
+  }
+
+  private Resource workerResource() {
+    return Resource.newInstance(spec.memoryMb(), spec.vcores(), Map.of(AmKeys.GPU, (long) spec.gpusPerWorker()));
+  }
+
+  private ContainerRequest workerRequest() {
+    return new ContainerRequest(workerResource(), null, null, WORKER_PRIORITY);
+  }
+
+  public void run() throws Exception {
+    String host = System.getenv().getOrDefault(Environment.NM_HOST.name(), "localhost");
+    try (StatusServer status = new StatusServer(this::status, this::hosts)) {
+      status.start();
+      String trackingUrl = "http://" + host + ":" + status.port() + "/";
+      launcher = new WorkerLauncher(spec, attempt.getApplicationId().toString(), trackingUrl);
+      nm = new NodeManagerOps(conf);
+      amrm = AMRMClientAsync.createAMRMClientAsync(conf.getInt(AmKeys.HEARTBEAT_MS, AmKeys.HEARTBEAT_MS_DEFAULT),
+          new Callbacks());
+      amrm.init(conf);
+      amrm.start();
+      synchronized (lock) {
+        group = new WorkerGroup(spec.minWorkers(), spec.maxWorkers(), spec.graceMs(),
+            conf.getLong(AmKeys.SETTLE_MS, AmKeys.SETTLE_MS_DEFAULT), spec.maxRestarts(),
+            attempt.getApplicationId().hashCode(), readLastGeneration());
+      }
+      RegisterApplicationMasterResponse registered = amrm.registerApplicationMaster(host, 0, trackingUrl);
+      LOG.info("registered {} with tracking URL {}; {} containers from earlier attempts", attempt, trackingUrl,
+          registered.getContainersFromPreviousAttempts().size());
+      recover(registered.getContainersFromPreviousAttempts());
+
+      WorkerGroup.Outcome outcome;
+      while (true) {
+        synchronized (lock) {
+          apply(group.tick(System.currentTimeMillis()));
+          outcome = group.outcome();
+        }
+        if (outcome != null) {
+          break;
+        }
+        if (stopReason != null) {
+          outcome = new WorkerGroup.Outcome(false, stopReason);
+          break;
+        }
+        Thread.sleep(TICK_MS);
+      }
+      LOG.info("job over: succeeded={} {}", outcome.succeeded(), outcome.diagnostics());
+      amrm.unregisterApplicationMaster(
+          outcome.succeeded() ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED,
+          outcome.diagnostics(), trackingUrl);
+      amrm.stop();
+      nmCalls.shutdown();
+      nmCalls.awaitTermination(5, TimeUnit.SECONDS);
+      nm.close();
+      deleteStaging();
+    }
+  }
+
+  private void recover(List<Container> previous) {
+    synchronized (lock) {
+      long now = System.currentTimeMillis();
+      for (Container c : previous) {
+        if (!isWorker(c)) {
+          // The list includes the earlier attempt's own AM container while the RM still counts it.
+          LOG.info("ignoring {} from an earlier attempt: not a worker ({})", c.getId(), c.getResource());
+          continue;
+        }
+        containers.put(c.getId().toString(), c);
+        apply(group.recovered(c.getId().toString(), c.getNodeId().getHost(), now));
+      }
+    }
+  }
+
+  private boolean isWorker(Container c) {
+    Resource r = c.getResource();
+    return r.getResourceValue(AmKeys.GPU) >= spec.gpusPerWorker();
+  }
+
+  /** Carries out the group's decisions; called with the lock held. NM calls run on their own threads. */
+  private void apply(List<WorkerAction> actions) {
+    for (WorkerAction a : actions) {
+      if (a instanceof WorkerAction.Launch l) {
+        recordGeneration(l.generation());
+        Container c = containers.get(l.id());
+        var clc = launcher.worker(l.generation(), l.id());
+        nmCall(l.id(), "start", () -> nm.start(c, clc));
+      } else if (a instanceof WorkerAction.Relaunch r) {
+        recordGeneration(r.generation());
+        Container c = containers.get(r.id());
+        var clc = launcher.worker(r.generation(), r.id());
+        nmCall(r.id(), "restart", () -> nm.reinitialize(c.getNodeId(), c.getId(), clc));
+      } else if (a instanceof WorkerAction.Park p) {
+        Container c = containers.get(p.id());
+        nmCall(p.id(), "park", () -> nm.reinitialize(c.getNodeId(), c.getId(), launcher.parked()));
+      } else if (a instanceof WorkerAction.Terminate t) {
+        Container c = containers.get(t.id());
+        nmCalls.submit(() -> {
+          try {
+            nm.terminate(c.getNodeId(), c.getId());
+          } catch (Exception e) {
+            LOG.warn("SIGTERM to {} failed; it is released at the grace", t.id(), e);
+          }
+        });
+      } else if (a instanceof WorkerAction.Release r) {
+        Container c = containers.get(r.id());
+        if (c != null) {
+          amrm.releaseAssignedContainer(c.getId());
+        }
+      } else if (a instanceof WorkerAction.Ask ask) {
+        for (int i = 0; i < ask.n(); i++) {
+          amrm.addContainerRequest(workerRequest());
+        }
+      } else if (a instanceof WorkerAction.CancelAsks cancel) {
+        for (int i = 0; i < cancel.n(); i++) {
+          amrm.removeContainerRequest(workerRequest());
+        }
+      }
+    }
+  }
+
+  private interface NmCall {
+    void run() throws Exception;
+  }
+
+  private void nmCall(String id, String what, NmCall call) {
+    nmCalls.submit(() -> {
+      try {
+        call.run();
+        synchronized (lock) {
+          group.launched(id);
+        }
+      } catch (Exception e) {
+        LOG.warn("{} of {} failed", what, id, e);
+        synchronized (lock) {
+          apply(group.launchFailed(id, what + " failed: " + e.getMessage(), System.currentTimeMillis()));
+        }
+      }
+    });
+  }
+
+  private int recordedGeneration = -1;
+
+  /** Writes the generation number to the staging directory once per generation: a restarted AM continues it. */
+  private void recordGeneration(Generation g) {
+    if (g.number() == recordedGeneration || spec.stagingDir().isEmpty()) {
+      return;
+    }
+    recordedGeneration = g.number();
+    try {
+      Path p = new Path(spec.stagingDir(), AmKeys.GENERATION_FILE);
+      try (FSDataOutputStream out = p.getFileSystem(conf).create(p, true)) {
+        out.write(Integer.toString(g.number()).getBytes(StandardCharsets.UTF_8));
+      }
+    } catch (IOException e) {
+      LOG.warn("could not record generation {}", g.number(), e);
+    }
+  }
+
+  private int readLastGeneration() {
+    if (spec.stagingDir().isEmpty()) {
+      return 0;
+    }
+    Path p = new Path(spec.stagingDir(), AmKeys.GENERATION_FILE);
+    try (InputStream in = p.getFileSystem(conf).open(p)) {
+      return Integer.parseInt(new String(in.readAllBytes(), StandardCharsets.UTF_8).trim());
+    } catch (IOException | NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private void deleteStaging() {
+    if (spec.stagingDir().isEmpty()) {
+      return;
+    }
+    try {
+      Path p = new Path(spec.stagingDir());
+      p.getFileSystem(conf).delete(p, true);
+    } catch (IOException e) {
+      LOG.warn("could not delete the staging directory {}", spec.stagingDir(), e);
+    }
+  }
+
+  private float progress() {
+    // The AM cannot see training progress: report worker-time done against the predicted runtime at min workers.
+    synchronized (lock) {
+      if (group == null) {
+        return 0f;
+      }
+      if (group.outcome() != null || group.finishing()) {
+        return 1f;
+      }
+      double widthFactor = Math.max(1, group.workers().size()) / (double) spec.minWorkers();
+      double done = (System.currentTimeMillis() - startedAt) / 1000.0 * widthFactor / spec.predictedRuntimeS();
+      return (float) Math.min(0.99, done);
+    }
+  }
+
+  List<String> hosts() {
+    synchronized (lock) {
+      Generation g = group == null ? null : group.current();
+      return g == null ? List.of() : g.hostSlots();
+    }
+  }
+
+  Map<String, Object> status() {
+    synchronized (lock) {
+      Map<String, Object> s = new LinkedHashMap<>();
+      s.put("name", spec.name());
+      s.put("application", attempt.getApplicationId().toString());
+      s.put("attempt", attempt.getAttemptId());
+      s.put("minWorkers", spec.minWorkers());
+      s.put("maxWorkers", spec.maxWorkers());
+      s.put("gpusPerWorker", spec.gpusPerWorker());
+      if (group == null) {
+        s.put("state", "STARTING");
+        s.put("held", 0);
+        s.put("generation", 0);
+        s.put("restartsUsed", 0);
+        s.put("maxRestarts", spec.maxRestarts());
+        s.put("workers", List.of());
+        s.put("generations", List.of());
+        s.put("events", List.of());
+        return s;
+      }
+      Generation current = group.current();
+      s.put("state", group.outcome() != null ? (group.outcome().succeeded() ? "SUCCEEDED" : "FAILED")
+          : group.finishing() ? "FINISHING" : "RUNNING");
+      s.put("held", group.workers().size());
+      s.put("outstandingAsks", group.outstandingAsks());
+      s.put("generation", current == null ? 0 : current.number());
+      s.put("restartsUsed", group.restartsUsed());
+      s.put("maxRestarts", spec.maxRestarts());
+      List<Map<String, Object>> workers = new ArrayList<>();
+      for (WorkerGroup.Worker w : group.workers()) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("container", w.id());
+        m.put("host", w.host());
+        m.put("state", w.state().name());
+        m.put("generation", w.generation());
+        m.put("rank", current != null && w.generation() == current.number() && current.ranks().containsKey(w.id())
+            ? current.rank(w.id()) : null);
+        workers.add(m);
+      }
+      s.put("workers", workers);
+      List<Map<String, Object>> gens = new ArrayList<>();
+      for (Generation g : group.generations()) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("number", g.number());
+        m.put("worldSize", g.worldSize());
+        m.put("masterAddr", g.masterAddr());
+        m.put("masterPort", g.masterPort());
+        m.put("hosts", g.hostSlots());
+        m.put("containers", List.copyOf(g.ranks().keySet()));
+        gens.add(m);
+      }
+      s.put("generations", gens);
+      List<Map<String, Object>> events = new ArrayList<>();
+      for (WorkerGroup.ScalingEvent e : group.events()) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("timeMs", e.timeMs());
+        m.put("kind", e.kind());
+        m.put("detail", e.detail());
+        events.add(m);
+      }
+      s.put("events", events);
+      return s;
+    }
+  }
+
+  private final class Callbacks extends AMRMClientAsync.AbstractCallbackHandler {
+    @Override
+    public void onContainersAllocated(List<Container> allocated) {
+      synchronized (lock) {
+        long now = System.currentTimeMillis();
+        for (Container c : allocated) {
+          containers.put(c.getId().toString(), c);
+          amrm.removeContainerRequest(workerRequest());
+          apply(group.allocated(c.getId().toString(), c.getNodeId().getHost(), now));
+        }
+      }
+    }
+
+    @Override
+    public void onContainersCompleted(List<ContainerStatus> statuses) {
+      synchronized (lock) {
+        long now = System.currentTimeMillis();
+        for (ContainerStatus s : statuses) {
+          String id = s.getContainerId().toString();
+          LOG.info("container {} completed: exit {} {}", id, s.getExitStatus(), s.getDiagnostics());
+          apply(group.completed(id, s.getExitStatus(), s.getDiagnostics(), now));
+          containers.remove(id);
+        }
+      }
+    }
+
+    @Override
+    public void onPreemptionMessageReceived(PreemptionMessage message) {
+      Set<String> ids = new HashSet<>();
+      if (message.getStrictContract() != null) {
+        message.getStrictContract().getContainers().forEach(c -> ids.add(c.getId().toString()));
+      }
+      if (message.getContract() != null) {
+        message.getContract().getContainers().forEach(c -> ids.add(c.getId().toString()));
+      }
+      LOG.info("preemption message for {}", ids);
+      synchronized (lock) {
+        apply(group.preempted(ids, System.currentTimeMillis()));
+      }
+    }
+
+    @Override
+    public void onContainersReceivedFromPreviousAttempts(List<Container> previous) {
+      recover(previous);
+    }
+
+    @Override
+    public void onContainersUpdated(List<UpdatedContainer> containers) {}
+
+    @Override
+    public void onShutdownRequest() {
+      stopReason = "the ResourceManager asked the ApplicationMaster to shut down";
+    }
+
+    @Override
+    public void onNodesUpdated(List<NodeReport> updatedNodes) {}
+
+    @Override
+    public float getProgress() {
+      return progress();
+    }
+
+    @Override
+    public void onError(Throwable e) {
+      LOG.error("AMRM client error", e);
+      stopReason = "ApplicationMaster error: " + e;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.aryl.am;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What the client asks for and the AM runs: the job's shape, worker size, command and files. Travels to the AM as
+ * {@link AmKeys#JOB_FILE} (JSON).
+ *
+ * @param command the worker's shell command (run by bash in the worker's working directory)
+ * @param files files shipped to every worker, already staged (filled in by the client)
+ * @param stagingDir the job's staging directory on the default file system (filled in by the client)
+ */
+public record JobSpec(String name, String queue, int minWorkers, int maxWorkers, int gpusPerWorker, int memoryMb,
+    int vcores, long predictedRuntimeS, String kind, String checkpointDir, int maxRestarts, long graceMs,
+    int amMemoryMb, int amAttempts, Map<String, String> env, String command, List<StagedFile> files,
+    String stagingDir) {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public JobSpec {
+    kind = kind == null ? "" : kind;
+    checkpointDir = checkpointDir == null ? "" : checkpointDir;
+    env = env == null ? Map.of() : new TreeMap<>(env);
+    files = files == null ? List.of() : List.copyOf(files);
+    stagingDir = stagingDir == null ? "" : stagingDir;
+  }
+
+  /** A file staged on the default file system, linked as {@code name} in each worker's working directory. */
+  public record StagedFile(String name, String uri, long size, long timestamp) {}
+
+  /**
+   * Refuses a spec that cannot run.
+   *
+   * @throws IllegalArgumentException naming the field and the value
+   */
+  public JobSpec validate() {
+    require(name != null && !name.isBlank(), "--name must not be empty, was '" + name + "'");
+    require(queue != null && !queue.isBlank(), "--queue must not be empty, was '" + queue + "'");
+    require(minWorkers >= 1, "--min-workers must be >= 1, was " + minWorkers);
+    require(maxWorkers >= minWorkers,
+        "--max-workers must be >= --min-workers (" + minWorkers + "), was " + maxWorkers);
+    require(maxWorkers <= 10_000, "--max-workers must be <= 10000, was " + maxWorkers);
+    require(gpusPerWorker >= 1, "--gpus must be >= 1, was " + gpusPerWorker);
+    require(memoryMb >= 1, "--memory-mb must be >= 1, was " + memoryMb);
+    require(vcores >= 1, "--vcores must be >= 1, was " + vcores);
+    require(predictedRuntimeS >= 1, "--predicted-runtime-s must be >= 1, was " + predictedRuntimeS);
+    require(maxRestarts >= 0, "--max-restarts must be >= 0, was " + maxRestarts);
+    require(graceMs >= 0, "--grace-ms must be >= 0, was " + graceMs);
+    require(amMemoryMb >= 128, "--am-memory-mb must be >= 128, was " + amMemoryMb);
+    require(amAttempts >= 1, "--am-attempts must be >= 1, was " + amAttempts);
+    require(command != null && !command.isBlank(), "the worker command (after --) is missing");
+    require(kind.matches("[A-Za-z0-9_.-]*"), "--kind must be letters, digits, '.', '_' or '-', was '" + kind + "'");
+    for (String key : env.keySet()) {
+      require(key.matches("[A-Za-z_][A-Za-z0-9_]*"), "--env name must be a shell variable name, was '" + key + "'");
+    }
+    return this;
+  }
+
+  private static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  public JobSpec withStaging(List<StagedFile> staged, String dir) {
+    return new JobSpec(name, queue, minWorkers, maxWorkers, gpusPerWorker, memoryMb, vcores, predictedRuntimeS, kind,
+        checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env, command, staged, dir);
+  }
+
+  public void write(OutputStream out) throws IOException {
+    JSON.writerWithDefaultPrettyPrinter().writeValue(out, this);
+  }
+
+  public static JobSpec read(InputStream in) throws IOException {
+    return JSON.readValue(in, JobSpec.class);
+  }
+}

@@ -1,0 +1,220 @@
+package io.aryl.am;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.util.ClassUtil;
+import org.apache.hadoop.yarn.api.ApplicationConstants;
+import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.LocalResourceType;
+import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.URL;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.client.api.YarnClientApplication;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+
+/** Submits Aryl jobs to the RM, follows them, lists and kills them. */
+public final class JobSubmitter implements AutoCloseable {
+  private static final Set<YarnApplicationState> DONE =
+      EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
+
+  private final Configuration conf;
+  private final YarnClient yarn;
+
+  public JobSubmitter(Configuration conf) {
+    this.conf = conf;
+    this.yarn = YarnClient.createYarnClient();
+    yarn.init(conf);
+    yarn.start();
+  }
+
+  /** @throws IllegalArgumentException naming the queue when the RM does not know it */
+  public void checkQueue(String queue) throws IOException, YarnException {
+    QueueInfo info;
+    try {
+      info = yarn.getQueueInfo(queue);
+    } catch (YarnException | IOException e) {
+      info = null;
+    }
+    if (info == null) {
+      throw new IllegalArgumentException("--queue: unknown queue '" + queue + "'");
+    }
+  }
+
+  /** Stages the job's files and submits its ApplicationMaster. */
+  public ApplicationId submit(JobSpec spec, List<File> files) throws IOException, YarnException {
+    spec.validate();
+    for (File f : files) {
+      if (!f.isFile()) {
+        throw new IllegalArgumentException("--file: no such file '" + f + "'");
+      }
+    }
+    YarnClientApplication app = yarn.createApplication();
+    ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
+    ApplicationId id = ctx.getApplicationId();
+
+    FileSystem fs = FileSystem.get(conf);
+    String root = conf.get(AmKeys.STAGING_DIR, new Path(fs.getHomeDirectory(), ".aryl/staging").toString());
+    Path staging = fs.makeQualified(new Path(root, id.toString()));
+    fs.mkdirs(staging);
+
+    List<JobSpec.StagedFile> workerFiles = new ArrayList<>();
+    workerFiles.add(stage(fs, staging, AmKeys.WORKER_SCRIPT, ("#!/bin/bash\n" + spec.command() + "\n")
+        .getBytes(StandardCharsets.UTF_8)));
+    try (InputStream in = JobSubmitter.class.getResourceAsStream(AmKeys.DISCOVERY_FILE)) {
+      workerFiles.add(stage(fs, staging, AmKeys.DISCOVERY_FILE, in.readAllBytes()));
+    }
+    for (File f : files) {
+      Path dst = new Path(staging, f.getName());
+      fs.copyFromLocalFile(false, true, new Path(f.getAbsolutePath()), dst);
+      workerFiles.add(staged(fs, dst, f.getName()));
+    }
+    JobSpec staged = spec.withStaging(workerFiles, staging.toString());
+
+    Map<String, LocalResource> amFiles = new HashMap<>();
+    Path jobFile = new Path(staging, AmKeys.JOB_FILE);
+    try (OutputStream out = fs.create(jobFile, true)) {
+      staged.write(out);
+    }
+    amFiles.put(AmKeys.JOB_FILE, resource(fs, jobFile));
+    String jar = conf.get(AmKeys.AM_JAR, ClassUtil.findContainingJar(ElasticAppMaster.class));
+    boolean mini = conf.getBoolean(YarnConfiguration.IS_MINI_YARN_CLUSTER, false);
+    if (jar != null) {
+      Path dst = new Path(staging, AmKeys.AM_JAR_FILE);
+      fs.copyFromLocalFile(false, true, new Path(new File(jar).getAbsolutePath()), dst);
+      amFiles.put(AmKeys.AM_JAR_FILE, resource(fs, dst));
+    } else if (!mini) {
+      throw new IllegalStateException("cannot find the aryl-am jar to ship: run from it (yarn jar) or set "
+          + AmKeys.AM_JAR);
+    }
+    if (mini) {
+      // A MiniYARNCluster's NMs have no Hadoop configuration of their own: give the AM the client's (RM address).
+      Path dst = new Path(staging, AmKeys.CLIENT_CONF_FILE);
+      try (OutputStream out = fs.create(dst, true)) {
+        conf.writeXml(out);
+      }
+      amFiles.put(AmKeys.CLIENT_CONF_FILE, resource(fs, dst));
+    }
+
+    ctx.setApplicationName(spec.name());
+    ctx.setQueue(spec.queue());
+    ctx.setApplicationType(AmKeys.APPLICATION_TYPE);
+    ctx.setApplicationTags(JobTags.of(spec));
+    ctx.setKeepContainersAcrossApplicationAttempts(true);
+    ctx.setMaxAppAttempts(spec.amAttempts());
+    Resource amResource = Resource.newInstance(spec.amMemoryMb(), 1);
+    ResourceRequest amRequest = ResourceRequest.newInstance(Priority.newInstance(0), ResourceRequest.ANY,
+        amResource, 1);
+    // The AM runs in the default partition (no GPUs); workers go to the queue's default label.
+    amRequest.setNodeLabelExpression(conf.get(AmKeys.AM_NODE_LABEL, ""));
+    ctx.setAMContainerResourceRequests(List.of(amRequest));
+    ctx.setResource(amResource);
+
+    Map<String, String> env = new HashMap<>();
+    env.put(Environment.CLASSPATH.name(), amClasspath(mini));
+    String log = ApplicationConstants.LOG_DIR_EXPANSION_VAR;
+    String command = Environment.JAVA_HOME.$$() + "/bin/java -Xmx" + Math.max(64, spec.amMemoryMb() * 3 / 4) + "m "
+        + ElasticAppMaster.class.getName() + " 1>" + log + "/AppMaster.stdout 2>" + log + "/AppMaster.stderr";
+    ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(amFiles, env, List.of(command), null, null, null));
+    yarn.submitApplication(ctx);
+    return id;
+  }
+
+  private String amClasspath(boolean mini) {
+    String sep = ApplicationConstants.CLASS_PATH_SEPARATOR;
+    StringBuilder cp = new StringBuilder(Environment.PWD.$$()).append(sep).append(Environment.PWD.$$()).append('/')
+        .append(AmKeys.AM_JAR_FILE);
+    for (String entry : conf.getStrings(YarnConfiguration.YARN_APPLICATION_CLASSPATH,
+        YarnConfiguration.DEFAULT_YARN_CROSS_PLATFORM_APPLICATION_CLASSPATH)) {
+      cp.append(sep).append(entry.trim());
+    }
+    if (mini) {
+      // As DistributedShell does: a MiniYARNCluster's NMs have no Hadoop install, the test JVM's class path is it.
+      cp.append(sep).append(System.getProperty("java.class.path").replace(File.pathSeparator, sep));
+    }
+    return cp.toString();
+  }
+
+  private static JobSpec.StagedFile stage(FileSystem fs, Path dir, String name, byte[] content) throws IOException {
+    Path p = new Path(dir, name);
+    try (OutputStream out = fs.create(p, true)) {
+      out.write(content);
+    }
+    return staged(fs, p, name);
+  }
+
+  private static JobSpec.StagedFile staged(FileSystem fs, Path p, String name) throws IOException {
+    FileStatus s = fs.getFileStatus(p);
+    return new JobSpec.StagedFile(name, fs.makeQualified(p).toUri().toString(), s.getLen(), s.getModificationTime());
+  }
+
+  private static LocalResource resource(FileSystem fs, Path p) throws IOException {
+    FileStatus s = fs.getFileStatus(p);
+    return LocalResource.newInstance(URL.fromPath(fs.makeQualified(p)), LocalResourceType.FILE,
+        LocalResourceVisibility.APPLICATION, s.getLen(), s.getModificationTime());
+  }
+
+  /** Follows the job to its end, printing state changes; 0 if it succeeded, 1 otherwise. */
+  public int waitFor(ApplicationId id, PrintStream out) throws IOException, YarnException, InterruptedException {
+    String last = "";
+    while (true) {
+      ApplicationReport r = yarn.getApplicationReport(id);
+      String now = r.getYarnApplicationState() + (r.getTrackingUrl() == null ? "" : " " + r.getTrackingUrl());
+      if (!now.equals(last)) {
+        out.println(id + " " + now);
+        last = now;
+      }
+      if (DONE.contains(r.getYarnApplicationState())) {
+        out.println(id + " final status " + r.getFinalApplicationStatus()
+            + (r.getDiagnostics() == null || r.getDiagnostics().isEmpty() ? "" : ": " + r.getDiagnostics()));
+        return r.getYarnApplicationState() == YarnApplicationState.FINISHED
+            && r.getFinalApplicationStatus() == FinalApplicationStatus.SUCCEEDED ? 0 : 1;
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  public ApplicationReport report(ApplicationId id) throws IOException, YarnException {
+    return yarn.getApplicationReport(id);
+  }
+
+  public List<ApplicationReport> list(boolean all) throws IOException, YarnException {
+    EnumSet<YarnApplicationState> states = all ? EnumSet.allOf(YarnApplicationState.class)
+        : EnumSet.complementOf(EnumSet.copyOf(DONE));
+    return yarn.getApplications(Set.of(AmKeys.APPLICATION_TYPE), states);
+  }
+
+  public void kill(ApplicationId id) throws IOException, YarnException {
+    yarn.killApplication(id);
+  }
+
+  @Override
+  public void close() throws IOException {
+    yarn.close();
+  }
+}

@@ -1,0 +1,119 @@
+package io.aryl.am;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.GenericOptionsParser;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * The client: {@code yarn jar aryl-am-<version>.jar [-D key=value]... submit|status|list|kill ...} (the jar's
+ * Main-Class). Exit status: 0 done, 1 job failed (with --wait) or an error, 2 bad arguments (nothing submitted).
+ */
+@Command(name = "aryl-am", mixinStandardHelpOptions = true, version = "aryl-am",
+    description = "Elastic training jobs on YARN with the Aryl scheduler.",
+    subcommands = {SubmitCommand.class, Main.StatusCommand.class, Main.ListCommand.class, Main.KillCommand.class})
+public final class Main implements Callable<Integer> {
+  private final Configuration conf;
+  private final PrintStream out;
+
+  Main(Configuration conf, PrintStream out) {
+    this.conf = conf;
+    this.out = out;
+  }
+
+  Configuration conf() {
+    return conf;
+  }
+
+  PrintStream out() {
+    return out;
+  }
+
+  public static void main(String[] args) throws Exception {
+    System.exit(run(new YarnConfiguration(), System.out, System.err, args));
+  }
+
+  /** Runs the client with this configuration; generic options (-D, -conf) come before the sub-command. */
+  public static int run(Configuration conf, PrintStream out, PrintStream err, String... args) throws Exception {
+    Configuration c = new YarnConfiguration(conf);
+    String[] rest = new GenericOptionsParser(c, args).getRemainingArgs();
+    CommandLine cli = new CommandLine(new Main(c, out));
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    return cli.execute(rest);
+  }
+
+  @Override
+  public Integer call() {
+    CommandLine.usage(this, out);
+    return 2;
+  }
+
+  @Command(name = "status", description = "Show a job's state, progress and tracking URL.")
+  static final class StatusCommand implements Callable<Integer> {
+    @ParentCommand Main main;
+
+    @Parameters(paramLabel = "APPLICATION_ID") String id;
+
+    @Override
+    public Integer call() throws Exception {
+      try (JobSubmitter s = new JobSubmitter(main.conf())) {
+        ApplicationReport r = s.report(ApplicationId.fromString(id));
+        PrintStream o = main.out();
+        o.println("application: " + r.getApplicationId());
+        o.println("name:        " + r.getName());
+        o.println("queue:       " + r.getQueue());
+        o.println("state:       " + r.getYarnApplicationState());
+        o.println("final:       " + r.getFinalApplicationStatus());
+        o.println("progress:    " + Math.round(r.getProgress() * 100) + "%");
+        o.println("tracking:    " + r.getTrackingUrl());
+        o.println("tags:        " + String.join(",", r.getApplicationTags()));
+        o.println("diagnostics: " + r.getDiagnostics());
+        return 0;
+      }
+    }
+  }
+
+  @Command(name = "list", description = "List Aryl jobs (running ones, or all with --all).")
+  static final class ListCommand implements Callable<Integer> {
+    @ParentCommand Main main;
+
+    @Option(names = "--all", description = "Finished jobs too.") boolean all;
+
+    @Override
+    public Integer call() throws Exception {
+      try (JobSubmitter s = new JobSubmitter(main.conf())) {
+        for (ApplicationReport r : s.list(all)) {
+          main.out().printf("%s\t%s\t%s\t%s\t%s%n", r.getApplicationId(), r.getName(), r.getQueue(),
+              r.getYarnApplicationState(), r.getFinalApplicationStatus());
+        }
+        return 0;
+      }
+    }
+  }
+
+  @Command(name = "kill", description = "Kill a job.")
+  static final class KillCommand implements Callable<Integer> {
+    @ParentCommand Main main;
+
+    @Parameters(paramLabel = "APPLICATION_ID") String id;
+
+    @Override
+    public Integer call() throws Exception {
+      try (JobSubmitter s = new JobSubmitter(main.conf())) {
+        s.kill(ApplicationId.fromString(id));
+        main.out().println("killed " + id);
+        return 0;
+      }
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package io.aryl.am;
+
+import java.io.IOException;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.ContainerManagementProtocol;
+import org.apache.hadoop.yarn.api.protocolrecords.ReInitializeContainerRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.SignalContainerRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.StartContainerRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.StartContainersRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.StartContainersResponse;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.client.api.NMTokenCache;
+import org.apache.hadoop.yarn.client.api.impl.ContainerManagementProtocolProxy;
+import org.apache.hadoop.yarn.client.api.impl.ContainerManagementProtocolProxy.ContainerManagementProtocolProxyData;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+
+/**
+ * Blocking calls to NodeManagers for the AM's containers: start, re-initialize (new process, same container), and
+ * SIGTERM. Unlike NMClient it works on containers started by an earlier AM attempt too (it keeps no per-container
+ * state; the NM tokens come from the AMRM client's token cache).
+ */
+public final class NodeManagerOps implements AutoCloseable {
+  private final ContainerManagementProtocolProxy proxies;
+
+  public NodeManagerOps(Configuration conf) {
+    this.proxies = new ContainerManagementProtocolProxy(conf, NMTokenCache.getSingleton());
+  }
+
+  private interface Call {
+    void on(ContainerManagementProtocol p) throws YarnException, IOException;
+  }
+
+  private void call(NodeId node, ContainerId id, Call call) throws YarnException, IOException {
+    ContainerManagementProtocolProxyData proxy = proxies.getProxy(node.toString(), id);
+    try {
+      call.on(proxy.getContainerManagementProtocol());
+    } finally {
+      proxies.mayBeCloseProxy(proxy);
+    }
+  }
+
+  public void start(Container c, ContainerLaunchContext clc) throws YarnException, IOException {
+    call(c.getNodeId(), c.getId(), p -> {
+      StartContainersResponse r = p.startContainers(StartContainersRequest.newInstance(
+          List.of(StartContainerRequest.newInstance(clc, c.getContainerToken()))));
+      if (r.getFailedRequests() != null && r.getFailedRequests().containsKey(c.getId())) {
+        throw new YarnException("start of " + c.getId() + " refused: "
+            + r.getFailedRequests().get(c.getId()).getMessage());
+      }
+    });
+  }
+
+  /** Kills the container's process (SIGTERM, then SIGKILL after the NM's delay) and starts this one in its place. */
+  public void reinitialize(NodeId node, ContainerId id, ContainerLaunchContext clc) throws YarnException, IOException {
+    call(node, id, p -> p.reInitializeContainer(ReInitializeContainerRequest.newInstance(id, clc, true)));
+  }
+
+  public void terminate(NodeId node, ContainerId id) throws YarnException, IOException {
+    call(node, id, p -> p.signalToContainer(
+        SignalContainerRequest.newInstance(id, SignalContainerCommand.GRACEFUL_SHUTDOWN)));
+  }
+
+  @Override
+  public void close() {
+    proxies.stopAllProxies();
+  }
+}

@@ -1,0 +1,97 @@
+package io.aryl.am;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * The AM's tracking URL: {@code /} an HTML status page, {@code /status.json} the same as JSON (workers, generations,
+ * scaling events), {@code /hosts} the current generation's host:slots lines (what the host-discovery script prints).
+ * JDK HTTP server on an ephemeral port; the RM web proxy forwards {@code /proxy/<app>/...} here.
+ */
+public final class StatusServer implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpServer server;
+
+  public StatusServer(Supplier<Map<String, Object>> status, Supplier<List<String>> hosts) throws IOException {
+    server = HttpServer.create(new InetSocketAddress(0), 0);
+    server.setExecutor(Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "aryl-status");
+      t.setDaemon(true);
+      return t;
+    }));
+    server.createContext("/status.json", ex -> send(ex, "application/json",
+        JSON.writerWithDefaultPrettyPrinter().writeValueAsString(status.get())));
+    server.createContext("/hosts", ex -> send(ex, "text/plain", String.join("\n", hosts.get()) + "\n"));
+    server.createContext("/", ex -> {
+      if (!ex.getRequestURI().getPath().replaceAll("/+$", "").isEmpty()) {
+        send(ex, 404, "text/plain", "not found: " + ex.getRequestURI().getPath() + "\n");
+        return;
+      }
+      send(ex, "text/html", html(status.get()));
+    });
+  }
+
+  public void start() {
+    server.start();
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private static void send(HttpExchange ex, String type, String body) throws IOException {
+    send(ex, 200, type, body);
+  }
+
+  private static void send(HttpExchange ex, int code, String type, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
+    ex.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  static String html(Map<String, Object> s) {
+    StringBuilder b = new StringBuilder("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Aryl job ")
+        .append(esc(s.get("name"))).append("</title></head><body><h1>Aryl job ").append(esc(s.get("name")))
+        .append("</h1><p>").append(esc(s.get("application"))).append(" &middot; state ").append(esc(s.get("state")))
+        .append(" &middot; workers ").append(esc(s.get("held"))).append(" (min ").append(esc(s.get("minWorkers")))
+        .append(", max ").append(esc(s.get("maxWorkers"))).append(") &middot; generation ")
+        .append(esc(s.get("generation"))).append(" &middot; restarts ").append(esc(s.get("restartsUsed")))
+        .append(" of ").append(esc(s.get("maxRestarts"))).append(" &middot; <a href=\"status.json\">JSON</a></p>")
+        .append("<h2>Workers</h2><table border=\"1\"><tr><th>container</th><th>host</th><th>state</th>")
+        .append("<th>generation</th><th>rank</th></tr>");
+    for (Map<String, Object> w : (List<Map<String, Object>>) s.get("workers")) {
+      b.append("<tr><td>").append(esc(w.get("container"))).append("</td><td>").append(esc(w.get("host")))
+          .append("</td><td>").append(esc(w.get("state"))).append("</td><td>").append(esc(w.get("generation")))
+          .append("</td><td>").append(esc(w.get("rank"))).append("</td></tr>");
+    }
+    b.append("</table><h2>Scaling events</h2><table border=\"1\"><tr><th>time (ms)</th><th>kind</th>")
+        .append("<th>detail</th></tr>");
+    for (Map<String, Object> e : (List<Map<String, Object>>) s.get("events")) {
+      b.append("<tr><td>").append(esc(e.get("timeMs"))).append("</td><td>").append(esc(e.get("kind")))
+          .append("</td><td>").append(esc(e.get("detail"))).append("</td></tr>");
+    }
+    return b.append("</table></body></html>\n").toString();
+  }
+
+  private static String esc(Object o) {
+    return String.valueOf(o).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

@@ -1,0 +1,107 @@
+package io.aryl.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * `yarn jar aryl-am.jar submit ...` against a real RM running ArylScheduler (one training node of 8 GPUs): the job
+ * runs its workers through the aryl-am ApplicationMaster, --wait exits with the job's status, bad arguments submit
+ * nothing.
+ */
+class AmSubmitIT {
+  @TempDir static Path dir;
+  private static ArylMiniCluster cluster;
+  private static YarnConfiguration conf;
+
+  @BeforeAll
+  static void start() throws Exception {
+    conf = AmJobs.conf(dir.toFile());
+    cluster = ArylMiniCluster.start("am-submit", conf, 0, 1);
+    conf = new YarnConfiguration(cluster.conf());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    cluster.close();
+  }
+
+  @Test
+  @DisplayName("yarn jar submit --wait: the workers run with their ranks and it exits 0 when they succeed")
+  void runJarSubmitWaitSucceeds() throws Exception {
+    Path envs = Files.createDirectories(dir.resolve("envs-ok"));
+    String worker = "env | sort > " + envs + "/g${ARYL_GENERATION}-r${RANK}.env; sleep 1; exit 0";
+    AmJobs.Result r = AmJobs.runJar(conf, dir.toFile(), "submit", "--name", "ok", "--min-workers", "2",
+        "--max-workers", "2", "--gpus", "2", "--memory-mb", "256", "--predicted-runtime-s", "60",
+        "--checkpoint-dir", dir.resolve("ckpt").toString(), "--env", "MY_VAR=hello", "--am-memory-mb", "256",
+        "--wait", "--", worker);
+    assertThat(r.exit()).as("exit status of --wait; output:%n%s", r.out()).isEqualTo(0);
+    ApplicationId id = r.applicationId();
+    ApplicationReport report = cluster.client().getApplicationReport(id);
+    assertThat(report.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.SUCCEEDED);
+    assertThat(report.getApplicationType()).isEqualTo("ARYL");
+    assertThat(report.getApplicationTags()).contains("aryl.min-workers=2", "aryl.max-workers=2",
+        "aryl.gpus-per-worker=2", "aryl.predicted-runtime-s=60");
+
+    List<Map<String, String>> g1 = AmJobs.generation(envs, 1);
+    assertThat(g1).hasSize(2);
+    assertThat(g1).extracting(e -> e.get("RANK")).containsExactlyInAnyOrder("0", "1");
+    assertThat(g1).extracting(e -> e.get("LOCAL_RANK")).containsExactlyInAnyOrder("0", "1");
+    assertThat(g1).allSatisfy(e -> {
+      assertThat(e).containsEntry("WORLD_SIZE", "2").containsEntry("ARYL_GENERATION", "1")
+          .containsEntry("MY_VAR", "hello").containsEntry("ARYL_CHECKPOINT_DIR", dir.resolve("ckpt").toString())
+          .containsKeys("MASTER_ADDR", "MASTER_PORT", "ARYL_DISCOVERY_SCRIPT", "ARYL_HOSTS");
+      assertThat(e.get("ARYL_HOSTS")).endsWith(":2");
+    });
+    assertThat(g1.get(0).get("MASTER_PORT")).isEqualTo(g1.get(1).get("MASTER_PORT"));
+  }
+
+  @Test
+  @DisplayName("--wait exits non-zero when a worker fails past --max-restarts, with the reason in diagnostics")
+  void waitExitsNonZeroOnFailure() throws Exception {
+    AmJobs.Result r = AmJobs.client(conf, "submit", "--name", "bad", "--min-workers", "1", "--gpus", "1",
+        "--memory-mb", "256", "--predicted-runtime-s", "60", "--max-restarts", "0", "--am-memory-mb", "256", "--wait",
+        "--", "exit 3");
+    assertThat(r.exit()).as("exit status of --wait; output:%n%s%s", r.out(), r.err()).isEqualTo(1);
+    ApplicationReport report = cluster.client().getApplicationReport(r.applicationId());
+    assertThat(report.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.FAILED);
+    assertThat(report.getDiagnostics()).contains("exited with status 3").contains("--max-restarts=0");
+    assertThat(r.out()).contains("final status FAILED");
+  }
+
+  @Test
+  @DisplayName("bad arguments print usage, name the field, and submit nothing")
+  void badArgumentsSubmitNothing() throws Exception {
+    int before = cluster.client().getApplications().size();
+    String[][] cases = {
+        {"submit", "--min-workers", "3", "--max-workers", "2", "--predicted-runtime-s", "60", "--", "true"},
+        {"submit", "--min-workers", "1", "--gpus", "0", "--predicted-runtime-s", "60", "--", "true"},
+        {"submit", "--min-workers", "1", "--predicted-runtime-s", "60"},
+        {"submit", "--min-workers", "1", "--queue", "nosuchqueue", "--predicted-runtime-s", "60", "--", "true"},
+        {"submit", "--min-workers", "x", "--predicted-runtime-s", "60", "--", "true"},
+    };
+    String[] expected = {"--max-workers must be >= --min-workers (3), was 2", "--gpus must be >= 1, was 0",
+        "the worker command (after --) is missing", "--queue: unknown queue 'nosuchqueue'", "--min-workers"};
+    for (int i = 0; i < cases.length; i++) {
+      AmJobs.Result r = AmJobs.client(conf, cases[i]);
+      assertThat(r.exit()).as("exit of %s", String.join(" ", cases[i])).isEqualTo(2);
+      assertThat(r.err()).as("stderr of %s", String.join(" ", cases[i])).contains(expected[i]).contains("Usage:");
+    }
+    AmJobs.Result viaRunJar = AmJobs.runJar(conf, dir.toFile(), cases[0]);
+    assertThat(viaRunJar.exit()).isEqualTo(2);
+    assertThat(viaRunJar.out()).contains(expected[0]).contains("Usage:");
+    assertThat(cluster.client().getApplications()).as("applications in the RM").hasSize(before);
+  }
+}
