@@ -104,4 +104,52 @@ class AmSubmitIT {
     assertThat(viaRunJar.out()).contains(expected[0]).contains("Usage:");
     assertThat(cluster.client().getApplications()).as("applications in the RM").hasSize(before);
   }
+
+  @Test
+  @DisplayName("status, list and kill follow a running job; the discovery script prints its hosts for Horovod")
+  void statusListKill() throws Exception {
+    Path out = Files.createDirectories(dir.resolve("discover"));
+    // Each worker runs the host-discovery script as Horovod elastic would, then keeps running until killed.
+    String worker = "sh \"$ARYL_DISCOVERY_SCRIPT\" > " + out + "/hosts-r${RANK}.txt; sleep 600";
+    AmJobs.Result submitted = AmJobs.client(conf, "submit", "--name", "long", "--min-workers", "2",
+        "--max-workers", "2", "--gpus", "1", "--memory-mb", "256", "--predicted-runtime-s", "600",
+        "--am-memory-mb", "256", "--", worker);
+    assertThat(submitted.exit()).as("submit output:%n%s%s", submitted.out(), submitted.err()).isZero();
+    ApplicationId id = submitted.applicationId();
+    ArylMiniCluster.await("both workers ran the discovery script", java.time.Duration.ofSeconds(60),
+        () -> Files.exists(out.resolve("hosts-r0.txt")) && Files.exists(out.resolve("hosts-r1.txt")));
+
+    AmJobs.Result status = AmJobs.client(conf, "status", id.toString());
+    assertThat(status.exit()).isZero();
+    assertThat(status.out()).contains("application: " + id).contains("name:        long")
+        .contains("state:       RUNNING").contains("aryl.min-workers=2");
+
+    AmJobs.Result list = AmJobs.client(conf, "list");
+    assertThat(list.exit()).isZero();
+    assertThat(list.out()).contains(id + "\tlong\t").contains("RUNNING");
+
+    ArylMiniCluster.await("discovery output written", java.time.Duration.ofSeconds(10),
+        () -> sizeOf(out.resolve("hosts-r0.txt")) > 0);
+    List<String> hosts = Files.readAllLines(out.resolve("hosts-r0.txt")).stream().filter(l -> !l.isBlank()).toList();
+    assertThat(hosts).as("host:slots lines, one per node, 2 slots in all").isNotEmpty()
+        .allMatch(l -> l.matches("[^:]+:\\d+"));
+    assertThat(hosts.stream().mapToInt(l -> Integer.parseInt(l.substring(l.lastIndexOf(':') + 1))).sum())
+        .isEqualTo(2);
+
+    AmJobs.Result kill = AmJobs.client(conf, "kill", id.toString());
+    assertThat(kill.exit()).as("kill output:%n%s%s", kill.out(), kill.err()).isZero();
+    ArylMiniCluster.await("the job is killed", java.time.Duration.ofSeconds(30),
+        () -> AmJobs.state(cluster, id) == org.apache.hadoop.yarn.api.records.YarnApplicationState.KILLED);
+    AmJobs.Result after = AmJobs.client(conf, "list");
+    assertThat(after.out()).as("list shows running jobs only").doesNotContain(id.toString());
+    assertThat(AmJobs.client(conf, "list", "--all").out()).contains(id + "\tlong\t").contains("KILLED");
+  }
+
+  private static long sizeOf(Path p) {
+    try {
+      return Files.size(p);
+    } catch (java.io.IOException e) {
+      return 0;
+    }
+  }
 }
