@@ -644,6 +644,20 @@ public final class AllocationThroughputBench {
       boolean allComplete = measured.stream().allMatch(RunResult::complete);
       System.out.printf(Locale.ROOT, "Aryl / stock allocations per second: %.2fx (target >= 0.90x): %s%s%n", ratio,
           ratio >= 0.9 ? "MET" : "MISSED", allComplete ? "" : "  (some runs did not allocate every container)");
+      // The same runs split in two: how long until the first container (Aryl plans first), and how fast containers
+      // come once they come (the Capacity Scheduler's own allocation work, gate and ordering included).
+      Map<Variant, Double> steady = new LinkedHashMap<>();
+      Map<Variant, Double> nodeMs = new LinkedHashMap<>();
+      for (Variant v : meanRate.keySet()) {
+        List<RunResult> rs = measured.stream().filter(r -> r.variant() == v).toList();
+        steady.put(v, mean(rs.stream().filter(r -> r.wallS() > r.firstS())
+            .mapToDouble(r -> r.containers() / (r.wallS() - r.firstS())).toArray()));
+        nodeMs.put(v, rs.stream().mapToDouble(RunResult::nodeUpdateMs).average().orElse(Double.NaN));
+      }
+      System.out.printf(Locale.ROOT, "  once allocating (first container -> last): stock %.0f /s, Aryl %.0f /s = %.2fx;"
+          + " scheduler time in node updates: stock %.0f ms, Aryl %.0f ms = %.2fx the stock rate%n",
+          steady.get(Variant.STOCK), steady.get(Variant.ARYL), steady.get(Variant.ARYL) / steady.get(Variant.STOCK),
+          nodeMs.get(Variant.STOCK), nodeMs.get(Variant.ARYL), nodeMs.get(Variant.STOCK) / nodeMs.get(Variant.ARYL));
     }
 
     System.out.println();

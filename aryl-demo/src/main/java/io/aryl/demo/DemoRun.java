@@ -1,0 +1,249 @@
+package io.aryl.demo;
+
+import io.aryl.am.JobSpec;
+import io.aryl.am.JobSubmitter;
+import io.aryl.yarn.ArylMetrics;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+
+/**
+ * One run of the demo: a cluster (Aryl on or off), the loan controller when Aryl is on, the job stream submitted on
+ * schedule through aryl-am's client, progress printed as it goes; ends when every job has ended or at the run's
+ * length, whichever comes first, and kills what is left.
+ */
+final class DemoRun {
+  private static final long SAMPLE_MS = 500;
+
+  /**
+   * @param label the run's name in the progress lines and the table ("Aryl on", "Aryl off")
+   * @param aryl Aryl's scheduling and the loan controller on, or the stock Capacity Scheduler alone
+   * @param workDir where this run keeps its files
+   */
+  record Settings(String label, boolean aryl, File workDir, int inference, int training, int gpusPerNode,
+      int webPort, long durationMs, long progressEveryMs, double[] inferenceDay, double windowS, double timeScale) {}
+
+  private final Settings s;
+  private final PrintStream out;
+  private final BooleanSupplier stopping;
+
+  DemoRun(Settings settings, PrintStream out, BooleanSupplier stopping) {
+    this.s = settings;
+    this.out = out;
+    this.stopping = stopping;
+  }
+
+  /** Per-job state while the run goes. */
+  private static final class Tracked {
+    final DemoJob job;
+    volatile ApplicationId id;
+    volatile boolean failedToSubmit;
+    long submitMs = -1;
+    long startMs = -1;
+    long endMs = -1;
+    String state = "UNFINISHED";
+
+    Tracked(DemoJob job) {
+      this.job = job;
+    }
+
+    JobOutcome outcome() {
+      return new JobOutcome(job.name(), id == null ? "" : id.toString(), job.elastic(), submitMs, startMs, endMs,
+          state);
+    }
+  }
+
+  RunSummary run(List<DemoJob> jobs) throws Exception {
+    YarnConfiguration conf = DemoCluster.conf(s.workDir(), s.gpusPerNode(), s.webPort(), s.aryl());
+    String name = s.aryl() ? "aryl-demo-on" : "aryl-demo-off";
+    out.printf(Locale.ROOT, "%n== %s: starting %sa MiniYARNCluster (%d inference + %d training nodes, "
+        + "%d GPUs each)%n", s.label(), s.aryl() ? "ZooKeeper and " : "", s.inference(), s.training(),
+        s.gpusPerNode());
+    try (DemoCluster cluster = DemoCluster.start(name, conf, s.inference(), s.training());
+        Loans loans = s.aryl() && s.inference() > 0 ? Loans.start(s.workDir().toPath().resolve("zk"), cluster,
+            s.inferenceDay(), s.windowS(), s.timeScale(), s.durationMs()) : null;
+        JobSubmitter submitter = new JobSubmitter(cluster.conf())) {
+      out.printf("   ResourceManager web UI: %s (scheduler: %s/cluster/scheduler%s)%n", cluster.webAddress(),
+          cluster.webAddress(), s.aryl() ? ", Aryl: " + cluster.webAddress() + "/ws/v1/cluster/aryl" : "");
+      out.println(s.aryl() ? "   ArylScheduler on; the loan controller replays the inference curve"
+          : "   Aryl off: the stock Capacity Scheduler, no loans (inference nodes stay inference)");
+      return drive(cluster, loans, submitter, jobs);
+    }
+  }
+
+  private RunSummary drive(DemoCluster cluster, Loans loans, JobSubmitter submitter, List<DemoJob> jobs)
+      throws Exception {
+    List<Tracked> tracked = new ArrayList<>();
+    jobs.forEach(j -> tracked.add(new Tracked(j)));
+    ExecutorService submissions = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "demo-submit");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      return drive(cluster, loans, submitter, tracked, submissions);
+    } finally {
+      submissions.shutdownNow();
+      submissions.awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private RunSummary drive(DemoCluster cluster, Loans loans, JobSubmitter submitter, List<Tracked> tracked,
+      ExecutorService submissions) throws Exception {
+    PoolMeter meter = new PoolMeter();
+    long t0 = System.currentTimeMillis();
+    long nextSample = 0;
+    long nextProgress = 0;
+    int next = 0;
+    long now = 0;
+    while (!stopping.getAsBoolean()) {
+      now = System.currentTimeMillis() - t0;
+      while (next < tracked.size() && tracked.get(next).job.submitAtMs() <= now && now < s.durationMs()) {
+        Tracked t = tracked.get(next++);
+        t.submitMs = System.currentTimeMillis() - t0;
+        // Submitted on their own thread, in order: staging a job takes a moment, progress keeps going meanwhile.
+        submissions.execute(() -> {
+          try {
+            t.id = submitter.submit(spec(t.job), List.of());
+          } catch (Exception e) {
+            if (!stopping.getAsBoolean()) {
+              out.println("   could not submit " + t.job.name() + ": " + e);
+            }
+            t.failedToSubmit = true;
+          }
+        });
+      }
+      if (now >= nextSample) {
+        poll(cluster, tracked, t0);
+        DemoCluster.Pools p = cluster.pools();
+        meter.sample(now, p.trainingUsedGpus(), p.trainingGpus(), p.loanedGpus());
+        nextSample = now + SAMPLE_MS;
+        if (now >= nextProgress) {
+          progress(now, p, tracked, loans);
+          nextProgress = now + s.progressEveryMs();
+        }
+      }
+      boolean allEnded = next == tracked.size() && tracked.stream().allMatch(t -> t.failedToSubmit || t.id != null && t.endMs >= 0);
+      if (allEnded || now >= s.durationMs()) {
+        break;
+      }
+      Thread.sleep(100);
+    }
+    now = System.currentTimeMillis() - t0;
+    poll(cluster, tracked, t0);
+    meter.close(now);
+    DemoCluster.Pools p = cluster.pools();
+    progress(now, p, tracked, loans);
+    long preempted = 0;
+    for (Tracked t : tracked) {
+      RMApp app = t.id == null ? null : cluster.rm().getRMContext().getRMApps().get(t.id);
+      if (app != null) {
+        preempted += app.getRMAppMetrics().getNumNonAMContainersPreempted();
+      }
+      if (t.id != null && t.endMs < 0) {
+        try {
+          submitter.kill(t.id);
+        } catch (Exception e) {
+          // ending anyway
+        }
+      }
+    }
+    ArylMetrics m = cluster.arylMetrics();
+    long reclaims = m == null ? 0 : m.reclaimsStarted();
+    long shrunk = m == null ? 0 : m.containersShrunk();
+    List<JobOutcome> outcomes = tracked.stream().map(Tracked::outcome).toList();
+    RunSummary summary = RunSummary.of(s.label(), tracked.size(), outcomes, now, meter, reclaims, preempted, shrunk);
+    out.printf(Locale.ROOT, "   %s done after %.0f s: %d of %d jobs finished%n", s.label(), now / 1000.0,
+        summary.finished(), tracked.size());
+    return summary;
+  }
+
+  private JobSpec spec(DemoJob j) throws Exception {
+    Path ckpt = Files.createDirectories(s.workDir().toPath().resolve("checkpoints").resolve(j.name()));
+    return new JobSpec(j.name(), "training", j.minWorkers(), j.maxWorkers(), j.gpusPerWorker(), 256, 1,
+        j.predictedRuntimeS(), "", ckpt.toString(), 3, 2_000, 256, 2, Map.of(), WorkerScript.command(j.workUnits()),
+        List.of(), "");
+  }
+
+  /** Reads each submitted job's state from the RM: base gang held (started), ended. */
+  private void poll(DemoCluster cluster, List<Tracked> tracked, long t0) {
+    long now = System.currentTimeMillis() - t0;
+    for (Tracked t : tracked) {
+      if (t.id == null || t.endMs >= 0) {
+        continue;
+      }
+      RMApp app = cluster.rm().getRMContext().getRMApps().get(t.id);
+      if (app == null) {
+        continue;
+      }
+      YarnApplicationState state = app.createApplicationState();
+      if (t.startMs < 0) {
+        RMAppAttempt attempt = app.getCurrentAppAttempt();
+        ApplicationAttemptId aid = attempt == null ? null : attempt.getAppAttemptId();
+        ApplicationResourceUsageReport usage = aid == null ? null
+            : cluster.scheduler().getAppResourceUsageReport(aid);
+        long gpus = usage == null || usage.getUsedResources() == null ? 0
+            : usage.getUsedResources().getResourceValue(DemoCluster.GPU);
+        if (gpus >= (long) t.job.minWorkers() * t.job.gpusPerWorker()) {
+          t.startMs = now;
+        }
+      }
+      if (state == YarnApplicationState.FINISHED || state == YarnApplicationState.FAILED
+          || state == YarnApplicationState.KILLED) {
+        long finish = app.getFinishTime();
+        t.endMs = finish > 0 ? Math.max(t.submitMs, finish - t0) : now;
+        t.state = state == YarnApplicationState.FINISHED ? app.getFinalApplicationStatus().name() : state.name();
+        if (t.startMs < 0) {
+          t.startMs = t.endMs;
+        }
+      }
+    }
+  }
+
+  private void progress(long now, DemoCluster.Pools p, List<Tracked> tracked, Loans loans) {
+    int running = 0;
+    int queued = 0;
+    int done = 0;
+    int toCome = 0;
+    for (Tracked t : tracked) {
+      if (t.id == null) {
+        toCome++;
+      } else if (t.endMs >= 0) {
+        done++;
+      } else if (t.startMs >= 0) {
+        running++;
+      } else {
+        queued++;
+      }
+    }
+    String demand = loans == null ? ""
+        : String.format(Locale.ROOT, " | inference demand %.0f rps, needs %d node%s", loans.rate(),
+            loans.serversNeeded(), loans.serversNeeded() == 1 ? "" : "s");
+    out.printf(Locale.ROOT, "   [%-8s %s] pools: inference %d, training %d + %d loaned | jobs: %d running, %d "
+        + "queued, %d done, %d to come | training GPUs %d/%d%s%n", s.label(), clock(now), p.inferenceNodes(),
+        p.trainingNodes(), p.loanedNodes(), running, queued, done, toCome, p.trainingUsedGpus(), p.trainingGpus(),
+        demand);
+    out.flush();
+  }
+
+  static String clock(long ms) {
+    long sec = ms / 1000;
+    return String.format(Locale.ROOT, "%d:%02d", sec / 60, sec % 60);
+  }
+}
