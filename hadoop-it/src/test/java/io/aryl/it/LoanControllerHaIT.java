@@ -115,8 +115,11 @@ class LoanControllerHaIT {
       CuratorFramework za = rig.client();
       LoanController a = rig.controller("a", za, rig.pools());
       cluster.awaitShowingStatus("a leads", () -> a.isActing() && inState(a, LoanState.HOME) == 3);
-      LoanController b = rig.controller("b", rig.client(), rig.pools());
+      CuratorFramework zb = rig.client();
+      LoanController b = rig.controller("b", zb, rig.pools());
       long first = a.epoch();
+      // b must be in the election before a's session dies, or a's re-created latch node may come first again.
+      cluster.awaitShowingStatus("b is a candidate", () -> latchCandidates(zb) == 2);
 
       long killMs = System.currentTimeMillis();
       KillSession.kill(za.getZookeeperClient().getZooKeeper());
@@ -135,6 +138,14 @@ class LoanControllerHaIT {
       assertThat(rig.ledgerMatchesLabels(b)).isTrue();
       System.out.printf("LoanControllerHaIT: a stopped acting %d ms after its session expired; b led after %d ms%n",
           stoppedMs, bLeadsMs);
+    }
+  }
+
+  private static int latchCandidates(CuratorFramework c) {
+    try {
+      return c.getChildren().forPath("/aryl/loan-controller/leader").size();
+    } catch (Exception e) {
+      return 0;
     }
   }
 }
