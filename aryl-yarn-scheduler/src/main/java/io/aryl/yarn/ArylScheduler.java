@@ -208,6 +208,7 @@ public class ArylScheduler extends CapacityScheduler {
       super.nodeUpdate(rmNode);
       return;
     }
+    loop.roundIfDemandPending();
     SchedulerNode node = getSchedulerNode(rmNode.getNodeID());
     Map<String, Integer> promised = node == null ? Map.of() : loop.book().promisedOn(node.getNodeName());
     // An elastic application is offered the node when the plan promised it workers there, or while it waits for its

@@ -73,6 +73,8 @@ final class PlanningLoop implements AutoCloseable {
   private volatile Map<String, String> racks = Map.of();
   private volatile Map<NodeId, String> names = Map.of();
   private final java.util.concurrent.atomic.AtomicBoolean roundRequested = new java.util.concurrent.atomic.AtomicBoolean();
+  /** New demand no round has planned for yet. */
+  private final java.util.concurrent.atomic.AtomicBoolean demandPending = new java.util.concurrent.atomic.AtomicBoolean();
   private volatile Set<String> fenced = Set.of();
   private final Map<String, JobProgress> progress = new HashMap<>();
   private final Map<String, Integer> lastWorkers = new HashMap<>();
@@ -123,8 +125,12 @@ final class PlanningLoop implements AutoCloseable {
     return n;
   }
 
-  /** Asks for a round as soon as possible (new demand), at most one pending at a time. */
+  /**
+   * Asks for a round as soon as possible (new demand), at most one pending at a time. The next node heartbeat runs it
+   * itself if the planning thread has not yet ({@link #roundIfDemandPending}).
+   */
   void requestRound() {
+    demandPending.set(true);
     if (roundRequested.compareAndSet(false, true)) {
       try {
         thread.execute(() -> {
@@ -172,7 +178,22 @@ final class PlanningLoop implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs a round now if demand arrived since the last one: called before a node heartbeat allocates, so that the
+   * heartbeat already serves the new grants instead of the next one.
+   */
+  void roundIfDemandPending() {
+    if (demandPending.get()) {
+      synchronized (this) {
+        if (demandPending.get()) {
+          roundSafely();
+        }
+      }
+    }
+  }
+
   synchronized void round() {
+    demandPending.set(false);
     long t0 = System.nanoTime();
     long now = System.currentTimeMillis();
     List<NodeView> nodes = reader.nodes();
