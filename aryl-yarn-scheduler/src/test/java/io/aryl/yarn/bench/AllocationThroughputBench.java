@@ -174,6 +174,27 @@ public final class AllocationThroughputBench {
         a.set(0);
       }
     }
+
+    /** Runs one scheduler event, timing it when it is a node update. */
+    void handle(SchedulerEvent event, java.util.function.Consumer<SchedulerEvent> handler) {
+      if (event.getType() != SchedulerEventType.NODE_UPDATE) {
+        handler.accept(event);
+        return;
+      }
+      long t0 = System.nanoTime();
+      handler.accept(event);
+      nodeUpdateNanos.addAndGet(System.nanoTime() - t0);
+      nodeUpdates.incrementAndGet();
+    }
+
+    /** Runs one AM allocate call, timing it. */
+    Allocation allocate(java.util.function.Supplier<Allocation> call) {
+      long t0 = System.nanoTime();
+      Allocation a = call.get();
+      allocateNanos.addAndGet(System.nanoTime() - t0);
+      allocateCalls.incrementAndGet();
+      return a;
+    }
   }
 
   interface Counting {
@@ -191,26 +212,15 @@ public final class AllocationThroughputBench {
 
     @Override
     public void handle(SchedulerEvent event) {
-      if (event.getType() != SchedulerEventType.NODE_UPDATE) {
-        super.handle(event);
-        return;
-      }
-      long t0 = System.nanoTime();
-      super.handle(event);
-      counters.nodeUpdateNanos.addAndGet(System.nanoTime() - t0);
-      counters.nodeUpdates.incrementAndGet();
+      counters.handle(event, super::handle);
     }
 
     @Override
     public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
         List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
         List<String> blacklistRemovals, ContainerUpdates updateRequests) {
-      long t0 = System.nanoTime();
-      Allocation a = super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions,
-          blacklistRemovals, updateRequests);
-      counters.allocateNanos.addAndGet(System.nanoTime() - t0);
-      counters.allocateCalls.incrementAndGet();
-      return a;
+      return counters.allocate(() -> super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions,
+          blacklistRemovals, updateRequests));
     }
 
     @Override
@@ -233,26 +243,15 @@ public final class AllocationThroughputBench {
 
     @Override
     public void handle(SchedulerEvent event) {
-      if (event.getType() != SchedulerEventType.NODE_UPDATE) {
-        super.handle(event);
-        return;
-      }
-      long t0 = System.nanoTime();
-      super.handle(event);
-      counters.nodeUpdateNanos.addAndGet(System.nanoTime() - t0);
-      counters.nodeUpdates.incrementAndGet();
+      counters.handle(event, super::handle);
     }
 
     @Override
     public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
         List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
         List<String> blacklistRemovals, ContainerUpdates updateRequests) {
-      long t0 = System.nanoTime();
-      Allocation a = super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions,
-          blacklistRemovals, updateRequests);
-      counters.allocateNanos.addAndGet(System.nanoTime() - t0);
-      counters.allocateCalls.incrementAndGet();
-      return a;
+      return counters.allocate(() -> super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions,
+          blacklistRemovals, updateRequests));
     }
 
     @Override
