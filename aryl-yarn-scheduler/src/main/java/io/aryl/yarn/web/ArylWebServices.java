@@ -74,12 +74,9 @@ public class ArylWebServices extends RMWebServices {
   @Produces(MediaType.APPLICATION_JSON)
   public Response reclaim(@Context HttpServletRequest hsr, String body) {
     ArylScheduler s = scheduler();
-    if (s == null || !s.arylEnabled()) {
-      return json(Response.Status.NOT_FOUND, error("Aryl is not running in this ResourceManager"));
-    }
-    Response denied = adminOnly(hsr);
-    if (denied != null) {
-      return denied;
+    Response refused = refuseWrite(s, hsr);
+    if (refused != null) {
+      return refused;
     }
     int nodes;
     long deadlineMs;
@@ -120,12 +117,9 @@ public class ArylWebServices extends RMWebServices {
   @Produces(MediaType.APPLICATION_JSON)
   public Response loanControllerReport(@Context HttpServletRequest hsr, String body) {
     ArylScheduler s = scheduler();
-    if (s == null || !s.arylEnabled()) {
-      return json(Response.Status.NOT_FOUND, error("Aryl is not running in this ResourceManager"));
-    }
-    Response denied = adminOnly(hsr);
-    if (denied != null) {
-      return denied;
+    Response refused = refuseWrite(s, hsr);
+    if (refused != null) {
+      return refused;
     }
     if (body == null || body.length() > MAX_REPORT_CHARS) {
       return json(Response.Status.BAD_REQUEST,
@@ -143,8 +137,11 @@ public class ArylWebServices extends RMWebServices {
     }
   }
 
-  /** 401/403 when ACLs are on and the caller is not a YARN admin; null when the call may go on. */
-  private Response adminOnly(HttpServletRequest hsr) {
+  /** 404 without a running Aryl; 401/403 when ACLs are on and the caller is not a YARN admin; else null. */
+  private Response refuseWrite(ArylScheduler s, HttpServletRequest hsr) {
+    if (s == null || !s.arylEnabled()) {
+      return json(Response.Status.NOT_FOUND, error("Aryl is not running in this ResourceManager"));
+    }
     if (!conf.getBoolean(YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE)) {
       return null;
     }
