@@ -40,10 +40,6 @@ final class Drains {
     return new HashSet<>(entries.keySet());
   }
 
-  synchronized boolean contains(String containerId) {
-    return entries.containsKey(containerId);
-  }
-
   /** Containers whose grace is over and that were not killed yet; they are remembered as killed. */
   synchronized java.util.List<RMContainer> due(long nowMs) {
     java.util.List<RMContainer> out = new java.util.ArrayList<>();

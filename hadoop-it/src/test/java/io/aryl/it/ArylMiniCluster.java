@@ -8,7 +8,6 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -245,9 +244,5 @@ public final class ArylMiniCluster implements AutoCloseable {
     if (!errors.isEmpty()) {
       throw errors.get(0);
     }
-  }
-
-  static String read(File f) throws IOException {
-    return Files.readString(f.toPath());
   }
 }

@@ -49,7 +49,6 @@ public final class TestJob implements AutoCloseable {
   private final List<Integer> observedCounts = new CopyOnWriteArrayList<>();
   private final Set<ContainerId> preemptionNotices = ConcurrentHashMap.newKeySet();
   private final List<ContainerStatus> completed = new CopyOnWriteArrayList<>();
-  private final AtomicInteger maxHeld = new AtomicInteger();
   /** Workers asked for and not yet received. */
   private final AtomicInteger outstanding = new AtomicInteger();
   private final AtomicBoolean running = new AtomicBoolean(true);
@@ -184,7 +183,6 @@ public final class TestJob implements AutoCloseable {
         }
         int n = held.size();
         observedCounts.add(n);
-        maxHeld.accumulateAndGet(n, Math::max);
         Thread.sleep(100);
       } catch (InterruptedException e) {
         return;
