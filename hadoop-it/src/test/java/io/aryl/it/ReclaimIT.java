@@ -47,8 +47,10 @@ class ReclaimIT {
     TestJob e = null;
     TestJob f = null;
     try {
-      // E starts on training's own node, so that F can then have a loaned node to itself.
-      e = TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 3600), 1, eCooperative);
+      // E starts on training's own node, so that F can then have a loaned node to itself. Its predicted runtime is
+      // long enough that every extra worker is clearly worth a re-scale: at 1 h, the 16th worker saves less than the
+      // 30 s re-scale, and whether E ends at 15 or 16 hangs on when its asks meet a round.
+      e = TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 36000), 1, eCooperative);
       e.askWorkersAtOnce(8);
       TestJob eJob = e;
       cluster.awaitShowingStatus("E holds 8 workers", () -> eJob.workers() == 8);
