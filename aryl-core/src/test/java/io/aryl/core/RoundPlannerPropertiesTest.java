@@ -2,6 +2,7 @@ package io.aryl.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
@@ -18,6 +19,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -116,12 +118,45 @@ class RoundPlannerPropertiesTest {
   @Property(tries = 500)
   void speedAwarePlansKeepEveryInvariant(@ForAll long seed) {
     ClusterState state = SmallStates.random(seed);
-    Plan plan = new RoundPlanner(PolicyConfig.defaults().withSpeedAware(true)).plan(state); // validates capacity,
-    assertThat(plan.preempted()).isEmpty(); // types, min..max and training-only servers, as Plan.between does
-    plan.targets().forEach((jobId, a) -> a.workersByServer().forEach((s, w) -> {
-      if (state.server(s).fenced()) {
-        assertThat(w).isLessThanOrEqualTo(state.allocation(jobId).workersOn(s));
+    for (PolicyConfig config : List.of(PolicyConfig.defaults().withSpeedAware(true), ARYL_PLUS)) {
+      Plan plan = new RoundPlanner(config).plan(state); // validates capacity,
+      assertThat(plan.preempted()).isEmpty(); // types, min..max and training-only servers, as Plan.between does
+      plan.targets().forEach((jobId, a) -> a.workersByServer().forEach((s, w) -> {
+        if (state.server(s).fenced()) {
+          assertThat(w).isLessThanOrEqualTo(state.allocation(jobId).workersOn(s));
+        }
+      }));
+    }
+  }
+
+  private static final PolicyConfig ARYL_PLUS =
+      PolicyConfig.defaults().withSpeedAware(true).withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST);
+
+  @Property(tries = 500)
+  void aRunningJobEitherKeepsItsBaseOrMovesWholeOntoOneOtherSpeed(@ForAll long seed) {
+    ClusterState state = SmallStates.random(seed);
+    Plan plan = new RoundPlanner(ARYL_PLUS).plan(state);
+    state.allocations().forEach((jobId, before) -> {
+      Allocation after = plan.target(jobId);
+      Set<Double> speedsBefore = speeds(state, before);
+      Set<Double> speedsAfter = speeds(state, after);
+      Job job = state.job(jobId);
+      if (speedsAfter.equals(speedsBefore) || speedsBefore.containsAll(speedsAfter)) {
+        return; // kept (or shed flexible workers on some speeds)
       }
-    }));
+      assertThat(speedsAfter).as("%s moved from %s: onto one speed", jobId, before).hasSize(1);
+      double to = speedsAfter.iterator().next();
+      if (!job.isElastic()) {
+        assertThat(to).as("a rigid job moves only up").isGreaterThan(Collections.min(speedsBefore));
+      }
+      after.workersByServer().keySet().forEach(s ->
+          assertThat(state.server(s).fenced()).as("%s moved onto fenced %s", jobId, s).isFalse());
+    });
+  }
+
+  private static Set<Double> speeds(ClusterState state, Allocation a) {
+    Set<Double> speeds = new HashSet<>();
+    a.workersByServer().keySet().forEach(s -> speeds.add(state.server(s).gpuType().trainingSpeed()));
+    return speeds;
   }
 }

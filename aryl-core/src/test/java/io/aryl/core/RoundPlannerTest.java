@@ -3,6 +3,7 @@ package io.aryl.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.core.admission.JobOrder;
+import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.GpuType;
@@ -195,6 +196,34 @@ class RoundPlannerTest {
     Plan plan = aryl.plan(s);
     assertThat(plan.target("long").totalWorkers()).isEqualTo(5);
     assertThat(plan.target("short").totalWorkers()).isEqualTo(1);
+  }
+
+  @Test
+  @DisplayName("shortest remaining first: spare GPUs go to the job closest to finishing")
+  void shortestRemainingFirstPrefersTheShortJob() {
+    // As above, but each job's JCT reduction is weighted by 1 / remaining^2: the short job's 4 extra workers cut
+    // its JCT by 80%, worth more than the long job's same 80%, 100 times longer.
+    RoundPlanner srf = new RoundPlanner(PolicyConfig.defaults().withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST));
+    ClusterState s = state(List.of(Server.training("t1", A100, 6)),
+        List.of(job("long", 1, 1, 5, 100_000).build(), job("short", 1, 1, 5, 1_000).build()), Map.of());
+    Plan plan = srf.plan(s);
+    assertThat(plan.target("short").totalWorkers()).isEqualTo(5);
+    assertThat(plan.target("long").totalWorkers()).isEqualTo(1);
+  }
+
+  @Test
+  @DisplayName("spare GPUs a job may not use do not count: jobs bound to one GPU type share only its GPUs")
+  void knapsackCapacityPerTypeSet() {
+    // Both jobs may only use A100s; t1 has 6 spare, the T4 server 8 more that neither can use. By value the long
+    // job gets 4 extras and the short one 2; counting the T4s would let both "fit" 4, and the short job, placed
+    // first by id, would take the A100s.
+    ClusterState s = state(List.of(Server.training("t1", A100, 8), Server.training("t2", T4, 8)),
+        List.of(job("a-short", 1, 1, 5, 1_000).allowedGpuTypes("A100").build(),
+            job("b-long", 1, 1, 5, 100_000).allowedGpuTypes("A100").build()),
+        Map.of("a-short", Allocation.of("t1", 1), "b-long", Allocation.of("t1", 1)));
+    Plan plan = aryl.plan(s);
+    assertThat(plan.target("b-long").totalWorkers()).isEqualTo(5);
+    assertThat(plan.target("a-short").totalWorkers()).isEqualTo(3);
   }
 
   @Test

@@ -59,12 +59,19 @@ public final class ElasticAllocator {
    * @param running true if the job runs now; a starting job pays no re-scale pause
    */
   public static KnapsackGroup groupFor(Job job, int maxExtra, int currentExtra, boolean running, double rescaleOverheadS) {
+    return groupFor(job, maxExtra, currentExtra, running, rescaleOverheadS, ElasticValue.JCT_REDUCTION);
+  }
+
+  /** As {@link #groupFor(Job, int, int, boolean, double)}, every value weighted as {@code value} says. */
+  public static KnapsackGroup groupFor(Job job, int maxExtra, int currentExtra, boolean running,
+      double rescaleOverheadS, ElasticValue value) {
     int k = Math.max(0, Math.min(maxExtra, job.maxWorkers() - job.minWorkers()));
     double[] values = new double[k + 1];
     double base = job.predictedRuntimeAt(job.minWorkers());
+    double weight = value.weight(job);
     for (int i = 0; i <= k; i++) {
       double reduction = base - job.predictedRuntimeAt(job.minWorkers() + i);
-      values[i] = reduction - (running && i != currentExtra ? rescaleOverheadS : 0);
+      values[i] = weight * (reduction - (running && i != currentExtra ? rescaleOverheadS : 0));
     }
     return new KnapsackGroup(job.gpusPerWorker(), values);
   }

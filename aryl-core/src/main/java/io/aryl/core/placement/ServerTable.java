@@ -4,6 +4,7 @@ import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Server;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,13 +101,41 @@ public final class ServerTable {
     return maxGpus;
   }
 
-  /** The allowed types that train at least as fast as {@code speed}. */
-  public boolean[] atLeastAsFast(boolean[] allowed, double speed) {
+  /** The allowed types that train at exactly {@code speed}. */
+  public boolean[] ofSpeed(boolean[] allowed, double speed) {
     boolean[] out = new boolean[allowed.length];
     for (int t = 0; t < allowed.length; t++) {
-      out[t] = allowed[t] && types.get(t).trainingSpeed() >= speed;
+      out[t] = allowed[t] && types.get(t).trainingSpeed() == speed;
     }
     return out;
+  }
+
+  /** Every type. */
+  public boolean[] allTypes() {
+    boolean[] all = new boolean[types.size()];
+    Arrays.fill(all, true);
+    return all;
+  }
+
+  /** Training speed of the fastest type in the set, 0 for an empty set. */
+  public double speedOf(boolean[] typeSet) {
+    for (int t = 0; t < typeSet.length; t++) { // types are sorted fastest first
+      if (typeSet[t]) {
+        return types.get(t).trainingSpeed();
+      }
+    }
+    return 0;
+  }
+
+  /** A set of type indexes as a bit mask, for use as a key (a snapshot has far fewer than 64 GPU types). */
+  public static long mask(boolean[] typeSet) {
+    long m = 0;
+    for (int t = 0; t < typeSet.length && t < 63; t++) {
+      if (typeSet[t]) {
+        m |= 1L << t;
+      }
+    }
+    return m;
   }
 
   /** The allowed types grouped by training speed, fastest group first: where one gang can run at one pace. */

@@ -431,4 +431,27 @@ class KnapsackTest {
 
     assertThat(g).isEqualTo(new KnapsackGroup(2, new double[] {0, 400, 600, 720, 800}));
   }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void elastic_value_weights_every_item_by_the_job(String name, ElasticValue value, double remainingS, double weight) {
+    Job job = Job.builder("j").gpusPerWorker(2).workers(2, 6).remainingS(remainingS).build();
+    assertThat(value.weight(job)).isCloseTo(weight, within(1e-12));
+    KnapsackGroup plain = ElasticAllocator.groupFor(job, 4, 2, true, 50);
+    KnapsackGroup weighted = ElasticAllocator.groupFor(job, 4, 2, true, 50, value);
+    for (int k = 0; k <= plain.maxItem(); k++) {
+      assertThat(weighted.value(k)).as("item %d", k).isCloseTo(plain.value(k) * weight, within(1e-9));
+    }
+  }
+
+  static Stream<Arguments> elastic_value_weights_every_item_by_the_job() {
+    return Stream.of(
+        Arguments.of("the paper: seconds, unweighted", ElasticValue.JCT_REDUCTION, 7200.0, 1.0),
+        Arguments.of("shortest remaining first: 2 h left weighs 1/4", ElasticValue.SHORTEST_REMAINING_FIRST,
+            7200.0, 0.25),
+        Arguments.of("shortest remaining first: 30 min left weighs 4", ElasticValue.SHORTEST_REMAINING_FIRST,
+            1800.0, 4.0),
+        Arguments.of("shortest remaining first: under a minute weighs as a minute",
+            ElasticValue.SHORTEST_REMAINING_FIRST, 5.0, 3600.0));
+  }
 }

@@ -89,20 +89,40 @@ class ServerTableTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource
-  void at_least_as_fast_keeps_the_allowed_types_of_at_least_the_given_speed(
+  void of_speed_keeps_the_allowed_types_of_exactly_the_given_speed(
       String scenario, boolean[] allowed, double speed, boolean[] expected) {
-    assertThat(FOUR_TYPES.atLeastAsFast(allowed, speed)).containsExactly(expected);
+    assertThat(FOUR_TYPES.ofSpeed(allowed, speed)).containsExactly(expected);
   }
 
-  static Stream<Arguments> at_least_as_fast_keeps_the_allowed_types_of_at_least_the_given_speed() {
+  static Stream<Arguments> of_speed_keeps_the_allowed_types_of_exactly_the_given_speed() {
     //                   H100   A100   L40    T4
     return Stream.of(
-        Arguments.of("speed 1.0 keeps equal speeds", bools(1, 1, 1, 1), 1.0, bools(1, 1, 1, 0)),
-        Arguments.of("speed 0.5 keeps all", bools(1, 1, 1, 1), 0.5, bools(1, 1, 1, 1)),
-        Arguments.of("speed 1.5 keeps H100 only", bools(1, 1, 1, 1), 1.5, bools(1, 0, 0, 0)),
-        Arguments.of("speed 2.5 keeps none", bools(1, 1, 1, 1), 2.5, bools(0, 0, 0, 0)),
-        Arguments.of("never adds a disallowed type", bools(0, 1, 0, 1), 0.5, bools(0, 1, 0, 1)),
-        Arguments.of("disallowed fast type stays out", bools(0, 0, 1, 1), 1.0, bools(0, 0, 1, 0)));
+        Arguments.of("speed 1.0 keeps the tier of equal speeds", bools(1, 1, 1, 1), 1.0, bools(0, 1, 1, 0)),
+        Arguments.of("speed 0.5 keeps the slowest only", bools(1, 1, 1, 1), 0.5, bools(0, 0, 0, 1)),
+        Arguments.of("a speed no type has keeps none", bools(1, 1, 1, 1), 0.7, bools(0, 0, 0, 0)),
+        Arguments.of("a disallowed type of that speed stays out", bools(0, 0, 1, 1), 1.0, bools(0, 0, 1, 0)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void speed_of_a_type_set_is_its_fastest_type(String scenario, boolean[] typeSet, double expected) {
+    assertThat(FOUR_TYPES.speedOf(typeSet)).isEqualTo(expected);
+  }
+
+  static Stream<Arguments> speed_of_a_type_set_is_its_fastest_type() {
+    //                   H100   A100   L40    T4
+    return Stream.of(
+        Arguments.of("all types: H100's", bools(1, 1, 1, 1), 2.0),
+        Arguments.of("A100 and T4: A100's", bools(0, 1, 0, 1), 1.0),
+        Arguments.of("T4 alone", bools(0, 0, 0, 1), 0.5),
+        Arguments.of("no type: 0", bools(0, 0, 0, 0), 0.0));
+  }
+
+  @Test
+  void a_type_set_as_a_mask_has_one_bit_per_type() {
+    assertThat(ServerTable.mask(bools(1, 0, 1, 1))).isEqualTo(0b1101L);
+    assertThat(ServerTable.mask(FOUR_TYPES.allTypes())).isEqualTo(0b1111L);
+    assertThat(ServerTable.mask(bools(0, 0, 0, 0))).isZero();
   }
 
   @ParameterizedTest(name = "allowed {0} -> {1}")

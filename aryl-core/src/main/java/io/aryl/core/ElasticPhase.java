@@ -1,0 +1,177 @@
+package io.aryl.core;
+
+import io.aryl.core.elastic.ElasticAllocator;
+import io.aryl.core.elastic.KnapsackGroup;
+import io.aryl.core.placement.FreeGpuIndex;
+import io.aryl.core.placement.GpuBudget;
+import io.aryl.core.placement.ServerTable;
+import io.aryl.core.placement.WorkerRole;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Phase 2 of a round: the GPUs base demand left over are shared among elastic jobs by a multiple-choice knapsack
+ * ({@link ElasticAllocator}), then placed. Flexible workers stay where they run when they can (no needless moves);
+ * new ones go best-fit, preferring loaned servers.
+ */
+final class ElasticPhase {
+  private final PolicyConfig config;
+  private final ElasticAllocator allocator;
+
+  ElasticPhase(PolicyConfig config) {
+    this.config = config;
+    this.allocator = new ElasticAllocator(config.exactKnapsackOpsLimit());
+  }
+
+  /** What phase 2 chose: per elastic job (in {@code jobs} order) its knapsack group and the extras it got. */
+  record Growth(List<PlacedJob> jobs, List<KnapsackGroup> groups, int[] got) {
+    static final Growth NONE = new Growth(List.of(), List.of(), new int[0]);
+  }
+
+  /** Gives extras to the elastic jobs of {@code placed} that are not settled, taking their GPUs from the budget. */
+  Growth grow(List<PlacedJob> placed, GpuBudget budget, ServerTable table) {
+    FreeGpuIndex spare = budget.spareIndex();
+    List<PlacedJob> elastic = new ArrayList<>();
+    List<KnapsackGroup> groups = new ArrayList<>();
+    Map<Long, Integer> fitCache = new HashMap<>();
+    for (PlacedJob p : placed) {
+      if (!p.job.isElastic() || p.settled) {
+        continue;
+      }
+      p.types = table.allowedTypes(p.job);
+      if (config.speedAware()) {
+        p.types = table.ofSpeed(p.types, p.baseSpeed(table));
+      }
+      long key = p.job.gpusPerWorker() * 1_000_003L + ServerTable.mask(p.types);
+      int fit = fitCache.computeIfAbsent(key, k -> spare.fittingWorkers(p.job.gpusPerWorker(), p.types));
+      elastic.add(p);
+      groups.add(ElasticAllocator.groupFor(p.job, fit, p.flexibleNowCount, p.running, config.rescaleOverheadS(),
+          config.elasticValue()));
+    }
+    if (elastic.isEmpty()) {
+      return Growth.NONE;
+    }
+    int[] want = allocatePerTypeSet(elastic, groups, spare, table);
+
+    // Largest workers first (best-fit decreasing); ties by job id for determinism.
+    Integer[] order = new Integer[elastic.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(order, Comparator.comparingInt((Integer i) -> -elastic.get(i).job.gpusPerWorker())
+        .thenComparing(i -> elastic.get(i).job.id()));
+
+    // Keep flexible workers where they already run, as far as wanted and still spare.
+    int[] got = new int[elastic.size()];
+    for (int i : order) {
+      PlacedJob p = elastic.get(i);
+      int g = p.job.gpusPerWorker();
+      for (int pass = 0; pass < 2 && got[i] < want[i]; pass++) {
+        boolean loanedPass = pass == 0;
+        for (Map.Entry<Integer, Integer> e : p.flexibleNow.entrySet()) {
+          int s = e.getKey();
+          if (got[i] >= want[i] || !table.open(s) || table.loaned(s) != loanedPass || !p.types[table.typeIndex(s)]) {
+            continue;
+          }
+          int keep = Math.min(Math.min(e.getValue(), want[i] - got[i]), spare.free(s) / g);
+          if (keep > 0) {
+            budget.take(s, keep * g);
+            p.extras.merge(s, keep, Integer::sum);
+            got[i] += keep;
+          }
+        }
+      }
+    }
+    // New flexible workers, best fit, loaned servers first.
+    for (int i : order) {
+      got[i] += placeExtras(elastic.get(i), want[i] - got[i], budget);
+    }
+    // What fragmentation left over goes to jobs that still gain from it, largest gain per GPU first.
+    Integer[] byGain = order.clone();
+    Arrays.sort(byGain, Comparator.comparingDouble((Integer i) -> -marginalPerGpu(groups.get(i), got[i]))
+        .thenComparing(i -> elastic.get(i).job.id()));
+    for (int i : byGain) {
+      KnapsackGroup g = groups.get(i);
+      while (got[i] < g.maxItem() && g.value(got[i] + 1) > g.value(got[i])) {
+        if (placeExtras(elastic.get(i), 1, budget) == 0) {
+          break;
+        }
+        got[i]++;
+      }
+    }
+    return new Growth(elastic, groups, got);
+  }
+
+  /**
+   * The knapsack, solved once per set of GPU types the jobs may grow on, each against the spare GPUs of its own
+   * types: one capacity over all types would count slow GPUs that jobs bound to fast ones can never use, and the
+   * choice among those jobs would then fall to placement order instead of value. Jobs whose type sets overlap
+   * without being equal share one knapsack over the union of their types.
+   */
+  private int[] allocatePerTypeSet(List<PlacedJob> elastic, List<KnapsackGroup> groups, FreeGpuIndex spare,
+      ServerTable table) {
+    int n = elastic.size();
+    long[] masks = new long[n];
+    for (int i = 0; i < n; i++) {
+      masks[i] = ServerTable.mask(elastic.get(i).types);
+    }
+    List<Long> unions = new ArrayList<>(); // disjoint: a mask that overlaps several merges them
+    for (long m : masks) {
+      long merged = m;
+      for (int u = unions.size() - 1; u >= 0; u--) {
+        if ((unions.get(u) & merged) != 0) {
+          merged |= unions.remove(u);
+        }
+      }
+      unions.add(merged);
+    }
+    int[] want = new int[n];
+    for (long union : unions) {
+      List<Integer> members = new ArrayList<>();
+      List<KnapsackGroup> sub = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        if (masks[i] != 0 && (masks[i] & ~union) == 0) {
+          members.add(i);
+          sub.add(groups.get(i));
+        }
+      }
+      int capacity = 0;
+      for (int s = 0; s < table.size(); s++) {
+        if (table.open(s) && (union >>> table.typeIndex(s) & 1) != 0) {
+          capacity += spare.free(s);
+        }
+      }
+      if (members.isEmpty() || capacity == 0) {
+        continue;
+      }
+      int[] chosen = allocator.allocate(sub, capacity);
+      for (int k = 0; k < members.size(); k++) {
+        want[members.get(k)] = chosen[k];
+      }
+    }
+    return want;
+  }
+
+  private static int placeExtras(PlacedJob p, int count, GpuBudget budget) {
+    int g = p.job.gpusPerWorker();
+    int placedCount = 0;
+    for (int w = 0; w < count; w++) {
+      int s = budget.spareIndex().bestFit(g, p.types, WorkerRole.FLEXIBLE);
+      if (s < 0) {
+        break;
+      }
+      budget.take(s, g);
+      p.extras.merge(s, 1, Integer::sum);
+      placedCount++;
+    }
+    return placedCount;
+  }
+
+  private static double marginalPerGpu(KnapsackGroup g, int k) {
+    return k >= g.maxItem() ? Double.NEGATIVE_INFINITY : (g.value(k + 1) - g.value(k)) / g.unitWeight();
+  }
+}

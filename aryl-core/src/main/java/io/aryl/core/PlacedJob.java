@@ -1,0 +1,56 @@
+package io.aryl.core;
+
+import io.aryl.core.model.Job;
+import io.aryl.core.placement.ServerTable;
+import java.util.TreeMap;
+
+/**
+ * One job's workers as a round decides them, by dense server index: the base it keeps (or is admitted with), the
+ * flexible workers it runs now, and the extras phase 2 gives it. Mutable, and lives for one round only.
+ */
+final class PlacedJob {
+  final Job job;
+  final boolean running;
+  final TreeMap<Integer, Integer> base = new TreeMap<>();
+  final TreeMap<Integer, Integer> flexibleNow = new TreeMap<>();
+  final TreeMap<Integer, Integer> extras = new TreeMap<>();
+  int flexibleNowCount;
+  /** The GPU types phase 2 may grow this job on (set by phase 2). */
+  boolean[] types;
+  /** Moved whole this round, extras included: phase 2 leaves it as it is. */
+  boolean settled;
+
+  PlacedJob(Job job, boolean running) {
+    this.job = job;
+    this.running = running;
+  }
+
+  /** The workers it runs with now: its base and the flexible workers it holds. */
+  int widthNow() {
+    return job.minWorkers() + flexibleNowCount;
+  }
+
+  /** Training speed of the slowest GPU under its base workers (a synchronous job's pace). */
+  double baseSpeed(ServerTable table) {
+    double slowest = Double.POSITIVE_INFINITY;
+    for (int s : base.keySet()) {
+      slowest = Math.min(slowest, table.server(s).gpuType().trainingSpeed());
+    }
+    return slowest;
+  }
+
+  /**
+   * Moves the job whole onto the servers in {@code to} (one entry per worker): the first minWorkers become its base,
+   * the rest its extras. The caller has taken those GPUs and given back the old base's.
+   */
+  void moveTo(int[] to) {
+    base.clear();
+    flexibleNow.clear();
+    flexibleNowCount = 0;
+    extras.clear();
+    for (int i = 0; i < to.length; i++) {
+      (i < job.minWorkers() ? base : extras).merge(to[i], 1, Integer::sum);
+    }
+    settled = true;
+  }
+}
