@@ -136,7 +136,7 @@ public final class OptimusPlanner implements Planner {
         continue;
       }
       boolean[] types = table.allowedTypes(job);
-      long key = job.gpusPerWorker() * 1_000_003L + typeMask(types);
+      long key = job.gpusPerWorker() * 1_000_003L + ServerTable.mask(types);
       Integer failed = failedAt.get(key);
       if (failed != null && job.minWorkers() >= failed) {
         continue; // capacity only shrinks during admission: a gang this large cannot fit now either
@@ -198,15 +198,7 @@ public final class OptimusPlanner implements Planner {
     return e;
   }
 
-  private static long typeMask(boolean[] types) {
-    long m = 0;
-    for (int t = 0; t < types.length && t < 63; t++) {
-      if (types[t]) {
-        m |= 1L << t;
-      }
-    }
-    return m;
-  }
+
 
   /** One job in the plan: its workers so far by server index, and a running job's extra workers of now. */
   private static final class Entry {

@@ -3,6 +3,7 @@ package io.aryl.sim.engine;
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.admission.JobOrder;
+import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.loan.DemandForecast;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,9 +47,12 @@ public record PolicySpec(
   /** aryl-core's round, configured by the policy's switches. */
   public static final PlannerFactory ARYL_CORE = (p, cfg) -> new RoundPlanner(coreConfig(p, cfg))::plan;
 
-  /** aryl-core's round with speed-aware placement (beyond the paper). */
-  public static final PlannerFactory ARYL_CORE_SPEED_AWARE =
-      (p, cfg) -> new RoundPlanner(coreConfig(p, cfg).withSpeedAware(true))::plan;
+  /**
+   * aryl-core's round beyond the paper: speed-aware placement and moves, and spare GPUs to the jobs closest to
+   * finishing.
+   */
+  public static final PlannerFactory ARYL_CORE_PLUS = (p, cfg) -> new RoundPlanner(coreConfig(p, cfg)
+      .withSpeedAware(true).withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST))::plan;
 
   private static PolicyConfig coreConfig(PolicySpec p, SimConfig cfg) {
     return PolicyConfig.defaults()
@@ -87,12 +91,13 @@ public record PolicySpec(
     register(new PolicySpec("aryl", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
         "loaning + elastic scaling + least-cost reclaim (the paper)"));
     register(new PolicySpec("aryl+", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
-        "aryl plus speed-aware placement: each job keeps one GPU speed (beyond the paper)", ARYL_CORE_SPEED_AWARE));
+        "aryl beyond the paper: each job on one GPU speed, moved between speeds as the round gains, spare GPUs to"
+            + " the jobs closest to finishing", ARYL_CORE_PLUS));
     register(new PolicySpec("yarn-nonexclusive", true, false, JobOrder.FIFO, ReclaimChoice.NEWEST_FIRST,
         "stock YARN: a non-exclusive inference label lends idle nodes, FIFO queue, newest-first preemption"));
     register(new PolicySpec("aryl+forecast", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
         ReclaimChoice.LEAST_COST, "experiment: aryl+ lending only what a seasonal 2 h demand forecast allows",
-        ARYL_CORE_SPEED_AWARE, 2 * 3600));
+        ARYL_CORE_PLUS, 2 * 3600));
     register(new PolicySpec("aryl-reclaim-random", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
         ReclaimChoice.RANDOM, "ablation: aryl reclaiming random loaned servers"));
     register(new PolicySpec("aryl-reclaim-fewest-busy", true, true, JobOrder.SHORTEST_PREDICTED_FIRST,

@@ -507,7 +507,9 @@ public final class Simulator {
   }
 
   private void round(double t) {
-    if (queued.isEmpty() && running.values().stream().noneMatch(SimJob::elastic) && fencedCount == 0) {
+    boolean twoSpeeds = cfg.inferenceGpuSpeed() != 1; // a speed-aware round may move running jobs between speeds
+    if (queued.isEmpty() && running.values().stream().noneMatch(SimJob::elastic) && fencedCount == 0
+        && !(twoSpeeds && !running.isEmpty())) {
       return; // nothing to decide
     }
     Plan plan = planner.plan(state(t));

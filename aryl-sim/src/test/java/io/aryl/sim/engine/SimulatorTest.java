@@ -295,6 +295,19 @@ class SimulatorTest {
       assertThat(record(r, "b").boundS()).isEqualTo(1000); // the bound is on reference GPUs
     }
 
+    // aryl+ moves a job off half-speed GPUs once fast ones free up. "a" (1,000 s) takes the training server, "b"
+    // (10,000 s) a lent one at half speed. "a" ends at 1000; the round at 1020 moves "b" to the training server: it
+    // has done 510 s of work, pauses 30 s and runs the other 9,490 s at full speed: it ends at 10,540. The paper
+    // leaves it on the slow server: 20,000 s.
+    @Test
+    void arylPlusMovesAJobOffSlowGpusWhenFastOnesFreeUp() {
+      Scenario s = scenario(LOAN_WORLD.withInferenceGpuSpeed(0.5), LOW, 30_000, 0,
+          job("a", 0, 1000, 8), job("b", 0, 10_000, 8));
+
+      assertThat(record(run("aryl+", s), "b").endS()).isCloseTo(10_540, offset(EPS));
+      assertThat(record(run("aryl", s), "b").endS()).isCloseTo(20_000, offset(EPS));
+    }
+
     @Test
     void aJobSpanningTrainingAndHalfSpeedLoanedGpusRunsAtHalfSpeedThroughout() {
       // big: one worker on the training server, one on a lent server at 0.5 -> the whole job at 0.5: 2000 s.
