@@ -35,6 +35,10 @@ public enum ArylConf {
       "Order queued jobs are offered their base workers: shortest-predicted-first or fifo."),
   ELASTIC("aryl.scheduler.elastic", "true",
       "Give spare GPUs to elastic jobs above their minimum (phase 2). false: every job runs at its minimum."),
+  ELASTIC_VALUE("aryl.scheduler.elastic-value", "jct-reduction",
+      "Worth of an elastic job's extra workers in phase 2: jct-reduction (predicted seconds saved, the paper) or"
+          + " shortest-remaining-first (seconds saved weighted by 1/remaining^2: spare GPUs go to the jobs closest to"
+          + " finishing)."),
   STARVATION_WAIT_S("aryl.scheduler.starvation-wait-s", "43200",
       "A job queued longer than this many seconds goes first and reserves the servers that free soonest."),
   RESCALE_OVERHEAD_S("aryl.scheduler.rescale-overhead-s", "30",

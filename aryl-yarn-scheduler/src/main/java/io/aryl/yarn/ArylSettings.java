@@ -1,6 +1,7 @@
 package io.aryl.yarn;
 
 import io.aryl.core.PolicyConfig;
+import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.admission.JobOrder;
 import java.util.Locale;
 import java.util.Map;
@@ -53,6 +54,7 @@ public record ArylSettings(
     PolicyConfig policy = PolicyConfig.defaults()
         .withJobOrder(r.jobOrder())
         .withElastic(r.bool(ArylConf.ELASTIC))
+        .withElasticValue(r.elasticValue())
         .withStarvationWaitS(r.positiveDouble(ArylConf.STARVATION_WAIT_S))
         .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S));
     ArylSettings s = new ArylSettings(
@@ -182,6 +184,15 @@ public record ArylSettings(
         case "shortest-predicted-first" -> JobOrder.SHORTEST_PREDICTED_FIRST;
         case "fifo" -> JobOrder.FIFO;
         default -> throw wrong(ArylConf.JOB_ORDER, v, "shortest-predicted-first or fifo");
+      };
+    }
+
+    ElasticValue elasticValue() {
+      String v = value(ArylConf.ELASTIC_VALUE).toLowerCase(Locale.ROOT);
+      return switch (v) {
+        case "jct-reduction" -> ElasticValue.JCT_REDUCTION;
+        case "shortest-remaining-first" -> ElasticValue.SHORTEST_REMAINING_FIRST;
+        default -> throw wrong(ArylConf.ELASTIC_VALUE, v, "jct-reduction or shortest-remaining-first");
       };
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import io.aryl.core.admission.JobOrder;
+import io.aryl.core.elastic.ElasticValue;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -42,6 +43,7 @@ class ArylSettingsTest {
       assertThat(s.gpuType()).isEqualTo(ArylConf.GPU_TYPE.defaultValue());
       assertThat(s.policy().jobOrder()).isEqualTo(JobOrder.SHORTEST_PREDICTED_FIRST);
       assertThat(s.policy().elastic()).isEqualTo(Boolean.parseBoolean(ArylConf.ELASTIC.defaultValue()));
+      assertThat(s.policy().elasticValue()).as("the paper's").isEqualTo(ElasticValue.JCT_REDUCTION);
       assertThat(s.policy().starvationWaitS()).isEqualTo(Double.parseDouble(ArylConf.STARVATION_WAIT_S.defaultValue()));
       assertThat(s.policy().rescaleOverheadS())
           .isEqualTo(Double.parseDouble(ArylConf.RESCALE_OVERHEAD_S.defaultValue()));
@@ -91,6 +93,7 @@ class ArylSettingsTest {
       raw.put("aryl.scheduler.gpu-type", "A100");
       raw.put("aryl.scheduler.job-order", "FIFO");
       raw.put("aryl.scheduler.elastic", "false");
+      raw.put("aryl.scheduler.elastic-value", "Shortest-Remaining-First");
       raw.put("aryl.scheduler.starvation-wait-s", "3600.5");
       raw.put("aryl.scheduler.rescale-overhead-s", "0");
       raw.put("aryl.scheduler.predictor", "History");
@@ -108,6 +111,7 @@ class ArylSettingsTest {
       assertThat(s.gpuType()).isEqualTo("A100");
       assertThat(s.policy().jobOrder()).isEqualTo(JobOrder.FIFO);
       assertThat(s.policy().elastic()).isFalse();
+      assertThat(s.policy().elasticValue()).isEqualTo(ElasticValue.SHORTEST_REMAINING_FIRST);
       assertThat(s.policy().starvationWaitS()).isEqualTo(3600.5);
       assertThat(s.policy().rescaleOverheadS()).isZero();
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.HISTORY);
@@ -148,6 +152,7 @@ class ArylSettingsTest {
           Arguments.of(ArylConf.GPU_TYPE, ""),
           Arguments.of(ArylConf.INFERENCE_NODES, "inf-[0-9"),
           Arguments.of(ArylConf.JOB_ORDER, "srtf"),
+          Arguments.of(ArylConf.ELASTIC_VALUE, "srpt"),
           Arguments.of(ArylConf.STARVATION_WAIT_S, "0"),
           Arguments.of(ArylConf.STARVATION_WAIT_S, "-1"),
           Arguments.of(ArylConf.STARVATION_WAIT_S, "NaN"),
