@@ -40,12 +40,15 @@ final class SpeedTierMoves {
     this.phase2 = phase2;
   }
 
-  /** A job moving whole onto {@code workers} workers of the {@code tier} speed, from the {@code from} speed. */
-  private record Move(PlacedJob job, boolean[] from, boolean[] tier, int workers, double gain) {}
+  /**
+   * A job moving whole onto {@code workers} workers of the {@code tier} types (training at {@code toSpeed}), from
+   * {@code fromSpeed}.
+   */
+  private record Move(PlacedJob job, double fromSpeed, boolean[] tier, double toSpeed, int workers, double gain) {}
 
   /** The prices and widths of one trial phase 2, kept up to date as moves are made. */
   private static final class Market {
-    final Map<Long, KnapsackMargin> bySpeed = new HashMap<>(); // by the type mask of a speed tier
+    final Map<Double, KnapsackMargin> bySpeed = new HashMap<>(); // one per training speed of the cluster's GPUs
     final Map<PlacedJob, Integer> owner = new HashMap<>(); // index in the trial, -1 for jobs not in it
     final Map<PlacedJob, Integer> width = new HashMap<>(); // workers the job would run with if it stays
   }
@@ -73,10 +76,10 @@ final class SpeedTierMoves {
         continue;
       }
       int id = market.owner.getOrDefault(p, -1);
-      KnapsackMargin from = market.bySpeed.get(ServerTable.mask(m.from()));
+      KnapsackMargin from = market.bySpeed.get(m.fromSpeed());
       from.valueOfReturned(market.width.get(p) * g, id, true);
       from.remove(id);
-      market.bySpeed.get(ServerTable.mask(m.tier())).costOfTaking(m.workers() * g, true);
+      market.bySpeed.get(m.toSpeed()).costOfTaking(m.workers() * g, true);
       p.base.forEach((s, w) -> budget.release(s, w * g));
       p.moveTo(to);
     }
@@ -90,18 +93,18 @@ final class SpeedTierMoves {
     for (PlacedJob p : placed) {
       market.width.put(p, p.widthNow());
     }
-    Map<Long, List<Integer>> bySpeed = new HashMap<>();
+    Map<Double, List<Integer>> bySpeed = new HashMap<>(); // trial jobs by the speed they grow on
     for (int i = 0; i < trial.jobs().size(); i++) {
       PlacedJob p = trial.jobs().get(i);
       market.owner.put(p, i);
       market.width.put(p, p.job.minWorkers() + trial.got()[i]);
       p.extras.clear(); // a trial only: the real phase 2 runs after the moves
-      bySpeed.computeIfAbsent(ServerTable.mask(p.types), m -> new ArrayList<>()).add(i);
+      bySpeed.computeIfAbsent(table.speedOf(p.types), v -> new ArrayList<>()).add(i);
     }
     for (boolean[] tier : table.speedTiers(table.allTypes())) {
-      long mask = ServerTable.mask(tier);
+      double speed = table.speedOf(tier);
       List<KnapsackGroup> groups = new ArrayList<>();
-      List<Integer> members = bySpeed.getOrDefault(mask, List.of());
+      List<Integer> members = bySpeed.getOrDefault(speed, List.of());
       int[] chosen = new int[members.size()];
       int[] owners = new int[members.size()];
       for (int k = 0; k < members.size(); k++) {
@@ -116,7 +119,7 @@ final class SpeedTierMoves {
           idle += trialBudget.spare(s);
         }
       }
-      market.bySpeed.put(mask, new KnapsackMargin(groups, chosen, owners, idle));
+      market.bySpeed.put(speed, new KnapsackMargin(groups, chosen, owners, idle));
     }
     return market;
   }
@@ -130,8 +133,7 @@ final class SpeedTierMoves {
       return null;
     }
     double now = p.baseSpeed(table);
-    boolean[] from = table.ofSpeed(table.allTypes(), now);
-    KnapsackMargin fromMargin = market.bySpeed.get(ServerTable.mask(from));
+    KnapsackMargin fromMargin = market.bySpeed.get(now);
     if (fromMargin == null) {
       return null;
     }
@@ -148,13 +150,13 @@ final class SpeedTierMoves {
       if (speed == now || !p.job.isElastic() && speed < now) {
         continue;
       }
-      KnapsackMargin into = market.bySpeed.get(ServerTable.mask(table.ofSpeed(table.allTypes(), speed)));
+      KnapsackMargin into = market.bySpeed.get(speed);
       int fits = Math.min(p.job.maxWorkers(), budget.spareIndex().fittingWorkers(g, tier));
       int widest = p.job.isElastic() ? fits : Math.min(fits, p.job.minWorkers());
       for (int w = p.job.minWorkers(); w <= widest; w++) {
         double gain = weight * (stay - timeAt(p, w, speed) - pause) + returned - into.costOfTaking(w * g, false);
         if (gain > threshold && (best == null || gain > best.gain())) {
-          best = new Move(p, from, tier, w, gain);
+          best = new Move(p, now, tier, speed, w, gain);
         }
       }
     }
