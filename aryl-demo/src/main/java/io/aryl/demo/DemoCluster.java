@@ -69,6 +69,8 @@ final class DemoCluster implements AutoCloseable {
     conf.setBoolean("aryl.scheduler.enabled", aryl);
     conf.setLong("aryl.scheduler.round-interval-ms", 500);
     conf.setLong("aryl.scheduler.shrink-grace-ms", 3000);
+    // Each demo cluster is new: its durable Aryl state lives and dies with its work directory.
+    conf.set("aryl.scheduler.state-store.dir", new File(workDir, "aryl-state").toURI().toString());
     // A NodeManager stops in ~1 s instead of ~34 s.
     conf.setLong("yarn.nodemanager.log.retain-seconds", 0);
     conf.setLong("yarn.nodemanager.delete.debug-delay-sec", -1);

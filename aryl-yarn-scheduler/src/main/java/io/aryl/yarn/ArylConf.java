@@ -45,7 +45,24 @@ public enum ArylConf {
       "Seconds a job loses each time its width changes; prices growing and shrinking."),
   PREDICTOR("aryl.scheduler.predictor", "tag",
       "Runtime predictor: tag (the job's aryl.predicted-runtime-s) or history (median of finished jobs of the same"
-          + " aryl.kind, falling back to the tag).");
+          + " aryl.kind, falling back to the tag)."),
+  STATE_STORE("aryl.scheduler.state-store", "auto",
+      "Where Aryl keeps what must survive a ResourceManager restart or failover (nodes inference owns, reclaims in"
+          + " flight, containers being drained, jobs' progress): zookeeper (at hadoop.zk.address, fenced: use with"
+          + " ResourceManager HA), filesystem (aryl.scheduler.state-store.dir), memory (lost on restart), or auto"
+          + " (zookeeper when ResourceManager HA is on, else filesystem)."),
+  STATE_STORE_DIR("aryl.scheduler.state-store.dir", "",
+      "Directory of the filesystem state store (any Hadoop file system URI); empty: ${hadoop.tmp.dir}/yarn/system/aryl,"
+          + " beside the ResourceManager's own default store. Put it on durable storage."),
+  STATE_STORE_ZK_ROOT("aryl.scheduler.state-store.zk.root", "/aryl-scheduler",
+      "ZooKeeper path of the zookeeper state store."),
+  RECOVERY_MAX_WAIT_MS("aryl.scheduler.recovery.max-wait-ms", "60000",
+      "After a restart or failover, Aryl drains, kills, shrinks and relabels nothing until every node that held its"
+          + " workers or is being reclaimed has re-registered, or this many milliseconds have passed (and never before"
+          + " yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms)."),
+  PARTIAL_GANG_GRACE_MS("aryl.scheduler.partial-gang-grace-ms", "60000",
+      "Milliseconds a job holding fewer workers than its minimum keeps them (a NodeManager re-registering late, a"
+          + " worker being replaced) before they are drained to free their GPUs.");
 
   private final String key;
   private final String defaultValue;

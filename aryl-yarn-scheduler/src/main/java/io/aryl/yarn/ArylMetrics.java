@@ -6,6 +6,7 @@ import org.apache.hadoop.metrics2.annotation.Metrics;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.apache.hadoop.metrics2.lib.MutableGaugeInt;
+import org.apache.hadoop.metrics2.lib.MutableGaugeLong;
 import org.apache.hadoop.metrics2.lib.MutableRate;
 
 /**
@@ -42,6 +43,12 @@ public class ArylMetrics {
 
   @Metric("GPU-seconds of training work lost to shrinks and preemptions")
   MutableCounterLong gpuSecondsLost;
+
+  @Metric("1 while a newly active scheduler waits for the cluster to come back before it acts, else 0")
+  MutableGaugeInt recovering;
+
+  @Metric("Milliseconds the last recovery waited for NodeManagers to re-register")
+  MutableGaugeLong recoveryWaitMs;
 
   @Metric("Planning round latency")
   MutableRate planningRound;

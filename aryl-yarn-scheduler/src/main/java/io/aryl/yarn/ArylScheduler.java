@@ -5,6 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import io.aryl.yarn.state.CorruptStateException;
+import io.aryl.yarn.state.DurableState;
+import io.aryl.yarn.state.StateStore;
+import io.aryl.yarn.state.StateStores;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -49,9 +53,13 @@ public class ArylScheduler extends CapacityScheduler {
 
   private ArylSettings settings = ArylSettings.defaults();
   private final ElasticApps apps = new ElasticApps();
+  /** Null when Aryl is off. Made at init: label events may come before the planning loop starts. */
+  private InferenceOwners owners;
   private ArylMetrics metrics;
-  private PlanningLoop loop;
-  private AllocationGate gate;
+  private StateStore store;
+  private DurableState state;
+  private volatile PlanningLoop loop;
+  private volatile AllocationGate gate;
 
   @Override
   public void serviceInit(Configuration conf) throws Exception {
@@ -62,28 +70,53 @@ public class ArylScheduler extends CapacityScheduler {
       return;
     }
     checkPools(conf);
+    owners = new InferenceOwners(settings.inferenceLabel(), settings.inferenceNodes());
     metrics = ArylMetrics.register();
-    loop = new PlanningLoop(this, settings, apps, metrics);
-    gate = new AllocationGate(apps, loop);
   }
 
+  /**
+   * Runs when this ResourceManager becomes active (a standby initialises its scheduler but starts it only on
+   * failover): claims Aryl's state store, fencing any earlier active scheduler, and resumes from what it holds.
+   */
   @Override
   public void serviceStart() throws Exception {
     super.serviceStart();
-    if (loop != null) {
-      ensureLabels();
-      loop.start();
-      LOG.info("Aryl started: pools {}={} and {}={}, round every {} ms, shrink grace {} ms",
-          settings.inferenceLabel(), settings.inferenceQueue(), settings.trainingLabel(), settings.trainingQueue(),
-          settings.roundIntervalMs(), settings.shrinkGraceMs());
+    if (owners == null) {
+      return;
     }
+    ensureLabels();
+    store = StateStores.open(settings, getConfig(), getRMContext().getResourceManager());
+    try {
+      state = DurableState.open(store, System.currentTimeMillis());
+    } catch (CorruptStateException e) {
+      throw new YarnRuntimeException(e.getMessage(), e);
+    } catch (IOException e) {
+      throw new YarnRuntimeException("Aryl could not read its state at " + store.kind() + " " + store.location()
+          + ": " + e.getMessage() + " (" + ArylConf.STATE_STORE.key() + ")", e);
+    }
+    try {
+      loop = new PlanningLoop(this, settings, apps, metrics, state, owners);
+    } catch (CorruptStateException e) {
+      throw new YarnRuntimeException(e.getMessage(), e);
+    }
+    gate = new AllocationGate(apps, loop);
+    loop.start();
+    LOG.info("Aryl started: pools {}={} and {}={}, round every {} ms, shrink grace {} ms, state in {} {} (epoch {})",
+        settings.inferenceLabel(), settings.inferenceQueue(), settings.trainingLabel(), settings.trainingQueue(),
+        settings.roundIntervalMs(), settings.shrinkGraceMs(), store.kind(), store.location(), state.epoch());
   }
 
   @Override
   public void serviceStop() throws Exception {
-    if (loop != null) {
-      loop.close();
+    PlanningLoop l = loop;
+    if (l != null) {
+      l.close();
+    }
+    if (metrics != null) {
       ArylMetrics.unregister();
+    }
+    if (store != null) {
+      store.close();
     }
     super.serviceStop();
   }
@@ -143,7 +176,7 @@ public class ArylScheduler extends CapacityScheduler {
 
   @Override
   public void handle(SchedulerEvent event) {
-    if (loop != null) {
+    if (owners != null) {
       switch (event.getType()) {
         case APP_ADDED -> {
           if (!admitSubmission((AppAddedSchedulerEvent) event)) {
@@ -153,7 +186,10 @@ public class ArylScheduler extends CapacityScheduler {
         case APP_REMOVED -> {
           AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
           String id = e.getApplicationID().toString();
-          loop.applicationFinished(id, e.getFinalState() == RMAppState.FINISHED);
+          PlanningLoop l = loop;
+          if (l != null) {
+            l.applicationFinished(id, e.getFinalState() == RMAppState.FINISHED);
+          }
           apps.remove(id);
         }
         case NODE_LABELS_UPDATE -> rememberOwners((NodeLabelsUpdateSchedulerEvent) event);
@@ -192,18 +228,41 @@ public class ArylScheduler extends CapacityScheduler {
     }
   }
 
-  /** Before a relabel, remember which nodes were in the inference pool: that is where a loan comes from. */
+  /**
+   * Before a relabel reaches the scheduler, remember (and store) which nodes were in the inference pool: that is where
+   * a loan comes from.
+   */
   private void rememberOwners(NodeLabelsUpdateSchedulerEvent event) {
+    boolean learnt = false;
     for (NodeId nodeId : event.getUpdatedNodeToLabels().keySet()) {
       SchedulerNode node = getSchedulerNode(nodeId);
       if (node != null) {
-        loop.observeLabel(node.getNodeName(), node.getPartition());
+        learnt |= owners.observe(node.getNodeName(), node.getPartition());
+      }
+    }
+    PlanningLoop l = loop;
+    if (learnt && l != null) {
+      try {
+        l.saveOwners();
+      } catch (IOException e) {
+        LOG.warn("Aryl could not store the inference nodes yet; the next round does: {}", e.toString());
       }
     }
   }
 
+  /** The scheduler node with this name, or null. */
+  FiCaSchedulerNode nodeNamed(String nodeName) {
+    for (FiCaSchedulerNode n : getNodeTracker().getAllNodes()) {
+      if (n.getNodeName().equals(nodeName)) {
+        return n;
+      }
+    }
+    return null;
+  }
+
   @Override
   protected void nodeUpdate(org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode rmNode) {
+    PlanningLoop loop = this.loop;
     if (loop == null) {
       super.nodeUpdate(rmNode);
       return;
@@ -224,6 +283,7 @@ public class ArylScheduler extends CapacityScheduler {
   public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
       List<String> blacklistRemovals, ContainerUpdates updateRequests) {
+    AllocationGate gate = this.gate;
     if (gate != null) {
       FiCaSchedulerApp attempt = getApplicationAttempt(attemptId);
       if (attempt != null && attempt.getApplicationAttemptId().equals(attemptId)) {
@@ -237,6 +297,7 @@ public class ArylScheduler extends CapacityScheduler {
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public boolean tryCommit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
+    AllocationGate gate = this.gate;
     if (gate != null) {
       ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request = r;
       if (!gate.accepts(request)) {
@@ -290,6 +351,11 @@ public class ArylScheduler extends CapacityScheduler {
     return loop != null;
   }
 
+  /** Aryl's durable state, or null before this scheduler became active. */
+  public DurableState durableState() {
+    return state;
+  }
+
   /** The metrics source, or null when Aryl is off. */
   public ArylMetrics metrics() {
     return metrics;
@@ -302,10 +368,11 @@ public class ArylScheduler extends CapacityScheduler {
 
   /** State for the REST resource: plan, nodes and loans, applications' target vs actual workers, reclaims. */
   public Map<String, Object> arylStatus() {
-    if (loop == null) {
+    PlanningLoop l = loop;
+    if (l == null) {
       return Map.of("enabled", false);
     }
-    Map<String, Object> out = loop.status();
+    Map<String, Object> out = StatusReport.of(l.statusInputs(), settings, store, state.epoch());
     LoanControllerReport report = loanController;
     if (report != null) {
       out.put("loanController", Map.of("receivedMs", report.receivedMs(), "status", report.status()));
@@ -329,15 +396,18 @@ public class ArylScheduler extends CapacityScheduler {
    * @param deadlineMs epoch milliseconds by which they must be back; 0 for the configured default
    * @return the reclaim's description (id, nodes, jobs affected)
    * @throws IllegalArgumentException if fewer nodes are on loan
+   * @throws ArylUnavailableException while Aryl recovers after becoming active, or cannot store the reclaim
    */
   public Map<String, Object> requestReclaim(int nodes, String gpuType, long deadlineMs) {
-    return PlanningLoop.describe(requireEnabled().requestReclaim(nodes, gpuType, deadlineMs));
+    return StatusReport.describe(requireEnabled().requestReclaim(nodes, gpuType, deadlineMs));
   }
 
   private PlanningLoop requireEnabled() {
-    if (loop == null) {
-      throw new IllegalStateException("Aryl is off (" + ArylConf.ENABLED.key() + "=false)");
+    PlanningLoop l = loop;
+    if (l == null) {
+      throw new IllegalStateException(owners == null ? "Aryl is off (" + ArylConf.ENABLED.key() + "=false)"
+          : "Aryl is not active in this ResourceManager");
     }
-    return loop;
+    return l;
   }
 }

@@ -24,7 +24,20 @@ public record ArylSettings(
     Pattern inferenceNodes,
     String gpuType,
     PolicyConfig policy,
-    Predictor predictor) {
+    Predictor predictor,
+    StoreKind stateStore,
+    String stateStoreDir,
+    String stateStoreZkRoot,
+    long recoveryMaxWaitMs,
+    long partialGangGraceMs) {
+
+  /** Where the durable state lives. */
+  public enum StoreKind {
+    AUTO,
+    ZOOKEEPER,
+    FILESYSTEM,
+    MEMORY
+  }
 
   /** Where a job's predicted runtime comes from. */
   public enum Predictor {
@@ -69,7 +82,12 @@ public record ArylSettings(
         r.pattern(ArylConf.INFERENCE_NODES),
         r.name(ArylConf.GPU_TYPE),
         policy,
-        r.predictor());
+        r.predictor(),
+        r.storeKind(),
+        r.value(ArylConf.STATE_STORE_DIR),
+        r.zkPath(ArylConf.STATE_STORE_ZK_ROOT),
+        r.nonNegativeLong(ArylConf.RECOVERY_MAX_WAIT_MS),
+        r.nonNegativeLong(ArylConf.PARTIAL_GANG_GRACE_MS));
     if (s.inferenceLabel.equals(s.trainingLabel)) {
       throw new IllegalArgumentException(ArylConf.INFERENCE_LABEL.key() + " and " + ArylConf.TRAINING_LABEL.key()
           + " must differ, both are '" + s.inferenceLabel + "'");
@@ -93,7 +111,7 @@ public record ArylSettings(
       this.raw = raw;
     }
 
-    private String value(ArylConf c) {
+    String value(ArylConf c) {
       String v = raw.get(c.key());
       return v == null ? c.defaultValue() : v.trim();
     }
@@ -194,6 +212,25 @@ public record ArylSettings(
         case "shortest-remaining-first" -> ElasticValue.SHORTEST_REMAINING_FIRST;
         default -> throw wrong(ArylConf.ELASTIC_VALUE, v, "jct-reduction or shortest-remaining-first");
       };
+    }
+
+    StoreKind storeKind() {
+      String v = value(ArylConf.STATE_STORE).toLowerCase(Locale.ROOT);
+      return switch (v) {
+        case "auto" -> StoreKind.AUTO;
+        case "zookeeper" -> StoreKind.ZOOKEEPER;
+        case "filesystem" -> StoreKind.FILESYSTEM;
+        case "memory" -> StoreKind.MEMORY;
+        default -> throw wrong(ArylConf.STATE_STORE, v, "auto, zookeeper, filesystem or memory");
+      };
+    }
+
+    String zkPath(ArylConf c) {
+      String v = name(c);
+      if (!v.startsWith("/") || v.endsWith("/") || v.length() < 2 || v.contains("//")) {
+        throw wrong(c, v, "an absolute ZooKeeper path without a trailing / (e.g. /aryl-scheduler)");
+      }
+      return v;
     }
 
     Predictor predictor() {

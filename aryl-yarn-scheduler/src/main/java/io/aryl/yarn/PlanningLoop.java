@@ -1,14 +1,12 @@
 package io.aryl.yarn;
 
 import io.aryl.core.RoundPlanner;
-import io.aryl.core.model.Allocation;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
 import io.aryl.core.predict.HistoryPredictor;
 import io.aryl.core.reclaim.ReclaimCostModel;
-import io.aryl.core.reclaim.ReclaimPlan;
-import io.aryl.core.reclaim.ReclaimPlanner;
-import io.aryl.core.reclaim.ReclaimRequest;
+import io.aryl.yarn.Drains.Drain;
+import io.aryl.yarn.Drains.Reason;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.reclaim.ReclaimTracker;
 import io.aryl.yarn.round.AppView;
@@ -19,31 +17,37 @@ import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
 import io.aryl.yarn.round.ShrinkChooser;
 import io.aryl.yarn.round.SnapshotTranslator;
+import io.aryl.yarn.state.CorruptStateException;
+import io.aryl.yarn.state.DurableState;
+import io.aryl.yarn.state.Section;
+import io.aryl.yarn.state.StoreFencedException;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The rounds: every interval, read the ResourceManager, plan with aryl-core, publish the promises the allocation path
- * enforces, start shrinks, and move reclaims forward. One thread; reclaim requests from the web join it under the
- * same lock.
+ * enforces, start shrinks, and move reclaims forward ({@link ReclaimExecutor}). Whatever a round decides is stored
+ * ({@link DurableState}) before it reaches the cluster; after the scheduler becomes active, {@link RecoveryGate} holds
+ * every action back until the cluster has come back. One thread; reclaim requests from the web join it under the same
+ * lock.
  */
 final class PlanningLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PlanningLoop.class);
@@ -52,16 +56,20 @@ final class PlanningLoop implements AutoCloseable {
   private final ArylSettings settings;
   private final ElasticApps apps;
   private final ArylMetrics metrics;
+  private final DurableState state;
+  private final InferenceOwners owners;
   private final RmReader reader;
   private final SnapshotTranslator translator;
   private final RoundPlanner planner;
-  private final ReclaimCostModel costs;
-  private final ReclaimPlanner reclaimPlanner;
   private final ReclaimTracker reclaims = new ReclaimTracker();
   private final Drains drains = new Drains();
-  private final Set<String> inferenceOwned = ConcurrentHashMap.newKeySet();
+  private final JobProgressMeter progress = new JobProgressMeter();
+  private final ReclaimExecutor executor;
+  private final RecoveryGate recovery;
   private final HistoryPredictor history = new HistoryPredictor();
-  private final long startMs = System.currentTimeMillis();
+  /** Since when each job has held fewer workers than its minimum, with nothing planned to complete it. */
+  private final Map<String, Long> partialSince = new HashMap<>();
+  private final long originMs;
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "aryl-planning-loop");
     t.setDaemon(true);
@@ -72,30 +80,62 @@ final class PlanningLoop implements AutoCloseable {
   /** Rack of every node by scheduler node name, and node name by node id; refreshed each round. */
   private volatile Map<String, String> racks = Map.of();
   private volatile Map<NodeId, String> names = Map.of();
-  private final java.util.concurrent.atomic.AtomicBoolean roundRequested = new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean roundRequested = new AtomicBoolean();
   /** New demand no round has planned for yet. */
-  private final java.util.concurrent.atomic.AtomicBoolean demandPending = new java.util.concurrent.atomic.AtomicBoolean();
-  private volatile Set<String> fenced = Set.of();
-  private final Map<String, JobProgress> progress = new HashMap<>();
-  private final Map<String, Integer> lastWorkers = new HashMap<>();
-  /** Reclaim/job pairs already charged a shrink's cost. */
-  private final Set<String> shrinkCharged = new HashSet<>();
-  private long lastRoundMs = -1;
+  private final AtomicBoolean demandPending = new AtomicBoolean();
+  private volatile Set<String> fenced;
+  /** Set when another scheduler claimed the state store: this one is deposed and acts no more. */
+  private volatile String deposed;
   private long rounds;
   private Plan lastPlan;
   private RoundInput lastInput;
   private double lastRoundLatencyMs;
 
-  PlanningLoop(ArylScheduler scheduler, ArylSettings settings, ElasticApps apps, ArylMetrics metrics) {
+  /**
+   * @param state the durable state as this scheduler found it when it became active
+   * @throws CorruptStateException when a stored section contradicts itself
+   */
+  PlanningLoop(ArylScheduler scheduler, ArylSettings settings, ElasticApps apps, ArylMetrics metrics,
+      DurableState state, InferenceOwners owners) throws CorruptStateException {
     this.scheduler = scheduler;
     this.settings = settings;
     this.apps = apps;
     this.metrics = metrics;
+    this.state = state;
+    this.owners = owners;
+    this.originMs = state.originMs();
     this.reader = new RmReader(scheduler, apps, settings.trainingQueue());
-    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), this::ownedByInference);
+    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns);
     this.planner = new RoundPlanner(settings.policy());
-    this.costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(), settings.policy().rescaleOverheadS());
-    this.reclaimPlanner = new ReclaimPlanner(costs);
+    ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
+        settings.policy().rescaleOverheadS());
+    this.executor = new ReclaimExecutor(scheduler, settings, apps, metrics, reclaims, drains, progress, costs);
+
+    restore(Section.OWNERS, owners::restore);
+    restore(Section.RECLAIMS, reclaims::restore);
+    restore(Section.DRAINS, drains::restore);
+    restore(Section.JOBS, progress::restore);
+    this.fenced = reclaims.fencedNodes();
+    Set<String> expected = new HashSet<>(progress.nodesWithWorkers());
+    expected.addAll(fenced);
+    expected.addAll(drains.nodes());
+    this.recovery = new RecoveryGate(System.currentTimeMillis(), settings.recoveryMaxWaitMs(), expected,
+        () -> scheduler.getRMContext().isSchedulerReadyForAllocatingContainers());
+    if (state.recovered()) {
+      LOG.info("Aryl resumes from {} {} (epoch {}): {} inference node(s), {} reclaim(s) in flight, {} draining"
+              + " container(s), {} job(s); waiting for {} node(s) to re-register (at most {} ms)", state.store().kind(),
+          state.store().location(), state.epoch(), state.get(Section.OWNERS).inference().size(),
+          reclaims.inFlight().size(), drains.size(), state.get(Section.JOBS).jobs().size(), expected.size(),
+          settings.recoveryMaxWaitMs());
+    }
+  }
+
+  private <T> void restore(Section<T> section, java.util.function.Consumer<T> into) throws CorruptStateException {
+    try {
+      into.accept(state.get(section));
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw state.corrupt(section, String.valueOf(e.getMessage()));
+    }
   }
 
   void start() {
@@ -137,7 +177,7 @@ final class PlanningLoop implements AutoCloseable {
           roundRequested.set(false);
           roundSafely();
         });
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         roundRequested.set(false); // shutting down
       }
     }
@@ -148,20 +188,13 @@ final class PlanningLoop implements AutoCloseable {
   }
 
   boolean ownedByInference(String nodeName) {
-    return inferenceOwned.contains(nodeName) || settings.configuredAsInference(nodeName);
-  }
-
-  /** Remembers nodes seen in the inference pool: they stay inference's when lent to training. */
-  void observeLabel(String nodeName, String label) {
-    if (settings.inferenceLabel().equals(label)) {
-      inferenceOwned.add(nodeName);
-    }
+    return owners.owns(nodeName);
   }
 
   void applicationFinished(String appId, boolean succeeded) {
     synchronized (this) {
       JobProgress p = progress.remove(appId);
-      lastWorkers.remove(appId);
+      partialSince.remove(appId);
       if (succeeded && p != null && settings.predictor() == ArylSettings.Predictor.HISTORY) {
         apps.get(appId).ifPresent(a -> history.observe(a.shape.kind(), p.attainedBaseS()));
       }
@@ -193,41 +226,178 @@ final class PlanningLoop implements AutoCloseable {
   }
 
   synchronized void round() {
+    if (deposed != null) {
+      return;
+    }
     demandPending.set(false);
     long t0 = System.nanoTime();
     long now = System.currentTimeMillis();
     List<NodeView> nodes = reader.nodes();
-    nodes.forEach(n -> observeLabel(n.id(), n.label()));
+    nodes.forEach(n -> owners.observe(n.id(), n.label()));
     indexNodes();
-    Map<String, AppView> views = reader.elasticApps(startMs);
-    updateProgress(views, nodes, now);
-    drains.retainOnly(liveContainerIds(nodes));
-    fenced = reclaims.fencedNodes();
+    try {
+      saveOwners();
+      if (!recovered(nodes, now)) {
+        updateLoanMetrics(nodes);
+        return;
+      }
+      Map<String, AppView> views = reader.elasticApps(originMs);
+      progress.update(views, nodes, now);
+      drains.retainOnly(liveContainerIds(nodes));
+      fenced = reclaims.fencedNodes();
 
-    RoundInput input = translate(nodes, views, now);
-    Plan plan = planner.plan(input.state());
-    PlanBook previous = book;
-    book = new PlanBook(plan.targets(), ++rounds);
-    scheduler.pushGrants(changedTargets(previous, book));
-    lastPlan = plan;
-    lastInput = input;
+      RoundInput input = translate(nodes, views, now);
+      Plan plan = planner.plan(input.state());
+      PlanBook previous = book;
+      book = new PlanBook(plan.targets(), ++rounds);
+      scheduler.pushGrants(changedTargets(previous, book));
+      lastPlan = plan;
+      lastInput = input;
 
-    List<ContainerView> shrink = new ArrayList<>(ShrinkChooser.choose(input, plan));
-    shrink.addAll(input.orphans());
-    for (ContainerView c : shrink) {
-      if (drain(c, now + settings.shrinkGraceMs())) {
-        metrics.containersShrunk.incr();
-        metrics.gpuSecondsLost.incr(Math.round(c.gpus() * costs.rescaleOverheadS()));
+      Map<String, String> nodeOf = nodeOfContainer(nodes);
+      for (ContainerView c : ShrinkChooser.choose(input, plan)) {
+        if (drains.add(new Drain(c.id(), c.appId(), nodeOf.get(c.id()), now + settings.shrinkGraceMs(), Reason.SHRINK,
+            0))) {
+          metrics.containersShrunk.incr();
+          metrics.gpuSecondsLost.incr(Math.round(c.gpus() * settings.policy().rescaleOverheadS()));
+        }
+      }
+      for (ContainerView c : partialGangsPastGrace(input, now)) {
+        if (drains.add(new Drain(c.id(), c.appId(), nodeOf.get(c.id()), now + settings.shrinkGraceMs(), Reason.ORPHAN,
+            0))) {
+          metrics.containersShrunk.incr();
+          metrics.gpuSecondsLost.incr(Math.round(c.gpus() * settings.policy().rescaleOverheadS()));
+        }
+      }
+      executor.advance(nodes, input.state(), now);
+      commit(now);
+      fenced = reclaims.fencedNodes();
+      kill(input, nodes, now);
+      updateLoanMetrics(nodes);
+      lastRoundLatencyMs = (System.nanoTime() - t0) / 1e6;
+      metrics.planningRound.add((System.nanoTime() - t0) / 1_000_000);
+    } catch (StoreFencedException e) {
+      depose(e);
+    } catch (IOException e) {
+      // Nothing unstored was acted on: drains stay unannounced, and the next round stores them again.
+      LOG.warn("Aryl could not store its state; this round's drains wait for the next one: {}", e.toString());
+    }
+  }
+
+  /** True once the cluster came back after this scheduler became active; until then a round changes nothing. */
+  private boolean recovered(List<NodeView> nodes, long now) {
+    if (recovery.isReady()) {
+      return true;
+    }
+    Set<String> registered = new HashSet<>();
+    nodes.forEach(n -> registered.add(n.id()));
+    if (!recovery.ready(registered, now)) {
+      metrics.recovering.set(1);
+      return false;
+    }
+    metrics.recovering.set(0);
+    metrics.recoveryWaitMs.set(recovery.waitedMs());
+    LOG.info("Aryl recovery done after {} ms: {}", recovery.waitedMs(), recovery.how());
+    return true;
+  }
+
+  /**
+   * Stores what this round decided, then tells ApplicationMasters about new drains: a container is asked back only
+   * once its drain is durable, so a newly active scheduler kills exactly what its predecessor announced.
+   */
+  private void commit(long now) throws IOException {
+    state.save(Section.RECLAIMS, reclaims.toRecord());
+    state.save(Section.DRAINS, drains.toRecord());
+    if (progress.saveDue(now)) {
+      state.save(Section.JOBS, progress.toRecord());
+      progress.saved(now);
+    }
+    for (Drain d : drains.announce()) {
+      RMContainer rc = scheduler.getRMContainer(ContainerId.fromString(d.container()));
+      if (rc != null) {
+        scheduler.getRMContext().getDispatcher().getEventHandler().handle(new ContainerPreemptEvent(
+            rc.getApplicationAttemptId(), rc, SchedulerEventType.MARK_CONTAINER_FOR_PREEMPTION));
       }
     }
-    advanceReclaims(nodes, now);
-    for (RMContainer c : drains.due(now)) {
-      scheduler.getRMContext().getDispatcher().getEventHandler().handle(new ContainerPreemptEvent(
-          c.getApplicationAttemptId(), c, SchedulerEventType.MARK_CONTAINER_FOR_KILLABLE));
+  }
+
+  /** Stores newly learnt inference nodes; callers rely on them only once stored. */
+  void saveOwners() throws IOException {
+    synchronized (owners) {
+      if (owners.unsaved()) {
+        InferenceOwners.Snapshot s = owners.snapshot();
+        state.save(Section.OWNERS, s.owners());
+        owners.saved(s);
+      }
     }
-    updateLoanMetrics(nodes);
-    lastRoundLatencyMs = (System.nanoTime() - t0) / 1e6;
-    metrics.planningRound.add((System.nanoTime() - t0) / 1_000_000);
+  }
+
+  /** Kills drained containers whose grace is over, if the reason they were asked for still holds. */
+  private void kill(RoundInput input, List<NodeView> nodes, long now) {
+    for (Drain d : drains.due(now)) {
+      String why = stillNeeded(d, input, nodes);
+      if (why != null) {
+        LOG.info("Aryl drain of {} ({} of {}) cancelled: {}", d.container(), d.reason(), d.app(), why);
+        drains.cancel(d.container());
+        continue;
+      }
+      RMContainer rc = scheduler.getRMContainer(ContainerId.fromString(d.container()));
+      if (rc != null) {
+        scheduler.getRMContext().getDispatcher().getEventHandler().handle(new ContainerPreemptEvent(
+            rc.getApplicationAttemptId(), rc, SchedulerEventType.MARK_CONTAINER_FOR_KILLABLE));
+      }
+    }
+  }
+
+  /** Null when the drain's reason still holds; else why it no longer does. */
+  private String stillNeeded(Drain d, RoundInput input, List<NodeView> nodes) {
+    return switch (d.reason()) {
+      case RECLAIM -> executor.stillReturning(d) ? null : "its node is no longer being returned";
+      case SHRINK -> book.target(d.app()).workersOn(d.node()) > liveWorkers(input, d.app(), d.node())
+          ? "the plan wants the worker again" : null;
+      case ORPHAN -> allWorkers(nodes, d.app()) >= apps.get(d.app()).map(a -> a.shape.minWorkers()).orElse(0)
+          ? "its job holds its minimum again" : null;
+    };
+  }
+
+  private static int liveWorkers(RoundInput input, String app, String node) {
+    return input.workers().getOrDefault(app, Map.of()).getOrDefault(node, List.of()).size();
+  }
+
+  private static int allWorkers(List<NodeView> nodes, String app) {
+    int n = 0;
+    for (NodeView v : nodes) {
+      for (ContainerView c : v.containers()) {
+        if (c.appId().equals(app) && !c.amContainer()) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Workers of gangs below their minimum that nothing completes, once that has lasted the grace: a NodeManager that
+   * re-registers late, or a worker being replaced, brings the gang back whole before then.
+   */
+  private List<ContainerView> partialGangsPastGrace(RoundInput input, long now) {
+    Map<String, List<ContainerView>> byJob = new TreeMap<>();
+    input.orphans().forEach(c -> byJob.computeIfAbsent(c.appId(), a -> new java.util.ArrayList<>()).add(c));
+    partialSince.keySet().retainAll(byJob.keySet());
+    List<ContainerView> out = new java.util.ArrayList<>();
+    byJob.forEach((job, cs) -> {
+      long since = partialSince.computeIfAbsent(job, j -> now);
+      if (now - since >= settings.partialGangGraceMs()) {
+        out.addAll(cs);
+      }
+    });
+    return out;
+  }
+
+  private void depose(StoreFencedException e) {
+    deposed = e.getMessage();
+    book = PlanBook.EMPTY;
+    LOG.error("Aryl stops acting: {}", e.getMessage());
   }
 
   private static Set<String> changedTargets(PlanBook before, PlanBook after) {
@@ -257,12 +427,11 @@ final class PlanningLoop implements AutoCloseable {
   }
 
   private RoundInput translate(List<NodeView> nodes, Map<String, AppView> views, long now) {
-    Map<String, JobProgress> p = new HashMap<>(progress);
     if (settings.predictor() == ArylSettings.Predictor.HISTORY) {
       // Progress stays measured; the history predictor only replaces the runtime a job's tag announced.
       views = withHistoryRuntimes(views);
     }
-    return translator.translate((now - startMs) / 1000.0, nodes, views, book, drains.ids(), fenced, p);
+    return translator.translate((now - originMs) / 1000.0, nodes, views, book, drains.ids(), fenced, progress.all());
   }
 
   private Map<String, AppView> withHistoryRuntimes(Map<String, AppView> views) {
@@ -280,290 +449,85 @@ final class PlanningLoop implements AutoCloseable {
     return out;
   }
 
-  private void updateProgress(Map<String, AppView> views, List<NodeView> nodes, long now) {
-    Map<String, Integer> live = new HashMap<>();
-    for (NodeView n : nodes) {
-      for (ContainerView c : n.containers()) {
-        if (!c.amContainer() && views.containsKey(c.appId())) {
-          live.merge(c.appId(), 1, Integer::sum);
-        }
-      }
-    }
-    double dt = lastRoundMs < 0 ? 0 : (now - lastRoundMs) / 1000.0;
-    lastRoundMs = now;
-    for (AppView v : views.values()) {
-      int w = live.getOrDefault(v.id(), 0);
-      JobProgress p = progress.getOrDefault(v.id(), JobProgress.NONE);
-      double attained = p.attainedBaseS() + (w >= v.shape().minWorkers() ? dt * w / v.shape().minWorkers() : 0);
-      Integer before = lastWorkers.put(v.id(), w);
-      double sinceChange = before != null && before == w ? p.sinceChangeS() + dt : 0;
-      progress.put(v.id(), new JobProgress(attained, sinceChange));
-    }
-  }
-
   private static Set<String> liveContainerIds(List<NodeView> nodes) {
     Set<String> ids = new HashSet<>();
     nodes.forEach(n -> n.containers().forEach(c -> ids.add(c.id())));
     return ids;
   }
 
-  /** Marks the container for preemption (the ApplicationMaster is told) and schedules its kill. */
-  private boolean drain(ContainerView c, long killAtMs) {
-    RMContainer rc = scheduler.getRMContainer(org.apache.hadoop.yarn.api.records.ContainerId.fromString(c.id()));
-    if (rc == null) {
-      return false;
-    }
-    boolean fresh = drains.add(rc, killAtMs);
-    if (fresh) {
-      scheduler.getRMContext().getDispatcher().getEventHandler().handle(new ContainerPreemptEvent(
-          rc.getApplicationAttemptId(), rc, SchedulerEventType.MARK_CONTAINER_FOR_PREEMPTION));
-    }
-    return fresh;
+  private static Map<String, String> nodeOfContainer(List<NodeView> nodes) {
+    Map<String, String> out = new HashMap<>();
+    nodes.forEach(n -> n.containers().forEach(c -> out.put(c.id(), n.id())));
+    return out;
   }
 
   // ---------------------------------------------------------------------------------------------------------------
   // Reclaims
 
   /**
-   * Starts returning {@code servers} loaned nodes to inference by {@code deadlineMs} (0 = the default deadline).
+   * Starts returning {@code servers} loaned nodes to inference by {@code deadlineMs} (0 = the default deadline). The
+   * reclaim is stored before any of its nodes is drained.
    *
    * @throws IllegalArgumentException when not enough nodes are on loan
+   * @throws ArylUnavailableException while recovering, or when the reclaim cannot be stored
    */
   synchronized Reclaim requestReclaim(int servers, String gpuType, long deadlineMs) {
+    if (deposed != null) {
+      throw new ArylUnavailableException("this scheduler is no longer active: " + deposed);
+    }
+    if (!recovery.isReady()) {
+      throw new ArylUnavailableException("Aryl is recovering after the ResourceManager became active: waiting for "
+          + recovery.status().get("waitingForNodes") + " to re-register (at most " + settings.recoveryMaxWaitMs()
+          + " ms in all); ask again shortly");
+    }
     long now = System.currentTimeMillis();
     List<NodeView> nodes = reader.nodes();
-    nodes.forEach(n -> observeLabel(n.id(), n.label()));
+    nodes.forEach(n -> owners.observe(n.id(), n.label()));
     fenced = reclaims.fencedNodes();
-    RoundInput input = translate(nodes, reader.elasticApps(startMs), now);
-    ReclaimPlan plan = reclaimPlanner.plan(input.state(), new ReclaimRequest(servers, gpuType));
-    if (!plan.isFeasible()) {
-      throw new IllegalArgumentException("reclaim of " + servers + " node(s) refused: " + plan.infeasibleReason().get());
-    }
-    long deadline = deadlineMs > 0 ? deadlineMs : now + settings.reclaimDeadlineMs();
-    Reclaim r = reclaims.start(plan, now, deadline);
-    fenced = reclaims.fencedNodes();
-    metrics.reclaimsStarted.incr();
-    LOG.info("Aryl reclaim {} started: nodes {}, deadline in {} ms, planned cost {} GPU-s, jobs {}", r.id(),
-        r.nodes(), deadline - now, Math.round(plan.costGpuS()), r.jobActions());
-    advanceReclaims(nodes, now);
-    return r;
-  }
-
-  private void advanceReclaims(List<NodeView> nodes, long now) {
-    Map<String, NodeView> byId = new HashMap<>();
-    nodes.forEach(n -> byId.put(n.id(), n));
-    for (Reclaim r : reclaims.inFlight()) {
-      long killAt = Math.max(now, Math.min(now + settings.shrinkGraceMs(), r.deadlineMs() - settings.roundIntervalMs()));
-      for (String nodeId : r.pendingNodes()) {
-        NodeView n = byId.get(nodeId);
-        if (n == null) {
-          finishNode(r, nodeId, now); // the node left the cluster: nothing to return
-          continue;
-        }
-        if (n.isEmpty()) {
-          relabelIfIdle(r, nodeId, now);
-          continue;
-        }
-        for (ContainerView c : n.containers()) {
-          String action = apps.isElastic(c.appId()) && !c.amContainer() ? r.jobActions().getOrDefault(c.appId(), "PREEMPT")
-              : "PREEMPT";
-          if (action.equals("SHRINK")) {
-            if (drain(c, killAt) && recordShrunk(r, c, nodes)) {
-              metrics.containersShrunk.incr();
-            }
-          } else if (apps.isElastic(c.appId()) && !c.amContainer()) {
-            preemptJob(r, c.appId(), nodes, killAt);
-          } else if (drain(c, killAt) && recordPreempted(r, c)) {
-            metrics.containersPreempted.incr();
-          }
-        }
-      }
-    }
-    fenced = reclaims.fencedNodes();
-    metrics.reclaimsInFlight.set(reclaims.inFlight().size());
-  }
-
-  /** A job that falls below its minimum stops as a whole: every worker of it drains, wherever it runs. */
-  private void preemptJob(Reclaim r, String appId, List<NodeView> nodes, long killAt) {
-    for (NodeView n : nodes) {
-      for (ContainerView c : n.containers()) {
-        if (c.appId().equals(appId) && !c.amContainer() && drain(c, killAt) && recordPreempted(r, c)) {
-          metrics.containersPreempted.incr();
-        }
-      }
-    }
-  }
-
-  /**
-   * A shrink pauses every GPU of the job while it re-forms its group (the cost model's shrink cost), so the job is
-   * charged once per reclaim, with its first shrunk container.
-   */
-  private boolean recordShrunk(Reclaim r, ContainerView c, List<NodeView> nodes) {
-    boolean firstOfJob = shrinkCharged.add(r.id() + "/" + c.appId());
-    double lost = firstOfJob ? jobGpus(c.appId(), nodes) * costs.rescaleOverheadS() : 0;
-    boolean fresh = reclaims.recordShrunk(r, c.id(), lost);
-    if (fresh) {
-      metrics.gpuSecondsLost.incr(Math.round(lost));
-    }
-    return fresh;
-  }
-
-  private static int jobGpus(String appId, List<NodeView> nodes) {
-    int gpus = 0;
-    for (NodeView n : nodes) {
-      for (ContainerView c : n.containers()) {
-        if (c.appId().equals(appId) && !c.amContainer()) {
-          gpus += c.gpus();
-        }
-      }
-    }
-    return gpus;
-  }
-
-  private boolean recordPreempted(Reclaim r, ContainerView c) {
-    double since = progress.getOrDefault(c.appId(), JobProgress.NONE).sinceChangeS();
-    double lost = c.gpus() * (since + costs.restartOverheadS());
-    boolean fresh = reclaims.recordPreempted(r, c.id(), lost);
-    if (fresh) {
-      metrics.gpuSecondsLost.incr(Math.round(lost));
-    }
-    return fresh;
-  }
-
-  /** Relabels a node to inference, but only when the scheduler itself says nothing runs there. */
-  private void relabelIfIdle(Reclaim r, String nodeId, long now) {
-    FiCaSchedulerNode node = findNode(nodeId);
-    if (node == null) {
-      finishNode(r, nodeId, now);
-      return;
-    }
-    if (node.getNumContainers() > 0 || node.getReservedContainer() != null) {
-      return; // relabelling would not stop what runs there; wait for the drain
-    }
-    NodeId id = node.getNodeID();
+    RoundInput input = translate(nodes, reader.elasticApps(originMs), now);
+    Reclaim r = executor.start(servers, gpuType, deadlineMs, input.state(), now);
     try {
-      scheduler.getRMContext().getNodeLabelManager().replaceLabelsOnNode(Map.of(id, Set.of(settings.inferenceLabel())));
+      saveOwners();
+      state.save(Section.RECLAIMS, reclaims.toRecord());
     } catch (IOException e) {
-      LOG.warn("Aryl reclaim {}: relabelling {} failed, will retry: {}", r.id(), nodeId, e.toString());
-      return;
-    }
-    inferenceOwned.add(nodeId);
-    finishNode(r, nodeId, now);
-  }
-
-  private void finishNode(Reclaim r, String nodeId, long now) {
-    reclaims.nodeReturned(r, nodeId, now);
-    if (r.phase() == Reclaim.Phase.DONE) {
-      shrinkCharged.removeIf(k -> k.startsWith(r.id() + "/"));
-      metrics.reclaimsFinished.incr();
-      if (r.late()) {
-        metrics.reclaimsLate.incr();
+      reclaims.abandon(r);
+      if (e instanceof StoreFencedException f) {
+        depose(f);
       }
-      LOG.info("Aryl reclaim {} done in {} ms{}: nodes {}, {} containers shrunk, {} preempted, {} GPU-s lost", r.id(),
-          r.tookMs(), r.late() ? " (LATE)" : "", r.nodes(), r.containersShrunk(), r.containersPreempted(),
-          Math.round(r.gpuSecondsLost()));
+      throw new ArylUnavailableException("reclaim not started: Aryl could not store it (" + e.getMessage() + ")", e);
     }
-  }
-
-  private FiCaSchedulerNode findNode(String nodeName) {
-    for (FiCaSchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
-      if (n.getNodeName().equals(nodeName)) {
-        return n;
-      }
+    fenced = reclaims.fencedNodes();
+    executor.advance(nodes, input.state(), now);
+    try {
+      commit(now);
+    } catch (StoreFencedException e) {
+      depose(e);
+    } catch (IOException e) {
+      LOG.warn("Aryl reclaim {}: drains not stored yet, the next round stores and announces them: {}", r.id(),
+          e.toString());
     }
-    return null;
+    return r;
   }
 
   private void updateLoanMetrics(List<NodeView> nodes) {
     int loaned = 0;
     int gpus = 0;
     for (NodeView n : nodes) {
-      if (settings.trainingLabel().equals(n.label()) && ownedByInference(n.id())) {
+      if (settings.trainingLabel().equals(n.label()) && owners.owns(n.id())) {
         loaned++;
         gpus += n.gpus();
       }
     }
     metrics.loanedNodes.set(loaned);
     metrics.loanedGpus.set(gpus);
+    metrics.reclaimsInFlight.set(reclaims.inFlight().size());
   }
 
   // ---------------------------------------------------------------------------------------------------------------
-  // Status, for the REST resource
+  // What the status report reads
 
-  synchronized Map<String, Object> status() {
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("enabled", true);
-    out.put("round", rounds);
-    out.put("roundLatencyMs", lastRoundLatencyMs);
-    List<Map<String, Object>> loaned = new ArrayList<>();
-    List<Map<String, Object>> pools = new ArrayList<>();
-    Set<String> fencedNow = fenced;
-    for (NodeView n : reader.nodes()) {
-      boolean owned = ownedByInference(n.id());
-      Map<String, Object> node = new LinkedHashMap<>();
-      node.put("node", n.id());
-      node.put("label", n.label());
-      node.put("gpus", n.gpus());
-      node.put("usedGpus", n.containers().stream().mapToInt(ContainerView::gpus).sum());
-      node.put("owner", owned ? "inference" : "training");
-      node.put("loaned", owned && settings.trainingLabel().equals(n.label()));
-      node.put("fenced", fencedNow.contains(n.id()));
-      pools.add(node);
-      if (Boolean.TRUE.equals(node.get("loaned"))) {
-        loaned.add(node);
-      }
-    }
-    out.put("nodes", pools);
-    out.put("loanedNodes", loaned);
-    List<Map<String, Object>> jobs = new ArrayList<>();
-    for (ElasticApps.App a : apps.all()) {
-      Map<String, Object> j = new LinkedHashMap<>();
-      j.put("application", a.id);
-      j.put("minWorkers", a.shape.minWorkers());
-      j.put("maxWorkers", a.shape.maxWorkers());
-      j.put("gpusPerWorker", a.shape.gpusPerWorker());
-      j.put("predictedRuntimeS", a.shape.predictedRuntimeS());
-      Allocation target = book.target(a.id);
-      j.put("targetWorkers", target.totalWorkers());
-      j.put("targetByNode", target.workersByServer());
-      j.put("actualWorkers", lastInput == null ? 0 : lastInput.liveWorkers(a.id));
-      j.put("askedWorkers", a.askedWorkers());
-      j.put("change", lastPlan == null || lastPlan.changes().get(a.id) == null ? "NONE" : lastPlan.changes().get(a.id).name());
-      jobs.add(j);
-    }
-    out.put("applications", jobs);
-    Map<String, Object> plan = new LinkedHashMap<>();
-    if (lastPlan != null) {
-      Map<String, Object> targets = new TreeMap<>();
-      lastPlan.targets().forEach((id, alloc) -> targets.put(id, alloc.workersByServer()));
-      plan.put("targets", targets);
-      Map<String, String> changes = new TreeMap<>();
-      lastPlan.changes().forEach((id, c) -> changes.put(id, c.name()));
-      plan.put("changes", changes);
-    }
-    out.put("plan", plan);
-    out.put("reclaimsInFlight", reclaims.inFlight().stream().map(PlanningLoop::describe).toList());
-    out.put("reclaimsDone", reclaims.finished().stream().map(PlanningLoop::describe).toList());
-    out.put("drainingContainers", drains.size());
-    return out;
-  }
-
-  static Map<String, Object> describe(Reclaim r) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("id", r.id());
-    m.put("phase", r.phase().name());
-    m.put("nodes", r.nodes());
-    m.put("returnedNodes", r.returnedNodes());
-    m.put("requestedMs", r.requestedMs());
-    m.put("deadlineMs", r.deadlineMs());
-    m.put("finishedMs", r.finishedMs());
-    m.put("tookMs", r.tookMs());
-    m.put("late", r.phase() == Reclaim.Phase.DONE && r.late());
-    m.put("jobs", r.jobActions());
-    m.put("containersShrunk", r.containersShrunk());
-    m.put("containersPreempted", r.containersPreempted());
-    m.put("plannedCostGpuS", Math.round(r.plannedCostGpuS()));
-    m.put("gpuSecondsLost", Math.round(r.gpuSecondsLost()));
-    return m;
+  synchronized StatusReport.Inputs statusInputs() {
+    return new StatusReport.Inputs(rounds, lastRoundLatencyMs, reader.nodes(), owners::owns, fenced, apps.all(), book,
+        lastInput, lastPlan, reclaims.inFlight(), reclaims.finished(), drains.size(), recovery.status(), deposed);
   }
 }

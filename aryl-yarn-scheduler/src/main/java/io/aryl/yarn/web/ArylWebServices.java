@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aryl.yarn.ArylScheduler;
+import io.aryl.yarn.ArylUnavailableException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.inject.Inject;
@@ -36,7 +37,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMWebServices;
  *       reclaims in flight and past;
  *   <li>{@code POST /ws/v1/cluster/aryl/reclaims} with {@code {"nodes": N, "deadlineMs": epochMs, "gpuType": "..."}}
  *       ({@code deadlineMs} and {@code gpuType} optional): return N loaned nodes to inference. Admin only when
- *       {@code yarn.acl.enable} is on. 201 with the reclaim, 400 when it cannot be done, with the reason.
+ *       {@code yarn.acl.enable} is on. 201 with the reclaim, 400 when it cannot be done, with the reason, 503 while
+ *       Aryl recovers after the ResourceManager became active (or cannot store the reclaim): ask again shortly.
  *   <li>{@code PUT /ws/v1/cluster/aryl/loan-controller} with a JSON object: the loan controller's leader reports its
  *       state (role, epoch, demand, decision), shown under {@code loanController} in {@code GET}. Admin only when
  *       {@code yarn.acl.enable} is on.
@@ -103,6 +105,8 @@ public class ArylWebServices extends RMWebServices {
     }
     try {
       return json(Response.Status.CREATED, s.requestReclaim(nodes, gpuType, deadlineMs));
+    } catch (ArylUnavailableException e) {
+      return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
     } catch (IllegalArgumentException | IllegalStateException e) {
       return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
     }

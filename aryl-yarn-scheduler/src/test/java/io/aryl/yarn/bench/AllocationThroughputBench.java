@@ -336,6 +336,8 @@ public final class AllocationThroughputBench {
     conf.set(YarnConfiguration.RM_SCHEDULER, v == Variant.ARYL ? p.arylClass : v.schedulerClass.getName());
     conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(workDir, "node-labels").toURI().toString());
     conf.setLong("aryl.scheduler.round-interval-ms", roundMs);
+    // Every run is a new cluster: no state to carry over, nothing to write on the hot path.
+    conf.set("aryl.scheduler.state-store", "memory");
     // Long enough that nothing expires during a run.
     conf.setLong(YarnConfiguration.RM_NM_EXPIRY_INTERVAL_MS, 600_000);
     conf.setLong(YarnConfiguration.RM_AM_EXPIRY_INTERVAL_MS, 600_000);

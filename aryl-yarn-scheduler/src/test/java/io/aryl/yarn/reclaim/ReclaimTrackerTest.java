@@ -290,4 +290,115 @@ class ReclaimTrackerTest {
       assertThat(finished).isEmpty();
     }
   }
+
+  @Nested
+  @DisplayName("a node lost before it is returned")
+  class LostNodes {
+    @Test
+    @DisplayName("a substitute takes its place: fenced, pending, and named in the record")
+    void substituteTakesItsPlace() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan one = PLANNER.plan(STATE, ReclaimRequest.any(1));
+      Reclaim r = tracker.start(one, 0, 60_000);
+      String lost = one.servers().get(0);
+      String substitute = lost.equals("i1") ? "i2" : "i1";
+
+      assertThat(tracker.nodeLost(r, lost, substitute, Map.of("app-gang", "PREEMPT"), 1_000)).isFalse();
+
+      assertThat(r.phase()).isEqualTo(Reclaim.Phase.DRAINING);
+      assertThat(r.lostNodes()).containsExactly(lost);
+      assertThat(r.replacements()).containsExactly(Map.entry(lost, substitute));
+      assertThat(r.pendingNodes()).containsExactly(substitute);
+      assertThat(tracker.fencedNodes()).containsExactly(substitute);
+      assertThat(r.nodes()).containsExactly(lost, substitute);
+      assertThat(r.actionFor("app-gang")).isEqualTo("PREEMPT");
+
+      assertThat(tracker.nodeReturned(r, substitute, 5_000)).as("the substitute's return finishes it").isTrue();
+      assertThat(r.returnedNodes()).containsExactly(substitute);
+      assertThat(r.shortBy()).isZero();
+      assertThat(tracker.finished()).containsExactly(r);
+    }
+
+    @Test
+    @DisplayName("with no other node on loan, the reclaim ends one short, and says so")
+    void noSubstituteEndsShort() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      Reclaim r = tracker.start(plan(2), 0, 60_000);
+      tracker.nodeReturned(r, "i1", 1_000);
+
+      assertThat(tracker.nodeLost(r, "i2", null, Map.of(), 2_000)).isTrue();
+
+      assertThat(r.phase()).isEqualTo(Reclaim.Phase.DONE);
+      assertThat(r.shortBy()).isEqualTo(1);
+      assertThat(r.returnedNodes()).containsExactly("i1");
+      assertThat(r.finishedMs()).isEqualTo(2_000);
+      assertThat(tracker.fencedNodes()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a substitute already being returned by another reclaim is refused")
+    void substituteMustBeFree() {
+      ReclaimTracker tracker = new ReclaimTracker();
+      ReclaimPlan one = PLANNER.plan(STATE, ReclaimRequest.any(1));
+      Reclaim r = tracker.start(one, 0, 60_000);
+      String node = one.servers().get(0);
+      assertThatIllegalStateException().isThrownBy(() -> tracker.nodeLost(r, "elsewhere", node, Map.of(), 1))
+          .withMessageContaining(node);
+    }
+  }
+
+  @Nested
+  @DisplayName("stored and restored")
+  class Durable {
+    @Test
+    @DisplayName("a tracker restored from its record resumes every reclaim where it was, and its ids go on")
+    void restoredTrackerResumes() {
+      ReclaimTracker before = new ReclaimTracker();
+      ReclaimPlan one = PLANNER.plan(STATE, ReclaimRequest.any(1));
+      Reclaim done = before.start(one, 0, 10);
+      before.nodeReturned(done, one.servers().get(0), 5);
+      Reclaim flying = before.start(plan(2), 100, 60_100);
+      before.recordShrunk(flying, "c1", 30);
+      before.chargeJob(flying, "app-elastic");
+      before.nodeReturned(flying, "i2", 200);
+
+      ReclaimTracker after = new ReclaimTracker();
+      after.restore(before.toRecord());
+
+      assertThat(after.toRecord()).isEqualTo(before.toRecord());
+      assertThat(after.fencedNodes()).containsExactly("i1");
+      Reclaim resumed = after.inFlight().get(0);
+      assertThat(resumed.id()).isEqualTo(flying.id());
+      assertThat(resumed.containersShrunk()).isEqualTo(1);
+      assertThat(after.chargeJob(resumed, "app-elastic")).as("already charged before the restart").isFalse();
+      assertThat(after.finished()).extracting(Reclaim::id).containsExactly(done.id());
+      after.nodeReturned(resumed, "i1", 300);
+      assertThat(after.finished()).extracting(Reclaim::id).as("recorded once").containsExactly(flying.id(), done.id());
+      Reclaim next = after.start(PLANNER.plan(STATE, ReclaimRequest.any(1)), 400, 500);
+      assertThat(next.id()).isGreaterThan(flying.id());
+    }
+
+    @Test
+    @DisplayName("a record whose next id is not above every stored id is refused")
+    void nextIdMustBeAboveStoredIds() {
+      ReclaimTracker before = new ReclaimTracker();
+      before.start(plan(1), 0, 10);
+      io.aryl.yarn.state.Reclaims rec = before.toRecord();
+      io.aryl.yarn.state.Reclaims broken = new io.aryl.yarn.state.Reclaims(1, rec.inFlight(), rec.finished());
+      assertThatIllegalArgumentException().isThrownBy(() -> new ReclaimTracker().restore(broken))
+          .withMessageContaining("nextId").withMessageContaining("was 1");
+    }
+
+    @Test
+    @DisplayName("a record with one node in two reclaims in flight is refused")
+    void oneNodeInTwoReclaimsIsRefused() {
+      ReclaimPlan one = PLANNER.plan(STATE, ReclaimRequest.any(1));
+      io.aryl.yarn.state.ReclaimRecord first = new ReclaimTracker().start(one, 0, 10).toRecord();
+      io.aryl.yarn.state.ReclaimRecord second = new io.aryl.yarn.state.ReclaimRecord(2, 1, first.nodes(), 0, 10, 0,
+          Map.of(), List.of(), List.of(), Map.of(), 0, List.of(), List.of(), List.of(), 0, "DRAINING", -1);
+      io.aryl.yarn.state.Reclaims both = new io.aryl.yarn.state.Reclaims(3, List.of(first, second), List.of());
+      assertThatIllegalArgumentException().isThrownBy(() -> new ReclaimTracker().restore(both))
+          .withMessageContaining(first.nodes().get(0)).withMessageContaining("two reclaims");
+    }
+  }
 }

@@ -1,0 +1,109 @@
+package io.aryl.yarn;
+
+import io.aryl.yarn.round.AppView;
+import io.aryl.yarn.round.ContainerView;
+import io.aryl.yarn.round.JobProgress;
+import io.aryl.yarn.round.NodeView;
+import io.aryl.yarn.state.JobRecord;
+import io.aryl.yarn.state.Jobs;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Measures each elastic job's progress between rounds — work done at its minimum width's pace, time since its workers
+ * last changed — which prices its workers and its preemption. Durable: the measurements and where each job's workers
+ * ran are stored, so a newly active scheduler prices jobs as its predecessor did and knows which nodes to wait for.
+ */
+final class JobProgressMeter {
+  /** Measurements are stored at least this often even when no worker moved. */
+  static final long SAVE_EVERY_MS = 10_000;
+
+  private final Map<String, JobProgress> progress = new HashMap<>();
+  private final Map<String, Map<String, Integer>> workersByNode = new HashMap<>();
+  private long lastRoundMs = -1;
+  private long lastSavedMs = -1;
+  private boolean workersMoved;
+
+  /** Advances every job's progress by the time since the last round, at the width it ran. */
+  void update(Map<String, AppView> views, java.util.List<NodeView> nodes, long nowMs) {
+    Map<String, Map<String, Integer>> live = new HashMap<>();
+    for (NodeView n : nodes) {
+      for (ContainerView c : n.containers()) {
+        if (!c.amContainer() && views.containsKey(c.appId())) {
+          live.computeIfAbsent(c.appId(), a -> new TreeMap<>()).merge(n.id(), 1, Integer::sum);
+        }
+      }
+    }
+    double dt = lastRoundMs < 0 ? 0 : (nowMs - lastRoundMs) / 1000.0;
+    lastRoundMs = nowMs;
+    for (AppView v : views.values()) {
+      Map<String, Integer> where = live.getOrDefault(v.id(), Map.of());
+      int w = where.values().stream().mapToInt(Integer::intValue).sum();
+      JobProgress p = progress.getOrDefault(v.id(), JobProgress.NONE);
+      double attained = p.attainedBaseS() + (w >= v.shape().minWorkers() ? dt * w / v.shape().minWorkers() : 0);
+      Map<String, Integer> before = workersByNode.put(v.id(), Map.copyOf(where));
+      int wasWorkers = before == null ? -1 : before.values().stream().mapToInt(Integer::intValue).sum();
+      double sinceChange = wasWorkers == w ? p.sinceChangeS() + dt : 0;
+      workersMoved |= !where.equals(before);
+      progress.put(v.id(), new JobProgress(attained, sinceChange));
+    }
+  }
+
+  JobProgress get(String appId) {
+    return progress.getOrDefault(appId, JobProgress.NONE);
+  }
+
+  Map<String, JobProgress> all() {
+    return new HashMap<>(progress);
+  }
+
+  /** The job ended: its measurements go. */
+  JobProgress remove(String appId) {
+    workersByNode.remove(appId);
+    workersMoved = true;
+    return progress.remove(appId);
+  }
+
+  /** True when the measurements should be stored now: a worker moved, or they were not stored for a while. */
+  boolean saveDue(long nowMs) {
+    return workersMoved || lastSavedMs < 0 || nowMs - lastSavedMs >= SAVE_EVERY_MS;
+  }
+
+  void saved(long nowMs) {
+    workersMoved = false;
+    lastSavedMs = nowMs;
+  }
+
+  Jobs toRecord() {
+    Map<String, JobRecord> out = new TreeMap<>();
+    progress.forEach((id, p) -> out.put(id, new JobRecord(round(p.attainedBaseS()), round(p.sinceChangeS()),
+        workersByNode.getOrDefault(id, Map.of()))));
+    return new Jobs(out);
+  }
+
+  /** Stored to the millisecond: finer digits would make every save differ from the last for nothing. */
+  private static double round(double s) {
+    return Math.round(s * 1000) / 1000.0;
+  }
+
+  /** Takes over the stored measurements; the first round after measures from then on. */
+  void restore(Jobs stored) {
+    progress.clear();
+    workersByNode.clear();
+    stored.jobs().forEach((id, r) -> {
+      progress.put(id, new JobProgress(r.attainedBaseS(), r.sinceChangeS()));
+      workersByNode.put(id, r.workersByNode());
+    });
+    lastRoundMs = -1;
+  }
+
+  /** Nodes where the stored jobs' workers ran. */
+  Set<String> nodesWithWorkers() {
+    Set<String> out = new HashSet<>();
+    workersByNode.values().forEach(m -> out.addAll(m.keySet()));
+    return out;
+  }
+}

@@ -1,0 +1,86 @@
+package io.aryl.yarn;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
+
+/**
+ * After a scheduler becomes active, holds back every action on the cluster — drains, kills, shrinks, relabels, new
+ * placements of elastic workers — until the nodes that held Aryl's workers or are being reclaimed have re-registered,
+ * or a stated time has passed. NodeManagers re-register one by one (their retry interval runs to tens of seconds); a
+ * round that judged gangs before then would see jobs missing workers that still run.
+ *
+ * <p>Like YARN's own {@code work-preserving-recovery.scheduling-wait-ms}, which is never cut short: Aryl waits at
+ * least as long as the ResourceManager does before it allocates.
+ */
+final class RecoveryGate {
+  private final long startMs;
+  private final long maxWaitMs;
+  private final Set<String> expected;
+  private final BooleanSupplier rmReady;
+  private volatile Set<String> waitingFor;
+  private volatile long readyMs = -1;
+  private volatile String how = "";
+
+  /**
+   * @param expected nodes to wait for (empty: nothing to wait for but the ResourceManager)
+   * @param rmReady the ResourceManager's own readiness to allocate after its recovery
+   */
+  RecoveryGate(long startMs, long maxWaitMs, Set<String> expected, BooleanSupplier rmReady) {
+    this.startMs = startMs;
+    this.maxWaitMs = maxWaitMs;
+    this.expected = Set.copyOf(expected);
+    this.rmReady = rmReady;
+    this.waitingFor = new TreeSet<>(expected);
+  }
+
+  /** True once recovery is over; stays true. */
+  boolean ready(Set<String> registered, long nowMs) {
+    if (readyMs >= 0) {
+      return true;
+    }
+    Set<String> missing = new TreeSet<>(expected);
+    missing.removeAll(registered);
+    waitingFor = missing;
+    boolean timedOut = nowMs - startMs >= maxWaitMs;
+    if (!rmReady.getAsBoolean() || (!missing.isEmpty() && !timedOut)) {
+      return false;
+    }
+    readyMs = nowMs;
+    how = missing.isEmpty()
+        ? (expected.isEmpty() ? "nothing to wait for" : "all " + expected.size() + " node(s) re-registered")
+        : "waited " + maxWaitMs + " ms; still missing " + missing;
+    return true;
+  }
+
+  boolean isReady() {
+    return readyMs >= 0;
+  }
+
+  /** Milliseconds from becoming active to ready, or -1. */
+  long waitedMs() {
+    return readyMs < 0 ? -1 : readyMs - startMs;
+  }
+
+  /** How recovery ended, for the log. */
+  String how() {
+    return how;
+  }
+
+  Map<String, Object> status() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("recovering", readyMs < 0);
+    m.put("sinceMs", startMs);
+    m.put("readyMs", readyMs);
+    m.put("maxWaitMs", maxWaitMs);
+    m.put("expectedNodes", expected.size());
+    m.put("waitingForNodes", List.copyOf(waitingFor));
+    if (readyMs >= 0) {
+      m.put("outcome", how);
+    }
+    return m;
+  }
+}

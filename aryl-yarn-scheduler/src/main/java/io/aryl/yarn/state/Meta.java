@@ -1,0 +1,7 @@
+package io.aryl.yarn.state;
+
+/**
+ * @param version format of the stored state; a newer one than this Aryl knows stops the start
+ * @param originMs epoch milliseconds the planning clock counts from: jobs' waits survive a restart
+ */
+public record Meta(int version, long originMs) {}

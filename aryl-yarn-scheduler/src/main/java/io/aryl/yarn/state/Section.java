@@ -1,0 +1,63 @@
+package io.aryl.yarn.state;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One part of Aryl's durable state, stored on its own (a znode or a file): its name, its value type, its value when
+ * nothing is stored yet, and what resetting it forgets.
+ */
+public final class Section<T> {
+  /** The state's format version and the origin of the planning clock. Written once, by the first active scheduler. */
+  public static final Section<Meta> META = new Section<>("meta", Meta.class, null,
+      "the planning clock restarts (queued jobs' waits are measured afresh)");
+  /** The nodes inference owns. Written by {@code InferenceOwners} when it first sees a node in the inference pool. */
+  public static final Section<Owners> OWNERS = new Section<>("owners", Owners.class, new Owners(List.of()),
+      "nodes on loan then count as training's own until they are labelled inference again");
+  /** Reclaims in flight, the last ones done, and the next reclaim id. Written by {@code ReclaimExecutor}. */
+  public static final Section<Reclaims> RECLAIMS = new Section<>("reclaims", Reclaims.class,
+      new Reclaims(1, List.of(), List.of()), "reclaims in flight are dropped: their nodes are no longer fenced");
+  /** Containers asked to stop and when they are killed. Written by {@code Drains} before the ApplicationMaster is told. */
+  public static final Section<DrainList> DRAINS = new Section<>("drains", DrainList.class,
+      new DrainList(List.of()), "containers being drained are no longer killed at their grace");
+  /** Each elastic job's measured progress and where its workers ran. Written by {@code JobProgressMeter}. */
+  public static final Section<Jobs> JOBS = new Section<>("jobs", Jobs.class, new Jobs(Map.of()),
+      "jobs' measured progress restarts from zero, and a restart no longer waits for their nodes");
+
+  public static final List<Section<?>> ALL = List.of(META, OWNERS, RECLAIMS, DRAINS, JOBS);
+
+  private final String name;
+  private final Class<T> type;
+  private final T empty;
+  private final String resetForgets;
+
+  private Section(String name, Class<T> type, T empty, String resetForgets) {
+    this.name = name;
+    this.type = type;
+    this.empty = empty;
+    this.resetForgets = resetForgets;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  Class<T> type() {
+    return type;
+  }
+
+  /** The value when nothing is stored. */
+  T empty() {
+    return empty;
+  }
+
+  /** What an operator loses by deleting this section. */
+  public String resetForgets() {
+    return resetForgets;
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}
