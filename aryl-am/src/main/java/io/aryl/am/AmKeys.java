@@ -11,7 +11,10 @@ public final class AmKeys {
   public static final String AM_JAR = "aryl.am.jar";
   /** Node label expression of the AM's container; "" is the default partition (workers use the queue's label). */
   public static final String AM_NODE_LABEL = "aryl.am.node-label-expression";
-  /** Milliseconds the AM waits after a membership change before starting a new generation (batches changes). */
+  /**
+   * Milliseconds the AM waits after a membership change before starting a new generation (batches changes); also
+   * the longest a new AM attempt waits for the previous attempt's workers to come back before giving up adopting them.
+   */
   public static final String SETTLE_MS = "aryl.am.settle-ms";
   public static final long SETTLE_MS_DEFAULT = 1000;
   /** Milliseconds between the AM's heartbeats to the RM. */
@@ -42,8 +45,11 @@ public final class AmKeys {
   public static final String AM_JAR_FILE = "aryl-am.jar";
   /** The submitting client's configuration, shipped to the AM of a MiniYARNCluster job (it knows the RM address). */
   public static final String CLIENT_CONF_FILE = "yarn-site.xml";
-  /** In the staging directory: the last generation number, so a restarted AM continues the count. */
-  public static final String GENERATION_FILE = "generation";
+  /**
+   * In the staging directory: the current generation's {@link GenerationRecord} (JSON), so that the next AM attempt
+   * can adopt the running workers or at least continue the generation count.
+   */
+  public static final String GENERATION_RECORD_FILE = "generation.json";
 
   /** YARN application type of Aryl jobs: `list` shows these. */
   public static final String APPLICATION_TYPE = "ARYL";

@@ -4,19 +4,17 @@ import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.fs.FSDataOutputStream;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
@@ -39,8 +37,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The elastic ApplicationMaster: the glue between {@link WorkerGroup}'s decisions and the RM (asks, releases,
  * preemption, containers of earlier attempts) and NodeManagers ({@link NodeManagerOps}), with a {@link StatusServer}
- * as tracking URL. Runs in the AM container: {@code java io.aryl.am.ElasticAppMaster} with {@link AmKeys#JOB_FILE} in
- * its working directory.
+ * as tracking URL, and a {@link GenerationStore} in the job's staging directory through which a next attempt adopts
+ * the running workers. Runs in the AM container: {@code java io.aryl.am.ElasticAppMaster} with
+ * {@link AmKeys#JOB_FILE} in its working directory.
  */
 public final class ElasticAppMaster {
   private static final Logger LOG = LoggerFactory.getLogger(ElasticAppMaster.class);
@@ -58,6 +57,7 @@ public final class ElasticAppMaster {
   private WorkerLauncher launcher;
   private NodeManagerOps nm;
   private AMRMClientAsync<ContainerRequest> amrm;
+  private GenerationStore store;
   private volatile String stopReason;
 
   public ElasticAppMaster(YarnConfiguration conf, JobSpec spec, ApplicationAttemptId attempt) {
@@ -96,14 +96,24 @@ public final class ElasticAppMaster {
           new Callbacks());
       amrm.init(conf);
       amrm.start();
+      store = spec.stagingDir().isEmpty() ? null : new GenerationStore(conf, new Path(spec.stagingDir()));
       synchronized (lock) {
         group = new WorkerGroup(spec.minWorkers(), spec.maxWorkers(), spec.graceMs(),
             conf.getLong(AmKeys.SETTLE_MS, AmKeys.SETTLE_MS_DEFAULT), spec.maxRestarts(),
-            attempt.getApplicationId().hashCode(), readLastGeneration());
+            attempt.getApplicationId().hashCode(), attempt.getAttemptId());
       }
+      PreviousRecord previous = readPreviousRecord();
       RegisterApplicationMasterResponse registered = amrm.registerApplicationMaster(host, 0, trackingUrl);
       LOG.info("registered {} with tracking URL {}; {} containers from earlier attempts", attempt, trackingUrl,
           registered.getContainersFromPreviousAttempts().size());
+      synchronized (lock) {
+        // The adoption wait starts now that the RM has answered with the containers it kept.
+        long now = System.currentTimeMillis();
+        previous.record().ifPresent(r -> group.resume(r, now));
+        if (previous.problem() != null) {
+          group.recordUnreadable(previous.problem(), now);
+        }
+      }
       recover(registered.getContainersFromPreviousAttempts());
 
       WorkerGroup.Outcome outcome;
@@ -153,16 +163,19 @@ public final class ElasticAppMaster {
     return r.getResourceValue(AmKeys.GPU) >= spec.gpusPerWorker();
   }
 
-  /** Carries out the group's decisions; called with the lock held. NM calls run on their own threads. */
+  /**
+   * Carries out the group's decisions in order; called with the lock held. Records are written here, before the
+   * actions after them; NM calls run on their own threads.
+   */
   private void apply(List<WorkerAction> actions) {
     for (WorkerAction a : actions) {
-      if (a instanceof WorkerAction.Launch l) {
-        recordGeneration(l.generation());
+      if (a instanceof WorkerAction.Record r) {
+        write(r.record());
+      } else if (a instanceof WorkerAction.Launch l) {
         Container c = containers.get(l.id());
         var clc = launcher.worker(l.generation(), l.id());
         nmCall(l.id(), "start", () -> nm.start(c, clc));
       } else if (a instanceof WorkerAction.Relaunch r) {
-        recordGeneration(r.generation());
         Container c = containers.get(r.id());
         var clc = launcher.worker(r.generation(), r.id());
         nmCall(r.id(), "restart", () -> nm.reinitialize(c.getNodeId(), c.getId(), clc));
@@ -204,7 +217,7 @@ public final class ElasticAppMaster {
       try {
         call.run();
         synchronized (lock) {
-          group.launched(id);
+          apply(group.launched(id));
         }
       } catch (Exception e) {
         LOG.warn("{} of {} failed", what, id, e);
@@ -215,33 +228,35 @@ public final class ElasticAppMaster {
     });
   }
 
-  private int recordedGeneration = -1;
+  /** The previous attempt's record, or the reason it cannot be used; both empty for a first attempt. */
+  private record PreviousRecord(Optional<GenerationRecord> record, String problem) {}
 
-  /** Writes the generation number to the staging directory once per generation: a restarted AM continues it. */
-  private void recordGeneration(Generation g) {
-    if (g.number() == recordedGeneration || spec.stagingDir().isEmpty()) {
-      return;
+  private PreviousRecord readPreviousRecord() {
+    if (store == null) {
+      return new PreviousRecord(Optional.empty(), null);
     }
-    recordedGeneration = g.number();
     try {
-      Path p = new Path(spec.stagingDir(), AmKeys.GENERATION_FILE);
-      try (FSDataOutputStream out = p.getFileSystem(conf).create(p, true)) {
-        out.write(Integer.toString(g.number()).getBytes(StandardCharsets.UTF_8));
-      }
-    } catch (IOException e) {
-      LOG.warn("could not record generation {}", g.number(), e);
+      Optional<GenerationRecord> r = store.read();
+      r.ifPresent(g -> LOG.info("the previous attempt recorded generation {} of attempt {} (running: {}) in {}",
+          g.generation().number(), g.attempt(), g.running(), store.file()));
+      return new PreviousRecord(r, null);
+    } catch (GenerationStore.UnreadableRecordException e) {
+      LOG.warn("{}: not adopting the workers of the previous attempt, they restart in a new generation numbered"
+          + " from 1 (the last number is unknown)", e.getMessage(), e);
+      return new PreviousRecord(Optional.empty(), e.getMessage());
     }
   }
 
-  private int readLastGeneration() {
-    if (spec.stagingDir().isEmpty()) {
-      return 0;
+  private void write(GenerationRecord r) {
+    if (store == null) {
+      return;
     }
-    Path p = new Path(spec.stagingDir(), AmKeys.GENERATION_FILE);
-    try (InputStream in = p.getFileSystem(conf).open(p)) {
-      return Integer.parseInt(new String(in.readAllBytes(), StandardCharsets.UTF_8).trim());
-    } catch (IOException | NumberFormatException e) {
-      return 0;
+    try {
+      store.write(r);
+    } catch (IOException e) {
+      // The job runs on; only a next attempt is worse off: it finds an older record, or none.
+      LOG.warn("could not write generation {} (running: {}) to {}; a next attempt will not see it",
+          r.generation().number(), r.running(), store.file(), e);
     }
   }
 

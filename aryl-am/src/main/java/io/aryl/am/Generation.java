@@ -1,6 +1,7 @@
 package io.aryl.am;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,11 +12,45 @@ import java.util.TreeMap;
  * One membership of the job: which worker (container) has which rank. A new membership is a new generation; every
  * worker is (re)started with the generation's environment.
  *
- * @param ranks container id to rank, in rank order
- * @param hosts host of each container
+ * @param number from 1, increasing for the job's lifetime
+ * @param ranks container id to rank, in rank order: 0, 1, ...
+ * @param hosts host of each ranked container
+ * @param masterAddr rank 0's host
  */
 public record Generation(int number, Map<String, Integer> ranks, Map<String, String> hosts, String masterAddr,
     int masterPort) {
+
+  /** @throws IllegalArgumentException naming the field and the value */
+  public Generation {
+    require(number >= 1, "generation number must be >= 1, was " + number);
+    require(ranks != null && !ranks.isEmpty(), "generation " + number + ": ranks must not be empty, was " + ranks);
+    int expected = 0;
+    for (Map.Entry<String, Integer> e : ranks.entrySet()) {
+      require(e.getValue() != null && e.getValue() == expected, "generation " + number
+          + ": ranks must be 0.." + (ranks.size() - 1) + " in order, was " + ranks);
+      expected++;
+    }
+    require(hosts != null && hosts.keySet().equals(ranks.keySet())
+        && hosts.values().stream().allMatch(h -> h != null && !h.isBlank()),
+        "generation " + number + ": hosts must name the host of each ranked container, was " + hosts);
+    String rankZeroHost = hosts.get(ranks.keySet().iterator().next());
+    require(rankZeroHost.equals(masterAddr),
+        "generation " + number + ": masterAddr must be rank 0's host " + rankZeroHost + ", was " + masterAddr);
+    require(masterPort >= 1 && masterPort <= 65_535,
+        "generation " + number + ": masterPort must be 1-65535, was " + masterPort);
+    Map<String, String> hostsInRankOrder = new LinkedHashMap<>();
+    for (String id : ranks.keySet()) {
+      hostsInRankOrder.put(id, hosts.get(id));
+    }
+    ranks = Collections.unmodifiableMap(new LinkedHashMap<>(ranks));
+    hosts = Collections.unmodifiableMap(hostsInRankOrder);
+  }
+
+  private static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalArgumentException(message);
+    }
+  }
 
   /** A worker: its container id and host. */
   public record Member(String id, String host) {}

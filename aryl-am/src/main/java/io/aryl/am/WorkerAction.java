@@ -2,6 +2,9 @@ package io.aryl.am;
 
 /** What {@link WorkerGroup} wants done; the AM's glue does it against the RM and the NodeManagers. */
 public sealed interface WorkerAction {
+  /** Write the generation record durably, before any of the actions that follow it. */
+  record Record(GenerationRecord record) implements WorkerAction {}
+
   /** Start the worker process in a container not yet used. */
   record Launch(String id, Generation generation) implements WorkerAction {}
 

@@ -15,6 +15,11 @@ import java.util.Set;
  * worker; preempted workers get SIGTERM and are released after the grace; a failed worker spends one restart of the
  * budget (its container is replaced), one failure past the budget fails the job; the first worker to exit 0 starts
  * the finish: no more asks or generations, and the job succeeds when every worker has exited 0.
+ *
+ * <p>Durable state: every generation's {@link GenerationRecord} is to be written ({@link WorkerAction.Record}) before
+ * any of its workers is (re)started, and again once all of them run, and once one of them is signalled or parked. A
+ * new AM attempt {@link #resume resumes} from the previous attempt's record: it adopts the running generation when
+ * exactly its members come back (see {@link Adoption}), else starts a new one, the numbers continuing.
  */
 public final class WorkerGroup {
   /** Exit statuses that are YARN's doing, not the worker's (ContainerExitStatus): lost, not failed. */
@@ -66,6 +71,7 @@ public final class WorkerGroup {
   private final long graceMs;
   private final long settleMs;
   private final int portSeed;
+  private final int attempt;
   private final RestartBudget budget;
   private final Map<String, Worker> workers = new LinkedHashMap<>();
   private final List<Generation> generations = new ArrayList<>();
@@ -76,19 +82,58 @@ public final class WorkerGroup {
   private boolean finishing;
   private String finishFailure;
   private Outcome outcome;
+  /** What the store holds (or will, once the last Record action is done) about the current generation. */
+  private GenerationRecord recorded;
+  /** The previous attempt's running generation while this attempt waits to adopt it. */
+  private Adoption adoption;
+  /** The previous attempt's last generation: the rank order this attempt's first generation keeps. */
+  private Generation previousAttemptGeneration;
 
-  public WorkerGroup(int min, int max, long graceMs, long settleMs, int maxRestarts, int portSeed,
-      int lastGenerationNumber) {
+  /**
+   * @param settleMs how long membership must be still before a new generation starts; also the longest a new
+   *     attempt waits for the previous attempt's workers to come back
+   * @param attempt this ApplicationMaster attempt (from 1), named in the generation records it writes
+   */
+  public WorkerGroup(int min, int max, long graceMs, long settleMs, int maxRestarts, int portSeed, int attempt) {
     if (min < 1 || max < min) {
       throw new IllegalArgumentException("need 1 <= min <= max, was min " + min + ", max " + max);
+    }
+    if (attempt < 1) {
+      throw new IllegalArgumentException("attempt must be >= 1, was " + attempt);
     }
     this.min = min;
     this.max = max;
     this.graceMs = graceMs;
     this.settleMs = settleMs;
     this.portSeed = portSeed;
+    this.attempt = attempt;
     this.budget = new RestartBudget(maxRestarts);
-    this.lastGenerationNumber = lastGenerationNumber;
+  }
+
+  /**
+   * What the previous attempt recorded; called once, before the first tick. Generation numbers continue from it and
+   * the survivors keep its rank order. If its generation was running, it is adopted as it runs once exactly its
+   * members are recovered; until that is decided (at most the settle time from {@code now}) no generation is started,
+   * no worker parked and nothing asked for.
+   */
+  public void resume(GenerationRecord previous, long now) {
+    if (!generations.isEmpty() || previousAttemptGeneration != null) {
+      throw new IllegalStateException("resume before the first generation, once; was resumed or started already");
+    }
+    previousAttemptGeneration = previous.generation();
+    lastGenerationNumber = Math.max(lastGenerationNumber, previous.generation().number());
+    if (previous.running()) {
+      adoption = new Adoption(previous, now, settleMs);
+    } else {
+      events.add(new ScalingEvent(now, "not-adopted", "generation " + previous.generation().number()
+          + " from attempt " + previous.attempt() + " not adopted: its workers were being started, signalled or"
+          + " parked when that attempt ended"));
+    }
+  }
+
+  /** The previous attempt's record exists but cannot be trusted: nothing is adopted, numbers start again at 1. */
+  public void recordUnreadable(String problem, long now) {
+    events.add(new ScalingEvent(now, "not-adopted", problem + "; the workers restart in a new generation"));
   }
 
   /** A container granted by the RM. */
@@ -111,11 +156,30 @@ public final class WorkerGroup {
     return List.of();
   }
 
-  /** The NodeManager accepted the (re)start of a worker. */
-  public void launched(String id) {
+  /** The NodeManager accepted the (re)start of a worker; once all of the generation's are, it is recorded running. */
+  public List<WorkerAction> launched(String id) {
     Worker w = workers.get(id);
     if (w != null && w.state == State.LAUNCHING) {
       w.state = w.parking ? State.PARKED : State.RUNNING;
+    }
+    Generation g = current();
+    if (recorded == null || recorded.running() || recorded.generation().number() != g.number()) {
+      return List.of();
+    }
+    boolean allRunning = g.ranks().keySet().stream().map(workers::get)
+        .allMatch(m -> m != null && m.state == State.RUNNING && m.generation == g.number());
+    if (!allRunning) {
+      return List.of();
+    }
+    recorded = recorded.withRunning(true);
+    return List.of(new WorkerAction.Record(recorded));
+  }
+
+  /** Before a member's process is signalled or replaced: the record must stop offering the generation for adoption. */
+  private void recordDisturbed(List<WorkerAction> out) {
+    if (recorded != null && recorded.running()) {
+      recorded = recorded.withRunning(false);
+      out.add(new WorkerAction.Record(recorded));
     }
   }
 
@@ -135,6 +199,9 @@ public final class WorkerGroup {
     Worker w = workers.remove(id);
     if (w == null) {
       return List.of();
+    }
+    if (adoption != null) {
+      adoption.ended(id);
     }
     String who = describe(w);
     if (w.state == State.DRAINING) {
@@ -190,6 +257,7 @@ public final class WorkerGroup {
       } else {
         w.state = State.DRAINING;
         w.drainDeadline = now + graceMs;
+        recordDisturbed(out);
         out.add(new WorkerAction.Terminate(id));
       }
       changed(now, "preempted", describe(w) + " asked back by the RM");
@@ -217,11 +285,23 @@ public final class WorkerGroup {
       }
       return out;
     }
+    if (adoption != null) {
+      Adoption.Verdict verdict = adoption.verdict(workers.values(), now);
+      switch (verdict.decision()) {
+        case WAIT -> {
+          return out;
+        }
+        case ADOPT -> adopt(now);
+        case REFUSE -> events.add(new ScalingEvent(now, "not-adopted", verdict.reason()));
+      }
+      adoption = null;
+    }
     boolean busy = workers.values().stream().anyMatch(w -> w.state == State.DRAINING || w.state == State.LAUNCHING);
     if (!busy) {
       if (workers.size() < min) {
         for (Worker w : workers.values()) {
           if (w.state == State.RUNNING) {
+            recordDisturbed(out);
             w.state = State.LAUNCHING;
             w.parking = true;
             w.generation = 0;
@@ -241,13 +321,29 @@ public final class WorkerGroup {
     return out;
   }
 
+  /** The previous attempt's generation, as it runs: its workers are neither restarted nor told anything. */
+  private void adopt(long now) {
+    GenerationRecord r = adoption.record();
+    Generation g = r.generation();
+    generations.add(g);
+    recorded = r;
+    for (Worker w : workers.values()) {
+      w.generation = g.number();
+    }
+    events.add(new ScalingEvent(now, "adopted", "adopted generation " + g.number() + " from attempt " + r.attempt()
+        + ": " + g.worldSize() + " workers, master " + g.masterAddr() + ":" + g.masterPort()));
+  }
+
   private List<WorkerAction> startGeneration(long now) {
     List<Generation.Member> members = new ArrayList<>();
     workers.values().forEach(w -> members.add(new Generation.Member(w.id, w.host)));
-    Generation previous = current();
+    Generation previous = current() != null ? current() : previousAttemptGeneration;
     Generation g = Generation.assign(++lastGenerationNumber, members, previous, portSeed);
     generations.add(g);
+    recorded = new GenerationRecord(g, attempt, false);
     List<WorkerAction> out = new ArrayList<>();
+    // Durable before any worker starts: a next attempt must not find an older record while they run this one.
+    out.add(new WorkerAction.Record(recorded));
     for (Worker w : workers.values()) {
       out.add(w.state == State.HELD ? new WorkerAction.Launch(w.id, g) : new WorkerAction.Relaunch(w.id, g));
       w.state = State.LAUNCHING;

@@ -2,10 +2,15 @@ package io.aryl.am;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -14,34 +19,70 @@ import org.junit.jupiter.params.provider.MethodSource;
 class WorkerGroupTest {
   private static final long SETTLE = 100;
   private static final long GRACE = 1000;
+  /** The attempt of every group here; the previous attempt's records name attempt 1. */
+  private static final int ATTEMPT = 2;
 
-  /** Runs a script of events on a group (min, max, restarts); returns the actions of every step, abbreviated. */
+  /**
+   * What attempt 1 recorded: generation {@code number}, the containers in rank order, all on host h (as the
+   * script's containers are unless named otherwise).
+   */
+  private static GenerationRecord recordOf(int number, List<String> ids, boolean running) {
+    Map<String, Integer> ranks = new LinkedHashMap<>();
+    Map<String, String> hosts = new LinkedHashMap<>();
+    ids.forEach(id -> {
+      ranks.put(id, ranks.size());
+      hosts.put(id, "h");
+    });
+    return new GenerationRecord(new Generation(number, ranks, hosts, "h", 23_000 + number), 1, running);
+  }
+
+  /**
+   * Runs a script of events on a group (min, max, restarts); returns the actions of every step, abbreviated, then
+   * the outcome. Steps: "T alloc|recover ID [HOST]", "T launched ID", "T exit ID STATUS", "T preempt ID",
+   * "T tick", "T resume gN ID,ID,... running|starting" (attempt 1's record) and "show" (the current generation and
+   * its containers in rank order).
+   */
   private static List<String> run(int min, int max, int restarts, String... script) {
-    WorkerGroup g = new WorkerGroup(min, max, GRACE, SETTLE, restarts, 0, 0);
-    List<String> out = new ArrayList<>();
-    for (String step : script) {
-      String[] p = step.split(" ");
-      long t = Long.parseLong(p[0]);
-      List<WorkerAction> actions = switch (p[1]) {
-        case "alloc" -> g.allocated(p[2], "h", t);
-        case "recover" -> g.recovered(p[2], "h", t);
-        case "launched" -> {
-          g.launched(p[2]);
-          yield List.of();
-        }
-        case "exit" -> g.completed(p[2], Integer.parseInt(p[3]), "", t);
-        case "preempt" -> g.preempted(Set.of(p[2]), t);
-        case "tick" -> g.tick(t);
-        default -> throw new IllegalArgumentException(step);
-      };
-      out.add(String.join(",", actions.stream().map(WorkerGroupTest::brief).toList()));
-    }
+    WorkerGroup g = new WorkerGroup(min, max, GRACE, SETTLE, restarts, 0, ATTEMPT);
+    List<String> out = play(g, script);
     out.add(g.outcome() == null ? "running" : (g.outcome().succeeded() ? "succeeded" : "failed"));
     return out;
   }
 
+  /** Plays the script on the group; returns the actions of every step, abbreviated. */
+  private static List<String> play(WorkerGroup g, String... script) {
+    List<String> out = new ArrayList<>();
+    for (String step : script) {
+      if (step.equals("show")) {
+        Generation current = g.current();
+        out.add(current == null ? "none" : "g" + current.number() + " " + String.join(",", current.ranks().keySet()));
+        continue;
+      }
+      String[] p = step.split(" ");
+      long t = Long.parseLong(p[0]);
+      List<WorkerAction> actions = switch (p[1]) {
+        case "alloc" -> g.allocated(p[2], p.length > 3 ? p[3] : "h", t);
+        case "recover" -> g.recovered(p[2], p.length > 3 ? p[3] : "h", t);
+        case "launched" -> g.launched(p[2]);
+        case "exit" -> g.completed(p[2], Integer.parseInt(p[3]), "", t);
+        case "preempt" -> g.preempted(Set.of(p[2]), t);
+        case "tick" -> g.tick(t);
+        case "resume" -> {
+          g.resume(recordOf(Integer.parseInt(p[2].substring(1)), List.of(p[3].split(",")), p[4].equals("running")),
+              t);
+          yield List.of();
+        }
+        default -> throw new IllegalArgumentException(step);
+      };
+      out.add(String.join(",", actions.stream().map(WorkerGroupTest::brief).toList()));
+    }
+    return out;
+  }
+
   private static String brief(WorkerAction a) {
-    if (a instanceof WorkerAction.Launch l) {
+    if (a instanceof WorkerAction.Record r) {
+      return "record g" + r.record().generation().number() + " running=" + r.record().running();
+    } else if (a instanceof WorkerAction.Launch l) {
       return "launch " + l.id() + " g" + l.generation().number() + " r" + l.generation().rank(l.id()) + "/"
           + l.generation().worldSize();
     } else if (a instanceof WorkerAction.Relaunch r) {
@@ -65,45 +106,91 @@ class WorkerGroupTest {
     return Stream.of(
         Arguments.of("asks for max; no process until the gang of min is held", 2, 4, 3,
             new String[] {"0 tick", "10 alloc a", "200 tick", "210 alloc b", "250 tick", "400 tick"},
-            List.of("ask 4", "", "", "", "", "launch a g1 r0/2,launch b g1 r1/2", "running")),
+            List.of("ask 4", "", "", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "running")),
+        Arguments.of("a generation is recorded before any of its workers starts, and again once all run", 2, 2, 3,
+            new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "210 launched b"},
+            List.of("ask 2", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
+                "record g1 running=true", "running")),
         Arguments.of("grows: a new generation relaunches the running and launches the new", 1, 2, 3,
             new String[] {"0 tick", "0 alloc a", "200 tick", "200 launched a", "300 alloc b", "350 tick",
                 "500 tick"},
-            List.of("ask 2", "", "launch a g1 r0/1", "", "", "", "relaunch a g2 r0/2,launch b g2 r1/2", "running")),
-        Arguments.of("preemption: SIGTERM, released at the grace, the rest restart", 1, 2, 3,
+            List.of("ask 2", "", "record g1 running=false,launch a g1 r0/1", "record g1 running=true", "", "",
+                "record g2 running=false,relaunch a g2 r0/2,launch b g2 r1/2", "running")),
+        Arguments.of("preemption: recorded not running, SIGTERM, released at the grace, the rest restart", 1, 2, 3,
             new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "200 launched b",
                 "300 preempt b", "400 tick", "1300 tick", "1500 tick"},
-            List.of("ask 2", "", "", "launch a g1 r0/2,launch b g1 r1/2", "", "", "term b", "",
-                "release b,relaunch a g2 r0/1,ask 1", "", "running")),
+            List.of("ask 2", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
+                "record g1 running=true", "record g1 running=false,term b", "",
+                "release b,record g2 running=false,relaunch a g2 r0/1,ask 1", "", "running")),
         Arguments.of("preempted before start: released at once", 2, 3, 3,
             new String[] {"0 tick", "0 alloc a", "0 preempt a"},
             List.of("ask 3", "", "release a", "running")),
-        Arguments.of("a crash below min parks the survivor, the replacement restarts the gang", 2, 2, 1,
+        Arguments.of("a crash below min parks the survivor (recorded not running), the replacement restarts the gang",
+            2, 2, 1,
             new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "200 launched b",
                 "300 exit b 1", "400 tick", "400 launched a", "500 alloc c", "700 tick"},
-            List.of("ask 2", "", "", "launch a g1 r0/2,launch b g1 r1/2", "", "", "", "park a,ask 1", "", "",
-                "relaunch a g2 r0/2,launch c g2 r1/2", "running")),
+            List.of("ask 2", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
+                "record g1 running=true", "", "record g1 running=false,park a,ask 1", "", "",
+                "record g2 running=false,relaunch a g2 r0/2,launch c g2 r1/2", "running")),
         Arguments.of("a failure past the budget fails the job", 1, 1, 0,
             new String[] {"0 tick", "0 alloc a", "200 tick", "200 launched a", "300 exit a 3", "400 tick"},
-            List.of("ask 1", "", "launch a g1 r0/1", "", "", "", "failed")),
+            List.of("ask 1", "", "record g1 running=false,launch a g1 r0/1", "record g1 running=true", "", "",
+                "failed")),
         Arguments.of("preempted containers (-102) are lost, not failed", 1, 1, 0,
             new String[] {"0 tick", "0 alloc a", "200 tick", "200 launched a", "300 exit a -102", "400 tick"},
-            List.of("ask 1", "", "launch a g1 r0/1", "", "", "ask 1", "running")),
+            List.of("ask 1", "", "record g1 running=false,launch a g1 r0/1", "record g1 running=true", "",
+                "ask 1", "running")),
         Arguments.of("the first exit 0 finishes: asks cancelled, succeeded when all exit 0", 1, 3, 0,
             new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "200 launched b",
                 "300 exit a 0", "300 tick", "400 exit b 0", "400 tick"},
-            List.of("ask 3", "", "", "launch a g1 r0/2,launch b g1 r1/2", "", "", "cancel 1", "", "", "",
-                "succeeded")),
+            List.of("ask 3", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
+                "record g1 running=true", "cancel 1", "", "", "", "succeeded")),
         Arguments.of("a non-zero exit while finishing fails the job", 1, 2, 5,
             new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "200 launched b",
                 "300 exit a 0", "400 exit b 1", "400 tick"},
-            List.of("ask 2", "", "", "launch a g1 r0/2,launch b g1 r1/2", "", "", "", "", "", "failed")),
+            List.of("ask 2", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
+                "record g1 running=true", "", "", "", "failed")),
         Arguments.of("more than max: the surplus is released", 1, 1, 0,
             new String[] {"0 tick", "0 alloc a", "0 alloc b"},
             List.of("ask 1", "", "release b", "running")),
-        Arguments.of("recovered workers restart in a new generation", 2, 2, 0,
+        Arguments.of("recovered workers without a record restart in a new generation", 2, 2, 0,
             new String[] {"0 recover a", "0 recover b", "200 tick"},
-            List.of("", "", "relaunch a g1 r0/2,relaunch b g1 r1/2", "running")));
+            List.of("", "", "record g1 running=false,relaunch a g1 r0/2,relaunch b g1 r1/2", "running")));
+  }
+
+  /** The next attempt: adopting the previous attempt's running generation, or not. */
+  static Stream<Arguments> adoptionScripts() {
+    return Stream.of(
+        Arguments.of("exactly the recorded members came back: adopted as it runs, nothing restarted or recorded", 2,
+            2, new String[] {"0 resume g3 b,a running", "0 recover a", "0 recover b", "10 tick", "500 tick", "show"},
+            List.of("", "", "", "", "", "g3 b,a", "running")),
+        Arguments.of("members still missing: it waits (no generation, parking or asks), then adopts; then grows",
+            2, 3, new String[] {"0 resume g3 a,b running", "0 recover a", "10 tick", "60 tick", "70 recover b",
+                "80 tick", "show", "90 alloc c", "200 tick", "show"},
+            List.of("", "", "", "", "", "ask 1", "g3 a,b", "",
+                "record g4 running=false,relaunch a g4 r0/3,relaunch b g4 r1/3,launch c g4 r2/3", "g4 a,b,c",
+                "running")),
+        Arguments.of("a member missing at the end of the wait (the settle time): a new generation, numbers continue, "
+            + "survivors keep the recorded order", 1, 3,
+            new String[] {"0 resume g3 c,b,a running", "0 recover a", "0 recover b", "99 tick", "100 tick", "show"},
+            List.of("", "", "", "", "record g4 running=false,relaunch a g4 r1/2,relaunch b g4 r0/2,ask 1",
+                "g4 b,a", "running")),
+        Arguments.of("a container that is not a member came back: not adopted, every worker restarts", 1, 2,
+            new String[] {"0 resume g3 a running", "0 recover a", "0 recover x", "10 tick", "100 tick"},
+            List.of("", "", "", "", "record g4 running=false,relaunch a g4 r0/2,relaunch x g4 r1/2", "running")),
+        Arguments.of("a member came back on another host than recorded: not adopted", 1, 1,
+            new String[] {"0 resume g3 a running", "0 recover a h2", "100 tick"},
+            List.of("", "", "record g4 running=false,relaunch a g4 r0/1", "running")),
+        Arguments.of("a member ended during the wait: not adopted, without waiting out the rest", 1, 2,
+            new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "5 exit b 1", "10 tick",
+                "105 tick"},
+            List.of("", "", "", "", "ask 1", "record g4 running=false,relaunch a g4 r0/1", "running")),
+        Arguments.of("a generation recorded while starting (or signalled, or parked) is not adopted", 2, 2,
+            new String[] {"0 resume g3 a,b starting", "0 recover a", "0 recover b", "100 tick"},
+            List.of("", "", "", "record g4 running=false,relaunch a g4 r0/2,relaunch b g4 r1/2", "running")),
+        Arguments.of("an adopted generation is recorded not running before a member is signalled", 1, 2,
+            new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "10 tick", "20 preempt b"},
+            List.of("", "", "", "", "record g3 running=false,term b", "running")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -112,9 +199,15 @@ class WorkerGroupTest {
     assertThat(run(min, max, restarts, script)).as(what).isEqualTo(expected);
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("adoptionScripts")
+  void adoption(String what, int min, int max, String[] script, List<String> expected) {
+    assertThat(run(min, max, 3, script)).as(what).isEqualTo(expected);
+  }
+
   @Test
   void failureDiagnosticNamesTheWorkerAndTheBudget() {
-    WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, 0);
+    WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, ATTEMPT);
     g.tick(0);
     g.allocated("c1", "host1", 0);
     g.tick(200);
@@ -124,11 +217,95 @@ class WorkerGroupTest {
         .contains("--max-restarts=0");
   }
 
+  private static List<String> events(WorkerGroup g, String kind) {
+    return g.events().stream().filter(e -> e.kind().equals(kind)).map(WorkerGroup.ScalingEvent::detail).toList();
+  }
+
+  static Stream<Arguments> refusals() {
+    return Stream.of(
+        Arguments.of(new String[] {"0 resume g3 c,b,a running", "0 recover a", "100 tick"},
+            "2 of 3 members did not come back within 100 ms: c, b"),
+        Arguments.of(new String[] {"0 resume g3 a running", "0 recover a", "0 recover x", "10 tick"},
+            "x on h came back too but is not a member"),
+        Arguments.of(new String[] {"0 resume g3 a running", "0 recover a h2", "10 tick"},
+            "a came back on h2, recorded on h"),
+        Arguments.of(new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "5 exit b 1", "10 tick"},
+            "member b ended"),
+        Arguments.of(new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "5 preempt b", "10 tick"},
+            "b was DRAINING before the adoption"),
+        Arguments.of(new String[] {"0 resume g3 a,b starting"},
+            "its workers were being started, signalled or parked when that attempt ended"));
+  }
+
+  @ParameterizedTest(name = "not adopted: {1}")
+  @MethodSource("refusals")
+  @DisplayName("a refused adoption is a scaling event that says why")
+  void refusalIsAnEvent(String[] script, String why) {
+    WorkerGroup g = new WorkerGroup(1, 3, GRACE, SETTLE, 3, 0, ATTEMPT);
+    play(g, script);
+    assertThat(events(g, "not-adopted")).containsExactly("generation 3 from attempt 1 not adopted: " + why);
+    assertThat(events(g, "adopted")).isEmpty();
+  }
+
   @Test
+  @DisplayName("an adoption is a scaling event naming the generation, the attempt that started it and its master")
+  void adoptionIsAnEvent() {
+    WorkerGroup g = new WorkerGroup(2, 2, GRACE, SETTLE, 0, 0, ATTEMPT);
+    g.resume(recordOf(3, List.of("a", "b"), true), 0);
+    g.recovered("a", "h", 0);
+    g.recovered("b", "h", 0);
+    g.tick(10);
+    assertThat(events(g, "adopted")).containsExactly("adopted generation 3 from attempt 1: 2 workers, master h:23003");
+    assertThat(g.workers()).allSatisfy(w -> assertThat(w.generation()).isEqualTo(3));
+  }
+
+  @Test
+  @DisplayName("records name the attempt that started the generation: this one's, or the adopted one's")
+  void recordsNameTheStartingAttempt() {
+    WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, ATTEMPT);
+    g.allocated("a", "h", 0);
+    WorkerAction first = g.tick(200).get(0);
+    assertThat(first).isInstanceOfSatisfying(WorkerAction.Record.class,
+        r -> assertThat(r.record().attempt()).isEqualTo(ATTEMPT));
+
+    WorkerGroup next = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, 3);
+    next.resume(recordOf(5, List.of("a"), true), 0);
+    next.recovered("a", "h", 0);
+    next.tick(10);
+    assertThat(next.preempted(Set.of("a"), 20).get(0)).isInstanceOfSatisfying(WorkerAction.Record.class,
+        r -> assertThat(r.record()).isEqualTo(recordOf(5, List.of("a"), false)));
+  }
+
+  @Test
+  @DisplayName("generation numbers continue from the previous attempt's record, adopted or not")
   void generationNumbersContinueFromAnEarlierAttempt() {
-    WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, 7);
+    WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, ATTEMPT);
+    g.resume(recordOf(7, List.of("gone"), false), 0);
     g.recovered("a", "h", 0);
     g.tick(200);
     assertThat(g.current().number()).isEqualTo(8);
+  }
+
+  @Test
+  @DisplayName("an unreadable record is an event; the workers restart in a generation numbered from 1")
+  void unreadableRecord() {
+    WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, ATTEMPT);
+    g.recordUnreadable("generation record /s/generation.json is not valid: not JSON", 0);
+    g.recovered("a", "h", 0);
+    g.tick(200);
+    assertThat(g.current().number()).isEqualTo(1);
+    assertThat(events(g, "not-adopted")).containsExactly(
+        "generation record /s/generation.json is not valid: not JSON; the workers restart in a new generation");
+  }
+
+  @Test
+  @DisplayName("a group resumes once, before its first generation")
+  void resumesOnce() {
+    WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, ATTEMPT);
+    g.resume(recordOf(2, List.of("a"), false), 0);
+    assertThatThrownBy(() -> g.resume(recordOf(2, List.of("a"), false), 0))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, 0))
+        .hasMessage("attempt must be >= 1, was 0");
   }
 }

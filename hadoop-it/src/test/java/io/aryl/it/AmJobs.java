@@ -1,5 +1,7 @@
 package io.aryl.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aryl.am.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -41,6 +43,23 @@ final class AmJobs {
   static String recordEnvThenSleep(Path envDir) {
     return "env | sort > " + envDir + "/g${ARYL_GENERATION}-r${RANK}.env.tmp && mv " + envDir
         + "/g${ARYL_GENERATION}-r${RANK}.env.tmp " + envDir + "/g${ARYL_GENERATION}-r${RANK}.env; exec sleep 600";
+  }
+
+  /**
+   * Like {@link #recordEnvThenSleep}, after appending "CONTAINER_ID ARYL_GENERATION" to the file {@code starts}: one
+   * line per worker process ever started.
+   */
+  static String recordStartAndEnvThenSleep(Path envDir, Path starts) {
+    return "echo \"$CONTAINER_ID $ARYL_GENERATION\" >> " + starts + "; " + recordEnvThenSleep(envDir);
+  }
+
+  /** The lines of a file; none while it does not exist. */
+  static List<String> lines(Path file) {
+    try {
+      return Files.exists(file) ? Files.readAllLines(file) : List.of();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Every recorded worker environment, by file name (g<gen>-r<rank>.env). */
@@ -144,6 +163,27 @@ final class AmJobs {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** The job's AM status JSON through the RM web proxy, parsed; null while it cannot be fetched. */
+  static JsonNode status(ArylMiniCluster cluster, ApplicationId id) {
+    String json = statusJson(cluster, id);
+    try {
+      return json.isEmpty() ? null : new ObjectMapper().readTree(json);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** The details of the status's scaling events of one kind, in order. */
+  static List<String> eventDetails(JsonNode status, String kind) {
+    List<String> out = new ArrayList<>();
+    status.path("events").forEach(e -> {
+      if (e.path("kind").asText().equals(kind)) {
+        out.add(e.path("detail").asText());
+      }
+    });
+    return out;
   }
 
   /** The job's AM status JSON through the RM web proxy, or "" while it cannot be fetched. */

@@ -2,13 +2,19 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.am.AmKeys;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
@@ -122,30 +128,108 @@ class ElasticAmIT {
     }
   }
 
-  @Test
-  @DisplayName("when the AM attempt fails, the next attempt keeps the running workers and restarts them")
-  void amRestartKeepsWorkers() throws Exception {
-    YarnConfiguration conf = AmJobs.conf(dir.toFile());
-    Path envs = Files.createDirectories(dir.resolve("envs"));
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("am-restart", conf, 0, 1)) {
-      ApplicationId id = submit(new YarnConfiguration(cluster.conf()), envs, 2, 2).applicationId();
-      cluster.awaitShowingStatus("a generation of 2 workers", () -> AmJobs.generationOfSize(envs, 2) > 0);
-      int first = AmJobs.generationOfSize(envs, 2);
-      Set<String> before = containers(AmJobs.generation(envs, first));
-      ApplicationAttemptId attempt1 = cluster.client().getApplicationReport(id).getCurrentApplicationAttemptId();
-      cluster.client().failApplicationAttempt(attempt1);
-      cluster.awaitShowingStatus("attempt 2 runs", () -> {
-        try {
-          return cluster.client().getApplicationReport(id).getCurrentApplicationAttemptId().getAttemptId() == 2;
-        } catch (Exception e) {
-          return false;
+  /** Container id to rank of each worker the status shows running in generation {@code generation}. */
+  private static Map<String, String> runningRanks(JsonNode status, int generation) {
+    Map<String, String> out = new TreeMap<>();
+    if (status != null) {
+      status.path("workers").forEach(w -> {
+        if (w.path("state").asText().equals("RUNNING") && w.path("generation").asInt() == generation) {
+          out.put(w.path("container").asText(), w.path("rank").asText());
         }
       });
-      cluster.awaitShowingStatus("attempt 2 restarts the workers in a new generation",
-          () -> AmJobs.generationOfSize(envs, 2) > first);
-      int second = AmJobs.generationOfSize(envs, 2);
-      assertThat(containers(AmJobs.generation(envs, second))).as("the same containers").isEqualTo(before);
-      assertThat(before).allMatch(c -> c.contains("_01_"), "workers of attempt 1");
+    }
+    return out;
+  }
+
+  private static Map<String, String> ranks(List<Map<String, String>> envs) {
+    return envs.stream().collect(Collectors.toMap(e -> e.get("CONTAINER_ID"), e -> e.get("RANK"), (a, b) -> a,
+        TreeMap::new));
+  }
+
+  /** Fails the job's current AM attempt (the RM kills the ElasticAppMaster) and waits for attempt 2's first status. */
+  private static JsonNode failAttemptOne(ArylMiniCluster cluster, ApplicationId id) throws Exception {
+    ApplicationAttemptId attempt1 = cluster.client().getApplicationReport(id).getCurrentApplicationAttemptId();
+    assertThat(attempt1.getAttemptId()).isEqualTo(1);
+    cluster.client().failApplicationAttempt(attempt1);
+    cluster.awaitShowingStatus("attempt 2 runs a generation", () -> {
+      JsonNode s = AmJobs.status(cluster, id);
+      return s != null && s.path("attempt").asInt() == 2 && s.path("generation").asInt() > 0;
+    });
+    return AmJobs.status(cluster, id);
+  }
+
+  /** Submits a job of 2 workers that record each start in {@code starts} and their environment in {@code envs}. */
+  private static ApplicationId submitTwoRecordingStarts(ArylMiniCluster cluster, Path envs, Path starts)
+      throws Exception {
+    AmJobs.Result r = AmJobs.client(new YarnConfiguration(cluster.conf()), "submit", "--name", "adopt",
+        "--min-workers", "2", "--max-workers", "2", "--gpus", "2", "--memory-mb", "256", "--predicted-runtime-s",
+        "600", "--am-memory-mb", "256", "--", AmJobs.recordStartAndEnvThenSleep(envs, starts));
+    assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(0);
+    return r.applicationId();
+  }
+
+  @Test
+  @DisplayName("when the AM attempt fails, the next attempt adopts the running generation: same ranks, no worker"
+      + " restarted")
+  void amRestartAdoptsTheRunningGeneration() throws Exception {
+    YarnConfiguration conf = AmJobs.conf(dir.toFile());
+    Path envs = Files.createDirectories(dir.resolve("envs"));
+    Path starts = dir.resolve("starts");
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("am-adopt", conf, 0, 1)) {
+      ApplicationId id = submitTwoRecordingStarts(cluster, envs, starts);
+      cluster.awaitShowingStatus("a generation of 2 workers", () -> AmJobs.generationOfSize(envs, 2) > 0);
+      int first = AmJobs.generationOfSize(envs, 2);
+      Map<String, String> ranks = ranks(AmJobs.generation(envs, first));
+      cluster.awaitShowingStatus("attempt 1 shows both workers running generation " + first,
+          () -> runningRanks(AmJobs.status(cluster, id), first).size() == 2);
+
+      JsonNode status = failAttemptOne(cluster, id);
+      assertThat(status.path("attempt").asInt()).isEqualTo(2);
+      assertThat(status.path("generation").asInt()).as("attempt 2's generation").isEqualTo(first);
+      assertThat(AmJobs.eventDetails(status, "adopted")).singleElement().asString()
+          .startsWith("adopted generation " + first + " from attempt 1");
+      assertThat(runningRanks(status, first)).as("the workers attempt 2 shows, with their ranks").isEqualTo(ranks);
+
+      // Six settle periods: ample time for the new generation that must not come.
+      Thread.sleep(2000);
+      assertThat(AmJobs.lines(starts)).as("worker starts").hasSize(2);
+      assertThat(AmJobs.envs(envs).keySet()).as("recorded environments").allMatch(f -> f.startsWith("g" + first + "-"));
+      assertThat(AmJobs.status(cluster, id).path("generation").asInt()).isEqualTo(first);
+      assertThat(ranks.keySet()).allMatch(c -> c.contains("_01_"), "workers of attempt 1");
+      assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
+      cluster.client().killApplication(id);
+    }
+  }
+
+  @Test
+  @DisplayName("an unreadable generation record is not guessed from: the next attempt says so and restarts the"
+      + " workers in a new generation")
+  void amRestartWithAnUnreadableRecordRestartsTheWorkers() throws Exception {
+    YarnConfiguration conf = AmJobs.conf(dir.toFile());
+    Path envs = Files.createDirectories(dir.resolve("envs"));
+    Path starts = dir.resolve("starts");
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("am-bad-record", conf, 0, 1)) {
+      ApplicationId id = submitTwoRecordingStarts(cluster, envs, starts);
+      cluster.awaitShowingStatus("a generation of 2 workers", () -> AmJobs.generationOfSize(envs, 2) > 0);
+      int first = AmJobs.generationOfSize(envs, 2);
+      cluster.awaitShowingStatus("attempt 1 shows both workers running generation " + first,
+          () -> runningRanks(AmJobs.status(cluster, id), first).size() == 2);
+      String recordName = id + "/" + AmKeys.GENERATION_RECORD_FILE;
+      org.apache.hadoop.fs.Path record = new org.apache.hadoop.fs.Path(conf.get("aryl.am.staging-dir"), recordName);
+      FileSystem local = FileSystem.getLocal(conf);
+      assertThat(local.exists(record)).as("attempt 1 wrote " + record).isTrue();
+      try (FSDataOutputStream out = local.create(record, true)) {
+        out.write("{\"format\": 1, \"generation\": ".getBytes(StandardCharsets.UTF_8));
+      }
+
+      JsonNode status = failAttemptOne(cluster, id);
+      assertThat(AmJobs.eventDetails(status, "adopted")).isEmpty();
+      assertThat(AmJobs.eventDetails(status, "not-adopted")).singleElement().asString()
+          .contains(recordName + " is not valid: not JSON").endsWith("the workers restart in a new generation");
+      cluster.awaitShowingStatus("both workers started a second time", () -> AmJobs.lines(starts).size() == 4);
+      assertThat(AmJobs.lines(starts).stream().map(l -> l.split(" ")[0]).collect(Collectors.groupingBy(c -> c,
+          Collectors.counting()))).as("starts per container").hasSize(2).allSatisfy((c, n) -> assertThat(n)
+          .isEqualTo(2));
       assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
       cluster.client().killApplication(id);
     }
