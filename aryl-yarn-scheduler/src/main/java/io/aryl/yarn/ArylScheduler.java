@@ -208,11 +208,19 @@ public class ArylScheduler extends CapacityScheduler {
     }
     try {
       ElasticShape.fromTags(app.getApplicationTags()).ifPresent(shape -> {
-        checkShapeFits(shape);
+        if (!event.getIsAppRecovering()) {
+          checkShapeFits(shape);
+        }
         apps.register(id.toString(), shape, app.getSubmitTime());
       });
       return true;
     } catch (IllegalArgumentException e) {
+      if (event.getIsAppRecovering()) {
+        // Accepted once and running now: a restart never rejects it. Scheduled as a plain application instead.
+        LOG.warn("Aryl: recovered application {} has an elastic shape this version refuses ({}); it is scheduled"
+            + " as a plain application", id, e.getMessage());
+        return true;
+      }
       LOG.info("Aryl rejected {}: {}", id, e.getMessage());
       getRMContext().getDispatcher().getEventHandler().handle(
           new RMAppEvent(id, RMAppEventType.APP_REJECTED, e.getMessage()));
