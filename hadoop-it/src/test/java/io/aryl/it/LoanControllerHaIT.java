@@ -53,8 +53,8 @@ class LoanControllerHaIT {
     }
 
     @Override
-    public List<SchedulerReclaim> reclaims() throws IOException {
-      return pools.reclaims();
+    public SchedulerView scheduler() throws IOException {
+      return pools.scheduler();
     }
   }
 

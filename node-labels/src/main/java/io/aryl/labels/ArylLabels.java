@@ -124,13 +124,20 @@ public final class ArylLabels {
         System.err.println("aryl-labels run: set " + LabelsConf.ZK_CONNECT.key() + " (or hadoop.zk.address)");
         return 2;
       }
-      String schedulerUrl = YarnPools.schedulerUrl(c);
+      ActiveRmWebApp web;
+      try {
+        web = ActiveRmWebApp.of(c);
+      } catch (IllegalArgumentException e) {
+        System.err.println("aryl-labels run: " + e.getMessage());
+        return 2;
+      }
       CuratorFramework zk = CuratorFrameworkFactory.builder().connectString(s.zkConnect())
           .sessionTimeoutMs(s.zkSessionTimeoutMs()).connectionTimeoutMs(s.zkConnectionTimeoutMs())
           .retryPolicy(new ExponentialBackoffRetry(500, 10, 10_000)).build();
       zk.start();
-      try (YarnPools pools = new YarnPools(c, schedulerUrl)) {
-        LoanController controller = new LoanController(zk, s.controllerConfig(), demandSources(s, schedulerUrl),
+      // One view of which RM is active, shared by the pools and the yarn-queue demand source.
+      try (YarnPools pools = new YarnPools(c, web)) {
+        LoanController controller = new LoanController(zk, s.controllerConfig(), demandSources(s, web),
             pools, System::currentTimeMillis);
         StatusServer status = s.httpPort() < 0 ? null : new StatusServer(controller, s.httpHost(), s.httpPort());
         CountDownLatch stop = new CountDownLatch(1);
@@ -158,7 +165,7 @@ public final class ArylLabels {
       }
     }
 
-    static List<DemandSource> demandSources(LabelsSettings s, String schedulerUrl) throws Exception {
+    static List<DemandSource> demandSources(LabelsSettings s, ActiveRmWebApp web) throws Exception {
       List<DemandSource> out = new ArrayList<>();
       for (String name : s.demandSources()) {
         switch (name) {
@@ -166,7 +173,7 @@ public final class ArylLabels {
               s.replayTimeScale(), s.replayStartS(), s.replayRateScale(), System::currentTimeMillis));
           case "http" -> out.add(new HttpDemand(URI.create(s.httpUrl()), s.httpPointer(),
               Duration.ofMillis(s.httpTimeoutMs())));
-          case "yarn-queue" -> out.add(new YarnQueueDemand(schedulerUrl, s.queuePath(), s.inferenceLabel(),
+          case "yarn-queue" -> out.add(new YarnQueueDemand(web, s.queuePath(), s.inferenceLabel(),
               s.gpusPerServer(), s.policy()));
           default -> throw new IllegalArgumentException("unknown demand source " + name);
         }

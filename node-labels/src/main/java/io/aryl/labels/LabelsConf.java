@@ -43,6 +43,10 @@ public enum LabelsConf {
       "At most this many nodes are loaned in one decision."),
   RECLAIM_DEADLINE_MS("aryl.labels.reclaim.deadline-ms", "120000",
       "Deadline given to the scheduler for a reclaim, in milliseconds from the request."),
+  RECLAIM_UNKNOWN_GRACE_MS("aryl.labels.reclaim.unknown-grace-ms", "60000",
+      "A node being reclaimed goes back on loan (to be asked for anew) only once the scheduler, reachable and not"
+          + " recovering, has not listed its reclaim for this many milliseconds without a break, and never before the"
+          + " reclaim's deadline."),
   DEMAND_SOURCES("aryl.labels.demand.sources", "yarn-queue",
       "Comma-separated demand sources, the largest demand wins: replay, http, yarn-queue."),
   REPLAY_FILE("aryl.labels.demand.replay.file", "",
@@ -66,7 +70,10 @@ public enum LabelsConf {
   GPUS_PER_SERVER("aryl.labels.demand.yarn.gpus-per-server", "8",
       "GPUs of one inference server: the yarn-queue source counts ceil((used + pending GPUs) / this) servers busy."),
   SCHEDULER_URL("aryl.labels.scheduler.url", "",
-      "Base URL of the ResourceManager web app (http://host:port); empty: from yarn.resourcemanager.webapp.address."),
+      "Base URL of the ResourceManager web app (http://host:port), or a comma-separated list of candidates of which"
+          + " the active one is used; empty: yarn.resourcemanager.webapp.address, or with HA"
+          + " yarn.resourcemanager.webapp.address.ID for each ID of yarn.resourcemanager.ha.rm-ids (the https"
+          + " addresses under yarn.http.policy=HTTPS_ONLY)."),
   HTTP_PORT("aryl.labels.http.port", "8099",
       "Port of the controller's own status endpoint (GET /status, JSON); 0: any free port; -1: none."),
   HTTP_HOST("aryl.labels.http.host", "0.0.0.0",

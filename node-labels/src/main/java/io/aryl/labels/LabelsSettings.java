@@ -14,10 +14,10 @@ import org.apache.hadoop.conf.Configuration;
  */
 public record LabelsSettings(String inferenceLabel, String trainingLabel, String zkConnect, String zkRoot,
     int zkSessionTimeoutMs, int zkConnectionTimeoutMs, String instanceId, long intervalMs, LoanPolicy policy,
-    long loanHoldMs, long loanCooldownMs, int loanMaxStep, long reclaimDeadlineMs, List<String> demandSources,
-    String replayFile, String replayModel, double replayTimeScale, double replayStartS, double replayRateScale,
-    String httpUrl, String httpPointer, long httpTimeoutMs, String queuePath, int gpusPerServer, String httpHost,
-    int httpPort) {
+    long loanHoldMs, long loanCooldownMs, int loanMaxStep, long reclaimDeadlineMs, long reclaimUnknownGraceMs,
+    List<String> demandSources, String replayFile, String replayModel, double replayTimeScale, double replayStartS,
+    double replayRateScale, String httpUrl, String httpPointer, long httpTimeoutMs, String queuePath,
+    int gpusPerServer, String httpHost, int httpPort) {
 
   public static LabelsSettings from(Configuration conf) {
     for (Map.Entry<String, String> e : conf) {
@@ -54,7 +54,8 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
         zk, str(conf, LabelsConf.ZK_ROOT), integer(conf, LabelsConf.ZK_SESSION_TIMEOUT_MS, 1),
         integer(conf, LabelsConf.ZK_CONNECTION_TIMEOUT_MS, 1), id, lng(conf, LabelsConf.INTERVAL_MS, 1), policy,
         lng(conf, LabelsConf.LOAN_HOLD_MS, 0), lng(conf, LabelsConf.LOAN_COOLDOWN_MS, 0),
-        integer(conf, LabelsConf.LOAN_MAX_STEP, 1), lng(conf, LabelsConf.RECLAIM_DEADLINE_MS, 1), List.copyOf(sources),
+        integer(conf, LabelsConf.LOAN_MAX_STEP, 1), lng(conf, LabelsConf.RECLAIM_DEADLINE_MS, 1),
+        lng(conf, LabelsConf.RECLAIM_UNKNOWN_GRACE_MS, 0), List.copyOf(sources),
         str(conf, LabelsConf.REPLAY_FILE), str(conf, LabelsConf.REPLAY_MODEL), dbl(conf, LabelsConf.REPLAY_TIME_SCALE),
         dbl(conf, LabelsConf.REPLAY_START_S), dbl(conf, LabelsConf.REPLAY_RATE_SCALE), str(conf, LabelsConf.HTTP_URL),
         str(conf, LabelsConf.HTTP_POINTER), lng(conf, LabelsConf.HTTP_TIMEOUT_MS, 1), str(conf, LabelsConf.QUEUE_PATH),
@@ -70,6 +71,10 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
     if (sources.contains("http") && s.httpUrl.isEmpty()) {
       throw new IllegalArgumentException(LabelsConf.HTTP_URL.key() + " must name a URL for the http source");
     }
+    String schedulerUrl = str(conf, LabelsConf.SCHEDULER_URL);
+    if (!schedulerUrl.isEmpty()) {
+      ActiveRmWebApp.parseCandidates(LabelsConf.SCHEDULER_URL.key(), schedulerUrl);
+    }
     return s;
   }
 
@@ -80,7 +85,7 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
 
   public LoanController.Config controllerConfig() {
     return new LoanController.Config(instanceId, inferenceLabel, trainingLabel, zkRoot, intervalMs, reclaimDeadlineMs,
-        deciderSettings());
+        reclaimUnknownGraceMs, deciderSettings());
   }
 
   private static String defaultInstanceId() {

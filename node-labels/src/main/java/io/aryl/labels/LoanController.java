@@ -14,11 +14,14 @@ import io.aryl.labels.LoanLedger.Write;
 import io.aryl.labels.Pools.PoolNode;
 import io.aryl.labels.Pools.ReclaimRefusedException;
 import io.aryl.labels.Pools.SchedulerReclaim;
+import io.aryl.labels.Pools.SchedulerView;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,6 +49,12 @@ import org.slf4j.LoggerFactory;
  * resumes what its predecessor left: nodes being reclaimed stay RECLAIMING until the scheduler relabels them, and a
  * reclaim request whose answer was never recorded is found among the scheduler's reclaims and adopted.
  *
+ * <p>The scheduler may restart or fail over to another ResourceManager, and a new scheduler knows little at first.
+ * While it is unreachable or {@linkplain SchedulerView#recovering recovering}, nothing is loaned or reclaimed; a
+ * RECLAIMING node goes back to LOANED only once a reachable, settled scheduler has not listed its reclaim for
+ * {@code reclaimUnknownGraceMs} without a break, and never before the reclaim's deadline. A reclaim the scheduler
+ * refuses is asked for again after a {@link ReclaimBackoff}.
+ *
  * <p>Lifecycle: {@link #start()} once, {@link #close()} once. The Curator client is the caller's.
  */
 public final class LoanController implements AutoCloseable, ConnectionStateListener {
@@ -63,10 +72,12 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
    * @param zkRoot ZooKeeper path of the latch, epoch and ledger
    * @param intervalMs milliseconds between decisions
    * @param reclaimDeadlineMs deadline of a reclaim, from the request
+   * @param reclaimUnknownGraceMs how long a settled scheduler must not have listed a reclaim, without a break, before
+   *     its nodes count as on loan again (and never before its deadline)
    * @param decider the decision's settings
    */
   public record Config(String instanceId, String inferenceLabel, String trainingLabel, String zkRoot, long intervalMs,
-      long reclaimDeadlineMs, LoanDecider.Settings decider) {
+      long reclaimDeadlineMs, long reclaimUnknownGraceMs, LoanDecider.Settings decider) {
     public Config {
       Checks.notBlank("instanceId", instanceId);
       Checks.notBlank("inferenceLabel", inferenceLabel);
@@ -81,9 +92,28 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
       if (reclaimDeadlineMs <= 0) {
         throw new IllegalArgumentException("reclaimDeadlineMs must be > 0, was " + reclaimDeadlineMs);
       }
+      if (reclaimUnknownGraceMs < 0) {
+        throw new IllegalArgumentException("reclaimUnknownGraceMs must be >= 0, was " + reclaimUnknownGraceMs);
+      }
       Checks.notNull("decider", decider);
     }
+
+    /** With the default grace of {@code aryl.labels.reclaim.unknown-grace-ms}. */
+    public Config(String instanceId, String inferenceLabel, String trainingLabel, String zkRoot, long intervalMs,
+        long reclaimDeadlineMs, LoanDecider.Settings decider) {
+      this(instanceId, inferenceLabel, trainingLabel, zkRoot, intervalMs, reclaimDeadlineMs,
+          Long.parseLong(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.defaultValue()), decider);
+    }
   }
+
+  /** An error as the status shows it, with when it happened (epoch ms); kept until a newer one replaces it. */
+  private record ErrorNote(String message, long atMs) {}
+
+  /** Since when a settled scheduler has not listed reclaim {@code reclaimId} of a RECLAIMING node. */
+  private record Unlisted(long reclaimId, long sinceMs) {}
+
+  /** The scheduler as the last decision found it. */
+  private record SchedulerSeen(long atMs, boolean reachable, boolean recovering, String address) {}
 
   /** Thrown inside a decision when this instance must stop acting before its next side effect. */
   private static final class NotActingException extends Exception {
@@ -113,12 +143,20 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
   private volatile long lastDecisionMs;
   private volatile List<LoanEntry> lastLedger = List.of();
   private volatile ReclaimIntent lastIntent;
-  private volatile String lastError = "";
+  private volatile ErrorNote lastError;
   private volatile long lastTickMs;
+  private volatile SchedulerSeen schedulerSeen;
+  /** Why the last decision could not be taken ("" when it could): logged when it changes, not every tick. */
+  private String lastUnsettled = "";
+  /** RECLAIMING nodes whose reclaim the scheduler does not list, by node: leader memory, like {@link #memory}. */
+  private volatile Map<String, Unlisted> unlisted = Map.of();
+  private volatile ReclaimBackoff backoff = ReclaimBackoff.NONE;
+  private volatile long reportedMs;
   private final AtomicLong ticks = new AtomicLong();
   private final AtomicLong nodesLoaned = new AtomicLong();
   private final AtomicLong reclaimsRequested = new AtomicLong();
   private final AtomicLong reclaimsAdopted = new AtomicLong();
+  private final AtomicLong reclaimsRefused = new AtomicLong();
   private final AtomicLong nodesReturned = new AtomicLong();
   private final AtomicLong fencedWrites = new AtomicLong();
   private final AtomicLong epochsClaimed = new AtomicLong();
@@ -225,6 +263,11 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     return reclaimsAdopted.get();
   }
 
+  /** Reclaims the scheduler refused, since start. */
+  public long reclaimsRefused() {
+    return reclaimsRefused.get();
+  }
+
   public long fencedWrites() {
     return fencedWrites.get();
   }
@@ -249,6 +292,15 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     out.put("lastTickMs", lastTickMs);
     out.put("ticks", ticks.get());
     out.put("demand", lastDemand);
+    SchedulerSeen seen = schedulerSeen;
+    if (seen != null) {
+      Map<String, Object> sm = new LinkedHashMap<>();
+      sm.put("atMs", seen.atMs());
+      sm.put("reachable", seen.reachable());
+      sm.put("recovering", seen.recovering());
+      sm.put("address", seen.address());
+      out.put("scheduler", sm);
+    }
     Decision d = lastDecision;
     if (d != null) {
       Map<String, Object> dm = new LinkedHashMap<>();
@@ -264,6 +316,7 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     for (LoanState s : LoanState.values()) {
       counts.put(s.name(), 0);
     }
+    Map<String, Unlisted> unlistedNow = unlisted;
     for (LoanEntry e : lastLedger) {
       counts.merge(e.state().name(), 1, Integer::sum);
       Map<String, Object> m = new LinkedHashMap<>();
@@ -275,21 +328,39 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
       if (e.state() == LoanState.RECLAIMING) {
         m.put("reclaimId", e.reclaimId());
         m.put("deadlineMs", e.deadlineMs());
+        Unlisted u = unlistedNow.get(e.node());
+        if (u != null && u.reclaimId() == e.reclaimId()) {
+          m.put("unlistedSinceMs", u.sinceMs());
+        }
       }
       entries.add(m);
     }
     out.put("counts", counts);
     out.put("ledger", entries);
     out.put("pendingReclaimRequest", lastIntent);
+    ReclaimBackoff b = backoff;
+    if (b.refusals() > 0) {
+      Map<String, Object> bm = new LinkedHashMap<>();
+      bm.put("refusals", b.refusals());
+      bm.put("lastRefusal", b.lastRefusal());
+      bm.put("nextAttemptMs", b.nextAttemptMs());
+      out.put("reclaimBackoff", bm);
+    } else {
+      out.put("reclaimBackoff", null);
+    }
     Map<String, Object> c = new LinkedHashMap<>();
     c.put("nodesLoaned", nodesLoaned.get());
     c.put("reclaimsRequested", reclaimsRequested.get());
     c.put("reclaimsAdopted", reclaimsAdopted.get());
+    c.put("reclaimsRefused", reclaimsRefused.get());
     c.put("nodesReturned", nodesReturned.get());
     c.put("fencedWrites", fencedWrites.get());
     c.put("epochsClaimed", epochsClaimed.get());
     out.put("counters", c);
-    out.put("lastError", lastError);
+    out.put("reportedToSchedulerMs", reportedMs);
+    ErrorNote err = lastError;
+    out.put("lastError", err == null ? null : err.message());
+    out.put("lastErrorMs", err == null ? null : err.atMs());
     return out;
   }
 
@@ -304,6 +375,7 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     if (client.getState() != CuratorFrameworkState.STARTED) {
       connected = false; // the client was closed under us: no events will come any more
     }
+    boolean led = false;
     try {
       if (!connected || !latch.hasLeadership()) {
         if (epoch != null) {
@@ -325,31 +397,43 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
         epoch = claimed;
         role = Role.LEADER;
         memory = Memory.NONE;
+        unlisted = Map.of();
+        backoff = ReclaimBackoff.NONE;
         epochsClaimed.incrementAndGet();
         LOG.info("loan controller {} leads with epoch {}", config.instanceId(), claimed.version());
       }
+      led = true;
       lead(epoch);
-      lastError = "";
-      reportToScheduler();
     } catch (FencedException e) {
       fencedWrites.incrementAndGet();
-      lastError = e.getMessage();
+      recordError(e.getMessage());
       LOG.warn("loan controller {}: {}; stops acting", config.instanceId(), e.getMessage());
       epoch = null;
       role = connected ? Role.STANDBY : Role.SUSPENDED;
     } catch (NotActingException e) {
-      lastError = e.getMessage();
+      recordError(e.getMessage());
       LOG.warn("loan controller {}: {}", config.instanceId(), e.getMessage());
     } catch (Exception e) {
-      lastError = e.toString();
+      recordError(e.toString());
       LOG.warn("loan controller {}: decision failed: {}", config.instanceId(), e.toString());
+    }
+    if (led && isActing()) {
+      reportToScheduler(); // every decision, so that a newly active scheduler hears from the leader at once
     }
   }
 
-  /** The leader shows its state in the scheduler's REST resource; a failure there never stops a decision. */
+  private void recordError(String message) {
+    lastError = new ErrorNote(message, clock.getAsLong());
+  }
+
+  /**
+   * The leader shows its state in the scheduler's REST resource (after a failover: the new active RM's); a failure
+   * there never stops a decision.
+   */
   private void reportToScheduler() {
     try {
       pools.reportStatus(status());
+      reportedMs = clock.getAsLong();
     } catch (Exception e) {
       LOG.debug("loan controller {}: status not shown in the scheduler: {}", config.instanceId(), e.toString());
     }
@@ -360,7 +444,7 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
       lastLedger = ledger.entries().values().stream().map(Versioned::value).toList();
       lastIntent = ledger.intent().map(Versioned::value).orElse(null);
     } catch (Exception e) {
-      lastError = "reading the ledger: " + e;
+      recordError("reading the ledger: " + e);
     }
   }
 
@@ -377,23 +461,55 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
 
   private void lead(Epoch e) throws Exception {
     long now = clock.getAsLong();
-    List<PoolNode> nodes = pools.nodes();
+    List<PoolNode> nodes;
+    try {
+      nodes = pools.nodes();
+    } catch (IOException ex) {
+      String why = "the ResourceManager is unreachable: " + ex.getMessage();
+      recordError(why);
+      noDecision(now, Double.NaN, why);
+      return;
+    }
     Map<String, PoolNode> byName = new HashMap<>();
     nodes.forEach(n -> byName.put(n.name(), n));
-    List<SchedulerReclaim> reclaims = null;
+
+    // 0. The scheduler's word: what it does not list means something only when it is reachable and not recovering.
+    SchedulerView view = null;
+    String unsettled = "";
+    try {
+      view = pools.scheduler();
+      if (view.recovering()) {
+        unsettled = "the scheduler is recovering (NodeManagers re-registering after a restart or failover)";
+      }
+    } catch (IOException ex) {
+      unsettled = "the scheduler is unreachable: " + ex.getMessage();
+      recordError(unsettled);
+    }
+    schedulerSeen = new SchedulerSeen(now, view != null, view != null && view.recovering(), pools.schedulerAddress());
+    boolean settled = unsettled.isEmpty();
+    if (!unsettled.equals(lastUnsettled)) {
+      if (settled) {
+        LOG.info("loan controller {}: the scheduler is settled again: decisions resume", config.instanceId());
+      } else {
+        LOG.warn("loan controller {}: no decision while {}", config.instanceId(), unsettled);
+      }
+      lastUnsettled = unsettled;
+    }
 
     // 1. A reclaim request whose answer was never recorded: adopt the scheduler's reclaim, or forget the request.
+    // Without the scheduler's word it is neither; while the scheduler recovers it may be adopted, not forgotten.
     Optional<Versioned<ReclaimIntent>> intent = ledger.intent();
     Map<String, Versioned<LoanEntry>> entries = ledger.entries();
     boolean requestInTransit = false;
     if (intent.isPresent()) {
-      reclaims = pools.reclaims();
-      requestInTransit = !adoptIntent(e, intent.get(), entries, reclaims, now);
+      requestInTransit = view == null || !adoptIntent(e, intent.get(), entries, view.reclaims(), now, settled);
       entries = ledger.entries();
     }
 
-    // 2. The ledger follows the labels: labelled inference is home, labelled training is away.
+    // 2. The ledger follows the labels: labelled inference is home, labelled training is away. A RECLAIMING node goes
+    // back on loan only when a settled scheduler has not listed its reclaim for the grace, and after its deadline.
     List<Write> writes = new ArrayList<>();
+    Map<String, Unlisted> stillUnlisted = new HashMap<>();
     for (PoolNode n : nodes) {
       Versioned<LoanEntry> v = entries.get(n.name());
       LoanEntry entry = v == null ? null : v.value();
@@ -414,18 +530,25 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
         if (entry.state() == LoanState.HOME) {
           writes.add(new PutEntry(LoanEntry.loaned(n.name(), e.version(), now, "found labelled "
               + config.trainingLabel()), version));
-        } else if (entry.state() == LoanState.RECLAIMING) {
-          if (reclaims == null) {
-            reclaims = pools.reclaims();
-          }
+        } else if (entry.state() == LoanState.RECLAIMING && settled && !view.lists(entry.reclaimId(), n.name())) {
           long id = entry.reclaimId();
-          if (reclaims.stream().noneMatch(r -> r.id() == id && r.nodes().contains(n.name()))) {
-            writes.add(new PutEntry(LoanEntry.loaned(n.name(), e.version(), now, "reclaim " + id
-                + " is unknown to the scheduler: on loan again"), version));
+          Unlisted u = unlisted.get(n.name());
+          if (u == null || u.reclaimId() != id) {
+            u = new Unlisted(id, now);
+          }
+          if (onLoanAgain(u, entry, now)) {
+            String why = "reclaim " + id + " unknown to the scheduler for " + (now - u.sinceMs()) + " ms, past its"
+                + " deadline: on loan again";
+            writes.add(new PutEntry(LoanEntry.loaned(n.name(), e.version(), now, why), version));
+            LOG.info("loan controller {}: {}: {}", config.instanceId(), n.name(), why);
+          } else {
+            stillUnlisted.put(n.name(), u);
           }
         }
       }
     }
+    // A node listed again, not seen, or seen while the scheduler was not settled starts its period afresh.
+    unlisted = Map.copyOf(stillUnlisted);
     if (!writes.isEmpty()) {
       commit(e, writes);
       entries = ledger.entries();
@@ -453,7 +576,11 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     dm.put("sources", seen);
     lastDemand = dm;
 
-    // 4. Decide.
+    // 4. Decide, only on the word of a settled scheduler.
+    if (!settled) {
+      noDecision(now, rate, unsettled);
+      return;
+    }
     int owned = 0;
     int loaned = 0;
     int reclaiming = 0;
@@ -480,6 +607,12 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
       d = new Decision(0, 0, d.needed(), "waiting for the scheduler's answer to an earlier reclaim request",
           d.memory());
     }
+    ReclaimBackoff b = backoff;
+    if (d.reclaim() > 0 && !b.allows(now)) {
+      d = new Decision(0, 0, d.needed(), String.format("%s; held: the scheduler refused %d time(s) in a row (%s),"
+          + " next attempt at %d (in %d ms)", d.reason(), b.refusals(), b.lastRefusal(), b.nextAttemptMs(),
+          b.nextAttemptMs() - now), d.memory());
+    }
     lastDecision = d;
     lastDecisionMs = now;
     memory = d.memory();
@@ -504,7 +637,7 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
         LOG.info("loan controller {} (epoch {}): loaned {}: {}", config.instanceId(), e.version(), node, reason);
       } catch (Exception ex) {
         // Not relabelled: the next reconciliation brings the entry home again (labelled inference).
-        lastError = "loaning " + node + ": " + ex.getMessage();
+        recordError("loaning " + node + ": " + ex.getMessage());
         LOG.warn("loan controller {}: relabelling {} failed: {}", config.instanceId(), node, ex.toString());
         return;
       }
@@ -521,11 +654,17 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     try {
       answer = pools.requestReclaim(count, deadline);
     } catch (ReclaimRefusedException ex) {
-      lastError = "reclaim of " + count + " refused: " + ex.getMessage();
-      LOG.warn("loan controller {}: {}", config.instanceId(), lastError);
+      reclaimsRefused.incrementAndGet();
+      String refusal = Objects.toString(ex.getMessage(), "no reason given");
+      backoff = backoff.refused(now, config.intervalMs(), refusal);
+      String why = "reclaim of " + count + " refused (" + backoff.refusals() + " in a row): " + refusal
+          + "; next attempt in " + (backoff.nextAttemptMs() - now) + " ms";
+      recordError(why);
+      LOG.warn("loan controller {}: {}", config.instanceId(), why);
       commit(e, List.of(new DeleteIntent(0)));
       return;
     }
+    backoff = ReclaimBackoff.NONE;
     reclaimsRequested.incrementAndGet();
     LOG.info("loan controller {} (epoch {}): reclaim {} of {} node(s) {} by {}: {}", config.instanceId(), e.version(),
         answer.id(), count, answer.nodes(), deadline, reason);
@@ -545,9 +684,29 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     return writes;
   }
 
-  /** @return false while the request may still reach the scheduler (nothing adopted or forgotten yet) */
+  /** True when a RECLAIMING node the scheduler does not list counts as on loan again. */
+  private boolean onLoanAgain(Unlisted u, LoanEntry entry, long now) {
+    return now - u.sinceMs() >= config.reclaimUnknownGraceMs() && now > entry.deadlineMs();
+  }
+
+  /**
+   * No loan and no reclaim now, and why. The loan hold starts afresh: demand was not judged while no decision was
+   * taken, so it has not allowed a loan without a break. The last reclaim (the cooldown) stays.
+   */
+  private void noDecision(long now, double rate, String why) {
+    int needed = Double.isNaN(rate) ? -1 : decider.settings().policy().serversNeeded(rate);
+    memory = new Memory(-1, memory.lastReclaimMs());
+    lastDecision = new Decision(0, 0, needed, "no decision: " + why, memory);
+    lastDecisionMs = now;
+  }
+
+  /**
+   * @param mayForget false while the scheduler recovers: a request it does not list yet may still be among what it
+   *     recovers
+   * @return false while the request may still reach the scheduler (nothing adopted or forgotten yet)
+   */
   private boolean adoptIntent(Epoch e, Versioned<ReclaimIntent> intent, Map<String, Versioned<LoanEntry>> entries,
-      List<SchedulerReclaim> reclaims, long now) throws Exception {
+      List<SchedulerReclaim> reclaims, long now, boolean mayForget) throws Exception {
     ReclaimIntent i = intent.value();
     // The scheduler's reclaim that answered it: asked after the request was written, known to no ledger entry.
     Optional<SchedulerReclaim> match = reclaims.stream()
@@ -563,7 +722,7 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
           config.instanceId(), e.version(), r.id(), r.nodes(), i.epoch());
       return true;
     }
-    if (now - i.requestedMs() < INTENT_IN_TRANSIT_MS) {
+    if (!mayForget || now - i.requestedMs() < INTENT_IN_TRANSIT_MS) {
       return false;
     }
     commit(e, List.of(new DeleteIntent(intent.version())));

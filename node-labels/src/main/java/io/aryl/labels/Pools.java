@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** What the loan controller needs from YARN: the nodes and their labels, relabelling, and the scheduler's reclaims. */
+/**
+ * What the loan controller needs from YARN: the nodes and their labels, relabelling, and the scheduler's view of its
+ * reclaims.
+ */
 public interface Pools {
   /** The running nodes, their labels and how many containers each runs. */
   List<PoolNode> nodes() throws IOException;
@@ -25,8 +28,31 @@ public interface Pools {
   /** Shows the controller's state in the scheduler's Aryl REST resource; a pool that cannot show it ignores it. */
   default void reportStatus(Map<String, Object> status) throws IOException {}
 
-  /** The scheduler's reclaims, in flight and recently done. */
-  List<SchedulerReclaim> reclaims() throws IOException;
+  /** The scheduler's reclaims, in flight and recently done, and whether it is recovering. */
+  SchedulerView scheduler() throws IOException;
+
+  /** Where the scheduler was last reached (the active ResourceManager's web app), for the status; "" if unknown. */
+  default String schedulerAddress() {
+    return "";
+  }
+
+  /**
+   * What the scheduler knows now.
+   *
+   * @param reclaims its reclaims, in flight and recently done
+   * @param recovering true while a newly active scheduler waits for the NodeManagers to re-register after a restart
+   *     or failover: what it does not list then, it may simply not know yet
+   */
+  record SchedulerView(List<SchedulerReclaim> reclaims, boolean recovering) {
+    public SchedulerView {
+      reclaims = List.copyOf(Checks.notNull("reclaims", reclaims));
+    }
+
+    /** True when reclaim {@code id} is listed with {@code node} among its nodes. */
+    public boolean lists(long id, String node) {
+      return reclaims.stream().anyMatch(r -> r.id() == id && r.nodes().contains(node));
+    }
+  }
 
   /** A node as YARN reports it. */
   record PoolNode(String name, Set<String> labels, int containers) {

@@ -4,32 +4,35 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aryl.core.loan.LoanPolicy;
 import io.aryl.core.model.Checks;
+import io.aryl.labels.ActiveRmWebApp.Answer;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 
 /**
  * Demand from the inference queue itself: the GPUs it uses and asks for on the inference label
  * ({@code /ws/v1/cluster/scheduler}, per-partition usage: the queue metrics read 0 for labelled queues), as
  * {@code ceil((used + pending) / gpusPerServer)} busy servers, given to the decision as the rate those servers serve
- * (the largest rate whose need under the policy is exactly that many servers).
+ * (the largest rate whose need under the policy is exactly that many servers). It reads the active ResourceManager
+ * ({@link ActiveRmWebApp}): a standby's scheduler knows no queue usage.
  */
 public final class YarnQueueDemand implements DemandSource {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String GPU = "yarn.io/gpu";
+  private static final String SCHEDULER = "/ws/v1/cluster/scheduler";
 
-  private final URI url;
+  private final ActiveRmWebApp web;
   private final String queuePath;
   private final String label;
   private final int gpusPerServer;
   private final LoanPolicy policy;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+  /** @param schedulerUrl the RM web app's base URL, or a comma-separated list of candidates */
   public YarnQueueDemand(String schedulerUrl, String queuePath, String label, int gpusPerServer, LoanPolicy policy) {
-    this.url = URI.create(Checks.notBlank("schedulerUrl", schedulerUrl).replaceAll("/$", "") + "/ws/v1/cluster/scheduler");
+    this(ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("schedulerUrl", Checks.notBlank("schedulerUrl",
+        schedulerUrl))), queuePath, label, gpusPerServer, policy);
+  }
+
+  public YarnQueueDemand(ActiveRmWebApp web, String queuePath, String label, int gpusPerServer, LoanPolicy policy) {
+    this.web = Checks.notNull("web", web);
     this.queuePath = Checks.notBlank("queuePath", queuePath);
     this.label = Checks.notBlank("label", label);
     this.gpusPerServer = Checks.positive("gpusPerServer", gpusPerServer);
@@ -38,25 +41,18 @@ public final class YarnQueueDemand implements DemandSource {
 
   @Override
   public double rate() throws IOException {
-    HttpResponse<String> r;
-    try {
-      r = http.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10)).header("Accept", "application/json")
-          .GET().build(), HttpResponse.BodyHandlers.ofString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted reading " + url, e);
+    Answer a = web.get(SCHEDULER);
+    if (a.status() != 200) {
+      throw new IOException(a.rm() + SCHEDULER + " answered " + a.status());
     }
-    if (r.statusCode() != 200) {
-      throw new IOException(url + " answered " + r.statusCode());
-    }
-    return rateOfServers(busyServers(JSON.readTree(r.body())));
+    return rateOfServers(busyServers(JSON.readTree(a.body())));
   }
 
   /** Servers the queue's used and pending GPUs on the label fill, from a {@code /ws/v1/cluster/scheduler} answer. */
   public int busyServers(JsonNode schedulerInfo) throws IOException {
     JsonNode queue = findQueue(schedulerInfo);
     if (queue == null) {
-      throw new IOException("queue " + queuePath + " is not in " + url);
+      throw new IOException("queue " + queuePath + " is not in " + SCHEDULER);
     }
     long gpus = 0;
     for (JsonNode p : queue.path("resources").path("resourceUsagesByPartition")) {

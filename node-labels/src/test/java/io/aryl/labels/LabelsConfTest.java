@@ -22,6 +22,20 @@ class LabelsConfTest {
     LabelsSettings s = LabelsSettings.from(new Configuration(false));
     assertThat(s.policy().serversNeeded(100)).isEqualTo(2); // 100 * 1.2 / 100
     assertThat(s.controllerConfig().intervalMs()).isEqualTo(5000);
+    assertThat(s.controllerConfig().reclaimUnknownGraceMs()).isEqualTo(60_000);
+  }
+
+  @Test
+  void readsTheReclaimGraceAndRefusesABadOneNamingKeyAndValue() {
+    Configuration c = new Configuration(false);
+    c.set(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.key(), "15000");
+    assertThat(LabelsSettings.from(c).controllerConfig().reclaimUnknownGraceMs()).isEqualTo(15_000);
+    for (String bad : new String[] {"-1", "a minute"}) {
+      Configuration d = new Configuration(false);
+      d.set(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.key(), bad);
+      assertThatThrownBy(() -> LabelsSettings.from(d)).hasMessageContaining(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.key())
+          .hasMessageContaining(bad);
+    }
   }
 
   @Test
