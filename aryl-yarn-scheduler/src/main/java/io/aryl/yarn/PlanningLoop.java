@@ -5,17 +5,13 @@ import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
 import io.aryl.core.predict.HistoryPredictor;
 import io.aryl.core.reclaim.ReclaimCostModel;
-import io.aryl.yarn.Drains.Drain;
-import io.aryl.yarn.Drains.Reason;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.reclaim.ReclaimTracker;
 import io.aryl.yarn.round.AppView;
-import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.JobProgress;
 import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
-import io.aryl.yarn.round.ShrinkChooser;
 import io.aryl.yarn.round.SnapshotTranslator;
 import io.aryl.yarn.state.CorruptStateException;
 import io.aryl.yarn.state.DurableState;
@@ -33,18 +29,14 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.NodeId;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The rounds: every interval, read the ResourceManager, plan with aryl-core, publish the promises the allocation path
- * enforces, start shrinks, and move reclaims forward ({@link ReclaimExecutor}). Whatever a round decides is stored
+ * enforces, take workers back ({@link DrainExecutor}), and move reclaims forward ({@link ReclaimExecutor}). Whatever a round decides is stored
  * ({@link DurableState}) before it reaches the cluster; after the scheduler becomes active, {@link RecoveryGate} holds
  * every action back until the cluster has come back. One thread; reclaim requests from the web join it under the same
  * lock.
@@ -65,10 +57,9 @@ final class PlanningLoop implements AutoCloseable {
   private final Drains drains = new Drains();
   private final JobProgressMeter progress = new JobProgressMeter();
   private final ReclaimExecutor executor;
+  private final DrainExecutor drainer;
   private final RecoveryGate recovery;
   private final HistoryPredictor history = new HistoryPredictor();
-  /** Since when each job has held fewer workers than its minimum, with nothing planned to complete it. */
-  private final Map<String, Long> partialSince = new HashMap<>();
   private final long originMs;
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "aryl-planning-loop");
@@ -110,6 +101,7 @@ final class PlanningLoop implements AutoCloseable {
     ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
         settings.policy().rescaleOverheadS());
     this.executor = new ReclaimExecutor(scheduler, settings, apps, metrics, reclaims, drains, progress, costs);
+    this.drainer = new DrainExecutor(scheduler, settings, apps, metrics, drains, executor::stillReturning);
 
     restore(Section.OWNERS, owners::restore);
     restore(Section.RECLAIMS, reclaims::restore);
@@ -194,7 +186,7 @@ final class PlanningLoop implements AutoCloseable {
   void applicationFinished(String appId, boolean succeeded) {
     synchronized (this) {
       JobProgress p = progress.remove(appId);
-      partialSince.remove(appId);
+      drainer.jobFinished(appId);
       if (succeeded && p != null && settings.predictor() == ArylSettings.Predictor.HISTORY) {
         apps.get(appId).ifPresent(a -> history.observe(a.shape.kind(), p.attainedBaseS()));
       }
@@ -254,25 +246,11 @@ final class PlanningLoop implements AutoCloseable {
       lastPlan = plan;
       lastInput = input;
 
-      Map<String, String> nodeOf = nodeOfContainer(nodes);
-      for (ContainerView c : ShrinkChooser.choose(input, plan)) {
-        if (drains.add(new Drain(c.id(), c.appId(), nodeOf.get(c.id()), now + settings.shrinkGraceMs(), Reason.SHRINK,
-            0))) {
-          metrics.containersShrunk.incr();
-          metrics.gpuSecondsLost.incr(Math.round(c.gpus() * settings.policy().rescaleOverheadS()));
-        }
-      }
-      for (ContainerView c : partialGangsPastGrace(input, now)) {
-        if (drains.add(new Drain(c.id(), c.appId(), nodeOf.get(c.id()), now + settings.shrinkGraceMs(), Reason.ORPHAN,
-            0))) {
-          metrics.containersShrunk.incr();
-          metrics.gpuSecondsLost.incr(Math.round(c.gpus() * settings.policy().rescaleOverheadS()));
-        }
-      }
+      drainer.drainWhatThePlanTakes(input, plan, nodes, now);
       executor.advance(nodes, input.state(), now);
       commit(now);
       fenced = reclaims.fencedNodes();
-      kill(input, nodes, now);
+      drainer.killDue(input, nodes, book, now);
       updateLoanMetrics(nodes);
       lastRoundLatencyMs = (System.nanoTime() - t0) / 1e6;
       metrics.planningRound.add((System.nanoTime() - t0) / 1_000_000);
@@ -312,13 +290,7 @@ final class PlanningLoop implements AutoCloseable {
       state.save(Section.JOBS, progress.toRecord());
       progress.saved(now);
     }
-    for (Drain d : drains.announce()) {
-      RMContainer rc = scheduler.getRMContainer(ContainerId.fromString(d.container()));
-      if (rc != null) {
-        scheduler.getRMContext().getDispatcher().getEventHandler().handle(new ContainerPreemptEvent(
-            rc.getApplicationAttemptId(), rc, SchedulerEventType.MARK_CONTAINER_FOR_PREEMPTION));
-      }
-    }
+    drainer.announceStored();
   }
 
   /** Stores newly learnt inference nodes; callers rely on them only once stored. */
@@ -330,68 +302,6 @@ final class PlanningLoop implements AutoCloseable {
         owners.saved(s);
       }
     }
-  }
-
-  /** Kills drained containers whose grace is over, if the reason they were asked for still holds. */
-  private void kill(RoundInput input, List<NodeView> nodes, long now) {
-    for (Drain d : drains.due(now)) {
-      String why = stillNeeded(d, input, nodes);
-      if (why != null) {
-        LOG.info("Aryl drain of {} ({} of {}) cancelled: {}", d.container(), d.reason(), d.app(), why);
-        drains.cancel(d.container());
-        continue;
-      }
-      RMContainer rc = scheduler.getRMContainer(ContainerId.fromString(d.container()));
-      if (rc != null) {
-        scheduler.getRMContext().getDispatcher().getEventHandler().handle(new ContainerPreemptEvent(
-            rc.getApplicationAttemptId(), rc, SchedulerEventType.MARK_CONTAINER_FOR_KILLABLE));
-      }
-    }
-  }
-
-  /** Null when the drain's reason still holds; else why it no longer does. */
-  private String stillNeeded(Drain d, RoundInput input, List<NodeView> nodes) {
-    return switch (d.reason()) {
-      case RECLAIM -> executor.stillReturning(d) ? null : "its node is no longer being returned";
-      case SHRINK -> book.target(d.app()).workersOn(d.node()) > liveWorkers(input, d.app(), d.node())
-          ? "the plan wants the worker again" : null;
-      case ORPHAN -> allWorkers(nodes, d.app()) >= apps.get(d.app()).map(a -> a.shape.minWorkers()).orElse(0)
-          ? "its job holds its minimum again" : null;
-    };
-  }
-
-  private static int liveWorkers(RoundInput input, String app, String node) {
-    return input.workers().getOrDefault(app, Map.of()).getOrDefault(node, List.of()).size();
-  }
-
-  private static int allWorkers(List<NodeView> nodes, String app) {
-    int n = 0;
-    for (NodeView v : nodes) {
-      for (ContainerView c : v.containers()) {
-        if (c.appId().equals(app) && !c.amContainer()) {
-          n++;
-        }
-      }
-    }
-    return n;
-  }
-
-  /**
-   * Workers of gangs below their minimum that nothing completes, once that has lasted the grace: a NodeManager that
-   * re-registers late, or a worker being replaced, brings the gang back whole before then.
-   */
-  private List<ContainerView> partialGangsPastGrace(RoundInput input, long now) {
-    Map<String, List<ContainerView>> byJob = new TreeMap<>();
-    input.orphans().forEach(c -> byJob.computeIfAbsent(c.appId(), a -> new java.util.ArrayList<>()).add(c));
-    partialSince.keySet().retainAll(byJob.keySet());
-    List<ContainerView> out = new java.util.ArrayList<>();
-    byJob.forEach((job, cs) -> {
-      long since = partialSince.computeIfAbsent(job, j -> now);
-      if (now - since >= settings.partialGangGraceMs()) {
-        out.addAll(cs);
-      }
-    });
-    return out;
   }
 
   private void depose(StoreFencedException e) {
@@ -453,12 +363,6 @@ final class PlanningLoop implements AutoCloseable {
     Set<String> ids = new HashSet<>();
     nodes.forEach(n -> n.containers().forEach(c -> ids.add(c.id())));
     return ids;
-  }
-
-  private static Map<String, String> nodeOfContainer(List<NodeView> nodes) {
-    Map<String, String> out = new HashMap<>();
-    nodes.forEach(n -> n.containers().forEach(c -> out.put(c.id(), n.id())));
-    return out;
   }
 
   // ---------------------------------------------------------------------------------------------------------------
