@@ -49,7 +49,8 @@ final class LoanRig implements AutoCloseable {
   }
 
   YarnPools pools() throws Exception {
-    YarnPools p = new YarnPools(cluster.conf(), cluster.webAddress());
+    // Every RM's web app, as candidates: the controller follows the active one across a failover.
+    YarnPools p = new YarnPools(cluster.conf(), String.join(",", cluster.webAddresses()));
     open.add(p);
     return p;
   }
@@ -106,7 +107,8 @@ final class LoanRig implements AutoCloseable {
 
   /**
    * Samples the inference nodes' partitions every few milliseconds: each must be in exactly one pool at every moment
-   * (never neither), and never in the inference partition with a container on it.
+   * (never neither), and never in the inference partition with a container on it. Across a restart or failover, the
+   * moments without an active ResourceManager, or before a node re-registered, show nothing and are skipped.
    */
   PoolWatch watch() {
     PoolWatch w = new PoolWatch();
@@ -126,6 +128,9 @@ final class LoanRig implements AutoCloseable {
         while (running.get()) {
           for (int i = 0; i < inference; i++) {
             String p = cluster.partitionOf(i);
+            if (p == null && cluster.recovering()) {
+              continue; // no active ResourceManager, or the node not re-registered yet: nothing to see
+            }
             if (!"inference".equals(p) && !"training".equals(p)) {
               violations.add(cluster.nodeName(i) + " in neither pool: " + p);
             } else if ("inference".equals(p) && cluster.containersOn(i) > 0) {

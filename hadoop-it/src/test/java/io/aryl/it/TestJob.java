@@ -31,6 +31,8 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationAttemptState;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.ClientRMProxy;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
+import org.apache.hadoop.yarn.client.api.NMClient;
+import org.apache.hadoop.yarn.client.api.NMTokenCache;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
@@ -39,6 +41,11 @@ import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
  * A training job driven from the test: an unmanaged ApplicationMaster that registers with the real RM, asks for its
  * workers (1 vcore, 128 MB, G GPUs each) and heartbeats on its own thread. It holds what it is given and, when
  * {@code cooperative}, gives workers back as soon as a PreemptionMessage names them.
+ *
+ * <p>On a cluster that recovers across ResourceManager restarts ({@link ArylMiniCluster#recovering}) it also launches
+ * each worker (a {@code sleep}) on its NodeManager: a restarted or new RM learns of a container only from the
+ * NodeManager running it, and an allocated container nobody launched is not running anywhere. Elsewhere the workers
+ * are held unlaunched, which is all the scheduler sees.
  */
 public final class TestJob implements AutoCloseable {
   private final ArylMiniCluster cluster;
@@ -52,7 +59,14 @@ public final class TestJob implements AutoCloseable {
   /** Workers asked for and not yet received. */
   private final AtomicInteger outstanding = new AtomicInteger();
   private final AtomicBoolean running = new AtomicBoolean(true);
+  /** Every worker the job was given, in order. */
+  private final List<Container> received = new CopyOnWriteArrayList<>();
+  private final List<String> launchFailures = new CopyOnWriteArrayList<>();
+  /** This job's own NM tokens: the shared default cache keeps one token per node, whichever job it came from. */
+  private final NMTokenCache nmTokens = new NMTokenCache();
   private AMRMClient<AMRMClient.ContainerRequest> am;
+  /** Launches the workers; null when they are not launched. */
+  private NMClient nm;
   private UserGroupInformation ugi;
   private Thread heartbeat;
 
@@ -110,11 +124,19 @@ public final class TestJob implements AutoCloseable {
     ugi.addToken(token);
     am = ugi.doAs((PrivilegedExceptionAction<AMRMClient<AMRMClient.ContainerRequest>>) () -> {
       AMRMClient<AMRMClient.ContainerRequest> c = AMRMClient.createAMRMClient();
+      c.setNMTokenCache(nmTokens);
       c.init(new YarnConfiguration(cluster.conf()));
       c.start();
       c.registerApplicationMaster("localhost", 0, "");
       return c;
     });
+    if (cluster.recovering()) {
+      nm = NMClient.createNMClient();
+      nm.setNMTokenCache(nmTokens);
+      nm.init(new YarnConfiguration(cluster.conf()));
+      nm.cleanupRunningContainersOnStop(false); // the RM stops them with the application
+      nm.start();
+    }
     heartbeat = new Thread(this::loop, "am-" + appId);
     heartbeat.setDaemon(true);
     heartbeat.start();
@@ -155,7 +177,9 @@ public final class TestJob implements AutoCloseable {
             continue;
           }
           held.put(c.getId(), c);
+          received.add(c);
           am.removeContainerRequest(new AMRMClient.ContainerRequest(c.getResource(), null, null, c.getPriority()));
+          launch(c);
         }
         for (ContainerStatus s : r.getCompletedContainersStatuses()) {
           held.remove(s.getContainerId());
@@ -199,6 +223,18 @@ public final class TestJob implements AutoCloseable {
     }
   }
 
+  private void launch(Container c) {
+    if (nm == null) {
+      return;
+    }
+    try {
+      nm.startContainer(c, ContainerLaunchContext.newInstance(Map.of(), Map.of(), List.of("sleep 600"), null, null,
+          null));
+    } catch (Exception e) {
+      launchFailures.add(c.getId() + " on " + c.getNodeId() + ": " + e);
+    }
+  }
+
   public ApplicationId id() {
     return appId;
   }
@@ -213,6 +249,16 @@ public final class TestJob implements AutoCloseable {
     Map<String, Integer> out = new java.util.TreeMap<>();
     held.values().forEach(c -> out.merge(c.getNodeId().toString(), 1, Integer::sum));
     return out;
+  }
+
+  /** Every worker the job was given, in order, whatever became of it. */
+  public List<Container> received() {
+    return List.copyOf(received);
+  }
+
+  /** Workers that could not be launched on their NodeManager, with why. */
+  public List<String> launchFailures() {
+    return List.copyOf(launchFailures);
   }
 
   /** Every count of workers held seen after a heartbeat, in order. */
@@ -240,6 +286,9 @@ public final class TestJob implements AutoCloseable {
       am.stop();
       return null;
     });
+    if (nm != null) {
+      nm.stop();
+    }
   }
 
   @Override

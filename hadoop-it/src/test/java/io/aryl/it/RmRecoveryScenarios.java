@@ -1,0 +1,281 @@
+package io.aryl.it;
+
+import static io.aryl.it.ArylStatus.doneWithId;
+import static io.aryl.it.ArylStatus.graceMs;
+import static io.aryl.it.ArylStatus.node;
+import static io.aryl.it.ArylStatus.onLoan;
+import static io.aryl.it.ArylStatus.orNull;
+import static io.aryl.it.ArylStatus.reclaim;
+import static io.aryl.it.ArylStatus.roundMs;
+import static io.aryl.it.ArylStatus.texts;
+import static io.aryl.it.LoanRig.inState;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.labels.LoanController;
+import io.aryl.labels.LoanEntry;
+import io.aryl.labels.LoanState;
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What Aryl keeps when the ResourceManager goes away: which nodes inference owns, reclaims in flight with their fences
+ * and pending kills, and the jobs' workers while their nodes re-register. Each scenario runs once across a real
+ * restart ({@link RmRestartIT}) and once across a real failover to the standby ({@link RmFailoverIT}).
+ */
+abstract class RmRecoveryScenarios {
+  /** How long the new scheduler may take, once it runs, to show what it recovered. */
+  static final Duration RECOVERED = Duration.ofSeconds(15);
+
+  @TempDir Path dir;
+
+  /** The cluster configuration of the mode. */
+  abstract YarnConfiguration conf(File workDir);
+
+  /** Takes the active ResourceManager away and returns once another one runs: a restart or a failover. */
+  abstract void restartOrFailOver(ArylMiniCluster cluster) throws Exception;
+
+  /** "restart" or "failover", for messages. */
+  abstract String event();
+
+  // ---------------------------------------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName("a node on loan is still shown on loan afterwards, and a reclaim brings it home")
+  void aNodeOnLoanStaysOnLoan() throws Exception {
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("loan-survives", conf(dir.toFile()), 1, 1)) {
+      String loaned = cluster.nodeName(0);
+      cluster.label(0, "training"); // lent, as the loan controller lends
+      cluster.awaitShowingStatus(loaned + " shown owner=inference, loaned=true", () -> onLoan(cluster, loaned));
+
+      restartOrFailOver(cluster);
+
+      cluster.awaitShowingStatus(loaned + " still shown owner=inference, loaned=true after the " + event(), RECOVERED,
+          () -> onLoan(cluster, loaned));
+      awaitRecovered(cluster);
+      JsonNode r = reclaim(cluster, 1, 0);
+      assertThat(texts(r.get("nodes"))).containsExactly(loaned);
+      cluster.awaitShowingStatus(loaned + " back in the inference pool",
+          () -> "inference".equals(cluster.partitionOf(0)));
+    }
+  }
+
+  @Test
+  @DisplayName("a reclaim in flight resumes: its node stays fenced and takes no new worker, workers ignoring the"
+      + " PreemptionMessage are killed, the node comes home by the deadline, and the reclaim is recorded once under its"
+      + " id")
+  void aReclaimInFlightResumes() throws Exception {
+    YarnConfiguration conf = conf(dir.toFile());
+    conf.setLong("aryl.scheduler.shrink-grace-ms", 7000); // the drain outlasts the restart or failover
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("reclaim-resumes", conf, 1, 1);
+        TestJob e = TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 36000), 1, false)) {
+      String loaned = cluster.nodeName(0);
+      e.askWorkersAtOnce(8);
+      cluster.awaitShowingStatus("E holds 8 workers on training's own node", () -> e.workers() == 8);
+      cluster.label(0, "training");
+      cluster.awaitShowingStatus(loaned + " on loan", () -> onLoan(cluster, loaned));
+      e.askWorkersAtOnce(8);
+      cluster.awaitShowingStatus("E holds 8 more workers, on the loaned node",
+          () -> e.workers() == 16 && e.workersByNode().getOrDefault(loaned, 0) == 8);
+      Set<ContainerId> draining = idsOn(e.received(), loaned);
+      assertThat(e.launchFailures()).as("workers that could not be launched").isEmpty();
+
+      long deadline = System.currentTimeMillis() + 20_000;
+      JsonNode started = reclaim(cluster, 1, deadline);
+      long id = started.get("id").asLong();
+      assertThat(texts(started.get("nodes"))).containsExactly(loaned);
+      cluster.awaitShowingStatus("E told to give up its workers on " + loaned,
+          () -> e.preemptionNotices().containsAll(draining));
+
+      restartOrFailOver(cluster);
+
+      JsonNode after = cluster.status();
+      JsonNode shown = node(after, loaned);
+      assertThat(shown.path("fenced").asBoolean() || "inference".equals(shown.path("label").asText()))
+          .as("right after the %s, %s is still fenced (or already home); status %s", event(), loaned, after).isTrue();
+      e.askWorkers(8); // E asks again for the workers it is losing
+      long round = roundMs(conf);
+      cluster.awaitShowingStatus(loaned + " back in the inference pool by the deadline (plus 3 rounds)",
+          Duration.ofMillis(Math.max(1000, deadline - System.currentTimeMillis() + 3 * round)),
+          () -> "inference".equals(cluster.partitionOf(0)));
+      Thread.sleep(4 * round); // a few more rounds: nothing may land there
+
+      assertThat(idsOn(e.received(), loaned)).as("workers E was ever given on %s", loaned)
+          .containsExactlyInAnyOrderElementsOf(draining);
+      assertThat(statusesOf(e, draining)).as("E's workers on %s, which ignored the PreemptionMessage", loaned)
+          .hasSize(draining.size())
+          .allSatisfy(c -> assertThat(c.getExitStatus()).isEqualTo(ContainerExitStatus.PREEMPTED));
+      JsonNode s = cluster.status();
+      assertThat(s.get("reclaimsInFlight")).as("reclaims in flight; status %s", s).isEmpty();
+      assertThat(doneWithId(s, id)).as("reclaim %d among the finished ones; status %s", id, s).hasSize(1);
+      assertThat(s.get("reclaimsDone")).as("finished reclaims").hasSize(1);
+      JsonNode done = doneWithId(s, id).get(0);
+      assertThat(done.get("late").asBoolean()).as("late").isFalse();
+      assertThat(done.get("finishedMs").asLong()).as("finishedMs vs the deadline").isLessThanOrEqualTo(deadline);
+      assertThat(done.get("tookMs").asLong()).as("ms to the relabel: the workers had their grace")
+          .isGreaterThanOrEqualTo(graceMs(conf));
+
+      cluster.label(0, "training"); // lent again
+      cluster.awaitShowingStatus(loaned + " on loan again", () -> onLoan(cluster, loaned));
+      assertThat(reclaim(cluster, 1, 0).get("id").asLong()).as("id of a reclaim started after the " + event())
+          .isGreaterThan(id);
+    }
+  }
+
+  @Test
+  @DisplayName("a NodeManager re-registering later than the shrink grace destroys nothing: the job keeps every worker,"
+      + " is told of no preemption, and none of its containers completes")
+  void aLateNodeManagerLosesNothing() throws Exception {
+    YarnConfiguration conf = conf(dir.toFile());
+    long grace = graceMs(conf);
+    long delay = grace + 3000;
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("late-node", conf, 0, 2);
+        TestJob job = TestJob.submit(cluster, "j", "training", TestJob.shape(12, 16, 1, 36000), 1, false)) {
+      job.askWorkersAtOnce(16);
+      cluster.awaitShowingStatus("the job holds 16 workers", () -> job.workers() == 16);
+      assertThat(job.workersByNode()).isEqualTo(Map.of(cluster.nodeName(0), 8, cluster.nodeName(1), 8));
+      assertThat(job.launchFailures()).as("workers that could not be launched").isEmpty();
+      String late = cluster.nodeName(0);
+      cluster.delayRegistration(0, delay);
+
+      restartOrFailOver(cluster);
+
+      assertThat(cluster.registered(0)).as("%s re-registers %d ms late", late, delay).isFalse();
+      assertThat(cluster.scheduler().getNumClusterNodes()).as("nodes registered while %s is held back", late)
+          .isEqualTo(2);
+      JsonNode whileAway = orNull(cluster);
+      cluster.awaitShowingStatus(late + " re-registered", Duration.ofMillis(delay + 10_000),
+          () -> cluster.registered(0));
+      Thread.sleep(grace + 4 * roundMs(conf)); // a drain started at the return would have killed by now
+
+      assertThat(job.completed()).as("containers of the job that completed").isEmpty();
+      assertThat(job.preemptionNotices()).as("containers the job was told to give up").isEmpty();
+      assertThat(job.workers()).isEqualTo(16);
+      JsonNode recovery = whileAway == null ? null : whileAway.path("recovery");
+      assertThat(recovery).as("status while %s was away", late).isNotNull();
+      assertThat(recovery.path("recovering").asBoolean()).as("recovering, in %s", whileAway).isTrue();
+      assertThat(texts(recovery.path("waitingForNodes"))).as("nodes waited for, in %s", whileAway).contains(late);
+    }
+  }
+
+  @Test
+  @DisplayName("the loan controller carries on: a node being reclaimed stays RECLAIMING and comes home by its"
+      + " deadline, and a later reclaim goes through the new ResourceManager")
+  void theLoanControllerCarriesOn() throws Exception {
+    YarnConfiguration conf = conf(dir.toFile());
+    conf.setLong("aryl.scheduler.shrink-grace-ms", 7000); // the drain outlasts the restart or failover
+    try (LoanRig rig = new LoanRig(ArylMiniCluster.start("loan-controller", conf, 3, 1), 3)) {
+      ArylMiniCluster cluster = rig.cluster;
+      LoanController lc = rig.controller("a", rig.client(), rig.pools());
+      cluster.awaitShowingStatus("the controller leads with 3 nodes home",
+          () -> lc.isActing() && inState(lc, LoanState.HOME) == 3);
+      rig.rate.set(100.0);
+      cluster.awaitShowingStatus("2 nodes loaned", () -> rig.count("training") == 2
+          && inState(lc, LoanState.LOANED) == 2);
+      try (TestJob job = TestJob.submit(cluster, "t", "training", TestJob.shape(1, 24, 1, 36000), 1, false)) {
+        job.askWorkersAtOnce(24);
+        cluster.awaitShowingStatus("training fills its node and both loaned ones", () -> job.workers() == 24);
+        rig.rate.set(200.0);
+        cluster.awaitShowingStatus("one node RECLAIMING, one LOANED", () -> inState(lc, LoanState.RECLAIMING) == 1
+            && inState(lc, LoanState.LOANED) == 1);
+        LoanEntry reclaiming = lc.ledgerView().stream().filter(en -> en.state() == LoanState.RECLAIMING).findFirst()
+            .orElseThrow();
+        int index = rig.indexOf(reclaiming.node());
+
+        try (LedgerWatch watch = new LedgerWatch(lc, reclaiming.node())) {
+          restartOrFailOver(cluster);
+
+          long round = roundMs(conf);
+          cluster.awaitShowingStatus(reclaiming.node() + " relabelled inference by its deadline (plus 3 rounds), or on"
+                  + " loan again in the ledger",
+              Duration.ofMillis(Math.max(1000, reclaiming.deadlineMs() - System.currentTimeMillis() + 3 * round)),
+              () -> watch.sawLoaned() || "inference".equals(cluster.partitionOf(index)));
+          assertThat(watch.loaned()).as("ledger entries of %s, RECLAIMING before the %s, showing it LOANED",
+              reclaiming.node(), event()).isEmpty();
+          cluster.awaitShowingStatus(reclaiming.node() + " HOME in the ledger", () -> lc.ledgerView().stream()
+              .anyMatch(en -> en.node().equals(reclaiming.node()) && en.state() == LoanState.HOME));
+          assertThat(watch.loaned()).as("ledger entries of %s showing it LOANED", reclaiming.node()).isEmpty();
+        }
+
+        rig.rate.set(300.0);
+        cluster.awaitShowingStatus("the other loaned node reclaimed through the new ResourceManager",
+            () -> rig.count("inference") == 3 && inState(lc, LoanState.HOME) == 3);
+        JsonNode s = cluster.status();
+        assertThat(doneWithId(s, reclaiming.reclaimId())).as("the first reclaim, done; status %s", s).hasSize(1)
+            .allSatisfy(r -> assertThat(r.get("late").asBoolean()).as("late").isFalse());
+        assertThat(rig.ledgerMatchesLabels(lc)).as("ledger %s matches the labels", lc.ledgerView()).isTrue();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+
+  /** Waits until Aryl no longer reports itself recovering (it changes nothing, and takes no reclaim, until then). */
+  static void awaitRecovered(ArylMiniCluster cluster) throws InterruptedException {
+    cluster.awaitShowingStatus("Aryl recovered", RECOVERED, () -> {
+      JsonNode s = orNull(cluster);
+      return s != null && !s.path("recovery").path("recovering").asBoolean();
+    });
+  }
+
+  static Set<ContainerId> idsOn(List<Container> containers, String node) {
+    return containers.stream().filter(c -> c.getNodeId().toString().equals(node)).map(Container::getId)
+        .collect(Collectors.toSet());
+  }
+
+  static List<ContainerStatus> statusesOf(TestJob job, Set<ContainerId> ids) {
+    return job.completed().stream().filter(s -> ids.contains(s.getContainerId())).toList();
+  }
+
+  /** Samples a controller's ledger every few milliseconds and keeps each entry of the node that shows it LOANED. */
+  private static final class LedgerWatch implements AutoCloseable {
+    private final Set<LoanEntry> loaned = new CopyOnWriteArraySet<>();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final Thread thread;
+
+    LedgerWatch(LoanController lc, String node) {
+      thread = new Thread(() -> {
+        while (running.get()) {
+          lc.ledgerView().stream().filter(en -> en.node().equals(node) && en.state() == LoanState.LOANED)
+              .forEach(loaned::add);
+          try {
+            Thread.sleep(10);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "ledger-watch");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    boolean sawLoaned() {
+      return !loaned.isEmpty();
+    }
+
+    List<LoanEntry> loaned() {
+      return List.copyOf(loaned);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      thread.join(2000);
+    }
+  }
+}
