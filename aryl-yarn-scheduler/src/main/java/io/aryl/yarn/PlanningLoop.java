@@ -381,8 +381,7 @@ final class PlanningLoop implements AutoCloseable {
     }
     if (!recovery.isReady()) {
       throw new ArylUnavailableException("Aryl is recovering after the ResourceManager became active: waiting for "
-          + recovery.status().get("waitingForNodes") + " to re-register (at most " + settings.recoveryMaxWaitMs()
-          + " ms in all); ask again shortly");
+          + recovery.waitingFor() + "; ask again shortly");
     }
     long now = System.currentTimeMillis();
     List<NodeView> nodes = reader.nodes();
@@ -410,6 +409,7 @@ final class PlanningLoop implements AutoCloseable {
       LOG.warn("Aryl reclaim {}: drains not stored yet, the next round stores and announces them: {}", r.id(),
           e.toString());
     }
+    fenced = reclaims.fencedNodes(); // nodes the first step already returned (empty ones) are fenced no more
     return r;
   }
 
@@ -431,7 +431,8 @@ final class PlanningLoop implements AutoCloseable {
   // What the status report reads
 
   synchronized StatusReport.Inputs statusInputs() {
-    return new StatusReport.Inputs(rounds, lastRoundLatencyMs, reader.nodes(), owners::owns, fenced, apps.all(), book,
-        lastInput, lastPlan, reclaims.inFlight(), reclaims.finished(), drains.size(), recovery.status(), deposed);
+    return new StatusReport.Inputs(rounds, lastRoundLatencyMs, reader.nodes(), owners::owns, reclaims.fencedNodes(),
+        apps.all(), book, lastInput, lastPlan, reclaims.inFlight(), reclaims.finished(), drains.size(),
+        recovery.status(), deposed);
   }
 }

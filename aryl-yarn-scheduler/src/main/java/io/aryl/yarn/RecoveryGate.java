@@ -65,6 +65,14 @@ final class RecoveryGate {
     return readyMs < 0 ? -1 : readyMs - startMs;
   }
 
+  /** What recovery still waits for, in words. */
+  String waitingFor() {
+    Set<String> missing = waitingFor;
+    return missing.isEmpty()
+        ? "the ResourceManager's own recovery (yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms)"
+        : "node(s) " + missing + " to re-register (at most " + maxWaitMs + " ms in all)";
+  }
+
   /** How recovery ended, for the log. */
   String how() {
     return how;

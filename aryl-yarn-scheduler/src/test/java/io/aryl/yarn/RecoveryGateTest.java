@@ -40,12 +40,21 @@ class RecoveryGateTest {
   }
 
   @Test
+  @DisplayName("with every node back, it says it waits for the ResourceManager's own recovery")
+  void saysWhenItWaitsForTheResourceManager() {
+    RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, Set.of("a"), () -> false);
+    assertThat(gate.ready(Set.of("a"), START + 5)).isFalse();
+    assertThat(gate.waitingFor()).contains("scheduling-wait-ms");
+  }
+
+  @Test
   @DisplayName("once ready it stays ready, and reports how long it waited and for what")
   void staysReady() {
     AtomicBoolean rm = new AtomicBoolean(true);
     RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, Set.of("a", "b"), rm::get);
     assertThat(gate.ready(Set.of("a"), START + 5)).isFalse();
     assertThat(gate.status().get("waitingForNodes")).asList().containsExactly("b");
+    assertThat(gate.waitingFor()).startsWith("node(s) [b] to re-register");
     assertThat(gate.ready(Set.of("a", "b"), START + 2_500)).isTrue();
     rm.set(false);
     assertThat(gate.ready(Set.of(), START + 3_000)).isTrue();
