@@ -216,12 +216,25 @@ public final class ArylMiniCluster implements AutoCloseable {
     return conf;
   }
 
+  /** Ports the fixed RM addresses are taken from: below Linux's ephemeral range (32768-60999). */
+  private static final int FIXED_PORTS_FROM = 20_000;
+  private static final int FIXED_PORTS_TO = 32_000;
+  private static final java.util.Random PORTS = new java.util.Random();
+
+  /**
+   * A port free now for an RM address that must stay the same across restarts. Not an ephemeral one: while a stopped
+   * RM is down, any outgoing connection in the JVM may be given its old ephemeral port, and it could not come back.
+   */
   private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int port = FIXED_PORTS_FROM + PORTS.nextInt(FIXED_PORTS_TO - FIXED_PORTS_FROM);
+      try (ServerSocket s = new ServerSocket(port)) {
+        return s.getLocalPort();
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new UncheckedIOException(new IOException("no free port in " + FIXED_PORTS_FROM + "-" + FIXED_PORTS_TO));
   }
 
   /**
