@@ -1,6 +1,7 @@
 package io.aryl.am;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.core.job.JobShape;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -45,7 +46,8 @@ public record JobSpec(String name, String queue, int minWorkers, int maxWorkers,
     require(minWorkers >= 1, "--min-workers must be >= 1, was " + minWorkers);
     require(maxWorkers >= minWorkers,
         "--max-workers must be >= --min-workers (" + minWorkers + "), was " + maxWorkers);
-    require(maxWorkers <= 10_000, "--max-workers must be <= 10000, was " + maxWorkers);
+    require(maxWorkers <= JobShape.MAX_WORKERS_LIMIT,
+        "--max-workers must be <= " + JobShape.MAX_WORKERS_LIMIT + ", was " + maxWorkers);
     require(gpusPerWorker >= 1, "--gpus must be >= 1, was " + gpusPerWorker);
     require(memoryMb >= 1, "--memory-mb must be >= 1, was " + memoryMb);
     require(vcores >= 1, "--vcores must be >= 1, was " + vcores);
@@ -66,6 +68,11 @@ public record JobSpec(String name, String queue, int minWorkers, int maxWorkers,
     if (!ok) {
       throw new IllegalArgumentException(message);
     }
+  }
+
+  /** The job's shape as the scheduler reads it from the application tags (the job contract). */
+  public JobShape shape() {
+    return new JobShape(minWorkers, maxWorkers, gpusPerWorker, predictedRuntimeS, kind);
   }
 
   public JobSpec withStaging(List<StagedFile> staged, String dir) {

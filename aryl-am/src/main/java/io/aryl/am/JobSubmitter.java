@@ -27,9 +27,12 @@ import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.LocalResource;
 import org.apache.hadoop.yarn.api.records.LocalResourceType;
 import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
+import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.URL;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
@@ -40,6 +43,7 @@ import org.apache.hadoop.yarn.exceptions.YarnException;
 
 /** Submits Aryl jobs to the RM, follows them, lists and kills them. */
 public final class JobSubmitter implements AutoCloseable {
+  private static final String ROOT_QUEUE = "root";
   private static final Set<YarnApplicationState> DONE =
       EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
 
@@ -53,29 +57,89 @@ public final class JobSubmitter implements AutoCloseable {
     yarn.start();
   }
 
-  /** @throws IllegalArgumentException naming the queue when the RM does not know it */
-  public void checkQueue(String queue) throws IOException, YarnException {
-    QueueInfo info;
-    try {
-      info = yarn.getQueueInfo(queue);
-    } catch (YarnException | IOException e) {
-      info = null;
+  /**
+   * A new application id and the largest container the ResourceManager allocates: what a submission starts from.
+   * Nothing is submitted yet; an id left unused is simply never seen by the ResourceManager's application list.
+   */
+  public NewJob newJob() throws IOException, YarnException {
+    YarnClientApplication app = yarn.createApplication();
+    return new NewJob(app, gpus(app.getNewApplicationResponse().getMaximumResourceCapability()));
+  }
+
+  /** A created application, not submitted yet. */
+  public static final class NewJob {
+    private final YarnClientApplication app;
+    private final long maxContainerGpus;
+
+    private NewJob(YarnClientApplication app, long maxContainerGpus) {
+      this.app = app;
+      this.maxContainerGpus = maxContainerGpus;
     }
-    if (info == null) {
-      throw new IllegalArgumentException("--queue: unknown queue '" + queue + "'");
+
+    /** GPUs of the largest container; -1 when this client does not know the GPU resource type. */
+    public long maxContainerGpus() {
+      return maxContainerGpus;
     }
   }
 
-  /** Stages the job's files and submits its ApplicationMaster. */
+  /** What {@link SubmissionChecks} checks a job against: the queue tree and the running nodes. */
+  SubmissionChecks.ClusterFacts facts(NewJob job) throws IOException, YarnException {
+    List<QueueInfo> all = yarn.getAllQueues();
+    List<QueueCheck.Queue> queues = new ArrayList<>();
+    List<String> top = new ArrayList<>();
+    for (QueueInfo q : all) {
+      String path = pathOf(q);
+      if (path.startsWith(ROOT_QUEUE + ".") && path.indexOf('.', ROOT_QUEUE.length() + 1) < 0) {
+        top.add(path);
+      }
+      List<String> children = new ArrayList<>();
+      for (QueueInfo c : q.getChildQueues()) {
+        children.add(pathOf(c));
+      }
+      queues.add(new QueueCheck.Queue(path, children, q.getDefaultNodeLabelExpression()));
+    }
+    // getAllQueues lists root's descendants only; root is a parent queue, never a place for jobs.
+    queues.add(new QueueCheck.Queue(ROOT_QUEUE, top, ""));
+    List<GangFitCheck.Node> nodes = new ArrayList<>();
+    for (NodeReport n : yarn.getNodeReports(NodeState.RUNNING)) {
+      Set<String> labels = n.getNodeLabels();
+      nodes.add(new GangFitCheck.Node(labels == null || labels.isEmpty() ? "" : labels.iterator().next(),
+          Math.max(0, gpus(n.getCapability()))));
+    }
+    return new SubmissionChecks.ClusterFacts(queues, job.maxContainerGpus(), nodes);
+  }
+
+  private static String pathOf(QueueInfo q) {
+    String path = q.getQueuePath();
+    return path == null || path.isEmpty() ? q.getQueueName() : path;
+  }
+
+  /** {@code yarn.io/gpu} of a resource; -1 when this client does not know the GPU resource type. */
+  private static long gpus(Resource r) {
+    if (r != null) {
+      for (ResourceInformation ri : r.getResources()) {
+        if (AmKeys.GPU.equals(ri.getName())) {
+          return ri.getValue();
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** Stages the job's files and submits its ApplicationMaster under a new application id. */
   public ApplicationId submit(JobSpec spec, List<File> files) throws IOException, YarnException {
+    return submit(newJob(), spec, files);
+  }
+
+  /** Stages the job's files and submits its ApplicationMaster as {@code job}. */
+  public ApplicationId submit(NewJob job, JobSpec spec, List<File> files) throws IOException, YarnException {
     spec.validate();
     for (File f : files) {
       if (!f.isFile()) {
         throw new IllegalArgumentException("--file: no such file '" + f + "'");
       }
     }
-    YarnClientApplication app = yarn.createApplication();
-    ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
+    ApplicationSubmissionContext ctx = job.app.getApplicationSubmissionContext();
     ApplicationId id = ctx.getApplicationId();
 
     FileSystem fs = FileSystem.get(conf);
@@ -124,7 +188,7 @@ public final class JobSubmitter implements AutoCloseable {
     ctx.setApplicationName(spec.name());
     ctx.setQueue(spec.queue());
     ctx.setApplicationType(AmKeys.APPLICATION_TYPE);
-    ctx.setApplicationTags(JobTags.of(spec));
+    ctx.setApplicationTags(spec.shape().toTags());
     ctx.setKeepContainersAcrossApplicationAttempts(true);
     ctx.setMaxAppAttempts(spec.amAttempts());
     Resource amResource = Resource.newInstance(spec.amMemoryMb(), 1);

@@ -1,5 +1,6 @@
 package io.aryl.am;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -8,15 +9,21 @@ import org.apache.hadoop.util.GenericOptionsParser;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /**
  * The client: {@code yarn jar aryl-am-<version>.jar [-D key=value]... submit|status|list|kill ...} (the jar's
- * Main-Class). Exit status: 0 done, 1 job failed (with --wait) or an error, 2 bad arguments (nothing submitted).
+ * Main-Class). Exit status: 0 done, 1 job failed (with --wait) or an error, 2 bad arguments (nothing submitted): a
+ * malformed option, or a job the cluster cannot run ({@link SubmissionChecks}), or an application id that names none.
  */
 @Command(name = "aryl-am", mixinStandardHelpOptions = true, version = "aryl-am",
     description = "Elastic training jobs on YARN with the Aryl scheduler.",
@@ -49,6 +56,7 @@ public final class Main implements Callable<Integer> {
     CommandLine cli = new CommandLine(new Main(c, out));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
+    cli.setExecutionExceptionHandler(Main::reportRefusal);
     return cli.execute(rest);
   }
 
@@ -63,11 +71,18 @@ public final class Main implements Callable<Integer> {
     @ParentCommand Main main;
 
     @Parameters(paramLabel = "APPLICATION_ID") String id;
+    @Spec CommandSpec commandSpec;
 
     @Override
     public Integer call() throws Exception {
+      ApplicationId appId = applicationId(commandSpec, id);
       try (JobSubmitter s = new JobSubmitter(main.conf())) {
-        ApplicationReport r = s.report(ApplicationId.fromString(id));
+        ApplicationReport r;
+        try {
+          r = s.report(appId);
+        } catch (ApplicationNotFoundException e) {
+          throw new ParameterException(commandSpec.commandLine(), ApplicationIdArgument.unknown("status", appId));
+        }
         PrintStream o = main.out();
         o.println("application: " + r.getApplicationId());
         o.println("name:        " + r.getName());
@@ -106,14 +121,44 @@ public final class Main implements Callable<Integer> {
     @ParentCommand Main main;
 
     @Parameters(paramLabel = "APPLICATION_ID") String id;
+    @Spec CommandSpec commandSpec;
 
     @Override
     public Integer call() throws Exception {
+      ApplicationId appId = applicationId(commandSpec, id);
       try (JobSubmitter s = new JobSubmitter(main.conf())) {
-        s.kill(ApplicationId.fromString(id));
-        main.out().println("killed " + id);
+        try {
+          s.kill(appId);
+        } catch (ApplicationNotFoundException e) {
+          throw new ParameterException(commandSpec.commandLine(), ApplicationIdArgument.unknown("kill", appId));
+        }
+        main.out().println("killed " + appId);
         return 0;
       }
     }
+  }
+
+  /** The APPLICATION_ID argument of a command; a malformed one is a usage error (exit 2). */
+  private static ApplicationId applicationId(CommandSpec command, String text) {
+    try {
+      return ApplicationIdArgument.parse(command.name(), text);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(command.commandLine(), e.getMessage());
+    }
+  }
+
+  /**
+   * What the ResourceManager or a file system refused (a queue's ACL, a connection that failed for good, ...) is told
+   * in its own words with exit status 1; a stack trace would only bury them. Anything else is a defect in the client
+   * and keeps its stack trace.
+   */
+  private static int reportRefusal(Exception e, CommandLine cli, CommandLine.ParseResult parsed) throws Exception {
+    if (!(e instanceof YarnException) && !(e instanceof IOException)) {
+      throw e;
+    }
+    String message = String.valueOf(e.getMessage());
+    int nl = message.indexOf('\n');
+    cli.getErr().println(cli.getCommandName() + ": " + (nl < 0 ? message : message.substring(0, nl)));
+    return 1;
   }
 }

@@ -14,7 +14,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
-/** {@code submit}: builds a {@link JobSpec} from the options, refuses a bad one, submits it, optionally waits. */
+/**
+ * {@code submit}: builds a {@link JobSpec} from the options, refuses a bad one or one the cluster cannot run
+ * ({@link SubmissionChecks}), submits it, optionally waits.
+ */
 @Command(name = "submit", sortOptions = false, description = "Submit an elastic training job.",
     footer = "%nExample:%n  yarn jar aryl-am.jar submit --name bert --min-workers 2 --max-workers 8 --gpus 1 \\%n"
         + "    --predicted-runtime-s 3600 --checkpoint-dir hdfs:///ckpt/bert --wait -- python train.py")
@@ -117,12 +120,17 @@ final class SubmitCommand implements Callable<Integer> {
       throw new ParameterException(commandSpec.commandLine(), e.getMessage());
     }
     try (JobSubmitter submitter = new JobSubmitter(main.conf())) {
+      JobSubmitter.NewJob job = submitter.newJob();
+      List<String> warnings;
       try {
-        submitter.checkQueue(spec.queue());
+        warnings = SubmissionChecks.check(spec, submitter.facts(job), main.conf());
       } catch (IllegalArgumentException e) {
         throw new ParameterException(commandSpec.commandLine(), e.getMessage());
       }
-      ApplicationId id = submitter.submit(spec, files);
+      for (String w : warnings) {
+        commandSpec.commandLine().getErr().println("warning: " + w);
+      }
+      ApplicationId id = submitter.submit(job, spec, files);
       main.out().println("submitted " + id);
       main.out().flush();
       return waitForEnd ? submitter.waitFor(id, main.out()) : 0;

@@ -3,6 +3,7 @@ package io.aryl.am;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.aryl.core.job.JobShape;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 class JobSpecTest {
@@ -47,6 +49,17 @@ class JobSpecTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     s.write(out);
     assertThat(JobSpec.read(new ByteArrayInputStream(out.toByteArray()))).isEqualTo(s);
+  }
+
+  @Test
+  @DisplayName("the tags the client sets carry exactly the shape the scheduler reads from them")
+  void tagsCarryTheShape() {
+    JobSpec s = new JobSpec("j", "training", 2, 8, 4, 1024, 1, 3600, "bert", "", 3, 1000, 512, 2, Map.of(), "x",
+        List.of(), "");
+    assertThat(s.shape()).isEqualTo(new JobShape(2, 8, 4, 3600, "bert"));
+    assertThat(s.shape().toTags()).containsExactly("aryl.gpus-per-worker=4", "aryl.kind=bert", "aryl.max-workers=8",
+        "aryl.min-workers=2", "aryl.predicted-runtime-s=3600");
+    assertThat(JobShape.fromTags(s.shape().toTags())).contains(s.shape());
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.aryl.yarn;
 
+import io.aryl.core.job.InvalidJobShapeException;
+import io.aryl.core.job.JobShape;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -207,7 +209,7 @@ public class ArylScheduler extends CapacityScheduler {
       return true;
     }
     try {
-      ElasticShape.fromTags(app.getApplicationTags()).ifPresent(shape -> {
+      JobShape.fromTags(app.getApplicationTags()).ifPresent(shape -> {
         if (!event.getIsAppRecovering()) {
           checkShapeFits(shape);
         }
@@ -228,10 +230,10 @@ public class ArylScheduler extends CapacityScheduler {
     }
   }
 
-  private void checkShapeFits(ElasticShape shape) {
+  private void checkShapeFits(JobShape shape) {
     long maxGpus = RmReader.gpus(getMaximumResourceCapability());
     if (shape.gpusPerWorker() > maxGpus) {
-      throw new ElasticShape.InvalidShapeException(ElasticShape.GPUS_PER_WORKER + "=" + shape.gpusPerWorker()
+      throw new InvalidJobShapeException(JobShape.GPUS_PER_WORKER + "=" + shape.gpusPerWorker()
           + " is more than the largest container allows (" + maxGpus + " GPUs)");
     }
   }

@@ -1,5 +1,6 @@
 package io.aryl.yarn;
 
+import io.aryl.core.job.JobShape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,14 +17,14 @@ final class ElasticApps {
   /** One elastic application. */
   static final class App {
     final String id;
-    final ElasticShape shape;
+    final JobShape shape;
     final long submitMs;
     /** The ApplicationMaster's outstanding worker asks at ResourceRequest.ANY, by priority and request id. */
     final Map<String, ResourceRequest> asks = new ConcurrentHashMap<>();
     /** Node and rack names the scheduler last asked for on the application's behalf, by ask. */
     final Map<String, java.util.Set<String>> sentNames = new ConcurrentHashMap<>();
 
-    App(String id, ElasticShape shape, long submitMs) {
+    App(String id, JobShape shape, long submitMs) {
       this.id = id;
       this.shape = shape;
       this.submitMs = submitMs;
@@ -36,7 +37,7 @@ final class ElasticApps {
 
   private final Map<String, App> apps = new ConcurrentHashMap<>();
 
-  void register(String appId, ElasticShape shape, long submitMs) {
+  void register(String appId, JobShape shape, long submitMs) {
     apps.put(appId, new App(appId, shape, submitMs));
   }
 

@@ -1,6 +1,7 @@
 package io.aryl.yarn;
 
 import io.aryl.core.RoundPlanner;
+import io.aryl.core.job.JobShape;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
 import io.aryl.core.predict.HistoryPredictor;
@@ -59,6 +60,7 @@ final class PlanningLoop implements AutoCloseable {
   private final ReclaimExecutor executor;
   private final DrainExecutor drainer;
   private final RecoveryGate recovery;
+  private final WaitingDiagnostics waiting;
   private final HistoryPredictor history = new HistoryPredictor();
   private final long originMs;
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -102,6 +104,8 @@ final class PlanningLoop implements AutoCloseable {
         settings.policy().rescaleOverheadS());
     this.executor = new ReclaimExecutor(scheduler, settings, apps, metrics, reclaims, drains, progress, costs);
     this.drainer = new DrainExecutor(scheduler, settings, apps, metrics, drains, executor::stillReturning);
+    this.waiting = new WaitingDiagnostics(settings.trainingLabel(), settings.policy(),
+        WaitingDiagnostics.onCurrentAttempt(scheduler.getRMContext()));
 
     restore(Section.OWNERS, owners::restore);
     restore(Section.RECLAIMS, reclaims::restore);
@@ -252,6 +256,7 @@ final class PlanningLoop implements AutoCloseable {
       fenced = reclaims.fencedNodes();
       drainer.killDue(input, nodes, book, now);
       updateLoanMetrics(nodes);
+      waiting.publish(views, input, plan);
       lastRoundLatencyMs = (System.nanoTime() - t0) / 1e6;
       metrics.planningRound.add((System.nanoTime() - t0) / 1_000_000);
     } catch (StoreFencedException e) {
@@ -351,8 +356,8 @@ final class PlanningLoop implements AutoCloseable {
       if (kind.isEmpty() || history.samples(kind) < HistoryPredictor.DEFAULT_MIN_SAMPLES) {
         out.put(id, v);
       } else {
-        ElasticShape s = v.shape();
-        out.put(id, new AppView(id, new ElasticShape(s.minWorkers(), s.maxWorkers(), s.gpusPerWorker(),
+        JobShape s = v.shape();
+        out.put(id, new AppView(id, new JobShape(s.minWorkers(), s.maxWorkers(), s.gpusPerWorker(),
             history.expectedTotalS(kind), kind), v.submitS(), v.askedWorkers()));
       }
     });

@@ -3,6 +3,7 @@ package io.aryl.yarn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.aryl.core.job.JobShape;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 @DisplayName("JobProgressMeter: each job's progress, measured between rounds and kept across restarts")
 class JobProgressMeterTest {
-  private static final AppView JOB = new AppView("app_1", new ElasticShape(2, 4, 1, 3600, ""), 0, 0);
+  private static final AppView JOB = new AppView("app_1", new JobShape(2, 4, 1, 3600, ""), 0, 0);
 
   private static List<NodeView> workers(int onA, int onB) {
     List<ContainerView> a = new java.util.ArrayList<>();

@@ -1,6 +1,6 @@
 package io.aryl.yarn.round;
 
-import io.aryl.yarn.ElasticShape;
+import io.aryl.core.job.JobShape;
 
 /**
  * An elastic application as a round sees it.
@@ -10,4 +10,4 @@ import io.aryl.yarn.ElasticShape;
  * @param submitS submission time, seconds on the scheduler's clock
  * @param askedWorkers workers its ApplicationMaster asks for beyond those it holds
  */
-public record AppView(String id, ElasticShape shape, double submitS, int askedWorkers) {}
+public record AppView(String id, JobShape shape, double submitS, int askedWorkers) {}

@@ -1,12 +1,12 @@
 package io.aryl.yarn.round;
 
+import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Pool;
 import io.aryl.core.model.Server;
-import io.aryl.yarn.ElasticShape;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -104,7 +104,7 @@ public final class SnapshotTranslator {
 
     // Partial gangs, before any job is modelled: their orphans shrink capacity, which every job's fit must see.
     for (AppView app : apps.values()) {
-      ElasticShape shape = app.shape();
+      JobShape shape = app.shape();
       Map<String, Integer> a = alloc.get(app.id());
       int total = a.values().stream().mapToInt(Integer::intValue).sum();
       if (total > 0 && total < shape.minWorkers()) {
@@ -125,7 +125,7 @@ public final class SnapshotTranslator {
     List<Job> jobs = new ArrayList<>();
     Map<String, Allocation> allocations = new TreeMap<>();
     for (AppView app : apps.values()) {
-      ElasticShape shape = app.shape();
+      JobShape shape = app.shape();
       Map<String, Integer> a = alloc.get(app.id());
       int total = a.values().stream().mapToInt(Integer::intValue).sum();
       int liveTotal = liveWorkers(workers, app.id()); // 0 for a partial gang: its workers are orphans now

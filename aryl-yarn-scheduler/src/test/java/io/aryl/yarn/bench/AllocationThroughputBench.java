@@ -1,7 +1,7 @@
 package io.aryl.yarn.bench;
 
+import io.aryl.core.job.JobShape;
 import io.aryl.yarn.ArylScheduler;
-import io.aryl.yarn.ElasticShape;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -393,7 +393,7 @@ public final class AllocationThroughputBench {
     Resource amResource = Resource.newInstance(1024, 1);
     for (int i = 0; i < p.apps; i++) {
       // Shortest-predicted-first has something to order: runtimes from 10 minutes up.
-      ElasticShape shape = new ElasticShape(p.minWorkers, p.maxWorkers, p.gpusPerWorker, 600 + 60 * i, "bench");
+      JobShape shape = new JobShape(p.minWorkers, p.maxWorkers, p.gpusPerWorker, 600 + 60 * i, "bench");
       RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder.createWithResource(amResource, rm)
           .withAppName("bench-" + i)
           .withQueue(TRAINING)

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.RoundPlanner;
+import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
-import io.aryl.yarn.ElasticShape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class PromiseFollowsAsksTest {
   private static final SnapshotTranslator TRANSLATOR =
       new SnapshotTranslator("training", GpuType.of("gpu"), node -> node.startsWith("loaned"));
-  private static final ElasticShape E = new ElasticShape(1, 16, 1, 3600, "");
+  private static final JobShape E = new JobShape(1, 16, 1, 3600, "");
 
   /** Own node n2 full of E's 8 workers; two empty loaned nodes. */
   private static List<NodeView> nodes() {

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.RoundPlanner;
+import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
 import io.aryl.core.model.Pool;
 import io.aryl.core.model.Server;
-import io.aryl.yarn.ElasticShape;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -88,7 +88,7 @@ class SnapshotTranslatorPropertiesTest {
         int max = min + r.nextInt(4);
         int gpus = r.nextInt(8) == 0 ? 8 : 1 + r.nextInt(4);
         String id = "app-" + j;
-        ElasticShape shape = new ElasticShape(min, max, gpus, 1 + r.nextInt(10_000), r.nextBoolean() ? "" : "k" + j);
+        JobShape shape = new JobShape(min, max, gpus, 1 + r.nextInt(10_000), r.nextBoolean() ? "" : "k" + j);
         apps.put(id, new AppView(id, shape, r.nextDouble() * (nowS + 100), r.nextInt(max + 2)));
       }
       List<String> appIds = new ArrayList<>(apps.keySet());
@@ -254,7 +254,7 @@ class SnapshotTranslatorPropertiesTest {
     Scenario s = Scenario.random(seed);
     RoundInput in = s.translate();
     in.state().allocations().forEach((app, a) -> {
-      ElasticShape shape = s.apps().get(app).shape();
+      JobShape shape = s.apps().get(app).shape();
       assertThat(a.totalWorkers()).as("%s in %s", app, s).isBetween(shape.minWorkers(), shape.maxWorkers());
       a.workersByServer().forEach((node, w) -> {
         int live = in.workers().getOrDefault(app, Map.of()).getOrDefault(node, List.of()).size();

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.within;
 
+import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Pool;
 import io.aryl.core.model.Server;
-import io.aryl.yarn.ElasticShape;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +53,7 @@ class SnapshotTranslatorTest {
   }
 
   static AppView app(String id, int min, int max, int gpusPerWorker, int asked) {
-    return new AppView(id, new ElasticShape(min, max, gpusPerWorker, 3600, "kind-" + id), 10, asked);
+    return new AppView(id, new JobShape(min, max, gpusPerWorker, 3600, "kind-" + id), 10, asked);
   }
 
   static Map<String, AppView> apps(AppView... apps) {
@@ -151,7 +151,7 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("the job carries its shape, submission time, and remaining work after its progress")
     void jobFields() {
-      AppView a = new AppView("app-a", new ElasticShape(1, 2, 2, 1000, "bert"), 250, 1);
+      AppView a = new AppView("app-a", new JobShape(1, 2, 2, 1000, "bert"), 250, 1);
       RoundInput in = TRANSLATOR.translate(100, List.of(node("n1", 4)), apps(a), PlanBook.EMPTY, Set.of(), Set.of(),
           Map.of("app-a", new JobProgress(400, 25)));
       Job job = in.state().job("app-a");

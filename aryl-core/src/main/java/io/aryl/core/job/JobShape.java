@@ -1,12 +1,17 @@
-package io.aryl.yarn;
+package io.aryl.core.job;
 
 import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * The elastic shape of a training job, carried to the scheduler as application tags (YARN lower-cases tags):
+ * The job contract: a training job's elastic shape, as its application tags carry it from the client that submits it
+ * to the scheduler that plans it (YARN lower-cases tags). Both sides read and write the tags here only.
  *
  * <pre>
  *   aryl.min-workers=2            base workers, started together or not at all (required)
@@ -16,11 +21,10 @@ import java.util.TreeMap;
  *   aryl.kind=resnet50            optional family name, used by the history predictor
  * </pre>
  *
- * An application with no {@code aryl.} tag is not elastic and is scheduled as the Capacity Scheduler would. One with
- * any {@code aryl.} tag must carry a valid shape, or it is rejected at submission with {@link InvalidShapeException}'s
- * message as its diagnostics.
+ * An application with no {@code aryl.} tag has no shape: it is not elastic. One with any {@code aryl.} tag must carry
+ * a valid shape; {@link InvalidJobShapeException}'s message says which tag and value are wrong.
  */
-public record ElasticShape(int minWorkers, int maxWorkers, int gpusPerWorker, double predictedRuntimeS, String kind) {
+public record JobShape(int minWorkers, int maxWorkers, int gpusPerWorker, double predictedRuntimeS, String kind) {
   public static final String PREFIX = "aryl.";
   public static final String MIN_WORKERS = "aryl.min-workers";
   public static final String MAX_WORKERS = "aryl.max-workers";
@@ -28,25 +32,29 @@ public record ElasticShape(int minWorkers, int maxWorkers, int gpusPerWorker, do
   public static final String PREDICTED_RUNTIME_S = "aryl.predicted-runtime-s";
   public static final String KIND = "aryl.kind";
 
+  /** Every tag of the contract, in the order messages list them. */
+  public static final List<String> TAGS = List.of(MIN_WORKERS, MAX_WORKERS, GPUS_PER_WORKER, PREDICTED_RUNTIME_S, KIND);
+
   /** Upper bound on workers of one job; a larger number is almost surely a typo. */
   public static final int MAX_WORKERS_LIMIT = 10_000;
 
-  public ElasticShape {
+  /** @throws InvalidJobShapeException naming the tag and the value when a field is out of range */
+  public JobShape {
     if (minWorkers < 1) {
-      throw new InvalidShapeException(MIN_WORKERS + " must be >= 1, was " + minWorkers);
+      throw new InvalidJobShapeException(MIN_WORKERS + " must be >= 1, was " + minWorkers);
     }
     if (maxWorkers < minWorkers) {
-      throw new InvalidShapeException(
+      throw new InvalidJobShapeException(
           MAX_WORKERS + " must be >= " + MIN_WORKERS + " (" + minWorkers + "), was " + maxWorkers);
     }
     if (maxWorkers > MAX_WORKERS_LIMIT) {
-      throw new InvalidShapeException(MAX_WORKERS + " must be <= " + MAX_WORKERS_LIMIT + ", was " + maxWorkers);
+      throw new InvalidJobShapeException(MAX_WORKERS + " must be <= " + MAX_WORKERS_LIMIT + ", was " + maxWorkers);
     }
     if (gpusPerWorker < 1) {
-      throw new InvalidShapeException(GPUS_PER_WORKER + " must be >= 1, was " + gpusPerWorker);
+      throw new InvalidJobShapeException(GPUS_PER_WORKER + " must be >= 1, was " + gpusPerWorker);
     }
     if (!(predictedRuntimeS > 0) || Double.isInfinite(predictedRuntimeS)) {
-      throw new InvalidShapeException(
+      throw new InvalidJobShapeException(
           PREDICTED_RUNTIME_S + " must be a positive number of seconds, was " + predictedRuntimeS);
     }
     kind = kind == null ? "" : kind;
@@ -56,9 +64,14 @@ public record ElasticShape(int minWorkers, int maxWorkers, int gpusPerWorker, do
     return maxWorkers > minWorkers;
   }
 
-  /** The tags that carry this shape, for a client to set on its submission. */
-  public java.util.Set<String> toTags() {
-    java.util.Set<String> tags = new java.util.TreeSet<>();
+  /** GPUs of the base gang: what the job needs at once before any worker starts. */
+  public long baseGpus() {
+    return (long) minWorkers * gpusPerWorker;
+  }
+
+  /** The tags that carry this shape, for a client to set on its submission; the runtime in whole seconds, up. */
+  public Set<String> toTags() {
+    Set<String> tags = new TreeSet<>();
     tags.add(MIN_WORKERS + "=" + minWorkers);
     tags.add(MAX_WORKERS + "=" + maxWorkers);
     tags.add(GPUS_PER_WORKER + "=" + gpusPerWorker);
@@ -70,31 +83,33 @@ public record ElasticShape(int minWorkers, int maxWorkers, int gpusPerWorker, do
   }
 
   /**
-   * The shape in an application's tags; empty if it has no {@code aryl.} tag.
+   * The shape in an application's tags; empty if it has no {@code aryl.} tag. Case and blanks around keys and values
+   * do not matter; tags of other systems are ignored.
    *
-   * @throws InvalidShapeException naming the tag and value when a tag is unknown, repeated, malformed or out of range
+   * @throws InvalidJobShapeException naming the tag and value when a tag is unknown, repeated, malformed or out of
+   *     range
    */
-  public static Optional<ElasticShape> fromTags(Collection<String> tags) {
+  public static Optional<JobShape> fromTags(Collection<String> tags) {
     Map<String, String> values = new TreeMap<>();
     for (String tag : tags) {
-      String t = tag.trim().toLowerCase(java.util.Locale.ROOT);
+      String t = tag.trim().toLowerCase(Locale.ROOT);
       if (!t.startsWith(PREFIX)) {
         continue;
       }
       int eq = t.indexOf('=');
       if (eq < 0) {
-        throw new InvalidShapeException("tag '" + tag + "' must be key=value");
+        throw new InvalidJobShapeException("tag '" + tag + "' must be key=value");
       }
       String key = t.substring(0, eq).trim();
       String value = t.substring(eq + 1).trim();
-      if (!java.util.List.of(MIN_WORKERS, MAX_WORKERS, GPUS_PER_WORKER, PREDICTED_RUNTIME_S, KIND).contains(key)) {
+      if (!TAGS.contains(key)) {
         // Name the value too (key=value): the submitter sees exactly which tag of the submission was refused.
-        throw new InvalidShapeException("unknown tag '" + key + "=" + value + "' (known: " + MIN_WORKERS + ", "
-            + MAX_WORKERS + ", " + GPUS_PER_WORKER + ", " + PREDICTED_RUNTIME_S + ", " + KIND + ")");
+        throw new InvalidJobShapeException(
+            "unknown tag '" + key + "=" + value + "' (known: " + String.join(", ", TAGS) + ")");
       }
       String previous = values.put(key, value);
       if (previous != null && !previous.equals(value)) {
-        throw new InvalidShapeException("tag " + key + " given twice: '" + previous + "' and '" + value + "'");
+        throw new InvalidJobShapeException("tag " + key + " given twice: '" + previous + "' and '" + value + "'");
       }
     }
     if (values.isEmpty()) {
@@ -105,38 +120,30 @@ public record ElasticShape(int minWorkers, int maxWorkers, int gpusPerWorker, do
     int gpus = intTag(values, GPUS_PER_WORKER, 1);
     String runtime = values.get(PREDICTED_RUNTIME_S);
     if (runtime == null) {
-      throw new InvalidShapeException("missing tag " + PREDICTED_RUNTIME_S + " (predicted runtime at min workers, s)");
+      throw new InvalidJobShapeException(
+          "missing tag " + PREDICTED_RUNTIME_S + " (predicted runtime at min workers, s)");
     }
     double runtimeS;
     try {
       runtimeS = Double.parseDouble(runtime);
     } catch (NumberFormatException e) {
-      throw new InvalidShapeException(PREDICTED_RUNTIME_S + " must be a number of seconds, was '" + runtime + "'");
+      throw new InvalidJobShapeException(PREDICTED_RUNTIME_S + " must be a number of seconds, was '" + runtime + "'");
     }
-    return Optional.of(new ElasticShape(min, max, gpus, runtimeS, values.getOrDefault(KIND, "")));
+    return Optional.of(new JobShape(min, max, gpus, runtimeS, values.getOrDefault(KIND, "")));
   }
 
   private static int intTag(Map<String, String> values, String key, Integer defaultValue) {
     String v = values.get(key);
     if (v == null) {
       if (defaultValue == null) {
-        throw new InvalidShapeException("missing tag " + key);
+        throw new InvalidJobShapeException("missing tag " + key);
       }
       return defaultValue;
     }
     try {
       return Integer.parseInt(v);
     } catch (NumberFormatException e) {
-      throw new InvalidShapeException(key + " must be an integer, was '" + v + "'");
-    }
-  }
-
-  /** A job's shape is wrong; the message names the tag and the value. */
-  public static final class InvalidShapeException extends IllegalArgumentException {
-    private static final long serialVersionUID = 1L;
-
-    public InvalidShapeException(String message) {
-      super("invalid Aryl job shape: " + message);
+      throw new InvalidJobShapeException(key + " must be an integer, was '" + v + "'");
     }
   }
 }

@@ -1,13 +1,14 @@
-package io.aryl.yarn;
+package io.aryl.core.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.aryl.yarn.ElasticShape.InvalidShapeException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
 import net.jqwik.api.ForAll;
+import net.jqwik.api.Label;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.AlphaChars;
 import net.jqwik.api.constraints.IntRange;
@@ -21,8 +22,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@DisplayName("ElasticShape: a job's shape from its application tags")
-class ElasticShapeTest {
+@DisplayName("JobShape: a job's shape from its application tags")
+class JobShapeTest {
 
   private static final String RUNTIME = "aryl.predicted-runtime-s=3600";
 
@@ -32,48 +33,48 @@ class ElasticShapeTest {
     static Stream<Arguments> shapes() {
       return Stream.of(
           Arguments.of("min and runtime only: max defaults to min, one GPU per worker, no kind",
-              List.of("aryl.min-workers=2", RUNTIME), new ElasticShape(2, 2, 1, 3600, "")),
+              List.of("aryl.min-workers=2", RUNTIME), new JobShape(2, 2, 1, 3600, "")),
           Arguments.of("every tag given",
               List.of("aryl.min-workers=2", "aryl.max-workers=8", "aryl.gpus-per-worker=4",
                   "aryl.predicted-runtime-s=7200", "aryl.kind=resnet50"),
-              new ElasticShape(2, 8, 4, 7200, "resnet50")),
+              new JobShape(2, 8, 4, 7200, "resnet50")),
           Arguments.of("upper case tags, as a client may write them before YARN lower-cases them",
               List.of("ARYL.MIN-WORKERS=1", "Aryl.Max-Workers=3", "ARYL.PREDICTED-RUNTIME-S=60", "aryl.KIND=BERT"),
-              new ElasticShape(1, 3, 1, 60, "bert")),
+              new JobShape(1, 3, 1, 60, "bert")),
           Arguments.of("blanks around the tag, the key and the value are ignored",
-              List.of("  aryl.min-workers = 2 ", " aryl.predicted-runtime-s= 90"), new ElasticShape(2, 2, 1, 90, "")),
+              List.of("  aryl.min-workers = 2 ", " aryl.predicted-runtime-s= 90"), new JobShape(2, 2, 1, 90, "")),
           Arguments.of("tags of other systems alongside",
               List.of("team=vision", "priority=high", "aryl.min-workers=1", RUNTIME, "arylx.min-workers=9"),
-              new ElasticShape(1, 1, 1, 3600, "")),
+              new JobShape(1, 1, 1, 3600, "")),
           Arguments.of("the same tag twice with the same value",
-              List.of("aryl.min-workers=2", "aryl.min-workers=2", RUNTIME), new ElasticShape(2, 2, 1, 3600, "")),
+              List.of("aryl.min-workers=2", "aryl.min-workers=2", RUNTIME), new JobShape(2, 2, 1, 3600, "")),
           Arguments.of("a fractional runtime",
-              List.of("aryl.min-workers=1", "aryl.predicted-runtime-s=0.5"), new ElasticShape(1, 1, 1, 0.5, "")),
+              List.of("aryl.min-workers=1", "aryl.predicted-runtime-s=0.5"), new JobShape(1, 1, 1, 0.5, "")),
           Arguments.of("an empty kind is no kind",
-              List.of("aryl.min-workers=1", RUNTIME, "aryl.kind="), new ElasticShape(1, 1, 1, 3600, "")),
+              List.of("aryl.min-workers=1", RUNTIME, "aryl.kind="), new JobShape(1, 1, 1, 3600, "")),
           Arguments.of("max at the limit",
               List.of("aryl.min-workers=1", "aryl.max-workers=10000", RUNTIME),
-              new ElasticShape(1, ElasticShape.MAX_WORKERS_LIMIT, 1, 3600, "")));
+              new JobShape(1, JobShape.MAX_WORKERS_LIMIT, 1, 3600, "")));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("shapes")
     @DisplayName("is read from its tags")
-    void isReadFromItsTags(String description, List<String> tags, ElasticShape expected) {
-      assertThat(ElasticShape.fromTags(tags)).contains(expected);
+    void isReadFromItsTags(String description, List<String> tags, JobShape expected) {
+      assertThat(JobShape.fromTags(tags)).contains(expected);
     }
 
     @Test
     @DisplayName("is elastic exactly when max exceeds min")
     void elasticWhenMaxAboveMin() {
-      assertThat(new ElasticShape(2, 2, 1, 60, "").isElastic()).isFalse();
-      assertThat(new ElasticShape(2, 3, 1, 60, "").isElastic()).isTrue();
+      assertThat(new JobShape(2, 2, 1, 60, "").isElastic()).isFalse();
+      assertThat(new JobShape(2, 3, 1, 60, "").isElastic()).isTrue();
     }
 
     @Test
     @DisplayName("a null kind becomes the empty kind")
     void nullKindIsEmpty() {
-      assertThat(new ElasticShape(1, 1, 1, 60, null).kind()).isEmpty();
+      assertThat(new JobShape(1, 1, 1, 60, null).kind()).isEmpty();
     }
   }
 
@@ -84,7 +85,7 @@ class ElasticShapeTest {
     @MethodSource("tags")
     @DisplayName("has no shape")
     void hasNoShape(List<String> tags) {
-      assertThat(ElasticShape.fromTags(tags)).isEqualTo(Optional.empty());
+      assertThat(JobShape.fromTags(tags)).isEqualTo(Optional.empty());
     }
 
     static Stream<List<String>> tags() {
@@ -146,10 +147,10 @@ class ElasticShapeTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
-    @DisplayName("throws InvalidShapeException")
+    @DisplayName("throws InvalidJobShapeException")
     void throwsNamingTagAndValue(String description, List<String> tags, List<String> named) {
-      assertThatThrownBy(() -> ElasticShape.fromTags(tags))
-          .isInstanceOf(InvalidShapeException.class)
+      assertThatThrownBy(() -> JobShape.fromTags(tags))
+          .isInstanceOf(InvalidJobShapeException.class)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageStartingWith("invalid Aryl job shape: ")
           .message()
@@ -158,53 +159,100 @@ class ElasticShapeTest {
   }
 
   @Nested
+  @DisplayName("the messages submitters read in their application's diagnostics are, word for word")
+  class Messages {
+    static Stream<Arguments> cases() {
+      return Stream.of(
+          Arguments.of(List.of("aryl.min-workers=3", "aryl.max-workers=2", RUNTIME),
+              "aryl.max-workers must be >= aryl.min-workers (3), was 2"),
+          Arguments.of(List.of("aryl.min-workers=0", RUNTIME), "aryl.min-workers must be >= 1, was 0"),
+          Arguments.of(List.of("aryl.min-workers=1", "aryl.max-workers=10001", RUNTIME),
+              "aryl.max-workers must be <= 10000, was 10001"),
+          Arguments.of(List.of("aryl.min-workers=1", "aryl.gpus-per-worker=0", RUNTIME),
+              "aryl.gpus-per-worker must be >= 1, was 0"),
+          Arguments.of(List.of("aryl.min-workers=two", RUNTIME), "aryl.min-workers must be an integer, was 'two'"),
+          Arguments.of(List.of("aryl.max-workers=2", RUNTIME), "missing tag aryl.min-workers"),
+          Arguments.of(List.of("aryl.min-workers=2"),
+              "missing tag aryl.predicted-runtime-s (predicted runtime at min workers, s)"),
+          Arguments.of(List.of("aryl.min-workers=1", "aryl.predicted-runtime-s=0"),
+              "aryl.predicted-runtime-s must be a positive number of seconds, was 0.0"),
+          Arguments.of(List.of("aryl.min-workers=1", "aryl.predicted-runtime-s=1h"),
+              "aryl.predicted-runtime-s must be a number of seconds, was '1h'"),
+          Arguments.of(List.of("aryl.min-workers=1", RUNTIME, "aryl.foo=1"),
+              "unknown tag 'aryl.foo=1' (known: aryl.min-workers, aryl.max-workers, aryl.gpus-per-worker,"
+                  + " aryl.predicted-runtime-s, aryl.kind)"),
+          Arguments.of(List.of("aryl.min-workers=2", "aryl.min-workers=3", RUNTIME),
+              "tag aryl.min-workers given twice: '2' and '3'"),
+          Arguments.of(List.of("aryl.min-workers", RUNTIME), "tag 'aryl.min-workers' must be key=value"));
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @MethodSource("cases")
+    @DisplayName("prefixed with 'invalid Aryl job shape: '")
+    void exactly(List<String> tags, String message) {
+      assertThatThrownBy(() -> JobShape.fromTags(tags))
+          .isInstanceOf(InvalidJobShapeException.class)
+          .hasMessage(InvalidJobShapeException.PREFIX + message);
+    }
+  }
+
+  // jqwik runs properties of the test class itself, not of JUnit's @Nested classes, and names them by @Label.
+  @Property(tries = 300)
+  @Label("toTags round-trips through fromTags (whole-second runtimes, lower-case kinds)")
+  void roundTrips(
+      @ForAll @IntRange(min = 1, max = 50) int min,
+      @ForAll @IntRange(min = 0, max = 50) int extra,
+      @ForAll @IntRange(min = 1, max = 16) int gpus,
+      @ForAll @LongRange(min = 1, max = 10_000_000) long runtimeS,
+      @ForAll @AlphaChars @NumericChars @StringLength(max = 12) String kind) {
+    JobShape shape = new JobShape(min, min + extra, gpus, runtimeS, kind.toLowerCase(Locale.ROOT));
+    assertThat(JobShape.fromTags(shape.toTags())).contains(shape);
+  }
+
+  @Property(tries = 200)
+  @Label("toTags round-trips whatever the case the client wrote its tags in")
+  void roundTripsInAnyCase(
+      @ForAll @IntRange(min = 1, max = 50) int min,
+      @ForAll @IntRange(min = 1, max = 16) int gpus,
+      @ForAll @LongRange(min = 1, max = 10_000_000) long runtimeS) {
+    JobShape shape = new JobShape(min, min, gpus, runtimeS, "");
+    List<String> yarnTags = shape.toTags().stream().map(t -> t.toUpperCase(Locale.ROOT)).toList();
+    assertThat(JobShape.fromTags(yarnTags)).contains(shape);
+  }
+
+  @Test
+  @DisplayName("a shape's base gang needs min workers times GPUs per worker")
+  void baseGpus() {
+    assertThat(new JobShape(4, 8, 2, 60, "").baseGpus()).isEqualTo(8);
+    assertThat(new JobShape(JobShape.MAX_WORKERS_LIMIT, JobShape.MAX_WORKERS_LIMIT, Integer.MAX_VALUE, 60, "")
+        .baseGpus()).as("no int overflow").isEqualTo(10_000L * Integer.MAX_VALUE);
+  }
+
+  @Nested
   @DisplayName("toTags")
   class ToTags {
     @Test
     @DisplayName("writes every field, and the kind only when there is one")
     void writesEveryField() {
-      assertThat(new ElasticShape(2, 8, 4, 3600, "bert").toTags()).containsExactly(
+      assertThat(new JobShape(2, 8, 4, 3600, "bert").toTags()).containsExactly(
           "aryl.gpus-per-worker=4", "aryl.kind=bert", "aryl.max-workers=8", "aryl.min-workers=2",
           "aryl.predicted-runtime-s=3600");
-      assertThat(new ElasticShape(1, 1, 1, 60, "").toTags()).noneMatch(t -> t.startsWith("aryl.kind"));
+      assertThat(new JobShape(1, 1, 1, 60, "").toTags()).noneMatch(t -> t.startsWith("aryl.kind"));
     }
 
     @Test
     @DisplayName("rounds a fractional runtime up to whole seconds")
     void roundsRuntimeUp() {
-      assertThat(new ElasticShape(1, 1, 1, 0.2, "").toTags()).contains("aryl.predicted-runtime-s=1");
-      assertThat(ElasticShape.fromTags(new ElasticShape(1, 1, 1, 59.5, "").toTags()).orElseThrow()
+      assertThat(new JobShape(1, 1, 1, 0.2, "").toTags()).contains("aryl.predicted-runtime-s=1");
+      assertThat(JobShape.fromTags(new JobShape(1, 1, 1, 59.5, "").toTags()).orElseThrow()
           .predictedRuntimeS()).isEqualTo(60);
     }
 
     @Test
     @DisplayName("an upper-case kind comes back lower-cased, as YARN stores it")
     void kindComesBackLowerCased() {
-      assertThat(ElasticShape.fromTags(new ElasticShape(1, 1, 1, 60, "ResNet50").toTags()).orElseThrow().kind())
+      assertThat(JobShape.fromTags(new JobShape(1, 1, 1, 60, "ResNet50").toTags()).orElseThrow().kind())
           .isEqualTo("resnet50");
-    }
-
-    @Property(tries = 300)
-    @DisplayName("round-trips through fromTags (whole-second runtimes, lower-case kinds)")
-    void roundTrips(
-        @ForAll @IntRange(min = 1, max = 50) int min,
-        @ForAll @IntRange(min = 0, max = 50) int extra,
-        @ForAll @IntRange(min = 1, max = 16) int gpus,
-        @ForAll @LongRange(min = 1, max = 10_000_000) long runtimeS,
-        @ForAll @AlphaChars @NumericChars @StringLength(max = 12) String kind) {
-      ElasticShape shape = new ElasticShape(min, min + extra, gpus, runtimeS, kind.toLowerCase(java.util.Locale.ROOT));
-      assertThat(ElasticShape.fromTags(shape.toTags())).contains(shape);
-    }
-
-    @Property(tries = 200)
-    @DisplayName("round-trips whatever the case the client wrote its tags in")
-    void roundTripsInAnyCase(
-        @ForAll @IntRange(min = 1, max = 50) int min,
-        @ForAll @IntRange(min = 1, max = 16) int gpus,
-        @ForAll @LongRange(min = 1, max = 10_000_000) long runtimeS) {
-      ElasticShape shape = new ElasticShape(min, min, gpus, runtimeS, "");
-      List<String> yarnTags = shape.toTags().stream().map(t -> t.toUpperCase(java.util.Locale.ROOT)).toList();
-      assertThat(ElasticShape.fromTags(yarnTags)).contains(shape);
     }
   }
 }

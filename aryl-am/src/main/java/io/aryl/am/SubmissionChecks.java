@@ -1,0 +1,50 @@
+package io.aryl.am;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * What the client checks against the cluster before it submits a job, so that a job that cannot run is refused at
+ * once, naming the option and the value, instead of failing in the ResourceManager or in its first worker. In order:
+ * the queue ({@link QueueCheck}), the worker's size ({@link ContainerSizeCheck}), the base gang against the nodes
+ * ({@link GangFitCheck}), the checkpoint directory ({@link CheckpointDirCheck}).
+ */
+final class SubmissionChecks {
+  /**
+   * The scheduler's key (aryl-yarn-scheduler's ArylConf) naming the inference pool's label, read from the same
+   * yarn-site.xml: its nodes are the ones that may be lent to training.
+   */
+  static final String INFERENCE_LABEL = "aryl.scheduler.inference.label";
+  static final String INFERENCE_LABEL_DEFAULT = "inference";
+
+  /**
+   * What the ResourceManager says about where a job would run.
+   *
+   * @param queues every queue of the tree, root included
+   * @param maxContainerGpus GPUs of the largest container; negative when unknown
+   * @param nodes the running nodes
+   */
+  record ClusterFacts(List<QueueCheck.Queue> queues, long maxContainerGpus, List<GangFitCheck.Node> nodes) {
+    ClusterFacts {
+      queues = List.copyOf(queues);
+      nodes = List.copyOf(nodes);
+    }
+  }
+
+  private SubmissionChecks() {}
+
+  /**
+   * @return warnings for the submitter (the job is submitted all the same)
+   * @throws IllegalArgumentException for the first check that refuses the job, naming the option and the value
+   */
+  static List<String> check(JobSpec spec, ClusterFacts facts, Configuration conf) {
+    QueueCheck.Queue queue = QueueCheck.leaf(spec.queue(), facts.queues());
+    ContainerSizeCheck.check(spec.gpusPerWorker(), facts.maxContainerGpus());
+    List<String> warnings = new ArrayList<>();
+    GangFitCheck.check(spec.minWorkers(), spec.gpusPerWorker(), queue.defaultNodeLabel(),
+        conf.getTrimmed(INFERENCE_LABEL, INFERENCE_LABEL_DEFAULT), facts.nodes()).ifPresent(warnings::add);
+    CheckpointDirCheck.check(spec.checkpointDir(), conf);
+    return warnings;
+  }
+}

@@ -1,0 +1,194 @@
+package io.aryl.yarn;
+
+import io.aryl.core.PolicyConfig;
+import io.aryl.core.admission.Admission;
+import io.aryl.core.admission.JobOrder;
+import io.aryl.core.job.JobShape;
+import io.aryl.core.model.Allocation;
+import io.aryl.core.model.ClusterState;
+import io.aryl.core.model.Job;
+import io.aryl.core.model.Plan;
+import io.aryl.core.placement.BaseSplit;
+import io.aryl.core.placement.ServerTable;
+import io.aryl.yarn.round.AppView;
+import io.aryl.yarn.round.RoundInput;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A job whose base gang a round did not admit says why in its application's diagnostics, which {@code yarn
+ * application -status}, the client's {@code status} and the RM UI show, e.g. {@code Aryl: waiting for 4 workers x 2
+ * GPUs (8 GPUs) on training; 3 GPUs free now, largest node 2 free; queued behind 2 jobs (shortest predicted first)}.
+ * Once a round admits it, the message is cleared.
+ *
+ * <p>"Free" is what a base gang could use this round: a node's GPUs less the base workers of the jobs the plan runs.
+ * GPUs held by other jobs' extra (elastic) workers count as free, since a gang takes them back.
+ *
+ * <p>The message goes where YARN keeps the diagnostics of a running attempt:
+ * {@link RMAppAttempt#updateAMLaunchDiagnostics}. The ResourceManager sets that text while an attempt's
+ * ApplicationMaster is being launched and clears it when the ApplicationMaster registers; a report of a RUNNING
+ * application shows it as long as neither the application nor the attempt has diagnostics of its own (which they get
+ * only when they end, and which then take precedence).
+ */
+final class WaitingDiagnostics {
+  private static final Logger LOG = LoggerFactory.getLogger(WaitingDiagnostics.class);
+
+  /** What every message starts with. */
+  static final String PREFIX = "Aryl: ";
+
+  /** Where an application's waiting message goes; {@code null} clears it. */
+  interface Sink {
+    void set(String appId, String message);
+  }
+
+  private final String poolLabel;
+  private final JobOrder order;
+  private final Admission admission;
+  private final Sink sink;
+  /** Applications that were given a message and have not been cleared since. */
+  private final Set<String> told = new HashSet<>();
+
+  WaitingDiagnostics(String poolLabel, PolicyConfig policy, Sink sink) {
+    this.poolLabel = poolLabel;
+    this.order = policy.jobOrder();
+    this.admission = new Admission(policy.jobOrder(), policy.starvationWaitS());
+    this.sink = sink;
+  }
+
+  /** The sink of a running ResourceManager: the application's current attempt. */
+  static Sink onCurrentAttempt(RMContext rm) {
+    return (appId, message) -> {
+      RMApp app = rm.getRMApps().get(ApplicationId.fromString(appId));
+      RMAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
+      if (attempt != null) {
+        attempt.updateAMLaunchDiagnostics(message);
+      }
+    };
+  }
+
+  /**
+   * After a round: every job that asks for its base gang and is not in the plan gets its message; a job that had one
+   * and no longer waits has it cleared. Never throws: a message is not worth a round.
+   *
+   * @param views the round's elastic applications
+   * @param input what the round planned on
+   * @param plan what it decided
+   */
+  void publish(Map<String, AppView> views, RoundInput input, Plan plan) {
+    try {
+      Set<String> waiting = new HashSet<>();
+      List<String> queue = queueOrder(input.state(), plan);
+      for (AppView app : views.values()) {
+        JobShape shape = app.shape();
+        boolean asksForItsGang = input.liveWorkers(app.id()) + app.askedWorkers() >= shape.minWorkers();
+        if (!asksForItsGang || !plan.target(app.id()).isEmpty()) {
+          continue;
+        }
+        int position = queue.indexOf(app.id());
+        Job job = input.state().hasJob(app.id()) ? input.state().job(app.id()) : null;
+        boolean starving = job != null && position == 0 && admission.isStarving(job, input.state().nowS());
+        sink.set(app.id(), message(poolLabel, shape, Room.of(input.state(), plan, shape.gpusPerWorker()),
+            Math.max(0, position), order, starving));
+        waiting.add(app.id());
+      }
+      for (String id : told) {
+        if (!waiting.contains(id) && views.containsKey(id)) {
+          sink.set(id, null);
+        }
+      }
+      told.clear();
+      told.addAll(waiting);
+    } catch (RuntimeException e) {
+      LOG.warn("Aryl could not update the diagnostics of waiting jobs: {}", e.toString());
+    }
+  }
+
+  /** Queued jobs the plan leaves waiting, in the order the next round offers them their gang. */
+  private List<String> queueOrder(ClusterState state, Plan plan) {
+    List<Job> queued = new ArrayList<>();
+    for (Job j : state.jobs()) {
+      if (!state.isRunning(j.id()) && plan.target(j.id()).isEmpty()) {
+        queued.add(j);
+      }
+    }
+    return admission.offerOrder(queued, state.nowS()).stream().map(Job::id).toList();
+  }
+
+  /**
+   * The message of a waiting job.
+   *
+   * @param ahead waiting jobs offered their gang before this one
+   * @param starving the job waited past the starvation guard and is first in line
+   */
+  static String message(String pool, JobShape shape, Room room, int ahead, JobOrder order, boolean starving) {
+    int g = shape.gpusPerWorker();
+    StringBuilder m = new StringBuilder(PREFIX).append("waiting for ")
+        .append(count(shape.minWorkers(), "worker")).append(" x ").append(count(g, "GPU"))
+        .append(" (").append(count(shape.baseGpus(), "GPU")).append(") on ").append(pool).append("; ")
+        .append(count(room.freeGpus(), "GPU")).append(" free now, largest node ").append(room.largestNodeFree())
+        .append(" free");
+    if (room.workersThePoolHolds() < shape.minWorkers()) {
+      m.append("; the ").append(pool).append(" pool holds at most ").append(count(room.workersThePoolHolds(), "worker"))
+          .append(" of ").append(count(g, "GPU")).append(" now: it waits for more nodes (lent by inference)");
+    }
+    if (starving) {
+      m.append("; waited past aryl.scheduler.starvation-wait-s: it goes first, and nodes are held for it as they free");
+    } else if (ahead > 0) {
+      m.append("; queued behind ").append(count(ahead, "job")).append(" (")
+          .append(order == JobOrder.FIFO ? "first come, first served" : "shortest predicted first").append(')');
+    }
+    return m.toString();
+  }
+
+  private static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+
+  /**
+   * What a base gang could use this round, on the nodes that take new workers.
+   *
+   * @param freeGpus GPUs not held by the base workers of jobs the plan runs
+   * @param largestNodeFree the most of them on one node
+   * @param workersThePoolHolds workers of the job's size the nodes would hold if they were empty
+   */
+  record Room(long freeGpus, long largestNodeFree, long workersThePoolHolds) {
+    static Room of(ClusterState state, Plan plan, int gpusPerWorker) {
+      ServerTable table = new ServerTable(state.servers());
+      int[] free = new int[table.size()];
+      for (int s = 0; s < table.size(); s++) {
+        free[s] = table.gpus(s);
+      }
+      for (Map.Entry<String, Allocation> e : plan.targets().entrySet()) {
+        Job job = state.job(e.getKey());
+        Map<Integer, Integer> base = new HashMap<>();
+        // The planner's own rule for which workers are base: the training pool's open nodes first, then loaned open
+        // ones, then fenced ones.
+        Comparator<Integer> baseFirst = Comparator.comparingInt(s -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0);
+        BaseSplit.split(job, e.getValue(), table, baseFirst, base, new HashMap<>());
+        base.forEach((s, w) -> free[s] -= w * job.gpusPerWorker());
+      }
+      long total = 0;
+      long largest = 0;
+      long holds = 0;
+      for (int s = 0; s < table.size(); s++) {
+        if (table.open(s)) {
+          total += Math.max(0, free[s]);
+          largest = Math.max(largest, free[s]);
+          holds += table.gpus(s) / gpusPerWorker;
+        }
+      }
+      return new Room(total, largest, holds);
+    }
+  }
+}

@@ -1,0 +1,184 @@
+package io.aryl.yarn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.entry;
+
+import io.aryl.core.PolicyConfig;
+import io.aryl.core.RoundPlanner;
+import io.aryl.core.admission.JobOrder;
+import io.aryl.core.job.JobShape;
+import io.aryl.core.model.GpuType;
+import io.aryl.core.model.Plan;
+import io.aryl.yarn.WaitingDiagnostics.Room;
+import io.aryl.yarn.round.AppView;
+import io.aryl.yarn.round.ContainerView;
+import io.aryl.yarn.round.NodeView;
+import io.aryl.yarn.round.PlanBook;
+import io.aryl.yarn.round.RoundInput;
+import io.aryl.yarn.round.SnapshotTranslator;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+@DisplayName("WaitingDiagnostics: a job whose base gang waits says why in its diagnostics")
+class WaitingDiagnosticsTest {
+
+  @Nested
+  @DisplayName("the message")
+  class Message {
+    static Stream<Arguments> messages() {
+      return Stream.of(
+          Arguments.of("what it needs, what is free, its place in the queue",
+              new JobShape(4, 8, 2, 600, ""), new Room(3, 2, 16), 2, JobOrder.SHORTEST_PREDICTED_FIRST, false,
+              "Aryl: waiting for 4 workers x 2 GPUs (8 GPUs) on training; 3 GPUs free now, largest node 2 free;"
+                  + " queued behind 2 jobs (shortest predicted first)"),
+          Arguments.of("one of each, first come first served",
+              new JobShape(1, 1, 1, 600, ""), new Room(1, 1, 16), 1, JobOrder.FIFO, false,
+              "Aryl: waiting for 1 worker x 1 GPU (1 GPU) on training; 1 GPU free now, largest node 1 free;"
+                  + " queued behind 1 job (first come, first served)"),
+          Arguments.of("first in line: no queue to speak of",
+              new JobShape(2, 2, 8, 600, ""), new Room(8, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST, false,
+              "Aryl: waiting for 2 workers x 8 GPUs (16 GPUs) on training; 8 GPUs free now, largest node 8 free"),
+          Arguments.of("a gang larger than the pool holds even empty",
+              new JobShape(3, 3, 8, 600, ""), new Room(16, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST, false,
+              "Aryl: waiting for 3 workers x 8 GPUs (24 GPUs) on training; 16 GPUs free now, largest node 8 free;"
+                  + " the training pool holds at most 2 workers of 8 GPUs now: it waits for more nodes (lent by"
+                  + " inference)"),
+          Arguments.of("a starving job at the head of the queue",
+              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 0, JobOrder.SHORTEST_PREDICTED_FIRST, true,
+              "Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training; 6 GPUs free now, largest node 4 free;"
+                  + " waited past aryl.scheduler.starvation-wait-s: it goes first, and nodes are held for it as they"
+                  + " free"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("messages")
+    @DisplayName("says what the gang needs, what is free now, and where the job stands")
+    void says(String description, JobShape shape, Room room, int ahead, JobOrder order, boolean starving,
+        String expected) {
+      assertThat(WaitingDiagnostics.message("training", shape, room, ahead, order, starving)).isEqualTo(expected);
+    }
+  }
+
+  @Nested
+  @DisplayName("after a round")
+  class AfterARound {
+    static final SnapshotTranslator TRANSLATOR = new SnapshotTranslator("training", GpuType.of("gpu"), n -> false);
+    static final RoundPlanner PLANNER = new RoundPlanner(PolicyConfig.defaults());
+
+    /** What the sink was told, in order: application id, then message (null: cleared). */
+    final List<Map.Entry<String, String>> told = new ArrayList<>();
+    final WaitingDiagnostics diagnostics = new WaitingDiagnostics("training", PolicyConfig.defaults(),
+        (app, message) -> told.add(new AbstractMap.SimpleEntry<>(app, message)));
+    long seq;
+
+    ContainerView worker(String app, int gpus) {
+      return new ContainerView("c" + ++seq, app, seq, gpus, false);
+    }
+
+    NodeView node(String id, int gpus, ContainerView... containers) {
+      return new NodeView(id, "training", gpus, Arrays.asList(containers));
+    }
+
+    AppView app(String id, int min, int max, int gpus, double runtimeS, int asked) {
+      return new AppView(id, new JobShape(min, max, gpus, runtimeS, ""), 0, asked);
+    }
+
+    /** Translates and plans as a round does, then publishes; returns what the sink was told. */
+    Map<String, String> round(List<NodeView> nodes, AppView... apps) {
+      Map<String, AppView> views = new TreeMap<>();
+      for (AppView a : apps) {
+        views.put(a.id(), a);
+      }
+      RoundInput input = TRANSLATOR.translate(100, nodes, views, PlanBook.EMPTY, Set.of(), Set.of(), Map.of());
+      Plan plan = PLANNER.plan(input.state());
+      told.clear();
+      diagnostics.publish(views, input, plan);
+      Map<String, String> out = new LinkedHashMap<>();
+      told.forEach(e -> out.put(e.getKey(), e.getValue()));
+      return out;
+    }
+
+    @Test
+    @DisplayName("a job behind a full pool is told, and cleared once a round admits it")
+    void toldThenCleared() {
+      List<NodeView> busy = List.of(node("n1", 4, worker("a", 4)), node("n2", 4, worker("a", 4)));
+      AppView a = app("a", 2, 2, 4, 600, 0);
+      AppView b = app("b", 1, 1, 4, 600, 1);
+      assertThat(round(busy, a, b)).containsExactly(entry("b",
+          "Aryl: waiting for 1 worker x 4 GPUs (4 GPUs) on training; 0 GPUs free now, largest node 0 free"));
+      assertThat(round(busy, a, b)).as("told again every round while it waits").containsOnlyKeys("b");
+
+      List<NodeView> freed = List.of(node("n1", 4), node("n2", 4));
+      assertThat(round(freed, b)).as("a ended: b is admitted and its message cleared")
+          .containsExactly(entry("b", null));
+      assertThat(round(freed, b)).as("cleared once, then left alone").isEmpty();
+    }
+
+    @Test
+    @DisplayName("GPUs held by another job's extra workers count as free: a gang takes them back")
+    void extraWorkersCountAsFree() {
+      List<NodeView> nodes = List.of(node("n1", 4, worker("e", 4)), node("n2", 4, worker("e", 4)));
+      AppView elastic = app("e", 1, 2, 4, 600, 0);
+      AppView gang = app("g", 2, 2, 4, 600, 2);
+      assertThat(round(nodes, elastic, gang)).containsExactly(entry("g",
+          "Aryl: waiting for 2 workers x 4 GPUs (8 GPUs) on training; 4 GPUs free now, largest node 4 free"));
+    }
+
+    @Test
+    @DisplayName("jobs waiting ahead in the queue are counted")
+    void queuePosition() {
+      List<NodeView> busy = List.of(node("n1", 4, worker("a", 4)), node("n2", 4, worker("a", 4)));
+      Map<String, String> told = round(busy, app("a", 2, 2, 4, 600, 0), app("short", 1, 1, 4, 60, 1),
+          app("long", 1, 1, 4, 6000, 1));
+      assertThat(told.get("short")).doesNotContain("queued behind");
+      assertThat(told.get("long")).endsWith("; queued behind 1 job (shortest predicted first)");
+    }
+
+    @Test
+    @DisplayName("a job whose ApplicationMaster has not asked for its whole gang yet is not said to wait")
+    void notAskingYet() {
+      assertThat(round(List.of(node("n1", 4)), app("b", 2, 2, 4, 600, 1))).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a running job is told nothing")
+    void runningJob() {
+      assertThat(round(List.of(node("n1", 4, worker("a", 4))), app("a", 1, 1, 4, 600, 0))).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a job that ended while waiting is forgotten, not cleared: its application has its own diagnostics")
+    void endedWhileWaiting() {
+      List<NodeView> busy = List.of(node("n1", 4, worker("a", 4)));
+      assertThat(round(busy, app("a", 1, 1, 4, 600, 0), app("b", 1, 1, 4, 600, 1))).containsOnlyKeys("b");
+      assertThat(round(busy, app("a", 1, 1, 4, 600, 0))).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a sink that fails costs the message, never the round")
+    void failingSink() {
+      WaitingDiagnostics failing = new WaitingDiagnostics("training", PolicyConfig.defaults(), (app, message) -> {
+        throw new IllegalStateException("no such application");
+      });
+      List<NodeView> busy = List.of(node("n1", 4, worker("a", 4)));
+      Map<String, AppView> views = Map.of("a", app("a", 1, 1, 4, 600, 0), "b", app("b", 1, 1, 4, 600, 1));
+      RoundInput input = TRANSLATOR.translate(100, busy, new TreeMap<>(views), PlanBook.EMPTY, Set.of(), Set.of(),
+          Map.of());
+      assertThatCode(() -> failing.publish(views, input, PLANNER.plan(input.state()))).doesNotThrowAnyException();
+    }
+  }
+}
