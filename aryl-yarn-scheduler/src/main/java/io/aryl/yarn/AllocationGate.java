@@ -9,6 +9,8 @@ import java.util.TreeMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCommitRequest;
@@ -57,8 +59,12 @@ final class AllocationGate {
     boolean changed = false;
     for (ResourceRequest rr : ask) {
       if (ResourceRequest.ANY.equals(rr.getResourceName())) {
-        ResourceRequest before = app.asks.put(askKey(rr), ResourceRequest.clone(rr));
-        changed |= before == null || before.getNumContainers() != rr.getNumContainers();
+        // The ApplicationMaster still counts workers allocated but not yet handed to it as asked for.
+        ResourceRequest outstanding = ResourceRequest.clone(rr);
+        outstanding.setNumContainers(Math.max(0, rr.getNumContainers()
+            - app.unseen.getOrDefault(unseenKey(attempt, rr.getPriority(), rr.getAllocationRequestId()), 0)));
+        ResourceRequest before = app.asks.put(askKey(rr), outstanding);
+        changed |= before == null || before.getNumContainers() != outstanding.getNumContainers();
       }
       // Node and rack asks of the ApplicationMaster are dropped: the plan places workers.
     }
@@ -115,6 +121,80 @@ final class AllocationGate {
       out.add(strictAny);
     }
     return out;
+  }
+
+  /**
+   * Takes the workers a commit request allocates out of their application's asks before it is committed, as the
+   * Capacity Scheduler takes them out of its own pending asks. Without this an ask kept counting workers already
+   * allocated until the ApplicationMaster's next heartbeat: a round in between planned the job that many workers
+   * more, and pushed the grant at once, so that a node heartbeat could allocate workers nobody asked for (which the
+   * ApplicationMaster hands back) and the next gang was planned around them. Taken before the commit rather than
+   * after it: a round reading in between may see a worker fewer asked for (made up by the next round), never one more.
+   *
+   * @return what undoes it if the commit then fails
+   */
+  Runnable allocating(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
+    List<Runnable> undo = new ArrayList<>();
+    if (request.getContainersToAllocate() == null) {
+      return () -> { };
+    }
+    for (var proposal : request.getContainersToAllocate()) {
+      SchedulerContainer<FiCaSchedulerApp, FiCaSchedulerNode> sc = proposal.getAllocatedOrReservedContainer();
+      FiCaSchedulerApp attempt = sc.getSchedulerApplicationAttempt();
+      ElasticApps.App app = apps.get(attempt.getApplicationId().toString()).orElse(null);
+      if (app == null || attempt.isWaitingForAMContainer() || sc.getRmContainer() == null) {
+        continue;
+      }
+      Container c = sc.getRmContainer().getContainer();
+      synchronized (app) {
+        for (Map.Entry<String, ResourceRequest> e : app.asks.entrySet()) {
+          ResourceRequest rr = e.getValue();
+          if (rr.getNumContainers() > 0 && rr.getPriority().equals(c.getPriority())
+              && rr.getAllocationRequestId() == c.getAllocationRequestId()) {
+            String key = e.getKey();
+            String unseen = unseenKey(attempt, c.getPriority(), c.getAllocationRequestId());
+            addToAsk(app, key, -1);
+            app.unseen.merge(unseen, 1, Integer::sum);
+            undo.add(() -> {
+              synchronized (app) {
+                addToAsk(app, key, 1);
+                app.unseen.computeIfPresent(unseen, (k, n) -> n > 1 ? n - 1 : null);
+              }
+            });
+            break;
+          }
+        }
+      }
+    }
+    return () -> undo.forEach(Runnable::run);
+  }
+
+  /** The ApplicationMaster was handed these containers: its asks from now on no longer count them. */
+  void handedOver(FiCaSchedulerApp attempt, List<Container> containers) {
+    ElasticApps.App app = apps.get(attempt.getApplicationId().toString()).orElse(null);
+    if (app == null || containers == null || containers.isEmpty()) {
+      return;
+    }
+    synchronized (app) {
+      for (Container c : containers) {
+        app.unseen.computeIfPresent(unseenKey(attempt, c.getPriority(), c.getAllocationRequestId()),
+            (k, n) -> n > 1 ? n - 1 : null);
+      }
+    }
+  }
+
+  /** Replaces the ask with a copy of it holding {@code delta} more containers (never below 0). */
+  private static void addToAsk(ElasticApps.App app, String key, int delta) {
+    ResourceRequest rr = app.asks.get(key);
+    if (rr != null) {
+      ResourceRequest updated = ResourceRequest.clone(rr);
+      updated.setNumContainers(Math.max(0, rr.getNumContainers() + delta));
+      app.asks.put(key, updated); // swapped whole: rounds read the asks without the lock
+    }
+  }
+
+  private static String unseenKey(FiCaSchedulerApp attempt, Priority priority, long allocationRequestId) {
+    return attempt.getApplicationAttemptId() + "/" + priority.getPriority() + "/" + allocationRequestId;
   }
 
   private static String askKey(ResourceRequest rr) {

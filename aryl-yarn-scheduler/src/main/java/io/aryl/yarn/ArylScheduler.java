@@ -298,6 +298,10 @@ public class ArylScheduler extends CapacityScheduler {
       FiCaSchedulerApp attempt = getApplicationAttempt(attemptId);
       if (attempt != null && attempt.getApplicationAttemptId().equals(attemptId)) {
         ask = gate.asks(attempt, ask);
+        Allocation allocation = super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions,
+            blacklistRemovals, updateRequests);
+        gate.handedOver(attempt, allocation == null ? null : allocation.getContainers());
+        return allocation;
       }
     }
     return super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions, blacklistRemovals,
@@ -318,6 +322,12 @@ public class ArylScheduler extends CapacityScheduler {
         }
         return false;
       }
+      Runnable undo = gate.allocating(request);
+      boolean committed = super.tryCommit(cluster, r, updatePending);
+      if (!committed) {
+        undo.run();
+      }
+      return committed;
     }
     return super.tryCommit(cluster, r, updatePending);
   }

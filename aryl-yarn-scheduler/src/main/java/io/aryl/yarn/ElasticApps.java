@@ -19,10 +19,18 @@ final class ElasticApps {
     final String id;
     final JobShape shape;
     final long submitMs;
-    /** The ApplicationMaster's outstanding worker asks at ResourceRequest.ANY, by priority and request id. */
+    /**
+     * The ApplicationMaster's outstanding worker asks at ResourceRequest.ANY, by priority and request id: its last ask,
+     * less the workers allocated against it since (as the Capacity Scheduler counts its own pending asks).
+     */
     final Map<String, ResourceRequest> asks = new ConcurrentHashMap<>();
     /** Node and rack names the scheduler last asked for on the application's behalf, by ask. */
     final Map<String, java.util.Set<String>> sentNames = new ConcurrentHashMap<>();
+    /**
+     * Workers allocated and not yet handed to the ApplicationMaster, by attempt, priority and request id: an ask the
+     * ApplicationMaster sends meanwhile still counts them. Guarded by this App's monitor.
+     */
+    final Map<String, Integer> unseen = new java.util.HashMap<>();
 
     App(String id, JobShape shape, long submitMs) {
       this.id = id;

@@ -3,7 +3,6 @@ package io.aryl.it;
 import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -261,9 +260,12 @@ public final class TestJob implements AutoCloseable {
     return List.copyOf(launchFailures);
   }
 
-  /** Every count of workers held seen after a heartbeat, in order. */
+  /**
+   * Every count of workers held seen after a heartbeat so far, in order: a copy, since the heartbeat thread goes on
+   * adding (a subList of the live list threw ConcurrentModificationException once it did).
+   */
   public List<Integer> observedCounts() {
-    return Collections.unmodifiableList(observedCounts);
+    return List.copyOf(observedCounts);
   }
 
   public Set<ContainerId> preemptionNotices() {
