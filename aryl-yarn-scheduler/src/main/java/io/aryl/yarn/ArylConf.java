@@ -62,7 +62,11 @@ public enum ArylConf {
           + " yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms)."),
   PARTIAL_GANG_GRACE_MS("aryl.scheduler.partial-gang-grace-ms", "60000",
       "Milliseconds a job holding fewer workers than its minimum keeps them (a NodeManager re-registering late, a"
-          + " worker being replaced) before they are drained to free their GPUs.");
+          + " worker being replaced) before they are drained to free their GPUs."),
+  CHECKPOINT_POLL_MS("aryl.scheduler.checkpoint-poll-ms", "10000",
+      "Milliseconds between reads of each elastic job's last checkpoint (lastCheckpointMs in its ApplicationMaster's"
+          + " status); a reclaim prices preempting a job by the work since its last checkpoint or the last change of its"
+          + " workers, whichever is later. 0: off, and by the time since its workers last changed only.");
 
   private final String key;
   private final String defaultValue;

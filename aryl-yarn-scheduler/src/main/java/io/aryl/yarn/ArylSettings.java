@@ -29,7 +29,8 @@ public record ArylSettings(
     String stateStoreDir,
     String stateStoreZkRoot,
     long recoveryMaxWaitMs,
-    long partialGangGraceMs) {
+    long partialGangGraceMs,
+    long checkpointPollMs) {
 
   /** Where the durable state lives. */
   public enum StoreKind {
@@ -87,7 +88,8 @@ public record ArylSettings(
         r.value(ArylConf.STATE_STORE_DIR),
         r.zkPath(ArylConf.STATE_STORE_ZK_ROOT),
         r.nonNegativeLong(ArylConf.RECOVERY_MAX_WAIT_MS),
-        r.nonNegativeLong(ArylConf.PARTIAL_GANG_GRACE_MS));
+        r.nonNegativeLong(ArylConf.PARTIAL_GANG_GRACE_MS),
+        r.nonNegativeLong(ArylConf.CHECKPOINT_POLL_MS));
     if (s.inferenceLabel.equals(s.trainingLabel)) {
       throw new IllegalArgumentException(ArylConf.INFERENCE_LABEL.key() + " and " + ArylConf.TRAINING_LABEL.key()
           + " must differ, both are '" + s.inferenceLabel + "'");

@@ -57,6 +57,7 @@ final class PlanningLoop implements AutoCloseable {
   private final ReclaimTracker reclaims = new ReclaimTracker();
   private final Drains drains = new Drains();
   private final JobProgressMeter progress = new JobProgressMeter();
+  private final CheckpointTimes checkpoints;
   private final ReclaimExecutor executor;
   private final DrainExecutor drainer;
   private final RecoveryGate recovery;
@@ -102,7 +103,9 @@ final class PlanningLoop implements AutoCloseable {
     this.planner = new RoundPlanner(settings.policy());
     ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
         settings.policy().rescaleOverheadS());
-    this.executor = new ReclaimExecutor(scheduler, settings, apps, metrics, reclaims, drains, progress, costs);
+    this.checkpoints = CheckpointTimes.onRm(scheduler.getRMContext(), apps, settings.checkpointPollMs());
+    this.executor = new ReclaimExecutor(scheduler, settings, apps, metrics, reclaims, drains, progress, checkpoints,
+        costs);
     this.drainer = new DrainExecutor(scheduler, settings, apps, metrics, drains, executor::stillReturning);
     this.waiting = new WaitingDiagnostics(settings.trainingLabel(), settings.policy(),
         WaitingDiagnostics.onCurrentAttempt(scheduler.getRMContext()));
@@ -135,6 +138,7 @@ final class PlanningLoop implements AutoCloseable {
   }
 
   void start() {
+    checkpoints.start();
     thread.scheduleWithFixedDelay(this::roundSafely, settings.roundIntervalMs(), settings.roundIntervalMs(),
         TimeUnit.MILLISECONDS);
   }
@@ -142,6 +146,15 @@ final class PlanningLoop implements AutoCloseable {
   @Override
   public void close() {
     thread.shutdownNow();
+    try {
+      // A round in flight may still write state: let it end before the store is closed beneath it.
+      if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+        LOG.warn("Aryl's planning round did not end within 5 s of the scheduler stopping");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    checkpoints.close();
   }
 
   PlanBook book() {
@@ -190,6 +203,7 @@ final class PlanningLoop implements AutoCloseable {
   void applicationFinished(String appId, boolean succeeded) {
     synchronized (this) {
       JobProgress p = progress.remove(appId);
+      checkpoints.forget(appId);
       drainer.jobFinished(appId);
       if (succeeded && p != null && settings.predictor() == ArylSettings.Predictor.HISTORY) {
         apps.get(appId).ifPresent(a -> history.observe(a.shape.kind(), p.attainedBaseS()));
@@ -346,7 +360,8 @@ final class PlanningLoop implements AutoCloseable {
       // Progress stays measured; the history predictor only replaces the runtime a job's tag announced.
       views = withHistoryRuntimes(views);
     }
-    return translator.translate((now - originMs) / 1000.0, nodes, views, book, drains.ids(), fenced, progress.all());
+    return translator.translate((now - originMs) / 1000.0, nodes, views, book, drains.ids(), fenced, progress.all(),
+        (id, p) -> checkpoints.sinceCheckpointS(id, p, now));
   }
 
   private Map<String, AppView> withHistoryRuntimes(Map<String, AppView> views) {

@@ -43,11 +43,13 @@ final class ReclaimExecutor {
   private final ReclaimTracker tracker;
   private final Drains drains;
   private final JobProgressMeter progress;
+  private final CheckpointTimes checkpoints;
   private final ReclaimCostModel costs;
   private final ReclaimPlanner planner;
 
   ReclaimExecutor(ArylScheduler scheduler, ArylSettings settings, ElasticApps apps, ArylMetrics metrics,
-      ReclaimTracker tracker, Drains drains, JobProgressMeter progress, ReclaimCostModel costs) {
+      ReclaimTracker tracker, Drains drains, JobProgressMeter progress, CheckpointTimes checkpoints,
+      ReclaimCostModel costs) {
     this.scheduler = scheduler;
     this.settings = settings;
     this.apps = apps;
@@ -55,6 +57,7 @@ final class ReclaimExecutor {
     this.tracker = tracker;
     this.drains = drains;
     this.progress = progress;
+    this.checkpoints = checkpoints;
     this.costs = costs;
     this.planner = new ReclaimPlanner(costs);
   }
@@ -112,8 +115,8 @@ final class ReclaimExecutor {
               metrics.containersShrunk.incr();
             }
           } else if (worker) {
-            preemptJob(r, c.appId(), nodes, killAt);
-          } else if (drain(r, c, nodeId, killAt) && recordPreempted(r, c)) {
+            preemptJob(r, c.appId(), nodes, killAt, nowMs);
+          } else if (drain(r, c, nodeId, killAt) && recordPreempted(r, c, nowMs)) {
             metrics.containersPreempted.incr();
           }
         }
@@ -166,10 +169,11 @@ final class ReclaimExecutor {
   }
 
   /** A job that falls below its minimum stops as a whole: every worker of it drains, wherever it runs. */
-  private void preemptJob(Reclaim r, String appId, List<NodeView> nodes, long killAt) {
+  private void preemptJob(Reclaim r, String appId, List<NodeView> nodes, long killAt, long nowMs) {
     for (NodeView n : nodes) {
       for (ContainerView c : n.containers()) {
-        if (c.appId().equals(appId) && !c.amContainer() && drain(r, c, n.id(), killAt) && recordPreempted(r, c)) {
+        if (c.appId().equals(appId) && !c.amContainer() && drain(r, c, n.id(), killAt)
+            && recordPreempted(r, c, nowMs)) {
           metrics.containersPreempted.incr();
         }
       }
@@ -201,8 +205,10 @@ final class ReclaimExecutor {
     return gpus;
   }
 
-  private boolean recordPreempted(Reclaim r, ContainerView c) {
-    double lost = c.gpus() * (progress.get(c.appId()).sinceChangeS() + costs.restartOverheadS());
+  /** Priced as the plan priced it: the work since the job's last checkpoint ({@link CheckpointTimes}), and a restart. */
+  private boolean recordPreempted(Reclaim r, ContainerView c, long nowMs) {
+    double since = checkpoints.sinceCheckpointS(c.appId(), progress.get(c.appId()), nowMs);
+    double lost = c.gpus() * (since + costs.restartOverheadS());
     boolean fresh = tracker.recordPreempted(r, c.id(), lost);
     if (fresh) {
       metrics.gpuSecondsLost.incr(Math.round(lost));

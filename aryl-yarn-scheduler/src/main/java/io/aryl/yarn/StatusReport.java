@@ -73,6 +73,9 @@ final class StatusReport {
       j.put("askedWorkers", a.askedWorkers());
       Plan p = in.lastPlan();
       j.put("change", p == null || p.changes().get(a.id) == null ? "NONE" : p.changes().get(a.id).name());
+      // What a preemption of the job would lose per GPU, as the last round priced it (CheckpointTimes).
+      boolean planned = in.lastInput() != null && in.lastInput().state().hasJob(a.id);
+      j.put("sinceCheckpointS", planned ? in.lastInput().state().job(a.id).sinceCheckpointS() : null);
       jobs.add(j);
     }
     out.put("applications", jobs);

@@ -48,6 +48,8 @@ class ArylSettingsTest {
       assertThat(s.policy().rescaleOverheadS())
           .isEqualTo(Double.parseDouble(ArylConf.RESCALE_OVERHEAD_S.defaultValue()));
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.TAG);
+      assertThat(s.checkpointPollMs()).isEqualTo(Long.parseLong(ArylConf.CHECKPOINT_POLL_MS.defaultValue()))
+          .isEqualTo(10_000);
     }
 
     @Test
@@ -97,6 +99,7 @@ class ArylSettingsTest {
       raw.put("aryl.scheduler.starvation-wait-s", "3600.5");
       raw.put("aryl.scheduler.rescale-overhead-s", "0");
       raw.put("aryl.scheduler.predictor", "History");
+      raw.put("aryl.scheduler.checkpoint-poll-ms", "0");
       ArylSettings s = ArylSettings.from(raw);
 
       assertThat(s.enabled()).isFalse();
@@ -115,6 +118,7 @@ class ArylSettingsTest {
       assertThat(s.policy().starvationWaitS()).isEqualTo(3600.5);
       assertThat(s.policy().rescaleOverheadS()).isZero();
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.HISTORY);
+      assertThat(s.checkpointPollMs()).as("0 turns the checkpoint reads off").isZero();
     }
 
     @Test
@@ -161,7 +165,9 @@ class ArylSettingsTest {
           Arguments.of(ArylConf.RESCALE_OVERHEAD_S, "-0.5"),
           Arguments.of(ArylConf.RESCALE_OVERHEAD_S, "NaN"),
           Arguments.of(ArylConf.RESCALE_OVERHEAD_S, "Infinity"),
-          Arguments.of(ArylConf.PREDICTOR, "oracle"));
+          Arguments.of(ArylConf.PREDICTOR, "oracle"),
+          Arguments.of(ArylConf.CHECKPOINT_POLL_MS, "-1"),
+          Arguments.of(ArylConf.CHECKPOINT_POLL_MS, "10s"));
     }
 
     @ParameterizedTest(name = "{0} = ''{1}''")

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
+import java.util.function.ToDoubleBiFunction;
 
 /**
  * Turns the ResourceManager's view (nodes, containers, elastic applications) plus the last round's promises into an
@@ -36,6 +37,10 @@ public final class SnapshotTranslator {
     this.inferenceOwned = inferenceOwned;
   }
 
+  /** Prices a preemption by the time since the job's workers last changed, as if they checkpointed at every change. */
+  public static final ToDoubleBiFunction<String, JobProgress> SINCE_CHANGE = (appId, p) -> p.sinceChangeS();
+
+  /** {@link #translate(double, List, Map, PlanBook, Set, Set, Map, ToDoubleBiFunction)} priced {@link #SINCE_CHANGE}. */
   public RoundInput translate(
       double nowS,
       List<NodeView> nodes,
@@ -44,6 +49,23 @@ public final class SnapshotTranslator {
       Set<String> draining,
       Set<String> fenced,
       Map<String, JobProgress> progress) {
+    return translate(nowS, nodes, apps, book, draining, fenced, progress, SINCE_CHANGE);
+  }
+
+  /**
+   * @param progress each job's progress, as the scheduler measures it
+   * @param sinceCheckpointS for a job (id and progress), the seconds of work preempting it now would throw away: its
+   *     {@link Job#sinceCheckpointS()}, which the reclaim cost multiplies by its GPUs
+   */
+  public RoundInput translate(
+      double nowS,
+      List<NodeView> nodes,
+      Map<String, AppView> apps,
+      PlanBook book,
+      Set<String> draining,
+      Set<String> fenced,
+      Map<String, JobProgress> progress,
+      ToDoubleBiFunction<String, JobProgress> sinceCheckpointS) {
     Map<String, Integer> capacity = new TreeMap<>();
     Map<String, Map<String, List<ContainerView>>> workers = new TreeMap<>();
     for (NodeView node : nodes) {
@@ -146,7 +168,7 @@ public final class SnapshotTranslator {
           .workers(shape.minWorkers(), max)
           .remainingS(remaining)
           .attainedS(p.attainedBaseS())
-          .sinceCheckpointS(p.sinceChangeS())
+          .sinceCheckpointS(sinceCheckpointS.applyAsDouble(app.id(), p))
           .build());
       if (total > 0) {
         allocations.put(app.id(), Allocation.of(a));
