@@ -12,11 +12,17 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Phase 2 of a round: the GPUs base demand left over are shared among elastic jobs by a multiple-choice knapsack
  * ({@link ElasticAllocator}), then placed. Flexible workers stay where they run when they can (no needless moves);
  * new ones go best-fit, preferring loaned servers.
+ *
+ * <p>With tenants, each tenant's idle guarantee (its guarantee less its base workers' GPUs on the own servers) is
+ * first offered to its own elastic jobs, by the same knapsack; then every GPU still spare goes to every tenant's
+ * elastic jobs by value, as without tenants. A tenant's own unused quota is idle only when its own jobs do not want
+ * it: alone on its guarantee its elastic jobs would grow into it.
  */
 final class ElasticPhase {
   private final PolicyConfig config;
@@ -34,6 +40,14 @@ final class ElasticPhase {
 
   /** Gives extras to the elastic jobs of {@code placed} that are not settled, taking their GPUs from the budget. */
   Growth grow(List<PlacedJob> placed, GpuBudget budget, ServerTable table) {
+    return grow(placed, budget, table, null);
+  }
+
+  /**
+   * As {@link #grow(List, GpuBudget, ServerTable)}; {@code idleQuota} (null: no tenants) gives each tenant's GPUs its
+   * own elastic jobs may take first.
+   */
+  Growth grow(List<PlacedJob> placed, GpuBudget budget, ServerTable table, Map<String, Integer> idleQuota) {
     FreeGpuIndex spare = budget.spareIndex();
     List<PlacedJob> elastic = new ArrayList<>();
     List<KnapsackGroup> groups = new ArrayList<>();
@@ -55,7 +69,7 @@ final class ElasticPhase {
     if (elastic.isEmpty()) {
       return Growth.NONE;
     }
-    int[] want = allocatePerTypeSet(elastic, groups, spare, table);
+    int[] want = allocatePerTypeSet(elastic, groups, spare, table, idleQuota);
 
     // Largest workers first (best-fit decreasing); ties by job id for determinism.
     Integer[] order = new Integer[elastic.size()];
@@ -113,7 +127,8 @@ final class ElasticPhase {
    * without being equal share one knapsack over the union of their types.
    */
   private int[] allocatePerTypeSet(List<PlacedJob> elastic, List<KnapsackGroup> groups, FreeGpuIndex spare,
-      ServerTable table) {
+      ServerTable table, Map<String, Integer> idleQuota) {
+    Map<String, Integer> quotaLeft = idleQuota == null ? null : new HashMap<>(idleQuota);
     int n = elastic.size();
     long[] masks = new long[n];
     for (int i = 0; i < n; i++) {
@@ -148,12 +163,60 @@ final class ElasticPhase {
       if (members.isEmpty() || capacity == 0) {
         continue;
       }
-      int[] chosen = allocator.allocate(sub, capacity);
+      int[] chosen = quotaLeft == null
+          ? allocator.allocate(sub, capacity)
+          : ownersFirst(members, sub, capacity, elastic, quotaLeft);
       for (int k = 0; k < members.size(); k++) {
         want[members.get(k)] = chosen[k];
       }
     }
     return want;
+  }
+
+  /**
+   * One knapsack with tenants: each tenant's jobs first share what is left of its idle quota (at most the capacity
+   * left), then every job may grow further by value on the capacity left, its first-stage extras kept (the second
+   * knapsack's item j of a job is its first-stage extras plus j, worth the value added).
+   */
+  private int[] ownersFirst(List<Integer> members, List<KnapsackGroup> sub, int capacity, List<PlacedJob> elastic,
+      Map<String, Integer> quotaLeft) {
+    Map<String, List<Integer>> byTenant = new TreeMap<>();
+    for (int k = 0; k < members.size(); k++) {
+      byTenant.computeIfAbsent(elastic.get(members.get(k)).job.tenant(), t -> new ArrayList<>()).add(k);
+    }
+    int[] floor = new int[members.size()];
+    int left = capacity;
+    for (Map.Entry<String, List<Integer>> e : byTenant.entrySet()) {
+      int cap = Math.min(left, quotaLeft.getOrDefault(e.getKey(), 0));
+      if (cap <= 0) {
+        continue;
+      }
+      List<KnapsackGroup> own = new ArrayList<>();
+      e.getValue().forEach(k -> own.add(sub.get(k)));
+      int[] got = allocator.allocate(own, cap);
+      int used = 0;
+      for (int i = 0; i < got.length; i++) {
+        floor[e.getValue().get(i)] = got[i];
+        used += own.get(i).weight(got[i]);
+      }
+      left -= used;
+      quotaLeft.merge(e.getKey(), -used, Integer::sum);
+    }
+    List<KnapsackGroup> shifted = new ArrayList<>();
+    for (int k = 0; k < sub.size(); k++) {
+      KnapsackGroup g = sub.get(k);
+      double[] values = new double[g.maxItem() - floor[k] + 1];
+      for (int j = 0; j < values.length; j++) {
+        values[j] = g.value(floor[k] + j) - g.value(floor[k]);
+      }
+      shifted.add(new KnapsackGroup(g.unitWeight(), values));
+    }
+    int[] more = allocator.allocate(shifted, left);
+    int[] chosen = new int[sub.size()];
+    for (int k = 0; k < chosen.length; k++) {
+      chosen[k] = floor[k] + more[k];
+    }
+    return chosen;
   }
 
   private static int placeExtras(PlacedJob p, int count, GpuBudget budget) {

@@ -24,6 +24,12 @@ import io.aryl.core.model.Checks;
  *     a whole job to other GPUs: up to faster ones as they free up, or an elastic job that would run narrow on fast
  *     GPUs down to slower ones where it runs wide (default off: the paper)
  * @param elasticValue what phase 2 counts as the worth of extra workers (default: the paper's JCT reduction)
+ * @param tenantReclaimDelayS with tenants ({@link io.aryl.core.model.Tenants}): how long a tenant's job, within its
+ *     guarantee, must have been queued before other tenants' base workers on borrowed GPUs may be preempted for it,
+ *     measured from its submission (default 60 s). Flexible workers are shed for it at once, as for any base gang
+ * @param restartOverheadS seconds a preempted job needs to restart from its checkpoint; prices preempting a
+ *     borrower's job for a tenant's guarantee by the {@link io.aryl.core.reclaim.ReclaimCostModel} rule (default
+ *     120 s)
  */
 public record PolicyConfig(
     JobOrder jobOrder,
@@ -32,7 +38,22 @@ public record PolicyConfig(
     double rescaleOverheadS,
     long exactKnapsackOpsLimit,
     boolean speedAware,
-    ElasticValue elasticValue) {
+    ElasticValue elasticValue,
+    double tenantReclaimDelayS,
+    double restartOverheadS) {
+
+  /** Default tenant reclaim delay: 60 s. */
+  public static final double DEFAULT_TENANT_RECLAIM_DELAY_S = 60;
+
+  /** Default restart overhead of a preempted job: 120 s, as {@link io.aryl.core.reclaim.ReclaimCostModel#defaults()}. */
+  public static final double DEFAULT_RESTART_OVERHEAD_S = 120;
+
+  /** The knobs before tenants, with the tenant reclaim delay and the restart overhead at their defaults. */
+  public PolicyConfig(JobOrder jobOrder, double starvationWaitS, boolean elastic, double rescaleOverheadS,
+      long exactKnapsackOpsLimit, boolean speedAware, ElasticValue elasticValue) {
+    this(jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
+        DEFAULT_TENANT_RECLAIM_DELAY_S, DEFAULT_RESTART_OVERHEAD_S);
+  }
 
   public PolicyConfig {
     Checks.notNull("policy.elasticValue", elasticValue);
@@ -42,46 +63,67 @@ public record PolicyConfig(
     if (exactKnapsackOpsLimit < 0) {
       throw new IllegalArgumentException("policy.exactKnapsackOpsLimit must be >= 0, was " + exactKnapsackOpsLimit);
     }
+    Checks.nonNegative("policy.tenantReclaimDelayS", tenantReclaimDelayS);
+    Checks.nonNegative("policy.restartOverheadS", restartOverheadS);
   }
 
   public static PolicyConfig defaults() {
     return new PolicyConfig(
         JobOrder.SHORTEST_PREDICTED_FIRST, 12 * 3600.0, true, 30.0, ElasticAllocator.DEFAULT_EXACT_OPS_LIMIT, false,
-        ElasticValue.JCT_REDUCTION);
+        ElasticValue.JCT_REDUCTION, DEFAULT_TENANT_RECLAIM_DELAY_S, DEFAULT_RESTART_OVERHEAD_S);
   }
 
   public PolicyConfig withJobOrder(JobOrder v) {
     return new PolicyConfig(
-        v, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue);
+        v, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
+        tenantReclaimDelayS, restartOverheadS);
   }
 
   public PolicyConfig withStarvationWaitS(double v) {
     return new PolicyConfig(
-        jobOrder, v, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue);
+        jobOrder, v, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue, tenantReclaimDelayS,
+        restartOverheadS);
   }
 
   public PolicyConfig withElastic(boolean v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, v, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue);
+        jobOrder, starvationWaitS, v, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
+        tenantReclaimDelayS, restartOverheadS);
   }
 
   public PolicyConfig withRescaleOverheadS(double v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, v, exactKnapsackOpsLimit, speedAware, elasticValue);
+        jobOrder, starvationWaitS, elastic, v, exactKnapsackOpsLimit, speedAware, elasticValue, tenantReclaimDelayS,
+        restartOverheadS);
   }
 
   public PolicyConfig withSpeedAware(boolean v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, v, elasticValue);
+        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, v, elasticValue,
+        tenantReclaimDelayS, restartOverheadS);
   }
 
   public PolicyConfig withElasticValue(ElasticValue v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, v);
+        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, v,
+        tenantReclaimDelayS, restartOverheadS);
   }
 
   public PolicyConfig withExactKnapsackOpsLimit(long v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, v, speedAware, elasticValue);
+        jobOrder, starvationWaitS, elastic, rescaleOverheadS, v, speedAware, elasticValue, tenantReclaimDelayS,
+        restartOverheadS);
+  }
+
+  public PolicyConfig withTenantReclaimDelayS(double v) {
+    return new PolicyConfig(
+        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue, v,
+        restartOverheadS);
+  }
+
+  public PolicyConfig withRestartOverheadS(double v) {
+    return new PolicyConfig(
+        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
+        tenantReclaimDelayS, v);
   }
 }

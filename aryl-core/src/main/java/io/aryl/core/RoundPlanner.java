@@ -6,12 +6,17 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
+import io.aryl.core.model.Pool;
 import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
+import io.aryl.core.reclaim.ReclaimCostModel;
+import io.aryl.core.tenant.TenantLedger;
+import io.aryl.core.tenant.TenantQuota;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -29,6 +34,13 @@ import java.util.TreeMap;
  *       multiple-choice knapsack on predicted JCT reduction. Flexible workers stay where they run when they can (no
  *       needless moves) and new ones go best-fit, preferring loaned servers.
  * </ol>
+ *
+ * <p><b>Tenants</b> (a {@link io.aryl.core.model.Tenants} in the snapshot, two or more of them): phase 1 serves jobs
+ * that keep their tenant within its guarantee before the others, and may preempt other tenants' jobs on borrowed
+ * GPUs for them after {@link PolicyConfig#tenantReclaimDelayS()} (see {@link Admission}); such jobs are
+ * {@link Plan.Change#PREEMPT}ed. Phase 2 first offers each tenant's idle guarantee to its own elastic jobs, then
+ * shares the GPUs still spare among every tenant's elastic jobs by value (see {@link ElasticPhase}).
+ * With one tenant or none the round is exactly the round without tenants.
  */
 public final class RoundPlanner {
   private final PolicyConfig config;
@@ -71,8 +83,20 @@ public final class RoundPlanner {
     }
     GpuBudget budget = new GpuBudget(table, spare, flexible);
 
+    TenantLedger tenants = null;
+    if (TenantQuota.active(state)) {
+      tenants = new TenantLedger(state.tenants(), table, config.tenantReclaimDelayS(),
+          new ReclaimCostModel(config.restartOverheadS(), config.rescaleOverheadS()));
+      for (PlacedJob p : placed) {
+        tenants.addRunning(p.job, p.base, p.flexibleNow);
+      }
+    }
     List<PlacedJob> running = List.copyOf(placed);
-    Admission.Result admitted = admission.admit(queued, state.nowS(), budget, () -> releases(running));
+    Admission.Result admitted = admission.admit(queued, state.nowS(), budget, () -> releases(running), tenants);
+    if (!admitted.preemptedFor().isEmpty()) {
+      HashSet<String> gone = new HashSet<>(admitted.preemptedFor().keySet());
+      placed.removeIf(p -> gone.contains(p.job.id()));
+    }
     for (Map.Entry<Job, int[]> e : admitted.admitted().entrySet()) {
       PlacedJob p = new PlacedJob(e.getKey(), false);
       for (int s : e.getValue()) {
@@ -85,7 +109,7 @@ public final class RoundPlanner {
       if (config.speedAware()) {
         tierMoves.apply(placed, budget, table);
       }
-      phase2.grow(placed, budget, table);
+      phase2.grow(placed, budget, table, tenants == null ? null : idleQuota(state, placed, table));
     }
 
     Map<String, Allocation> targets = new TreeMap<>();
@@ -96,6 +120,20 @@ public final class RoundPlanner {
       targets.put(p.job.id(), Allocation.of(workers));
     }
     return Plan.between(state, targets);
+  }
+
+  /** Each tenant's guarantee less its base workers' GPUs on the own servers (at least 0), as phase 1 left them. */
+  private static Map<String, Integer> idleQuota(ClusterState state, List<PlacedJob> placed, ServerTable table) {
+    Map<String, Integer> idle = new HashMap<>(state.tenants().guarantees());
+    for (PlacedJob p : placed) {
+      p.base.forEach((s, w) -> {
+        if (table.server(s).pool() == Pool.TRAINING) {
+          idle.merge(p.job.tenant(), -w * p.job.gpusPerWorker(), Integer::sum);
+        }
+      });
+    }
+    idle.replaceAll((t, g) -> Math.max(0, g));
+    return idle;
   }
 
   /** When running jobs are predicted to end and free their base GPUs: needed only if a starving job reserves. */

@@ -5,12 +5,16 @@ import io.aryl.core.model.Job;
 import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.core.placement.WorkerRole;
+import io.aryl.core.tenant.TenantLedger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -30,6 +34,18 @@ import java.util.function.Supplier;
  * starves more jobs and collapses into first-come-first-served under overload. Reserved GPUs that are free meanwhile
  * still serve elastic jobs' flexible workers, which can be shed at once. A job that could not fit even on an empty
  * cluster reserves nothing.
+ *
+ * <p><b>Tenants</b> ({@link #admit(List, double, GpuBudget, Supplier, TenantLedger)}, only with two or more). Jobs
+ * are offered in two passes, each in the order above: first every job whose tenant stays within its guarantee when
+ * its gang is admitted (counting its base GPUs on the own servers, gangs admitted before it included), then the
+ * others. A first-pass gang that does not fit even with every flexible worker shed may, once it has been queued
+ * {@code tenantReclaimDelayS}, preempt other tenants' running jobs whose GPUs are borrowed ({@link TenantLedger}):
+ * victims in {@link TenantLedger#LEAST_COST_FIRST} order, each only if its tenant keeps its guarantee, the cheaper of
+ * the first victim that suffices alone and victims taken in order until the gang fits (those it turns out not to
+ * need spared); none if the gang would not fit after all. First-pass jobs that failed are offered again after a preemption. Second-pass gangs may not take
+ * the GPUs of flexible workers their tenants hold within their guarantees ({@link
+ * TenantLedger#protectedFlexible()}). A starving job's reservation never holds back another tenant's job within its
+ * guarantee.
  */
 public final class Admission {
   private final JobOrder order;
@@ -55,8 +71,15 @@ public final class Admission {
    *
    * @param admitted admitted jobs, in admission order, with the server index of each base worker
    * @param reservedFor starving jobs that did not fit and hold capacity back for themselves
+   * @param preemptedFor running jobs preempted to give a tenant back its borrowed GPUs, by id, each with the id of
+   *     the job it was preempted for (empty without tenants)
    */
-  public record Result(Map<Job, int[]> admitted, List<String> reservedFor) {}
+  public record Result(Map<Job, int[]> admitted, List<String> reservedFor, Map<String, String> preemptedFor) {
+    /** A result that preempted nothing. */
+    public Result(Map<Job, int[]> admitted, List<String> reservedFor) {
+      this(admitted, reservedFor, Map.of());
+    }
+  }
 
   /**
    * Queued jobs in the order they are offered: the oldest starving job first, then all others by the job order.
@@ -94,13 +117,15 @@ public final class Admission {
    * Holding takes every spare GPU of those servers, so that no other gang lands there.
    */
   private static final class Reservation {
+    final String tenant;
     final boolean[] types;
     final List<Integer> servers;
     final double shadowS;
     final GpuBudget budget;
     final Map<Integer, Integer> held = new LinkedHashMap<>();
 
-    Reservation(boolean[] types, List<Integer> servers, double shadowS, GpuBudget budget) {
+    Reservation(String tenant, boolean[] types, List<Integer> servers, double shadowS, GpuBudget budget) {
+      this.tenant = tenant;
       this.types = types;
       this.servers = servers;
       this.shadowS = shadowS;
@@ -110,7 +135,7 @@ public final class Admission {
 
     /** The same reservation, held in another budget. */
     Reservation on(GpuBudget other) {
-      return new Reservation(types, servers, shadowS, other);
+      return new Reservation(tenant, types, servers, shadowS, other);
     }
 
     /** A job may use the reserved servers meanwhile if it is predicted to end before they drain. */
@@ -132,6 +157,36 @@ public final class Admission {
     }
   }
 
+  /**
+   * Flexible GPUs held out of a budget (see {@link TenantLedger#protectedFlexible()}) while gangs beyond their
+   * tenant's guarantee are placed, given back while others are.
+   */
+  private static final class Protection {
+    final int[] gpus;
+    final GpuBudget budget;
+    final Map<Integer, int[]> held = new LinkedHashMap<>(); // server -> {gpus, flexible}
+
+    Protection(int[] gpus, GpuBudget budget) {
+      this.gpus = gpus;
+      this.budget = budget;
+      hold();
+    }
+
+    void hold() {
+      for (int s = 0; s < gpus.length; s++) {
+        int h = Math.min(gpus[s], budget.spare(s));
+        if (h > 0) {
+          held.put(s, new int[] {h, budget.holdFlexible(s, h)});
+        }
+      }
+    }
+
+    void unhold() {
+      held.forEach((s, h) -> budget.unholdFlexible(s, h[0], h[1]));
+      held.clear();
+    }
+  }
+
   /** Admits base gangs from {@code queued} into {@code budget} (which it takes from). */
   public Result admit(List<Job> queued, double nowS, GpuBudget budget) {
     return admit(queued, nowS, budget, List::of);
@@ -147,32 +202,254 @@ public final class Admission {
    * running jobs free their base GPUs, which decides the servers a starving job reserves (asked for only then).
    */
   public Result admit(List<Job> queued, double nowS, GpuBudget budget, Supplier<List<Release>> releases) {
-    ServerTable table = budget.table();
-    GpuBudget trial = budget.copy();
-    List<Job> admitted = new ArrayList<>();
-    Map<Job, int[]> trialPlacement = new LinkedHashMap<>();
-    List<String> reservedFor = new ArrayList<>();
-    Reservation reservation = null;
-    List<Job> offered = offerOrder(queued, nowS);
-    for (Job job : offered) {
+    return admit(queued, nowS, budget, releases, null);
+  }
+
+  /**
+   * As {@link #admit(List, double, GpuBudget, Supplier)}, for a training pool shared by tenants: {@code tenants}
+   * (null: no tenants) holds their guarantees and usage, and the running jobs that may be preempted for an owner;
+   * base GPUs of jobs preempted here are given back to {@code budget}, and the caller must stop those jobs ({@link
+   * Result#preemptedFor()}).
+   */
+  public Result admit(List<Job> queued, double nowS, GpuBudget budget, Supplier<List<Release>> releases,
+      TenantLedger tenants) {
+    Pass pass = new Pass(queued, nowS, budget, releases);
+    if (tenants == null) {
+      for (Job job : pass.offered) {
+        pass.offer(job, null);
+      }
+    } else {
+      pass.withTenants(tenants);
+    }
+    return pass.result(budget, tenants);
+  }
+
+  /** One call of admit: the trial budget, what was admitted and what is reserved. */
+  private final class Pass {
+    final double nowS;
+    final Supplier<List<Release>> releases;
+    final ServerTable table;
+    final GpuBudget trial;
+    final List<Job> offered;
+    final List<Job> admitted = new ArrayList<>();
+    final Map<Job, int[]> trialPlacement = new LinkedHashMap<>();
+    final List<String> reservedFor = new ArrayList<>();
+    final Set<Job> withinGuarantee = new HashSet<>();
+    Reservation reservation;
+    int[] protectedFlexible;
+
+    Pass(List<Job> queued, double nowS, GpuBudget budget, Supplier<List<Release>> releases) {
+      this.nowS = nowS;
+      this.releases = releases;
+      this.table = budget.table();
+      this.trial = budget.copy();
+      this.offered = offerOrder(queued, nowS);
+    }
+
+    /** Offers one job its gang; true if admitted. {@code tenants} is null without tenants or beyond guarantee. */
+    boolean offer(Job job, TenantLedger tenants) {
       boolean[] types = table.allowedTypes(job);
-      int[] placed = placeAround(reservation, trial, job, types);
+      boolean guaranteed = tenants != null;
+      int[] placed = placeAround(reservation, trial, job, types, guaranteed);
+      if (placed == null && guaranteed && tenants.mayReclaimFor(job, nowS)
+          && (reservation == null || !reservation.tenant.equals(job.tenant()))) {
+        placed = reclaimFor(job, types, tenants);
+      }
       if (placed != null) {
         admitted.add(job);
         trialPlacement.put(job, placed);
-      } else if (job == offered.get(0) && isStarving(job, nowS) && fitsEmptyCluster(job, types, table)) {
+        if (guaranteed) {
+          withinGuarantee.add(job);
+        }
+        return true;
+      }
+      if (reservation == null && job == offered.get(0) && isStarving(job, nowS)
+          && fitsEmptyCluster(job, types, table)) {
         reservation = reserveServers(job, types, trial, releases.get());
         reservedFor.add(job.id());
       }
+      return false;
     }
-    return new Result(placeDecreasing(admitted, trialPlacement, budget, reservation),
-        Collections.unmodifiableList(reservedFor));
+
+    /**
+     * The two passes: jobs within their tenant's guarantee first (offered again after a preemption freed GPUs), then
+     * the others, each pass in offer order.
+     */
+    void withTenants(TenantLedger tenants) {
+      Map<Job, Integer> rank = new HashMap<>();
+      for (int i = 0; i < offered.size(); i++) {
+        rank.put(offered.get(i), i);
+      }
+      List<Job> beyond = new ArrayList<>();
+      List<Job> pending = offered;
+      int preempted = 0;
+      boolean freed = true;
+      while (freed && !pending.isEmpty()) {
+        List<Job> failed = new ArrayList<>();
+        for (Job job : pending) {
+          if (!tenants.withinGuarantee(job)) {
+            beyond.add(job);
+          } else if (!offer(job, tenants)) {
+            failed.add(job);
+          }
+        }
+        freed = tenants.preemptedFor().size() > preempted;
+        preempted = tenants.preemptedFor().size();
+        pending = failed;
+      }
+      beyond.sort(Comparator.comparingInt(rank::get));
+      protectedFlexible = tenants.protectedFlexible();
+      Protection protection = new Protection(protectedFlexible, trial);
+      for (Job job : beyond) {
+        if (!trialPlacement.containsKey(job) && offer(job, null)) {
+          tenants.charge(job, trialPlacement.get(job));
+        }
+      }
+      protection.unhold();
+    }
+
+    Result result(GpuBudget budget, TenantLedger tenants) {
+      Map<String, String> preempted = Map.of();
+      if (tenants != null) {
+        for (TenantLedger.Victim v : tenants.preempted()) {
+          tenants.vacate(v, budget);
+        }
+        preempted = tenants.preemptedFor();
+      }
+      return new Result(
+          placeDecreasing(admitted, trialPlacement, budget, reservation, withinGuarantee, protectedFlexible),
+          Collections.unmodifiableList(reservedFor), preempted);
+    }
+
+    /**
+     * Preempts borrowers for a gang within its tenant's guarantee that does not fit even with every flexible worker
+     * shed, at the least cost of two plans (as {@link io.aryl.core.reclaim.ServerChooser#leastCost()} does for
+     * loaned servers): the first victim in {@link TenantLedger#LEAST_COST_FIRST} order that makes room for the gang
+     * alone, or victims taken in that order, each only if it frees GPUs the gang could use, until the gang fits, and
+     * then those it does not need spared (the costliest first). A victim is taken only while its tenant
+     * keeps its guarantee. If the gang fits neither way nobody is preempted. Returns its placement, or null.
+     */
+    private int[] reclaimFor(Job job, boolean[] types, TenantLedger tenants) {
+      boolean unheld = reservation != null; // another tenant's: it never holds this job back
+      if (unheld) {
+        reservation.unhold();
+      }
+      try {
+        List<TenantLedger.Victim> candidates = tenants.victimsFor(job);
+        List<TenantLedger.Victim> alone = singleVictim(job, types, tenants, candidates);
+        List<TenantLedger.Victim> several = accumulated(job, types, tenants, candidates);
+        List<TenantLedger.Victim> chosen = alone;
+        if (several != null && (alone == null || cost(several) < cost(alone))) {
+          chosen = several;
+        }
+        if (chosen == null) {
+          return null;
+        }
+        for (TenantLedger.Victim v : chosen) {
+          tenants.vacate(v, trial);
+          tenants.preempt(v, job);
+        }
+        int[] placed = placeBase(trial, job, types);
+        if (placed == null) {
+          throw new IllegalStateException("job(" + job.id() + ") does not fit after preempting " + chosen);
+        }
+        return placed;
+      } finally {
+        if (unheld) {
+          reservation.hold();
+        }
+      }
+    }
+
+    /** The first victim (the cheapest) that alone makes room for the gang, or null. */
+    private List<TenantLedger.Victim> singleVictim(Job job, boolean[] types, TenantLedger tenants,
+        List<TenantLedger.Victim> candidates) {
+      for (TenantLedger.Victim v : candidates) {
+        if (tenants.takesOnlyBorrowed(v) && freesRoom(v, job, types) && fitsWithout(job, types, tenants,
+            List.of(v))) {
+          return List.of(v);
+        }
+      }
+      return null;
+    }
+
+    /** Victims taken in order until the gang fits, those it turns out not to need spared; null if it never fits. */
+    private List<TenantLedger.Victim> accumulated(Job job, boolean[] types, TenantLedger tenants,
+        List<TenantLedger.Victim> candidates) {
+      GpuBudget work = trial.copy();
+      List<TenantLedger.Victim> chosen = new ArrayList<>();
+      boolean fits = false;
+      try {
+        for (TenantLedger.Victim v : candidates) {
+          if (!tenants.takesOnlyBorrowed(v) || !freesRoom(v, job, types)) {
+            continue;
+          }
+          tenants.vacate(v, work);
+          tenants.preempt(v, job); // so that the tenant's next job is judged against what is left
+          chosen.add(v);
+          if (placeBase(work.copy(), job, types) != null) {
+            fits = true;
+            break;
+          }
+        }
+      } finally {
+        chosen.forEach(tenants::restore);
+      }
+      if (!fits) {
+        return null;
+      }
+      List<TenantLedger.Victim> needed = new ArrayList<>(chosen);
+      for (int i = chosen.size() - 2; i >= 0; i--) { // the last one made it fit: try sparing the others
+        TenantLedger.Victim v = chosen.get(i);
+        List<TenantLedger.Victim> rest = new ArrayList<>(needed);
+        rest.remove(v);
+        if (fitsWithout(job, types, tenants, rest)) {
+          needed = rest;
+        }
+      }
+      return needed;
+    }
+
+    /** Whether the gang fits in the trial budget once {@code victims} are gone. */
+    private boolean fitsWithout(Job job, boolean[] types, TenantLedger tenants, List<TenantLedger.Victim> victims) {
+      GpuBudget without = trial.copy();
+      for (TenantLedger.Victim v : victims) {
+        tenants.vacate(v, without);
+      }
+      return placeBase(without, job, types) != null;
+    }
+
+    private static double cost(List<TenantLedger.Victim> victims) {
+      double c = 0;
+      for (TenantLedger.Victim v : victims) {
+        c += v.preemptCostGpuS();
+      }
+      return c;
+    }
+
+    /**
+     * Whether preempting the victim frees GPUs the job's gang could use: base GPUs on an open server of a type it
+     * may use that can hold one of its workers.
+     */
+    private boolean freesRoom(TenantLedger.Victim v, Job job, boolean[] types) {
+      for (int s : v.baseWorkers().keySet()) {
+        if (table.open(s) && types[table.typeIndex(s)] && table.gpus(s) >= job.gpusPerWorker()) {
+          return true;
+        }
+      }
+      return false;
+    }
   }
 
-  /** Places a gang, off the reserved servers unless the reservation lets the job backfill onto them. */
-  private int[] placeAround(Reservation reservation, GpuBudget budget, Job job, boolean[] types) {
+  /**
+   * Places a gang, off the reserved servers unless the reservation lets the job backfill onto them, or the job is
+   * {@code withinGuarantee} of a tenant other than the reserving job's.
+   */
+  private int[] placeAround(Reservation reservation, GpuBudget budget, Job job, boolean[] types,
+      boolean withinGuarantee) {
     int[] placed = placeBase(budget, job, types);
-    if (placed == null && reservation != null && reservation.letsThrough(job, types)) {
+    if (placed == null && reservation != null && (reservation.letsThrough(job, types)
+        || withinGuarantee && !reservation.tenant.equals(job.tenant()))) {
       reservation.unhold();
       placed = placeBase(budget, job, types);
       reservation.hold();
@@ -196,17 +473,25 @@ public final class Admission {
    * Places the admitted gangs on the real budget largest worker first, keeping off reserved servers as admission
    * did; if that packing fails where priority order succeeded (possible, rare), the priority-order placement is used.
    */
-  private Map<Job, int[]> placeDecreasing(
-      List<Job> admitted, Map<Job, int[]> fallback, GpuBudget budget, Reservation reservation) {
+  private Map<Job, int[]> placeDecreasing(List<Job> admitted, Map<Job, int[]> fallback, GpuBudget budget,
+      Reservation reservation, Set<Job> withinGuarantee, int[] protectedFlexible) {
     List<Job> bySize = new ArrayList<>(admitted);
     bySize.sort(Comparator.comparingInt(Job::gpusPerWorker).reversed()
         .thenComparing(Comparator.comparingInt(Job::minWorkers).reversed())
         .thenComparing(Job::id));
     GpuBudget scratch = budget.copy();
     Reservation held = reservation == null ? null : reservation.on(scratch);
+    Protection protection = protectedFlexible == null ? null : new Protection(protectedFlexible, scratch);
     Map<Job, int[]> decreasing = new LinkedHashMap<>();
     for (Job job : bySize) {
-      int[] placed = placeAround(held, scratch, job, budget.table().allowedTypes(job));
+      boolean within = withinGuarantee.contains(job);
+      if (protection != null && within) {
+        protection.unhold();
+      }
+      int[] placed = placeAround(held, scratch, job, budget.table().allowedTypes(job), within);
+      if (protection != null && within) {
+        protection.hold();
+      }
       if (placed == null) {
         decreasing = null;
         break;
@@ -255,7 +540,7 @@ public final class Admission {
       servers.add(s);
       shadowS = Math.max(shadowS, freeAt[s]);
     }
-    return new Reservation(types, List.copyOf(servers), shadowS, trial);
+    return new Reservation(job.tenant(), types, List.copyOf(servers), shadowS, trial);
   }
 
   private static boolean overlaps(boolean[] a, boolean[] b) {

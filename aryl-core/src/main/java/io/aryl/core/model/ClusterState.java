@@ -26,9 +26,12 @@ public final class ClusterState {
   private final Map<String, Job> jobsById;
   private final Map<String, Allocation> allocations;
   private final Map<String, Integer> usedGpus;
+  private final Tenants tenants;
 
-  private ClusterState(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations) {
+  private ClusterState(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations,
+      Tenants tenants) {
     this.nowS = Checks.nonNegative("nowS", nowS);
+    this.tenants = Checks.notNull("tenants", tenants);
     List<Server> sortedServers = new ArrayList<>(servers);
     sortedServers.sort(Comparator.comparing(Server::id));
     List<Job> sortedJobs = new ArrayList<>(jobs);
@@ -51,6 +54,17 @@ public final class ClusterState {
       largestByType.merge(s.gpuType().name(), s.gpus(), Math::max);
     }
     this.serversById = byId;
+    int ownGpus = 0;
+    for (Server s : sortedServers) {
+      if (s.pool() == Pool.TRAINING) {
+        ownGpus += s.gpus();
+      }
+    }
+    if (tenants.totalGuaranteedGpus() > ownGpus) {
+      throw new IllegalArgumentException("tenants' guaranteedGpus must sum to at most the " + ownGpus
+          + " GPUs of the training pool's own servers, was " + tenants.totalGuaranteedGpus() + " "
+          + tenants.guarantees());
+    }
 
     Map<String, Job> jobsMap = new HashMap<>();
     for (Job j : sortedJobs) {
@@ -126,8 +140,28 @@ public final class ClusterState {
     }
   }
 
+  /** A snapshot without tenants ({@link Tenants#NONE}): every job belongs to the implicit tenant. */
   public static ClusterState of(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations) {
-    return new ClusterState(nowS, servers, jobs, allocations);
+    return new ClusterState(nowS, servers, jobs, allocations, Tenants.NONE);
+  }
+
+  /**
+   * A snapshot of a training pool shared by tenants, each guaranteed GPUs of the pool's own servers. The guarantees
+   * must not sum to more than those servers' GPUs.
+   */
+  public static ClusterState of(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations,
+      Tenants tenants) {
+    return new ClusterState(nowS, servers, jobs, allocations, tenants);
+  }
+
+  /** The same snapshot with other allocations (validated as any snapshot is), e.g. a plan's targets. */
+  public ClusterState withAllocations(Map<String, Allocation> newAllocations) {
+    return new ClusterState(nowS, servers, jobs, newAllocations, tenants);
+  }
+
+  /** The tenants sharing the training pool and their guarantees; {@link Tenants#NONE} when there are none. */
+  public Tenants tenants() {
+    return tenants;
   }
 
   public double nowS() {

@@ -19,6 +19,7 @@ import java.util.TreeSet;
 public final class Job {
   private final String id;
   private final String kind;
+  private final String tenant;
   private final double submitTimeS;
   private final int gpusPerWorker;
   private final int minWorkers;
@@ -36,6 +37,7 @@ public final class Job {
     this.id = Checks.notBlank("job.id", b.id);
     String at = "job(" + id + ").";
     this.kind = b.kind == null ? "" : b.kind;
+    this.tenant = Checks.notNull(at + "tenant", b.tenant).strip();
     this.submitTimeS = Checks.nonNegative(at + "submitTimeS", b.submitTimeS);
     this.gpusPerWorker = Checks.positive(at + "gpusPerWorker", b.gpusPerWorker);
     this.minWorkers = Checks.positive(at + "minWorkers", b.minWorkers);
@@ -66,6 +68,7 @@ public final class Job {
   public Builder toBuilder() {
     Builder b = new Builder(id);
     b.kind = kind;
+    b.tenant = tenant;
     b.submitTimeS = submitTimeS;
     b.gpusPerWorker = gpusPerWorker;
     b.minWorkers = minWorkers;
@@ -87,6 +90,14 @@ public final class Job {
   /** What makes jobs alike for history-based prediction (a model name, a user, a GPU count); may be empty. */
   public String kind() {
     return kind;
+  }
+
+  /**
+   * The team the job belongs to (a sub-queue of the training queue, see {@link Tenants}); empty for the implicit
+   * tenant of a pool without teams.
+   */
+  public String tenant() {
+    return tenant;
   }
 
   public double submitTimeS() {
@@ -162,6 +173,7 @@ public final class Job {
     }
     return id.equals(j.id)
         && kind.equals(j.kind)
+        && tenant.equals(j.tenant)
         && submitTimeS == j.submitTimeS
         && gpusPerWorker == j.gpusPerWorker
         && minWorkers == j.minWorkers
@@ -181,7 +193,8 @@ public final class Job {
 
   @Override
   public String toString() {
-    return "Job[" + id + " " + gpusPerWorker + "gpu x " + minWorkers + ".." + maxWorkers
+    return "Job[" + id + (tenant.isEmpty() ? "" : " of " + tenant) + " " + gpusPerWorker + "gpu x " + minWorkers
+        + ".." + maxWorkers
         + (allowedGpuTypes.isEmpty() ? "" : " on " + allowedGpuTypes)
         + ", predicted " + Math.round(predictedRemainingS) + "s]";
   }
@@ -190,6 +203,7 @@ public final class Job {
   public static final class Builder {
     private final String id;
     private String kind = "";
+    private String tenant = "";
     private double submitTimeS;
     private int gpusPerWorker = 1;
     private int minWorkers = 1;
@@ -208,6 +222,12 @@ public final class Job {
 
     public Builder kind(String kind) {
       this.kind = kind;
+      return this;
+    }
+
+    /** The job's team; empty (the default) for the implicit tenant. Surrounding blanks are dropped. */
+    public Builder tenant(String tenant) {
+      this.tenant = tenant;
       return this;
     }
 

@@ -86,6 +86,60 @@ public final class GpuBudget {
   }
 
   /**
+   * Frees what a preempted job held on server s: its {@code baseGpus} come back as idle GPUs, and of its {@code
+   * flexibleGpus} those still counted as flexible become idle too.
+   */
+  public void vacate(int s, int baseGpus, int flexibleGpus) {
+    int newSpare = spare.free(s) + baseGpus;
+    if (baseGpus < 0 || flexibleGpus < 0 || newSpare > table.gpus(s)) {
+      throw new IllegalStateException("server(" + table.id(s) + ") cannot get back " + baseGpus + " base GPUs");
+    }
+    spare.set(s, newSpare);
+    flexible[s] = Math.max(0, flexible[s] - flexibleGpus);
+    idle.set(s, newSpare - flexible[s]);
+  }
+
+  /**
+   * Holds {@code gpus} spare GPUs of server s that flexible workers hold, so that no gang is placed on them (a hold
+   * that keeps them flexible): spare and flexible GPUs both drop by as many. Returns how many flexible GPUs were
+   * held, for {@link #unholdFlexible}.
+   */
+  public int holdFlexible(int s, int gpus) {
+    int newSpare = spare.free(s) - gpus;
+    if (gpus < 0 || newSpare < 0) {
+      throw new IllegalStateException("server(" + table.id(s) + ") has " + spare.free(s) + " spare GPUs, asked " + gpus);
+    }
+    int flex = Math.min(flexible[s], gpus);
+    spare.set(s, newSpare);
+    flexible[s] -= flex;
+    idle.set(s, newSpare - flexible[s]);
+    return flex;
+  }
+
+  /** Undoes {@link #holdFlexible}: {@code gpus} come back, {@code flexibleGpus} of them flexible again. */
+  public void unholdFlexible(int s, int gpus, int flexibleGpus) {
+    int newSpare = spare.free(s) + gpus;
+    if (gpus < 0 || flexibleGpus < 0 || flexibleGpus > gpus || newSpare > table.gpus(s)) {
+      throw new IllegalStateException("server(" + table.id(s) + ") cannot get back " + gpus + " held GPUs");
+    }
+    spare.set(s, newSpare);
+    flexible[s] += flexibleGpus;
+    idle.set(s, newSpare - flexible[s]);
+  }
+
+  /** Makes this budget what {@code other} (a budget of the same servers, e.g. an earlier copy) is. */
+  public void restoreFrom(GpuBudget other) {
+    if (other.table != table) {
+      throw new IllegalArgumentException("budgets of different server tables");
+    }
+    for (int s = 0; s < flexible.length; s++) {
+      spare.set(s, other.spare.free(s));
+      flexible[s] = other.flexible[s];
+      idle.set(s, other.idle.free(s));
+    }
+  }
+
+  /**
    * Places {@code workers} workers of {@code gpusPerWorker} GPUs each, all or none: on idle GPUs if the whole
    * gang fits there, else on spare GPUs. Returns the server index of each worker, or null (budget unchanged).
    */

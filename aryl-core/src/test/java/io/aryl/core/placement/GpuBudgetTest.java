@@ -186,4 +186,36 @@ class GpuBudgetTest {
         .isThrownBy(() -> new GpuBudget(eightGpuServers(2), new int[] {8, 4}, new int[] {0, 5}))
         .withMessageContaining("server(s2) has 5 flexible GPUs but only 4 spare");
   }
+
+  @Test
+  void a_preempted_jobs_base_and_flexible_GPUs_become_idle_and_a_budget_restores_from_a_copy() {
+    // s1: 2 base GPUs of other jobs (spare 6), 4 of them flexible (idle 2).
+    GpuBudget b = new GpuBudget(eightGpuServers(1), new int[] {6}, new int[] {4});
+    GpuBudget before = b.copy();
+    b.vacate(0, 2, 3); // a job with 2 base GPUs and 3 flexible ones there is preempted
+    assertThat(spares(b)).containsExactly(8);
+    assertThat(idles(b)).containsExactly(7);
+    assertThatIllegalStateException().isThrownBy(() -> b.vacate(0, 1, 0))
+        .withMessageContaining("server(s1) cannot get back 1 base GPUs");
+    b.restoreFrom(before);
+    assertThat(spares(b)).containsExactly(6);
+    assertThat(idles(b)).containsExactly(2);
+    assertThatIllegalArgumentException().isThrownBy(() -> b.restoreFrom(new GpuBudget(eightGpuServers(1),
+        new int[] {8}, new int[1]))).withMessageContaining("different server tables");
+  }
+
+  @Test
+  void held_flexible_GPUs_take_no_gang_and_come_back_flexible() {
+    GpuBudget b = new GpuBudget(eightGpuServers(1), new int[] {6}, new int[] {4}); // idle 2
+    assertThat(b.holdFlexible(0, 4)).isEqualTo(4);
+    assertThat(spares(b)).containsExactly(2);
+    assertThat(idles(b)).containsExactly(2);
+    assertThat(b.placeGang(1, 3, ANY, WorkerRole.BASE)).isNull();
+    b.unholdFlexible(0, 4, 4);
+    assertThat(spares(b)).containsExactly(6);
+    assertThat(idles(b)).containsExactly(2);
+    assertThat(b.holdFlexible(0, 5)).as("4 flexible and 1 idle").isEqualTo(4);
+    assertThat(idles(b)).containsExactly(1);
+    assertThatIllegalStateException().isThrownBy(() -> b.holdFlexible(0, 2));
+  }
 }

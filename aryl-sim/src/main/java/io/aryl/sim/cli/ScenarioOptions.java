@@ -86,7 +86,21 @@ final class ScenarioOptions {
           + "Default: ${DEFAULT-VALUE}.")
   double starvationWaitS;
 
+  /** Which of a trace's jobs a command simulates, given the measured window (trace seconds). */
+  @FunctionalInterface
+  interface JobSelector {
+    List<TraceJob> select(List<TraceJob> jobs, double windowStartS, double windowEndS);
+  }
+
   Scenario toScenario() {
+    return toScenario((jobs, start, end) -> jobs);
+  }
+
+  /**
+   * The scenario of the options, on the jobs {@code selector} keeps: the window is the trace's (days count from its
+   * first submission, whatever is kept), the pool is sized for the kept jobs' demand.
+   */
+  Scenario toScenario(JobSelector selector) {
     requireFraction("--elastic-fraction", elasticFraction);
     if (!(predictionError >= 0 && predictionError < 1)) {
       throw new IllegalArgumentException("--prediction-error must be within [0, 1), was " + predictionError);
@@ -111,6 +125,10 @@ final class ScenarioOptions {
     if (start >= traceEnd) {
       throw new IllegalArgumentException("--start-day must fall inside the trace, which spans "
           + String.format("%.1f", (traceEnd - traceStart) / DAY_S) + " days, was " + startDay);
+    }
+    jobs = selector.select(jobs, start, end);
+    if (jobs.isEmpty()) {
+      throw new IllegalArgumentException("--trace '" + trace + "' holds no job to simulate");
     }
     double meanDemand = Scenario.meanDemandGpus(jobs, start, end);
     int training = trainingServers != null

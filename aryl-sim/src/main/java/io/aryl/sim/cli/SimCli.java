@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
 
 /** {@code aryl-sim}: runs policies on a trace and writes the results table, report.json, CSVs and plots. */
 @Command(name = "aryl-sim", mixinStandardHelpOptions = true, version = "aryl-sim 0.1.0",
-    subcommands = {SweepCommand.class, BenchCommand.class, SummarizeCommand.class},
+    subcommands = {SweepCommand.class, BenchCommand.class, SummarizeCommand.class, TenantsCommand.class},
     description = {
         "Simulates GPU clusters running the unchanged aryl-core decisions on public traces, one run per policy, "
             + "and reports them side by side: a results table on stdout; report.json, CSV time series and PNG plots "

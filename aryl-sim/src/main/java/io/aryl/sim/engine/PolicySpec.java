@@ -59,7 +59,9 @@ public record PolicySpec(
         .withJobOrder(p.jobOrder())
         .withElastic(p.elastic())
         .withRescaleOverheadS(cfg.rescaleOverheadS())
-        .withStarvationWaitS(cfg.starvationWaitS());
+        .withStarvationWaitS(cfg.starvationWaitS())
+        .withRestartOverheadS(cfg.restartOverheadS())
+        .withTenantReclaimDelayS(cfg.tenantReclaimDelayS());
   }
 
   public PolicySpec(

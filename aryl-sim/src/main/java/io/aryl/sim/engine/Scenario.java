@@ -1,6 +1,7 @@
 package io.aryl.sim.engine;
 
 import io.aryl.core.model.Checks;
+import io.aryl.core.model.Tenants;
 import io.aryl.sim.trace.InferenceCurve;
 import io.aryl.sim.trace.TraceJob;
 import java.util.ArrayList;
@@ -72,13 +73,21 @@ public record Scenario(
   }
 
   public PolicyResult run(PolicySpec policy, java.util.function.DoubleConsumer progress) {
+    return run(policy, progress, null);
+  }
+
+  /**
+   * Runs the policy with the training pool shared by tenants ({@code tenants}: their guarantees; null: no tenants,
+   * as {@link #run(PolicySpec, java.util.function.DoubleConsumer)}).
+   */
+  public PolicyResult run(PolicySpec policy, java.util.function.DoubleConsumer progress, Tenants tenants) {
     List<TraceJob> inRun = new ArrayList<>();
     for (TraceJob j : jobs) {
       if (j.submitS() >= windowStartS - warmupS && j.submitS() < windowEndS) {
         inRun.add(j);
       }
     }
-    Simulator sim = new Simulator(cfg, policy, curve, curveOffsetS, elasticFraction, predictionError, seed);
+    Simulator sim = new Simulator(cfg, policy, curve, curveOffsetS, elasticFraction, predictionError, seed, tenants);
     return sim.run(inRun, windowStartS, windowEndS, MAX_TAIL_S, progress);
   }
 
@@ -141,6 +150,7 @@ public record Scenario(
         + "are bridged linearly");
     m.put("curve_offset_s", curveOffsetS);
     m.put("training_servers", cfg.trainingServers());
+    m.put("training_gpus", cfg.trainingGpus());
     m.put("inference_servers", cfg.inferenceServers());
     m.put("gpus_per_server", cfg.gpusPerServer());
     m.put("training_gpus_vs_mean_demand", cfg.trainingGpus() / Math.max(1e-9, meanDemandGpus()));
@@ -154,6 +164,7 @@ public record Scenario(
     m.put("loan_margin_servers", cfg.loanMarginServers());
     m.put("speedup", "throughput(n workers) = n^" + cfg.speedupExponent());
     m.put("starvation_wait_s", cfg.starvationWaitS());
+    m.put("tenant_reclaim_delay_s", cfg.tenantReclaimDelayS());
     m.put("elastic_fraction", elasticFraction);
     m.put("elastic_rule", "elastic jobs run on g/2..2g GPUs; the rest exactly g");
     m.put("prediction_error", predictionError);

@@ -20,6 +20,10 @@ import io.aryl.core.model.Checks;
  * @param loanMarginServers inference servers kept back beyond the need before any is lent
  * @param speedupExponent throughput of n workers is n^exponent
  * @param starvationWaitS queued longer than this, a job is served first and reserves capacity
+ * @param lastTrainingServerGpus GPUs of the last training server when it is not a full one (a pool of whole GPUs,
+ *     e.g. one tenant's guarantee), 0 when every training server has {@code gpusPerServer}
+ * @param tenantReclaimDelayS with tenants: how long an owner's job waits before borrowers' base workers are preempted
+ *     for it (aryl-core's {@code PolicyConfig.tenantReclaimDelayS})
  */
 public record SimConfig(
     int trainingServers,
@@ -35,7 +39,9 @@ public record SimConfig(
     double headroom,
     int loanMarginServers,
     double speedupExponent,
-    double starvationWaitS) {
+    double starvationWaitS,
+    int lastTrainingServerGpus,
+    double tenantReclaimDelayS) {
 
   public SimConfig {
     Checks.positive("trainingServers", trainingServers);
@@ -54,6 +60,12 @@ public record SimConfig(
       throw new IllegalArgumentException("speedupExponent must be within (0, 1], was " + speedupExponent);
     }
     Checks.positive("starvationWaitS", starvationWaitS);
+    Checks.nonNegative("lastTrainingServerGpus", lastTrainingServerGpus);
+    if (lastTrainingServerGpus >= gpusPerServer) {
+      throw new IllegalArgumentException("lastTrainingServerGpus must be < gpusPerServer (" + gpusPerServer
+          + "), was " + lastTrainingServerGpus + "; 0 means a full server");
+    }
+    Checks.nonNegative("tenantReclaimDelayS", tenantReclaimDelayS);
   }
 
   // The defaults, defined once: the command line shows and uses these.
@@ -69,52 +81,94 @@ public record SimConfig(
   public static final int LOAN_MARGIN_SERVERS = 1;
   public static final double SPEEDUP_EXPONENT = 0.8;
   public static final double STARVATION_WAIT_S = 43200;
+  public static final double TENANT_RECLAIM_DELAY_S = 60;
 
   /** Defaults for a cluster of the given pool sizes. */
   public static SimConfig defaults(int trainingServers, int inferenceServers) {
-    return new SimConfig(trainingServers, inferenceServers, GPUS_PER_SERVER, INFERENCE_GPU_SPEED, ROUND_INTERVAL_S,
-        SAMPLE_INTERVAL_S, CHECKPOINT_INTERVAL_S, RESCALE_OVERHEAD_S, RESTART_OVERHEAD_S, RECLAIM_GRACE_S, HEADROOM,
-        LOAN_MARGIN_SERVERS, SPEEDUP_EXPONENT, STARVATION_WAIT_S);
+    return new SimConfig(
+        trainingServers, inferenceServers, GPUS_PER_SERVER, INFERENCE_GPU_SPEED, ROUND_INTERVAL_S,
+        SAMPLE_INTERVAL_S, CHECKPOINT_INTERVAL_S, RESCALE_OVERHEAD_S, RESTART_OVERHEAD_S, RECLAIM_GRACE_S,
+        HEADROOM, LOAN_MARGIN_SERVERS, SPEEDUP_EXPONENT, STARVATION_WAIT_S, 0, TENANT_RECLAIM_DELAY_S);
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
-    return new SimConfig(trainingServers, inferenceServers, gpusPerServer, v, roundIntervalS, sampleIntervalS,
-        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS);
+    return new SimConfig(
+        trainingServers, inferenceServers, gpusPerServer, v, roundIntervalS, sampleIntervalS, checkpointIntervalS,
+        rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
   }
 
   public SimConfig withGpusPerServer(int v) {
-    return new SimConfig(trainingServers, inferenceServers, v, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
+    return new SimConfig(
+        trainingServers, inferenceServers, v, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS);
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
   }
 
   public SimConfig withRoundIntervalS(double v) {
-    return new SimConfig(trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, v, sampleIntervalS,
+    return new SimConfig(
+        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, v, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS);
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
   }
 
   public SimConfig withCheckpointIntervalS(double v) {
-    return new SimConfig(trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS,
-        sampleIntervalS, v, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS);
+    return new SimConfig(
+        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS, v,
+        rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
   }
 
   public SimConfig withReclaimGraceS(double v) {
-    return new SimConfig(trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS,
-        sampleIntervalS, checkpointIntervalS, rescaleOverheadS, restartOverheadS, v, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS);
+    return new SimConfig(
+        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
+        checkpointIntervalS, rescaleOverheadS, restartOverheadS, v, headroom, loanMarginServers, speedupExponent,
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
   }
 
   public SimConfig withStarvationWaitS(double v) {
-    return new SimConfig(trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS,
-        sampleIntervalS, checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom,
-        loanMarginServers, speedupExponent, v);
+    return new SimConfig(
+        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
+        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
+        speedupExponent, v, lastTrainingServerGpus, tenantReclaimDelayS);
+  }
+
+  public SimConfig withTenantReclaimDelayS(double v) {
+    return new SimConfig(
+        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
+        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, v);
+  }
+
+  /**
+   * The same world with a training pool of exactly {@code gpus} GPUs: whole servers of {@code gpusPerServer}, and one
+   * smaller server for the rest.
+   */
+  public SimConfig withTrainingGpus(int gpus) {
+    Checks.positive("trainingGpus", gpus);
+    int servers = (gpus + gpusPerServer - 1) / gpusPerServer;
+    return new SimConfig(
+        servers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
+        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
+        speedupExponent, starvationWaitS, gpus % gpusPerServer, tenantReclaimDelayS);
+  }
+
+  public SimConfig withInferenceServers(int v) {
+    return new SimConfig(
+        trainingServers, v, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS, checkpointIntervalS,
+        rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
+  }
+
+  /** GPUs of training server {@code i} (0-based). */
+  public int trainingServerGpus(int i) {
+    return i == trainingServers - 1 && lastTrainingServerGpus > 0 ? lastTrainingServerGpus : gpusPerServer;
   }
 
   public int trainingGpus() {
-    return trainingServers * gpusPerServer;
+    return lastTrainingServerGpus > 0
+        ? (trainingServers - 1) * gpusPerServer + lastTrainingServerGpus
+        : trainingServers * gpusPerServer;
   }
 
   public int inferenceGpus() {

@@ -10,6 +10,7 @@ import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
 import io.aryl.core.model.Pool;
 import io.aryl.core.model.Server;
+import io.aryl.core.model.Tenants;
 import io.aryl.core.predict.NoisyPredictor;
 import io.aryl.core.reclaim.ReclaimCostModel;
 import io.aryl.core.reclaim.ReclaimPlan;
@@ -55,6 +56,7 @@ public final class Simulator {
   private final LoanPolicy loanPolicy; // null: no inference fleet to lend from
   private final SpeedupModel speedup;
   private final DemandForecast forecast;
+  private final Tenants tenants; // null: the round sees no tenants
 
   /**
    * @param curve inference demand; null for none (no server is ever lent)
@@ -64,6 +66,17 @@ public final class Simulator {
    */
   public Simulator(SimConfig cfg, PolicySpec policy, InferenceCurve curve, double curveOffsetS,
       double elasticFraction, double predictionError, long seed) {
+    this(cfg, policy, curve, curveOffsetS, elasticFraction, predictionError, seed, null);
+  }
+
+  /**
+   * As {@link #Simulator(SimConfig, PolicySpec, InferenceCurve, double, double, double, long)}, with the training
+   * pool shared by tenants: every job is of its trace's {@link TraceJob#tenant()}, and {@code tenants} (null: none)
+   * says what each is guaranteed.
+   */
+  public Simulator(SimConfig cfg, PolicySpec policy, InferenceCurve curve, double curveOffsetS,
+      double elasticFraction, double predictionError, long seed, Tenants tenants) {
+    this.tenants = tenants;
     this.cfg = cfg;
     this.policy = policy;
     this.curve = curve;
@@ -137,6 +150,7 @@ public final class Simulator {
       double predicted = remaining * predictionFactor;
       return Job.builder(trace.id())
           .kind(trace.model())
+          .tenant(tenants == null ? "" : trace.tenant())
           .submitTimeS(trace.submitS())
           .gpusPerWorker(shape.gpusPerWorker())
           .workers(shape.minWorkers(), shape.maxWorkers())
@@ -383,7 +397,8 @@ public final class Simulator {
       GpuType infer = GpuType.of(INFERENCE_TYPE, cfg.inferenceGpuSpeed());
       List<Server> list = new ArrayList<>(serverIds.size());
       for (int s = 0; s < serverIds.size(); s++) {
-        list.add(new Server(serverIds.get(s), isInference(s) ? infer : train, cfg.gpusPerServer(),
+        list.add(new Server(serverIds.get(s), isInference(s) ? infer : train,
+            isInference(s) ? cfg.gpusPerServer() : cfg.trainingServerGpus(s),
             isInference(s) ? Pool.INFERENCE : Pool.TRAINING, loaned[s], !Double.isNaN(returnDeadline[s])));
       }
       serverCache = list;
@@ -503,7 +518,7 @@ public final class Simulator {
     for (SimJob j : queued.values()) {
       jobs.add(j.toCoreJob(t));
     }
-    return ClusterState.of(t, servers(), jobs, allocations);
+    return ClusterState.of(t, servers(), jobs, allocations, tenants == null ? Tenants.NONE : tenants);
   }
 
   private void round(double t) {

@@ -32,7 +32,8 @@ import java.util.TreeMap;
  *       (the shortest is 1 s), so such a line is not a real job of that file but a damaged one, and is refused like any
  *       other malformed line rather than dropped or patched.
  *   <li>{@code num_gpus} must be a whole number &gt; 0; {@code gpu_time} a number &gt;= 0 (it is not carried);
- *       {@code cluster} non-blank. Models are unknown ({@code ""}).
+ *       {@code cluster} non-blank, and is the job's {@link TraceJob#tenant()}: Philly's virtual clusters are teams
+ *       sharing one physical cluster. Models are unknown ({@code ""}).
  * </ul>
  *
  * <p>Every line is checked, including those of clusters the filter leaves out; any malformed line is a {@link
@@ -82,7 +83,7 @@ public final class PhillyTrace {
       throw csv.badHeader("not a Philly trace header, expected " + String.join(",", HEADER));
     }
 
-    record Line(int line, long epochS, double durationS, int gpus) {}
+    record Line(int line, long epochS, double durationS, int gpus, String cluster) {}
     List<Line> kept = new ArrayList<>();
     Map<String, Integer> jobsPerCluster = new TreeMap<>();
     for (TraceCsv.Row row = csv.next(); row != null; row = csv.next()) {
@@ -99,7 +100,7 @@ public final class PhillyTrace {
       String cluster = row.text("cluster");
       jobsPerCluster.merge(cluster, 1, Integer::sum);
       if (clusterOrNull == null || clusterOrNull.equals(cluster)) {
-        kept.add(new Line(row.line(), epochS, durationS, gpus));
+        kept.add(new Line(row.line(), epochS, durationS, gpus, cluster));
       }
     }
     if (clusterOrNull != null && kept.isEmpty()) {
@@ -114,7 +115,7 @@ public final class PhillyTrace {
     kept.sort(Comparator.comparingLong(Line::epochS).thenComparingInt(Line::line));
     List<TraceJob> jobs = new ArrayList<>(kept.size());
     for (Line l : kept) {
-      jobs.add(new TraceJob("philly-" + l.line(), l.epochS() - start, l.durationS(), l.gpus(), ""));
+      jobs.add(new TraceJob("philly-" + l.line(), l.epochS() - start, l.durationS(), l.gpus(), "", l.cluster()));
     }
     return List.copyOf(jobs);
   }

@@ -8,8 +8,14 @@ package io.aryl.sim.trace;
  * @param durationS run time in the trace, seconds, {@code > 0}
  * @param gpus GPUs the job asked for, {@code > 0}
  * @param model the model name the trace gives, {@code ""} when it gives none
+ * @param tenant the team the trace says submitted it (Philly: its virtual cluster), {@code ""} when it says none
  */
-public record TraceJob(String id, double submitS, double durationS, int gpus, String model) {
+public record TraceJob(String id, double submitS, double durationS, int gpus, String model, String tenant) {
+
+  /** A job of no particular team. */
+  public TraceJob(String id, double submitS, double durationS, int gpus, String model) {
+    this(id, submitS, durationS, gpus, model, "");
+  }
 
   public TraceJob {
     if (id == null || id.isBlank()) {
@@ -29,6 +35,9 @@ public record TraceJob(String id, double submitS, double durationS, int gpus, St
     }
     if (model == null) {
       throw new IllegalArgumentException("trace job(" + id + ").model must not be null (use \"\" when unknown)");
+    }
+    if (tenant == null) {
+      throw new IllegalArgumentException("trace job(" + id + ").tenant must not be null (use \"\" for none)");
     }
   }
 

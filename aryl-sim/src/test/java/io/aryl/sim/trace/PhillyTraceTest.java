@@ -31,17 +31,18 @@ class PhillyTraceTest {
   }
 
   @Test
-  @DisplayName("reads every cluster: ids from line numbers, times from the earliest timestamp, sorted")
+  @DisplayName("reads every cluster: ids from line numbers, times from the earliest timestamp, sorted, the cluster"
+      + " as tenant")
   void all() throws IOException {
     Path f = write("philly.csv", SMALL);
 
     // 06:13:03 is 0; 07:01:55 is 2,932 s later; 08:00:00 is 6,417 s later.
     assertThat(PhillyTrace.read(f, null))
         .containsExactly(
-            new TraceJob("philly-3", 0, 2951, 2, ""),
-            new TraceJob("philly-5", 0, 1, 1, ""),
-            new TraceJob("philly-2", 2932, 66, 1, ""),
-            new TraceJob("philly-4", 6417, 10, 4, ""));
+            new TraceJob("philly-3", 0, 2951, 2, "", "6214e9"),
+            new TraceJob("philly-5", 0, 1, 1, "", "6c71a0"),
+            new TraceJob("philly-2", 2932, 66, 1, "", "11cb48"),
+            new TraceJob("philly-4", 6417, 10, 4, "", "11cb48"));
   }
 
   @Test
@@ -50,7 +51,8 @@ class PhillyTraceTest {
     Path f = write("philly.csv", SMALL);
 
     assertThat(PhillyTrace.read(f, "11cb48"))
-        .containsExactly(new TraceJob("philly-2", 0, 66, 1, ""), new TraceJob("philly-4", 3485, 10, 4, ""));
+        .containsExactly(new TraceJob("philly-2", 0, 66, 1, "", "11cb48"),
+            new TraceJob("philly-4", 3485, 10, 4, "", "11cb48"));
   }
 
   @Test
