@@ -20,6 +20,21 @@ public final class AmKeys {
   /** Milliseconds between the AM's heartbeats to the RM. */
   public static final String HEARTBEAT_MS = "aryl.am.heartbeat-ms";
   public static final int HEARTBEAT_MS_DEFAULT = 500;
+  /**
+   * {@code --launcher torchrun}: restarts added to {@code --max-restarts} in torchrun's {@code --max_restarts}, for the
+   * changes of membership an agent survives (each may charge it once). See {@link TorchrunLauncher}.
+   */
+  public static final String TORCHRUN_CHANGE_ALLOWANCE = "aryl.am.torchrun.change-allowance";
+  public static final int TORCHRUN_CHANGE_ALLOWANCE_DEFAULT = 100;
+  /** {@code --launcher torchrun}: torchrun's join_timeout, seconds an agent waits in a rendezvous for min nodes. */
+  public static final String TORCHRUN_JOIN_TIMEOUT_S = "aryl.am.torchrun.join-timeout-s";
+  public static final int TORCHRUN_JOIN_TIMEOUT_S_DEFAULT = 3600;
+  /**
+   * {@code --launcher torchrun}: torchrun's last_call_timeout, seconds a rendezvous of at least min nodes waits for
+   * more before it completes.
+   */
+  public static final String TORCHRUN_LAST_CALL_TIMEOUT_S = "aryl.am.torchrun.last-call-timeout-s";
+  public static final int TORCHRUN_LAST_CALL_TIMEOUT_S_DEFAULT = 3;
 
   // Environment of a worker (what torchrun-style launchers read, and Aryl's own).
   public static final String WORLD_SIZE = "WORLD_SIZE";
@@ -37,11 +52,18 @@ public final class AmKeys {
   /** The AM's status page (its /hosts prints the current generation's hosts). */
   public static final String AM_URL = "ARYL_AM_URL";
   public static final String JOB_ID = "ARYL_JOB_ID";
+  /** What the worker's supervisor shows the ApplicationMaster with its exit reports (one per AM attempt). */
+  public static final String REPORT_TOKEN = "ARYL_REPORT_TOKEN";
 
   // Files in the AM's and workers' working directories (YARN local resources).
   public static final String JOB_FILE = "aryl-job.json";
   public static final String WORKER_SCRIPT = "aryl-worker.sh";
   public static final String DISCOVERY_FILE = "aryl-discover-hosts.sh";
+  /**
+   * The main process of every worker container: runs the worker, keeps the container between generations and reports
+   * the worker's exit to the AM. The AM stages it in the job's staging directory.
+   */
+  public static final String SUPERVISOR_FILE = "aryl-supervise.sh";
   public static final String AM_JAR_FILE = "aryl-am.jar";
   /** The submitting client's configuration, shipped to the AM of a MiniYARNCluster job (it knows the RM address). */
   public static final String CLIENT_CONF_FILE = "yarn-site.xml";

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,6 +46,8 @@ public final class ElasticAppMaster {
   private static final Logger LOG = LoggerFactory.getLogger(ElasticAppMaster.class);
   private static final Priority WORKER_PRIORITY = Priority.newInstance(1);
   private static final long TICK_MS = 200;
+  /** How long the rendezvous store's Python may take to import torch and print its port. */
+  private static final long RENDEZVOUS_STORE_START_MS = 120_000;
 
   private final YarnConfiguration conf;
   private final JobSpec spec;
@@ -53,7 +56,12 @@ public final class ElasticAppMaster {
   private final Map<String, Container> containers = new ConcurrentHashMap<>();
   private final ExecutorService nmCalls = Executors.newFixedThreadPool(4);
   private final long startedAt = System.currentTimeMillis();
-  private WorkerGroup group;
+  /** When the workers last checkpointed, for the status JSON (the scheduler prices preemptions by it). */
+  private final CheckpointWatch checkpoints;
+  private Membership group;
+  /** With --launcher torchrun: the agents' launch contexts and the rendezvous store this AM hosts; else null. */
+  private TorchrunLauncher torchrun;
+  private RendezvousStore rendezvous;
   private WorkerLauncher launcher;
   private NodeManagerOps nm;
   private AMRMClientAsync<ContainerRequest> amrm;
@@ -64,6 +72,7 @@ public final class ElasticAppMaster {
     this.conf = conf;
     this.spec = spec;
     this.attempt = attempt;
+    this.checkpoints = CheckpointWatch.of(conf, spec.checkpointDir());
   }
 
   public static void main(String[] args) throws Exception {
@@ -87,10 +96,25 @@ public final class ElasticAppMaster {
 
   public void run() throws Exception {
     String host = System.getenv().getOrDefault(Environment.NM_HOST.name(), "localhost");
-    try (StatusServer status = new StatusServer(this::status, this::hosts)) {
+    String reportToken = UUID.randomUUID().toString();
+    try (StatusServer status = new StatusServer(this::status, this::hosts, reportToken, this::exited)) {
       status.start();
       String trackingUrl = "http://" + host + ":" + status.port() + "/";
-      launcher = new WorkerLauncher(spec, attempt.getApplicationId().toString(), trackingUrl);
+      if (spec.stagingDir().isEmpty()) {
+        throw new IllegalStateException("the job has no staging directory, where the worker supervisor is staged");
+      }
+      launcher = new WorkerLauncher(spec, attempt.getApplicationId().toString(), trackingUrl, reportToken,
+          SupervisorScript.stage(conf, new Path(spec.stagingDir())));
+      if (spec.torchrun()) {
+        TorchrunLauncher.Settings settings = TorchrunLauncher.Settings.defaults();
+        try {
+          settings = TorchrunLauncher.Settings.of(conf);
+        } catch (IllegalArgumentException e) {
+          stopReason = "--launcher torchrun: " + e.getMessage();
+        }
+        torchrun = new TorchrunLauncher(spec, settings, attempt.getApplicationId().toString(), launcher,
+            SupervisorScript.stage(conf, new Path(spec.stagingDir()), TorchrunLauncher.SCRIPT_FILE));
+      }
       nm = new NodeManagerOps(conf);
       amrm = AMRMClientAsync.createAMRMClientAsync(conf.getInt(AmKeys.HEARTBEAT_MS, AmKeys.HEARTBEAT_MS_DEFAULT),
           new Callbacks());
@@ -98,9 +122,16 @@ public final class ElasticAppMaster {
       amrm.start();
       store = spec.stagingDir().isEmpty() ? null : new GenerationStore(conf, new Path(spec.stagingDir()));
       synchronized (lock) {
-        group = new WorkerGroup(spec.minWorkers(), spec.maxWorkers(), spec.graceMs(),
-            conf.getLong(AmKeys.SETTLE_MS, AmKeys.SETTLE_MS_DEFAULT), spec.maxRestarts(),
-            attempt.getApplicationId().hashCode(), attempt.getAttemptId());
+        group = spec.torchrun()
+            ? new AgentGroup(spec.minWorkers(), spec.maxWorkers(), spec.graceMs(),
+                conf.getLong(AmKeys.SETTLE_MS, AmKeys.SETTLE_MS_DEFAULT), spec.maxRestarts())
+            : new WorkerGroup(spec.minWorkers(), spec.maxWorkers(), spec.graceMs(),
+                conf.getLong(AmKeys.SETTLE_MS, AmKeys.SETTLE_MS_DEFAULT), spec.maxRestarts(),
+                attempt.getApplicationId().hashCode(), attempt.getAttemptId());
+      }
+      if (torchrun != null && stopReason == null) {
+        // Before registering: the containers of an earlier attempt are recovered right after it.
+        startRendezvousStore(host);
       }
       PreviousRecord previous = readPreviousRecord();
       RegisterApplicationMasterResponse registered = amrm.registerApplicationMaster(host, 0, trackingUrl);
@@ -118,6 +149,8 @@ public final class ElasticAppMaster {
 
       WorkerGroup.Outcome outcome;
       while (true) {
+        checkpoints.tick(System.currentTimeMillis());
+        checkRendezvousStore();
         synchronized (lock) {
           apply(group.tick(System.currentTimeMillis()));
           outcome = group.outcome();
@@ -132,6 +165,10 @@ public final class ElasticAppMaster {
         Thread.sleep(TICK_MS);
       }
       LOG.info("job over: succeeded={} {}", outcome.succeeded(), outcome.diagnostics());
+      checkpoints.close();
+      if (rendezvous != null) {
+        rendezvous.close();
+      }
       amrm.unregisterApplicationMaster(
           outcome.succeeded() ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED,
           outcome.diagnostics(), trackingUrl);
@@ -179,16 +216,15 @@ public final class ElasticAppMaster {
         Container c = containers.get(r.id());
         var clc = launcher.worker(r.generation(), r.id());
         nmCall(r.id(), "restart", () -> nm.reinitialize(c.getNodeId(), c.getId(), clc));
-      } else if (a instanceof WorkerAction.Park p) {
-        Container c = containers.get(p.id());
-        nmCall(p.id(), "park", () -> nm.reinitialize(c.getNodeId(), c.getId(), launcher.parked()));
+      } else if (a instanceof WorkerAction.StartAgent s) {
+        startAgent(s);
       } else if (a instanceof WorkerAction.Terminate t) {
         Container c = containers.get(t.id());
         nmCalls.submit(() -> {
           try {
             nm.terminate(c.getNodeId(), c.getId());
           } catch (Exception e) {
-            LOG.warn("SIGTERM to {} failed; it is released at the grace", t.id(), e);
+            LOG.warn("SIGTERM to {} failed; the generation change waits for it until the grace", t.id(), e);
           }
         });
       } else if (a instanceof WorkerAction.Release r) {
@@ -206,6 +242,67 @@ public final class ElasticAppMaster {
         }
       }
     }
+  }
+
+  /** --launcher torchrun: the store the agents rendezvous in, on this AM's host; the job fails if it cannot start. */
+  private void startRendezvousStore(String host) {
+    rendezvous = new RendezvousStore(spec.python(), host, RENDEZVOUS_STORE_START_MS);
+    try {
+      rendezvous.start();
+    } catch (IOException e) {
+      LOG.error("the rendezvous store did not start", e);
+      rendezvous = null;
+      stopReason = "--launcher torchrun: " + e.getMessage();
+    }
+  }
+
+  /** A store whose process died is restarted (and logged); every agent then restarts in a new rendezvous. */
+  private void checkRendezvousStore() {
+    if (rendezvous == null || !(group instanceof AgentGroup agents)) {
+      return;
+    }
+    try {
+      if (rendezvous.restartIfDead()) {
+        synchronized (lock) {
+          apply(agents.storeRestarted(System.currentTimeMillis()));
+        }
+      }
+    } catch (IOException e) {
+      LOG.error("the rendezvous store could not be restarted", e);
+      stopReason = "--launcher torchrun: the rendezvous store died and could not be restarted: " + e.getMessage();
+    }
+  }
+
+  /** Starts (or, in a container whose previous agent has exited, re-initialises) a torchrun agent. */
+  private void startAgent(WorkerAction.StartAgent s) {
+    Container c = containers.get(s.id());
+    if (rendezvous == null || c == null) {
+      return;
+    }
+    var clc = torchrun.agent(s.incarnation(), rendezvous.host(), rendezvous.port());
+    if (s.reinitialize()) {
+      nmCall(s.id(), "agent restart", () -> nm.reinitialize(c.getNodeId(), c.getId(), clc));
+    } else {
+      nmCall(s.id(), "agent start", () -> nm.start(c, clc));
+    }
+  }
+
+  /** The launcher, and with torchrun where its agents rendezvous, for the status JSON. */
+  private Map<String, Object> launcherStatus() {
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("launcher", spec.launcher());
+    if (torchrun != null && group instanceof AgentGroup agents) {
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("endpoint", rendezvous == null ? null : rendezvous.endpoint());
+      r.put("runId", agents.incarnation() == 0 ? null
+          : TorchrunLauncher.runId(attempt.getApplicationId().toString(), agents.incarnation()));
+      r.put("incarnation", agents.incarnation());
+      r.put("storeStarts", rendezvous == null ? 0 : rendezvous.starts());
+      r.put("nprocPerNode", spec.nprocPerNode());
+      r.put("torchrunMaxRestarts", TorchrunLauncher.maxRestarts(spec, torchrun.settings()));
+      s.put("rendezvous", r);
+    }
+    return s;
   }
 
   private interface NmCall {
@@ -226,6 +323,17 @@ public final class ElasticAppMaster {
         }
       }
     });
+  }
+
+  /** A worker's supervisor says its worker process exited; the container is still held. */
+  private void exited(ExitReport r) {
+    LOG.info("{}: the worker of generation {} exited with status {}{}", r.container(), r.generation(), r.status(),
+        r.stopped() ? " after SIGTERM" : "");
+    synchronized (lock) {
+      if (group != null) {
+        apply(group.exited(r.container(), r.generation(), r.status(), r.stopped(), System.currentTimeMillis()));
+      }
+    }
   }
 
   /** The previous attempt's record, or the reason it cannot be used; both empty for a first attempt. */
@@ -303,6 +411,8 @@ public final class ElasticAppMaster {
       s.put("minWorkers", spec.minWorkers());
       s.put("maxWorkers", spec.maxWorkers());
       s.put("gpusPerWorker", spec.gpusPerWorker());
+      s.putAll(launcherStatus());
+      s.putAll(checkpoints.last().statusFields());
       if (group == null) {
         s.put("state", "STARTING");
         s.put("held", 0);

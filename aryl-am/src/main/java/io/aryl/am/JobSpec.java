@@ -1,6 +1,7 @@
 package io.aryl.am;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.aryl.core.job.JobShape;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,20 +17,55 @@ import java.util.TreeMap;
  * @param command the worker's shell command (run by bash in the worker's working directory)
  * @param files files shipped to every worker, already staged (filled in by the client)
  * @param stagingDir the job's staging directory on the default file system (filled in by the client)
+ * @param launcher how each container runs the command: {@value #ENV_LAUNCHER} (the AM forms every generation and
+ *     sets RANK, WORLD_SIZE, MASTER_*) or {@value #TORCHRUN_LAUNCHER} (one torchrun agent per container; see
+ *     {@link TorchrunLauncher})
+ * @param nprocPerNode worker processes per container (torchrun's {@code --nproc_per_node}); 1 with the env launcher
+ * @param python the interpreter with PyTorch, for torchrun's agents and the AM's rendezvous store
  */
 public record JobSpec(String name, String queue, int minWorkers, int maxWorkers, int gpusPerWorker, int memoryMb,
     int vcores, long predictedRuntimeS, String kind, String checkpointDir, int maxRestarts, long graceMs,
     int amMemoryMb, int amAttempts, Map<String, String> env, String command, List<StagedFile> files,
-    String stagingDir) {
+    String stagingDir, String launcher, int nprocPerNode, String python) {
+
+  /** The default launcher: the AM forms every generation itself, workers read RANK, WORLD_SIZE and MASTER_*. */
+  public static final String ENV_LAUNCHER = "env";
+  /** torchrun's elastic agent in every container, with the AM hosting its rendezvous store. */
+  public static final String TORCHRUN_LAUNCHER = "torchrun";
+  public static final String DEFAULT_PYTHON = "python3";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public JobSpec {
+    launcher = launcher == null ? ENV_LAUNCHER : launcher;
+    python = python == null ? DEFAULT_PYTHON : python;
     kind = kind == null ? "" : kind;
     checkpointDir = checkpointDir == null ? "" : checkpointDir;
     env = env == null ? Map.of() : new TreeMap<>(env);
     files = files == null ? List.of() : List.copyOf(files);
     stagingDir = stagingDir == null ? "" : stagingDir;
+  }
+
+  /** A job of the env launcher: one worker process per container. */
+  public JobSpec(String name, String queue, int minWorkers, int maxWorkers, int gpusPerWorker, int memoryMb,
+      int vcores, long predictedRuntimeS, String kind, String checkpointDir, int maxRestarts, long graceMs,
+      int amMemoryMb, int amAttempts, Map<String, String> env, String command, List<StagedFile> files,
+      String stagingDir) {
+    this(name, queue, minWorkers, maxWorkers, gpusPerWorker, memoryMb, vcores, predictedRuntimeS, kind, checkpointDir,
+        maxRestarts, graceMs, amMemoryMb, amAttempts, env, command, files, stagingDir, ENV_LAUNCHER, 1,
+        DEFAULT_PYTHON);
+  }
+
+  /** This job with another launcher, processes per container and interpreter. */
+  public JobSpec withLauncher(String launcher, int nprocPerNode, String python) {
+    return new JobSpec(name, queue, minWorkers, maxWorkers, gpusPerWorker, memoryMb, vcores, predictedRuntimeS, kind,
+        checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env, command, files, stagingDir, launcher,
+        nprocPerNode, python);
+  }
+
+  /** Whether each container runs a torchrun agent ({@code --launcher torchrun}). */
+  public boolean torchrun() {
+    return TORCHRUN_LAUNCHER.equals(launcher);
   }
 
   /** A file staged on the default file system, linked as {@code name} in each worker's working directory. */
@@ -61,6 +97,15 @@ public record JobSpec(String name, String queue, int minWorkers, int maxWorkers,
     for (String key : env.keySet()) {
       require(key.matches("[A-Za-z_][A-Za-z0-9_]*"), "--env name must be a shell variable name, was '" + key + "'");
     }
+    require(launcher.equals(ENV_LAUNCHER) || launcher.equals(TORCHRUN_LAUNCHER),
+        "--launcher must be " + ENV_LAUNCHER + " or " + TORCHRUN_LAUNCHER + ", was '" + launcher + "'");
+    require(nprocPerNode >= 1, "--nproc-per-node must be >= 1, was " + nprocPerNode);
+    require(torchrun() || nprocPerNode == 1, "--nproc-per-node " + nprocPerNode + " needs --launcher "
+        + TORCHRUN_LAUNCHER + " (the " + ENV_LAUNCHER + " launcher runs one worker process per container)");
+    require(nprocPerNode <= gpusPerWorker, "--nproc-per-node " + nprocPerNode + " is more than --gpus "
+        + gpusPerWorker + ": each worker process takes at least one of its container's GPUs");
+    require(python.matches("[A-Za-z0-9_./+-]+"),
+        "--python must be a program name or path (letters, digits, '.', '_', '/', '+', '-'), was '" + python + "'");
     return this;
   }
 
@@ -77,14 +122,20 @@ public record JobSpec(String name, String queue, int minWorkers, int maxWorkers,
 
   public JobSpec withStaging(List<StagedFile> staged, String dir) {
     return new JobSpec(name, queue, minWorkers, maxWorkers, gpusPerWorker, memoryMb, vcores, predictedRuntimeS, kind,
-        checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env, command, staged, dir);
+        checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env, command, staged, dir, launcher,
+        nprocPerNode, python);
   }
 
   public void write(OutputStream out) throws IOException {
     JSON.writerWithDefaultPrettyPrinter().writeValue(out, this);
   }
 
+  /** Reads a spec; one written before the launcher options were there is an env launcher job. */
   public static JobSpec read(InputStream in) throws IOException {
-    return JSON.readValue(in, JobSpec.class);
+    ObjectNode tree = (ObjectNode) JSON.readTree(in);
+    if (!tree.has("nprocPerNode")) {
+      tree.put("nprocPerNode", 1);
+    }
+    return JSON.treeToValue(tree, JobSpec.class);
   }
 }

@@ -3,6 +3,7 @@ package io.aryl.am;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.util.GenericOptionsParser;
@@ -52,7 +53,16 @@ public final class Main implements Callable<Integer> {
   /** Runs the client with this configuration; generic options (-D, -conf) come before the sub-command. */
   public static int run(Configuration conf, PrintStream out, PrintStream err, String... args) throws Exception {
     Configuration c = new YarnConfiguration(conf);
-    String[] rest = new GenericOptionsParser(c, args).getRemainingArgs();
+    // Generic options come before the sub-command, and never after "--" (the worker command's own options), which
+    // GenericOptionsParser (commons-cli) would drop, together with the "--" that ends submit's options.
+    int end = Arrays.asList(args).indexOf("--");
+    String[] rest = new GenericOptionsParser(c, end < 0 ? args : Arrays.copyOfRange(args, 0, end))
+        .getRemainingArgs();
+    if (end >= 0) {
+      String[] all = Arrays.copyOf(rest, rest.length + args.length - end);
+      System.arraycopy(args, end, all, rest.length, args.length - end);
+      rest = all;
+    }
     CommandLine cli = new CommandLine(new Main(c, out));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));

@@ -55,11 +55,18 @@ public final class NodeManagerOps implements AutoCloseable {
     });
   }
 
-  /** Kills the container's process (SIGTERM, then SIGKILL after the NM's delay) and starts this one in its place. */
+  /**
+   * Kills the container's processes (SIGTERM, then SIGKILL after the NM's {@code sleep-delay-before-sigkill.ms}) and
+   * starts this launch context in the same container. The NodeManager accepts it only while the container runs: a
+   * container whose main process exited has completed ("Cannot perform RE_INIT ... Current state is
+   * [EXITED_WITH_...]", or "does not exist" once it is gone), which is why a worker container's main process is the
+   * supervisor that outlives its worker.
+   */
   public void reinitialize(NodeId node, ContainerId id, ContainerLaunchContext clc) throws YarnException, IOException {
     call(node, id, p -> p.reInitializeContainer(ReInitializeContainerRequest.newInstance(id, clc, true)));
   }
 
+  /** SIGTERM to the container's process group (GRACEFUL_SHUTDOWN); dropped by the NM if it has not launched it yet. */
   public void terminate(NodeId node, ContainerId id) throws YarnException, IOException {
     call(node, id, p -> p.signalToContainer(
         SignalContainerRequest.newInstance(id, SignalContainerCommand.GRACEFUL_SHUTDOWN)));

@@ -3,25 +3,33 @@ package io.aryl.am;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.aryl.core.job.CheckpointReport;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * The AM's tracking URL: {@code /} an HTML status page, {@code /status.json} the same as JSON (workers, generations,
- * scaling events), {@code /hosts} the current generation's host:slots lines (what the host-discovery script prints).
- * JDK HTTP server on an ephemeral port; the RM web proxy forwards {@code /proxy/<app>/...} here.
+ * scaling events, the last checkpoint, which the scheduler reads to price preemptions), {@code /hosts} the current
+ * generation's host:slots lines (what the host-discovery script prints).
+ * JDK HTTP server on an ephemeral port; the RM web proxy forwards {@code /proxy/<app>/...} here. Worker supervisors
+ * {@code POST /exited} their worker's {@link ExitReport}, with the attempt's token in header {@value #TOKEN_HEADER}.
  */
 public final class StatusServer implements AutoCloseable {
+  static final String TOKEN_HEADER = "X-Aryl-Token";
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpServer server;
 
-  public StatusServer(Supplier<Map<String, Object>> status, Supplier<List<String>> hosts) throws IOException {
+  public StatusServer(Supplier<Map<String, Object>> status, Supplier<List<String>> hosts, String reportToken,
+      Consumer<ExitReport> exits) throws IOException {
     server = HttpServer.create(new InetSocketAddress(0), 0);
     server.setExecutor(Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "aryl-status");
@@ -31,6 +39,27 @@ public final class StatusServer implements AutoCloseable {
     server.createContext("/status.json", ex -> send(ex, "application/json",
         JSON.writerWithDefaultPrettyPrinter().writeValueAsString(status.get())));
     server.createContext("/hosts", ex -> send(ex, "text/plain", String.join("\n", hosts.get()) + "\n"));
+    byte[] token = reportToken.getBytes(StandardCharsets.UTF_8);
+    server.createContext("/exited", ex -> {
+      if (!ex.getRequestMethod().equals("POST")) {
+        send(ex, 405, "text/plain", "POST only\n");
+        return;
+      }
+      String shown = ex.getRequestHeaders().getFirst(TOKEN_HEADER);
+      if (shown == null || !MessageDigest.isEqual(token, shown.getBytes(StandardCharsets.UTF_8))) {
+        send(ex, 403, "text/plain", "not this attempt's token\n");
+        return;
+      }
+      ExitReport report;
+      try {
+        report = ExitReport.fromQuery(ex.getRequestURI().getRawQuery());
+      } catch (IllegalArgumentException e) {
+        send(ex, 400, "text/plain", e.getMessage() + "\n");
+        return;
+      }
+      exits.accept(report);
+      send(ex, "text/plain", "ok\n");
+    });
     server.createContext("/", ex -> {
       if (!ex.getRequestURI().getPath().replaceAll("/+$", "").isEmpty()) {
         send(ex, 404, "text/plain", "not found: " + ex.getRequestURI().getPath() + "\n");
@@ -69,7 +98,8 @@ public final class StatusServer implements AutoCloseable {
         .append(" &middot; workers ").append(esc(s.get("held"))).append(" (min ").append(esc(s.get("minWorkers")))
         .append(", max ").append(esc(s.get("maxWorkers"))).append(") &middot; generation ")
         .append(esc(s.get("generation"))).append(" &middot; restarts ").append(esc(s.get("restartsUsed")))
-        .append(" of ").append(esc(s.get("maxRestarts"))).append(" &middot; <a href=\"status.json\">JSON</a></p>")
+        .append(" of ").append(esc(s.get("maxRestarts"))).append(" &middot; last checkpoint ")
+        .append(esc(lastCheckpoint(s))).append(" &middot; <a href=\"status.json\">JSON</a></p>")
         .append("<h2>Workers</h2><table border=\"1\"><tr><th>container</th><th>host</th><th>state</th>")
         .append("<th>generation</th><th>rank</th></tr>");
     for (Map<String, Object> w : (List<Map<String, Object>>) s.get("workers")) {
@@ -84,6 +114,17 @@ public final class StatusServer implements AutoCloseable {
           .append("</td><td>").append(esc(e.get("detail"))).append("</td></tr>");
     }
     return b.append("</table></body></html>\n").toString();
+  }
+
+  /** The last checkpoint as a person reads it: its time (UTC) and step, or "none". */
+  static String lastCheckpoint(Map<String, Object> s) {
+    Object ms = s.get(CheckpointReport.LAST_CHECKPOINT_MS);
+    if (!(ms instanceof Number n) || n.longValue() < 0) {
+      return "none";
+    }
+    Object step = s.get(CheckpointReport.LAST_CHECKPOINT_STEP);
+    String when = Instant.ofEpochMilli(n.longValue()).toString();
+    return step instanceof Number st && st.longValue() >= 0 ? when + " (step " + st + ")" : when;
   }
 
   private static String esc(Object o) {

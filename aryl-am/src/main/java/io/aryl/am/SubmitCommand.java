@@ -81,6 +81,20 @@ final class SubmitCommand implements Callable<Integer> {
       + "(default: ${DEFAULT-VALUE}).", defaultValue = "2")
   int amAttempts;
 
+  @Option(names = "--launcher", description = "How each worker container runs the command: env (the AM sets RANK, "
+      + "WORLD_SIZE, MASTER_* for each generation) or torchrun (a torchrun elastic agent per container, the command "
+      + "being the training script and its arguments) (default: ${DEFAULT-VALUE}).",
+      defaultValue = JobSpec.ENV_LAUNCHER)
+  String launcher;
+
+  @Option(names = "--nproc-per-node", description = "With --launcher torchrun: worker processes per container, at most "
+      + "--gpus (default: --gpus).")
+  Integer nprocPerNode;
+
+  @Option(names = "--python", description = "With --launcher torchrun: the Python with PyTorch that runs the agents "
+      + "and the AM's rendezvous store (default: ${DEFAULT-VALUE}).", defaultValue = JobSpec.DEFAULT_PYTHON)
+  String python;
+
   @Option(names = "--wait", description = "Follow the job to its end; exit 0 if it succeeded, 1 if not.")
   boolean waitForEnd;
 
@@ -91,7 +105,8 @@ final class SubmitCommand implements Callable<Integer> {
   JobSpec spec() {
     return new JobSpec(name, queue, minWorkers, maxWorkers == null ? minWorkers : maxWorkers, gpus, memoryMb, vcores,
         predictedRuntimeS, kind, checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env,
-        shellCommand(command), List.of(), "");
+        shellCommand(command), List.of(), "", launcher,
+        nprocPerNode != null ? nprocPerNode : JobSpec.TORCHRUN_LAUNCHER.equals(launcher) ? gpus : 1, python);
   }
 
   /** One argument: a shell command line as given. Several: each quoted, so they reach the program unchanged. */

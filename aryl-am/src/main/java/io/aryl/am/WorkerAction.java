@@ -8,13 +8,13 @@ public sealed interface WorkerAction {
   /** Start the worker process in a container not yet used. */
   record Launch(String id, Generation generation) implements WorkerAction {}
 
-  /** Restart a running container's process with a new generation's environment (NM re-initialization). */
+  /**
+   * Start a new generation's worker in a container whose previous worker has exited, or outlived the grace (NM
+   * re-initialization: the idle supervisor, and whatever still runs there, is replaced).
+   */
   record Relaunch(String id, Generation generation) implements WorkerAction {}
 
-  /** Replace a container's process with an idle one: the container is kept but runs no worker (partial gang). */
-  record Park(String id) implements WorkerAction {}
-
-  /** SIGTERM to the worker: it should checkpoint and exit within the grace. */
+  /** SIGTERM to the worker's processes (NodeManager GRACEFUL_SHUTDOWN): it should checkpoint and exit in the grace. */
   record Terminate(String id) implements WorkerAction {}
 
   /** Give the container back to the RM (which kills it if still running). */
@@ -25,4 +25,10 @@ public sealed interface WorkerAction {
 
   /** Withdraw n outstanding asks. */
   record CancelAsks(int n) implements WorkerAction {}
+
+  /**
+   * Start a torchrun agent ({@link AgentGroup}) of this incarnation of the job's rendezvous in the container: a
+   * container not yet used, or (re-initialisation) one whose previous agent has exited or outlived the grace.
+   */
+  record StartAgent(String id, int incarnation, boolean reinitialize) implements WorkerAction {}
 }

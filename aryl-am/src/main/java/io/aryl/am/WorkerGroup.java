@@ -5,27 +5,48 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The job's workers and what to do next: pure bookkeeping, no YARN calls. Events (allocated, completed, preempted,
- * launched, tick) go in; {@link WorkerAction}s come out. One thread at a time (the AM holds a lock around it).
+ * launched, a worker's exit reported by its supervisor, tick) go in; {@link WorkerAction}s come out. One thread at a
+ * time (the AM holds a lock around it).
  *
- * <p>Rules: asks for up to max workers; starts no worker process until min containers are held (a partial gang is
- * parked, never running); any membership change, once settled, starts a new generation that (re)starts every
- * worker; preempted workers get SIGTERM and are released after the grace; a failed worker spends one restart of the
- * budget (its container is replaced), one failure past the budget fails the job; the first worker to exit 0 starts
- * the finish: no more asks or generations, and the job succeeds when every worker has exited 0.
+ * <p>Rules: asks for up to max workers; starts no worker process until min containers are held (a partial gang runs
+ * nothing); any membership change starts a new generation, in two steps: first every worker of the running generation
+ * is told to stop (SIGTERM) and given the grace to checkpoint and exit, while its container is kept (each container's
+ * main process is a supervisor that outlives its worker, see {@code aryl-supervise.sh}); once they have all exited,
+ * or at the end of the grace, the new generation (re)starts every worker with fresh ranks. Preempted workers are
+ * stopped with the rest and their containers released once their worker exited, or at the grace. A grow waits for
+ * membership to settle before it stops anyone; a preemption, a lost container or a failed worker stop the generation
+ * at once, since its collectives are broken anyway. Exits while a change is in progress, or of a worker that was told
+ * to stop, are never charged; a worker that fails on its own (non-zero exit, no change in progress, not told to stop)
+ * spends one restart of the budget, and one failure past the budget fails the job. The first worker to exit 0 on its
+ * own starts the finish: no more asks or generations, and the job succeeds when every worker has exited 0.
  *
  * <p>Durable state: every generation's {@link GenerationRecord} is to be written ({@link WorkerAction.Record}) before
- * any of its workers is (re)started, and again once all of them run, and once one of them is signalled or parked. A
- * new AM attempt {@link #resume resumes} from the previous attempt's record: it adopts the running generation when
- * exactly its members come back (see {@link Adoption}), else starts a new one, the numbers continuing.
+ * any of its workers is (re)started, and again once all of them run, and once one of them is signalled. A new AM
+ * attempt {@link #resume resumes} from the previous attempt's record: it adopts the running generation when exactly
+ * its members come back (see {@link Adoption}), else starts a new one, the numbers continuing.
  */
-public final class WorkerGroup {
+public final class WorkerGroup implements Membership {
   /** Exit statuses that are YARN's doing, not the worker's (ContainerExitStatus): lost, not failed. */
   static final Set<Integer> LOST_STATUSES = Set.of(-100, -101, -102, -105, -106, -107);
 
-  public enum State { HELD, LAUNCHING, RUNNING, PARKED, DRAINING }
+  public enum State {
+    /** Allocated; no worker started in it yet. */
+    HELD,
+    /** A worker's start or restart was sent to its NodeManager, which has not accepted it yet. */
+    LAUNCHING,
+    /** Its worker runs, as far as the AM knows. */
+    RUNNING,
+    /** Told to stop for a generation change; it stays for the next generation. */
+    STOPPING,
+    /** Asked back by the RM and told to stop; released once its worker exited, or at the grace. */
+    DRAINING,
+    /** Its worker exited; the container is kept, running nothing but its supervisor, until a generation uses it. */
+    IDLE
+  }
 
   /** One worker container as the group sees it. */
   public static final class Worker {
@@ -33,8 +54,9 @@ public final class WorkerGroup {
     final String host;
     State state;
     int generation;
-    boolean parking;
     long drainDeadline;
+    /** Told to stop while its start was in flight: SIGTERM goes out once the NodeManager has accepted the start. */
+    boolean terminateOnLaunch;
 
     Worker(String id, String host, State state, int generation) {
       this.id = id;
@@ -66,6 +88,9 @@ public final class WorkerGroup {
   /** How the job ended. */
   public record Outcome(boolean succeeded, String diagnostics) {}
 
+  /** A generation change in progress: the running workers were told to stop at {@code startedAt}. */
+  private record Stop(long startedAt, long deadline, String generation) {}
+
   private final int min;
   private final int max;
   private final long graceMs;
@@ -79,6 +104,7 @@ public final class WorkerGroup {
   private int outstanding;
   private int lastGenerationNumber;
   private long changedAt;
+  private Stop stop;
   private boolean finishing;
   private String finishFailure;
   private Outcome outcome;
@@ -90,8 +116,10 @@ public final class WorkerGroup {
   private Generation previousAttemptGeneration;
 
   /**
-   * @param settleMs how long membership must be still before a new generation starts; also the longest a new
-   *     attempt waits for the previous attempt's workers to come back
+   * @param graceMs how long a worker told to stop has to exit before the next generation starts without it (and, when
+   *     preempted, before its container is released)
+   * @param settleMs how long membership must be still before a grow stops the running generation, and before a new
+   *     generation starts; also the longest a new attempt waits for the previous attempt's workers to come back
    * @param attempt this ApplicationMaster attempt (from 1), named in the generation records it writes
    */
   public WorkerGroup(int min, int max, long graceMs, long settleMs, int maxRestarts, int portSeed, int attempt) {
@@ -156,11 +184,17 @@ public final class WorkerGroup {
     return List.of();
   }
 
-  /** The NodeManager accepted the (re)start of a worker; once all of the generation's are, it is recorded running. */
+  /**
+   * The NodeManager accepted the (re)start of a worker; once all of the generation's are, it is recorded running. A
+   * worker told to stop while its start was in flight gets its SIGTERM now.
+   */
   public List<WorkerAction> launched(String id) {
     Worker w = workers.get(id);
     if (w != null && w.state == State.LAUNCHING) {
-      w.state = w.parking ? State.PARKED : State.RUNNING;
+      w.state = State.RUNNING;
+    } else if (w != null && w.terminateOnLaunch) {
+      w.terminateOnLaunch = false;
+      return List.of(new WorkerAction.Terminate(id));
     }
     Generation g = current();
     if (recorded == null || recorded.running() || recorded.generation().number() != g.number()) {
@@ -175,7 +209,7 @@ public final class WorkerGroup {
     return List.of(new WorkerAction.Record(recorded));
   }
 
-  /** Before a member's process is signalled or replaced: the record must stop offering the generation for adoption. */
+  /** Before a member's process is signalled: the record must stop offering the generation for adoption. */
   private void recordDisturbed(List<WorkerAction> out) {
     if (recorded != null && recorded.running()) {
       recorded = recorded.withRunning(false);
@@ -190,52 +224,124 @@ public final class WorkerGroup {
       return List.of();
     }
     changed(now, "launch-failed", id + ": " + why);
-    spendRestart(w, "could not be started: " + why);
+    spendRestart(w, "could not be started: " + why, now);
     return List.of(new WorkerAction.Release(id));
   }
 
   /** A container ended (exited, killed or released). */
   public List<WorkerAction> completed(String id, int exitStatus, String diagnostics, long now) {
-    Worker w = workers.remove(id);
+    Worker w = workers.get(id);
     if (w == null) {
       return List.of();
     }
+    String who = describe(w);
+    workers.remove(id);
     if (adoption != null) {
       adoption.ended(id);
     }
-    String who = describe(w);
     if (w.state == State.DRAINING) {
       changed(now, "drained", who + " left with exit status " + exitStatus);
       return List.of();
     }
     if (finishing) {
-      if (exitStatus != 0 && finishFailure == null) {
-        finishFailure = who + " exited with status " + exitStatus + " while the job was finishing: " + diagnostics;
-      }
-      events.add(new ScalingEvent(now, "finished", who + " exited with status " + exitStatus));
+      finishedWith(w, who, exitStatus, diagnostics, now);
       return List.of();
     }
-    boolean currentWorker = w.state == State.RUNNING && w.generation == currentNumber();
-    if (exitStatus == 0 && currentWorker) {
-      finishing = true;
-      events.add(new ScalingEvent(now, "finishing", who + " exited 0: the job is finishing"));
-      List<WorkerAction> out = new ArrayList<>();
-      if (outstanding > 0) {
-        out.add(new WorkerAction.CancelAsks(outstanding));
-        outstanding = 0;
-      }
-      return out;
+    if (w.state != State.RUNNING && w.state != State.LAUNCHING) {
+      // Held, idle or already told to stop: no worker failed here.
+      changed(now, "lost", who + " ended with exit status " + exitStatus);
+      return List.of();
+    }
+    if (exitStatus == 0 && startsTheFinish(w)) {
+      return finish(who, now);
     }
     changed(now, "lost", who + " ended with exit status " + exitStatus);
-    if (!LOST_STATUSES.contains(exitStatus) && w.state != State.PARKED) {
-      spendRestart(w, "exited with status " + exitStatus + ": " + diagnostics);
+    List<WorkerAction> out = new ArrayList<>();
+    if (exitStatus != 0 && !LOST_STATUSES.contains(exitStatus) && stop == null) {
+      spendRestart(w, "exited with status " + exitStatus + ": " + diagnostics, now);
     }
-    return List.of();
+    generationBroken(now, who + " ended", out);
+    return out;
   }
 
-  private void spendRestart(Worker w, String what) {
+  /**
+   * A worker's supervisor reports that its worker process exited, the container still held: {@code toldToStop} when
+   * SIGTERM reached it first. Reports of another generation than the worker's are late ones of an earlier generation,
+   * ignored.
+   */
+  public List<WorkerAction> exited(String id, int generation, int status, boolean toldToStop, long now) {
+    Worker w = workers.get(id);
+    if (w == null || (w.generation != generation && w.generation != -1)) {
+      return List.of();
+    }
+    String who = describe(w);
+    String how = "its worker exited with status " + status + (toldToStop ? " after SIGTERM" : "");
+    switch (w.state) {
+      case HELD, IDLE -> {
+        return List.of();
+      }
+      case DRAINING -> {
+        workers.remove(id);
+        changed(now, "drained", who + ": " + how + "; released");
+        return List.of(new WorkerAction.Release(id));
+      }
+      case STOPPING -> {
+        w.state = State.IDLE;
+        w.terminateOnLaunch = false;
+        events.add(new ScalingEvent(now, "exited", who + ": " + how));
+        return List.of();
+      }
+      default -> {
+        // RUNNING, or LAUNCHING when it exited before its NodeManager's answer reached the AM.
+      }
+    }
+    boolean startsFinish = status == 0 && !toldToStop && startsTheFinish(w);
+    w.state = State.IDLE;
+    w.terminateOnLaunch = false;
+    events.add(new ScalingEvent(now, "exited", who + ": " + how));
+    if (finishing) {
+      finishedWith(w, who, status, "", now);
+      return List.of();
+    }
+    if (startsFinish) {
+      return finish(who, now);
+    }
+    List<WorkerAction> out = new ArrayList<>();
+    if (status != 0 && !toldToStop && stop == null) {
+      spendRestart(w, "exited with status " + status, now);
+    }
+    generationBroken(now, who + "'s worker exited", out);
+    return out;
+  }
+
+  /** Whether this worker exiting 0 means training is done: it ran the current generation, which nobody is stopping. */
+  private boolean startsTheFinish(Worker w) {
+    return w.state == State.RUNNING && w.generation == currentNumber() && stop == null;
+  }
+
+  private List<WorkerAction> finish(String who, long now) {
+    finishing = true;
+    events.add(new ScalingEvent(now, "finishing", who + " exited 0: the job is finishing"));
+    List<WorkerAction> out = new ArrayList<>();
+    if (outstanding > 0) {
+      out.add(new WorkerAction.CancelAsks(outstanding));
+      outstanding = 0;
+    }
+    return out;
+  }
+
+  /** A worker ended while the job is finishing: the job fails if it did not exit 0. */
+  private void finishedWith(Worker w, String who, int status, String diagnostics, long now) {
+    if (status != 0 && finishFailure == null) {
+      finishFailure = who + " exited with status " + status + " while the job was finishing"
+          + (diagnostics.isEmpty() ? "" : ": " + diagnostics);
+    }
+    events.add(new ScalingEvent(now, "finished", who + " exited with status " + status));
+  }
+
+  private void spendRestart(Worker w, String what, long now) {
     if (budget.spend()) {
-      events.add(new ScalingEvent(System.currentTimeMillis(), "restart",
+      events.add(new ScalingEvent(now, "restart",
           describe(w) + " " + what + " (restart " + budget.used() + " of " + budget.max() + ")"));
     } else if (outcome == null) {
       outcome = new Outcome(false, "worker " + describe(w) + " " + what.strip() + "; the job is failed: "
@@ -243,29 +349,115 @@ public final class WorkerGroup {
     }
   }
 
-  /** The RM asks for these containers back: SIGTERM to each, released at the grace if still there. */
+  /**
+   * The RM asks for these containers back: each running one is told to stop, with the rest of its generation, and
+   * released once its worker exited or at the grace; one that runs no worker is released at once.
+   */
   public List<WorkerAction> preempted(Set<String> ids, long now) {
     List<WorkerAction> out = new ArrayList<>();
-    for (String id : ids) {
+    boolean disturbed = false;
+    for (String id : new TreeSet<>(ids)) {
       Worker w = workers.get(id);
       if (w == null || w.state == State.DRAINING) {
         continue;
       }
-      if (w.state == State.HELD) {
-        workers.remove(id);
-        out.add(new WorkerAction.Release(id));
-      } else {
-        w.state = State.DRAINING;
-        w.drainDeadline = now + graceMs;
-        recordDisturbed(out);
-        out.add(new WorkerAction.Terminate(id));
-      }
       changed(now, "preempted", describe(w) + " asked back by the RM");
+      switch (w.state) {
+        case HELD, IDLE -> {
+          workers.remove(id);
+          out.add(new WorkerAction.Release(id));
+        }
+        case RUNNING, LAUNCHING -> {
+          recordDisturbed(out);
+          if (w.state == State.RUNNING) {
+            out.add(new WorkerAction.Terminate(id));
+          } else {
+            w.terminateOnLaunch = true;
+          }
+          w.state = State.DRAINING;
+          w.drainDeadline = now + graceMs;
+          disturbed = true;
+        }
+        default -> {
+          // STOPPING: already told to stop.
+          w.state = State.DRAINING;
+          w.drainDeadline = now + graceMs;
+        }
+      }
+    }
+    if (disturbed) {
+      generationBroken(now, "preempted", out);
     }
     return out;
   }
 
-  /** Periodic decisions: releases at the grace, the next generation, parking, asks, the end. */
+  /**
+   * A worker of the running generation is gone or going: the rest would fail their next collective, so they are told
+   * to stop now, not after the settle time. Not while finishing (nothing restarts then), nor while a new attempt
+   * decides on adoption (it signals no one before it has decided; the next tick stops them if it does not adopt).
+   */
+  private void generationBroken(long now, String why, List<WorkerAction> out) {
+    if (!finishing && adoption == null) {
+      stopGeneration(now, why, out);
+    }
+  }
+
+  /**
+   * Starts a generation change, unless one is in progress: every running worker is told to stop (SIGTERM) and has
+   * the grace to exit. Nothing is started until they all have, or the grace is over.
+   */
+  private void stopGeneration(long now, String why, List<WorkerAction> out) {
+    if (stop != null) {
+      return;
+    }
+    List<Worker> running = workers.values().stream()
+        .filter(w -> w.state == State.RUNNING || w.state == State.LAUNCHING).toList();
+    if (running.isEmpty()) {
+      return;
+    }
+    recordDisturbed(out);
+    for (Worker w : running) {
+      if (w.state == State.RUNNING) {
+        out.add(new WorkerAction.Terminate(w.id));
+      } else {
+        w.terminateOnLaunch = true;
+      }
+      w.state = State.STOPPING;
+    }
+    Generation g = current();
+    String which = g != null && running.stream().allMatch(w -> w.generation == g.number())
+        ? "generation " + g.number() : "the running workers";
+    stop = new Stop(now, now + graceMs, which);
+    events.add(new ScalingEvent(now, "stopping", which + ": SIGTERM to " + running.size() + " workers, "
+        + graceMs + " ms to exit (" + why + ")"));
+  }
+
+  /** The change's stop is over: every worker told to stop exited, or the grace ended. */
+  private void stopped(long now) {
+    List<String> late = new ArrayList<>();
+    for (Worker w : workers.values()) {
+      if (w.state == State.STOPPING) {
+        // Still running at the grace: re-initialising its container for the next generation kills it.
+        w.state = State.IDLE;
+        late.add(describe(w));
+      }
+    }
+    events.add(new ScalingEvent(now, "stopped", stop.generation() + (late.isEmpty()
+        ? " stopped: every worker exited within " + (now - stop.startedAt()) + " ms"
+        : " stopped at the end of the " + graceMs + " ms grace; still running: " + String.join(", ", late))));
+    stop = null;
+    long members = workers.values().stream().filter(w -> w.state != State.DRAINING).count();
+    if (members < min) {
+      for (Worker w : workers.values()) {
+        if (w.state == State.IDLE) {
+          events.add(new ScalingEvent(now, "parked", describe(w) + ": below the minimum of " + min
+              + ", the container is kept with no worker"));
+        }
+      }
+    }
+  }
+
+  /** Periodic decisions: releases at the grace, the end of a stop, the next generation, asks, the end. */
   public List<WorkerAction> tick(long now) {
     List<WorkerAction> out = new ArrayList<>();
     for (Worker w : List.copyOf(workers.values())) {
@@ -279,6 +471,14 @@ public final class WorkerGroup {
       return out;
     }
     if (finishing) {
+      for (Worker w : List.copyOf(workers.values())) {
+        if (w.state == State.HELD || w.state == State.IDLE) {
+          // Nothing runs there, and no generation will: the job is finishing.
+          workers.remove(w.id);
+          out.add(new WorkerAction.Release(w.id));
+          events.add(new ScalingEvent(now, "released", describe(w) + ": not needed, the job is finishing"));
+        }
+      }
       if (workers.isEmpty()) {
         outcome = finishFailure == null ? new Outcome(true, "all workers of generation " + currentNumber()
             + " exited 0") : new Outcome(false, finishFailure);
@@ -296,20 +496,20 @@ public final class WorkerGroup {
       }
       adoption = null;
     }
-    boolean busy = workers.values().stream().anyMatch(w -> w.state == State.DRAINING || w.state == State.LAUNCHING);
-    if (!busy) {
-      if (workers.size() < min) {
-        for (Worker w : workers.values()) {
-          if (w.state == State.RUNNING) {
-            recordDisturbed(out);
-            w.state = State.LAUNCHING;
-            w.parking = true;
-            w.generation = 0;
-            out.add(new WorkerAction.Park(w.id));
-            events.add(new ScalingEvent(now, "parked", describe(w) + ": below the minimum of " + min));
-          }
+    if (stop != null && (now >= stop.deadline()
+        || workers.values().stream().noneMatch(w -> w.state == State.STOPPING))) {
+      stopped(now);
+    }
+    boolean settled = now - changedAt >= settleMs;
+    if (stop == null) {
+      boolean running = workers.values().stream()
+          .anyMatch(w -> w.state == State.RUNNING || w.state == State.LAUNCHING);
+      boolean draining = workers.values().stream().anyMatch(w -> w.state == State.DRAINING);
+      if (running) {
+        if (settled && membershipChanged()) {
+          stopGeneration(now, "membership changed", out);
         }
-      } else if (membershipChanged() && now - changedAt >= settleMs) {
+      } else if (!draining && workers.size() >= min && settled) {
         out.addAll(startGeneration(now));
       }
     }
@@ -334,6 +534,7 @@ public final class WorkerGroup {
         + ": " + g.worldSize() + " workers, master " + g.masterAddr() + ":" + g.masterPort()));
   }
 
+  /** Every held container, none running a worker now, (re)starts one of a new generation. */
   private List<WorkerAction> startGeneration(long now) {
     List<Generation.Member> members = new ArrayList<>();
     workers.values().forEach(w -> members.add(new Generation.Member(w.id, w.host)));
@@ -347,7 +548,6 @@ public final class WorkerGroup {
     for (Worker w : workers.values()) {
       out.add(w.state == State.HELD ? new WorkerAction.Launch(w.id, g) : new WorkerAction.Relaunch(w.id, g));
       w.state = State.LAUNCHING;
-      w.parking = false;
       w.generation = g.number();
     }
     events.add(new ScalingEvent(now, "generation", "generation " + g.number() + ": " + g.worldSize()
@@ -355,6 +555,7 @@ public final class WorkerGroup {
     return out;
   }
 
+  /** Whether the workers held now are not exactly the current generation's, each running it. */
   private boolean membershipChanged() {
     Generation g = current();
     if (g == null || !g.ranks().keySet().equals(workers.keySet())) {

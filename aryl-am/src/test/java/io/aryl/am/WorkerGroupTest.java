@@ -37,16 +37,36 @@ class WorkerGroupTest {
   }
 
   /**
-   * Runs a script of events on a group (min, max, restarts); returns the actions of every step, abbreviated, then
-   * the outcome. Steps: "T alloc|recover ID [HOST]", "T launched ID", "T exit ID STATUS", "T preempt ID",
-   * "T tick", "T resume gN ID,ID,... running|starting" (attempt 1's record) and "show" (the current generation and
-   * its containers in rank order).
+   * Runs a script of events on a group (min, max, restarts): first the {@code given} steps, whose actions are not
+   * shown, then the script; returns the actions of every script step, abbreviated, then the outcome. Steps:
+   * "T alloc|recover ID [HOST]", "T launched ID", "T ended ID STATUS" (the container completed), "T exited ID STATUS
+   * [after-term] [gN]" (its supervisor reports the worker's exit, by default in the worker's generation), "T preempt
+   * ID,ID,...", "T tick", "T resume gN ID,ID,... running|starting" (attempt 1's record), "show" (the current
+   * generation and its containers in rank order) and "restarts" (the restarts used).
    */
-  private static List<String> run(int min, int max, int restarts, String... script) {
+  private static List<String> run(int min, int max, int restarts, String[] given, String[] script) {
     WorkerGroup g = new WorkerGroup(min, max, GRACE, SETTLE, restarts, 0, ATTEMPT);
+    play(g, given);
     List<String> out = play(g, script);
     out.add(g.outcome() == null ? "running" : (g.outcome().succeeded() ? "succeeded" : "failed"));
     return out;
+  }
+
+  private static List<String> run(int min, int max, int restarts, String... script) {
+    return run(min, max, restarts, new String[0], script);
+  }
+
+  /** Steps after which generation 1 of these workers (allocated at 0, all on host h) runs; the last one at 200. */
+  private static String[] running(String... ids) {
+    List<String> steps = new ArrayList<>(List.of("0 tick"));
+    for (String id : ids) {
+      steps.add("0 alloc " + id);
+    }
+    steps.add("200 tick");
+    for (String id : ids) {
+      steps.add("200 launched " + id);
+    }
+    return steps.toArray(String[]::new);
   }
 
   /** Plays the script on the group; returns the actions of every step, abbreviated. */
@@ -58,14 +78,24 @@ class WorkerGroupTest {
         out.add(current == null ? "none" : "g" + current.number() + " " + String.join(",", current.ranks().keySet()));
         continue;
       }
+      if (step.equals("restarts")) {
+        out.add("restarts " + g.restartsUsed());
+        continue;
+      }
       String[] p = step.split(" ");
       long t = Long.parseLong(p[0]);
       List<WorkerAction> actions = switch (p[1]) {
         case "alloc" -> g.allocated(p[2], p.length > 3 ? p[3] : "h", t);
         case "recover" -> g.recovered(p[2], p.length > 3 ? p[3] : "h", t);
         case "launched" -> g.launched(p[2]);
-        case "exit" -> g.completed(p[2], Integer.parseInt(p[3]), "", t);
-        case "preempt" -> g.preempted(Set.of(p[2]), t);
+        case "ended" -> g.completed(p[2], Integer.parseInt(p[3]), "", t);
+        case "exited" -> {
+          List<String> flags = List.of(p).subList(4, p.length);
+          int generation = flags.stream().filter(f -> f.startsWith("g")).map(f -> Integer.parseInt(f.substring(1)))
+              .findFirst().orElseGet(() -> g.worker(p[2]).generation());
+          yield g.exited(p[2], generation, Integer.parseInt(p[3]), flags.contains("after-term"), t);
+        }
+        case "preempt" -> g.preempted(Set.of(p[2].split(",")), t);
         case "tick" -> g.tick(t);
         case "resume" -> {
           g.resume(recordOf(Integer.parseInt(p[2].substring(1)), List.of(p[3].split(",")), p[4].equals("running")),
@@ -88,8 +118,6 @@ class WorkerGroupTest {
     } else if (a instanceof WorkerAction.Relaunch r) {
       return "relaunch " + r.id() + " g" + r.generation().number() + " r" + r.generation().rank(r.id()) + "/"
           + r.generation().worldSize();
-    } else if (a instanceof WorkerAction.Park p) {
-      return "park " + p.id();
     } else if (a instanceof WorkerAction.Terminate t) {
       return "term " + t.id();
     } else if (a instanceof WorkerAction.Release r) {
@@ -102,7 +130,7 @@ class WorkerGroupTest {
     throw new IllegalArgumentException(a.toString());
   }
 
-  static Stream<Arguments> scripts() {
+  static Stream<Arguments> starts() {
     return Stream.of(
         Arguments.of("asks for max; no process until the gang of min is held", 2, 4, 3,
             new String[] {"0 tick", "10 alloc a", "200 tick", "210 alloc b", "250 tick", "400 tick"},
@@ -111,51 +139,118 @@ class WorkerGroupTest {
             new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "210 launched b"},
             List.of("ask 2", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
                 "record g1 running=true", "running")),
-        Arguments.of("grows: a new generation relaunches the running and launches the new", 1, 2, 3,
-            new String[] {"0 tick", "0 alloc a", "200 tick", "200 launched a", "300 alloc b", "350 tick",
-                "500 tick"},
-            List.of("ask 2", "", "record g1 running=false,launch a g1 r0/1", "record g1 running=true", "", "",
-                "record g2 running=false,relaunch a g2 r0/2,launch b g2 r1/2", "running")),
-        Arguments.of("preemption: recorded not running, SIGTERM, released at the grace, the rest restart", 1, 2, 3,
-            new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "200 launched b",
-                "300 preempt b", "400 tick", "1300 tick", "1500 tick"},
-            List.of("ask 2", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
-                "record g1 running=true", "record g1 running=false,term b", "",
-                "release b,record g2 running=false,relaunch a g2 r0/1,ask 1", "", "running")),
-        Arguments.of("preempted before start: released at once", 2, 3, 3,
-            new String[] {"0 tick", "0 alloc a", "0 preempt a"},
-            List.of("ask 3", "", "release a", "running")),
-        Arguments.of("a crash below min parks the survivor (recorded not running), the replacement restarts the gang",
-            2, 2, 1,
-            new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "200 launched b",
-                "300 exit b 1", "400 tick", "400 launched a", "500 alloc c", "700 tick"},
-            List.of("ask 2", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
-                "record g1 running=true", "", "record g1 running=false,park a,ask 1", "", "",
-                "record g2 running=false,relaunch a g2 r0/2,launch c g2 r1/2", "running")),
-        Arguments.of("a failure past the budget fails the job", 1, 1, 0,
-            new String[] {"0 tick", "0 alloc a", "200 tick", "200 launched a", "300 exit a 3", "400 tick"},
-            List.of("ask 1", "", "record g1 running=false,launch a g1 r0/1", "record g1 running=true", "", "",
-                "failed")),
-        Arguments.of("preempted containers (-102) are lost, not failed", 1, 1, 0,
-            new String[] {"0 tick", "0 alloc a", "200 tick", "200 launched a", "300 exit a -102", "400 tick"},
-            List.of("ask 1", "", "record g1 running=false,launch a g1 r0/1", "record g1 running=true", "",
-                "ask 1", "running")),
-        Arguments.of("the first exit 0 finishes: asks cancelled, succeeded when all exit 0", 1, 3, 0,
-            new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "200 launched b",
-                "300 exit a 0", "300 tick", "400 exit b 0", "400 tick"},
-            List.of("ask 3", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
-                "record g1 running=true", "cancel 1", "", "", "", "succeeded")),
-        Arguments.of("a non-zero exit while finishing fails the job", 1, 2, 5,
-            new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a", "200 launched b",
-                "300 exit a 0", "400 exit b 1", "400 tick"},
-            List.of("ask 2", "", "", "record g1 running=false,launch a g1 r0/2,launch b g1 r1/2", "",
-                "record g1 running=true", "", "", "", "failed")),
         Arguments.of("more than max: the surplus is released", 1, 1, 0,
             new String[] {"0 tick", "0 alloc a", "0 alloc b"},
             List.of("ask 1", "", "release b", "running")),
-        Arguments.of("recovered workers without a record restart in a new generation", 2, 2, 0,
-            new String[] {"0 recover a", "0 recover b", "200 tick"},
-            List.of("", "", "record g1 running=false,relaunch a g1 r0/2,relaunch b g1 r1/2", "running")));
+        Arguments.of("preempted before start: released at once", 2, 3, 3,
+            new String[] {"0 tick", "0 alloc a", "0 preempt a"},
+            List.of("ask 3", "", "release a", "running")));
+  }
+
+  /** Generation changes: every running worker is stopped, and has the grace to exit, before the next one starts. */
+  static Stream<Arguments> changes() {
+    return Stream.of(
+        Arguments.of("a grow stops every worker before the larger generation starts", 1, 3, 0,
+            running("a", "b"),
+            new String[] {"300 alloc c", "350 tick", "400 tick", "450 exited a 143 after-term", "460 tick",
+                "470 exited b 0 after-term", "480 tick", "restarts"},
+            List.of("", "", "record g1 running=false,term a,term b", "", "", "",
+                "record g2 running=false,relaunch a g2 r0/3,relaunch b g2 r1/3,launch c g2 r2/3", "restarts 0",
+                "running")),
+        Arguments.of("a shrink stops every worker, then starts the survivors as a smaller generation, charging nothing",
+            1, 4, 0, running("a", "b", "c", "d"),
+            new String[] {"300 preempt c,d", "400 exited c 0 after-term", "410 exited d 1", "420 exited a 0 after-term",
+                "430 tick", "440 exited b 1", "600 tick", "show", "restarts"},
+            List.of("record g1 running=false,term c,term d,term a,term b", "release c", "release d", "", "ask 2", "",
+                "record g2 running=false,relaunch a g2 r0/2,relaunch b g2 r1/2", "g2 a,b", "restarts 0", "running")),
+        Arguments.of("a survivor that exits 1 while its peers are being stopped is not charged", 1, 2, 0,
+            running("a", "b"),
+            new String[] {"300 preempt b", "310 exited a 1", "320 exited b 143 after-term", "500 tick", "restarts"},
+            List.of("record g1 running=false,term b,term a", "", "release b",
+                "record g2 running=false,relaunch a g2 r0/1,ask 1", "restarts 0", "running")),
+        Arguments.of("a survivor whose container ends while its peers are being stopped is not charged", 1, 3, 0,
+            running("a", "b", "c"),
+            new String[] {"300 preempt c", "310 ended b 1", "320 exited c 143 after-term", "330 exited a 0 after-term",
+                "500 tick", "restarts"},
+            List.of("record g1 running=false,term c,term a,term b", "", "release c", "",
+                "record g2 running=false,relaunch a g2 r0/1,ask 2", "restarts 0", "running")),
+        Arguments.of("a worker that crashes on its own is charged once and replaced, in its container, by the next"
+            + " generation's", 2, 2, 1, running("a", "b"),
+            new String[] {"300 exited b 3", "310 exited a 1", "400 tick", "restarts"},
+            List.of("record g1 running=false,term a", "",
+                "record g2 running=false,relaunch a g2 r0/2,relaunch b g2 r1/2", "restarts 1", "running")),
+        Arguments.of("a crash whose container ends is charged once; below min the survivor is parked until a"
+            + " replacement comes", 2, 2, 1, running("a", "b"),
+            new String[] {"300 ended b 3", "350 exited a 1 after-term", "400 tick", "500 alloc c", "550 tick",
+                "700 tick", "restarts"},
+            List.of("record g1 running=false,term a", "", "ask 1", "", "",
+                "record g2 running=false,relaunch a g2 r0/2,launch c g2 r1/2", "restarts 1", "running")),
+        Arguments.of("a failure past the budget fails the job", 1, 1, 0, running("a"),
+            new String[] {"300 exited a 3", "400 tick"},
+            List.of("", "", "failed")),
+        Arguments.of("containers YARN takes (-102 preempted) are lost, not failed: the rest stop, a replacement is"
+            + " asked", 1, 2, 0, running("a", "b"),
+            new String[] {"300 ended b -102", "310 exited a 1", "400 tick"},
+            List.of("record g1 running=false,term a", "", "record g2 running=false,relaunch a g2 r0/1,ask 1",
+                "running")),
+        Arguments.of("a worker that does not exit in the grace is restarted anyway: the next generation starts at the"
+            + " end of the grace", 1, 2, 0, running("a", "b"),
+            new String[] {"300 preempt b", "400 exited b 143 after-term", "1299 tick", "1300 tick"},
+            List.of("record g1 running=false,term b,term a", "release b", "ask 1",
+                "record g2 running=false,relaunch a g2 r0/1", "running")),
+        Arguments.of("a preempted worker that does not exit is released at the end of the grace", 1, 2, 0,
+            running("a", "b"),
+            new String[] {"300 preempt b", "400 exited a 0 after-term", "1299 tick", "1300 tick"},
+            List.of("record g1 running=false,term b,term a", "", "",
+                "release b,record g2 running=false,relaunch a g2 r0/1,ask 1", "running")),
+        Arguments.of("a worker told to stop that exits 0 has not finished the job", 1, 2, 0, running("a", "b"),
+            new String[] {"300 preempt b", "310 exited a 0 after-term", "320 exited b 0 after-term", "500 tick"},
+            List.of("record g1 running=false,term b,term a", "", "release b",
+                "record g2 running=false,relaunch a g2 r0/1,ask 1", "running")),
+        Arguments.of("a container that ends 0 during a change has not finished the job either: it is lost", 1, 2, 0,
+            running("a", "b"),
+            new String[] {"300 preempt b", "310 ended a 0", "320 exited b 143 after-term", "500 tick"},
+            List.of("record g1 running=false,term b,term a", "", "release b", "ask 2", "running")),
+        Arguments.of("a preemption during a change releases an idle worker at once and a stopping one once it exited",
+            1, 3, 0, running("a", "b", "c"),
+            new String[] {"300 preempt c", "310 exited a 0 after-term", "320 preempt a,b",
+                "330 exited b 143 after-term", "340 exited c 143 after-term", "500 tick"},
+            List.of("record g1 running=false,term c,term a,term b", "", "release a", "release b", "release c",
+                "ask 3", "running")),
+        Arguments.of("a late report of an earlier generation is ignored", 1, 3, 0, running("a", "b"),
+            new String[] {"300 alloc c", "400 tick", "410 exited a 143 after-term", "420 exited b 143 after-term",
+                "500 tick", "510 exited a 143 after-term g1", "520 tick"},
+            List.of("", "record g1 running=false,term a,term b", "", "",
+                "record g2 running=false,relaunch a g2 r0/3,relaunch b g2 r1/3,launch c g2 r2/3", "", "", "running")),
+        Arguments.of("a worker told to stop while its start is in flight gets SIGTERM once its NodeManager accepted it",
+            1, 2, 0, new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick", "200 launched a"},
+            new String[] {"250 preempt a", "260 launched b", "270 exited a 143 after-term",
+                "280 exited b 143 after-term", "500 tick"},
+            List.of("term a", "term b", "release a", "", "record g2 running=false,relaunch b g2 r0/1,ask 1",
+                "running")),
+        Arguments.of("recovered workers without a record are told to stop, then restart in a new generation", 2, 2, 0,
+            new String[0],
+            new String[] {"0 recover a", "0 recover b", "200 tick", "300 exited a 143 after-term", "400 tick",
+                "1199 tick", "1200 tick"},
+            List.of("", "", "term a,term b", "", "", "",
+                "record g1 running=false,relaunch a g1 r0/2,relaunch b g1 r1/2", "running")));
+  }
+
+  /** The end of the job: the first worker to exit 0 on its own starts it. */
+  static Stream<Arguments> finishes() {
+    return Stream.of(
+        Arguments.of("the first exit 0 finishes: asks cancelled, succeeded when all exit 0", 1, 3, 0,
+            running("a", "b"),
+            new String[] {"300 ended a 0", "300 tick", "400 ended b 0", "400 tick"},
+            List.of("cancel 1", "", "", "", "succeeded")),
+        Arguments.of("a non-zero exit while finishing fails the job; its idle container is released", 1, 2, 5,
+            running("a", "b"),
+            new String[] {"300 ended a 0", "400 exited b 1", "400 tick"},
+            List.of("", "", "release b", "failed")),
+        Arguments.of("a container held when the job starts finishing is released: no generation will use it", 1, 3, 0,
+            running("a", "b"),
+            new String[] {"250 alloc c", "300 ended a 0", "310 tick", "400 ended b 0", "410 tick"},
+            List.of("", "", "release c", "", "", "succeeded")));
   }
 
   /** The next attempt: adopting the previous attempt's running generation, or not. */
@@ -164,48 +259,72 @@ class WorkerGroupTest {
         Arguments.of("exactly the recorded members came back: adopted as it runs, nothing restarted or recorded", 2,
             2, new String[] {"0 resume g3 b,a running", "0 recover a", "0 recover b", "10 tick", "500 tick", "show"},
             List.of("", "", "", "", "", "g3 b,a", "running")),
-        Arguments.of("members still missing: it waits (no generation, parking or asks), then adopts; then grows",
+        Arguments.of("members still missing: it waits (no generation, signal or ask), then adopts; then grows",
             2, 3, new String[] {"0 resume g3 a,b running", "0 recover a", "10 tick", "60 tick", "70 recover b",
-                "80 tick", "show", "90 alloc c", "200 tick", "show"},
-            List.of("", "", "", "", "", "ask 1", "g3 a,b", "",
+                "80 tick", "show", "90 alloc c", "200 tick", "210 exited a 143 after-term",
+                "220 exited b 143 after-term", "300 tick", "show"},
+            List.of("", "", "", "", "", "ask 1", "g3 a,b", "", "record g3 running=false,term a,term b", "", "",
                 "record g4 running=false,relaunch a g4 r0/3,relaunch b g4 r1/3,launch c g4 r2/3", "g4 a,b,c",
                 "running")),
-        Arguments.of("a member missing at the end of the wait (the settle time): a new generation, numbers continue, "
-            + "survivors keep the recorded order", 1, 3,
-            new String[] {"0 resume g3 c,b,a running", "0 recover a", "0 recover b", "99 tick", "100 tick", "show"},
-            List.of("", "", "", "", "record g4 running=false,relaunch a g4 r1/2,relaunch b g4 r0/2,ask 1",
-                "g4 b,a", "running")),
-        Arguments.of("a container that is not a member came back: not adopted, every worker restarts", 1, 2,
-            new String[] {"0 resume g3 a running", "0 recover a", "0 recover x", "10 tick", "100 tick"},
-            List.of("", "", "", "", "record g4 running=false,relaunch a g4 r0/2,relaunch x g4 r1/2", "running")),
+        Arguments.of("a member missing at the end of the wait (the settle time): the rest are stopped, then a new"
+            + " generation, numbers continue, survivors keep the recorded order", 1, 3,
+            new String[] {"0 resume g3 c,b,a running", "0 recover a", "0 recover b", "99 tick", "100 tick",
+                "150 exited a 143 after-term", "150 exited b 143 after-term", "200 tick", "show"},
+            List.of("", "", "", "", "term a,term b,ask 1", "", "",
+                "record g4 running=false,relaunch a g4 r1/2,relaunch b g4 r0/2", "g4 b,a", "running")),
+        Arguments.of("a container that is not a member came back: not adopted, every worker is stopped and restarts",
+            1, 2, new String[] {"0 resume g3 a running", "0 recover a", "0 recover x", "10 tick", "100 tick",
+                "1100 tick"},
+            List.of("", "", "", "", "term a,term x", "record g4 running=false,relaunch a g4 r0/2,relaunch x g4 r1/2",
+                "running")),
         Arguments.of("a member came back on another host than recorded: not adopted", 1, 1,
-            new String[] {"0 resume g3 a running", "0 recover a h2", "100 tick"},
-            List.of("", "", "record g4 running=false,relaunch a g4 r0/1", "running")),
+            new String[] {"0 resume g3 a running", "0 recover a h2", "100 tick", "1100 tick"},
+            List.of("", "", "term a", "record g4 running=false,relaunch a g4 r0/1", "running")),
         Arguments.of("a member ended during the wait: not adopted, without waiting out the rest", 1, 2,
-            new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "5 exit b 1", "10 tick",
-                "105 tick"},
-            List.of("", "", "", "", "ask 1", "record g4 running=false,relaunch a g4 r0/1", "running")),
+            new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "5 ended b 1", "10 tick",
+                "105 tick", "1105 tick"},
+            List.of("", "", "", "", "ask 1", "term a", "record g4 running=false,relaunch a g4 r0/1", "running")),
         Arguments.of("a generation recorded while starting (or signalled, or parked) is not adopted", 2, 2,
-            new String[] {"0 resume g3 a,b starting", "0 recover a", "0 recover b", "100 tick"},
-            List.of("", "", "", "record g4 running=false,relaunch a g4 r0/2,relaunch b g4 r1/2", "running")),
+            new String[] {"0 resume g3 a,b starting", "0 recover a", "0 recover b", "100 tick", "1100 tick"},
+            List.of("", "", "", "term a,term b", "record g4 running=false,relaunch a g4 r0/2,relaunch b g4 r1/2",
+                "running")),
         Arguments.of("an adopted generation is recorded not running before a member is signalled", 1, 2,
             new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "10 tick", "20 preempt b"},
-            List.of("", "", "", "", "record g3 running=false,term b", "running")));
+            List.of("", "", "", "", "record g3 running=false,term b,term a", "running")));
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("scripts")
-  void decisions(String what, int min, int max, int restarts, String[] script, List<String> expected) {
+  @MethodSource("starts")
+  @DisplayName("starting: asks, the gang of min, the generation record")
+  void starts(String what, int min, int max, int restarts, String[] script, List<String> expected) {
     assertThat(run(min, max, restarts, script)).as(what).isEqualTo(expected);
   }
 
   @ParameterizedTest(name = "{0}")
+  @MethodSource("changes")
+  @DisplayName("generation changes: stop every worker, wait for their exits or the grace, then start the next")
+  void changes(String what, int min, int max, int restarts, String[] given, String[] script,
+      List<String> expected) {
+    assertThat(run(min, max, restarts, given, script)).as(what).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("finishes")
+  @DisplayName("finishing: the first exit 0, then every worker's")
+  void finishes(String what, int min, int max, int restarts, String[] given, String[] script,
+      List<String> expected) {
+    assertThat(run(min, max, restarts, given, script)).as(what).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "{0}")
   @MethodSource("adoptionScripts")
+  @DisplayName("a next AM attempt adopts the running generation, or stops it and starts a new one")
   void adoption(String what, int min, int max, String[] script, List<String> expected) {
     assertThat(run(min, max, 3, script)).as(what).isEqualTo(expected);
   }
 
   @Test
+  @DisplayName("the failure that fails the job is named with its worker, host, exit status and the budget")
   void failureDiagnosticNamesTheWorkerAndTheBudget() {
     WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, ATTEMPT);
     g.tick(0);
@@ -229,7 +348,7 @@ class WorkerGroupTest {
             "x on h came back too but is not a member"),
         Arguments.of(new String[] {"0 resume g3 a running", "0 recover a h2", "10 tick"},
             "a came back on h2, recorded on h"),
-        Arguments.of(new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "5 exit b 1", "10 tick"},
+        Arguments.of(new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "5 ended b 1", "10 tick"},
             "member b ended"),
         Arguments.of(new String[] {"0 resume g3 a,b running", "0 recover a", "0 recover b", "5 preempt b", "10 tick"},
             "b was DRAINING before the adoption"),
@@ -276,13 +395,20 @@ class WorkerGroupTest {
         r -> assertThat(r.record()).isEqualTo(recordOf(5, List.of("a"), false)));
   }
 
+  /** Recovered worker a is told to stop at 200, reports its exit, and restarts in a new generation at 300. */
+  private static void stopAndRestartRecovered(WorkerGroup g) {
+    g.recovered("a", "h", 0);
+    g.tick(200);
+    g.exited("a", 5, 143, true, 250);
+    g.tick(300);
+  }
+
   @Test
   @DisplayName("generation numbers continue from the previous attempt's record, adopted or not")
   void generationNumbersContinueFromAnEarlierAttempt() {
     WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, ATTEMPT);
     g.resume(recordOf(7, List.of("gone"), false), 0);
-    g.recovered("a", "h", 0);
-    g.tick(200);
+    stopAndRestartRecovered(g);
     assertThat(g.current().number()).isEqualTo(8);
   }
 
@@ -291,8 +417,7 @@ class WorkerGroupTest {
   void unreadableRecord() {
     WorkerGroup g = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, ATTEMPT);
     g.recordUnreadable("generation record /s/generation.json is not valid: not JSON", 0);
-    g.recovered("a", "h", 0);
-    g.tick(200);
+    stopAndRestartRecovered(g);
     assertThat(g.current().number()).isEqualTo(1);
     assertThat(events(g, "not-adopted")).containsExactly(
         "generation record /s/generation.json is not valid: not JSON; the workers restart in a new generation");

@@ -1,0 +1,207 @@
+package io.aryl.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Reclaims priced by real checkpoints, with two real aryl-am jobs of one 8-GPU worker each, each alone on one of two
+ * loaned inference nodes (their ApplicationMasters on training's own node). "checkpointing" starts first and
+ * its worker writes the checkpoint marker every second; "silent" starts later and never writes one. Returning one node
+ * preempts one job. By the time since their workers last changed, the older job is the dearer one and the younger
+ * job's node goes back; with the ApplicationMasters' checkpoint reports, the job that checkpointed a second ago loses
+ * least, and its node goes back.
+ */
+class CheckpointReclaimIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  /** How long the younger job runs before the reclaim: far more than the checkpointing job's report can lag. */
+  private static final long SILENT_RUNS_S = 12;
+  /** Marker written every second, read by the AM every 3 s, polled by the scheduler every 0.5 s, plus slack. */
+  private static final double REPORT_LAG_S = 6;
+
+  @TempDir Path dir;
+
+  @Test
+  @DisplayName("with checkpoint reports, a one-node reclaim returns the node of the job that checkpointed a second ago")
+  void reclaimReturnsTheFreshlyCheckpointedJobsNode() throws Exception {
+    Outcome o = reclaimOneOfTwo("ckpt-on", 500);
+
+    assertThat(o.checkpointing().path("lastCheckpointMs").asLong()).as("the AM reports the marker's time")
+        .isPositive();
+    assertThat(o.checkpointing().path("lastCheckpointStep").asLong()).as("and the step the worker wrote in it")
+        .isPositive();
+    assertThat(o.silent().path("lastCheckpointMs").asLong()).as("a job without a marker reports none").isEqualTo(-1);
+    assertThat(o.sinceCheckpointS(o.checkpointingId())).as("what a preemption of the checkpointing job loses, s")
+        .isLessThanOrEqualTo(REPORT_LAG_S);
+    assertThat(o.sinceCheckpointS(o.silentId())).as("what a preemption of the silent job loses, s")
+        .isGreaterThanOrEqualTo(SILENT_RUNS_S);
+    assertThat(o.chosen()).as("the node returned").isEqualTo(o.nodeOf(o.checkpointingId()));
+    assertThat(o.jobs()).isEqualTo(Map.of(o.checkpointingId().toString(), "PREEMPT"));
+    assertThat(o.plannedCostGpuS()).as("8 GPUs x (seconds lost + 120 s restart)")
+        .isLessThanOrEqualTo(8 * (REPORT_LAG_S + 120));
+  }
+
+  @Test
+  @DisplayName("with checkpoint polling off, the same reclaim returns the younger job's node, as before")
+  void withoutReportsTheYoungerJobsNodeGoes() throws Exception {
+    Outcome o = reclaimOneOfTwo("ckpt-off", 0);
+
+    assertThat(o.sinceCheckpointS(o.checkpointingId())).as("the older job, priced by the time since its change")
+        .isGreaterThan(o.sinceCheckpointS(o.silentId()));
+    assertThat(o.chosen()).as("the node returned").isEqualTo(o.nodeOf(o.silentId()));
+    assertThat(o.jobs()).isEqualTo(Map.of(o.silentId().toString(), "PREEMPT"));
+  }
+
+  /** What the scheduler and the ApplicationMasters showed just before the reclaim, and what the reclaim chose. */
+  private record Outcome(ApplicationId checkpointingId, ApplicationId silentId, JsonNode checkpointing,
+      JsonNode silent, JsonNode scheduler, String chosen, Map<String, String> jobs, double plannedCostGpuS) {
+    JsonNode application(ApplicationId id) {
+      for (JsonNode a : scheduler.path("applications")) {
+        if (a.path("application").asText().equals(id.toString())) {
+          return a;
+        }
+      }
+      throw new AssertionError("no application " + id + " in " + scheduler);
+    }
+
+    double sinceCheckpointS(ApplicationId id) {
+      return application(id).path("sinceCheckpointS").asDouble();
+    }
+
+    String nodeOf(ApplicationId id) {
+      List<String> nodes = new ArrayList<>();
+      application(id).path("targetByNode").fieldNames().forEachRemaining(nodes::add);
+      assertThat(nodes).as("nodes of %s", id).hasSize(1);
+      return nodes.get(0);
+    }
+  }
+
+  private Outcome reclaimOneOfTwo(String name, long pollMs) throws Exception {
+    YarnConfiguration conf = AmJobs.conf(dir.toFile());
+    conf.setLong("aryl.scheduler.checkpoint-poll-ms", pollMs);
+    Path ckpt = Files.createDirectories(dir.resolve("ckpt"));
+    // Nodes 0 and 1 inference, 2 training's own. ApplicationMasters go to the queue's partition (training), so both
+    // are started while node 2 is its only node, and a blocker holds node 2's GPUs: a reclaim of a loaned node then
+    // takes a job's worker, never an ApplicationMaster.
+    try (ArylMiniCluster cluster = ArylMiniCluster.start(name, conf, 2, 1);
+        TestJob blocker = TestJob.submit(cluster, "blocker", "training", TestJob.shape(1, 1, 8, 60), 8, true)) {
+      blocker.askWorkersAtOnce(1);
+      cluster.awaitShowingStatus("the blocker holds training's own node", WAIT, () -> blocker.workers() == 1);
+
+      String writeMarkerEverySecond = "i=0; while true; do i=$((i+1)); echo $i > \"$ARYL_CHECKPOINT_MARKER.tmp\""
+          + " && mv -f \"$ARYL_CHECKPOINT_MARKER.tmp\" \"$ARYL_CHECKPOINT_MARKER\"; sleep 1; done";
+      // The shorter predicted runtime is admitted first: the checkpointing job starts first, on the first loaned node.
+      ApplicationId checkpointing = submit(cluster, "checkpointing", 600, "--checkpoint-dir", ckpt.toString(), "--",
+          writeMarkerEverySecond);
+      ApplicationId silent = submit(cluster, "silent", 3600, "--", "exec sleep 600");
+      cluster.awaitShowingStatus("both ApplicationMasters serve their status", WAIT,
+          () -> AmJobs.status(cluster, checkpointing) != null && AmJobs.status(cluster, silent) != null);
+
+      cluster.label(0, "training");
+      cluster.awaitShowingStatus("the checkpointing job's worker runs and wrote its marker", WAIT,
+          () -> running(cluster, checkpointing) && Files.exists(ckpt.resolve("aryl-checkpoint")));
+      cluster.label(1, "training");
+      cluster.awaitShowingStatus("the silent job's worker runs", WAIT, () -> running(cluster, silent));
+      assertThat(loaned(cluster)).isEqualTo(2);
+      Thread.sleep(SILENT_RUNS_S * 1000 + 1000);
+      if (pollMs > 0) {
+        cluster.awaitShowingStatus("the scheduler priced the checkpointing job by its report", WAIT,
+            () -> since(cluster, checkpointing) <= REPORT_LAG_S);
+      }
+
+      JsonNode before = cluster.status();
+      JsonNode checkpointingStatus = AmJobs.status(cluster, checkpointing);
+      JsonNode silentStatus = AmJobs.status(cluster, silent);
+      ArylMiniCluster.Http answer = cluster.post("/ws/v1/cluster/aryl/reclaims", "{\"nodes\":1}");
+      assertThat(answer.status()).as(answer.body()).isEqualTo(201);
+      JsonNode reclaim = JSON.readTree(answer.body());
+      assertThat(reclaim.get("nodes")).hasSize(1);
+      @SuppressWarnings("unchecked")
+      Map<String, String> jobs = JSON.convertValue(reclaim.get("jobs"), Map.class);
+      Outcome o = new Outcome(checkpointing, silent, checkpointingStatus, silentStatus, before,
+          reclaim.get("nodes").get(0).asText(), jobs, planned(cluster));
+
+      ApplicationId kept = o.jobs().containsKey(checkpointing.toString()) ? silent : checkpointing;
+      cluster.awaitShowingStatus("the reclaimed node is back in the inference pool", WAIT,
+          () -> loaned(cluster) == 1);
+      assertThat(AmJobs.state(cluster, kept)).isEqualTo(YarnApplicationState.RUNNING);
+      assertThat(AmJobs.status(cluster, kept).path("held").asInt()).as("the other job keeps its worker")
+          .isEqualTo(1);
+      cluster.client().killApplication(checkpointing);
+      cluster.client().killApplication(silent);
+      return o;
+    }
+  }
+
+  private static ApplicationId submit(ArylMiniCluster cluster, String name, long predictedS, String... rest)
+      throws Exception {
+    List<String> args = new ArrayList<>(List.of("submit", "--name", name, "--min-workers", "1", "--max-workers", "1",
+        "--gpus", "8", "--memory-mb", "256", "--predicted-runtime-s", Long.toString(predictedS), "--am-memory-mb",
+        "256", "--grace-ms", "1500"));
+    args.addAll(List.of(rest));
+    AmJobs.Result r = AmJobs.client(new YarnConfiguration(cluster.conf()), args.toArray(String[]::new));
+    assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(0);
+    return r.applicationId();
+  }
+
+  /** The job's worker runs in a generation, as its ApplicationMaster says. */
+  private static boolean running(ArylMiniCluster cluster, ApplicationId id) {
+    JsonNode s = AmJobs.status(cluster, id);
+    if (s == null) {
+      return false;
+    }
+    for (JsonNode w : s.path("workers")) {
+      if (w.path("state").asText().equals("RUNNING") && w.path("generation").asInt() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int loaned(ArylMiniCluster cluster) {
+    try {
+      return cluster.status().path("loanedNodes").size();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  private static double since(ArylMiniCluster cluster, ApplicationId id) {
+    try {
+      for (JsonNode a : cluster.status().path("applications")) {
+        if (a.path("application").asText().equals(id.toString()) && a.path("sinceCheckpointS").isNumber()) {
+          return a.path("sinceCheckpointS").asDouble();
+        }
+      }
+    } catch (IOException e) {
+      // not answering yet
+    }
+    return Double.MAX_VALUE;
+  }
+
+  /** The planned cost of the reclaim the scheduler holds, in flight or done. */
+  private static double planned(ArylMiniCluster cluster) throws IOException {
+    JsonNode s = cluster.status();
+    for (String list : List.of("reclaimsInFlight", "reclaimsDone")) {
+      for (JsonNode r : s.path(list)) {
+        return r.path("plannedCostGpuS").asDouble();
+      }
+    }
+    throw new AssertionError("no reclaim in " + s);
+  }
+}

@@ -1,0 +1,199 @@
+package io.aryl.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The DDP example ({@code examples/pytorch-ddp/train.py}) with real PyTorch (gloo, CPU) under the aryl-am
+ * ApplicationMaster and ArylScheduler: it survives every membership change the scheduler makes, resuming from its
+ * checkpoint each time, and no change is charged to its restart budget; a real crash is, once. One inference node and
+ * one training node of 8 GPUs; the job's workers take 4 GPUs each, so each node holds 2.
+ */
+@DisplayName("PyTorch DDP example: an ordinary training script survives Aryl's grows, shrinks and reclaims")
+class PyTorchDdpIT {
+  private static final Duration CHANGE = Duration.ofSeconds(90);
+  private static final int CHECKPOINT_EVERY = 20;
+  private static final String RECLAIMS = "/ws/v1/cluster/aryl/reclaims";
+
+  @TempDir Path dir;
+
+  /** A rank-0 start of a generation, from the script's log. */
+  private record Start(int generation, int worldSize, int resumedFrom, double time) {}
+
+  private static List<Start> starts(Path log) {
+    List<Start> out = new ArrayList<>();
+    for (JsonNode e : Torch.events(log, "start")) {
+      if (e.path("rank").asInt() == 0) {
+        out.add(new Start(e.path("generation").asInt(), e.path("world_size").asInt(), e.path("resumed_from").asInt(),
+            e.path("time").asDouble()));
+      }
+    }
+    return out;
+  }
+
+  /** Steps rank 0 has done in the latest generation (since its start). */
+  private static int stepsInLatest(Path log) {
+    List<Start> s = starts(log);
+    if (s.isEmpty()) {
+      return 0;
+    }
+    Start last = s.get(s.size() - 1);
+    return (int) Torch.events(log, "step").stream().filter(e -> e.path("time").asDouble() >= last.time()).count();
+  }
+
+  /** Whether rank 0 of a generation of this size started after {@code after} and has trained a few steps in it. */
+  private static boolean training(Path log, int worldSize, int after) {
+    List<Start> s = starts(log);
+    return s.size() > after && s.get(s.size() - 1).worldSize() == worldSize && stepsInLatest(log) >= 3;
+  }
+
+  private AmJobs.Result submit(YarnConfiguration conf, String python, Path log, Path checkpoints, int min, int max,
+      int steps, String... scriptArgs) throws Exception {
+    List<String> command = new ArrayList<>(List.of(python, "train.py", "--steps", Integer.toString(steps),
+        "--checkpoint-every", Integer.toString(CHECKPOINT_EVERY), "--step-seconds", "0.1", "--log-file",
+        log.toString()));
+    command.addAll(List.of(scriptArgs));
+    List<String> args = new ArrayList<>(List.of("submit", "--name", "ddp", "--min-workers", Integer.toString(min),
+        "--max-workers", Integer.toString(max), "--gpus", "4", "--memory-mb", "512", "--am-memory-mb", "256",
+        "--predicted-runtime-s", "600", "--grace-ms", "10000", "--checkpoint-dir", checkpoints.toString(),
+        "--file", Torch.example("pytorch-ddp/train.py").toString(), "--"));
+    args.add(String.join(" ", command));
+    AmJobs.Result r = AmJobs.client(conf, args.toArray(String[]::new));
+    assertThat(r.exit()).as(r.out() + r.err()).isZero();
+    return r;
+  }
+
+  /** Keeps the last AM status seen, so that the test can read it after the job ended. */
+  private static boolean remember(ArylMiniCluster cluster, ApplicationId id, AtomicReference<JsonNode> last) {
+    JsonNode s = AmJobs.status(cluster, id);
+    if (s != null) {
+      last.set(s);
+    }
+    return true;
+  }
+
+  @Test
+  @DisplayName("grows 2 -> 4, is shrunk twice by competing jobs and once by a reclaim, resumes from its checkpoint"
+      + " every time and succeeds with no restart spent")
+  void survivesEveryMembershipChange() throws Exception {
+    String python = Torch.python();
+    YarnConfiguration base = AmJobs.conf(dir.toFile());
+    Path log = dir.resolve("ddp.jsonl");
+    Path checkpoints = Files.createDirectories(dir.resolve("checkpoints"));
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("ddp", base, 1, 1)) {
+      YarnConfiguration conf = new YarnConfiguration(cluster.conf());
+      ApplicationId id = submit(conf, python, log, checkpoints, 2, 4, 500).applicationId();
+      AtomicReference<JsonNode> status = new AtomicReference<>();
+
+      cluster.awaitShowingStatus("2 workers train on the training node", CHANGE, () -> training(log, 2, 0));
+      cluster.label(0, "training"); // inference lends its node: the job grows
+      cluster.awaitShowingStatus("the job grows to 4 workers", CHANGE, () -> training(log, 4, 1));
+
+      for (String competitor : List.of("first", "second")) {
+        int before = starts(log).size();
+        try (TestJob c = TestJob.submit(cluster, competitor, "training", TestJob.shape(1, 1, 4, 30), 4, true)) {
+          c.askWorkersAtOnce(1);
+          cluster.awaitShowingStatus("the " + competitor + " competing job's gang is admitted", CHANGE,
+              () -> c.workers() == 1);
+          cluster.awaitShowingStatus("the job trains with 3 workers beside it", CHANGE,
+              () -> training(log, 3, before));
+          c.finish();
+        }
+        cluster.awaitShowingStatus("the job grows back to 4 workers", CHANGE, () -> training(log, 4, before + 1));
+      }
+
+      int beforeReclaim = starts(log).size();
+      ArylMiniCluster.Http reclaim = cluster.post(RECLAIMS, "{\"nodes\":1}");
+      assertThat(reclaim.status()).as(reclaim.body()).isBetween(200, 299);
+      cluster.awaitShowingStatus("the reclaimed node is home", CHANGE,
+          () -> cluster.partitionOf(0).equals("inference"));
+      cluster.awaitShowingStatus("the job trains on with its 2 base workers", CHANGE,
+          () -> remember(cluster, id, status) && training(log, 2, beforeReclaim));
+      assertThat(status.get().path("restartsUsed").asInt()).as("restarts spent by the changes").isZero();
+
+      ArylMiniCluster.await("the job succeeds", Duration.ofMinutes(3),
+          () -> remember(cluster, id, status) && AmJobs.state(cluster, id) == YarnApplicationState.FINISHED);
+      assertThat(cluster.client().getApplicationReport(id).getFinalApplicationStatus())
+          .as("final status; diagnostics: %s", cluster.client().getApplicationReport(id).getDiagnostics())
+          .isEqualTo(FinalApplicationStatus.SUCCEEDED);
+      assertThat(status.get().path("restartsUsed").asInt()).as("restarts spent, last status seen").isZero();
+
+      List<Integer> sizes = starts(log).stream().map(Start::worldSize).toList();
+      assertThat(sizes).as("world sizes of the generations").containsSubsequence(2, 4, 3, 4, 3, 4, 2);
+      assertThat(sizes.get(sizes.size() - 1)).isEqualTo(2);
+      assertResumedFromCheckpoints(log);
+      List<JsonNode> steps = Torch.events(log, "step");
+      assertThat(steps.get(steps.size() - 1).path("step").asInt()).as("the last step").isEqualTo(500);
+      assertThat(steps.get(steps.size() - 1).path("loss").asDouble()).as("the loss fell")
+          .isLessThan(steps.get(0).path("loss").asDouble() / 2);
+      assertThat(Torch.events(log, "peer-lost")).as("no rank lost a peer mid-collective").isEmpty();
+    }
+  }
+
+  /**
+   * Each generation resumed from the checkpoint written last before it started, and that checkpoint lost at most the
+   * steps since the one before: the step count continues.
+   */
+  private static void assertResumedFromCheckpoints(Path log) {
+    List<Start> starts = starts(log);
+    List<JsonNode> checkpoints = Torch.events(log, "checkpoint");
+    List<JsonNode> steps = Torch.events(log, "step");
+    for (int i = 1; i < starts.size(); i++) {
+      Start s = starts.get(i);
+      Start previous = starts.get(i - 1);
+      int lastCheckpoint = checkpoints.stream().filter(c -> c.path("time").asDouble() < s.time())
+          .mapToInt(c -> c.path("step").asInt()).max().orElse(0);
+      int lastStep = steps.stream().filter(e -> e.path("time").asDouble() >= previous.time()
+          && e.path("time").asDouble() < s.time()).mapToInt(e -> e.path("step").asInt()).max().orElse(0);
+      System.out.printf("generation %d: world %d, resumed from step %d, %d steps of generation %d redone%n",
+          s.generation(), s.worldSize(), s.resumedFrom(), lastStep - s.resumedFrom(), previous.generation());
+      assertThat(s.resumedFrom()).as("generation %d (world %d) resumed from the last checkpoint", s.generation(),
+          s.worldSize()).isEqualTo(lastCheckpoint);
+      assertThat(lastStep - s.resumedFrom()).as("steps of generation %d redone by generation %d",
+          previous.generation(), s.generation()).isBetween(0, CHECKPOINT_EVERY);
+    }
+  }
+
+  @Test
+  @DisplayName("a worker that really crashes is restarted once and charged once; the job resumes and succeeds")
+  void aRealCrashIsChargedOnce() throws Exception {
+    String python = Torch.python();
+    YarnConfiguration base = AmJobs.conf(dir.toFile());
+    Path log = dir.resolve("crash.jsonl");
+    Path checkpoints = Files.createDirectories(dir.resolve("checkpoints"));
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("ddp-crash", base, 0, 1)) {
+      YarnConfiguration conf = new YarnConfiguration(cluster.conf());
+      ApplicationId id = submit(conf, python, log, checkpoints, 2, 2, 80, "--fail-once-at-step", "30")
+          .applicationId();
+      AtomicReference<JsonNode> status = new AtomicReference<>();
+      ArylMiniCluster.await("the job succeeds", Duration.ofMinutes(3),
+          () -> remember(cluster, id, status) && AmJobs.state(cluster, id) == YarnApplicationState.FINISHED);
+      assertThat(cluster.client().getApplicationReport(id).getFinalApplicationStatus())
+          .as("final status; diagnostics: %s", cluster.client().getApplicationReport(id).getDiagnostics())
+          .isEqualTo(FinalApplicationStatus.SUCCEEDED);
+      assertThat(status.get().path("restartsUsed").asInt()).as("restarts spent, last status seen").isEqualTo(1);
+      assertThat(AmJobs.eventDetails(status.get(), "restart")).as("restart events").hasSize(1);
+
+      assertThat(Torch.events(log, "crash")).hasSize(1);
+      List<Start> starts = starts(log);
+      assertThat(starts).as("generations").hasSize(2);
+      assertThat(starts.get(1).resumedFrom()).as("the restart resumed from the last checkpoint").isEqualTo(30);
+      List<JsonNode> steps = Torch.events(log, "step");
+      assertThat(steps.get(steps.size() - 1).path("step").asInt()).isEqualTo(80);
+    }
+  }
+}
