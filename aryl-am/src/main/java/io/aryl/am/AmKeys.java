@@ -12,6 +12,11 @@ public final class AmKeys {
   /** Node label expression of the AM's container; "" is the default partition (workers use the queue's label). */
   public static final String AM_NODE_LABEL = "aryl.am.node-label-expression";
   /**
+   * Environment of the AM: the node label its workers ask for (the queue's default label at submission; "" is the
+   * default partition). Workers name it because the application's own label is the AM's partition.
+   */
+  public static final String WORKER_NODE_LABEL_ENV = "ARYL_WORKER_NODE_LABEL";
+  /**
    * Milliseconds the AM waits after a membership change before starting a new generation (batches changes); also
    * the longest a new AM attempt waits for the previous attempt's workers to come back before giving up adopting them.
    */

@@ -67,6 +67,11 @@ public final class ElasticAppMaster {
   private AMRMClientAsync<ContainerRequest> amrm;
   private GenerationStore store;
   private volatile String stopReason;
+  /**
+   * The partition workers ask for, named explicitly: the application's own label is the AM's partition. Null (the
+   * application's label) for a job submitted by a client that did not name it.
+   */
+  private final String workerNodeLabel = System.getenv(AmKeys.WORKER_NODE_LABEL_ENV);
 
   public ElasticAppMaster(YarnConfiguration conf, JobSpec spec, ApplicationAttemptId attempt) {
     this.conf = conf;
@@ -91,7 +96,7 @@ public final class ElasticAppMaster {
   }
 
   private ContainerRequest workerRequest() {
-    return new ContainerRequest(workerResource(), null, null, WORKER_PRIORITY);
+    return new ContainerRequest(workerResource(), null, null, WORKER_PRIORITY, true, workerNodeLabel);
   }
 
   public void run() throws Exception {

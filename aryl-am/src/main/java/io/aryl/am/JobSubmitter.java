@@ -194,12 +194,18 @@ public final class JobSubmitter implements AutoCloseable {
     Resource amResource = Resource.newInstance(spec.amMemoryMb(), 1);
     ResourceRequest amRequest = ResourceRequest.newInstance(Priority.newInstance(0), ResourceRequest.ANY,
         amResource, 1);
-    // The AM runs in the default partition (no GPUs); workers go to the queue's default label.
-    amRequest.setNodeLabelExpression(conf.get(AmKeys.AM_NODE_LABEL, ""));
+    // The AM runs in the default partition (no GPUs) unless configured otherwise, never on a lent node a reclaim
+    // takes back. The RM replaces an empty AM label by the application's label, and a missing application label by
+    // the queue's default (training): so the application's label is set to the default partition explicitly, and
+    // the workers ask for the queue's label by name.
+    String amLabel = conf.getTrimmed(AmKeys.AM_NODE_LABEL, "");
+    amRequest.setNodeLabelExpression(amLabel);
+    ctx.setNodeLabelExpression(amLabel);
     ctx.setAMContainerResourceRequests(List.of(amRequest));
     ctx.setResource(amResource);
 
     Map<String, String> env = new HashMap<>();
+    env.put(AmKeys.WORKER_NODE_LABEL_ENV, workerNodeLabel(spec.queue()));
     env.put(Environment.CLASSPATH.name(), amClasspath(mini));
     String log = ApplicationConstants.LOG_DIR_EXPANSION_VAR;
     String command = Environment.JAVA_HOME.$$() + "/bin/java -Xmx" + Math.max(64, spec.amMemoryMb() * 3 / 4) + "m "
@@ -207,6 +213,13 @@ public final class JobSubmitter implements AutoCloseable {
     ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(amFiles, env, List.of(command), null, null, null));
     yarn.submitApplication(ctx);
     return id;
+  }
+
+  /** The partition a queue's containers go to when they name none: its default label, or the default partition. */
+  private String workerNodeLabel(String queue) throws IOException, YarnException {
+    QueueInfo info = yarn.getQueueInfo(queue);
+    String label = info == null ? null : info.getDefaultNodeLabelExpression();
+    return label == null ? "" : label.trim();
   }
 
   private String amClasspath(boolean mini) {

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptReport;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -118,6 +122,20 @@ class AmSubmitIT {
     ApplicationId id = submitted.applicationId();
     ArylMiniCluster.await("both workers ran the discovery script", java.time.Duration.ofSeconds(60),
         () -> Files.exists(out.resolve("hosts-r0.txt")) && Files.exists(out.resolve("hosts-r1.txt")));
+
+    // The AM is never on a node a reclaim could take back: it runs in the default partition (node 1), its workers
+    // in the queue's (training, node 0).
+    ApplicationAttemptReport attempt = cluster.client().getApplicationAttemptReport(
+        cluster.client().getApplicationReport(id).getCurrentApplicationAttemptId());
+    List<NodeId> workerNodes = new ArrayList<>();
+    for (ContainerReport c : cluster.client().getContainers(attempt.getApplicationAttemptId())) {
+      if (c.getContainerId().equals(attempt.getAMContainerId())) {
+        assertThat(c.getAssignedNode()).as("the AM's node").isEqualTo(cluster.nodeId(1));
+      } else {
+        workerNodes.add(c.getAssignedNode());
+      }
+    }
+    assertThat(workerNodes).as("the workers' nodes").containsExactly(cluster.nodeId(0), cluster.nodeId(0));
 
     AmJobs.Result status = AmJobs.client(conf, "status", id.toString());
     assertThat(status.exit()).isZero();

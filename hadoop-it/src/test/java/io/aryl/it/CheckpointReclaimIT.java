@@ -14,21 +14,18 @@ import java.util.Map;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Reclaims priced by real checkpoints, with two real aryl-am jobs of one 8-GPU worker each, each alone on one of two
- * loaned inference nodes (their ApplicationMasters on training's own node). "checkpointing" starts first and
+ * loaned inference nodes (their ApplicationMasters in the default partition). "checkpointing" starts first and
  * its worker writes the checkpoint marker every second; "silent" starts later and never writes one. Returning one node
  * preempts one job. By the time since their workers last changed, the older job is the dearer one and the younger
  * job's node goes back; with the ApplicationMasters' checkpoint reports, the job that checkpointed a second ago loses
  * least, and its node goes back.
  */
-@Disabled("fails on main since the worker supervisor landed: the checkpointing job's worker is not seen running with"
-    + " its marker within 90 s; open in issue 14 until it passes again")
 class CheckpointReclaimIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration WAIT = Duration.ofSeconds(90);
@@ -98,9 +95,8 @@ class CheckpointReclaimIT {
     YarnConfiguration conf = AmJobs.conf(dir.toFile());
     conf.setLong("aryl.scheduler.checkpoint-poll-ms", pollMs);
     Path ckpt = Files.createDirectories(dir.resolve("ckpt"));
-    // Nodes 0 and 1 inference, 2 training's own. ApplicationMasters go to the queue's partition (training), so both
-    // are started while node 2 is its only node, and a blocker holds node 2's GPUs: a reclaim of a loaned node then
-    // takes a job's worker, never an ApplicationMaster.
+    // Nodes 0 and 1 inference, 2 training's own, 3 the default partition (the ApplicationMasters'). A blocker holds
+    // node 2's GPUs, so each job's one worker goes to a loaned node: a reclaim of one takes that job's worker.
     try (ArylMiniCluster cluster = ArylMiniCluster.start(name, conf, 2, 1);
         TestJob blocker = TestJob.submit(cluster, "blocker", "training", TestJob.shape(1, 1, 8, 60), 8, true)) {
       blocker.askWorkersAtOnce(1);
@@ -114,6 +110,9 @@ class CheckpointReclaimIT {
       ApplicationId silent = submit(cluster, "silent", 3600, "--", "exec sleep 600");
       cluster.awaitShowingStatus("both ApplicationMasters serve their status", WAIT,
           () -> AmJobs.status(cluster, checkpointing) != null && AmJobs.status(cluster, silent) != null);
+      // Both asks must be in before the first node is lent, or whichever asked first gets it.
+      cluster.awaitShowingStatus("the scheduler has both jobs' asks", WAIT,
+          () -> asked(cluster, checkpointing) && asked(cluster, silent));
 
       cluster.label(0, "training");
       cluster.awaitShowingStatus("the checkpointing job's worker runs and wrote its marker", WAIT,
@@ -182,6 +181,20 @@ class CheckpointReclaimIT {
     } catch (IOException e) {
       return -1;
     }
+  }
+
+  /** True once the scheduler sees the job asking for its worker. */
+  private static boolean asked(ArylMiniCluster cluster, ApplicationId id) {
+    try {
+      for (JsonNode a : cluster.status().path("applications")) {
+        if (a.path("application").asText().equals(id.toString())) {
+          return a.path("askedWorkers").asInt() >= 1;
+        }
+      }
+    } catch (IOException e) {
+      // not answering yet
+    }
+    return false;
   }
 
   private static double since(ArylMiniCluster cluster, ApplicationId id) {
