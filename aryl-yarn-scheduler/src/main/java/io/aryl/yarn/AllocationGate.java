@@ -246,14 +246,17 @@ final class AllocationGate {
     if (gpus == 0) {
       return true;
     }
-    Map<String, Integer> promised = loop.book().promisedOn(nodeId);
+    PlanBook book = loop.book();
+    Map<String, Integer> promised = book.promisedOn(nodeId);
     if (promised.isEmpty()) {
       return true;
     }
-    return RmReader.gpus(node.getUnallocatedResource()) - gpus >= unfilledPromiseGpus(node, promised);
+    // A plain application's own promise is room made for it: only the others' unfilled promises are kept free.
+    return RmReader.gpus(node.getUnallocatedResource()) - gpus >= unfilledPromiseGpus(node, promised, book, appId);
   }
 
-  private int unfilledPromiseGpus(FiCaSchedulerNode node, Map<String, Integer> promised) {
+  private int unfilledPromiseGpus(FiCaSchedulerNode node, Map<String, Integer> promised, PlanBook book,
+      String proposer) {
     Map<String, Integer> live = new HashMap<>();
     for (RMContainer c : node.getCopiedListOfRunningContainers()) {
       if (!c.isAMContainer()) {
@@ -262,9 +265,17 @@ final class AllocationGate {
     }
     int gpus = 0;
     for (Map.Entry<String, Integer> p : promised.entrySet()) {
-      int missing = p.getValue() - live.getOrDefault(p.getKey(), 0);
+      if (p.getKey().equals(proposer)) {
+        continue;
+      }
+      // A plain application was promised room for its pending containers, beyond those it runs: until the next round
+      // replans it, all of that room stays its own.
+      boolean plain = !apps.isElastic(p.getKey());
+      int missing = p.getValue() - (plain ? 0 : live.getOrDefault(p.getKey(), 0));
       if (missing > 0) {
-        gpus += missing * apps.get(p.getKey()).map(a -> a.shape.gpusPerWorker()).orElse(0);
+        int perWorker = book.gpusPerWorker(p.getKey());
+        gpus += missing * (perWorker > 0 ? perWorker
+            : apps.get(p.getKey()).map(a -> a.shape.gpusPerWorker()).orElse(0));
       }
     }
     return gpus;

@@ -43,6 +43,10 @@ public enum ArylConf {
       "A job queued longer than this many seconds goes first and reserves the servers that free soonest."),
   RESCALE_OVERHEAD_S("aryl.scheduler.rescale-overhead-s", "30",
       "Seconds a job loses each time its width changes; prices growing and shrinking."),
+  TENANT_RECLAIM_DELAY_S("aryl.scheduler.tenant.reclaim-delay-s", "60",
+      "With teams (child queues of the training queue): seconds a team's job, within the team's guarantee, waits"
+          + " before other teams' jobs running on GPUs they borrowed from it are preempted; other teams' extra workers"
+          + " are shrunk for it at once."),
   PREDICTOR("aryl.scheduler.predictor", "tag",
       "Runtime predictor: tag (the job's aryl.predicted-runtime-s) or history (median of finished jobs of the same"
           + " aryl.kind, falling back to the tag)."),

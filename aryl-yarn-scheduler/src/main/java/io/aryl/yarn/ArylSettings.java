@@ -70,7 +70,8 @@ public record ArylSettings(
         .withElastic(r.bool(ArylConf.ELASTIC))
         .withElasticValue(r.elasticValue())
         .withStarvationWaitS(r.positiveDouble(ArylConf.STARVATION_WAIT_S))
-        .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S));
+        .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S))
+        .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S));
     ArylSettings s = new ArylSettings(
         r.bool(ArylConf.ENABLED),
         r.positiveLong(ArylConf.ROUND_INTERVAL_MS),

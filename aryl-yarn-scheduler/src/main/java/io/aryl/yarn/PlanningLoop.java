@@ -98,7 +98,7 @@ final class PlanningLoop implements AutoCloseable {
     this.state = state;
     this.owners = owners;
     this.originMs = state.originMs();
-    this.reader = new RmReader(scheduler, apps, settings.trainingQueue());
+    this.reader = new RmReader(scheduler, apps, settings.trainingQueue(), settings.trainingLabel());
     this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns);
     this.planner = new RoundPlanner(settings.policy());
     ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
@@ -259,8 +259,12 @@ final class PlanningLoop implements AutoCloseable {
       RoundInput input = translate(nodes, views, now);
       Plan plan = planner.plan(input.state());
       PlanBook previous = book;
-      book = new PlanBook(plan.targets(), ++rounds);
-      scheduler.pushGrants(changedTargets(previous, book));
+      Map<String, Integer> gpusPerWorker = new HashMap<>();
+      input.state().jobs().forEach(j -> gpusPerWorker.put(j.id(), j.gpusPerWorker()));
+      book = new PlanBook(plan.targets(), gpusPerWorker, ++rounds);
+      Set<String> changed = changedTargets(previous, book);
+      changed.removeIf(id -> !apps.isElastic(id)); // a plain application's asks are its own: nothing to push
+      scheduler.pushGrants(changed);
       lastPlan = plan;
       lastInput = input;
 
@@ -355,13 +359,16 @@ final class PlanningLoop implements AutoCloseable {
     names = n;
   }
 
+  /** The round's snapshot: the elastic applications {@code views}, plain applications' pending GPU asks, teams. */
   private RoundInput translate(List<NodeView> nodes, Map<String, AppView> views, long now) {
     if (settings.predictor() == ArylSettings.Predictor.HISTORY) {
       // Progress stays measured; the history predictor only replaces the runtime a job's tag announced.
       views = withHistoryRuntimes(views);
     }
-    return translator.translate((now - originMs) / 1000.0, nodes, views, book, drains.ids(), fenced, progress.all(),
-        (id, p) -> checkpoints.sinceCheckpointS(id, p, now));
+    Map<String, AppView> planned = new TreeMap<>(views);
+    planned.putAll(reader.plainDemand(originMs));
+    return translator.translate((now - originMs) / 1000.0, nodes, planned, book, drains.ids(), fenced, progress.all(),
+        (id, p) -> checkpoints.sinceCheckpointS(id, p, now), reader.tenantShares());
   }
 
   private Map<String, AppView> withHistoryRuntimes(Map<String, AppView> views) {
@@ -372,8 +379,8 @@ final class PlanningLoop implements AutoCloseable {
         out.put(id, v);
       } else {
         JobShape s = v.shape();
-        out.put(id, new AppView(id, new JobShape(s.minWorkers(), s.maxWorkers(), s.gpusPerWorker(),
-            history.expectedTotalS(kind), kind), v.submitS(), v.askedWorkers()));
+        out.put(id, v.withShape(new JobShape(s.minWorkers(), s.maxWorkers(), s.gpusPerWorker(),
+            history.expectedTotalS(kind), kind)));
       }
     });
     return out;

@@ -1,30 +1,45 @@
 package io.aryl.yarn;
 
+import io.aryl.core.job.JobShape;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
+import io.aryl.yarn.round.TenantShares;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
-/** Reads the ResourceManager's nodes, containers and elastic applications into a round's plain views. */
+/**
+ * Reads the ResourceManager's nodes, containers, applications and the training queue's teams into a round's plain
+ * views.
+ */
 final class RmReader {
+  /**
+   * A plain application's pending containers are planned as a queued job predicted to take this long: shortest
+   * first, so an ordinary application is served before any elastic job's extra workers and never starved by them.
+   */
+  static final long PLAIN_PREDICTED_RUNTIME_S = 1;
+
   private final ArylScheduler scheduler;
   private final ElasticApps apps;
   private final String trainingQueue;
+  private final String trainingLabel;
 
-  RmReader(ArylScheduler scheduler, ElasticApps apps, String trainingQueue) {
+  RmReader(ArylScheduler scheduler, ElasticApps apps, String trainingQueue, String trainingLabel) {
     this.scheduler = scheduler;
     this.apps = apps;
     this.trainingQueue = trainingQueue;
+    this.trainingLabel = trainingLabel;
   }
 
   static int gpus(Resource r) {
@@ -60,23 +75,103 @@ final class RmReader {
   /** Elastic applications of the training queue (or its sub-queues) whose ApplicationMaster is running. */
   Map<String, AppView> elasticApps(long startMs) {
     Map<String, AppView> out = new TreeMap<>();
-    for (Map.Entry<org.apache.hadoop.yarn.api.records.ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
+    for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
         : scheduler.getSchedulerApplications().entrySet()) {
       String id = e.getKey().toString();
       ElasticApps.App app = apps.get(id).orElse(null);
-      FiCaSchedulerApp attempt = e.getValue().getCurrentAppAttempt();
-      if (app == null || attempt == null || attempt.isStopped() || attempt.isWaitingForAMContainer()) {
+      FiCaSchedulerApp attempt = running(e.getValue());
+      String queue = attempt == null ? null : trainingQueuePath(attempt);
+      if (app == null || queue == null) {
         continue;
       }
-      if (!(attempt.getQueue() instanceof CSQueue q) || !inTrainingQueue(q.getQueuePath())) {
-        continue;
-      }
-      out.put(id, new AppView(id, app.shape, Math.max(0, (app.submitMs - startMs) / 1000.0), app.askedWorkers()));
+      out.put(id, new AppView(id, app.shape, Math.max(0, (app.submitMs - startMs) / 1000.0), app.askedWorkers(),
+          tenantOf(queue), false));
     }
     return out;
   }
 
+  /**
+   * Applications of the training queue without Aryl's tags that wait for GPU containers in the training partition:
+   * each one's pending containers of its largest GPU size, as one rigid gang the plan makes room for. Their running
+   * containers stay theirs: the plan never moves them.
+   */
+  Map<String, AppView> plainDemand(long startMs) {
+    Map<String, AppView> out = new TreeMap<>();
+    for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
+        : scheduler.getSchedulerApplications().entrySet()) {
+      String id = e.getKey().toString();
+      FiCaSchedulerApp attempt = running(e.getValue());
+      String queue = attempt == null || apps.isElastic(id) ? null : trainingQueuePath(attempt);
+      if (queue == null) {
+        continue;
+      }
+      int gpus = 0;
+      int count = 0;
+      for (ResourceRequest rr : attempt.getAppSchedulingInfo().getAllResourceRequests()) {
+        int g = gpus(rr.getCapability());
+        if (!ResourceRequest.ANY.equals(rr.getResourceName()) || rr.getNumContainers() <= 0 || g <= 0
+            || !trainingLabel.equals(rr.getNodeLabelExpression())) {
+          continue;
+        }
+        if (g > gpus) {
+          gpus = g;
+          count = 0;
+        }
+        if (g == gpus) {
+          count += rr.getNumContainers();
+        }
+      }
+      if (count > 0) {
+        int n = Math.min(count, JobShape.MAX_WORKERS_LIMIT);
+        var rmApp = scheduler.getRMContext().getRMApps().get(e.getKey());
+        double submitS = Math.max(0, (rmApp == null ? startMs : rmApp.getSubmitTime()) - startMs) / 1000.0;
+        out.put(id, new AppView(id, new JobShape(n, n, gpus, PLAIN_PREDICTED_RUNTIME_S, ""), submitS, n,
+            tenantOf(queue), true));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The teams of the training pool: each child queue of the training queue, with the fraction of the training
+   * partition its Capacity Scheduler capacity guarantees it. None when the training queue is a leaf.
+   */
+  TenantShares tenantShares() {
+    CSQueue training = scheduler.getQueue(trainingQueue);
+    if (training == null || training.getChildQueues() == null || training.getChildQueues().isEmpty()) {
+      return TenantShares.NONE;
+    }
+    double whole = training.getQueueCapacities().getAbsoluteCapacity(trainingLabel);
+    Map<String, Double> shares = new TreeMap<>();
+    for (CSQueue child : training.getChildQueues()) {
+      double abs = child.getQueueCapacities().getAbsoluteCapacity(trainingLabel);
+      shares.put(child.getQueueShortName(), whole <= 0 ? 0 : Math.min(1, abs / whole));
+    }
+    return TenantShares.of(shares);
+  }
+
+  /** The application's current attempt once its ApplicationMaster runs; else null. */
+  private static FiCaSchedulerApp running(SchedulerApplication<FiCaSchedulerApp> app) {
+    FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
+    return attempt == null || attempt.isStopped() || attempt.isWaitingForAMContainer() ? null : attempt;
+  }
+
+  /** The attempt's queue path when it is the training queue or below it; else null. */
+  private String trainingQueuePath(FiCaSchedulerApp attempt) {
+    return attempt.getQueue() instanceof CSQueue q && inTrainingQueue(q.getQueuePath()) ? q.getQueuePath() : null;
+  }
+
   boolean inTrainingQueue(String queuePath) {
     return queuePath.equals(trainingQueue) || queuePath.startsWith(trainingQueue + ".");
+  }
+
+  /** The team of a queue below the training queue: the training queue's child it is in; "" for the queue itself. */
+  String tenantOf(String queuePath) {
+    if (!queuePath.startsWith(trainingQueue + ".")) {
+      return "";
+    }
+    String below = queuePath.substring(trainingQueue.length() + 1);
+    int dot = below.indexOf('.');
+    return dot < 0 ? below : below.substring(0, dot);
   }
 }

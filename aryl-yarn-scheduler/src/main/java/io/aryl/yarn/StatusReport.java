@@ -1,6 +1,8 @@
 package io.aryl.yarn;
 
 import io.aryl.core.model.Allocation;
+import io.aryl.core.model.ClusterState;
+import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.round.ContainerView;
@@ -76,9 +78,12 @@ final class StatusReport {
       // What a preemption of the job would lose per GPU, as the last round priced it (CheckpointTimes).
       boolean planned = in.lastInput() != null && in.lastInput().state().hasJob(a.id);
       j.put("sinceCheckpointS", planned ? in.lastInput().state().job(a.id).sinceCheckpointS() : null);
+      j.put("team", planned ? in.lastInput().state().job(a.id).tenant() : null);
       jobs.add(j);
     }
     out.put("applications", jobs);
+    out.put("teams", teams(in));
+    out.put("plainDemand", plainDemand(in));
     Map<String, Object> plan = new LinkedHashMap<>();
     if (in.lastPlan() != null) {
       Map<String, Object> targets = new TreeMap<>();
@@ -92,6 +97,52 @@ final class StatusReport {
     out.put("reclaimsInFlight", in.inFlight().stream().map(StatusReport::describe).toList());
     out.put("reclaimsDone", in.finished().stream().map(StatusReport::describe).toList());
     out.put("drainingContainers", in.draining());
+    return out;
+  }
+
+  /** Each team's guarantee and the GPUs its planned jobs hold, as the last round saw them; empty without teams. */
+  private static List<Map<String, Object>> teams(Inputs in) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    if (in.lastInput() == null) {
+      return out;
+    }
+    ClusterState state = in.lastInput().state();
+    state.tenants().guarantees().forEach((team, guaranteed) -> {
+      int used = 0;
+      for (Job j : state.jobs()) {
+        if (j.tenant().equals(team)) {
+          used += state.allocation(j.id()).totalWorkers() * j.gpusPerWorker();
+        }
+      }
+      Map<String, Object> t = new LinkedHashMap<>();
+      t.put("team", team);
+      t.put("guaranteedGpus", guaranteed);
+      t.put("plannedGpus", used);
+      out.add(t);
+    });
+    return out;
+  }
+
+  /** Applications without Aryl's tags whose pending GPU containers the last round planned for. */
+  private static List<Map<String, Object>> plainDemand(Inputs in) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    if (in.lastInput() == null) {
+      return out;
+    }
+    Set<String> elastic = new java.util.HashSet<>();
+    in.apps().forEach(a -> elastic.add(a.id));
+    for (Job j : in.lastInput().state().jobs()) {
+      if (elastic.contains(j.id())) {
+        continue;
+      }
+      Map<String, Object> d = new LinkedHashMap<>();
+      d.put("application", j.id());
+      d.put("team", j.tenant());
+      d.put("pendingContainers", j.minWorkers());
+      d.put("gpusPerContainer", j.gpusPerWorker());
+      d.put("roomMadeByNode", in.book().target(j.id()).workersByServer());
+      out.add(d);
+    }
     return out;
   }
 

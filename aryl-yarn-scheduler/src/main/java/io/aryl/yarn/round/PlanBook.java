@@ -7,18 +7,26 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What the latest round promised each elastic application: its workers per node. The allocation path consults it
- * on every proposal, so it is immutable and swapped whole after each round.
+ * What the latest round promised each application it planned (elastic jobs, and plain applications' pending
+ * containers): its workers per node, and how many GPUs each of them takes. The allocation path consults it on every
+ * proposal, so it is immutable and swapped whole after each round.
  */
 public final class PlanBook {
   public static final PlanBook EMPTY = new PlanBook(Map.of(), 0);
 
   private final Map<String, Allocation> targets;
+  private final Map<String, Integer> gpusPerWorker;
   private final Map<String, Map<String, Integer>> byNode;
   private final long round;
 
   public PlanBook(Map<String, Allocation> targets, long round) {
+    this(targets, Map.of(), round);
+  }
+
+  /** @param gpusPerWorker GPUs of one worker of each planned application */
+  public PlanBook(Map<String, Allocation> targets, Map<String, Integer> gpusPerWorker, long round) {
     this.targets = Collections.unmodifiableMap(new TreeMap<>(targets));
+    this.gpusPerWorker = Map.copyOf(gpusPerWorker);
     Map<String, Map<String, Integer>> nodes = new HashMap<>();
     targets.forEach((app, alloc) ->
         alloc.workersByServer().forEach((node, w) -> nodes.computeIfAbsent(node, n -> new HashMap<>()).put(app, w)));
@@ -42,6 +50,11 @@ public final class PlanBook {
 
   public boolean admitted(String appId) {
     return targets.containsKey(appId);
+  }
+
+  /** GPUs of one worker of the application, as the round that wrote this book planned it; 0 if it did not. */
+  public int gpusPerWorker(String appId) {
+    return gpusPerWorker.getOrDefault(appId, 0);
   }
 
   /** Workers promised to each application on the node. */

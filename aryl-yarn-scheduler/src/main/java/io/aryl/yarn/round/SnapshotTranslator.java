@@ -17,14 +17,16 @@ import java.util.function.Predicate;
 import java.util.function.ToDoubleBiFunction;
 
 /**
- * Turns the ResourceManager's view (nodes, containers, elastic applications) plus the last round's promises into an
- * aryl-core {@link ClusterState}.
+ * Turns the ResourceManager's view (nodes, containers, applications) plus the last round's promises into an aryl-core
+ * {@link ClusterState}.
  *
  * <p>A job's allocation is, per node, the larger of its live workers and the workers promised to it (never above its
- * maximum in all): a gang being started counts as started, so the next round neither admits it twice nor gives its GPUs away. GPUs the plan does
- * not own (containers of other applications, ApplicationMasters, workers being drained) are taken out of their
- * server's capacity. Promises that no longer fit (a node left, another application took the room) are dropped; a job
- * left with a partial gang is reported as orphaned rather than modelled below its minimum.
+ * maximum in all): a gang being started counts as started, so the next round neither admits it twice nor gives its
+ * GPUs away. GPUs the plan does not own (containers of other applications, ApplicationMasters, workers being drained)
+ * are taken out of their server's capacity. A plain application (no Aryl tags) enters as its pending containers
+ * only: a queued rigid gang the plan makes room for, its running containers being capacity the plan does not own.
+ * Promises that no longer fit (a node left, another application took the room) are dropped; a job left with a
+ * partial gang is reported as orphaned rather than modelled below its minimum.
  */
 public final class SnapshotTranslator {
   private final String trainingLabel;
@@ -66,6 +68,23 @@ public final class SnapshotTranslator {
       Set<String> fenced,
       Map<String, JobProgress> progress,
       ToDoubleBiFunction<String, JobProgress> sinceCheckpointS) {
+    return translate(nowS, nodes, apps, book, draining, fenced, progress, sinceCheckpointS, TenantShares.NONE);
+  }
+
+  /**
+   * @param tenants the training pool's teams; each is guaranteed its share of the GPUs the plan may use on the
+   *     pool's own servers (loaned servers are shared by all)
+   */
+  public RoundInput translate(
+      double nowS,
+      List<NodeView> nodes,
+      Map<String, AppView> apps,
+      PlanBook book,
+      Set<String> draining,
+      Set<String> fenced,
+      Map<String, JobProgress> progress,
+      ToDoubleBiFunction<String, JobProgress> sinceCheckpointS,
+      TenantShares tenants) {
     Map<String, Integer> capacity = new TreeMap<>();
     Map<String, Map<String, List<ContainerView>>> workers = new TreeMap<>();
     for (NodeView node : nodes) {
@@ -74,7 +93,9 @@ public final class SnapshotTranslator {
       }
       int blocked = 0;
       for (ContainerView c : node.containers()) {
-        boolean plannedWorker = apps.containsKey(c.appId()) && !c.amContainer() && !draining.contains(c.id());
+        AppView owner = apps.get(c.appId());
+        // A plain application's running containers are its own: only its pending ones are the plan's to place.
+        boolean plannedWorker = owner != null && !owner.plain() && !c.amContainer() && !draining.contains(c.id());
         if (plannedWorker) {
           workers.computeIfAbsent(c.appId(), a -> new TreeMap<>())
               .computeIfAbsent(node.id(), n -> new ArrayList<>()).add(c);
@@ -163,6 +184,7 @@ public final class SnapshotTranslator {
       double remaining = Math.max(0.1 * shape.predictedRuntimeS(), shape.predictedRuntimeS() - p.attainedBaseS());
       jobs.add(Job.builder(app.id())
           .kind(shape.kind())
+          .tenant(app.tenant())
           .submitTimeS(Math.min(app.submitS(), nowS))
           .gpusPerWorker(shape.gpusPerWorker())
           .workers(shape.minWorkers(), max)
@@ -176,6 +198,7 @@ public final class SnapshotTranslator {
     }
 
     List<Server> servers = new ArrayList<>();
+    int ownGpus = 0;
     for (Map.Entry<String, Integer> e : capacity.entrySet()) {
       if (e.getValue() <= 0) {
         continue;
@@ -183,8 +206,10 @@ public final class SnapshotTranslator {
       boolean owned = inferenceOwned.test(e.getKey());
       servers.add(new Server(e.getKey(), gpuType, e.getValue(), owned ? Pool.INFERENCE : Pool.TRAINING, owned,
           fenced.contains(e.getKey())));
+      ownGpus += owned ? 0 : e.getValue();
     }
-    return new RoundInput(ClusterState.of(nowS, servers, jobs, allocations), workers, orphans);
+    return new RoundInput(ClusterState.of(nowS, servers, jobs, allocations, tenants.guarantees(ownGpus)), workers,
+        orphans);
   }
 
   private static int liveWorkers(Map<String, Map<String, List<ContainerView>>> workers, String appId) {
