@@ -26,7 +26,7 @@ class ArylSettingsTemplateTest {
   @Test
   @DisplayName("every aryl.* property carries ArylConf's default, as written and as Hadoop reads it")
   void everyArylPropertyCarriesTheDefault() {
-    for (String file : Templates.ALL) {
+    for (String file : Templates.FILES) {
       Configuration conf = Templates.load(file);
       for (Templates.Property p : Templates.properties(file)) {
         if (!p.name().startsWith("aryl.")) {

@@ -22,7 +22,16 @@ final class Templates {
   static final String CAPACITY_SCHEDULER = "capacity-scheduler.xml";
   static final String RESOURCE_TYPES = "resource-types.xml";
   static final String NODE_RESOURCES = "node-resources.xml";
+  /** The existing-cluster variant of capacity-scheduler.xml: keeps root.default beside the two GPU pools. */
+  static final String EXISTING_CLUSTER_CAPACITY_SCHEDULER = "existing-cluster/capacity-scheduler.xml";
+  /** The templates of a new cluster. */
   static final List<String> ALL = List.of(YARN_SITE, CAPACITY_SCHEDULER, RESOURCE_TYPES, NODE_RESOURCES);
+  /** The templates for adding Aryl to a cluster that already runs: the same, with the existing-cluster queues. */
+  static final List<String> EXISTING_CLUSTER =
+      List.of(YARN_SITE, EXISTING_CLUSTER_CAPACITY_SCHEDULER, RESOURCE_TYPES, NODE_RESOURCES);
+  /** Every template file, each once. */
+  static final List<String> FILES = List.of(YARN_SITE, CAPACITY_SCHEDULER, EXISTING_CLUSTER_CAPACITY_SCHEDULER,
+      RESOURCE_TYPES, NODE_RESOURCES);
 
   private Templates() {}
 
@@ -61,8 +70,12 @@ final class Templates {
     }
   }
 
-  /** A {@code <property>} element of a template: its name, value and the comment right before it (or null). */
-  record Property(String file, String name, String value, String comment) {
+  /**
+   * A {@code <property>} element of a template: its name, value (trimmed), the comment right before it (or null), and
+   * the value exactly as written. They differ only for a value of spaces, which Hadoop keeps as written (a single
+   * space is how the Capacity Scheduler is told "no node label").
+   */
+  record Property(String file, String name, String value, String comment, String rawValue) {
     @Override
     public String toString() {
       return file + ": " + name;
@@ -75,20 +88,31 @@ final class Templates {
     for (int i = 0; i < nodes.getLength(); i++) {
       Element property = (Element) nodes.item(i);
       out.add(new Property(file, childText(property, "name"), childText(property, "value"),
-          precedingComment(property)));
+          precedingComment(property), rawChildText(property, "value")));
     }
     return out;
   }
 
+  /** The properties of every template file. */
   static List<Property> allProperties() {
+    return allProperties(FILES);
+  }
+
+  /** The properties of these files, in order. */
+  static List<Property> allProperties(List<String> files) {
     List<Property> out = new ArrayList<>();
-    ALL.forEach(f -> out.addAll(properties(f)));
+    files.forEach(f -> out.addAll(properties(f)));
     return out;
   }
 
   private static String childText(Element parent, String tag) {
+    String raw = rawChildText(parent, tag);
+    return raw == null ? null : raw.trim();
+  }
+
+  private static String rawChildText(Element parent, String tag) {
     NodeList children = parent.getElementsByTagName(tag);
-    return children.getLength() == 0 ? null : children.item(0).getTextContent().trim();
+    return children.getLength() == 0 ? null : children.item(0).getTextContent();
   }
 
   /** The text of the comment that is the nearest preceding sibling other than whitespace, or null if that is not a comment. */

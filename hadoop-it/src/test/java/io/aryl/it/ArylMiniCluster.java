@@ -75,6 +75,10 @@ import org.eclipse.jetty.servlet.ServletHandler;
 public final class ArylMiniCluster implements AutoCloseable {
   public static final String TEMPLATES = "aryl-conf/";
 
+  /** The capacity-scheduler.xml for adding Aryl to a cluster that already runs: root.default kept beside the pools. */
+  public static final String EXISTING_CLUSTER_CAPACITY_SCHEDULER =
+      TEMPLATES + "existing-cluster/capacity-scheduler.xml";
+
   /** Milliseconds a recovering Aryl waits at most for the nodes that held containers, in the recovering modes. */
   public static final long RECOVERY_MAX_WAIT_MS = 20_000;
 
@@ -104,12 +108,21 @@ public final class ArylMiniCluster implements AutoCloseable {
 
   /** The templates' properties, in the order yarn-site, capacity-scheduler, resource-types, node-resources. */
   public static YarnConfiguration templateConf() {
+    return templateConf(TEMPLATES + "capacity-scheduler.xml");
+  }
+
+  /**
+   * {@link #templateConf()} with another capacity-scheduler.xml template (a classpath resource, e.g.
+   * {@link #EXISTING_CLUSTER_CAPACITY_SCHEDULER}) in place of the new-cluster one.
+   */
+  public static YarnConfiguration templateConf(String capacitySchedulerTemplate) {
     YarnConfiguration conf = new YarnConfiguration();
-    for (String file : List.of("yarn-site.xml", "capacity-scheduler.xml", "resource-types.xml", "node-resources.xml")) {
+    for (String resource : List.of(TEMPLATES + "yarn-site.xml", capacitySchedulerTemplate,
+        TEMPLATES + "resource-types.xml", TEMPLATES + "node-resources.xml")) {
       Configuration t = new Configuration(false);
-      URL url = ArylMiniCluster.class.getClassLoader().getResource(TEMPLATES + file);
+      URL url = ArylMiniCluster.class.getClassLoader().getResource(resource);
       if (url == null) {
-        throw new IllegalStateException("template " + TEMPLATES + file + " is not on the classpath");
+        throw new IllegalStateException("template " + resource + " is not on the classpath");
       }
       t.addResource(url);
       // set(), not addResource(): the Capacity Scheduler re-reads capacity-scheduler.xml from the classpath and
@@ -123,7 +136,12 @@ public final class ArylMiniCluster implements AutoCloseable {
 
   /** Test-only settings on top of the templates: where state lives, fast heartbeats, fast NM stop. */
   public static YarnConfiguration testConf(File workDir) {
-    YarnConfiguration conf = templateConf();
+    return testConf(workDir, templateConf());
+  }
+
+  /** {@link #testConf(File)} on top of these template properties (e.g. {@link #templateConf(String)}). */
+  public static YarnConfiguration testConf(File workDir, YarnConfiguration templates) {
+    YarnConfiguration conf = templates;
     conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(workDir, "node-labels").toURI().toString());
     conf.setBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME, true);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 100);
