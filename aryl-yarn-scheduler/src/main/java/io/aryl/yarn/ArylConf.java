@@ -30,7 +30,21 @@ public enum ArylConf {
       "Regular expression of node names (host or host:port) owned by inference; nodes ever seen with the inference"
           + " label are recognised too. A node owned by inference and labelled training is on loan."),
   GPU_TYPE("aryl.scheduler.gpu-type", "gpu",
-      "Name given to the GPUs of every node (one GPU type per cluster in this version)."),
+      "The GPU type of every node when aryl.scheduler.gpu-types is empty; with declared types, the type of a node"
+          + " neither its attribute nor a rule of aryl.scheduler.gpu-type.nodes names, if it is one of them."),
+  GPU_TYPES("aryl.scheduler.gpu-types", "",
+      "The cluster's GPU types, comma-separated (e.g. a100,t4), each with its training speed in"
+          + " aryl.scheduler.gpu-type.TYPE.speed (relative to the reference GPU, default 1.0). Empty: one type,"
+          + " aryl.scheduler.gpu-type. A node whose type is not declared is logged and left out of the plan."),
+  GPU_TYPE_ATTRIBUTE("aryl.scheduler.gpu-type.attribute", "gpu-type",
+      "YARN node attribute (any prefix: nm.yarn.io from an NM attribute script, rm.yarn.io from yarn nodeattributes)"
+          + " whose value is the node's GPU type."),
+  GPU_TYPE_NODES("aryl.scheduler.gpu-type.nodes", "",
+      "For nodes without the attribute: type=regular-expression entries separated by spaces (e.g."
+          + " 'a100=gpu-tr-.* t4=gpu-inf-.*'), matched against node names (host or host:port); the first match wins."),
+  POLICY("aryl.scheduler.policy", "aryl",
+      "aryl (the paper's policy) or aryl+ (speed-aware: a gang on one GPU speed, extra workers never on slower GPUs"
+          + " than the job's base, whole-job moves to faster GPUs as they free)."),
   JOB_ORDER("aryl.scheduler.job-order", "shortest-predicted-first",
       "Order queued jobs are offered their base workers: shortest-predicted-first or fifo."),
   ELASTIC("aryl.scheduler.elastic", "true",

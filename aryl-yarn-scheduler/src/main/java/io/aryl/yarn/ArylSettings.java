@@ -23,6 +23,7 @@ public record ArylSettings(
     String trainingQueue,
     Pattern inferenceNodes,
     String gpuType,
+    GpuCatalog gpus,
     PolicyConfig policy,
     Predictor predictor,
     StoreKind stateStore,
@@ -57,7 +58,12 @@ public record ArylSettings(
    * @throws IllegalArgumentException naming the key and value of the first wrong setting
    */
   public static ArylSettings from(Map<String, String> raw) {
+    Map<String, String> speeds = new java.util.TreeMap<>();
     for (String key : raw.keySet()) {
+      if (GpuCatalog.SPEED_KEY.matcher(key).matches()) {
+        speeds.put(key, raw.get(key));
+        continue;
+      }
       if (key.startsWith(ArylConf.PREFIX) && ArylConf.byKey(key).isEmpty()) {
         // Name the value too: the operator finds the line (key=value) to fix in yarn-site.xml.
         throw new IllegalArgumentException(
@@ -71,7 +77,10 @@ public record ArylSettings(
         .withElasticValue(r.elasticValue())
         .withStarvationWaitS(r.positiveDouble(ArylConf.STARVATION_WAIT_S))
         .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S))
-        .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S));
+        .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S))
+        .withSpeedAware(r.speedAware());
+    GpuCatalog gpus = GpuCatalog.of(r.name(ArylConf.GPU_TYPE), r.value(ArylConf.GPU_TYPES), speeds,
+        r.name(ArylConf.GPU_TYPE_ATTRIBUTE), r.value(ArylConf.GPU_TYPE_NODES));
     ArylSettings s = new ArylSettings(
         r.bool(ArylConf.ENABLED),
         r.positiveLong(ArylConf.ROUND_INTERVAL_MS),
@@ -83,6 +92,7 @@ public record ArylSettings(
         r.name(ArylConf.TRAINING_QUEUE),
         r.pattern(ArylConf.INFERENCE_NODES),
         r.name(ArylConf.GPU_TYPE),
+        gpus,
         policy,
         r.predictor(),
         r.storeKind(),
@@ -234,6 +244,15 @@ public record ArylSettings(
         throw wrong(c, v, "an absolute ZooKeeper path without a trailing / (e.g. /aryl-scheduler)");
       }
       return v;
+    }
+
+    boolean speedAware() {
+      String v = value(ArylConf.POLICY).toLowerCase(Locale.ROOT);
+      return switch (v) {
+        case "aryl" -> false;
+        case "aryl+" -> true;
+        default -> throw wrong(ArylConf.POLICY, v, "aryl or aryl+");
+      };
     }
 
     Predictor predictor() {

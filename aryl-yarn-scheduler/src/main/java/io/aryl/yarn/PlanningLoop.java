@@ -98,7 +98,7 @@ final class PlanningLoop implements AutoCloseable {
     this.state = state;
     this.owners = owners;
     this.originMs = state.originMs();
-    this.reader = new RmReader(scheduler, apps, settings.trainingQueue(), settings.trainingLabel());
+    this.reader = new RmReader(scheduler, apps, settings.trainingQueue(), settings.trainingLabel(), settings.gpus());
     this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns);
     this.planner = new RoundPlanner(settings.policy());
     ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),

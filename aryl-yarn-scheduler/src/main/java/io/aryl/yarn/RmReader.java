@@ -9,7 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.NodeAttribute;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
@@ -24,6 +26,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  * views.
  */
 final class RmReader {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RmReader.class);
   /**
    * A plain application's pending containers are planned as a queued job predicted to take this long: shortest
    * first, so an ordinary application is served before any elastic job's extra workers and never starved by them.
@@ -34,12 +37,16 @@ final class RmReader {
   private final ElasticApps apps;
   private final String trainingQueue;
   private final String trainingLabel;
+  private final GpuCatalog gpus;
+  /** The GPU type error last logged for each node: each is logged once, until it changes. */
+  private final Map<String, String> loggedGpuErrors = new java.util.concurrent.ConcurrentHashMap<>();
 
-  RmReader(ArylScheduler scheduler, ElasticApps apps, String trainingQueue, String trainingLabel) {
+  RmReader(ArylScheduler scheduler, ElasticApps apps, String trainingQueue, String trainingLabel, GpuCatalog gpus) {
     this.scheduler = scheduler;
     this.apps = apps;
     this.trainingQueue = trainingQueue;
     this.trainingLabel = trainingLabel;
+    this.gpus = gpus;
   }
 
   static int gpus(Resource r) {
@@ -67,7 +74,27 @@ final class RmReader {
       for (RMContainer c : n.getCopiedListOfRunningContainers()) {
         cs.add(view(c));
       }
-      out.add(new NodeView(n.getNodeName(), n.getPartition(), gpus(n.getTotalResource()), cs));
+      GpuCatalog.Resolution type = gpus.resolve(n.getNodeName(), attributes(n));
+      if (type.known()) {
+        loggedGpuErrors.remove(n.getNodeName());
+      } else if (!type.error().equals(loggedGpuErrors.put(n.getNodeName(), type.error()))) {
+        LOG.error("Aryl leaves node {} out of its plan: {}", n.getNodeName(), type.error());
+      }
+      out.add(new NodeView(n.getNodeName(), n.getPartition(), gpus(n.getTotalResource()), cs, type.type(),
+          type.error()));
+    }
+    return out;
+  }
+
+  /** The node's attributes by name (without prefix) and value. */
+  private static Map<String, String> attributes(FiCaSchedulerNode n) {
+    Set<NodeAttribute> set = n.getNodeAttributes();
+    if (set == null || set.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, String> out = new TreeMap<>();
+    for (NodeAttribute a : set) {
+      out.put(a.getAttributeKey().getAttributeName(), a.getAttributeValue());
     }
     return out;
   }

@@ -53,6 +53,12 @@ final class StatusReport {
       node.put("owner", owned ? "inference" : "training");
       node.put("loaned", owned && settings.trainingLabel().equals(n.label()));
       node.put("fenced", in.fenced().contains(n.id()));
+      node.put("gpuType", n.gpuType() == null ? settings.gpuType() : n.gpuType().name());
+      node.put("gpuSpeed", n.gpuType() == null ? 1.0 : n.gpuType().trainingSpeed());
+      if (n.gpuTypeError() != null) {
+        node.put("gpuType", null);
+        node.put("gpuTypeError", n.gpuTypeError());
+      }
       pools.add(node);
       if (Boolean.TRUE.equals(node.get("loaned"))) {
         loaned.add(node);

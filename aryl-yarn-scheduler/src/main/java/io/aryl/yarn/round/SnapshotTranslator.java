@@ -86,11 +86,13 @@ public final class SnapshotTranslator {
       ToDoubleBiFunction<String, JobProgress> sinceCheckpointS,
       TenantShares tenants) {
     Map<String, Integer> capacity = new TreeMap<>();
+    Map<String, GpuType> types = new HashMap<>();
     Map<String, Map<String, List<ContainerView>>> workers = new TreeMap<>();
     for (NodeView node : nodes) {
-      if (!trainingLabel.equals(node.label())) {
-        continue;
+      if (!trainingLabel.equals(node.label()) || node.gpuTypeError() != null) {
+        continue; // a node of no known GPU type is not planned on: its speed would be a guess
       }
+      types.put(node.id(), node.gpuType() == null ? gpuType : node.gpuType());
       int blocked = 0;
       for (ContainerView c : node.containers()) {
         AppView owner = apps.get(c.appId());
@@ -204,8 +206,8 @@ public final class SnapshotTranslator {
         continue;
       }
       boolean owned = inferenceOwned.test(e.getKey());
-      servers.add(new Server(e.getKey(), gpuType, e.getValue(), owned ? Pool.INFERENCE : Pool.TRAINING, owned,
-          fenced.contains(e.getKey())));
+      servers.add(new Server(e.getKey(), types.get(e.getKey()), e.getValue(), owned ? Pool.INFERENCE : Pool.TRAINING,
+          owned, fenced.contains(e.getKey())));
       ownGpus += owned ? 0 : e.getValue();
     }
     return new RoundInput(ClusterState.of(nowS, servers, jobs, allocations, tenants.guarantees(ownGpus)), workers,
