@@ -1,16 +1,9 @@
 package io.aryl.am;
 
-import io.aryl.am.WorkerGroup.Outcome;
-import io.aryl.am.WorkerGroup.ScalingEvent;
-import io.aryl.am.WorkerGroup.State;
-import io.aryl.am.WorkerGroup.Worker;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The containers of a {@code --launcher torchrun} job and what to do next: pure bookkeeping, no YARN calls, the same
@@ -48,18 +41,16 @@ import java.util.TreeSet;
  *
  * <p>The AM records no generations for torchrun jobs (it forms none): {@link #current()} is null and an AM restart
  * restarts the agents (above) instead of adopting them.
+ *
+ * <p>The containers and their states, the asks, the events and the budget are kept in a {@link ContainerLedger}
+ * (shared with {@link WorkerGroup}); what is here is what the torchrun launcher decides.
  */
 public final class AgentGroup implements Membership {
-  private final int min;
-  private final int max;
   private final long graceMs;
   private final long settleMs;
-  private final RestartBudget budget;
-  private final Map<String, Worker> agents = new LinkedHashMap<>();
+  private final ContainerLedger agents;
   /** Containers of an earlier AM attempt in which no agent of this attempt has started yet. */
   private final Set<String> recovered = new HashSet<>();
-  private final List<ScalingEvent> events = new ArrayList<>();
-  private int outstanding;
   /** The rendezvous the agents started now join; 0 before the first. */
   private int incarnation;
   /** Every agent starts afresh, together, once min containers are held: before the first start and after a stop. */
@@ -67,7 +58,6 @@ public final class AgentGroup implements Membership {
   /** A stop of every agent is in progress: its agents are STOPPING, none is started. */
   private boolean stopping;
   private boolean belowMin;
-  private long changedAt;
   private boolean finishing;
   private final List<String> finishNotes = new ArrayList<>();
   private Outcome outcome;
@@ -78,37 +68,26 @@ public final class AgentGroup implements Membership {
    * @param settleMs how long membership must be still before agents are started
    */
   public AgentGroup(int min, int max, long graceMs, long settleMs, int maxRestarts) {
-    if (min < 1 || max < min) {
-      throw new IllegalArgumentException("need 1 <= min <= max, was min " + min + ", max " + max);
-    }
-    this.min = min;
-    this.max = max;
+    this.agents = new ContainerLedger(min, max, maxRestarts, AgentGroup::describe);
     this.graceMs = graceMs;
     this.settleMs = settleMs;
-    this.budget = new RestartBudget(maxRestarts);
   }
 
   /** torchrun jobs record no generation: a record of an earlier attempt is not theirs to adopt. */
   @Override
   public void resume(GenerationRecord previous, long now) {
-    events.add(new ScalingEvent(now, "not-adopted", "generation " + previous.generation().number()
-        + " recorded by attempt " + previous.attempt() + " ignored: torchrun forms this job's generations"));
+    agents.event(now, "not-adopted", "generation " + previous.generation().number()
+        + " recorded by attempt " + previous.attempt() + " ignored: torchrun forms this job's generations");
   }
 
   @Override
   public void recordUnreadable(String problem, long now) {
-    events.add(new ScalingEvent(now, "not-adopted", problem + "; ignored: torchrun forms this job's generations"));
+    agents.event(now, "not-adopted", problem + "; ignored: torchrun forms this job's generations");
   }
 
   @Override
   public List<WorkerAction> allocated(String id, String host, long now) {
-    outstanding = Math.max(0, outstanding - 1);
-    if (finishing || outcome != null || agents.size() >= max) {
-      return List.of(new WorkerAction.Release(id));
-    }
-    agents.put(id, new Worker(id, host, State.HELD, 0));
-    changed(now, "allocated", id + " on " + host + " (" + agents.size() + " held)");
-    return List.of();
+    return agents.allocated(id, host, !finishing && outcome == null, now);
   }
 
   /**
@@ -117,35 +96,26 @@ public final class AgentGroup implements Membership {
    */
   @Override
   public List<WorkerAction> recovered(String id, String host, long now) {
-    if (agents.containsKey(id)) {
+    if (agents.holds(id)) {
       return List.of();
     }
-    Worker w = new Worker(id, host, State.STOPPING, 0);
+    Worker w = agents.add(id, host, State.STOPPING, 0);
     w.drainDeadline = now + graceMs;
-    agents.put(id, w);
     recovered.add(id);
     stopping = true;
     startPending = true;
-    changed(now, "recovered", describe(w) + " from the previous attempt: its rendezvous store ended with that"
+    agents.changed(now, "recovered", describe(w) + " from the previous attempt: its rendezvous store ended with that"
         + " attempt; SIGTERM, then an agent of this attempt's rendezvous");
     return List.of(new WorkerAction.Terminate(id));
   }
 
   @Override
   public List<WorkerAction> launched(String id) {
-    Worker w = agents.get(id);
-    if (w == null) {
-      return List.of();
+    if (agents.holds(id)) {
+      // Once this attempt's agent runs there, a container of an earlier attempt is like any other.
+      recovered.remove(id);
     }
-    // Once this attempt's agent runs there, a container of an earlier attempt is like any other.
-    recovered.remove(id);
-    if (w.state == State.LAUNCHING) {
-      w.state = State.RUNNING;
-    } else if (w.terminateOnLaunch) {
-      w.terminateOnLaunch = false;
-      return List.of(new WorkerAction.Terminate(id));
-    }
-    return List.of();
+    return agents.launched(id);
   }
 
   /**
@@ -158,7 +128,7 @@ public final class AgentGroup implements Membership {
     if (w == null) {
       return List.of();
     }
-    changed(now, "launch-failed", describe(w) + ": " + why);
+    agents.changed(now, "launch-failed", describe(w) + ": " + why);
     if (!recovered.remove(id)) {
       spendRestart(w, "could not be started: " + why, now);
     }
@@ -173,23 +143,23 @@ public final class AgentGroup implements Membership {
     }
     String how = "ended with exit status " + exitStatus + (diagnostics.isEmpty() ? "" : ": " + diagnostics);
     if (w.state == State.DRAINING) {
-      changed(now, "drained", describe(w) + " " + how);
+      agents.changed(now, "drained", describe(w) + " " + how);
       return List.of();
     }
     if (finishing) {
       finishedWith(w, exitStatus, now);
       return List.of();
     }
-    boolean running = (w.state == State.RUNNING || w.state == State.LAUNCHING) && w.generation > 0;
+    boolean running = w.running() && w.generation > 0;
     if (running && exitStatus == 0 && !stopping) {
       return finish(w, now);
     }
-    if (!running || exitStatus == 0 || WorkerGroup.LOST_STATUSES.contains(exitStatus)) {
-      changed(now, "lost", describe(w) + " " + how + (running ? "; the other agents re-form the group without it"
+    if (!running || exitStatus == 0 || ContainerLedger.LOST_STATUSES.contains(exitStatus)) {
+      agents.changed(now, "lost", describe(w) + " " + how + (running ? "; the other agents re-form the group without it"
           : ""));
       return List.of();
     }
-    changed(now, "lost", describe(w) + " " + how);
+    agents.changed(now, "lost", describe(w) + " " + how);
     return agentFailed(w, "ended with exit status " + exitStatus, now);
   }
 
@@ -199,36 +169,18 @@ public final class AgentGroup implements Membership {
     if (w == null || w.generation != generation) {
       return List.of();
     }
-    String how = describe(w) + ": its agent exited with status " + status + (toldToStop ? " after SIGTERM" : "");
-    switch (w.state) {
-      case HELD, IDLE -> {
-        return List.of();
-      }
-      case DRAINING -> {
-        agents.remove(id);
-        changed(now, "drained", how + "; released");
-        return List.of(new WorkerAction.Release(id));
-      }
-      case STOPPING -> {
-        w.state = State.IDLE;
-        w.terminateOnLaunch = false;
-        events.add(new ScalingEvent(now, "exited", how));
-        return List.of();
-      }
-      default -> {
-        // RUNNING, or LAUNCHING when it exited before its NodeManager's answer reached the AM.
-      }
+    List<WorkerAction> out = new ArrayList<>();
+    if (!agents.exited(w, "its agent exited with status " + status + (toldToStop ? " after SIGTERM" : ""), now,
+        out)) {
+      return out;
     }
-    w.state = State.IDLE;
-    w.terminateOnLaunch = false;
-    events.add(new ScalingEvent(now, "exited", how));
     if (finishing) {
       finishedWith(w, status, now);
       return List.of();
     }
     if (toldToStop) {
       // Not by the AM: nothing is charged; the container starts a new agent, which joins the others.
-      changedAt = now;
+      agents.changed(now);
       return List.of();
     }
     if (status == 0) {
@@ -246,10 +198,10 @@ public final class AgentGroup implements Membership {
       return List.of();
     }
     // The failed agent's container counts: it was held when its agent failed (a completed one is gone by now).
-    long members = members() + (agents.containsKey(w.id) ? 0 : 1);
-    if (members < min) {
-      events.add(new ScalingEvent(now, "not-charged", describe(w) + " " + what + " while the job held " + members
-          + " of its minimum " + min + " containers: its rendezvous could not complete"));
+    long members = agents.members() + (agents.holds(w.id) ? 0 : 1);
+    if (members < agents.min()) {
+      agents.event(now, "not-charged", describe(w) + " " + what + " while the job held " + members
+          + " of its minimum " + agents.min() + " containers: its rendezvous could not complete");
     } else {
       spendRestart(w, what + " (torchrun gave up)", now);
     }
@@ -276,23 +228,12 @@ public final class AgentGroup implements Membership {
   /** Tells every running agent to stop; once they all exited, or at the grace, every container starts a new one. */
   private void stopAll(long now, String why, List<WorkerAction> out) {
     startPending = true;
-    int told = 0;
-    for (Worker w : agents.values()) {
-      if (w.state == State.RUNNING) {
-        out.add(new WorkerAction.Terminate(w.id));
-      } else if (w.state == State.LAUNCHING) {
-        w.terminateOnLaunch = true;
-      } else {
-        continue;
-      }
-      w.state = State.STOPPING;
-      w.drainDeadline = now + graceMs;
-      told++;
-    }
-    stopping = stopping || told > 0;
-    changedAt = now;
-    events.add(new ScalingEvent(now, "stopping", "rendezvous " + incarnation + ": SIGTERM to " + told + " agents, "
-        + graceMs + " ms to exit (" + why + "); then every container starts an agent of a new rendezvous"));
+    List<Worker> told = agents.running();
+    agents.stop(told, out);
+    told.forEach(w -> w.drainDeadline = now + graceMs);
+    stopping = stopping || !told.isEmpty();
+    agents.changed(now, "stopping", "rendezvous " + incarnation + ": SIGTERM to " + told.size() + " agents, "
+        + graceMs + " ms to exit (" + why + "); then every container starts an agent of a new rendezvous");
   }
 
   /**
@@ -302,29 +243,9 @@ public final class AgentGroup implements Membership {
   @Override
   public List<WorkerAction> preempted(Set<String> ids, long now) {
     List<WorkerAction> out = new ArrayList<>();
-    for (String id : new TreeSet<>(ids)) {
-      Worker w = agents.get(id);
-      if (w == null || w.state == State.DRAINING) {
-        continue;
-      }
-      changed(now, "preempted", describe(w) + " asked back by the RM");
-      switch (w.state) {
-        case HELD, IDLE -> {
-          agents.remove(id);
-          out.add(new WorkerAction.Release(id));
-        }
-        case RUNNING -> {
-          out.add(new WorkerAction.Terminate(id));
-          w.state = State.DRAINING;
-          w.drainDeadline = now + graceMs;
-        }
-        case LAUNCHING -> {
-          w.terminateOnLaunch = true;
-          w.state = State.DRAINING;
-          w.drainDeadline = now + graceMs;
-        }
-        default -> w.state = State.DRAINING; // STOPPING: told already, its deadline stands
-      }
+    for (Worker w : agents.notDraining(ids)) {
+      // One told to stop already keeps its deadline.
+      agents.preempt(w, w.state == State.STOPPING ? w.drainDeadline : now + graceMs, now, out);
     }
     return out;
   }
@@ -332,24 +253,12 @@ public final class AgentGroup implements Membership {
   @Override
   public List<WorkerAction> tick(long now) {
     List<WorkerAction> out = new ArrayList<>();
-    for (Worker w : List.copyOf(agents.values())) {
-      if (w.state == State.DRAINING && now >= w.drainDeadline) {
-        agents.remove(w.id);
-        out.add(new WorkerAction.Release(w.id));
-        events.add(new ScalingEvent(now, "released", describe(w) + " released at the end of the grace"));
-      }
-    }
+    agents.releaseDrainedAtGrace(now, out);
     if (outcome != null) {
       return out;
     }
     if (finishing) {
-      for (Worker w : List.copyOf(agents.values())) {
-        if (w.state == State.HELD || w.state == State.IDLE) {
-          agents.remove(w.id);
-          out.add(new WorkerAction.Release(w.id));
-          events.add(new ScalingEvent(now, "released", describe(w) + ": not needed, the job is finishing"));
-        }
-      }
+      agents.releaseUnused(now, out);
       if (agents.isEmpty()) {
         outcome = new Outcome(true, "torchrun finished: the agents of rendezvous " + incarnation + " exited 0"
             + (finishNotes.isEmpty() ? "" : "; " + String.join("; ", finishNotes)));
@@ -357,46 +266,41 @@ public final class AgentGroup implements Membership {
       return out;
     }
     if (stopping) {
-      for (Worker w : agents.values()) {
+      for (Worker w : agents.all()) {
         if (w.state == State.STOPPING && now >= w.drainDeadline) {
           // Its container is re-initialised for the next agent, which kills what still runs there.
           w.state = State.IDLE;
-          events.add(new ScalingEvent(now, "stopped", describe(w) + " still running at the end of the " + graceMs
-              + " ms grace"));
+          agents.event(now, "stopped", describe(w) + " still running at the end of the " + graceMs + " ms grace");
         }
       }
-      if (agents.values().stream().noneMatch(w -> w.state == State.STOPPING)) {
+      if (!agents.any(State.STOPPING)) {
         stopping = false;
-        events.add(new ScalingEvent(now, "stopped", "every agent of rendezvous " + incarnation + " stopped"));
+        agents.event(now, "stopped", "every agent of rendezvous " + incarnation + " stopped");
       }
     }
-    long members = members();
+    int min = agents.min();
+    long members = agents.members();
     if (!belowMin && members < min && !startPending) {
-      events.add(new ScalingEvent(now, "below-min", members + " of the minimum " + min + " containers: the agents"
-          + " wait in their rendezvous for " + min + " nodes"));
+      agents.event(now, "below-min", members + " of the minimum " + min + " containers: the agents"
+          + " wait in their rendezvous for " + min + " nodes");
     }
     belowMin = members < min;
-    if (!stopping && now - changedAt >= settleMs) {
-      List<Worker> idle = agents.values().stream()
-          .filter(w -> w.state == State.HELD || w.state == State.IDLE).toList();
+    if (!stopping && agents.stillFor(settleMs, now)) {
+      List<Worker> idle = agents.unused();
       if (startPending && idle.size() >= min && idle.size() == members) {
         incarnation++;
         startPending = false;
-        events.add(new ScalingEvent(now, "rendezvous", "rendezvous " + incarnation + ": " + idle.size()
-            + " agents, " + min + " to " + max + " nodes"));
+        agents.event(now, "rendezvous", "rendezvous " + incarnation + ": " + idle.size()
+            + " agents, " + min + " to " + agents.max() + " nodes");
         idle.forEach(w -> out.add(start(w)));
       } else if (!startPending && !idle.isEmpty()) {
         idle.forEach(w -> {
           out.add(start(w));
-          events.add(new ScalingEvent(now, "joining", describe(w) + " joins rendezvous " + incarnation));
+          agents.event(now, "joining", describe(w) + " joins rendezvous " + incarnation);
         });
       }
     }
-    int want = max - agents.size() - outstanding;
-    if (want > 0) {
-      outstanding += want;
-      out.add(new WorkerAction.Ask(want));
-    }
+    agents.askForMissing(out);
     return out;
   }
 
@@ -407,43 +311,24 @@ public final class AgentGroup implements Membership {
     return a;
   }
 
-  /** Containers that stay: all but those being drained. */
-  private long members() {
-    return agents.values().stream().filter(w -> w.state != State.DRAINING).count();
-  }
-
   private List<WorkerAction> finish(Worker w, long now) {
     finishing = true;
-    events.add(new ScalingEvent(now, "finishing", describe(w) + " exited 0: torchrun finished, the job is"
-        + " finishing"));
-    List<WorkerAction> out = new ArrayList<>();
-    if (outstanding > 0) {
-      out.add(new WorkerAction.CancelAsks(outstanding));
-      outstanding = 0;
-    }
-    return out;
+    agents.event(now, "finishing", describe(w) + " exited 0: torchrun finished, the job is finishing");
+    return agents.cancelAsks();
   }
 
   private void finishedWith(Worker w, int status, long now) {
     if (status != 0) {
       finishNotes.add(describe(w) + " exited with status " + status + " as the others finished (not in their round)");
     }
-    events.add(new ScalingEvent(now, "finished", describe(w) + " exited with status " + status));
+    agents.event(now, "finished", describe(w) + " exited with status " + status);
   }
 
   private void spendRestart(Worker w, String what, long now) {
-    if (budget.spend()) {
-      events.add(new ScalingEvent(now, "restart",
-          describe(w) + " " + what + " (restart " + budget.used() + " of " + budget.max() + ")"));
-    } else if (outcome == null) {
-      outcome = new Outcome(false, describe(w) + " " + what.strip() + "; the job is failed: " + budget.used()
-          + " agent failures, more than --max-restarts=" + budget.max());
+    if (!agents.charge(w, what, now) && outcome == null) {
+      outcome = new Outcome(false, describe(w) + " " + what.strip() + "; the job is failed: "
+          + agents.overBudget("agent"));
     }
-  }
-
-  private void changed(long now, String kind, String detail) {
-    changedAt = now;
-    events.add(new ScalingEvent(now, kind, detail));
   }
 
   private static String describe(Worker w) {
@@ -467,7 +352,7 @@ public final class AgentGroup implements Membership {
 
   @Override
   public List<Worker> workers() {
-    return List.copyOf(agents.values());
+    return agents.list();
   }
 
   public Worker worker(String id) {
@@ -476,17 +361,17 @@ public final class AgentGroup implements Membership {
 
   @Override
   public List<ScalingEvent> events() {
-    return List.copyOf(events);
+    return agents.events();
   }
 
   @Override
   public int outstandingAsks() {
-    return outstanding;
+    return agents.outstandingAsks();
   }
 
   @Override
   public int restartsUsed() {
-    return budget.used();
+    return agents.restartsUsed();
   }
 
   @Override
@@ -500,10 +385,10 @@ public final class AgentGroup implements Membership {
   }
 
   public int min() {
-    return min;
+    return agents.min();
   }
 
   public int max() {
-    return max;
+    return agents.max();
   }
 }

@@ -7,10 +7,71 @@ import java.util.Set;
  * The job's containers and what to do next, as the ApplicationMaster drives it: pure bookkeeping, no YARN calls.
  * Events go in, {@link WorkerAction}s come out; one thread at a time (the AM holds a lock around it). Two
  * implementations, one per launcher: {@link WorkerGroup} ({@code --launcher env}: the AM forms every generation) and
- * {@link AgentGroup} ({@code --launcher torchrun}: torchrun's agents form them among themselves). They share the
- * container states ({@link WorkerGroup.State}), the status types and the restart budget.
+ * {@link AgentGroup} ({@code --launcher torchrun}: torchrun's agents form them among themselves). Both keep their
+ * containers in a {@link ContainerLedger}. The types below are theirs in common; being inherited, they are also
+ * named through either, e.g. {@code WorkerGroup.Worker}.
  */
 public interface Membership {
+  enum State {
+    /** Allocated; no worker started in it yet. */
+    HELD,
+    /** A worker's start or restart was sent to its NodeManager, which has not accepted it yet. */
+    LAUNCHING,
+    /** Its worker runs, as far as the AM knows. */
+    RUNNING,
+    /** Told to stop for a generation change; it stays for the next generation. */
+    STOPPING,
+    /** Asked back by the RM and told to stop; released once its worker exited, or at the grace. */
+    DRAINING,
+    /** Its worker exited; the container is kept, running nothing but its supervisor, until a generation uses it. */
+    IDLE
+  }
+
+  /** One worker container as the group sees it. */
+  final class Worker {
+    final String id;
+    final String host;
+    State state;
+    int generation;
+    long drainDeadline;
+    /** Told to stop while its start was in flight: SIGTERM goes out once the NodeManager has accepted the start. */
+    boolean terminateOnLaunch;
+
+    Worker(String id, String host, State state, int generation) {
+      this.id = id;
+      this.host = host;
+      this.state = state;
+      this.generation = generation;
+    }
+
+    public String id() {
+      return id;
+    }
+
+    public String host() {
+      return host;
+    }
+
+    public State state() {
+      return state;
+    }
+
+    public int generation() {
+      return generation;
+    }
+
+    /** Its process runs, or its start is in flight. */
+    boolean running() {
+      return state == State.RUNNING || state == State.LAUNCHING;
+    }
+  }
+
+  /** Something that changed the job's size or membership, for the status page. */
+  record ScalingEvent(long timeMs, String kind, String detail) {}
+
+  /** How the job ended. */
+  record Outcome(boolean succeeded, String diagnostics) {}
+
   /** What the previous AM attempt recorded; called once, before the first tick. */
   void resume(GenerationRecord previous, long now);
 
@@ -46,9 +107,9 @@ public interface Membership {
 
   List<Generation> generations();
 
-  List<WorkerGroup.Worker> workers();
+  List<Worker> workers();
 
-  List<WorkerGroup.ScalingEvent> events();
+  List<ScalingEvent> events();
 
   int outstandingAsks();
 
@@ -57,5 +118,5 @@ public interface Membership {
   boolean finishing();
 
   /** Present once the job is over; the AM then unregisters. */
-  WorkerGroup.Outcome outcome();
+  Outcome outcome();
 }

@@ -1,11 +1,8 @@
 package io.aryl.am;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The job's workers and what to do next: pure bookkeeping, no YARN calls. Events (allocated, completed, preempted,
@@ -28,82 +25,21 @@ import java.util.TreeSet;
  * any of its workers is (re)started, and again once all of them run, and once one of them is signalled. A new AM
  * attempt {@link #resume resumes} from the previous attempt's record: it adopts the running generation when exactly
  * its members come back (see {@link Adoption}), else starts a new one, the numbers continuing.
+ *
+ * <p>The containers and their states, the asks, the events and the budget are kept in a {@link ContainerLedger}
+ * (shared with {@link AgentGroup}); what is here is what the env launcher decides.
  */
 public final class WorkerGroup implements Membership {
-  /** Exit statuses that are YARN's doing, not the worker's (ContainerExitStatus): lost, not failed. */
-  static final Set<Integer> LOST_STATUSES = Set.of(-100, -101, -102, -105, -106, -107);
-
-  public enum State {
-    /** Allocated; no worker started in it yet. */
-    HELD,
-    /** A worker's start or restart was sent to its NodeManager, which has not accepted it yet. */
-    LAUNCHING,
-    /** Its worker runs, as far as the AM knows. */
-    RUNNING,
-    /** Told to stop for a generation change; it stays for the next generation. */
-    STOPPING,
-    /** Asked back by the RM and told to stop; released once its worker exited, or at the grace. */
-    DRAINING,
-    /** Its worker exited; the container is kept, running nothing but its supervisor, until a generation uses it. */
-    IDLE
-  }
-
-  /** One worker container as the group sees it. */
-  public static final class Worker {
-    final String id;
-    final String host;
-    State state;
-    int generation;
-    long drainDeadline;
-    /** Told to stop while its start was in flight: SIGTERM goes out once the NodeManager has accepted the start. */
-    boolean terminateOnLaunch;
-
-    Worker(String id, String host, State state, int generation) {
-      this.id = id;
-      this.host = host;
-      this.state = state;
-      this.generation = generation;
-    }
-
-    public String id() {
-      return id;
-    }
-
-    public String host() {
-      return host;
-    }
-
-    public State state() {
-      return state;
-    }
-
-    public int generation() {
-      return generation;
-    }
-  }
-
-  /** Something that changed the job's size or membership, for the status page. */
-  public record ScalingEvent(long timeMs, String kind, String detail) {}
-
-  /** How the job ended. */
-  public record Outcome(boolean succeeded, String diagnostics) {}
-
   /** A generation change in progress: the running workers were told to stop at {@code startedAt}. */
   private record Stop(long startedAt, long deadline, String generation) {}
 
-  private final int min;
-  private final int max;
   private final long graceMs;
   private final long settleMs;
   private final int portSeed;
   private final int attempt;
-  private final RestartBudget budget;
-  private final Map<String, Worker> workers = new LinkedHashMap<>();
+  private final ContainerLedger workers;
   private final List<Generation> generations = new ArrayList<>();
-  private final List<ScalingEvent> events = new ArrayList<>();
-  private int outstanding;
   private int lastGenerationNumber;
-  private long changedAt;
   private Stop stop;
   private boolean finishing;
   private String finishFailure;
@@ -123,19 +59,14 @@ public final class WorkerGroup implements Membership {
    * @param attempt this ApplicationMaster attempt (from 1), named in the generation records it writes
    */
   public WorkerGroup(int min, int max, long graceMs, long settleMs, int maxRestarts, int portSeed, int attempt) {
-    if (min < 1 || max < min) {
-      throw new IllegalArgumentException("need 1 <= min <= max, was min " + min + ", max " + max);
-    }
+    this.workers = new ContainerLedger(min, max, maxRestarts, this::describe);
     if (attempt < 1) {
       throw new IllegalArgumentException("attempt must be >= 1, was " + attempt);
     }
-    this.min = min;
-    this.max = max;
     this.graceMs = graceMs;
     this.settleMs = settleMs;
     this.portSeed = portSeed;
     this.attempt = attempt;
-    this.budget = new RestartBudget(maxRestarts);
   }
 
   /**
@@ -153,33 +84,27 @@ public final class WorkerGroup implements Membership {
     if (previous.running()) {
       adoption = new Adoption(previous, now, settleMs);
     } else {
-      events.add(new ScalingEvent(now, "not-adopted", "generation " + previous.generation().number()
+      workers.event(now, "not-adopted", "generation " + previous.generation().number()
           + " from attempt " + previous.attempt() + " not adopted: its workers were being started, signalled or"
-          + " parked when that attempt ended"));
+          + " parked when that attempt ended");
     }
   }
 
   /** The previous attempt's record exists but cannot be trusted: nothing is adopted, numbers start again at 1. */
   public void recordUnreadable(String problem, long now) {
-    events.add(new ScalingEvent(now, "not-adopted", problem + "; the workers restart in a new generation"));
+    workers.event(now, "not-adopted", problem + "; the workers restart in a new generation");
   }
 
   /** A container granted by the RM. */
   public List<WorkerAction> allocated(String id, String host, long now) {
-    outstanding = Math.max(0, outstanding - 1);
-    if (finishing || outcome != null || workers.size() >= max) {
-      return List.of(new WorkerAction.Release(id));
-    }
-    workers.put(id, new Worker(id, host, State.HELD, 0));
-    changed(now, "allocated", id + " on " + host + " (" + workers.size() + " held)");
-    return List.of();
+    return workers.allocated(id, host, !finishing && outcome == null, now);
   }
 
   /** A container kept from an earlier AM attempt: running something, generation unknown. */
   public List<WorkerAction> recovered(String id, String host, long now) {
-    if (!workers.containsKey(id)) {
-      workers.put(id, new Worker(id, host, State.RUNNING, -1));
-      changed(now, "recovered", id + " on " + host + " from the previous attempt");
+    if (!workers.holds(id)) {
+      workers.add(id, host, State.RUNNING, -1);
+      workers.changed(now, "recovered", id + " on " + host + " from the previous attempt");
     }
     return List.of();
   }
@@ -189,12 +114,9 @@ public final class WorkerGroup implements Membership {
    * worker told to stop while its start was in flight gets its SIGTERM now.
    */
   public List<WorkerAction> launched(String id) {
-    Worker w = workers.get(id);
-    if (w != null && w.state == State.LAUNCHING) {
-      w.state = State.RUNNING;
-    } else if (w != null && w.terminateOnLaunch) {
-      w.terminateOnLaunch = false;
-      return List.of(new WorkerAction.Terminate(id));
+    List<WorkerAction> sigterm = workers.launched(id);
+    if (!sigterm.isEmpty()) {
+      return sigterm;
     }
     Generation g = current();
     if (recorded == null || recorded.running() || recorded.generation().number() != g.number()) {
@@ -223,7 +145,7 @@ public final class WorkerGroup implements Membership {
     if (w == null) {
       return List.of();
     }
-    changed(now, "launch-failed", id + ": " + why);
+    workers.changed(now, "launch-failed", id + ": " + why);
     spendRestart(w, "could not be started: " + why, now);
     return List.of(new WorkerAction.Release(id));
   }
@@ -240,24 +162,24 @@ public final class WorkerGroup implements Membership {
       adoption.ended(id);
     }
     if (w.state == State.DRAINING) {
-      changed(now, "drained", who + " left with exit status " + exitStatus);
+      workers.changed(now, "drained", who + " left with exit status " + exitStatus);
       return List.of();
     }
     if (finishing) {
       finishedWith(w, who, exitStatus, diagnostics, now);
       return List.of();
     }
-    if (w.state != State.RUNNING && w.state != State.LAUNCHING) {
+    if (!w.running()) {
       // Held, idle or already told to stop: no worker failed here.
-      changed(now, "lost", who + " ended with exit status " + exitStatus);
+      workers.changed(now, "lost", who + " ended with exit status " + exitStatus);
       return List.of();
     }
     if (exitStatus == 0 && startsTheFinish(w)) {
       return finish(who, now);
     }
-    changed(now, "lost", who + " ended with exit status " + exitStatus);
+    workers.changed(now, "lost", who + " ended with exit status " + exitStatus);
     List<WorkerAction> out = new ArrayList<>();
-    if (exitStatus != 0 && !LOST_STATUSES.contains(exitStatus) && stop == null) {
+    if (exitStatus != 0 && !ContainerLedger.LOST_STATUSES.contains(exitStatus) && stop == null) {
       spendRestart(w, "exited with status " + exitStatus + ": " + diagnostics, now);
     }
     generationBroken(now, who + " ended", out);
@@ -275,30 +197,12 @@ public final class WorkerGroup implements Membership {
       return List.of();
     }
     String who = describe(w);
-    String how = "its worker exited with status " + status + (toldToStop ? " after SIGTERM" : "");
-    switch (w.state) {
-      case HELD, IDLE -> {
-        return List.of();
-      }
-      case DRAINING -> {
-        workers.remove(id);
-        changed(now, "drained", who + ": " + how + "; released");
-        return List.of(new WorkerAction.Release(id));
-      }
-      case STOPPING -> {
-        w.state = State.IDLE;
-        w.terminateOnLaunch = false;
-        events.add(new ScalingEvent(now, "exited", who + ": " + how));
-        return List.of();
-      }
-      default -> {
-        // RUNNING, or LAUNCHING when it exited before its NodeManager's answer reached the AM.
-      }
-    }
     boolean startsFinish = status == 0 && !toldToStop && startsTheFinish(w);
-    w.state = State.IDLE;
-    w.terminateOnLaunch = false;
-    events.add(new ScalingEvent(now, "exited", who + ": " + how));
+    List<WorkerAction> out = new ArrayList<>();
+    if (!workers.exited(w, "its worker exited with status " + status + (toldToStop ? " after SIGTERM" : ""), now,
+        out)) {
+      return out;
+    }
     if (finishing) {
       finishedWith(w, who, status, "", now);
       return List.of();
@@ -306,7 +210,6 @@ public final class WorkerGroup implements Membership {
     if (startsFinish) {
       return finish(who, now);
     }
-    List<WorkerAction> out = new ArrayList<>();
     if (status != 0 && !toldToStop && stop == null) {
       spendRestart(w, "exited with status " + status, now);
     }
@@ -321,13 +224,8 @@ public final class WorkerGroup implements Membership {
 
   private List<WorkerAction> finish(String who, long now) {
     finishing = true;
-    events.add(new ScalingEvent(now, "finishing", who + " exited 0: the job is finishing"));
-    List<WorkerAction> out = new ArrayList<>();
-    if (outstanding > 0) {
-      out.add(new WorkerAction.CancelAsks(outstanding));
-      outstanding = 0;
-    }
-    return out;
+    workers.event(now, "finishing", who + " exited 0: the job is finishing");
+    return workers.cancelAsks();
   }
 
   /** A worker ended while the job is finishing: the job fails if it did not exit 0. */
@@ -336,16 +234,13 @@ public final class WorkerGroup implements Membership {
       finishFailure = who + " exited with status " + status + " while the job was finishing"
           + (diagnostics.isEmpty() ? "" : ": " + diagnostics);
     }
-    events.add(new ScalingEvent(now, "finished", who + " exited with status " + status));
+    workers.event(now, "finished", who + " exited with status " + status);
   }
 
   private void spendRestart(Worker w, String what, long now) {
-    if (budget.spend()) {
-      events.add(new ScalingEvent(now, "restart",
-          describe(w) + " " + what + " (restart " + budget.used() + " of " + budget.max() + ")"));
-    } else if (outcome == null) {
+    if (!workers.charge(w, what, now) && outcome == null) {
       outcome = new Outcome(false, "worker " + describe(w) + " " + what.strip() + "; the job is failed: "
-          + budget.used() + " worker failures, more than --max-restarts=" + budget.max());
+          + workers.overBudget("worker"));
     }
   }
 
@@ -356,34 +251,12 @@ public final class WorkerGroup implements Membership {
   public List<WorkerAction> preempted(Set<String> ids, long now) {
     List<WorkerAction> out = new ArrayList<>();
     boolean disturbed = false;
-    for (String id : new TreeSet<>(ids)) {
-      Worker w = workers.get(id);
-      if (w == null || w.state == State.DRAINING) {
-        continue;
+    for (Worker w : workers.notDraining(ids)) {
+      if (w.running()) {
+        recordDisturbed(out);
+        disturbed = true;
       }
-      changed(now, "preempted", describe(w) + " asked back by the RM");
-      switch (w.state) {
-        case HELD, IDLE -> {
-          workers.remove(id);
-          out.add(new WorkerAction.Release(id));
-        }
-        case RUNNING, LAUNCHING -> {
-          recordDisturbed(out);
-          if (w.state == State.RUNNING) {
-            out.add(new WorkerAction.Terminate(id));
-          } else {
-            w.terminateOnLaunch = true;
-          }
-          w.state = State.DRAINING;
-          w.drainDeadline = now + graceMs;
-          disturbed = true;
-        }
-        default -> {
-          // STOPPING: already told to stop.
-          w.state = State.DRAINING;
-          w.drainDeadline = now + graceMs;
-        }
-      }
+      workers.preempt(w, now + graceMs, now, out);
     }
     if (disturbed) {
       generationBroken(now, "preempted", out);
@@ -410,48 +283,39 @@ public final class WorkerGroup implements Membership {
     if (stop != null) {
       return;
     }
-    List<Worker> running = workers.values().stream()
-        .filter(w -> w.state == State.RUNNING || w.state == State.LAUNCHING).toList();
+    List<Worker> running = workers.running();
     if (running.isEmpty()) {
       return;
     }
     recordDisturbed(out);
-    for (Worker w : running) {
-      if (w.state == State.RUNNING) {
-        out.add(new WorkerAction.Terminate(w.id));
-      } else {
-        w.terminateOnLaunch = true;
-      }
-      w.state = State.STOPPING;
-    }
+    workers.stop(running, out);
     Generation g = current();
     String which = g != null && running.stream().allMatch(w -> w.generation == g.number())
         ? "generation " + g.number() : "the running workers";
     stop = new Stop(now, now + graceMs, which);
-    events.add(new ScalingEvent(now, "stopping", which + ": SIGTERM to " + running.size() + " workers, "
-        + graceMs + " ms to exit (" + why + ")"));
+    workers.event(now, "stopping", which + ": SIGTERM to " + running.size() + " workers, "
+        + graceMs + " ms to exit (" + why + ")");
   }
 
   /** The change's stop is over: every worker told to stop exited, or the grace ended. */
   private void stopped(long now) {
     List<String> late = new ArrayList<>();
-    for (Worker w : workers.values()) {
+    for (Worker w : workers.all()) {
       if (w.state == State.STOPPING) {
         // Still running at the grace: re-initialising its container for the next generation kills it.
         w.state = State.IDLE;
         late.add(describe(w));
       }
     }
-    events.add(new ScalingEvent(now, "stopped", stop.generation() + (late.isEmpty()
+    workers.event(now, "stopped", stop.generation() + (late.isEmpty()
         ? " stopped: every worker exited within " + (now - stop.startedAt()) + " ms"
-        : " stopped at the end of the " + graceMs + " ms grace; still running: " + String.join(", ", late))));
+        : " stopped at the end of the " + graceMs + " ms grace; still running: " + String.join(", ", late)));
     stop = null;
-    long members = workers.values().stream().filter(w -> w.state != State.DRAINING).count();
-    if (members < min) {
-      for (Worker w : workers.values()) {
+    if (workers.members() < workers.min()) {
+      for (Worker w : workers.all()) {
         if (w.state == State.IDLE) {
-          events.add(new ScalingEvent(now, "parked", describe(w) + ": below the minimum of " + min
-              + ", the container is kept with no worker"));
+          workers.event(now, "parked", describe(w) + ": below the minimum of " + workers.min()
+              + ", the container is kept with no worker");
         }
       }
     }
@@ -460,25 +324,12 @@ public final class WorkerGroup implements Membership {
   /** Periodic decisions: releases at the grace, the end of a stop, the next generation, asks, the end. */
   public List<WorkerAction> tick(long now) {
     List<WorkerAction> out = new ArrayList<>();
-    for (Worker w : List.copyOf(workers.values())) {
-      if (w.state == State.DRAINING && now >= w.drainDeadline) {
-        workers.remove(w.id);
-        out.add(new WorkerAction.Release(w.id));
-        events.add(new ScalingEvent(now, "released", describe(w) + " released at the end of the grace"));
-      }
-    }
+    workers.releaseDrainedAtGrace(now, out);
     if (outcome != null) {
       return out;
     }
     if (finishing) {
-      for (Worker w : List.copyOf(workers.values())) {
-        if (w.state == State.HELD || w.state == State.IDLE) {
-          // Nothing runs there, and no generation will: the job is finishing.
-          workers.remove(w.id);
-          out.add(new WorkerAction.Release(w.id));
-          events.add(new ScalingEvent(now, "released", describe(w) + ": not needed, the job is finishing"));
-        }
-      }
+      workers.releaseUnused(now, out);
       if (workers.isEmpty()) {
         outcome = finishFailure == null ? new Outcome(true, "all workers of generation " + currentNumber()
             + " exited 0") : new Outcome(false, finishFailure);
@@ -486,38 +337,30 @@ public final class WorkerGroup implements Membership {
       return out;
     }
     if (adoption != null) {
-      Adoption.Verdict verdict = adoption.verdict(workers.values(), now);
+      Adoption.Verdict verdict = adoption.verdict(workers.all(), now);
       switch (verdict.decision()) {
         case WAIT -> {
           return out;
         }
         case ADOPT -> adopt(now);
-        case REFUSE -> events.add(new ScalingEvent(now, "not-adopted", verdict.reason()));
+        case REFUSE -> workers.event(now, "not-adopted", verdict.reason());
       }
       adoption = null;
     }
-    if (stop != null && (now >= stop.deadline()
-        || workers.values().stream().noneMatch(w -> w.state == State.STOPPING))) {
+    if (stop != null && (now >= stop.deadline() || !workers.any(State.STOPPING))) {
       stopped(now);
     }
-    boolean settled = now - changedAt >= settleMs;
+    boolean settled = workers.stillFor(settleMs, now);
     if (stop == null) {
-      boolean running = workers.values().stream()
-          .anyMatch(w -> w.state == State.RUNNING || w.state == State.LAUNCHING);
-      boolean draining = workers.values().stream().anyMatch(w -> w.state == State.DRAINING);
-      if (running) {
+      if (!workers.running().isEmpty()) {
         if (settled && membershipChanged()) {
           stopGeneration(now, "membership changed", out);
         }
-      } else if (!draining && workers.size() >= min && settled) {
+      } else if (!workers.any(State.DRAINING) && workers.size() >= workers.min() && settled) {
         out.addAll(startGeneration(now));
       }
     }
-    int want = max - workers.size() - outstanding;
-    if (want > 0) {
-      outstanding += want;
-      out.add(new WorkerAction.Ask(want));
-    }
+    workers.askForMissing(out);
     return out;
   }
 
@@ -527,17 +370,17 @@ public final class WorkerGroup implements Membership {
     Generation g = r.generation();
     generations.add(g);
     recorded = r;
-    for (Worker w : workers.values()) {
+    for (Worker w : workers.all()) {
       w.generation = g.number();
     }
-    events.add(new ScalingEvent(now, "adopted", "adopted generation " + g.number() + " from attempt " + r.attempt()
-        + ": " + g.worldSize() + " workers, master " + g.masterAddr() + ":" + g.masterPort()));
+    workers.event(now, "adopted", "adopted generation " + g.number() + " from attempt " + r.attempt()
+        + ": " + g.worldSize() + " workers, master " + g.masterAddr() + ":" + g.masterPort());
   }
 
   /** Every held container, none running a worker now, (re)starts one of a new generation. */
   private List<WorkerAction> startGeneration(long now) {
     List<Generation.Member> members = new ArrayList<>();
-    workers.values().forEach(w -> members.add(new Generation.Member(w.id, w.host)));
+    workers.all().forEach(w -> members.add(new Generation.Member(w.id, w.host)));
     Generation previous = current() != null ? current() : previousAttemptGeneration;
     Generation g = Generation.assign(++lastGenerationNumber, members, previous, portSeed);
     generations.add(g);
@@ -545,28 +388,23 @@ public final class WorkerGroup implements Membership {
     List<WorkerAction> out = new ArrayList<>();
     // Durable before any worker starts: a next attempt must not find an older record while they run this one.
     out.add(new WorkerAction.Record(recorded));
-    for (Worker w : workers.values()) {
+    for (Worker w : workers.all()) {
       out.add(w.state == State.HELD ? new WorkerAction.Launch(w.id, g) : new WorkerAction.Relaunch(w.id, g));
       w.state = State.LAUNCHING;
       w.generation = g.number();
     }
-    events.add(new ScalingEvent(now, "generation", "generation " + g.number() + ": " + g.worldSize()
-        + " workers, master " + g.masterAddr() + ":" + g.masterPort()));
+    workers.event(now, "generation", "generation " + g.number() + ": " + g.worldSize()
+        + " workers, master " + g.masterAddr() + ":" + g.masterPort());
     return out;
   }
 
   /** Whether the workers held now are not exactly the current generation's, each running it. */
   private boolean membershipChanged() {
     Generation g = current();
-    if (g == null || !g.ranks().keySet().equals(workers.keySet())) {
+    if (g == null || !g.ranks().keySet().equals(workers.ids())) {
       return true;
     }
-    return workers.values().stream().anyMatch(w -> w.generation != g.number());
-  }
-
-  private void changed(long now, String kind, String detail) {
-    changedAt = now;
-    events.add(new ScalingEvent(now, kind, detail));
+    return workers.all().stream().anyMatch(w -> w.generation != g.number());
   }
 
   private String describe(Worker w) {
@@ -590,7 +428,7 @@ public final class WorkerGroup implements Membership {
   }
 
   public List<Worker> workers() {
-    return List.copyOf(workers.values());
+    return workers.list();
   }
 
   public Worker worker(String id) {
@@ -598,15 +436,15 @@ public final class WorkerGroup implements Membership {
   }
 
   public List<ScalingEvent> events() {
-    return List.copyOf(events);
+    return workers.events();
   }
 
   public int outstandingAsks() {
-    return outstanding;
+    return workers.outstandingAsks();
   }
 
   public int restartsUsed() {
-    return budget.used();
+    return workers.restartsUsed();
   }
 
   public boolean finishing() {
@@ -619,10 +457,10 @@ public final class WorkerGroup implements Membership {
   }
 
   public int min() {
-    return min;
+    return workers.min();
   }
 
   public int max() {
-    return max;
+    return workers.max();
   }
 }

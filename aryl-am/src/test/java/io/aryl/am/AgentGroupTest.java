@@ -1,12 +1,11 @@
 package io.aryl.am;
 
+import static io.aryl.am.MembershipScript.running;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -22,76 +21,28 @@ class AgentGroupTest {
 
   /**
    * Runs a script of events on a group (min, max, restarts): first the {@code given} steps, whose actions are not
-   * shown, then the script; returns the actions of every script step, abbreviated, then the outcome. Steps:
-   * "T alloc|recover ID", "T launched ID", "T launch-failed ID", "T ended ID STATUS" (the container completed),
-   * "T exited ID STATUS [after-term] [rN]" (its supervisor reports the agent's exit, by default for the agent's
-   * rendezvous), "T preempt ID,ID,...", "T store" (the rendezvous store was restarted), "T tick", and "restarts".
+   * shown, then the script; returns the actions of every script step, abbreviated, then the outcome. Steps are
+   * {@link MembershipScript}'s, with "[rN]" for a rendezvous, and "T store" (the rendezvous store was restarted).
    */
   private static List<String> run(int min, int max, int restarts, String[] given, String[] script) {
-    AgentGroup g = new AgentGroup(min, max, GRACE, SETTLE, restarts);
-    play(g, given);
-    List<String> out = play(g, script);
-    out.add(g.outcome() == null ? "running" : (g.outcome().succeeded() ? "succeeded" : "failed"));
-    return out;
-  }
-
-  /** Steps after which agents of these containers (allocated at 0) run rendezvous 1; the last step at 200. */
-  private static String[] running(String... ids) {
-    List<String> steps = new ArrayList<>(List.of("0 tick"));
-    for (String id : ids) {
-      steps.add("0 alloc " + id);
-    }
-    steps.add("200 tick");
-    for (String id : ids) {
-      steps.add("200 launched " + id);
-    }
-    return steps.toArray(String[]::new);
+    return script(new AgentGroup(min, max, GRACE, SETTLE, restarts)).run(given, script);
   }
 
   private static List<String> play(AgentGroup g, String... script) {
-    List<String> out = new ArrayList<>();
-    for (String step : script) {
-      if (step.equals("restarts")) {
-        out.add("restarts " + g.restartsUsed());
-        continue;
-      }
-      String[] p = step.split(" ");
-      long t = Long.parseLong(p[0]);
-      List<WorkerAction> actions = switch (p[1]) {
-        case "alloc" -> g.allocated(p[2], "h", t);
-        case "recover" -> g.recovered(p[2], "h", t);
-        case "launched" -> g.launched(p[2]);
-        case "launch-failed" -> g.launchFailed(p[2], "refused", t);
-        case "ended" -> g.completed(p[2], Integer.parseInt(p[3]), "", t);
-        case "exited" -> {
-          List<String> flags = List.of(p).subList(4, p.length);
-          int incarnation = flags.stream().filter(f -> f.startsWith("r")).map(f -> Integer.parseInt(f.substring(1)))
-              .findFirst().orElseGet(() -> g.worker(p[2]).generation());
-          yield g.exited(p[2], incarnation, Integer.parseInt(p[3]), flags.contains("after-term"), t);
-        }
-        case "preempt" -> g.preempted(Set.of(p[2].split(",")), t);
-        case "store" -> g.storeRestarted(t);
-        case "tick" -> g.tick(t);
-        default -> throw new IllegalArgumentException(step);
-      };
-      out.add(String.join(",", actions.stream().map(AgentGroupTest::brief).toList()));
-    }
-    return out;
+    return script(g).play(script);
   }
 
+  private static MembershipScript script(AgentGroup g) {
+    return new MembershipScript(g, "r", step -> step.endsWith(" store")
+        ? g.storeRestarted(Long.parseLong(step.split(" ")[0])) : null, AgentGroupTest::brief);
+  }
+
+  /** The torchrun launcher's own action, an agent's start; null for any other. */
   private static String brief(WorkerAction a) {
     if (a instanceof WorkerAction.StartAgent s) {
       return (s.reinitialize() ? "reinit " : "start ") + s.id() + " r" + s.incarnation();
-    } else if (a instanceof WorkerAction.Terminate t) {
-      return "term " + t.id();
-    } else if (a instanceof WorkerAction.Release r) {
-      return "release " + r.id();
-    } else if (a instanceof WorkerAction.Ask ask) {
-      return "ask " + ask.n();
-    } else if (a instanceof WorkerAction.CancelAsks c) {
-      return "cancel " + c.n();
     }
-    throw new IllegalArgumentException("not an action of the torchrun launcher: " + a);
+    return null;
   }
 
   static Stream<Arguments> starts() {

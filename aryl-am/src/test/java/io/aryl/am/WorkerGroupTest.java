@@ -1,10 +1,9 @@
 package io.aryl.am;
 
+import static io.aryl.am.MembershipScript.running;
 import static org.assertj.core.api.Assertions.assertThat;
-
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,77 +37,39 @@ class WorkerGroupTest {
 
   /**
    * Runs a script of events on a group (min, max, restarts): first the {@code given} steps, whose actions are not
-   * shown, then the script; returns the actions of every script step, abbreviated, then the outcome. Steps:
-   * "T alloc|recover ID [HOST]", "T launched ID", "T ended ID STATUS" (the container completed), "T exited ID STATUS
-   * [after-term] [gN]" (its supervisor reports the worker's exit, by default in the worker's generation), "T preempt
-   * ID,ID,...", "T tick", "T resume gN ID,ID,... running|starting" (attempt 1's record), "show" (the current
-   * generation and its containers in rank order) and "restarts" (the restarts used).
+   * shown, then the script; returns the actions of every script step, abbreviated, then the outcome. Steps are
+   * {@link MembershipScript}'s, with "[gN]" for a generation, and "T resume gN ID,ID,... running|starting" (attempt
+   * 1's record).
    */
   private static List<String> run(int min, int max, int restarts, String[] given, String[] script) {
-    WorkerGroup g = new WorkerGroup(min, max, GRACE, SETTLE, restarts, 0, ATTEMPT);
-    play(g, given);
-    List<String> out = play(g, script);
-    out.add(g.outcome() == null ? "running" : (g.outcome().succeeded() ? "succeeded" : "failed"));
-    return out;
+    return script(new WorkerGroup(min, max, GRACE, SETTLE, restarts, 0, ATTEMPT)).run(given, script);
   }
 
   private static List<String> run(int min, int max, int restarts, String... script) {
     return run(min, max, restarts, new String[0], script);
   }
 
-  /** Steps after which generation 1 of these workers (allocated at 0, all on host h) runs; the last one at 200. */
-  private static String[] running(String... ids) {
-    List<String> steps = new ArrayList<>(List.of("0 tick"));
-    for (String id : ids) {
-      steps.add("0 alloc " + id);
-    }
-    steps.add("200 tick");
-    for (String id : ids) {
-      steps.add("200 launched " + id);
-    }
-    return steps.toArray(String[]::new);
-  }
-
   /** Plays the script on the group; returns the actions of every step, abbreviated. */
   private static List<String> play(WorkerGroup g, String... script) {
-    List<String> out = new ArrayList<>();
-    for (String step : script) {
-      if (step.equals("show")) {
-        Generation current = g.current();
-        out.add(current == null ? "none" : "g" + current.number() + " " + String.join(",", current.ranks().keySet()));
-        continue;
-      }
-      if (step.equals("restarts")) {
-        out.add("restarts " + g.restartsUsed());
-        continue;
-      }
-      String[] p = step.split(" ");
-      long t = Long.parseLong(p[0]);
-      List<WorkerAction> actions = switch (p[1]) {
-        case "alloc" -> g.allocated(p[2], p.length > 3 ? p[3] : "h", t);
-        case "recover" -> g.recovered(p[2], p.length > 3 ? p[3] : "h", t);
-        case "launched" -> g.launched(p[2]);
-        case "ended" -> g.completed(p[2], Integer.parseInt(p[3]), "", t);
-        case "exited" -> {
-          List<String> flags = List.of(p).subList(4, p.length);
-          int generation = flags.stream().filter(f -> f.startsWith("g")).map(f -> Integer.parseInt(f.substring(1)))
-              .findFirst().orElseGet(() -> g.worker(p[2]).generation());
-          yield g.exited(p[2], generation, Integer.parseInt(p[3]), flags.contains("after-term"), t);
-        }
-        case "preempt" -> g.preempted(Set.of(p[2].split(",")), t);
-        case "tick" -> g.tick(t);
-        case "resume" -> {
-          g.resume(recordOf(Integer.parseInt(p[2].substring(1)), List.of(p[3].split(",")), p[4].equals("running")),
-              t);
-          yield List.of();
-        }
-        default -> throw new IllegalArgumentException(step);
-      };
-      out.add(String.join(",", actions.stream().map(WorkerGroupTest::brief).toList()));
-    }
-    return out;
+    return script(g).play(script);
   }
 
+  private static MembershipScript script(WorkerGroup g) {
+    return new MembershipScript(g, "g", step -> resume(g, step), WorkerGroupTest::brief);
+  }
+
+  /** The env launcher's own step, "T resume gN ID,ID,... running|starting"; null for any other. */
+  private static List<WorkerAction> resume(WorkerGroup g, String step) {
+    String[] p = step.split(" ");
+    if (!p[1].equals("resume")) {
+      return null;
+    }
+    g.resume(recordOf(Integer.parseInt(p[2].substring(1)), List.of(p[3].split(",")), p[4].equals("running")),
+        Long.parseLong(p[0]));
+    return List.of();
+  }
+
+  /** The env launcher's own actions: records and (re)starts with ranks; null for any other. */
   private static String brief(WorkerAction a) {
     if (a instanceof WorkerAction.Record r) {
       return "record g" + r.record().generation().number() + " running=" + r.record().running();
@@ -118,16 +79,8 @@ class WorkerGroupTest {
     } else if (a instanceof WorkerAction.Relaunch r) {
       return "relaunch " + r.id() + " g" + r.generation().number() + " r" + r.generation().rank(r.id()) + "/"
           + r.generation().worldSize();
-    } else if (a instanceof WorkerAction.Terminate t) {
-      return "term " + t.id();
-    } else if (a instanceof WorkerAction.Release r) {
-      return "release " + r.id();
-    } else if (a instanceof WorkerAction.Ask ask) {
-      return "ask " + ask.n();
-    } else if (a instanceof WorkerAction.CancelAsks c) {
-      return "cancel " + c.n();
     }
-    throw new IllegalArgumentException(a.toString());
+    return null;
   }
 
   static Stream<Arguments> starts() {

@@ -31,36 +31,6 @@ class PyTorchDdpIT {
 
   @TempDir Path dir;
 
-  /** A rank-0 start of a generation, from the script's log. */
-  private record Start(int generation, int worldSize, int resumedFrom, double time) {}
-
-  private static List<Start> starts(Path log) {
-    List<Start> out = new ArrayList<>();
-    for (JsonNode e : Torch.events(log, "start")) {
-      if (e.path("rank").asInt() == 0) {
-        out.add(new Start(e.path("generation").asInt(), e.path("world_size").asInt(), e.path("resumed_from").asInt(),
-            e.path("time").asDouble()));
-      }
-    }
-    return out;
-  }
-
-  /** Steps rank 0 has done in the latest generation (since its start). */
-  private static int stepsInLatest(Path log) {
-    List<Start> s = starts(log);
-    if (s.isEmpty()) {
-      return 0;
-    }
-    Start last = s.get(s.size() - 1);
-    return (int) Torch.events(log, "step").stream().filter(e -> e.path("time").asDouble() >= last.time()).count();
-  }
-
-  /** Whether rank 0 of a generation of this size started after {@code after} and has trained a few steps in it. */
-  private static boolean training(Path log, int worldSize, int after) {
-    List<Start> s = starts(log);
-    return s.size() > after && s.get(s.size() - 1).worldSize() == worldSize && stepsInLatest(log) >= 3;
-  }
-
   private AmJobs.Result submit(YarnConfiguration conf, String python, Path log, Path checkpoints, int min, int max,
       int steps, String... scriptArgs) throws Exception {
     List<String> command = new ArrayList<>(List.of(python, "train.py", "--steps", Integer.toString(steps),
@@ -99,30 +69,30 @@ class PyTorchDdpIT {
       ApplicationId id = submit(conf, python, log, checkpoints, 2, 4, 500).applicationId();
       AtomicReference<JsonNode> status = new AtomicReference<>();
 
-      cluster.awaitShowingStatus("2 workers train on the training node", CHANGE, () -> training(log, 2, 0));
+      cluster.awaitShowingStatus("2 workers train on the training node", CHANGE, () -> Torch.training(log, 2, 0));
       cluster.label(0, "training"); // inference lends its node: the job grows
-      cluster.awaitShowingStatus("the job grows to 4 workers", CHANGE, () -> training(log, 4, 1));
+      cluster.awaitShowingStatus("the job grows to 4 workers", CHANGE, () -> Torch.training(log, 4, 1));
 
       for (String competitor : List.of("first", "second")) {
-        int before = starts(log).size();
+        int before = Torch.starts(log).size();
         try (TestJob c = TestJob.submit(cluster, competitor, "training", TestJob.shape(1, 1, 4, 30), 4, true)) {
           c.askWorkersAtOnce(1);
           cluster.awaitShowingStatus("the " + competitor + " competing job's gang is admitted", CHANGE,
               () -> c.workers() == 1);
           cluster.awaitShowingStatus("the job trains with 3 workers beside it", CHANGE,
-              () -> training(log, 3, before));
+              () -> Torch.training(log, 3, before));
           c.finish();
         }
-        cluster.awaitShowingStatus("the job grows back to 4 workers", CHANGE, () -> training(log, 4, before + 1));
+        cluster.awaitShowingStatus("the job grows back to 4 workers", CHANGE, () -> Torch.training(log, 4, before + 1));
       }
 
-      int beforeReclaim = starts(log).size();
+      int beforeReclaim = Torch.starts(log).size();
       ArylMiniCluster.Http reclaim = cluster.post(RECLAIMS, "{\"nodes\":1}");
       assertThat(reclaim.status()).as(reclaim.body()).isBetween(200, 299);
       cluster.awaitShowingStatus("the reclaimed node is home", CHANGE,
           () -> cluster.partitionOf(0).equals("inference"));
       cluster.awaitShowingStatus("the job trains on with its 2 base workers", CHANGE,
-          () -> remember(cluster, id, status) && training(log, 2, beforeReclaim));
+          () -> remember(cluster, id, status) && Torch.training(log, 2, beforeReclaim));
       assertThat(status.get().path("restartsUsed").asInt()).as("restarts spent by the changes").isZero();
 
       ArylMiniCluster.await("the job succeeds", Duration.ofMinutes(3),
@@ -132,39 +102,15 @@ class PyTorchDdpIT {
           .isEqualTo(FinalApplicationStatus.SUCCEEDED);
       assertThat(status.get().path("restartsUsed").asInt()).as("restarts spent, last status seen").isZero();
 
-      List<Integer> sizes = starts(log).stream().map(Start::worldSize).toList();
+      List<Integer> sizes = Torch.starts(log).stream().map(Torch.Start::worldSize).toList();
       assertThat(sizes).as("world sizes of the generations").containsSubsequence(2, 4, 3, 4, 3, 4, 2);
       assertThat(sizes.get(sizes.size() - 1)).isEqualTo(2);
-      assertResumedFromCheckpoints(log);
+      Torch.assertResumedFromCheckpoints(log, CHECKPOINT_EVERY);
+      assertThat(Torch.lastStep(log)).as("the last step").isEqualTo(500);
       List<JsonNode> steps = Torch.events(log, "step");
-      assertThat(steps.get(steps.size() - 1).path("step").asInt()).as("the last step").isEqualTo(500);
       assertThat(steps.get(steps.size() - 1).path("loss").asDouble()).as("the loss fell")
           .isLessThan(steps.get(0).path("loss").asDouble() / 2);
       assertThat(Torch.events(log, "peer-lost")).as("no rank lost a peer mid-collective").isEmpty();
-    }
-  }
-
-  /**
-   * Each generation resumed from the checkpoint written last before it started, and that checkpoint lost at most the
-   * steps since the one before: the step count continues.
-   */
-  private static void assertResumedFromCheckpoints(Path log) {
-    List<Start> starts = starts(log);
-    List<JsonNode> checkpoints = Torch.events(log, "checkpoint");
-    List<JsonNode> steps = Torch.events(log, "step");
-    for (int i = 1; i < starts.size(); i++) {
-      Start s = starts.get(i);
-      Start previous = starts.get(i - 1);
-      int lastCheckpoint = checkpoints.stream().filter(c -> c.path("time").asDouble() < s.time())
-          .mapToInt(c -> c.path("step").asInt()).max().orElse(0);
-      int lastStep = steps.stream().filter(e -> e.path("time").asDouble() >= previous.time()
-          && e.path("time").asDouble() < s.time()).mapToInt(e -> e.path("step").asInt()).max().orElse(0);
-      System.out.printf("generation %d: world %d, resumed from step %d, %d steps of generation %d redone%n",
-          s.generation(), s.worldSize(), s.resumedFrom(), lastStep - s.resumedFrom(), previous.generation());
-      assertThat(s.resumedFrom()).as("generation %d (world %d) resumed from the last checkpoint", s.generation(),
-          s.worldSize()).isEqualTo(lastCheckpoint);
-      assertThat(lastStep - s.resumedFrom()).as("steps of generation %d redone by generation %d",
-          previous.generation(), s.generation()).isBetween(0, CHECKPOINT_EVERY);
     }
   }
 
@@ -189,11 +135,10 @@ class PyTorchDdpIT {
       assertThat(AmJobs.eventDetails(status.get(), "restart")).as("restart events").hasSize(1);
 
       assertThat(Torch.events(log, "crash")).hasSize(1);
-      List<Start> starts = starts(log);
+      List<Torch.Start> starts = Torch.starts(log);
       assertThat(starts).as("generations").hasSize(2);
       assertThat(starts.get(1).resumedFrom()).as("the restart resumed from the last checkpoint").isEqualTo(30);
-      List<JsonNode> steps = Torch.events(log, "step");
-      assertThat(steps.get(steps.size() - 1).path("step").asInt()).isEqualTo(80);
+      assertThat(Torch.lastStep(log)).isEqualTo(80);
     }
   }
 }
