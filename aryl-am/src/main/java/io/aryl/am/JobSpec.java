@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * What the client asks for and the AM runs: the job's shape, worker size, command and files. Travels to the AM as
@@ -22,11 +23,12 @@ import java.util.TreeMap;
  *     {@link TorchrunLauncher})
  * @param nprocPerNode worker processes per container (torchrun's {@code --nproc_per_node}); 1 with the env launcher
  * @param python the interpreter with PyTorch, for torchrun's agents and the AM's rendezvous store
+ * @param gpuTypes the GPU types the job may run on ({@code aryl.gpu-types}); empty: any
  */
 public record JobSpec(String name, String queue, int minWorkers, int maxWorkers, int gpusPerWorker, int memoryMb,
     int vcores, long predictedRuntimeS, String kind, String checkpointDir, int maxRestarts, long graceMs,
     int amMemoryMb, int amAttempts, Map<String, String> env, String command, List<StagedFile> files,
-    String stagingDir, String launcher, int nprocPerNode, String python) {
+    String stagingDir, String launcher, int nprocPerNode, String python, List<String> gpuTypes) {
 
   /** The default launcher: the AM forms every generation itself, workers read RANK, WORLD_SIZE and MASTER_*. */
   public static final String ENV_LAUNCHER = "env";
@@ -44,6 +46,17 @@ public record JobSpec(String name, String queue, int minWorkers, int maxWorkers,
     env = env == null ? Map.of() : new TreeMap<>(env);
     files = files == null ? List.of() : List.copyOf(files);
     stagingDir = stagingDir == null ? "" : stagingDir;
+    gpuTypes = gpuTypes == null ? List.of() : List.copyOf(gpuTypes);
+  }
+
+  /** A job of any GPU type. */
+  public JobSpec(String name, String queue, int minWorkers, int maxWorkers, int gpusPerWorker, int memoryMb,
+      int vcores, long predictedRuntimeS, String kind, String checkpointDir, int maxRestarts, long graceMs,
+      int amMemoryMb, int amAttempts, Map<String, String> env, String command, List<StagedFile> files,
+      String stagingDir, String launcher, int nprocPerNode, String python) {
+    this(name, queue, minWorkers, maxWorkers, gpusPerWorker, memoryMb, vcores, predictedRuntimeS, kind, checkpointDir,
+        maxRestarts, graceMs, amMemoryMb, amAttempts, env, command, files, stagingDir, launcher, nprocPerNode, python,
+        List.of());
   }
 
   /** A job of the env launcher: one worker process per container. */
@@ -60,7 +73,14 @@ public record JobSpec(String name, String queue, int minWorkers, int maxWorkers,
   public JobSpec withLauncher(String launcher, int nprocPerNode, String python) {
     return new JobSpec(name, queue, minWorkers, maxWorkers, gpusPerWorker, memoryMb, vcores, predictedRuntimeS, kind,
         checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env, command, files, stagingDir, launcher,
-        nprocPerNode, python);
+        nprocPerNode, python, gpuTypes);
+  }
+
+  /** This job, accepting only these GPU types (none: any). */
+  public JobSpec withGpuTypes(List<String> types) {
+    return new JobSpec(name, queue, minWorkers, maxWorkers, gpusPerWorker, memoryMb, vcores, predictedRuntimeS, kind,
+        checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env, command, files, stagingDir, launcher,
+        nprocPerNode, python, types);
   }
 
   /** Whether each container runs a torchrun agent ({@code --launcher torchrun}). */
@@ -104,6 +124,11 @@ public record JobSpec(String name, String queue, int minWorkers, int maxWorkers,
         + TORCHRUN_LAUNCHER + " (the " + ENV_LAUNCHER + " launcher runs one worker process per container)");
     require(nprocPerNode <= gpusPerWorker, "--nproc-per-node " + nprocPerNode + " is more than --gpus "
         + gpusPerWorker + ": each worker process takes at least one of its container's GPUs");
+    for (String t : gpuTypes) {
+      require(t.matches("[A-Za-z0-9][A-Za-z0-9_.-]*"),
+          "--gpu-types must be GPU type names (letters, digits, '.', '_', '-') separated by commas, was '"
+              + String.join(",", gpuTypes) + "'");
+    }
     require(python.matches("[A-Za-z0-9_./+-]+"),
         "--python must be a program name or path (letters, digits, '.', '_', '/', '+', '-'), was '" + python + "'");
     return this;
@@ -117,13 +142,13 @@ public record JobSpec(String name, String queue, int minWorkers, int maxWorkers,
 
   /** The job's shape as the scheduler reads it from the application tags (the job contract). */
   public JobShape shape() {
-    return new JobShape(minWorkers, maxWorkers, gpusPerWorker, predictedRuntimeS, kind);
+    return new JobShape(minWorkers, maxWorkers, gpusPerWorker, predictedRuntimeS, kind, new TreeSet<>(gpuTypes));
   }
 
   public JobSpec withStaging(List<StagedFile> staged, String dir) {
     return new JobSpec(name, queue, minWorkers, maxWorkers, gpusPerWorker, memoryMb, vcores, predictedRuntimeS, kind,
         checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env, command, staged, dir, launcher,
-        nprocPerNode, python);
+        nprocPerNode, python, gpuTypes);
   }
 
   public void write(OutputStream out) throws IOException {

@@ -17,6 +17,11 @@ final class SubmissionChecks {
    */
   static final String INFERENCE_LABEL = "aryl.scheduler.inference.label";
   static final String INFERENCE_LABEL_DEFAULT = "inference";
+  /**
+   * The scheduler's key (aryl-yarn-scheduler's ArylConf) declaring the cluster's GPU types. Checked only when this
+   * client's configuration sets it; otherwise the ResourceManager checks {@code --gpu-types} at submission.
+   */
+  static final String GPU_TYPES = "aryl.scheduler.gpu-types";
 
   /**
    * What the ResourceManager says about where a job would run.
@@ -45,6 +50,22 @@ final class SubmissionChecks {
     GangFitCheck.check(spec.minWorkers(), spec.gpusPerWorker(), queue.defaultNodeLabel(),
         conf.getTrimmed(INFERENCE_LABEL, INFERENCE_LABEL_DEFAULT), facts.nodes()).ifPresent(warnings::add);
     CheckpointDirCheck.check(spec.checkpointDir(), conf);
+    checkGpuTypes(spec.gpuTypes(), conf.getTrimmed(GPU_TYPES, ""));
     return warnings;
+  }
+
+  /** Every type asked for must be one the cluster declares, when this client knows which. */
+  static void checkGpuTypes(List<String> asked, String declared) {
+    if (declared.isEmpty()) {
+      return;
+    }
+    List<String> known = java.util.Arrays.stream(declared.split(",")).map(t -> t.trim().toLowerCase(
+        java.util.Locale.ROOT)).filter(t -> !t.isEmpty()).toList();
+    for (String t : asked) {
+      if (!known.contains(t.toLowerCase(java.util.Locale.ROOT))) {
+        throw new IllegalArgumentException("--gpu-types: '" + t + "' is not a GPU type of this cluster (its types: "
+            + String.join(", ", known) + ")");
+      }
+    }
   }
 }

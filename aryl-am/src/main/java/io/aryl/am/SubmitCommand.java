@@ -95,6 +95,10 @@ final class SubmitCommand implements Callable<Integer> {
       + "and the AM's rendezvous store (default: ${DEFAULT-VALUE}).", defaultValue = JobSpec.DEFAULT_PYTHON)
   String python;
 
+  @Option(names = "--gpu-types", split = ",", paramLabel = "TYPE",
+      description = "GPU types the job may run on, comma-separated (e.g. a100,h100); default: any.")
+  List<String> gpuTypes = new ArrayList<>();
+
   @Option(names = "--wait", description = "Follow the job to its end; exit 0 if it succeeded, 1 if not.")
   boolean waitForEnd;
 
@@ -106,7 +110,8 @@ final class SubmitCommand implements Callable<Integer> {
     return new JobSpec(name, queue, minWorkers, maxWorkers == null ? minWorkers : maxWorkers, gpus, memoryMb, vcores,
         predictedRuntimeS, kind, checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env,
         shellCommand(command), List.of(), "", launcher,
-        nprocPerNode != null ? nprocPerNode : JobSpec.TORCHRUN_LAUNCHER.equals(launcher) ? gpus : 1, python);
+        nprocPerNode != null ? nprocPerNode : JobSpec.TORCHRUN_LAUNCHER.equals(launcher) ? gpus : 1, python,
+        gpuTypes.stream().map(String::trim).toList());
   }
 
   /** One argument: a shell command line as given. Several: each quoted, so they reach the program unchanged. */

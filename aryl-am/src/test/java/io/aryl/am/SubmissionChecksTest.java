@@ -87,4 +87,29 @@ class SubmissionChecksTest {
         .hasMessage("--min-workers 3 needs 3 workers of 8 GPUs at once; the training pool holds at most 2"
             + " (2 nodes now)");
   }
+
+  @Test
+  @DisplayName("--gpu-types naming a type the cluster does not declare is refused, naming the type and the cluster's")
+  void unknownGpuType() {
+    Configuration conf = new Configuration(false);
+    conf.set(SubmissionChecks.GPU_TYPES, "a100,t4");
+    JobSpec fast = spec("training", 1, 1, "").withGpuTypes(List.of("A100"));
+    assertThat(SubmissionChecks.check(fast, FACTS, conf)).isEmpty();
+    assertThatThrownBy(() -> SubmissionChecks.check(spec("training", 1, 1, "").withGpuTypes(List.of("a100", "v100")),
+        FACTS, conf)).hasMessage("--gpu-types: 'v100' is not a GPU type of this cluster (its types: a100, t4)");
+  }
+
+  @Test
+  @DisplayName("without the scheduler's declared types in this configuration, --gpu-types is the RM's to check")
+  void gpuTypesUncheckedWithoutTheSchedulersKey() {
+    assertThat(SubmissionChecks.check(spec("training", 1, 1, "").withGpuTypes(List.of("v100")), FACTS,
+        new Configuration(false))).isEmpty();
+  }
+
+  @Test
+  @DisplayName("--gpu-types travels to the scheduler as the aryl.gpu-types tag")
+  void gpuTypesBecomeTheTag() {
+    assertThat(spec("training", 1, 1, "").withGpuTypes(List.of("h100", "a100")).shape().toTags())
+        .contains("aryl.gpu-types=a100,h100");
+  }
 }

@@ -236,6 +236,13 @@ public class ArylScheduler extends CapacityScheduler {
       throw new InvalidJobShapeException(JobShape.GPUS_PER_WORKER + "=" + shape.gpusPerWorker()
           + " is more than the largest container allows (" + maxGpus + " GPUs)");
     }
+    for (String type : shape.gpuTypes()) {
+      if (settings.gpus().type(type).isEmpty()) {
+        throw new InvalidJobShapeException(JobShape.GPU_TYPES + "=" + String.join(",", shape.gpuTypes())
+            + " names GPU type '" + type + "', which this cluster does not have (its types: "
+            + String.join(", ", settings.gpus().types().keySet()) + ")");
+      }
+    }
   }
 
   /**

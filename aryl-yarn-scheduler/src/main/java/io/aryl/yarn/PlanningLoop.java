@@ -1,7 +1,6 @@
 package io.aryl.yarn;
 
 import io.aryl.core.RoundPlanner;
-import io.aryl.core.job.JobShape;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
 import io.aryl.core.predict.HistoryPredictor;
@@ -378,9 +377,7 @@ final class PlanningLoop implements AutoCloseable {
       if (kind.isEmpty() || history.samples(kind) < HistoryPredictor.DEFAULT_MIN_SAMPLES) {
         out.put(id, v);
       } else {
-        JobShape s = v.shape();
-        out.put(id, v.withShape(new JobShape(s.minWorkers(), s.maxWorkers(), s.gpusPerWorker(),
-            history.expectedTotalS(kind), kind)));
+        out.put(id, v.withShape(v.shape().withPredictedRuntimeS(history.expectedTotalS(kind))));
       }
     });
     return out;

@@ -131,6 +131,13 @@ class InvalidSubmissionIT {
   }
 
   @Test
+  @DisplayName("aryl.gpu-types=v100 on a cluster of GPU type gpu: FAILED, diagnostics name the tag, value and types")
+  void unknownGpuType() throws Exception {
+    assertFailed("unknown-gpu-type", with(TestJob.shape(1, 2, 1, 60), "aryl.gpu-types=gpu,v100"),
+        "aryl.gpu-types=gpu,v100 names GPU type 'v100', which this cluster does not have (its types: gpu)");
+  }
+
+  @Test
   @DisplayName("a valid elastic job is accepted and registered with its shape")
   void validElasticJobAccepted() throws Exception {
     try (TestJob job = TestJob.submit(cluster, "valid", "training", TestJob.shape(1, 2, 1, 60), 1, true)) {

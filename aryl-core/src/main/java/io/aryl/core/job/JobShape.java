@@ -19,21 +19,28 @@ import java.util.TreeSet;
  *   aryl.gpus-per-worker=1        GPUs of every worker container (default 1)
  *   aryl.predicted-runtime-s=3600 predicted runtime at min workers, seconds (required)
  *   aryl.kind=resnet50            optional family name, used by the history predictor
+ *   aryl.gpu-types=a100,h100      GPU types the job may run on, comma-separated (default: any)
  * </pre>
  *
  * An application with no {@code aryl.} tag has no shape: it is not elastic. One with any {@code aryl.} tag must carry
  * a valid shape; {@link InvalidJobShapeException}'s message says which tag and value are wrong.
  */
-public record JobShape(int minWorkers, int maxWorkers, int gpusPerWorker, double predictedRuntimeS, String kind) {
+public record JobShape(int minWorkers, int maxWorkers, int gpusPerWorker, double predictedRuntimeS, String kind,
+    Set<String> gpuTypes) {
   public static final String PREFIX = "aryl.";
   public static final String MIN_WORKERS = "aryl.min-workers";
   public static final String MAX_WORKERS = "aryl.max-workers";
   public static final String GPUS_PER_WORKER = "aryl.gpus-per-worker";
   public static final String PREDICTED_RUNTIME_S = "aryl.predicted-runtime-s";
   public static final String KIND = "aryl.kind";
+  public static final String GPU_TYPES = "aryl.gpu-types";
 
   /** Every tag of the contract, in the order messages list them. */
-  public static final List<String> TAGS = List.of(MIN_WORKERS, MAX_WORKERS, GPUS_PER_WORKER, PREDICTED_RUNTIME_S, KIND);
+  public static final List<String> TAGS =
+      List.of(MIN_WORKERS, MAX_WORKERS, GPUS_PER_WORKER, PREDICTED_RUNTIME_S, KIND, GPU_TYPES);
+
+  /** A GPU type name: what a tag can carry (YARN lower-cases tags). */
+  private static final java.util.regex.Pattern GPU_TYPE_NAME = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9_.-]*");
 
   /** Upper bound on workers of one job; a larger number is almost surely a typo. */
   public static final int MAX_WORKERS_LIMIT = 10_000;
@@ -58,6 +65,26 @@ public record JobShape(int minWorkers, int maxWorkers, int gpusPerWorker, double
           PREDICTED_RUNTIME_S + " must be a positive number of seconds, was " + predictedRuntimeS);
     }
     kind = kind == null ? "" : kind;
+    Set<String> types = new TreeSet<>();
+    for (String t : gpuTypes == null ? Set.<String>of() : gpuTypes) {
+      String n = t == null ? "" : t.trim().toLowerCase(Locale.ROOT);
+      if (!GPU_TYPE_NAME.matcher(n).matches()) {
+        throw new InvalidJobShapeException(GPU_TYPES + ": GPU type '" + t
+            + "' must be letters, digits, '.', '_' or '-'");
+      }
+      types.add(n);
+    }
+    gpuTypes = java.util.Collections.unmodifiableSet(types);
+  }
+
+  /** A job that runs on any GPU type. */
+  public JobShape(int minWorkers, int maxWorkers, int gpusPerWorker, double predictedRuntimeS, String kind) {
+    this(minWorkers, maxWorkers, gpusPerWorker, predictedRuntimeS, kind, Set.of());
+  }
+
+  /** This shape with another predicted runtime. */
+  public JobShape withPredictedRuntimeS(double runtimeS) {
+    return new JobShape(minWorkers, maxWorkers, gpusPerWorker, runtimeS, kind, gpuTypes);
   }
 
   public boolean isElastic() {
@@ -78,6 +105,9 @@ public record JobShape(int minWorkers, int maxWorkers, int gpusPerWorker, double
     tags.add(PREDICTED_RUNTIME_S + "=" + (long) Math.ceil(predictedRuntimeS));
     if (!kind.isEmpty()) {
       tags.add(KIND + "=" + kind);
+    }
+    if (!gpuTypes.isEmpty()) {
+      tags.add(GPU_TYPES + "=" + String.join(",", gpuTypes));
     }
     return tags;
   }
@@ -129,7 +159,18 @@ public record JobShape(int minWorkers, int maxWorkers, int gpusPerWorker, double
     } catch (NumberFormatException e) {
       throw new InvalidJobShapeException(PREDICTED_RUNTIME_S + " must be a number of seconds, was '" + runtime + "'");
     }
-    return Optional.of(new JobShape(min, max, gpus, runtimeS, values.getOrDefault(KIND, "")));
+    Set<String> types = new TreeSet<>();
+    String typesTag = values.get(GPU_TYPES);
+    if (typesTag != null) {
+      for (String t : typesTag.split(",", -1)) {
+        if (t.isBlank()) {
+          throw new InvalidJobShapeException(GPU_TYPES + " must be GPU type names separated by commas, was '"
+              + typesTag + "'");
+        }
+        types.add(t.trim());
+      }
+    }
+    return Optional.of(new JobShape(min, max, gpus, runtimeS, values.getOrDefault(KIND, ""), types));
   }
 
   private static int intTag(Map<String, String> values, String key, Integer defaultValue) {

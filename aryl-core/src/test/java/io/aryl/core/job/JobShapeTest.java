@@ -54,7 +54,10 @@ class JobShapeTest {
               List.of("aryl.min-workers=1", RUNTIME, "aryl.kind="), new JobShape(1, 1, 1, 3600, "")),
           Arguments.of("max at the limit",
               List.of("aryl.min-workers=1", "aryl.max-workers=10000", RUNTIME),
-              new JobShape(1, JobShape.MAX_WORKERS_LIMIT, 1, 3600, "")));
+              new JobShape(1, JobShape.MAX_WORKERS_LIMIT, 1, 3600, "")),
+          Arguments.of("the GPU types it accepts",
+              List.of("aryl.min-workers=1", RUNTIME, "aryl.gpu-types=h100, A100"),
+              new JobShape(1, 1, 1, 3600, "", java.util.Set.of("a100", "h100"))));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -140,6 +143,10 @@ class JobShapeTest {
           Arguments.of("kind twice with different values",
               List.of("aryl.min-workers=1", RUNTIME, "aryl.kind=bert", "aryl.kind=gpt"),
               List.of("aryl.kind", "bert", "gpt")),
+          Arguments.of("an empty GPU type", List.of("aryl.min-workers=1", RUNTIME, "aryl.gpu-types=a100,,t4"),
+              List.of("aryl.gpu-types", "'a100,,t4'")),
+          Arguments.of("a GPU type with a blank", List.of("aryl.min-workers=1", RUNTIME, "aryl.gpu-types=a 100"),
+              List.of("aryl.gpu-types", "'a 100'")),
           Arguments.of("an aryl tag without '='", List.of("aryl.min-workers", RUNTIME), List.of("aryl.min-workers")),
           Arguments.of("an aryl tag with ':' instead of '='", List.of("aryl.min-workers:2", RUNTIME),
               List.of("aryl.min-workers:2")));
@@ -180,7 +187,7 @@ class JobShapeTest {
               "aryl.predicted-runtime-s must be a number of seconds, was '1h'"),
           Arguments.of(List.of("aryl.min-workers=1", RUNTIME, "aryl.foo=1"),
               "unknown tag 'aryl.foo=1' (known: aryl.min-workers, aryl.max-workers, aryl.gpus-per-worker,"
-                  + " aryl.predicted-runtime-s, aryl.kind)"),
+                  + " aryl.predicted-runtime-s, aryl.kind, aryl.gpu-types)"),
           Arguments.of(List.of("aryl.min-workers=2", "aryl.min-workers=3", RUNTIME),
               "tag aryl.min-workers given twice: '2' and '3'"),
           Arguments.of(List.of("aryl.min-workers", RUNTIME), "tag 'aryl.min-workers' must be key=value"));

@@ -189,6 +189,7 @@ public final class SnapshotTranslator {
           .tenant(app.tenant())
           .submitTimeS(Math.min(app.submitS(), nowS))
           .gpusPerWorker(shape.gpusPerWorker())
+          .allowedGpuTypes(shape.gpuTypes())
           .workers(shape.minWorkers(), max)
           .remainingS(remaining)
           .attainedS(p.attainedBaseS())

@@ -56,4 +56,17 @@ class MixedGpuNodesTest {
     assertThat(paper.target("g").workersByServer()).as("best-fit on free GPUs, whatever their speed")
         .containsKeys("t1", "inf1");
   }
+
+  @Test
+  @DisplayName("a job that accepts only a100 is planned on a100 nodes only, even with slow GPUs idle")
+  void acceptedTypesOnly() {
+    AppView fastOnly = new AppView("f", new io.aryl.core.job.JobShape(1, 16, 1, 3600, "", Set.of("a100")), 10, 16);
+    List<NodeView> nodes = List.of(typed("t1", A100), typed("inf1", T4));
+    RoundInput in = translate(nodes, apps(fastOnly));
+    assertThat(in.state().job("f").allowedGpuTypes()).containsExactly("a100");
+    for (PolicyConfig policy : List.of(PolicyConfig.defaults(), PolicyConfig.defaults().withSpeedAware(true))) {
+      Plan plan = new RoundPlanner(policy).plan(in.state());
+      assertThat(plan.target("f").workersByServer()).as("speed-aware %s", policy.speedAware()).containsOnlyKeys("t1");
+    }
+  }
 }
