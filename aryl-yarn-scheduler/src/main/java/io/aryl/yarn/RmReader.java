@@ -74,6 +74,11 @@ final class RmReader {
       for (RMContainer c : n.getCopiedListOfRunningContainers()) {
         cs.add(view(c));
       }
+      if (!trainingLabel.equals(n.getPartition())) {
+        // Only the training pool is planned on: a node's GPU type matters (and is checked) once it is in it.
+        out.add(new NodeView(n.getNodeName(), n.getPartition(), gpus(n.getTotalResource()), cs));
+        continue;
+      }
       GpuCatalog.Resolution type = gpus.resolve(n.getNodeName(), attributes(n));
       if (type.known()) {
         loggedGpuErrors.remove(n.getNodeName());

@@ -447,6 +447,16 @@ public final class ArylMiniCluster implements AutoCloseable {
   }
 
   /**
+   * {@link #restartRm()} with these settings changed first, as an operator edits yarn-site.xml and restarts the
+   * ResourceManager: for settings that name nodes, known only once the cluster runs.
+   */
+  public Duration restartRmWith(Map<String, String> settings) throws Exception {
+    settings.forEach(cluster.getConfig()::set);
+    settings.forEach(conf::set);
+    return restartRm();
+  }
+
+  /**
    * Fails over ({@link #haConf}): stops the active ResourceManager, as a crash or an operator would, and returns once
    * the other one was elected, is active with a new scheduler instance started, and every running NodeManager not
    * held back by {@link #delayRegistration} re-registered with it. A ResourceManager stopped by an earlier failover is
