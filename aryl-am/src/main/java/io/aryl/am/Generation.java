@@ -78,9 +78,17 @@ public record Generation(int number, Map<String, Integer> ranks, Map<String, Str
     return new Generation(number, ranks, hosts, ordered.get(0).host(), masterPort(portSeed, number));
   }
 
-  /** A port in [20000, 40000) that changes with each generation: the old master may still hold the last one. */
+  /** Lowest master port. */
+  static final int MASTER_PORT_FROM = 20_000;
+  /**
+   * One past the highest: Linux's ephemeral ports start at 32768, and a master port there may be held by any outbound
+   * connection on the host (a rank 0 then fails to bind, which reads as a worker failure).
+   */
+  static final int MASTER_PORT_TO = 32_768;
+
+  /** A port in [20000, 32768) that changes with each generation: the old master may still hold the last one. */
   static int masterPort(int seed, int number) {
-    return 20_000 + Math.floorMod(seed * 31 + number, 20_000);
+    return MASTER_PORT_FROM + Math.floorMod(seed * 31 + number, MASTER_PORT_TO - MASTER_PORT_FROM);
   }
 
   public int worldSize() {

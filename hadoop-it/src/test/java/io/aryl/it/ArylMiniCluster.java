@@ -234,9 +234,12 @@ public final class ArylMiniCluster implements AutoCloseable {
     return conf;
   }
 
-  /** Ports the fixed RM addresses are taken from: below Linux's ephemeral range (32768-60999). */
-  private static final int FIXED_PORTS_FROM = 20_000;
-  private static final int FIXED_PORTS_TO = 32_000;
+  /**
+   * Ports the fixed RM addresses are taken from: below Linux's ephemeral range (32768-60999), and below the range the
+   * elastic AM takes its workers' master ports from (20000-32767).
+   */
+  private static final int FIXED_PORTS_FROM = 10_000;
+  private static final int FIXED_PORTS_TO = 20_000;
   private static final java.util.Random PORTS = new java.util.Random();
 
   /**
