@@ -49,10 +49,6 @@ public final class TenantShares {
     return copy.isEmpty() ? NONE : new TenantShares(copy);
   }
 
-  public Map<String, Double> shares() {
-    return shares;
-  }
-
   /**
    * Each tenant's guarantee in GPUs of {@code ownGpus}, rounded down: a guarantee is never more than the pool has.
    * Fewer than two tenants is no tenant at all: the round is the single-team round.
