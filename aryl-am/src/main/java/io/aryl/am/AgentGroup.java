@@ -241,8 +241,16 @@ public final class AgentGroup implements Membership {
    * without it) and its container released once the agent exited, or at the grace; one running no agent at once.
    */
   @Override
+  public List<WorkerAction> allocatedForMove(String id, String host, long now) {
+    return agents.allocatedForMove(id, host, !finishing && outcome == null, now);
+  }
+
+  @Override
   public List<WorkerAction> preempted(Set<String> ids, long now) {
     List<WorkerAction> out = new ArrayList<>();
+    if (agents.notDraining(ids).stream().anyMatch(w -> !w.replacement)) {
+      agents.replacementsJoin(now, false); // a move: the new agents join as the old ones leave
+    }
     for (Worker w : agents.notDraining(ids)) {
       // One told to stop already keeps its deadline.
       agents.preempt(w, w.state == State.STOPPING ? w.drainDeadline : now + graceMs, now, out);
@@ -278,6 +286,7 @@ public final class AgentGroup implements Membership {
         agents.event(now, "stopped", "every agent of rendezvous " + incarnation + " stopped");
       }
     }
+    agents.replacementsJoin(now, true);
     int min = agents.min();
     long members = agents.members();
     if (!belowMin && members < min && !startPending) {

@@ -22,6 +22,11 @@ import java.util.function.Function;
 final class ContainerLedger {
   /** Exit statuses that are YARN's doing, not the process's (ContainerExitStatus): lost, not failed. */
   static final Set<Integer> LOST_STATUSES = Set.of(-100, -101, -102, -105, -106, -107);
+  /**
+   * How long a container granted for a move waits aside for the workers it replaces to be asked back: longer than the
+   * scheduler's default aryl.scheduler.move-timeout-ms (30 s), after which the scheduler gives the move up.
+   */
+  static final long MOVE_WAIT_MS = 120_000;
 
   private final int min;
   private final int max;
@@ -55,6 +60,46 @@ final class ContainerLedger {
     add(id, host, State.HELD, 0);
     changed(now, "allocated", id + " on " + host + " (" + containers.size() + " held)");
     return List.of();
+  }
+
+  /**
+   * A container granted for a move: held aside (a {@link Worker#replacement}) unless {@code wanted} is false or max are
+   * held aside already, then released. Membership has not changed: the settle time does not start again.
+   */
+  List<WorkerAction> allocatedForMove(String id, String host, boolean wanted, long now) {
+    if (!wanted || containers.values().stream().filter(w -> w.replacement).count() >= max) {
+      return List.of(new WorkerAction.Release(id));
+    }
+    Worker w = add(id, host, State.HELD, 0);
+    w.replacement = true;
+    w.heldAsideSince = now;
+    events.add(new ScalingEvent(now, "move", id + " on " + host + ": a new worker of a move, held aside until the"
+        + " workers it replaces are asked back"));
+    return List.of();
+  }
+
+  /**
+   * The containers held aside for a move join as ordinary ones: the workers they replace were asked back, or
+   * ({@code timedOut}) they waited longer than {@link #MOVE_WAIT_MS} and the scheduler gave the move up.
+   */
+  void replacementsJoin(long now, boolean timedOut) {
+    List<String> joined = new ArrayList<>();
+    for (Worker w : containers.values()) {
+      if (w.replacement && (!timedOut || now - w.heldAsideSince >= MOVE_WAIT_MS)) {
+        w.replacement = false;
+        joined.add(w.id);
+      }
+    }
+    if (!joined.isEmpty()) {
+      changed(now, "move", String.join(", ", joined) + (timedOut ? " held aside for " + MOVE_WAIT_MS / 1000
+          + " s with no worker asked back: joining as ordinary containers" : " join: the workers they replace are"
+          + " asked back"));
+    }
+  }
+
+  /** Every container held but those held aside for a move, in the order they came. */
+  List<Worker> memberWorkers() {
+    return containers.values().stream().filter(w -> !w.replacement).toList();
   }
 
   /** Holds a container from now on (one allocated, or recovered from an earlier attempt), in this state. */
@@ -239,18 +284,19 @@ final class ContainerLedger {
     return now - changedAt >= ms;
   }
 
-  /** The containers held, kept at least until the ones draining are released. */
+  /** The containers held, kept at least until the ones draining are released; none held aside for a move. */
   long members() {
-    return containers.values().stream().filter(w -> w.state != State.DRAINING).count();
+    return containers.values().stream().filter(w -> w.state != State.DRAINING && !w.replacement).count();
   }
 
   boolean any(State state) {
     return containers.values().stream().anyMatch(w -> w.state == state);
   }
 
-  /** The containers running nothing: not started yet, or their process exited. */
+  /** The containers running nothing: not started yet, or their process exited; none held aside for a move. */
   List<Worker> unused() {
-    return containers.values().stream().filter(w -> w.state == State.HELD || w.state == State.IDLE).toList();
+    return containers.values().stream()
+        .filter(w -> (w.state == State.HELD || w.state == State.IDLE) && !w.replacement).toList();
   }
 
   Worker get(String id) {

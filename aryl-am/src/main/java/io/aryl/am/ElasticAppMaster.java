@@ -1,5 +1,7 @@
 package io.aryl.am;
 
+import io.aryl.core.job.JobShape;
+
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -481,8 +483,13 @@ public final class ElasticAppMaster {
         long now = System.currentTimeMillis();
         for (Container c : allocated) {
           containers.put(c.getId().toString(), c);
-          amrm.removeContainerRequest(workerRequest());
-          apply(group.allocated(c.getId().toString(), c.getNodeId().getHost(), now));
+          if (c.getAllocationRequestId() == JobShape.MOVE_REQUEST_ID) {
+            // Not one of ours: the scheduler moves the job and grants its new workers first.
+            apply(group.allocatedForMove(c.getId().toString(), c.getNodeId().getHost(), now));
+          } else {
+            amrm.removeContainerRequest(workerRequest());
+            apply(group.allocated(c.getId().toString(), c.getNodeId().getHost(), now));
+          }
         }
       }
     }

@@ -36,6 +36,12 @@ public interface Membership {
     long drainDeadline;
     /** Told to stop while its start was in flight: SIGTERM goes out once the NodeManager has accepted the start. */
     boolean terminateOnLaunch;
+    /**
+     * A new worker of a move (granted under {@code JobShape.MOVE_REQUEST_ID}), held aside since {@link #heldAsideSince}:
+     * not a member until the workers it replaces are asked back.
+     */
+    boolean replacement;
+    long heldAsideSince;
 
     Worker(String id, String host, State state, int generation) {
       this.id = id;
@@ -80,6 +86,14 @@ public interface Membership {
 
   /** A container granted by the RM. */
   List<WorkerAction> allocated(String id, String host, long now);
+
+  /**
+   * A container granted for a move: the scheduler places the job elsewhere and grants its new workers before it asks
+   * the old ones back. Held aside, not a member (no grow), until a running container is asked back; then it takes part
+   * in the generation change that follows. One held aside longer than {@link ContainerLedger#MOVE_WAIT_MS} joins as
+   * an ordinary container.
+   */
+  List<WorkerAction> allocatedForMove(String id, String host, long now);
 
   /** A container kept from an earlier AM attempt. */
   List<WorkerAction> recovered(String id, String host, long now);

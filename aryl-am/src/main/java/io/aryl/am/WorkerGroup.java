@@ -100,6 +100,11 @@ public final class WorkerGroup implements Membership {
     return workers.allocated(id, host, !finishing && outcome == null, now);
   }
 
+  @Override
+  public List<WorkerAction> allocatedForMove(String id, String host, long now) {
+    return workers.allocatedForMove(id, host, !finishing && outcome == null, now);
+  }
+
   /** A container kept from an earlier AM attempt: running something, generation unknown. */
   public List<WorkerAction> recovered(String id, String host, long now) {
     if (!workers.holds(id)) {
@@ -251,6 +256,9 @@ public final class WorkerGroup implements Membership {
   public List<WorkerAction> preempted(Set<String> ids, long now) {
     List<WorkerAction> out = new ArrayList<>();
     boolean disturbed = false;
+    if (workers.notDraining(ids).stream().anyMatch(w -> !w.replacement)) {
+      workers.replacementsJoin(now, false); // a move: its new workers form the next generation with the survivors
+    }
     for (Worker w : workers.notDraining(ids)) {
       if (w.running()) {
         recordDisturbed(out);
@@ -350,13 +358,14 @@ public final class WorkerGroup implements Membership {
     if (stop != null && (now >= stop.deadline() || !workers.any(State.STOPPING))) {
       stopped(now);
     }
+    workers.replacementsJoin(now, true);
     boolean settled = workers.stillFor(settleMs, now);
     if (stop == null) {
       if (!workers.running().isEmpty()) {
         if (settled && membershipChanged()) {
           stopGeneration(now, "membership changed", out);
         }
-      } else if (!workers.any(State.DRAINING) && workers.size() >= workers.min() && settled) {
+      } else if (!workers.any(State.DRAINING) && workers.members() >= workers.min() && settled) {
         out.addAll(startGeneration(now));
       }
     }
@@ -377,10 +386,11 @@ public final class WorkerGroup implements Membership {
         + ": " + g.worldSize() + " workers, master " + g.masterAddr() + ":" + g.masterPort());
   }
 
-  /** Every held container, none running a worker now, (re)starts one of a new generation. */
+  /** Every held container, none running a worker now, (re)starts one of a new generation; none held aside. */
   private List<WorkerAction> startGeneration(long now) {
     List<Generation.Member> members = new ArrayList<>();
-    workers.all().forEach(w -> members.add(new Generation.Member(w.id, w.host)));
+    List<Worker> joining = workers.memberWorkers();
+    joining.forEach(w -> members.add(new Generation.Member(w.id, w.host)));
     Generation previous = current() != null ? current() : previousAttemptGeneration;
     Generation g = Generation.assign(++lastGenerationNumber, members, previous, portSeed);
     generations.add(g);
@@ -388,7 +398,7 @@ public final class WorkerGroup implements Membership {
     List<WorkerAction> out = new ArrayList<>();
     // Durable before any worker starts: a next attempt must not find an older record while they run this one.
     out.add(new WorkerAction.Record(recorded));
-    for (Worker w : workers.all()) {
+    for (Worker w : joining) {
       out.add(w.state == State.HELD ? new WorkerAction.Launch(w.id, g) : new WorkerAction.Relaunch(w.id, g));
       w.state = State.LAUNCHING;
       w.generation = g.number();
@@ -401,10 +411,11 @@ public final class WorkerGroup implements Membership {
   /** Whether the workers held now are not exactly the current generation's, each running it. */
   private boolean membershipChanged() {
     Generation g = current();
-    if (g == null || !g.ranks().keySet().equals(workers.ids())) {
+    List<Worker> members = workers.memberWorkers();
+    if (g == null || !g.ranks().keySet().equals(new java.util.HashSet<>(members.stream().map(w -> w.id).toList()))) {
       return true;
     }
-    return workers.all().stream().anyMatch(w -> w.generation != g.number());
+    return members.stream().anyMatch(w -> w.generation != g.number());
   }
 
   private String describe(Worker w) {

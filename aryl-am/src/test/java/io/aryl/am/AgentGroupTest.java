@@ -67,6 +67,12 @@ class AgentGroupTest {
 
   static Stream<Arguments> shrinks() {
     return Stream.of(
+        Arguments.of("a move: the new containers wait aside, starting no agent, until the old are asked back; then the"
+            + " new agents join as the old leave; nothing is charged", 2, 2, 0, running("a", "b"),
+            new String[] {"300 move c", "310 move d", "600 tick", "700 preempt a,b", "710 tick",
+                "720 exited a 1 after-term", "730 exited b 1 after-term", "900 tick", "restarts"},
+            List.of("", "", "", "term a,term b", "", "release a", "release b", "start c r1,start d r1", "restarts 0",
+                "running")),
         Arguments.of("a preempted container's agent alone is told to stop, and its container released once the agent"
             + " exited; the survivors are left to torchrun; nothing is charged", 2, 3, 0, running("a", "b", "c"),
             new String[] {"300 preempt c", "400 exited c 1 after-term", "500 tick", "restarts"},

@@ -8,7 +8,7 @@ import java.util.function.Function;
 /**
  * Scripts of events for the table-driven tests of a {@link Membership} ({@link WorkerGroupTest},
  * {@link AgentGroupTest}): each step is one event, shown as the actions it returned, abbreviated. The steps every
- * membership knows: "T alloc|recover ID [HOST]" (host h unless named), "T launched ID", "T launch-failed ID",
+ * membership knows: "T alloc|recover|move ID [HOST]" (host h unless named; move: granted for a move), "T launched ID", "T launch-failed ID",
  * "T ended ID STATUS" (the container completed), "T exited ID STATUS [after-term] [xN]" (its supervisor reports the
  * process's exit, by default for the container's generation; x is the letter the test names generations by),
  * "T preempt ID,ID,...", "T tick", "restarts" (the restarts used) and "show" (the current generation and its
@@ -76,6 +76,7 @@ final class MembershipScript {
       List<WorkerAction> actions = own != null ? own : switch (p[1]) {
         case "alloc" -> group.allocated(p[2], p.length > 3 ? p[3] : "h", t);
         case "recover" -> group.recovered(p[2], p.length > 3 ? p[3] : "h", t);
+        case "move" -> group.allocatedForMove(p[2], p.length > 3 ? p[3] : "h", t);
         case "launched" -> group.launched(p[2]);
         case "launch-failed" -> group.launchFailed(p[2], "refused", t);
         case "ended" -> group.completed(p[2], Integer.parseInt(p[3]), "", t);

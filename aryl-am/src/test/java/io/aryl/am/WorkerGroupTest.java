@@ -103,6 +103,26 @@ class WorkerGroupTest {
   /** Generation changes: every running worker is stopped, and has the grace to exit, before the next one starts. */
   static Stream<Arguments> changes() {
     return Stream.of(
+        Arguments.of("a move: the new workers wait aside while the old run; once the old are asked back, one"
+            + " generation change takes the job from the old to the new, charging nothing", 2, 2, 0,
+            running("a", "b"),
+            new String[] {"300 move c", "310 move d", "600 tick", "700 preempt a,b", "710 exited a 143 after-term",
+                "720 exited b 143 after-term", "900 tick", "show", "restarts"},
+            List.of("", "", "", "record g1 running=false,term a,term b", "release a", "release b",
+                "record g2 running=false,launch c g2 r0/2,launch d g2 r1/2", "g2 c,d", "restarts 0", "running")),
+        Arguments.of("a move of part of the job: the survivor and the new worker form the next generation", 2, 3, 0,
+            running("a", "b"),
+            new String[] {"300 move c", "600 tick", "700 preempt b", "710 exited b 143 after-term",
+                "720 exited a 143 after-term", "900 tick", "show"},
+            List.of("", "", "record g1 running=false,term b,term a", "release b", "",
+                "record g2 running=false,relaunch a g2 r0/2,launch c g2 r1/2", "g2 a,c", "running")),
+        Arguments.of("no more workers aside for a move than the job's maximum", 1, 2, 0, running("a", "b"),
+            new String[] {"300 move c", "310 move d", "320 move e"},
+            List.of("", "", "release e", "running")),
+        Arguments.of("a move given up: the new worker waits aside for two minutes, then joins as a grow", 1, 3, 0,
+            running("a", "b"),
+            new String[] {"300 move c", "60300 tick", "120300 tick", "120350 tick", "120400 tick", "show"},
+            List.of("", "", "", "", "record g1 running=false,term a,term b", "g1 a,b", "running")),
         Arguments.of("a grow stops every worker before the larger generation starts", 1, 3, 0,
             running("a", "b"),
             new String[] {"300 alloc c", "350 tick", "400 tick", "450 exited a 143 after-term", "460 tick",

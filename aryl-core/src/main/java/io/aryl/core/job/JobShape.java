@@ -42,6 +42,13 @@ public record JobShape(int minWorkers, int maxWorkers, int gpusPerWorker, double
   /** A GPU type name: what a tag can carry (YARN lower-cases tags). */
   private static final java.util.regex.Pattern GPU_TYPE_NAME = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9_.-]*");
 
+  /**
+   * The allocation request id of the containers the scheduler grants a job it moves whole to other nodes: the new
+   * workers, granted while the old ones still run. An ApplicationMaster recognises them by it, holds them without
+   * growing, and takes them into its next generation when the old workers are asked back.
+   */
+  public static final long MOVE_REQUEST_ID = 0x4d4f5645L; // "MOVE"
+
   /** Upper bound on workers of one job; a larger number is almost surely a typo. */
   public static final int MAX_WORKERS_LIMIT = 10_000;
 
