@@ -1,6 +1,7 @@
 package io.aryl.yarn;
 
 import io.aryl.yarn.round.PlanBook;
+import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -29,6 +30,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  * </ul>
  */
 final class AllocationGate {
+  /** The key of a moved job's grant among its asks (the ApplicationMaster's are keyed by priority and request id). */
+  private static final String MOVE_KEY = "move";
+
   private final ElasticApps apps;
   private final PlanningLoop loop;
 
@@ -77,15 +81,32 @@ final class AllocationGate {
         need.put(node, n);
       }
     });
-    int granted = loop.book().outstanding(appId, liveWorkers(attempt));
+    // Workers being moved off their nodes are as good as gone: their replacements are granted while they still run.
+    int moving = loop.moving(appId);
+    int granted = loop.book().outstanding(appId, liveWorkers(attempt) - moving);
     if (changed && app.askedWorkers() > granted) {
       loop.requestRound(); // new demand: plan for it now rather than at the next tick
     }
+    // A move's new workers go first, under their own request id, so that the ApplicationMaster knows them for what
+    // they are (not a grow); the ApplicationMaster's own asks get the rest.
+    List<Map.Entry<String, ResourceRequest>> grants = new ArrayList<>();
+    ResourceRequest template = app.asks.values().stream().findFirst().orElse(null);
+    int moveGrant = template == null ? 0 : Math.min(moving, granted);
+    if (template != null && (moveGrant > 0 || app.sentNames.containsKey(MOVE_KEY))) {
+      ResourceRequest move = ResourceRequest.clone(template);
+      move.setAllocationRequestId(JobShape.MOVE_REQUEST_ID);
+      move.setNumContainers(moveGrant);
+      grants.add(Map.entry(MOVE_KEY, move));
+      granted -= moveGrant;
+    }
+    grants.addAll(app.asks.entrySet());
     List<ResourceRequest> out = new ArrayList<>();
-    for (Map.Entry<String, ResourceRequest> e : app.asks.entrySet()) {
+    for (Map.Entry<String, ResourceRequest> e : grants) {
       ResourceRequest any = e.getValue();
-      int n = Math.min(any.getNumContainers(), granted);
-      granted -= n;
+      int n = e.getKey().equals(MOVE_KEY) ? moveGrant : Math.min(any.getNumContainers(), granted);
+      if (!e.getKey().equals(MOVE_KEY)) {
+        granted -= n;
+      }
       Map<String, Integer> placed = new TreeMap<>();
       Map<String, Integer> racks = new TreeMap<>();
       for (Map.Entry<String, Integer> nd : need.entrySet()) {
@@ -119,6 +140,9 @@ final class AllocationGate {
       strictAny.setNumContainers(placed.values().stream().mapToInt(Integer::intValue).sum());
       strictAny.setRelaxLocality(false);
       out.add(strictAny);
+    }
+    if (moveGrant == 0) {
+      app.sentNames.remove(MOVE_KEY); // its zeroes were sent above, once
     }
     return out;
   }

@@ -81,6 +81,10 @@ public enum ArylConf {
   PARTIAL_GANG_GRACE_MS("aryl.scheduler.partial-gang-grace-ms", "60000",
       "Milliseconds a job holding fewer workers than its minimum keeps them (a NodeManager re-registering late, a"
           + " worker being replaced) before they are drained to free their GPUs."),
+  MOVE_TIMEOUT_MS("aryl.scheduler.move-timeout-ms", "30000",
+      "A job moved whole to other nodes (e.g. from slow lent GPUs to fast ones) keeps its workers until its new ones"
+          + " are allocated there, then changes generation once; if they are not all allocated within this many"
+          + " milliseconds the move is given up and the job keeps running where it is."),
   CHECKPOINT_POLL_MS("aryl.scheduler.checkpoint-poll-ms", "10000",
       "Milliseconds between reads of each elastic job's last checkpoint (lastCheckpointMs in its ApplicationMaster's"
           + " status); a reclaim prices preempting a job by the work since its last checkpoint or the last change of its"

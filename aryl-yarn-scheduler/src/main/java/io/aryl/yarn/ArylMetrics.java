@@ -38,6 +38,9 @@ public class ArylMetrics {
   @Metric("Worker containers shrunk (flexible workers taken back, job kept running)")
   MutableCounterLong containersShrunk;
 
+  @Metric("Worker containers moved (a job moved whole to other nodes: new workers first, then the old ones asked back)")
+  MutableCounterLong containersMoved;
+
   @Metric("Containers preempted (job stopped, or a non-elastic container on a returned node)")
   MutableCounterLong containersPreempted;
 
@@ -74,6 +77,10 @@ public class ArylMetrics {
 
   public long reclaimsFinished() {
     return reclaimsFinished.value();
+  }
+
+  public long containersMoved() {
+    return containersMoved.value();
   }
 
   public long containersShrunk() {

@@ -31,7 +31,8 @@ public record ArylSettings(
     String stateStoreZkRoot,
     long recoveryMaxWaitMs,
     long partialGangGraceMs,
-    long checkpointPollMs) {
+    long checkpointPollMs,
+    long moveTimeoutMs) {
 
   /** Where the durable state lives. */
   public enum StoreKind {
@@ -100,7 +101,8 @@ public record ArylSettings(
         r.zkPath(ArylConf.STATE_STORE_ZK_ROOT),
         r.nonNegativeLong(ArylConf.RECOVERY_MAX_WAIT_MS),
         r.nonNegativeLong(ArylConf.PARTIAL_GANG_GRACE_MS),
-        r.nonNegativeLong(ArylConf.CHECKPOINT_POLL_MS));
+        r.nonNegativeLong(ArylConf.CHECKPOINT_POLL_MS),
+        r.positiveLong(ArylConf.MOVE_TIMEOUT_MS));
     if (s.inferenceLabel.equals(s.trainingLabel)) {
       throw new IllegalArgumentException(ArylConf.INFERENCE_LABEL.key() + " and " + ArylConf.TRAINING_LABEL.key()
           + " must differ, both are '" + s.inferenceLabel + "'");

@@ -1,5 +1,6 @@
 package io.aryl.yarn;
 
+import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Plan;
 import io.aryl.yarn.Drains.Drain;
 import io.aryl.yarn.Drains.Reason;
@@ -22,10 +23,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes workers back: the plan's shrinks and the workers of gangs left below their minimum become {@link Drains}; a
- * stored drain is announced to its ApplicationMaster (a PreemptionMessage); once its grace is over, and if its reason
- * still holds, the container is killed. Reclaims add their own drains ({@link ReclaimExecutor}); this class tells and
- * kills for them too.
+ * Takes workers back: the plan's shrinks and moves and the workers of gangs left below their minimum become
+ * {@link Drains}; a stored drain is announced to its ApplicationMaster (a PreemptionMessage); once its grace is over,
+ * and if its reason still holds, the container is killed. Reclaims add their own drains ({@link ReclaimExecutor});
+ * this class tells and kills for them too.
+ *
+ * <p>A job the plan places elsewhere while it keeps its width (a whole-job move between GPU speeds, or workers
+ * traded between nodes) is moved new-workers-first: its old workers are recorded as MOVE drains but announced only
+ * once every node of its target holds its new workers (granted meanwhile by {@link AllocationGate}), so that its
+ * ApplicationMaster changes generation once, from the old workers to the new. If the plan stops moving the job, or
+ * the new workers do not all come within {@code aryl.scheduler.move-timeout-ms}, the move is dropped and the job
+ * keeps running where it is.
  */
 final class DrainExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(DrainExecutor.class);
@@ -36,6 +44,9 @@ final class DrainExecutor {
   private final ArylMetrics metrics;
   private final Drains drains;
   private final Predicate<Drain> reclaimStillReturning;
+  /** The last round's input and plan, which held moves are judged by. */
+  private RoundInput lastInput;
+  private Plan lastPlan;
   /** Since when each job has held fewer workers than its minimum, with nothing planned to complete it. */
   private final Map<String, Long> partialSince = new HashMap<>();
 
@@ -49,21 +60,62 @@ final class DrainExecutor {
     this.reclaimStillReturning = reclaimStillReturning;
   }
 
-  /** Records the drains this round's plan calls for: workers beyond a target, and partial gangs past their grace. */
+  /**
+   * Records the drains this round's plan calls for: workers beyond a target (moved when the target wants workers
+   * elsewhere that the job does not hold yet, else shrunk), partial gangs past their grace, and workers beyond a job's
+   * maximum (new workers of a move that was given up).
+   */
   void drainWhatThePlanTakes(RoundInput input, Plan plan, List<NodeView> nodes, long now) {
+    this.lastInput = input;
+    this.lastPlan = plan;
     Map<String, String> nodeOf = new HashMap<>();
     nodes.forEach(n -> n.containers().forEach(c -> nodeOf.put(c.id(), n.id())));
-    List<ContainerView> taken = new ArrayList<>(ShrinkChooser.choose(input, plan));
-    int shrinks = taken.size();
-    taken.addAll(partialGangsPastGrace(input, now));
-    for (int i = 0; i < taken.size(); i++) {
-      ContainerView c = taken.get(i);
-      Reason why = i < shrinks ? Reason.SHRINK : Reason.ORPHAN;
-      if (drains.add(new Drain(c.id(), c.appId(), nodeOf.get(c.id()), now + settings.shrinkGraceMs(), why, 0))) {
-        metrics.containersShrunk.incr();
-        metrics.gpuSecondsLost.incr(Math.round(c.gpus() * settings.policy().rescaleOverheadS()));
+    for (ContainerView c : ShrinkChooser.choose(input, plan)) {
+      if (awaitsNewWorkers(input, plan, c.appId())) {
+        long holdUntil = now + settings.moveTimeoutMs();
+        drains.add(new Drain(c.id(), c.appId(), nodeOf.get(c.id()), holdUntil + settings.shrinkGraceMs(),
+            Reason.MOVE, 0, holdUntil)); // counted when told: a move given up costs nothing
+      } else {
+        take(c, nodeOf.get(c.id()), Reason.SHRINK, now);
       }
     }
+    input.surplus().forEach(c -> take(c, nodeOf.get(c.id()), Reason.SHRINK, now));
+    partialGangsPastGrace(input, now).forEach(c -> take(c, nodeOf.get(c.id()), Reason.ORPHAN, now));
+  }
+
+  private void take(ContainerView c, String node, Reason why, long now) {
+    if (drains.add(new Drain(c.id(), c.appId(), node, now + settings.shrinkGraceMs(), why, 0))) {
+      metrics.containersShrunk.incr();
+      metrics.gpuSecondsLost.incr(Math.round(c.gpus() * settings.policy().rescaleOverheadS()));
+    }
+  }
+
+  /** Whether the plan puts workers of the job on a node where it does not hold them yet. */
+  private static boolean awaitsNewWorkers(RoundInput input, Plan plan, String app) {
+    Allocation target = plan.target(app);
+    for (Map.Entry<String, Integer> e : target.workersByServer().entrySet()) {
+      if (e.getValue() > liveWorkers(input, app, e.getKey())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * What a held MOVE drain waits for, by the last round: cancelled when the plan no longer runs its job or wants a
+   * worker on its node again; announced once every node of the job's target holds what the target puts there.
+   */
+  private Drains.Hold moveHold(Drain d) {
+    RoundInput input = lastInput;
+    Plan plan = lastPlan;
+    if (input == null || plan == null) {
+      return Drains.Hold.WAIT;
+    }
+    Allocation target = plan.target(d.app());
+    if (target.isEmpty() || target.workersOn(d.node()) > liveWorkers(input, d.app(), d.node())) {
+      return Drains.Hold.CANCEL;
+    }
+    return awaitsNewWorkers(input, plan, d.app()) ? Drains.Hold.WAIT : Drains.Hold.ANNOUNCE;
   }
 
   /**
@@ -84,9 +136,16 @@ final class DrainExecutor {
     return out;
   }
 
-  /** Tells ApplicationMasters about drains not announced yet; call only once the drains are stored. */
-  void announceStored() {
-    for (Drain d : drains.announce()) {
+  /**
+   * Tells ApplicationMasters about drains not announced yet, but for moves still waiting for their job's new workers;
+   * call only once the drains are stored.
+   */
+  void announceStored(long now) {
+    for (Drain d : drains.announce(now, this::moveHold)) {
+      if (d.reason() == Reason.MOVE) {
+        LOG.info("Aryl moves {} of {} off {}: the job's new workers are allocated", d.container(), d.app(), d.node());
+        metrics.containersMoved.incr();
+      }
       send(d, SchedulerEventType.MARK_CONTAINER_FOR_PREEMPTION);
     }
   }
@@ -112,7 +171,7 @@ final class DrainExecutor {
   private String noLongerNeeded(Drain d, RoundInput input, List<NodeView> nodes, PlanBook book) {
     return switch (d.reason()) {
       case RECLAIM -> reclaimStillReturning.test(d) ? null : "its node is no longer being returned";
-      case SHRINK -> book.target(d.app()).workersOn(d.node()) > liveWorkers(input, d.app(), d.node())
+      case SHRINK, MOVE -> book.target(d.app()).workersOn(d.node()) > liveWorkers(input, d.app(), d.node())
           ? "the plan wants the worker again" : null;
       case ORPHAN -> allWorkers(nodes, d.app()) >= apps.get(d.app()).map(a -> a.shape.minWorkers()).orElse(0)
           ? "its job holds its minimum again" : null;

@@ -22,14 +22,39 @@ final class Drains {
     /** It belongs to a gang below its minimum that nothing completes. */
     ORPHAN,
     /** Its node is being returned to inference. */
-    RECLAIM
+    RECLAIM,
+    /**
+     * Its job moves whole to other nodes: it is announced only once the job's new workers are allocated there (or
+     * given up at {@link Drain#holdUntilMs}), so that the job changes generation once and never runs narrower.
+     */
+    MOVE
   }
 
-  /** One container being drained. */
-  record Drain(String container, String app, String node, long killAtMs, Reason reason, long reclaimId) {
-    DrainRecord toRecord() {
-      return new DrainRecord(container, app, node, killAtMs, reason.name(), reclaimId);
+  /**
+   * One container being drained.
+   *
+   * @param holdUntilMs for a MOVE, until when its announcement may wait for the job's new workers; else 0
+   */
+  record Drain(String container, String app, String node, long killAtMs, Reason reason, long reclaimId,
+      long holdUntilMs) {
+    Drain(String container, String app, String node, long killAtMs, Reason reason, long reclaimId) {
+      this(container, app, node, killAtMs, reason, reclaimId, 0);
     }
+
+    DrainRecord toRecord() {
+      return new DrainRecord(container, app, node, killAtMs, reason.name(),
+          reason == Reason.MOVE ? holdUntilMs : reclaimId);
+    }
+  }
+
+  /** What a held MOVE drain waits for. */
+  enum Hold {
+    /** The job's new workers are not all allocated yet: keep waiting. */
+    WAIT,
+    /** They are: announce it. */
+    ANNOUNCE,
+    /** The plan no longer moves the job: forget it, the worker stays. */
+    CANCEL
   }
 
   private static final class Entry {
@@ -53,10 +78,11 @@ final class Drains {
     Entry e = entries.get(d.container());
     if (e != null) {
       Drain old = e.drain;
-      Reason reason = d.reason() == Reason.RECLAIM ? d.reason() : old.reason();
-      long reclaim = d.reason() == Reason.RECLAIM ? d.reclaimId() : old.reclaimId();
-      e.drain = new Drain(old.container(), old.app(), old.node(), Math.min(old.killAtMs(), d.killAtMs()), reason,
-          reclaim);
+      boolean reclaim = d.reason() == Reason.RECLAIM;
+      // A reclaim does not wait for a move: its node must empty by its deadline.
+      e.drain = new Drain(old.container(), old.app(), old.node(), Math.min(old.killAtMs(), d.killAtMs()),
+          reclaim ? d.reason() : old.reason(), reclaim ? d.reclaimId() : old.reclaimId(),
+          reclaim ? 0 : old.holdUntilMs());
       return false;
     }
     entries.put(d.container(), new Entry(d, false));
@@ -69,13 +95,57 @@ final class Drains {
 
   /** Drains recorded but whose ApplicationMaster was not told yet; they are remembered as told. */
   synchronized List<Drain> announce() {
+    return announce(Long.MAX_VALUE, d -> Hold.ANNOUNCE);
+  }
+
+  /**
+   * Drains recorded but whose ApplicationMaster was not told yet, but for held MOVE drains that {@code hold} says still
+   * wait (or, cancelled, are forgotten); they are remembered as told. A MOVE's grace starts when it is told. At
+   * {@code nowMs} past its hold a MOVE is cancelled: the job keeps the workers it runs on.
+   */
+  synchronized List<Drain> announce(long nowMs, java.util.function.Function<Drain, Hold> hold) {
     List<Drain> out = new ArrayList<>();
+    for (var it = entries.values().iterator(); it.hasNext(); ) {
+      Entry e = it.next();
+      if (e.announced) {
+        continue;
+      }
+      Drain d = e.drain;
+      if (d.holdUntilMs() > 0) {
+        Hold h = nowMs >= d.holdUntilMs() ? Hold.CANCEL : hold.apply(d);
+        if (h == Hold.CANCEL) {
+          it.remove();
+          continue;
+        }
+        if (h == Hold.WAIT) {
+          continue;
+        }
+        long grace = Math.max(0, d.killAtMs() - d.holdUntilMs());
+        e.drain = d = new Drain(d.container(), d.app(), d.node(), Math.min(d.killAtMs(), nowMs + grace), d.reason(),
+            d.reclaimId(), 0);
+      }
+      e.announced = true;
+      out.add(d);
+    }
+    return out;
+  }
+
+  /** Workers of the job being moved off their nodes (held or told). */
+  synchronized int moving(String app) {
+    int n = 0;
     for (Entry e : entries.values()) {
-      if (!e.announced) {
-        e.announced = true;
-        out.add(e.drain);
+      if (e.drain.reason() == Reason.MOVE && e.drain.app().equals(app)) {
+        n++;
       }
     }
+    return n;
+  }
+
+  /** Workers of each job being moved off their nodes (held or told), by application. */
+  synchronized Map<String, Integer> moving() {
+    Map<String, Integer> out = new java.util.HashMap<>();
+    entries.values().stream().filter(e -> e.drain.reason() == Reason.MOVE)
+        .forEach(e -> out.merge(e.drain.app(), 1, Integer::sum));
     return out;
   }
 
@@ -123,7 +193,10 @@ final class Drains {
   synchronized void restore(DrainList stored) {
     entries.clear();
     for (DrainRecord r : stored.containers()) {
-      Drain d = new Drain(r.container(), r.app(), r.node(), r.killAtMs(), Reason.valueOf(r.reason()), r.reclaimId());
+      Reason reason = Reason.valueOf(r.reason());
+      Drain d = reason == Reason.MOVE
+          ? new Drain(r.container(), r.app(), r.node(), r.killAtMs(), reason, 0, r.reclaimId())
+          : new Drain(r.container(), r.app(), r.node(), r.killAtMs(), reason, r.reclaimId());
       entries.put(r.container(), new Entry(d, false));
     }
   }

@@ -195,6 +195,11 @@ final class PlanningLoop implements AutoCloseable {
     return fenced;
   }
 
+  /** Workers of the application being moved off their nodes: the new ones are granted before these go. */
+  int moving(String appId) {
+    return drains.moving(appId);
+  }
+
   boolean ownedByInference(String nodeName) {
     return owners.owns(nodeName);
   }
@@ -270,6 +275,8 @@ final class PlanningLoop implements AutoCloseable {
       drainer.drainWhatThePlanTakes(input, plan, nodes, now);
       executor.advance(nodes, input.state(), now);
       commit(now);
+      // Moves stored: grant their new workers now rather than at each ApplicationMaster's next heartbeat.
+      scheduler.pushGrants(drains.moving().keySet());
       fenced = reclaims.fencedNodes();
       drainer.killDue(input, nodes, book, now);
       updateLoanMetrics(nodes);
@@ -312,7 +319,7 @@ final class PlanningLoop implements AutoCloseable {
       state.save(Section.JOBS, progress.toRecord());
       progress.saved(now);
     }
-    drainer.announceStored();
+    drainer.announceStored(now);
   }
 
   /** Stores newly learnt inference nodes; callers rely on them only once stored. */
@@ -365,6 +372,8 @@ final class PlanningLoop implements AutoCloseable {
       views = withHistoryRuntimes(views);
     }
     Map<String, AppView> planned = new TreeMap<>(views);
+    // A job being moved wants back, on its new nodes, the workers it is being moved off (left out as draining).
+    drains.moving().forEach((id, n) -> planned.computeIfPresent(id, (k, v) -> v.askingMore(n)));
     planned.putAll(reader.plainDemand(originMs));
     return translator.translate((now - originMs) / 1000.0, nodes, planned, book, drains.ids(), fenced, progress.all(),
         (id, p) -> checkpoints.sinceCheckpointS(id, p, now), reader.tenantShares());

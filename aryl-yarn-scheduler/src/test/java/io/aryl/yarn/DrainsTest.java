@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.yarn.Drains.Drain;
 import io.aryl.yarn.Drains.Reason;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -68,5 +69,66 @@ class DrainsTest {
     d.cancel("c1");
     d.retainOnly(Set.of("c2"));
     assertThat(d.ids()).containsExactly("c2");
+  }
+
+  /** A MOVE drain recorded at 0: it waits until 30_000 for the job's new workers, then has a 1_000 ms grace. */
+  private static Drain move(String c) {
+    return new Drain(c, "app_1", "n1", 31_000, Reason.MOVE, 0, 30_000);
+  }
+
+  @Test
+  @DisplayName("a move is told only once its job's new workers are there, and its grace starts then")
+  void moveWaitsForNewWorkers() {
+    Drains d = new Drains();
+    d.add(move("c1"));
+    d.add(shrink("c2", 500));
+    assertThat(d.moving("app_1")).isEqualTo(1);
+    assertThat(d.announce(100, x -> Drains.Hold.WAIT)).as("the shrink goes out, the move waits")
+        .extracting(Drain::container).containsExactly("c2");
+    assertThat(d.due(40_000)).extracting(Drain::container).as("a move not told is never killed").containsExactly("c2");
+    List<Drain> told = d.announce(5_000, x -> Drains.Hold.ANNOUNCE);
+    assertThat(told).extracting(Drain::container).containsExactly("c1");
+    assertThat(told.get(0).killAtMs()).as("told at 5_000, killed a grace later").isEqualTo(6_000);
+    assertThat(d.due(5_999)).isEmpty();
+    assertThat(d.due(6_000)).extracting(Drain::container).containsExactly("c1");
+  }
+
+  @Test
+  @DisplayName("a move is given up when the plan no longer wants it, or when its new workers are late")
+  void moveGivenUp() {
+    Drains d = new Drains();
+    d.add(move("c1"));
+    d.add(move("c2"));
+    assertThat(d.announce(100, x -> x.container().equals("c1") ? Drains.Hold.CANCEL : Drains.Hold.WAIT)).isEmpty();
+    assertThat(d.ids()).as("c1 stays with its job").containsExactly("c2");
+    assertThat(d.announce(30_000, x -> Drains.Hold.WAIT)).as("late: given up, not told").isEmpty();
+    assertThat(d.ids()).isEmpty();
+    assertThat(d.moving("app_1")).isZero();
+  }
+
+  @Test
+  @DisplayName("a reclaim of a node does not wait for a move off it")
+  void reclaimOverridesMove() {
+    Drains d = new Drains();
+    d.add(move("c1"));
+    d.add(new Drain("c1", "app_1", "n1", 2_000, Reason.RECLAIM, 7));
+    assertThat(d.announce(100, x -> Drains.Hold.WAIT)).extracting(Drain::reason).containsExactly(Reason.RECLAIM);
+  }
+
+  @Test
+  @DisplayName("a stored move keeps waiting after a restart, until its time; a told one stays told")
+  void restoredMoveKeepsItsHold() {
+    Drains before = new Drains();
+    before.add(move("c1"));
+    before.add(new Drain("c2", "app_1", "n1", 31_000, Reason.MOVE, 0, 30_000));
+    before.announce(10_000, x -> x.container().equals("c2") ? Drains.Hold.ANNOUNCE : Drains.Hold.WAIT);
+
+    Drains after = new Drains();
+    after.restore(before.toRecord());
+    assertThat(after.toRecord()).isEqualTo(before.toRecord());
+    assertThat(after.announce(20_000, x -> Drains.Hold.WAIT)).as("c2 was told before: told again, c1 waits")
+        .extracting(Drain::container).containsExactly("c2");
+    assertThat(after.announce(30_000, x -> Drains.Hold.WAIT)).isEmpty();
+    assertThat(after.ids()).containsExactly("c2");
   }
 }

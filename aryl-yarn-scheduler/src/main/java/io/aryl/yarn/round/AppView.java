@@ -24,6 +24,11 @@ public record AppView(String id, JobShape shape, double submitS, int askedWorker
     this(id, shape, submitS, askedWorkers, "", false);
   }
 
+  /** This application asking for {@code more} workers beyond what it asks for now. */
+  public AppView askingMore(int more) {
+    return new AppView(id, shape, submitS, askedWorkers + more, tenant, plain);
+  }
+
   /** This application with another shape (e.g. a predicted runtime from history). */
   public AppView withShape(JobShape s) {
     return new AppView(id, s, submitS, askedWorkers, tenant, plain);

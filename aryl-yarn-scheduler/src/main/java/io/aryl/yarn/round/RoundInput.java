@@ -11,9 +11,16 @@ import java.util.Map;
  * @param workers every elastic application's live worker containers that are not being drained, by node
  * @param orphans worker containers of a job that holds fewer than its minimum and no promise to complete it: a
  *     partial gang, to be drained
+ * @param surplus worker containers beyond their job's maximum (the newest; e.g. new workers of a move that was given
+ *     up), left out of the snapshot, to be drained
  */
-public record RoundInput(
-    ClusterState state, Map<String, Map<String, List<ContainerView>>> workers, List<ContainerView> orphans) {
+public record RoundInput(ClusterState state, Map<String, Map<String, List<ContainerView>>> workers,
+    List<ContainerView> orphans, List<ContainerView> surplus) {
+
+  public RoundInput(
+      ClusterState state, Map<String, Map<String, List<ContainerView>>> workers, List<ContainerView> orphans) {
+    this(state, workers, orphans, List.of());
+  }
 
   public int liveWorkers(String appId) {
     return workers.getOrDefault(appId, Map.of()).values().stream().mapToInt(List::size).sum();

@@ -108,6 +108,27 @@ public final class SnapshotTranslator {
       capacity.put(node.id(), node.gpus() - blocked);
     }
 
+    // A job holds at most its maximum: any beyond it (the newest; new workers of a move given up) are surplus, their
+    // GPUs held until drained.
+    List<ContainerView> surplus = new ArrayList<>();
+    for (AppView app : apps.values()) {
+      Map<String, List<ContainerView>> live = workers.get(app.id());
+      int over = live == null ? 0 : live.values().stream().mapToInt(List::size).sum() - app.shape().maxWorkers();
+      if (over > 0) {
+        live.values().stream().flatMap(List::stream)
+            .sorted(java.util.Comparator.comparingLong(ContainerView::seq).reversed()).limit(over).toList()
+            .forEach(c -> {
+              surplus.add(c);
+              String node = nodeOf(live, c);
+              live.get(node).remove(c);
+              if (live.get(node).isEmpty()) {
+                live.remove(node);
+              }
+              capacity.merge(node, -c.gpus(), Integer::sum);
+            });
+      }
+    }
+
     // Live workers first: they hold their GPUs whatever the plan says.
     Map<String, Integer> used = new HashMap<>();
     Map<String, Map<String, Integer>> alloc = new TreeMap<>();
@@ -212,7 +233,16 @@ public final class SnapshotTranslator {
       ownGpus += owned ? 0 : e.getValue();
     }
     return new RoundInput(ClusterState.of(nowS, servers, jobs, allocations, tenants.guarantees(ownGpus)), workers,
-        orphans);
+        orphans, surplus);
+  }
+
+  private static String nodeOf(Map<String, List<ContainerView>> byNode, ContainerView c) {
+    for (Map.Entry<String, List<ContainerView>> e : byNode.entrySet()) {
+      if (e.getValue().contains(c)) {
+        return e.getKey();
+      }
+    }
+    throw new IllegalStateException(c.id() + " is on no node");
   }
 
   private static int liveWorkers(Map<String, Map<String, List<ContainerView>>> workers, String appId) {

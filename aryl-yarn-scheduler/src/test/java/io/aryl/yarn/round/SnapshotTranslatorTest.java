@@ -99,6 +99,36 @@ class SnapshotTranslatorTest {
   @DisplayName("live workers")
   class LiveWorkers {
     @Test
+    @DisplayName("beyond the job's maximum are surplus: the newest, out of the job, their GPUs held until drained")
+    void beyondMaxAreSurplus() {
+      ContainerView w1 = worker("w1", "app-a", 2);
+      ContainerView w2 = worker("w2", "app-a", 2);
+      ContainerView w3 = worker("w3", "app-a", 2); // e.g. the new worker of a move that was given up
+      RoundInput in = translate(List.of(node("n1", 4, w1, w2), node("n2", 4, w3)),
+          apps(app("app-a", 1, 2, 2, 0)), PlanBook.EMPTY);
+
+      assertThat(in.surplus()).containsExactly(w3);
+      assertThat(in.state().allocation("app-a")).isEqualTo(on("n1", 2));
+      assertThat(in.liveWorkers("app-a")).isEqualTo(2);
+      assertThat(serverGpus(in.state(), "n2")).as("its GPUs are not the plan's").isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("of a job being moved: the old ones draining, its promise on the new nodes stands at its width")
+    void movedJobKeepsItsWidth() {
+      ContainerView w1 = worker("w1", "app-a", 1);
+      ContainerView w2 = worker("w2", "app-a", 1);
+      ContainerView w3 = worker("w3", "app-a", 1);
+      // Width 3 of 1..4, moved from n1 to n2: the three old workers drain, the AM asks for nothing more.
+      RoundInput in = translate(List.of(node("n1", 4, w1, w2, w3), node("n2", 4)),
+          apps(app("app-a", 1, 4, 1, 0).askingMore(3)), book("app-a", on("n2", 3)), Set.of("w1", "w2", "w3"),
+          Set.of());
+
+      assertThat(in.state().allocation("app-a")).isEqualTo(on("n2", 3));
+      assertThat(serverGpus(in.state(), "n1")).as("held by the draining workers").isEqualTo(1);
+    }
+
+    @Test
     @DisplayName("become the job's allocation, node by node, and the round's worker list")
     void becomeTheAllocation() {
       ContainerView w1 = worker("w1", "app-a", 1);
