@@ -183,7 +183,12 @@ public final class SnapshotTranslator {
       }
       int max = Math.min(shape.maxWorkers(), Math.max(Math.max(wanted, total), shape.minWorkers()));
       JobProgress p = progress.getOrDefault(app.id(), JobProgress.NONE);
-      double remaining = Math.max(0.1 * shape.predictedRuntimeS(), shape.predictedRuntimeS() - p.attainedBaseS());
+      // What the prediction leaves, to its last second: a job near its predicted end is planned as near it (shortest
+      // first, the elastic value), as the simulator the policy is evaluated on plans it. Only a job past its
+      // prediction, which was wrong, is assumed to need a tenth of it more; a floor of a tenth for every job had
+      // planned each one in its last tenth as longer than it is.
+      double left = shape.predictedRuntimeS() - p.attainedBaseS();
+      double remaining = left > 0 ? left : 0.1 * shape.predictedRuntimeS();
       jobs.add(Job.builder(app.id())
           .kind(shape.kind())
           .tenant(app.tenant())
