@@ -7,6 +7,7 @@ import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Pool;
 import io.aryl.core.model.Server;
+import io.aryl.core.speedup.SpeedupModel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,11 +33,20 @@ public final class SnapshotTranslator {
   private final String trainingLabel;
   private final GpuType gpuType;
   private final Predicate<String> inferenceOwned;
+  private final SpeedupModel speedup;
 
+  /** Jobs that scale linearly with their workers. */
   public SnapshotTranslator(String trainingLabel, GpuType gpuType, Predicate<String> inferenceOwned) {
+    this(trainingLabel, gpuType, inferenceOwned, SpeedupModel.linear());
+  }
+
+  /** @param speedup how every job's throughput grows with its workers ({@code aryl.scheduler.speedup-exponent}) */
+  public SnapshotTranslator(String trainingLabel, GpuType gpuType, Predicate<String> inferenceOwned,
+      SpeedupModel speedup) {
     this.trainingLabel = trainingLabel;
     this.gpuType = gpuType;
     this.inferenceOwned = inferenceOwned;
+    this.speedup = speedup;
   }
 
   /** Prices a preemption by the time since the job's workers last changed, as if they checkpointed at every change. */
@@ -199,6 +209,7 @@ public final class SnapshotTranslator {
           .remainingS(remaining)
           .attainedS(p.attainedBaseS())
           .sinceCheckpointS(sinceCheckpointS.applyAsDouble(app.id(), p))
+          .speedup(speedup)
           .build());
       if (total > 0) {
         allocations.put(app.id(), Allocation.of(a));
