@@ -53,6 +53,10 @@ public enum ArylConf {
       "Worth of an elastic job's extra workers in phase 2: jct-reduction (predicted seconds saved, the paper) or"
           + " shortest-remaining-first (seconds saved weighted by 1/remaining^2: spare GPUs go to the jobs closest to"
           + " finishing)."),
+  SPEEDUP_EXPONENT("aryl.scheduler.speedup-exponent", "1.0",
+      "How a job's throughput grows with its workers: n workers train n^exponent times as fast as one, the exponent"
+          + " in (0, 1]; 1.0 is linear. Sets what an elastic job's extra workers are worth in phase 2 (the simulator's"
+          + " default is 0.8)."),
   STARVATION_WAIT_S("aryl.scheduler.starvation-wait-s", "43200",
       "A job queued longer than this many seconds goes first and reserves the servers that free soonest."),
   RESCALE_OVERHEAD_S("aryl.scheduler.rescale-overhead-s", "30",

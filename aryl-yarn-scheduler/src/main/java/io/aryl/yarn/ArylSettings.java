@@ -1,8 +1,9 @@
 package io.aryl.yarn;
 
 import io.aryl.core.PolicyConfig;
-import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.admission.JobOrder;
+import io.aryl.core.elastic.ElasticValue;
+import io.aryl.core.speedup.SpeedupModel;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -25,6 +26,7 @@ public record ArylSettings(
     String gpuType,
     GpuCatalog gpus,
     PolicyConfig policy,
+    SpeedupModel speedup,
     Predictor predictor,
     StoreKind stateStore,
     String stateStoreDir,
@@ -95,6 +97,7 @@ public record ArylSettings(
         r.name(ArylConf.GPU_TYPE),
         gpus,
         policy,
+        r.speedup(),
         r.predictor(),
         r.storeKind(),
         r.value(ArylConf.STATE_STORE_DIR),
@@ -173,6 +176,15 @@ public record ArylSettings(
         throw wrong(c, value(c), "a positive number");
       }
       return v;
+    }
+
+    /** Every job's speed-up: linear (exactly today's plans) at 1, a power law below. */
+    SpeedupModel speedup() {
+      double v = doubleValue(ArylConf.SPEEDUP_EXPONENT);
+      if (!(v > 0 && v <= 1)) {
+        throw wrong(ArylConf.SPEEDUP_EXPONENT, value(ArylConf.SPEEDUP_EXPONENT), "a number in (0, 1]");
+      }
+      return v == 1 ? SpeedupModel.linear() : SpeedupModel.powerLaw(v);
     }
 
     double nonNegativeDouble(ArylConf c) {

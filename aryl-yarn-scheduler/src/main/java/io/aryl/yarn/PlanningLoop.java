@@ -98,7 +98,8 @@ final class PlanningLoop implements AutoCloseable {
     this.owners = owners;
     this.originMs = state.originMs();
     this.reader = new RmReader(scheduler, apps, settings.trainingQueue(), settings.trainingLabel(), settings.gpus());
-    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns);
+    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns,
+        settings.speedup());
     this.planner = new RoundPlanner(settings.policy());
     ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
         settings.policy().rescaleOverheadS());

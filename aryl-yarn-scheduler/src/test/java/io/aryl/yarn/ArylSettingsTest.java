@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 import io.aryl.core.admission.JobOrder;
 import io.aryl.core.elastic.ElasticValue;
+import io.aryl.core.speedup.SpeedupModel;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -47,6 +48,7 @@ class ArylSettingsTest {
       assertThat(s.policy().starvationWaitS()).isEqualTo(Double.parseDouble(ArylConf.STARVATION_WAIT_S.defaultValue()));
       assertThat(s.policy().rescaleOverheadS())
           .isEqualTo(Double.parseDouble(ArylConf.RESCALE_OVERHEAD_S.defaultValue()));
+      assertThat(s.speedup()).as("jobs scale linearly").isEqualTo(SpeedupModel.linear());
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.TAG);
       assertThat(s.checkpointPollMs()).isEqualTo(Long.parseLong(ArylConf.CHECKPOINT_POLL_MS.defaultValue()))
           .isEqualTo(10_000);
@@ -98,6 +100,7 @@ class ArylSettingsTest {
       raw.put("aryl.scheduler.elastic-value", "Shortest-Remaining-First");
       raw.put("aryl.scheduler.starvation-wait-s", "3600.5");
       raw.put("aryl.scheduler.rescale-overhead-s", "0");
+      raw.put("aryl.scheduler.speedup-exponent", "0.8");
       raw.put("aryl.scheduler.predictor", "History");
       raw.put("aryl.scheduler.checkpoint-poll-ms", "0");
       ArylSettings s = ArylSettings.from(raw);
@@ -117,6 +120,7 @@ class ArylSettingsTest {
       assertThat(s.policy().elasticValue()).isEqualTo(ElasticValue.SHORTEST_REMAINING_FIRST);
       assertThat(s.policy().starvationWaitS()).isEqualTo(3600.5);
       assertThat(s.policy().rescaleOverheadS()).isZero();
+      assertThat(s.speedup()).isEqualTo(SpeedupModel.powerLaw(0.8));
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.HISTORY);
       assertThat(s.checkpointPollMs()).as("0 turns the checkpoint reads off").isZero();
     }
@@ -165,6 +169,9 @@ class ArylSettingsTest {
           Arguments.of(ArylConf.RESCALE_OVERHEAD_S, "-0.5"),
           Arguments.of(ArylConf.RESCALE_OVERHEAD_S, "NaN"),
           Arguments.of(ArylConf.RESCALE_OVERHEAD_S, "Infinity"),
+          Arguments.of(ArylConf.SPEEDUP_EXPONENT, "0"),
+          Arguments.of(ArylConf.SPEEDUP_EXPONENT, "1.2"),
+          Arguments.of(ArylConf.SPEEDUP_EXPONENT, "NaN"),
           Arguments.of(ArylConf.PREDICTOR, "oracle"),
           Arguments.of(ArylConf.CHECKPOINT_POLL_MS, "-1"),
           Arguments.of(ArylConf.CHECKPOINT_POLL_MS, "10s"));

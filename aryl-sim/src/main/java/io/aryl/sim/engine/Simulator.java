@@ -57,6 +57,17 @@ public final class Simulator {
   private final SpeedupModel speedup;
   private final DemandForecast forecast;
   private final Tenants tenants; // null: the round sees no tenants
+  private RoundObserver observer; // null: no one watches the rounds
+
+  /**
+   * Sees each round the simulator plans: the snapshot its planner read and the plan it returned, before the plan is
+   * applied. For checks that another front end of aryl-core (the YARN scheduler's translation of the same cluster)
+   * decides the same; the simulator itself never reads what an observer does.
+   */
+  @FunctionalInterface
+  public interface RoundObserver {
+    void planned(ClusterState state, Plan plan);
+  }
 
   /**
    * @param curve inference demand; null for none (no server is ever lent)
@@ -92,6 +103,12 @@ public final class Simulator {
         : LoanPolicy.provisionedForPeak(curve.peak(), cfg.inferenceServers(), cfg.headroom(), cfg.loanMarginServers());
     this.speedup = SpeedupModel.powerLaw(cfg.speedupExponent());
     this.forecast = policy.loanForecastS() > 0 ? DemandForecast.daily(policy.loanForecastS()) : null;
+  }
+
+  /** Calls {@code o} (null: no one) with every round this simulator plans from now on; returns this simulator. */
+  public Simulator observeRounds(RoundObserver o) {
+    this.observer = o;
+    return this;
   }
 
   private ServerChooser chooser(PolicySpec.ReclaimChoice choice) {
@@ -527,7 +544,11 @@ public final class Simulator {
         && !(twoSpeeds && !running.isEmpty())) {
       return; // nothing to decide
     }
-    Plan plan = planner.plan(state(t));
+    ClusterState state = state(t);
+    Plan plan = planner.plan(state);
+    if (observer != null) {
+      observer.planned(state, plan);
+    }
     for (Map.Entry<String, Plan.Change> e : plan.changes().entrySet()) {
       SimJob j = byId.get(e.getKey());
       Allocation next = plan.target(e.getKey());

@@ -7,6 +7,7 @@ import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Pool;
 import io.aryl.core.model.Server;
+import io.aryl.core.speedup.SpeedupModel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,11 +33,20 @@ public final class SnapshotTranslator {
   private final String trainingLabel;
   private final GpuType gpuType;
   private final Predicate<String> inferenceOwned;
+  private final SpeedupModel speedup;
 
+  /** Jobs that scale linearly with their workers. */
   public SnapshotTranslator(String trainingLabel, GpuType gpuType, Predicate<String> inferenceOwned) {
+    this(trainingLabel, gpuType, inferenceOwned, SpeedupModel.linear());
+  }
+
+  /** @param speedup how every job's throughput grows with its workers ({@code aryl.scheduler.speedup-exponent}) */
+  public SnapshotTranslator(String trainingLabel, GpuType gpuType, Predicate<String> inferenceOwned,
+      SpeedupModel speedup) {
     this.trainingLabel = trainingLabel;
     this.gpuType = gpuType;
     this.inferenceOwned = inferenceOwned;
+    this.speedup = speedup;
   }
 
   /** Prices a preemption by the time since the job's workers last changed, as if they checkpointed at every change. */
@@ -204,7 +214,12 @@ public final class SnapshotTranslator {
       }
       int max = Math.min(shape.maxWorkers(), Math.max(Math.max(wanted, total), shape.minWorkers()));
       JobProgress p = progress.getOrDefault(app.id(), JobProgress.NONE);
-      double remaining = Math.max(0.1 * shape.predictedRuntimeS(), shape.predictedRuntimeS() - p.attainedBaseS());
+      // What the prediction leaves, to its last second: a job near its predicted end is planned as near it (shortest
+      // first, the elastic value), as the simulator the policy is evaluated on plans it. Only a job past its
+      // prediction, which was wrong, is assumed to need a tenth of it more; a floor of a tenth for every job had
+      // planned each one in its last tenth as longer than it is.
+      double left = shape.predictedRuntimeS() - p.attainedBaseS();
+      double remaining = left > 0 ? left : 0.1 * shape.predictedRuntimeS();
       jobs.add(Job.builder(app.id())
           .kind(shape.kind())
           .tenant(app.tenant())
@@ -215,6 +230,7 @@ public final class SnapshotTranslator {
           .remainingS(remaining)
           .attainedS(p.attainedBaseS())
           .sinceCheckpointS(sinceCheckpointS.applyAsDouble(app.id(), p))
+          .speedup(speedup)
           .build());
       if (total > 0) {
         allocations.put(app.id(), Allocation.of(a));

@@ -194,6 +194,15 @@ class SnapshotTranslatorTest {
     }
 
     @Test
+    @DisplayName("a job in the last tenth of its predicted runtime has what the prediction leaves")
+    void nearlyDoneJobKeepsItsPrediction() {
+      RoundInput in = TRANSLATOR.translate(5000, List.of(node("n1", 4, worker("w1", "app-a", 1))),
+          apps(app("app-a", 1, 1, 1, 0)), PlanBook.EMPTY, Set.of(), Set.of(),
+          Map.of("app-a", new JobProgress(3500, 10)));
+      assertThat(in.state().job("app-a").remainingS()).isCloseTo(100, within(1e-9));
+    }
+
+    @Test
     @DisplayName("a job past its predicted runtime still has a tenth of it left")
     void overrunningJobKeepsATenth() {
       RoundInput in = TRANSLATOR.translate(5000, List.of(node("n1", 4, worker("w1", "app-a", 1))),
