@@ -103,6 +103,15 @@ public record PolicyConfig(
         tenantReclaimDelayS, restartOverheadS);
   }
 
+  /**
+   * The policy named aryl+, beyond the paper's: speed-aware placement and moves ({@link #withSpeedAware}), and spare
+   * GPUs to the jobs closest to finishing ({@link ElasticValue#SHORTEST_REMAINING_FIRST}). One definition for the
+   * simulator that evaluates it and the scheduler that runs it.
+   */
+  public PolicyConfig withArylPlus() {
+    return withSpeedAware(true).withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST);
+  }
+
   public PolicyConfig withElasticValue(ElasticValue v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, v,

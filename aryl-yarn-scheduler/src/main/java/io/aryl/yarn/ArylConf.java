@@ -44,7 +44,8 @@ public enum ArylConf {
           + " 'a100=gpu-tr-.* t4=gpu-inf-.*'), matched against node names (host or host:port); the first match wins."),
   POLICY("aryl.scheduler.policy", "aryl",
       "aryl (the paper's policy) or aryl+ (speed-aware: a gang on one GPU speed, extra workers never on slower GPUs"
-          + " than the job's base, whole-job moves to faster GPUs as they free)."),
+          + " than the job's base, whole-job moves to faster GPUs as they free; spare GPUs shortest-remaining-first"
+          + " unless aryl.scheduler.elastic-value is set)."),
   JOB_ORDER("aryl.scheduler.job-order", "shortest-predicted-first",
       "Order queued jobs are offered their base workers: shortest-predicted-first or fifo."),
   ELASTIC("aryl.scheduler.elastic", "true",
@@ -53,10 +54,10 @@ public enum ArylConf {
       "Worth of an elastic job's extra workers in phase 2: jct-reduction (predicted seconds saved, the paper) or"
           + " shortest-remaining-first (seconds saved weighted by 1/remaining^2: spare GPUs go to the jobs closest to"
           + " finishing)."),
-  SPEEDUP_EXPONENT("aryl.scheduler.speedup-exponent", "1.0",
+  SPEEDUP_EXPONENT("aryl.scheduler.speedup-exponent", "0.8",
       "How a job's throughput grows with its workers: n workers train n^exponent times as fast as one, the exponent"
-          + " in (0, 1]; 1.0 is linear. Sets what an elastic job's extra workers are worth in phase 2 (the simulator's"
-          + " default is 0.8)."),
+          + " in (0, 1]; 1.0 is linear. Sets what an elastic job's extra workers are worth in phase 2; 0.8 is the"
+          + " simulator's, which the policy is evaluated with."),
   STARVATION_WAIT_S("aryl.scheduler.starvation-wait-s", "43200",
       "A job queued longer than this many seconds goes first and reserves the servers that free soonest."),
   RESCALE_OVERHEAD_S("aryl.scheduler.rescale-overhead-s", "30",

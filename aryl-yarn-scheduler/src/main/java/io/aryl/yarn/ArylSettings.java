@@ -82,6 +82,9 @@ public record ArylSettings(
         .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S))
         .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S))
         .withSpeedAware(r.speedAware());
+    if (policy.speedAware() && !raw.containsKey(ArylConf.ELASTIC_VALUE.key())) {
+      policy = policy.withArylPlus(); // aryl+ as the simulator evaluates it, unless the operator chose a value
+    }
     GpuCatalog gpus = GpuCatalog.of(r.name(ArylConf.GPU_TYPE), r.value(ArylConf.GPU_TYPES), speeds,
         r.name(ArylConf.GPU_TYPE_ATTRIBUTE), r.value(ArylConf.GPU_TYPE_NODES));
     ArylSettings s = new ArylSettings(

@@ -413,6 +413,10 @@ final class PlanningLoop implements AutoCloseable {
     if (deposed != null) {
       throw new ArylUnavailableException("this scheduler is no longer active: " + deposed);
     }
+    if (gpuType != null && settings.gpus().type(gpuType).isEmpty()) {
+      throw new IllegalArgumentException("gpuType '" + gpuType + "' is not one of " + ArylConf.GPU_TYPES.key() + " "
+          + settings.gpus().types().keySet());
+    }
     if (!recovery.isReady()) {
       throw new ArylUnavailableException("Aryl is recovering after the ResourceManager became active: waiting for "
           + recovery.waitingFor() + "; ask again shortly");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 import io.aryl.core.admission.JobOrder;
 import io.aryl.core.elastic.ElasticValue;
+import io.aryl.core.PolicyConfig;
 import io.aryl.core.speedup.SpeedupModel;
 import java.util.HashMap;
 import java.util.Map;
@@ -48,7 +49,7 @@ class ArylSettingsTest {
       assertThat(s.policy().starvationWaitS()).isEqualTo(Double.parseDouble(ArylConf.STARVATION_WAIT_S.defaultValue()));
       assertThat(s.policy().rescaleOverheadS())
           .isEqualTo(Double.parseDouble(ArylConf.RESCALE_OVERHEAD_S.defaultValue()));
-      assertThat(s.speedup()).as("jobs scale linearly").isEqualTo(SpeedupModel.linear());
+      assertThat(s.speedup()).as("the simulator's speed-up").isEqualTo(SpeedupModel.powerLaw(0.8));
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.TAG);
       assertThat(s.checkpointPollMs()).isEqualTo(Long.parseLong(ArylConf.CHECKPOINT_POLL_MS.defaultValue()))
           .isEqualTo(10_000);
@@ -100,7 +101,7 @@ class ArylSettingsTest {
       raw.put("aryl.scheduler.elastic-value", "Shortest-Remaining-First");
       raw.put("aryl.scheduler.starvation-wait-s", "3600.5");
       raw.put("aryl.scheduler.rescale-overhead-s", "0");
-      raw.put("aryl.scheduler.speedup-exponent", "0.8");
+      raw.put("aryl.scheduler.speedup-exponent", "1");
       raw.put("aryl.scheduler.predictor", "History");
       raw.put("aryl.scheduler.checkpoint-poll-ms", "0");
       ArylSettings s = ArylSettings.from(raw);
@@ -120,9 +121,22 @@ class ArylSettingsTest {
       assertThat(s.policy().elasticValue()).isEqualTo(ElasticValue.SHORTEST_REMAINING_FIRST);
       assertThat(s.policy().starvationWaitS()).isEqualTo(3600.5);
       assertThat(s.policy().rescaleOverheadS()).isZero();
-      assertThat(s.speedup()).isEqualTo(SpeedupModel.powerLaw(0.8));
+      assertThat(s.speedup()).as("linear").isEqualTo(SpeedupModel.linear());
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.HISTORY);
       assertThat(s.checkpointPollMs()).as("0 turns the checkpoint reads off").isZero();
+    }
+
+    @Test
+    @DisplayName("aryl+ is the simulator's aryl+: speed-aware, spare GPUs shortest-remaining-first unless set")
+    void arylPlusIsTheSimulatorsPolicy() {
+      ArylSettings plus = ArylSettings.from(Map.of("aryl.scheduler.policy", "aryl+"));
+      assertThat(plus.policy()).isEqualTo(PolicyConfig.defaults().withArylPlus());
+      assertThat(plus.policy().speedAware()).isTrue();
+      assertThat(plus.policy().elasticValue()).isEqualTo(ElasticValue.SHORTEST_REMAINING_FIRST);
+      ArylSettings chosen = ArylSettings.from(Map.of("aryl.scheduler.policy", "aryl+",
+          "aryl.scheduler.elastic-value", "jct-reduction"));
+      assertThat(chosen.policy().speedAware()).isTrue();
+      assertThat(chosen.policy().elasticValue()).as("the operator's choice stands").isEqualTo(ElasticValue.JCT_REDUCTION);
     }
 
     @Test

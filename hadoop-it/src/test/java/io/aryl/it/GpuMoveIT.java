@@ -92,8 +92,22 @@ class GpuMoveIT {
         assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
         cluster.client().killApplication(id);
       }
+
+      // A reclaim may ask for a GPU type: only a lent node of that type goes back.
+      ArylMiniCluster.Http unknown = cluster.post(RECLAIMS, "{\"nodes\":1,\"gpuType\":\"v100\"}");
+      assertThat(unknown.status()).as(unknown.body()).isEqualTo(400);
+      assertThat(unknown.body()).contains("v100").contains("aryl.scheduler.gpu-types");
+      ArylMiniCluster.Http notLent = cluster.post(RECLAIMS, "{\"nodes\":1,\"gpuType\":\"a100\"}");
+      assertThat(notLent.status()).as(notLent.body()).isEqualTo(400);
+      assertThat(notLent.body()).contains("a100");
+      ArylMiniCluster.Http t4Back = cluster.post(RECLAIMS, "{\"nodes\":1,\"gpuType\":\"t4\"}");
+      assertThat(t4Back.status()).as(t4Back.body()).isEqualTo(201);
+      cluster.awaitShowingStatus("the t4 node is inference's again", WAIT,
+          () -> cluster.partitionOf(0).equals("inference"));
     }
   }
+
+  private static final String RECLAIMS = "/ws/v1/cluster/aryl/reclaims";
 
   private static List<String> gpuTypes(ArylMiniCluster cluster) {
     try {

@@ -3,7 +3,6 @@ package io.aryl.sim.engine;
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.admission.JobOrder;
-import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.loan.DemandForecast;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,8 +50,8 @@ public record PolicySpec(
    * aryl-core's round beyond the paper: speed-aware placement and moves, and spare GPUs to the jobs closest to
    * finishing.
    */
-  public static final PlannerFactory ARYL_CORE_PLUS = (p, cfg) -> new RoundPlanner(coreConfig(p, cfg)
-      .withSpeedAware(true).withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST))::plan;
+  public static final PlannerFactory ARYL_CORE_PLUS =
+      (p, cfg) -> new RoundPlanner(coreConfig(p, cfg).withArylPlus())::plan;
 
   private static PolicyConfig coreConfig(PolicySpec p, SimConfig cfg) {
     return PolicyConfig.defaults()

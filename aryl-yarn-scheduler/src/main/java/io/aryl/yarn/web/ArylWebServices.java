@@ -99,6 +99,9 @@ public class ArylWebServices extends RMWebServices {
       }
       deadlineMs = d == null ? 0 : d.asLong();
       JsonNode t = req.get("gpuType");
+      if (t != null && !t.isNull() && !t.isTextual()) {
+        return json(Response.Status.BAD_REQUEST, error("gpuType must be a GPU type's name, was " + t));
+      }
       gpuType = t == null || t.isNull() ? null : t.asText();
     } catch (JsonProcessingException e) {
       return json(Response.Status.BAD_REQUEST, error("body is not JSON: " + e.getOriginalMessage()));
