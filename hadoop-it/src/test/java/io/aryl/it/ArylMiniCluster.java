@@ -380,6 +380,11 @@ public final class ArylMiniCluster implements AutoCloseable {
     return cluster.getNodeManager(i).getNMContext().getNodeId();
   }
 
+  /** NM i itself, for what only the NodeManager knows (e.g. its resource plugins). */
+  public org.apache.hadoop.yarn.server.nodemanager.NodeManager nodeManager(int i) {
+    return cluster.getNodeManager(i);
+  }
+
   /** Scheduler node name of NM i (host:port). */
   public String nodeName(int i) {
     return nodeId(i).toString();
