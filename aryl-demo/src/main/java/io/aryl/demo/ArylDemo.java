@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "aryl demo", mixinStandardHelpOptions = true, version = "aryl demo", sortOptions = false,
     description = {
         "Runs Aryl on a real YARN in this JVM (MiniYARNCluster, fake GPUs, real container processes), then the same "
-            + "job stream with Aryl off, and prints both side by side.",
+            + "job stream with Aryl off (or with the runs --runs names), and prints them side by side.",
         "A day of the ServeGen m-small inference curve is compressed into each run; jobs come from a day of the ITP "
             + "cluster04 trace, their run times compressed alike (clamped to 10 s .. a third of the run)."})
 public final class ArylDemo implements Callable<Integer> {
@@ -67,9 +67,18 @@ public final class ArylDemo implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   int webPort;
 
-  @Option(names = "--runs", paramLabel = "WHICH", defaultValue = "both",
-      description = "both, aryl (Aryl on only) or off (Aryl off only) (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--runs", paramLabel = "WHICH",
+      description = "Runs on the same job stream, in this order: a comma-separated list of aryl+ (the speed-aware "
+          + "policy), aryl (the paper's policy) and off (the stock Capacity Scheduler, no loans); both is aryl,off, "
+          + "all is aryl+,aryl,off (default: both; all with --inference-gpu-speed below 1).")
   String runs;
+
+  @Option(names = "--inference-gpu-speed", paramLabel = "S", defaultValue = "1.0",
+      description = "Training speed of the inference nodes' GPUs against the training nodes', 0 < S <= 1 (to a "
+          + "thousandth). Below 1 the scheduler is told the inference nodes are t4 GPUs at speed S and the training "
+          + "nodes a100 at 1, and workers on a slow node make their job count its work down that much slower "
+          + "(default: ${DEFAULT-VALUE}).")
+  String inferenceGpuSpeed;
 
   @Option(names = "--seed", defaultValue = "1", description = "Seeds the job sample (default: ${DEFAULT-VALUE}).")
   long seed;
@@ -125,6 +134,8 @@ public final class ArylDemo implements Callable<Integer> {
     long durationMs;
     long progressMs;
     DemoArgs.Nodes n;
+    double speed;
+    List<RunMode> modes;
     try {
       durationMs = DemoArgs.durationMs(duration);
       progressMs = DemoArgs.durationMs(progressEvery);
@@ -132,9 +143,8 @@ public final class ArylDemo implements Callable<Integer> {
       if (durationMs < 20_000) {
         throw new IllegalArgumentException("--duration must be at least 20s, was " + duration);
       }
-      if (!List.of("both", "aryl", "off").contains(runs)) {
-        throw new IllegalArgumentException("--runs must be both, aryl or off, was '" + runs + "'");
-      }
+      speed = DemoArgs.inferenceGpuSpeed(inferenceGpuSpeed);
+      modes = DemoArgs.runs(runs != null ? runs : speed < 1 ? "all" : "both");
       if (gpusPerNode < 1 || gpusPerNode > 64) {
         throw new IllegalArgumentException("--gpus-per-node must be 1..64, was " + gpusPerNode);
       }
@@ -178,7 +188,7 @@ public final class ArylDemo implements Callable<Integer> {
     // Before FileSystem's own hook (priority 10), so the cluster still has its file systems while it stops.
     org.apache.hadoop.util.ShutdownHookManager.get().addShutdownHook(onSignal, 100, 70, TimeUnit.SECONDS);
     try {
-      return demo(n, durationMs, progressMs, port, work, logFile);
+      return demo(n, speed, modes, durationMs, progressMs, port, work, logFile);
     } catch (InterruptedException e) {
       return 130;
     } finally {
@@ -190,8 +200,8 @@ public final class ArylDemo implements Callable<Integer> {
     }
   }
 
-  private int demo(DemoArgs.Nodes n, long durationMs, long progressMs, int port, Path work, File logFile)
-      throws Exception {
+  private int demo(DemoArgs.Nodes n, double speed, List<RunMode> modes, long durationMs, long progressMs, int port,
+      Path work, File logFile) throws Exception {
     double compression = DAY_S / (durationMs / 1000.0);
     long arrivalMs = durationMs / 2;
     long maxRuntimeS = Math.max(1, durationMs / 3000);
@@ -205,7 +215,9 @@ public final class ArylDemo implements Callable<Integer> {
 
     long elastic = jobs.stream().filter(DemoJob::elastic).count();
     out.printf(Locale.ROOT, "Aryl demo: %d inference + %d training nodes x %d GPUs; %s per run, %d runs%n",
-        n.inference(), n.training(), gpusPerNode, DemoRun.clock(durationMs), runs.equals("both") ? 2 : 1);
+        n.inference(), n.training(), gpusPerNode, DemoRun.clock(durationMs), modes.size());
+    out.println("  runs: " + String.join(", ", modes.stream().map(RunMode::label).toList())
+        + ", on the same job stream");
     out.printf(Locale.ROOT, "  inference: day %d of ServeGen %s (%.0f-%.0f rps), compressed %.0fx into each run%n",
         day, curve.model(), Arrays.stream(dayRates).min().orElse(0), Arrays.stream(dayRates).max().orElse(0),
         compression);
@@ -214,17 +226,20 @@ public final class ArylDemo implements Callable<Integer> {
         DemoRun.clock(arrivalMs), jobs.stream().mapToLong(DemoJob::runtimeS).min().orElse(0),
         jobs.stream().mapToLong(DemoJob::runtimeS).max().orElse(0));
     out.println("  workers are real container processes: a sleep that checkpoints its progress (faster when wider)");
+    if (speed < 1) {
+      out.printf(Locale.ROOT, "  inference GPUs train at %s x the training GPUs' speed (t4 against a100): a job "
+          + "runs at its slowest worker's pace%n", speed);
+    }
     out.println("  daemon log: " + logFile.getAbsolutePath());
 
     List<RunSummary> results = new ArrayList<>();
-    for (boolean aryl : runs.equals("both") ? List.of(true, false) : List.of(runs.equals("aryl"))) {
+    for (RunMode mode : modes) {
       if (stopping) {
         break;
       }
-      String label = aryl ? "Aryl on" : "Aryl off";
-      File dir = work.resolve(aryl ? "on" : "off").toFile();
-      DemoRun.Settings rs = new DemoRun.Settings(label, aryl, dir, n.inference(), n.training(), gpusPerNode, port,
-          durationMs, progressMs, dayRates, curve.windowS(), compression);
+      File dir = work.resolve(mode.jsonKey()).toFile();
+      DemoRun.Settings rs = new DemoRun.Settings(mode, dir, n.inference(), n.training(), gpusPerNode, port,
+          durationMs, progressMs, dayRates, curve.windowS(), compression, speed);
       results.add(new DemoRun(rs, out, () -> stopping).run(jobs));
     }
     if (stopping) {
@@ -232,18 +247,19 @@ public final class ArylDemo implements Callable<Integer> {
     }
     out.println();
     out.println("Summary (" + jobs.size() + " jobs, " + DemoRun.clock(durationMs) + " per run, " + n.inference()
-        + "+" + n.training() + " nodes x " + gpusPerNode + " GPUs):");
+        + "+" + n.training() + " nodes x " + gpusPerNode + " GPUs" + (speed < 1
+            ? String.format(Locale.ROOT, ", inference GPUs at speed %s", speed) : "") + "):");
     out.println();
     out.print(SummaryTable.format(results));
     if (json != null) {
-      writeJson(json, results, jobs, n, durationMs, compression);
+      writeJson(json, modes, results, jobs, n, speed, durationMs, compression);
       out.println("summary written to " + json);
     }
     return 0;
   }
 
-  private void writeJson(File file, List<RunSummary> results, List<DemoJob> jobs, DemoArgs.Nodes n, long durationMs,
-      double compression) throws IOException {
+  private void writeJson(File file, List<RunMode> modes, List<RunSummary> results, List<DemoJob> jobs,
+      DemoArgs.Nodes n, double speed, long durationMs, double compression) throws IOException {
     Map<String, Object> config = new LinkedHashMap<>();
     config.put("inferenceNodes", n.inference());
     config.put("trainingNodes", n.training());
@@ -254,12 +270,14 @@ public final class ArylDemo implements Callable<Integer> {
     config.put("day", day);
     config.put("elasticFraction", elasticFraction);
     config.put("load", load);
+    config.put("inferenceGpuSpeed", speed);
+    config.put("runs", modes.stream().map(RunMode::option).toList());
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("config", config);
     doc.put("jobs", jobs);
     Map<String, Object> runsOut = new LinkedHashMap<>();
-    for (RunSummary r : results) {
-      runsOut.put(r.label().equals("Aryl on") ? "arylOn" : "arylOff", r);
+    for (int i = 0; i < results.size(); i++) {
+      runsOut.put(modes.get(i).jsonKey(), results.get(i));
     }
     doc.put("runs", runsOut);
     File parent = file.getAbsoluteFile().getParentFile();

@@ -1,5 +1,7 @@
 package io.aryl.demo;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,5 +46,49 @@ public final class DemoArgs {
           + text + "'");
     }
     return new Nodes(inf, tr);
+  }
+
+  /**
+   * {@code --runs}: a comma-separated list of {@code aryl+}, {@code aryl} and {@code off}, run in that order as given;
+   * {@code both} is {@code aryl,off} and {@code all} is {@code aryl+,aryl,off}.
+   */
+  public static List<RunMode> runs(String text) {
+    String t = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+    if (t.equals("both")) {
+      return List.of(RunMode.ARYL, RunMode.OFF);
+    }
+    if (t.equals("all")) {
+      return List.of(RunMode.ARYL_PLUS, RunMode.ARYL, RunMode.OFF);
+    }
+    List<RunMode> out = new ArrayList<>();
+    for (String part : t.split(",", -1)) {
+      RunMode mode = null;
+      for (RunMode m : RunMode.values()) {
+        if (m.option().equals(part.trim())) {
+          mode = m;
+        }
+      }
+      if (mode == null || out.contains(mode)) {
+        throw new IllegalArgumentException("--runs is a comma-separated list of aryl+, aryl and off, each at most "
+            + "once (or both, or all), was '" + text + "'");
+      }
+      out.add(mode);
+    }
+    return List.copyOf(out);
+  }
+
+  /** {@code --inference-gpu-speed}: the training speed of the inference nodes' GPUs, 0 < speed <= 1. */
+  public static double inferenceGpuSpeed(String text) {
+    double speed;
+    try {
+      speed = Double.parseDouble(text == null ? "" : text.trim());
+    } catch (NumberFormatException e) {
+      speed = Double.NaN;
+    }
+    if (!(speed > 0 && speed <= 1)) {
+      throw new IllegalArgumentException("--inference-gpu-speed must be a number above 0 and at most 1 (the training "
+          + "nodes' speed), was '" + text + "'");
+    }
+    return speed;
   }
 }

@@ -3,11 +3,16 @@ package io.aryl.demo;
 import io.aryl.yarn.ArylMetrics;
 import io.aryl.yarn.ArylScheduler;
 import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URL;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.NodeId;
@@ -24,9 +29,23 @@ import org.apache.hadoop.yarn.util.resource.ResourceUtils;
  * A MiniYARNCluster configured from the conf-templates files: {@code inference} nodes labelled inference, then
  * {@code training} labelled training, then one unlabelled node where ApplicationMasters run; every node with
  * {@code gpusPerNode} fake GPUs. The RM web UI is on a fixed port.
+ *
+ * <p>With slow inference GPUs ({@code inferenceSpeed < 1}) the inference nodes' GPUs are of type {@value #SLOW_TYPE}
+ * at that training speed and the others {@value #FAST_TYPE} at speed 1, declared to the scheduler as an operator does:
+ * {@code aryl.scheduler.gpu-types} and {@code aryl.scheduler.gpu-type.nodes} rules on node names. Every NodeManager of
+ * a MiniYARNCluster is on one host, so names differ by port only (node attributes, per host, cannot tell them apart),
+ * and MiniYARNCluster gives its NodeManagers ephemeral ports; the ports are therefore chosen before the start, written
+ * into the rules, and set in each NodeManager's configuration between its init and its start.
  */
 final class DemoCluster implements AutoCloseable {
   static final String GPU = "yarn.io/gpu";
+  /** The GPU type of the inference nodes when they train slower. */
+  static final String SLOW_TYPE = "t4";
+  /** The GPU type of the other nodes then. */
+  static final String FAST_TYPE = "a100";
+  /** NodeManager ports are chosen here: below Linux's ephemeral range and the AM's worker master ports (20000+). */
+  private static final int PORTS_FROM = 10_000;
+  private static final int PORTS_TO = 20_000;
   private static final String TEMPLATES = "aryl-conf/";
 
   private final MiniYARNCluster cluster;
@@ -97,13 +116,41 @@ final class DemoCluster implements AutoCloseable {
     return conf;
   }
 
-  static DemoCluster start(String name, YarnConfiguration conf, int inference, int training) throws Exception {
+  /**
+   * Starts the cluster.
+   *
+   * @param inferenceSpeed training speed of the inference nodes' GPUs; below 1 the nodes get GPU types (see above)
+   */
+  static DemoCluster start(String name, YarnConfiguration conf, int inference, int training, double inferenceSpeed)
+      throws Exception {
+    int labelled = inference + training;
+    int[] ports = inferenceSpeed < 1 ? freePorts(labelled) : null;
+    if (ports != null) {
+      typeNodes(conf, ports, inference, inferenceSpeed);
+    }
     ResourceUtils.resetResourceTypes(conf);
-    MiniYARNCluster cluster = new MiniYARNCluster(name, inference + training + 1, 1, 1, false);
+    MiniYARNCluster cluster = new MiniYARNCluster(name, labelled + 1, 1, 1, false);
     DemoCluster c = new DemoCluster(cluster, inference, training);
     try {
       cluster.init(conf);
+      if (ports != null) {
+        // MiniYARNCluster sets every NodeManager's address to port 0 in its init; the container manager binds what
+        // its configuration (the NodeManager's own) says when it starts.
+        for (int i = 0; i < labelled; i++) {
+          cluster.getNodeManager(i).getConfig().set(YarnConfiguration.NM_ADDRESS,
+              MiniYARNCluster.getHostname() + ":" + ports[i]);
+        }
+      }
       cluster.start();
+      if (ports != null) {
+        for (int i = 0; i < labelled; i++) {
+          int port = cluster.getNodeManager(i).getNMContext().getNodeId().getPort();
+          if (port != ports[i]) {
+            throw new IllegalStateException("NodeManager " + i + " is on port " + port + ", not " + ports[i]
+                + ": the GPU type rules would not name it");
+          }
+        }
+      }
       if (!cluster.waitForNodeManagersToConnect(60_000)) {
         throw new IllegalStateException("the NodeManagers did not connect within 60 s");
       }
@@ -114,6 +161,84 @@ final class DemoCluster implements AutoCloseable {
       throw e;
     }
     return c;
+  }
+
+  /**
+   * The scheduler's GPU types: {@value #SLOW_TYPE} at {@code speed} on the first {@code inference} ports, then
+   * {@value #FAST_TYPE} at 1 on the others, and {@value #FAST_TYPE} for nodes no rule names (the ApplicationMasters').
+   */
+  static void typeNodes(Configuration conf, int[] ports, int inference, double speed) {
+    conf.set("aryl.scheduler.gpu-types", FAST_TYPE + "," + SLOW_TYPE);
+    conf.set("aryl.scheduler.gpu-type", FAST_TYPE);
+    conf.set("aryl.scheduler.gpu-type." + FAST_TYPE + ".speed", "1.0");
+    conf.set("aryl.scheduler.gpu-type." + SLOW_TYPE + ".speed", String.format(Locale.ROOT, "%s", speed));
+    List<String> slow = new ArrayList<>();
+    List<String> fast = new ArrayList<>();
+    for (int i = 0; i < ports.length; i++) {
+      (i < inference ? slow : fast).add(Integer.toString(ports[i]));
+    }
+    StringBuilder rules = new StringBuilder();
+    if (!slow.isEmpty()) {
+      rules.append(SLOW_TYPE).append("=[^:]+:(").append(String.join("|", slow)).append(')');
+    }
+    if (!fast.isEmpty()) {
+      rules.append(rules.length() > 0 ? " " : "").append(FAST_TYPE).append("=[^:]+:(").append(String.join("|", fast))
+          .append(')');
+    }
+    conf.set("aryl.scheduler.gpu-type.nodes", rules.toString());
+  }
+
+  /** {@code n} distinct ports free now, from {@link #PORTS_FROM} to {@link #PORTS_TO}. */
+  static int[] freePorts(int n) {
+    Random random = new Random();
+    Set<Integer> out = new LinkedHashSet<>();
+    for (int attempt = 0; out.size() < n && attempt < 10_000; attempt++) {
+      int port = PORTS_FROM + random.nextInt(PORTS_TO - PORTS_FROM);
+      if (out.contains(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port)) {
+        out.add(port);
+      } catch (IOException taken) {
+        // another one
+      }
+    }
+    if (out.size() < n) {
+      throw new IllegalStateException("no " + n + " free ports in " + PORTS_FROM + "-" + PORTS_TO);
+    }
+    return out.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** Node port to training speed, in thousandths: what the workers read ({@link WorkerScript#SPEEDS_ENV}). */
+  String speedsFile(double inferenceSpeed) {
+    int slow = (int) Math.max(1, Math.round(inferenceSpeed * 1000));
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < inference + training + 1; i++) {
+      out.append(nodeId(i).getPort()).append(' ').append(i < inference ? slow : 1000).append('\n');
+    }
+    return out.toString();
+  }
+
+  /**
+   * The GPU type the scheduler gives each loaned node, e.g. {@code "t4 (speed 0.5)"}, by node name; empty when Aryl is
+   * off or nothing is on loan. (A node's type is resolved once it is in the training pool.)
+   */
+  Map<String, String> loanedGpuTypes() {
+    Map<String, String> out = new java.util.TreeMap<>();
+    if (scheduler() instanceof ArylScheduler a && a.arylEnabled()
+        && a.arylStatus().get("loanedNodes") instanceof List<?> nodes) {
+      for (Object n : nodes) {
+        if (n instanceof Map<?, ?> m) {
+          out.put(String.valueOf(m.get("node")), m.get("gpuType") + " (speed " + m.get("gpuSpeed") + ")");
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The GPU type rules the scheduler was given, or empty. */
+  String gpuTypeRules() {
+    return conf.get("aryl.scheduler.gpu-type.nodes", "");
   }
 
   private void labelPools() throws Exception {

@@ -24,7 +24,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 
 /**
- * One run of the demo: a cluster (Aryl on or off), the loan controller when Aryl is on, the job stream submitted on
+ * One run of the demo: a cluster (Aryl+ , Aryl or off), the loan controller when Aryl is on, the job stream submitted on
  * schedule through aryl-am's client, progress printed as it goes; ends when every job has ended or at the run's
  * length, whichever comes first, and kills what is left.
  */
@@ -32,16 +32,27 @@ final class DemoRun {
   private static final long SAMPLE_MS = 500;
 
   /**
-   * @param label the run's name in the progress lines and the table ("Aryl on", "Aryl off")
-   * @param aryl Aryl's scheduling and the loan controller on, or the stock Capacity Scheduler alone
+   * @param mode Aryl's scheduling (which policy) and the loan controller, or the stock Capacity Scheduler alone
    * @param workDir where this run keeps its files
+   * @param inferenceSpeed training speed of the inference nodes' GPUs (the training nodes' are 1)
    */
-  record Settings(String label, boolean aryl, File workDir, int inference, int training, int gpusPerNode,
-      int webPort, long durationMs, long progressEveryMs, double[] inferenceDay, double windowS, double timeScale) {}
+  record Settings(RunMode mode, File workDir, int inference, int training, int gpusPerNode, int webPort,
+      long durationMs, long progressEveryMs, double[] inferenceDay, double windowS, double timeScale,
+      double inferenceSpeed) {
+    String label() {
+      return mode.label();
+    }
+
+    boolean aryl() {
+      return mode.aryl();
+    }
+  }
 
   private final Settings s;
   private final PrintStream out;
   private final BooleanSupplier stopping;
+  /** The node speeds the workers read; written once the cluster's node ports are known. */
+  private Path speeds;
 
   DemoRun(Settings settings, PrintStream out, BooleanSupplier stopping) {
     this.s = settings;
@@ -71,18 +82,32 @@ final class DemoRun {
 
   RunSummary run(List<DemoJob> jobs) throws Exception {
     YarnConfiguration conf = DemoCluster.conf(s.workDir(), s.gpusPerNode(), s.webPort(), s.aryl());
-    String name = s.aryl() ? "aryl-demo-on" : "aryl-demo-off";
+    if (s.aryl()) {
+      conf.set("aryl.scheduler.policy", s.mode().policy());
+    }
+    String name = switch (s.mode()) {
+      case ARYL_PLUS -> "aryl-demo-plus";
+      case ARYL -> "aryl-demo-on";
+      case OFF -> "aryl-demo-off";
+    };
     out.printf(Locale.ROOT, "%n== %s: starting %sa MiniYARNCluster (%d inference + %d training nodes, "
         + "%d GPUs each)%n", s.label(), s.aryl() ? "ZooKeeper and " : "", s.inference(), s.training(),
         s.gpusPerNode());
-    try (DemoCluster cluster = DemoCluster.start(name, conf, s.inference(), s.training());
+    try (DemoCluster cluster = DemoCluster.start(name, conf, s.inference(), s.training(), s.inferenceSpeed());
         Loans loans = s.aryl() && s.inference() > 0 ? Loans.start(s.workDir().toPath().resolve("zk"), cluster,
             s.inferenceDay(), s.windowS(), s.timeScale(), s.durationMs()) : null;
         JobSubmitter submitter = new JobSubmitter(cluster.conf())) {
       out.printf("   ResourceManager web UI: %s (scheduler: %s/cluster/scheduler%s)%n", cluster.webAddress(),
           cluster.webAddress(), s.aryl() ? ", Aryl: " + cluster.webAddress() + "/ws/v1/cluster/aryl" : "");
-      out.println(s.aryl() ? "   ArylScheduler on; the loan controller replays the inference curve"
+      out.println(s.aryl() ? "   ArylScheduler on, policy " + s.mode().policy()
+          + "; the loan controller replays the inference curve"
           : "   Aryl off: the stock Capacity Scheduler, no loans (inference nodes stay inference)");
+      speeds = Files.writeString(s.workDir().toPath().resolve("gpu-speeds"), cluster.speedsFile(s.inferenceSpeed()));
+      if (s.inferenceSpeed() < 1) {
+        out.printf(Locale.ROOT, "   GPU types: inference nodes %s at speed %s, the others %s at 1 "
+            + "(aryl.scheduler.gpu-type.nodes=%s)%n", DemoCluster.SLOW_TYPE, s.inferenceSpeed(), DemoCluster.FAST_TYPE,
+            cluster.gpuTypeRules());
+      }
       return drive(cluster, loans, submitter, jobs);
     }
   }
@@ -112,6 +137,7 @@ final class DemoRun {
     long nextProgress = 0;
     int next = 0;
     long now = 0;
+    boolean typeShown = false;
     while (!stopping.getAsBoolean()) {
       now = System.currentTimeMillis() - t0;
       while (next < tracked.size() && tracked.get(next).job.submitAtMs() <= now && now < s.durationMs()) {
@@ -136,6 +162,15 @@ final class DemoRun {
         nextSample = now + SAMPLE_MS;
         if (now >= nextProgress) {
           progress(now, p, tracked, loans);
+          if (!typeShown && s.aryl() && s.inferenceSpeed() < 1 && p.loanedNodes() > 0) {
+            // Shown once: what the scheduler plans a lent node as.
+            Map<String, String> types = cluster.loanedGpuTypes();
+            if (!types.isEmpty()) {
+              Map.Entry<String, String> first = types.entrySet().iterator().next();
+              out.println("   the scheduler plans the loaned node " + first.getKey() + " as " + first.getValue());
+              typeShown = true;
+            }
+          }
           nextProgress = now + s.progressEveryMs();
         }
       }
@@ -177,8 +212,8 @@ final class DemoRun {
   private JobSpec spec(DemoJob j) throws Exception {
     Path ckpt = Files.createDirectories(s.workDir().toPath().resolve("checkpoints").resolve(j.name()));
     return new JobSpec(j.name(), "training", j.minWorkers(), j.maxWorkers(), j.gpusPerWorker(), 256, 1,
-        j.predictedRuntimeS(), "", ckpt.toString(), 3, 2_000, 256, 2, Map.of(), WorkerScript.command(j.workUnits()),
-        List.of(), "");
+        j.predictedRuntimeS(), "", ckpt.toString(), 3, 2_000, 256, 2,
+        Map.of(WorkerScript.SPEEDS_ENV, speeds.toString()), WorkerScript.command(j.workUnits()), List.of(), "");
   }
 
   /** Reads each submitted job's state from the RM: base gang held (started), ended. */

@@ -100,4 +100,39 @@ class SummaryTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.nodes("4x4")).hasMessageContaining("'4x4'");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.nodes("4+0")).hasMessageContaining("'4+0'");
   }
+
+  @Test
+  @DisplayName("--runs takes a list of aryl+, aryl and off, or both, or all; --inference-gpu-speed is 0 < S <= 1")
+  void runsAndSpeed() {
+    assertThat(DemoArgs.runs("both")).containsExactly(RunMode.ARYL, RunMode.OFF);
+    assertThat(DemoArgs.runs("all")).containsExactly(RunMode.ARYL_PLUS, RunMode.ARYL, RunMode.OFF);
+    assertThat(DemoArgs.runs("aryl+,aryl,off")).containsExactly(RunMode.ARYL_PLUS, RunMode.ARYL, RunMode.OFF);
+    assertThat(DemoArgs.runs("off, aryl+")).containsExactly(RunMode.OFF, RunMode.ARYL_PLUS);
+    assertThat(DemoArgs.runs("aryl")).containsExactly(RunMode.ARYL);
+    for (String bad : List.of("", "on", "aryl,aryl", "aryl+,", "aryl++")) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.runs(bad))
+          .hasMessageContaining("--runs").hasMessageContaining("'" + bad + "'");
+    }
+    assertThat(DemoArgs.inferenceGpuSpeed("0.5")).isEqualTo(0.5);
+    assertThat(DemoArgs.inferenceGpuSpeed("1")).isEqualTo(1.0);
+    for (String bad : List.of("0", "-0.5", "1.01", "NaN", "half")) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.inferenceGpuSpeed(bad))
+          .hasMessageContaining("--inference-gpu-speed").hasMessageContaining("'" + bad + "'");
+    }
+  }
+
+  @Test
+  @DisplayName("a bad --inference-gpu-speed or --runs ends the demo with status 2, naming the option and the value")
+  void badOptionsExitTwo() {
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream e = new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8);
+    java.io.PrintStream o = new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
+        java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(ArylDemo.run(o, e, "--inference-gpu-speed", "1.5")).isEqualTo(2);
+    assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("--inference-gpu-speed")
+        .contains("'1.5'");
+    err.reset();
+    assertThat(ArylDemo.run(o, e, "--runs", "aryl,fast")).isEqualTo(2);
+    assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("--runs").contains("'aryl,fast'");
+  }
 }
