@@ -10,7 +10,9 @@ import java.util.TreeMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
@@ -35,10 +37,13 @@ final class AllocationGate {
 
   private final ElasticApps apps;
   private final PlanningLoop loop;
+  /** A node's label as the label manager has it now (the scheduler's node learns a change a moment later). */
+  private final Function<NodeId, String> labelOf;
 
-  AllocationGate(ElasticApps apps, PlanningLoop loop) {
+  AllocationGate(ElasticApps apps, PlanningLoop loop, Function<NodeId, String> labelOf) {
     this.apps = apps;
     this.loop = loop;
+    this.labelOf = labelOf;
   }
 
   /**
@@ -258,6 +263,11 @@ final class AllocationGate {
     FiCaSchedulerNode node = proposal.getSchedulerNode();
     String nodeId = node.getNodeName();
     if (loop.fenced().contains(nodeId)) {
+      return false;
+    }
+    if (!labelOf.apply(node.getNodeID()).equals(proposal.getNodePartition())) {
+      // Relabelled since the proposal was made (a reclaimed node just returned to inference, whose scheduler node
+      // still reads training): a worker asked for there would land in the other pool.
       return false;
     }
     String appId = app.getApplicationId().toString();

@@ -101,7 +101,7 @@ public class ArylScheduler extends CapacityScheduler {
     } catch (CorruptStateException e) {
       throw new YarnRuntimeException(e.getMessage(), e);
     }
-    gate = new AllocationGate(apps, loop);
+    gate = new AllocationGate(apps, loop, this::labelOf);
     loop.start();
     LOG.info("Aryl started: pools {}={} and {}={}, round every {} ms, shrink grace {} ms, state in {} {} (epoch {})",
         settings.inferenceLabel(), settings.inferenceQueue(), settings.trainingLabel(), settings.trainingQueue(),
@@ -343,6 +343,12 @@ public class ArylScheduler extends CapacityScheduler {
    * Hands a new round's grants to the Capacity Scheduler at once, as the application's next heartbeat would: without
    * this, a job admitted now would wait for its ApplicationMaster's next heartbeat before any node could take it.
    */
+  /** The node's label in the label manager now: "" for the default partition. */
+  private String labelOf(NodeId node) {
+    Set<String> labels = getRMContext().getNodeLabelManager().getLabelsOnNode(node);
+    return labels.isEmpty() ? "" : labels.iterator().next();
+  }
+
   void pushGrants(Set<String> appIds) {
     for (String id : appIds) {
       var sa = getSchedulerApplications().get(ApplicationId.fromString(id));
