@@ -33,7 +33,7 @@ import io.aryl.core.model.Checks;
  *     120 s)
  * @param starvationShare the share of the pool's GPUs the starvation guard's senior lane takes: starving jobs among
  *     the oldest jobs holding that share jump shortest-first, the rest of the pool stays shortest-first; 0 lets only
- *     the single oldest starving job jump ({@link StarvationGuard}; default 0.25)
+ *     the single oldest starving job jump ({@link StarvationGuard}; default 0.1)
  */
 public record PolicyConfig(
     JobOrder jobOrder,

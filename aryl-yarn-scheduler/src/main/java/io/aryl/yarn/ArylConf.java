@@ -62,7 +62,7 @@ public enum ArylConf {
       "A job queued longer than this many seconds is starving: within the senior lane"
           + " (aryl.scheduler.starvation-share) it goes first, oldest first, and the first that does not fit reserves"
           + " the servers that free soonest."),
-  STARVATION_SHARE("aryl.scheduler.starvation-share", "0.25",
+  STARVATION_SHARE("aryl.scheduler.starvation-share", "0.1",
       "The senior lane of the starvation guard: starving jobs among the oldest jobs (running or queued) holding this"
           + " share of the pool's GPUs go before shorter ones; the rest of the pool stays in the job order, so"
           + " overload cannot turn it into first come, first served. In [0, 1]; 0: only the single oldest starving job"

@@ -4,27 +4,28 @@ import io.aryl.core.model.Checks;
 import io.aryl.core.model.Job;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 
 /**
  * Which queued jobs jump shortest-first because they have waited too long: the rule of {@link Admission}'s
  * starvation guard, a pure function of the queue, the running jobs and the clock.
  *
- * <p>A job queued longer than {@code waitS} is <em>starving</em>. With a {@code share} above 0 (<b>the senior
- * lane</b>), jobs that started starving may hold at most {@code share} of the pool's GPUs: while the running ones hold
- * less, the oldest starving jobs are offered first, oldest first, each taking its base GPUs out of what is left (the
- * last one may overrun it by one gang), and every other job keeps its shortest-first place. So however long the
- * queue, at most that share of the GPUs goes out of shortest-first order: under sustained overload the lane serves
- * the longest-waiting jobs first-come-first-served while the rest of the pool stays shortest-first, instead of every
- * freed GPU going to whoever has waited longest. With no job starving (no overload) the order is exactly
- * shortest-first.
+ * <p>A job queued longer than {@code waitS} is <em>starving</em>. With a {@code share} above 0, <b>the senior
+ * lane</b>: take every job of the pool, running or queued, oldest submission first, until their base GPUs reach
+ * {@code share} of the pool's GPUs. The starving queued jobs among them are offered first, oldest first; every other
+ * job keeps its shortest-first place. So the oldest jobs, up to that share of the GPUs, are always running or next in
+ * line, and however long the queue, at most that share (plus one gang) goes out of shortest-first order: under
+ * sustained overload the lane serves the longest-waiting jobs first-come-first-served while the rest of the pool
+ * stays shortest-first, instead of every freed GPU going to whoever has waited longest. The walk needs no history:
+ * a job's place in it is its submission time. With no job starving (no overload) the order is exactly shortest-first.
  *
  * <p>With {@code share} 0 (the rule before the lane), only the single oldest starving job jumps, whatever runs; one
  * such job per round, round after round, is what turned shortest-first into first-come-first-served under overload.
  */
 public record StarvationGuard(double waitS, double share) {
   /** The lane's default share of the pool's GPUs. */
-  public static final double DEFAULT_SHARE = 0.25;
+  public static final double DEFAULT_SHARE = 0.1;
 
   public StarvationGuard {
     Checks.positive("starvationGuard.waitS", waitS);
@@ -43,10 +44,9 @@ public record StarvationGuard(double waitS, double share) {
   }
 
   /**
-   * The queued jobs that jump shortest-first, oldest first: the oldest starving jobs, while the lane has room.
+   * The queued jobs that jump shortest-first, oldest first: the starving jobs within the senior lane.
    *
-   * @param running the jobs holding base GPUs now: those that had waited past the wait when they started hold the
-   *     lane (ignored with share 0)
+   * @param running the jobs holding base GPUs now: they take their place in the lane by age (ignored with share 0)
    * @param poolGpus the GPUs of the pool the jobs share, of which the lane takes {@code share}
    */
   public List<Job> jumpers(List<Job> queued, Collection<Job> running, double nowS, int poolGpus) {
@@ -59,19 +59,27 @@ public record StarvationGuard(double waitS, double share) {
     if (starving.isEmpty()) {
       return List.of();
     }
-    starving.sort(JobOrder.FIFO.comparator());
+    Comparator<Job> oldestFirst = JobOrder.FIFO.comparator();
+    starving.sort(oldestFirst);
     if (share == 0) {
       return List.of(starving.get(0));
     }
-    double lane = share * poolGpus;
-    double used = 0;
+    Job youngestStarving = starving.get(starving.size() - 1);
+    List<Job> older = new ArrayList<>();
     for (Job r : running) {
-      if (startedStarving(r, nowS)) {
-        used += baseGpus(r);
+      if (oldestFirst.compare(r, youngestStarving) < 0) {
+        older.add(r);
       }
     }
+    older.sort(oldestFirst);
+    double lane = share * poolGpus;
+    double used = 0;
+    int i = 0;
     List<Job> out = new ArrayList<>();
     for (Job s : starving) {
+      for (; i < older.size() && oldestFirst.compare(older.get(i), s) < 0; i++) {
+        used += baseGpus(older.get(i));
+      }
       if (used >= lane) {
         break;
       }
@@ -79,15 +87,6 @@ public record StarvationGuard(double waitS, double share) {
       used += baseGpus(s);
     }
     return out;
-  }
-
-  /**
-   * Whether a running job had waited past the wait when it started, judged without history by its age less the work
-   * it has done ({@link Job#attainedS()}, in base-seconds): exact for a job at base width on reference GPUs, an
-   * under-estimate for one running wider.
-   */
-  public boolean startedStarving(Job running, double nowS) {
-    return nowS - running.submitTimeS() - running.attainedS() > waitS;
   }
 
   private static double baseGpus(Job j) {

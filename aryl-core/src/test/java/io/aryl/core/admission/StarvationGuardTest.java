@@ -42,50 +42,41 @@ class StarvationGuardTest {
 
   @ParameterizedTest(name = "share {0}, running {1}: jumpers {2}")
   @CsvSource(delimiter = ';', value = {
-    // 16 GPUs in the pool. Running jobs are GPUS@WAITED: they waited that long (h) before they started, then ran 1 h.
+    // 16 GPUs in the pool. Running jobs are GPUS@AGE: submitted AGE hours ago, however long they waited.
     // share 0: the single oldest starving job, whatever runs
     "0;      ;          q1",
     "0;      8@5;       q1",
-    // share 1/16 = 1 GPU: the oldest starving job, then the lane is full
+    // share 1/16 = 1 GPU: the oldest job met on the walk is always in, then the lane is full
     "0.0625; ;          q1",
     // 4 GPUs: four 1-GPU starving jobs, oldest first; the fresh one never jumps
     "0.25;   ;          q1 q2 q3 q4",
     // 3 GPUs: three of them
     "0.1875; ;          q1 q2 q3",
-    // jobs that started starving hold the lane first: 2 GPUs of them leave room for two
+    // older running jobs take their place first: a 2-GPU job submitted 5 h ago leaves room for two
     "0.25;   2@5;       q1 q2",
-    "0.25;   1@2 1@1.5; q1 q2",
-    // a lane already full of jobs that started starving lets nobody jump
+    // a running job older than q2 but younger than q1 is counted where it falls
+    "0.25;   2@3.5;     q1 q2",
+    // a lane already full of older running work lets nobody jump
     "0.25;   4@5;       ''",
-    // jobs that started without starving hold no lane, however old they are
-    "0.25;   8@0.5;     q1 q2 q3 q4",
+    // running jobs younger than every starving job do not count
+    "0.25;   8@1;       q1 q2 q3 q4",
     // a gang larger than what is left of the lane still goes (the lane overruns by one gang)
     "0.25;   3@5;       q1",
     // the whole pool: every starving job
     "1;      8@5;       q1 q2 q3 q4"
   })
-  void jumpers_are_the_oldest_starving_jobs_while_the_jobs_that_started_starving_hold_less_than_the_share(
+  void jumpers_are_the_starving_jobs_met_walking_the_oldest_jobs_until_their_GPUs_reach_the_share(
       double share, String running, String jumpers) {
     List<Job> run = new ArrayList<>();
     if (running != null && !running.isBlank()) {
       int n = 0;
       for (String r : running.trim().split("\\s+")) {
         String[] p = r.split("@");
-        double waitedS = Double.parseDouble(p[1]) * 3600;
-        run.add(Job.builder("r" + n++).gpusPerWorker(Integer.parseInt(p[0])).workers(1, 1).remainingS(1_000)
-            .attainedS(3_600).submitTimeS(NOW - waitedS - 3_600).build());
+        run.add(job("r" + n++, Integer.parseInt(p[0]), Double.parseDouble(p[1]) * 3600));
       }
     }
     List<Job> out = new StarvationGuard(WAIT, share).jumpers(QUEUED, run, NOW, 16);
     assertThat(String.join(" ", ids(out))).isEqualTo(jumpers.trim());
-  }
-
-  @ParameterizedTest(name = "submitted {0} h ago, {1} h of work done: started starving {2}")
-  @CsvSource({"3, 1, true", "3, 2.5, false", "0.5, 0, false", "25, 24.5, false"})
-  void a_running_job_started_starving_if_its_age_less_its_work_exceeds_the_wait(double ageH, double workH,
-      boolean starving) {
-    Job j = Job.builder("r").remainingS(10).attainedS(workH * 3600).submitTimeS(NOW - ageH * 3600).build();
-    assertThat(new StarvationGuard(WAIT, 0.25).startedStarving(j, NOW)).isEqualTo(starving);
   }
 
   @ParameterizedTest(name = "share {0}")
