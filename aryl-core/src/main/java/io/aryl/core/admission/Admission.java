@@ -270,17 +270,13 @@ public final class Admission {
     final Set<Job> withinGuarantee = new HashSet<>();
     Reservation reservation;
     int[] protectedFlexible;
-    /** Whether the first job offered is one of the guard's jumpers (and so may reserve). */
-    final boolean firstJumps;
 
     Pass(List<Job> queued, List<Job> running, double nowS, GpuBudget budget, Supplier<List<Release>> releases) {
       this.nowS = nowS;
       this.releases = releases;
       this.table = budget.table();
       this.trial = budget.copy();
-      List<Job> jumpers = guard.jumpers(queued, running, nowS, poolGpus(table));
-      this.offered = offerOrder(queued, jumpers);
-      this.firstJumps = !jumpers.isEmpty();
+      this.offered = offerOrder(queued, guard.jumpers(queued, running, nowS, poolGpus(table)));
     }
 
     /** Offers one job its gang; true if admitted. {@code tenants} is null without tenants or beyond guarantee. */
@@ -300,7 +296,7 @@ public final class Admission {
         }
         return true;
       }
-      if (reservation == null && firstJumps && job == offered.get(0)
+      if (reservation == null && job == offered.get(0) && isStarving(job, nowS)
           && fitsEmptyCluster(job, types, table)) {
         reservation = reserveServers(job, types, trial, releases.get());
         reservedFor.add(job.id());
