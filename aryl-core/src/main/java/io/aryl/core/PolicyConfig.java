@@ -31,9 +31,10 @@ import io.aryl.core.model.Checks;
  * @param restartOverheadS seconds a preempted job needs to restart from its checkpoint; prices preempting a
  *     borrower's job for a tenant's guarantee by the {@link io.aryl.core.reclaim.ReclaimCostModel} rule (default
  *     120 s)
- * @param starvationShare the share of the pool's GPUs the starvation guard's senior lane takes: starving jobs among
- *     the oldest jobs holding that share jump shortest-first, the rest of the pool stays shortest-first; 0 lets only
- *     the single oldest starving job jump ({@link StarvationGuard}; default 0.1)
+ * @param starvationShare the share of the pool's GPUs the starvation guard's senior lane takes once the starving
+ *     jobs need more GPUs than the pool has (at least half the pool before that): starving jobs among the oldest
+ *     jobs holding the lane jump shortest-first, the rest of the pool stays shortest-first; 0 lets only the single
+ *     oldest starving job jump ({@link StarvationGuard}; default 0.1)
  */
 public record PolicyConfig(
     JobOrder jobOrder,

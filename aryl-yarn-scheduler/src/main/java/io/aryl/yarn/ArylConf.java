@@ -64,9 +64,9 @@ public enum ArylConf {
           + " the servers that free soonest."),
   STARVATION_SHARE("aryl.scheduler.starvation-share", "0.1",
       "The senior lane of the starvation guard: starving jobs among the oldest jobs (running or queued) holding this"
-          + " share of the pool's GPUs go before shorter ones; the rest of the pool stays in the job order, so"
-          + " overload cannot turn it into first come, first served. In [0, 1]; 0: only the single oldest starving job"
-          + " goes first."),
+          + " share of the pool's GPUs (at least half of them while the starving jobs need no more GPUs than the pool"
+          + " has) go before shorter ones; the rest of the pool stays in the job order, so overload cannot turn it into"
+          + " first come, first served. In [0, 1]; 0: only the single oldest starving job goes first."),
   RESCALE_OVERHEAD_S("aryl.scheduler.rescale-overhead-s", "30",
       "Seconds a job loses each time its width changes; prices growing and shrinking."),
   TENANT_RECLAIM_DELAY_S("aryl.scheduler.tenant.reclaim-delay-s", "60",

@@ -27,16 +27,17 @@ import java.util.function.Supplier;
  * <p><b>Starvation guard (a senior lane with a server reservation, {@link StarvationGuard}).</b> Shortest-first
  * alone can keep a large job waiting forever behind a stream of small ones. A job queued longer than the guard's wait
  * is <em>starving</em>. Walk every job in the pool, running or queued, oldest submission first, until their base GPUs
- * reach the guard's share of the pool: the starving queued jobs met on the way are offered first, oldest first, and
- * all other jobs by the job order. So at most that share of the GPUs (plus one gang) is ever given out of
- * shortest-first order, however long the queue; the old rule, one oldest starving job first in every round, sent
- * every freed GPU to the oldest waiting job under sustained overload and collapsed into first-come-first-served
- * (share 0 keeps it). If the first job offered is starving and does not fit, it reserves the servers that will hold
- * its gang soonest (by the running jobs' predicted ends). No other job's base workers are placed on those servers
- * unless it is predicted to end before they have drained (EASY backfilling against that shadow time), so the
- * starving job starts when they are empty enough. Only one job at a time holds servers. Reserved GPUs that are free
- * meanwhile still serve elastic jobs' flexible workers, which can be shed at once. A job that could not fit even on
- * an empty cluster reserves nothing. With no job starving the order is exactly the job order.
+ * reach the lane (the guard's share of the pool, at least half of it while the starving jobs need no more GPUs than
+ * the pool has): the starving queued jobs met on the way are offered first, oldest first, and all other jobs by the
+ * job order. So at most the lane (plus one gang) is ever given out of shortest-first order, however long the queue;
+ * the old rule, one oldest starving job first in every round, sent every freed GPU to the oldest waiting job under
+ * sustained overload and collapsed into first-come-first-served (share 0 keeps it). If the first job offered is
+ * starving and does not fit, it reserves the servers that will hold its gang soonest (by the running jobs' predicted
+ * ends). No other job's base workers are placed on those servers unless it is predicted to end before they have
+ * drained (EASY backfilling against that shadow time), so the starving job starts when they are empty enough. Only
+ * one job at a time holds servers. Reserved GPUs that are free meanwhile still serve elastic jobs' flexible workers,
+ * which can be shed at once. A job that could not fit even on an empty cluster reserves nothing. With no job
+ * starving the order is exactly the job order.
  *
  * <p><b>Tenants</b> ({@link #admit(List, double, GpuBudget, Supplier, TenantLedger)}, only with two or more). Jobs
  * are offered in two passes, each in the order above: first every job whose tenant stays within its guarantee when

@@ -12,20 +12,25 @@ import java.util.List;
  * starvation guard, a pure function of the queue, the running jobs and the clock.
  *
  * <p>A job queued longer than {@code waitS} is <em>starving</em>. With a {@code share} above 0, <b>the senior
- * lane</b>: take every job of the pool, running or queued, oldest submission first, until their base GPUs reach
- * {@code share} of the pool's GPUs. The starving queued jobs among them are offered first, oldest first; every other
- * job keeps its shortest-first place. So the oldest jobs, up to that share of the GPUs, are always running or next in
- * line, and however long the queue, at most that share (plus one gang) goes out of shortest-first order: under
- * sustained overload the lane serves the longest-waiting jobs first-come-first-served while the rest of the pool
- * stays shortest-first, instead of every freed GPU going to whoever has waited longest. The walk needs no history:
- * a job's place in it is its submission time. With no job starving (no overload) the order is exactly shortest-first.
+ * lane</b>: take every job of the pool, running or queued, oldest submission first, until their base GPUs reach the
+ * lane, which is {@code share} of the pool's GPUs, or half of them ({@link #LIGHT_SHARE}) if that is more while the
+ * starving jobs' base GPUs add up to no more than the pool's. The starving queued jobs among them are offered first,
+ * oldest first; every other job keeps its shortest-first place. So the oldest jobs, up to the lane, are always
+ * running or next in line, and however long the queue, at most the lane (plus one gang) goes out of shortest-first
+ * order: a backlog the pool could clear is cleared fast, and under overload too deep for that the lane narrows to
+ * {@code share} and serves the longest-waiting jobs first-come-first-served while the rest of the pool stays
+ * shortest-first, instead of every freed GPU going to whoever has waited longest. The walk needs no history: a job's
+ * place in it is its submission time. With no job starving (no overload) the order is exactly shortest-first.
  *
  * <p>With {@code share} 0 (the rule before the lane), only the single oldest starving job jumps, whatever runs; one
  * such job per round, round after round, is what turned shortest-first into first-come-first-served under overload.
  */
 public record StarvationGuard(double waitS, double share) {
-  /** The lane's default share of the pool's GPUs. */
+  /** The lane's default share of the pool's GPUs once the starving jobs need more GPUs than the pool has. */
   public static final double DEFAULT_SHARE = 0.1;
+
+  /** The lane's least share of the pool's GPUs while the starving jobs need no more GPUs than the pool has. */
+  public static final double LIGHT_SHARE = 0.5;
 
   public StarvationGuard {
     Checks.positive("starvationGuard.waitS", waitS);
@@ -72,7 +77,11 @@ public record StarvationGuard(double waitS, double share) {
       }
     }
     older.sort(oldestFirst);
-    double lane = share * poolGpus;
+    double starvingGpus = 0;
+    for (Job s : starving) {
+      starvingGpus += baseGpus(s);
+    }
+    double lane = (starvingGpus <= poolGpus ? Math.max(share, LIGHT_SHARE) : share) * poolGpus;
     double used = 0;
     int i = 0;
     List<Job> out = new ArrayList<>();

@@ -40,33 +40,34 @@ class StarvationGuardTest {
       job("q3", 1, 2 * 3600), job("f0", 1, 60), job("q1", 1, 4 * 3600), job("q4", 1, 1.5 * 3600),
       job("q2", 1, 3 * 3600));
 
-  @ParameterizedTest(name = "share {0}, running {1}: jumpers {2}")
+  @ParameterizedTest(name = "pool {0} GPUs, share {1}, running {2}: jumpers {3}")
   @CsvSource(delimiter = ';', value = {
-    // 16 GPUs in the pool. Running jobs are GPUS@AGE: submitted AGE hours ago, however long they waited.
-    // share 0: the single oldest starving job, whatever runs
-    "0;      ;          q1",
-    "0;      8@5;       q1",
-    // share 1/16 = 1 GPU: the oldest job met on the walk is always in, then the lane is full
-    "0.0625; ;          q1",
-    // 4 GPUs: four 1-GPU starving jobs, oldest first; the fresh one never jumps
-    "0.25;   ;          q1 q2 q3 q4",
-    // 3 GPUs: three of them
-    "0.1875; ;          q1 q2 q3",
-    // older running jobs take their place first: a 2-GPU job submitted 5 h ago leaves room for two
-    "0.25;   2@5;       q1 q2",
+    // The four starving jobs need 4 GPUs. Running jobs are GPUS@AGE: submitted AGE hours ago, however long they
+    // waited. share 0: the single oldest starving job, whatever runs
+    "16; 0;      ;          q1",
+    "16; 0;      8@5;       q1",
+    // a pool of 3 GPUs cannot clear the 4 GPUs of starving jobs: the lane is the share. 1 GPU: the oldest job met on
+    // the walk is always in, then the lane is full
+    "3;  0.3333; ;          q1",
+    // 2 GPUs: two of them, oldest first; the fresh one never jumps
+    "3;  0.6666; ;          q1 q2",
+    // a pool of 16 could clear them: the lane is at least half the pool (8 GPUs), every starving job
+    "16; 0.1;    ;          q1 q2 q3 q4",
+    // older running jobs take their place first: 6 GPUs submitted 5 h ago leave room for two
+    "16; 0.1;    6@5;       q1 q2",
     // a running job older than q2 but younger than q1 is counted where it falls
-    "0.25;   2@3.5;     q1 q2",
+    "16; 0.1;    6@3.5;     q1 q2",
     // a lane already full of older running work lets nobody jump
-    "0.25;   4@5;       ''",
+    "16; 0.1;    8@5;       ''",
     // running jobs younger than every starving job do not count
-    "0.25;   8@1;       q1 q2 q3 q4",
+    "16; 0.1;    8@1;       q1 q2 q3 q4",
     // a gang larger than what is left of the lane still goes (the lane overruns by one gang)
-    "0.25;   3@5;       q1",
-    // the whole pool: every starving job
-    "1;      8@5;       q1 q2 q3 q4"
+    "16; 0.1;    7@5;       q1",
+    // a share above half the pool is the lane either way
+    "16; 1;      12@5;      q1 q2 q3 q4"
   })
-  void jumpers_are_the_starving_jobs_met_walking_the_oldest_jobs_until_their_GPUs_reach_the_share(
-      double share, String running, String jumpers) {
+  void jumpers_are_the_starving_jobs_met_walking_the_oldest_jobs_until_their_GPUs_reach_the_lane(
+      int pool, double share, String running, String jumpers) {
     List<Job> run = new ArrayList<>();
     if (running != null && !running.isBlank()) {
       int n = 0;
@@ -75,7 +76,7 @@ class StarvationGuardTest {
         run.add(job("r" + n++, Integer.parseInt(p[0]), Double.parseDouble(p[1]) * 3600));
       }
     }
-    List<Job> out = new StarvationGuard(WAIT, share).jumpers(QUEUED, run, NOW, 16);
+    List<Job> out = new StarvationGuard(WAIT, share).jumpers(QUEUED, run, NOW, pool);
     assertThat(String.join(" ", ids(out))).isEqualTo(jumpers.trim());
   }
 

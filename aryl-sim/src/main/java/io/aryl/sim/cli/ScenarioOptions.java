@@ -89,8 +89,9 @@ final class ScenarioOptions {
 
   @Option(names = "--starvation-share", defaultValue = "" + SimConfig.STARVATION_SHARE, paramLabel = "F",
       description = "The senior lane: starving jobs among the oldest jobs (running or queued) holding this share of "
-          + "the pool's GPUs jump shortest-first; the rest of the pool stays shortest-first. 0: only the single "
-          + "oldest starving job jumps (the rule before the lane). Default: ${DEFAULT-VALUE}.")
+          + "the pool's GPUs (at least half of them while the starving jobs need no more GPUs than the pool has) "
+          + "jump shortest-first; the rest of the pool stays shortest-first. 0: only the single oldest starving job "
+          + "jumps (the rule before the lane). Default: ${DEFAULT-VALUE}.")
   double starvationShare;
 
   /** Which of a trace's jobs a command simulates, given the measured window (trace seconds). */
