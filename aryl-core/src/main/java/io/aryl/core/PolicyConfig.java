@@ -1,6 +1,7 @@
 package io.aryl.core;
 
 import io.aryl.core.admission.JobOrder;
+import io.aryl.core.admission.StarvationGuard;
 import io.aryl.core.elastic.ElasticAllocator;
 import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.model.Checks;
@@ -9,8 +10,8 @@ import io.aryl.core.model.Checks;
  * The knobs of one scheduling round. Every field has a default in {@link #defaults()}.
  *
  * @param jobOrder the order queued jobs are offered their base gang (default: shortest predicted first)
- * @param starvationWaitS a job queued longer than this is served before shorter ones and reserves capacity
- *     (default 12 h)
+ * @param starvationWaitS a job queued longer than this is starving: it may be served before shorter ones and
+ *     reserve capacity, as {@code starvationShare} allows (default 12 h)
  * @param elastic whether phase 2 gives spare GPUs to elastic jobs; off, every job runs at its minimum
  *     (default on)
  * @param rescaleOverheadS seconds a running job loses each time its width changes (checkpoint, re-form the
@@ -30,6 +31,10 @@ import io.aryl.core.model.Checks;
  * @param restartOverheadS seconds a preempted job needs to restart from its checkpoint; prices preempting a
  *     borrower's job for a tenant's guarantee by the {@link io.aryl.core.reclaim.ReclaimCostModel} rule (default
  *     120 s)
+ * @param starvationShare the share of the pool's GPUs the starvation guard's senior lane takes once the starving
+ *     jobs need more GPUs than the pool has (at least half the pool before that): starving jobs among the oldest
+ *     jobs holding the lane jump shortest-first, the rest of the pool stays shortest-first; 0 lets only the single
+ *     oldest starving job jump ({@link StarvationGuard}; default 0.1)
  */
 public record PolicyConfig(
     JobOrder jobOrder,
@@ -40,7 +45,8 @@ public record PolicyConfig(
     boolean speedAware,
     ElasticValue elasticValue,
     double tenantReclaimDelayS,
-    double restartOverheadS) {
+    double restartOverheadS,
+    double starvationShare) {
 
   /** Default tenant reclaim delay: 60 s. */
   public static final double DEFAULT_TENANT_RECLAIM_DELAY_S = 60;
@@ -55,6 +61,14 @@ public record PolicyConfig(
         DEFAULT_TENANT_RECLAIM_DELAY_S, DEFAULT_RESTART_OVERHEAD_S);
   }
 
+  /** The knobs before the senior lane, with its share at the default. */
+  public PolicyConfig(JobOrder jobOrder, double starvationWaitS, boolean elastic, double rescaleOverheadS,
+      long exactKnapsackOpsLimit, boolean speedAware, ElasticValue elasticValue, double tenantReclaimDelayS,
+      double restartOverheadS) {
+    this(jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
+        tenantReclaimDelayS, restartOverheadS, StarvationGuard.DEFAULT_SHARE);
+  }
+
   public PolicyConfig {
     Checks.notNull("policy.elasticValue", elasticValue);
     Checks.notNull("policy.jobOrder", jobOrder);
@@ -65,42 +79,55 @@ public record PolicyConfig(
     }
     Checks.nonNegative("policy.tenantReclaimDelayS", tenantReclaimDelayS);
     Checks.nonNegative("policy.restartOverheadS", restartOverheadS);
+    new StarvationGuard(starvationWaitS, starvationShare); // checks the share
+  }
+
+  /** The starvation guard these knobs describe. */
+  public StarvationGuard starvationGuard() {
+    return new StarvationGuard(starvationWaitS, starvationShare);
+  }
+
+  public PolicyConfig withStarvationShare(double v) {
+    return new PolicyConfig(
+        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
+        tenantReclaimDelayS, restartOverheadS, v);
   }
 
   public static PolicyConfig defaults() {
     return new PolicyConfig(
         JobOrder.SHORTEST_PREDICTED_FIRST, 12 * 3600.0, true, 30.0, ElasticAllocator.DEFAULT_EXACT_OPS_LIMIT, false,
-        ElasticValue.JCT_REDUCTION, DEFAULT_TENANT_RECLAIM_DELAY_S, DEFAULT_RESTART_OVERHEAD_S);
+        ElasticValue.JCT_REDUCTION, DEFAULT_TENANT_RECLAIM_DELAY_S, DEFAULT_RESTART_OVERHEAD_S,
+        StarvationGuard.DEFAULT_SHARE);
   }
 
   public PolicyConfig withJobOrder(JobOrder v) {
     return new PolicyConfig(
         v, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS);
+        tenantReclaimDelayS, restartOverheadS, starvationShare);
   }
 
   public PolicyConfig withStarvationWaitS(double v) {
     return new PolicyConfig(
         jobOrder, v, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue, tenantReclaimDelayS,
-        restartOverheadS);
+        restartOverheadS, starvationShare);
   }
 
   public PolicyConfig withElastic(boolean v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, v, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS);
+        tenantReclaimDelayS, restartOverheadS, starvationShare);
   }
 
   public PolicyConfig withRescaleOverheadS(double v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, v, exactKnapsackOpsLimit, speedAware, elasticValue, tenantReclaimDelayS,
-        restartOverheadS);
+        restartOverheadS, starvationShare);
   }
 
   public PolicyConfig withSpeedAware(boolean v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, v, elasticValue,
-        tenantReclaimDelayS, restartOverheadS);
+        tenantReclaimDelayS, restartOverheadS, starvationShare);
   }
 
   /**
@@ -115,24 +142,24 @@ public record PolicyConfig(
   public PolicyConfig withElasticValue(ElasticValue v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, v,
-        tenantReclaimDelayS, restartOverheadS);
+        tenantReclaimDelayS, restartOverheadS, starvationShare);
   }
 
   public PolicyConfig withExactKnapsackOpsLimit(long v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, v, speedAware, elasticValue, tenantReclaimDelayS,
-        restartOverheadS);
+        restartOverheadS, starvationShare);
   }
 
   public PolicyConfig withTenantReclaimDelayS(double v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue, v,
-        restartOverheadS);
+        restartOverheadS, starvationShare);
   }
 
   public PolicyConfig withRestartOverheadS(double v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, v);
+        tenantReclaimDelayS, v, starvationShare);
   }
 }

@@ -50,7 +50,7 @@ public final class RoundPlanner {
 
   public RoundPlanner(PolicyConfig config) {
     this.config = config;
-    this.admission = new Admission(config.jobOrder(), config.starvationWaitS(), config.speedAware());
+    this.admission = new Admission(config.jobOrder(), config.starvationGuard(), config.speedAware());
     this.phase2 = new ElasticPhase(config);
     this.tierMoves = new SpeedTierMoves(config, phase2);
   }
@@ -92,7 +92,12 @@ public final class RoundPlanner {
       }
     }
     List<PlacedJob> running = List.copyOf(placed);
-    Admission.Result admitted = admission.admit(queued, state.nowS(), budget, () -> releases(running), tenants);
+    List<Job> runningJobs = new ArrayList<>(running.size());
+    for (PlacedJob p : running) {
+      runningJobs.add(p.job);
+    }
+    Admission.Result admitted =
+        admission.admit(queued, runningJobs, state.nowS(), budget, () -> releases(running), tenants);
     if (!admitted.preemptedFor().isEmpty()) {
       HashSet<String> gone = new HashSet<>(admitted.preemptedFor().keySet());
       placed.removeIf(p -> gone.contains(p.job.id()));

@@ -59,7 +59,14 @@ public enum ArylConf {
           + " in (0, 1]; 1.0 is linear. Sets what an elastic job's extra workers are worth in phase 2; 0.8 is the"
           + " simulator's, which the policy is evaluated with."),
   STARVATION_WAIT_S("aryl.scheduler.starvation-wait-s", "43200",
-      "A job queued longer than this many seconds goes first and reserves the servers that free soonest."),
+      "A job queued longer than this many seconds is starving: within the senior lane"
+          + " (aryl.scheduler.starvation-share) it goes first, oldest first, and the first that does not fit reserves"
+          + " the servers that free soonest."),
+  STARVATION_SHARE("aryl.scheduler.starvation-share", "0.1",
+      "The senior lane of the starvation guard: starving jobs among the oldest jobs (running or queued) holding this"
+          + " share of the pool's GPUs (at least half of them while the starving jobs need no more GPUs than the pool"
+          + " has) go before shorter ones; the rest of the pool stays in the job order, so overload cannot turn it into"
+          + " first come, first served. In [0, 1]; 0: only the single oldest starving job goes first."),
   RESCALE_OVERHEAD_S("aryl.scheduler.rescale-overhead-s", "30",
       "Seconds a job loses each time its width changes; prices growing and shrinking."),
   TENANT_RECLAIM_DELAY_S("aryl.scheduler.tenant.reclaim-delay-s", "60",

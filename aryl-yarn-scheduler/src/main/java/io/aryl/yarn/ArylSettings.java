@@ -79,6 +79,7 @@ public record ArylSettings(
         .withElastic(r.bool(ArylConf.ELASTIC))
         .withElasticValue(r.elasticValue())
         .withStarvationWaitS(r.positiveDouble(ArylConf.STARVATION_WAIT_S))
+        .withStarvationShare(r.fraction(ArylConf.STARVATION_SHARE))
         .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S))
         .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S))
         .withSpeedAware(r.speedAware());
@@ -188,6 +189,14 @@ public record ArylSettings(
         throw wrong(ArylConf.SPEEDUP_EXPONENT, value(ArylConf.SPEEDUP_EXPONENT), "a number in (0, 1]");
       }
       return v == 1 ? SpeedupModel.linear() : SpeedupModel.powerLaw(v);
+    }
+
+    double fraction(ArylConf c) {
+      double v = doubleValue(c);
+      if (!(v >= 0 && v <= 1)) {
+        throw wrong(c, value(c), "a number in [0, 1]");
+      }
+      return v;
     }
 
     double nonNegativeDouble(ArylConf c) {

@@ -8,6 +8,7 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
+import io.aryl.core.model.Server;
 import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.yarn.round.AppView;
@@ -62,7 +63,7 @@ final class WaitingDiagnostics {
   WaitingDiagnostics(String poolLabel, PolicyConfig policy, Sink sink) {
     this.poolLabel = poolLabel;
     this.order = policy.jobOrder();
-    this.admission = new Admission(policy.jobOrder(), policy.starvationWaitS());
+    this.admission = new Admission(policy.jobOrder(), policy.starvationGuard(), false);
     this.sink = sink;
   }
 
@@ -117,12 +118,19 @@ final class WaitingDiagnostics {
   /** Queued jobs the plan leaves waiting, in the order the next round offers them their gang. */
   private List<String> queueOrder(ClusterState state, Plan plan) {
     List<Job> queued = new ArrayList<>();
+    List<Job> running = new ArrayList<>();
     for (Job j : state.jobs()) {
       if (!state.isRunning(j.id()) && plan.target(j.id()).isEmpty()) {
         queued.add(j);
+      } else {
+        running.add(j);
       }
     }
-    return admission.offerOrder(queued, state.nowS()).stream().map(Job::id).toList();
+    int poolGpus = 0;
+    for (Server s : state.servers()) {
+      poolGpus += s.gpus();
+    }
+    return admission.offerOrder(queued, running, state.nowS(), poolGpus).stream().map(Job::id).toList();
   }
 
   /**

@@ -24,16 +24,20 @@ import java.util.function.Supplier;
  * ever held for a partial gang. The admitted set is then placed largest worker first (best-fit decreasing), which
  * packs tighter than placing in priority order.
  *
- * <p><b>Starvation guard (aging with a server reservation).</b> Shortest-first alone can keep a large job waiting
- * forever behind a stream of small ones. A job queued longer than {@code starvationWaitS} is <em>starving</em>. The
- * oldest starving job is offered first; if it does not fit, it reserves the servers that will hold its gang soonest
- * (by the running jobs' predicted ends). No other job's base workers are placed on those servers unless it is
- * predicted to end before they have drained (EASY backfilling against that shadow time), so the starving job starts
- * when they are empty enough; then the next oldest takes its turn. Only one job at a time is served out of order and
- * holds servers: serving every starving job first, or blocking the whole cluster, idles GPUs, lengthens the queue,
- * starves more jobs and collapses into first-come-first-served under overload. Reserved GPUs that are free meanwhile
- * still serve elastic jobs' flexible workers, which can be shed at once. A job that could not fit even on an empty
- * cluster reserves nothing.
+ * <p><b>Starvation guard (a senior lane with a server reservation, {@link StarvationGuard}).</b> Shortest-first
+ * alone can keep a large job waiting forever behind a stream of small ones. A job queued longer than the guard's wait
+ * is <em>starving</em>. Walk every job in the pool, running or queued, oldest submission first, until their base GPUs
+ * reach the lane (the guard's share of the pool, at least half of it while the starving jobs need no more GPUs than
+ * the pool has): the starving queued jobs met on the way are offered first, oldest first, and all other jobs by the
+ * job order. So at most the lane (plus one gang) is ever given out of shortest-first order, however long the queue;
+ * the old rule, one oldest starving job first in every round, sent every freed GPU to the oldest waiting job under
+ * sustained overload and collapsed into first-come-first-served (share 0 keeps it). If the first job offered is
+ * starving and does not fit, it reserves the servers that will hold its gang soonest (by the running jobs' predicted
+ * ends). No other job's base workers are placed on those servers unless it is predicted to end before they have
+ * drained (EASY backfilling against that shadow time), so the starving job starts when they are empty enough. Only
+ * one job at a time holds servers. Reserved GPUs that are free meanwhile still serve elastic jobs' flexible workers,
+ * which can be shed at once. A job that could not fit even on an empty cluster reserves nothing. With no job
+ * starving the order is exactly the job order.
  *
  * <p><b>Tenants</b> ({@link #admit(List, double, GpuBudget, Supplier, TenantLedger)}, only with two or more). Jobs
  * are offered in two passes, each in the order above: first every job whose tenant stays within its guarantee when
@@ -49,21 +53,32 @@ import java.util.function.Supplier;
  */
 public final class Admission {
   private final JobOrder order;
-  private final double starvationWaitS;
+  private final StarvationGuard guard;
   private final boolean speedAware;
 
   /**
+   * @param guard which starving jobs jump the job order ({@link StarvationGuard})
    * @param speedAware place each gang on GPUs of one speed when it fits there, fastest first: a synchronous job
    *     runs at the pace of its slowest GPU, so a gang split over fast and slow GPUs wastes the fast ones
    */
-  public Admission(JobOrder order, double starvationWaitS, boolean speedAware) {
+  public Admission(JobOrder order, StarvationGuard guard, boolean speedAware) {
     this.order = Checks.notNull("admission.order", order);
-    this.starvationWaitS = Checks.positive("admission.starvationWaitS", starvationWaitS);
+    this.guard = Checks.notNull("admission.guard", guard);
     this.speedAware = speedAware;
+  }
+
+  /** Only the oldest starving job jumps ({@link StarvationGuard#oldestOnly}). */
+  public Admission(JobOrder order, double starvationWaitS, boolean speedAware) {
+    this(order, oldestOnly(starvationWaitS), speedAware);
   }
 
   public Admission(JobOrder order, double starvationWaitS) {
     this(order, starvationWaitS, false);
+  }
+
+  private static StarvationGuard oldestOnly(double starvationWaitS) {
+    Checks.positive("admission.starvationWaitS", starvationWaitS);
+    return StarvationGuard.oldestOnly(starvationWaitS);
   }
 
   /**
@@ -81,29 +96,39 @@ public final class Admission {
     }
   }
 
-  /**
-   * Queued jobs in the order they are offered: the oldest starving job first, then all others by the job order.
-   * Only one job jumps the queue: were every starving job served first, an overloaded cluster (where most of the
-   * queue has waited long) would degrade into first-come-first-served.
-   */
+  /** {@link #offerOrder(List, List, double, int)} with nothing running. */
   public List<Job> offerOrder(List<Job> queued, double nowS) {
-    List<Job> out = new ArrayList<>(queued);
-    out.sort(order.comparator());
-    Job oldest = null;
+    return offerOrder(queued, List.of(), nowS, 0);
+  }
+
+  /**
+   * Queued jobs in the order they are offered: the guard's jumpers ({@link StarvationGuard#jumpers}) first, oldest
+   * first, then all others by the job order.
+   *
+   * @param running the jobs holding base GPUs now
+   * @param poolGpus the GPUs of the pool the queued jobs are admitted to
+   */
+  public List<Job> offerOrder(List<Job> queued, List<Job> running, double nowS, int poolGpus) {
+    return offerOrder(queued, guard.jumpers(queued, running, nowS, poolGpus));
+  }
+
+  private List<Job> offerOrder(List<Job> queued, List<Job> jumpers) {
+    List<Job> out = new ArrayList<>(queued.size());
+    out.addAll(jumpers);
+    Set<Job> jumped = new HashSet<>(jumpers);
+    List<Job> rest = new ArrayList<>(queued.size());
     for (Job j : queued) {
-      if (isStarving(j, nowS) && (oldest == null || JobOrder.FIFO.comparator().compare(j, oldest) < 0)) {
-        oldest = j;
+      if (!jumped.contains(j)) {
+        rest.add(j);
       }
     }
-    if (oldest != null) {
-      out.remove(oldest);
-      out.add(0, oldest);
-    }
+    rest.sort(order.comparator());
+    out.addAll(rest);
     return out;
   }
 
   public boolean isStarving(Job job, double nowS) {
-    return nowS - job.submitTimeS() > starvationWaitS;
+    return guard.isStarving(job, nowS);
   }
 
   /**
@@ -213,7 +238,16 @@ public final class Admission {
    */
   public Result admit(List<Job> queued, double nowS, GpuBudget budget, Supplier<List<Release>> releases,
       TenantLedger tenants) {
-    Pass pass = new Pass(queued, nowS, budget, releases);
+    return admit(queued, List.of(), nowS, budget, releases, tenants);
+  }
+
+  /**
+   * As {@link #admit(List, double, GpuBudget, Supplier, TenantLedger)}, with the jobs that hold base GPUs now
+   * ({@code running}), which the starvation guard's senior lane counts.
+   */
+  public Result admit(List<Job> queued, List<Job> running, double nowS, GpuBudget budget,
+      Supplier<List<Release>> releases, TenantLedger tenants) {
+    Pass pass = new Pass(queued, running, nowS, budget, releases);
     if (tenants == null) {
       for (Job job : pass.offered) {
         pass.offer(job, null);
@@ -238,12 +272,12 @@ public final class Admission {
     Reservation reservation;
     int[] protectedFlexible;
 
-    Pass(List<Job> queued, double nowS, GpuBudget budget, Supplier<List<Release>> releases) {
+    Pass(List<Job> queued, List<Job> running, double nowS, GpuBudget budget, Supplier<List<Release>> releases) {
       this.nowS = nowS;
       this.releases = releases;
       this.table = budget.table();
       this.trial = budget.copy();
-      this.offered = offerOrder(queued, nowS);
+      this.offered = offerOrder(queued, guard.jumpers(queued, running, nowS, poolGpus(table)));
     }
 
     /** Offers one job its gang; true if admitted. {@code tenants} is null without tenants or beyond guarantee. */
@@ -550,6 +584,17 @@ public final class Admission {
       }
     }
     return false;
+  }
+
+  /** GPUs of the open servers: the pool the senior lane takes its share of. */
+  private static int poolGpus(ServerTable table) {
+    int gpus = 0;
+    for (int s = 0; s < table.size(); s++) {
+      if (table.open(s)) {
+        gpus += table.gpus(s);
+      }
+    }
+    return gpus;
   }
 
   private static boolean fitsEmptyCluster(Job job, boolean[] types, ServerTable table) {

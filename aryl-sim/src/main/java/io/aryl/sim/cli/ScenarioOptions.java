@@ -81,10 +81,18 @@ final class ScenarioOptions {
   double checkpointIntervalS;
 
   @Option(names = "--starvation-wait", defaultValue = "" + SimConfig.STARVATION_WAIT_S, paramLabel = "S",
-      description = "Seconds after which the oldest queued job is served first and reserves servers (others may "
-          + "backfill onto them if they end before they drain). "
+      description = "Seconds after which a queued job is starving: starving jobs within the senior lane (see "
+          + "--starvation-share) are served oldest first, and the first that does not fit reserves servers (others "
+          + "may backfill onto them if they end before they drain). 1e9 turns the guard off. "
           + "Default: ${DEFAULT-VALUE}.")
   double starvationWaitS;
+
+  @Option(names = "--starvation-share", defaultValue = "" + SimConfig.STARVATION_SHARE, paramLabel = "F",
+      description = "The senior lane: starving jobs among the oldest jobs (running or queued) holding this share of "
+          + "the pool's GPUs (at least half of them while the starving jobs need no more GPUs than the pool has) "
+          + "jump shortest-first; the rest of the pool stays shortest-first. 0: only the single oldest starving job "
+          + "jumps (the rule before the lane). Default: ${DEFAULT-VALUE}.")
+  double starvationShare;
 
   /** Which of a trace's jobs a command simulates, given the measured window (trace seconds). */
   @FunctionalInterface
@@ -110,6 +118,7 @@ final class ScenarioOptions {
     requireNonNegative("--reclaim-grace", reclaimGraceS);
     requirePositive("--checkpoint-interval", checkpointIntervalS);
     requirePositive("--starvation-wait", starvationWaitS);
+    requireFraction("--starvation-share", starvationShare);
     requirePositive("--gpus-per-server", gpusPerServer);
     List<TraceJob> jobs = InputSpecs.trainingJobs(trace);
     if (jobs.isEmpty()) {
@@ -144,7 +153,8 @@ final class ScenarioOptions {
         .withRoundIntervalS(roundIntervalS)
         .withCheckpointIntervalS(checkpointIntervalS)
         .withReclaimGraceS(reclaimGraceS)
-        .withStarvationWaitS(starvationWaitS);
+        .withStarvationWaitS(starvationWaitS)
+        .withStarvationShare(starvationShare);
     return new Scenario(trace, jobs, curve, cfg, start, end, requireNonNegative("--warmup-days", warmupDays) * DAY_S,
         0, elasticFraction, predictionError, seed);
   }

@@ -20,7 +20,10 @@ import java.util.Map;
  *       baseline ran on the same input).
  *   <li>{@code gpu_s_per_work}: GPU-seconds the jobs held per GPU-second of work at their requested width; above 1
  *       is paid for sub-linear scaling, slow GPUs, pauses and lost work.
+ *   <li>{@code p99_queue_s}, {@code max_queue_s}: the queuing time (submission to first run) of the 99th
+ *       percentile job and of the job that waited longest.
  *   <li>{@code starved_jobs}: jobs that waited longer than {@link #STARVED_AFTER_S} before they first ran.
+ *   <li>{@code worst_slowdown}: the largest JCT over the job's own bound ({@link JobRecord#boundS()}).
  * </ul>
  */
 public final class Metrics {
@@ -55,6 +58,8 @@ public final class Metrics {
     m.put("avg_queue_s", mean(queue));
     m.put("p50_queue_s", percentile(queue, 50));
     m.put("p95_queue_s", percentile(queue, 95));
+    m.put("p99_queue_s", percentile(queue, 99));
+    m.put("max_queue_s", queue.length == 0 ? 0.0 : queue[queue.length - 1]);
     m.put("avg_jct_s", mean(jct));
     m.put("p95_jct_s", percentile(jct, 95));
     m.put("makespan_s", makespan);
@@ -71,6 +76,8 @@ public final class Metrics {
     m.put("jct_vs_bound", bound > 0 ? mean(jct) / bound : 0.0);
     m.put("gpu_s_per_work", ratio(r.spentGpuS(), r.workGpuS()));
     m.put("starved_jobs", jobs.stream().filter(j -> j.queueS() > STARVED_AFTER_S).count());
+    m.put("worst_slowdown", jobs.stream().filter(j -> j.boundS() > 0).mapToDouble(j -> j.jctS() / j.boundS()).max()
+        .orElse(0));
     m.put("sim_wall_s", r.simWallS());
     return m;
   }

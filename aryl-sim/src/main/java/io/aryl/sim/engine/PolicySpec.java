@@ -59,6 +59,7 @@ public record PolicySpec(
         .withElastic(p.elastic())
         .withRescaleOverheadS(cfg.rescaleOverheadS())
         .withStarvationWaitS(cfg.starvationWaitS())
+        .withStarvationShare(cfg.starvationShare())
         .withRestartOverheadS(cfg.restartOverheadS())
         .withTenantReclaimDelayS(cfg.tenantReclaimDelayS());
   }

@@ -164,6 +164,7 @@ public record Scenario(
     m.put("loan_margin_servers", cfg.loanMarginServers());
     m.put("speedup", "throughput(n workers) = n^" + cfg.speedupExponent());
     m.put("starvation_wait_s", cfg.starvationWaitS());
+    m.put("starvation_share", cfg.starvationShare());
     m.put("tenant_reclaim_delay_s", cfg.tenantReclaimDelayS());
     m.put("elastic_fraction", elasticFraction);
     m.put("elastic_rule", "elastic jobs run on g/2..2g GPUs; the rest exactly g");

@@ -19,9 +19,11 @@ import io.aryl.core.model.Checks;
  * @param headroom inference capacity kept above the demand, as a fraction
  * @param loanMarginServers inference servers kept back beyond the need before any is lent
  * @param speedupExponent throughput of n workers is n^exponent
- * @param starvationWaitS queued longer than this, a job is served first and reserves capacity
+ * @param starvationWaitS queued longer than this, a job is starving (see {@code starvationShare})
  * @param lastTrainingServerGpus GPUs of the last training server when it is not a full one (a pool of whole GPUs,
  *     e.g. one tenant's guarantee), 0 when every training server has {@code gpusPerServer}
+ * @param starvationShare the starvation guard's senior lane, as a share of the pool's GPUs (aryl-core's {@code
+ *     PolicyConfig.starvationShare}; 0: only the oldest starving job jumps)
  * @param tenantReclaimDelayS with tenants: how long an owner's job waits before borrowers' base workers are preempted
  *     for it (aryl-core's {@code PolicyConfig.tenantReclaimDelayS})
  */
@@ -41,7 +43,8 @@ public record SimConfig(
     double speedupExponent,
     double starvationWaitS,
     int lastTrainingServerGpus,
-    double tenantReclaimDelayS) {
+    double tenantReclaimDelayS,
+    double starvationShare) {
 
   public SimConfig {
     Checks.positive("trainingServers", trainingServers);
@@ -66,6 +69,9 @@ public record SimConfig(
           + "), was " + lastTrainingServerGpus + "; 0 means a full server");
     }
     Checks.nonNegative("tenantReclaimDelayS", tenantReclaimDelayS);
+    if (!(starvationShare >= 0 && starvationShare <= 1)) {
+      throw new IllegalArgumentException("starvationShare must be within [0, 1], was " + starvationShare);
+    }
   }
 
   // The defaults, defined once: the command line shows and uses these.
@@ -82,62 +88,71 @@ public record SimConfig(
   public static final double SPEEDUP_EXPONENT = 0.8;
   public static final double STARVATION_WAIT_S = 43200;
   public static final double TENANT_RECLAIM_DELAY_S = 60;
+  public static final double STARVATION_SHARE = io.aryl.core.admission.StarvationGuard.DEFAULT_SHARE;
 
   /** Defaults for a cluster of the given pool sizes. */
   public static SimConfig defaults(int trainingServers, int inferenceServers) {
     return new SimConfig(
         trainingServers, inferenceServers, GPUS_PER_SERVER, INFERENCE_GPU_SPEED, ROUND_INTERVAL_S,
         SAMPLE_INTERVAL_S, CHECKPOINT_INTERVAL_S, RESCALE_OVERHEAD_S, RESTART_OVERHEAD_S, RECLAIM_GRACE_S,
-        HEADROOM, LOAN_MARGIN_SERVERS, SPEEDUP_EXPONENT, STARVATION_WAIT_S, 0, TENANT_RECLAIM_DELAY_S);
+        HEADROOM, LOAN_MARGIN_SERVERS, SPEEDUP_EXPONENT, STARVATION_WAIT_S, 0, TENANT_RECLAIM_DELAY_S,
+        STARVATION_SHARE);
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, v, roundIntervalS, sampleIntervalS, checkpointIntervalS,
         rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
   }
 
   public SimConfig withGpusPerServer(int v) {
     return new SimConfig(
         trainingServers, inferenceServers, v, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
   }
 
   public SimConfig withRoundIntervalS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, v, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
   }
 
   public SimConfig withCheckpointIntervalS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS, v,
         rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
   }
 
   public SimConfig withReclaimGraceS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, v, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
   }
 
   public SimConfig withStarvationWaitS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, v, lastTrainingServerGpus, tenantReclaimDelayS);
+        speedupExponent, v, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
+  }
+
+  public SimConfig withStarvationShare(double v) {
+    return new SimConfig(
+        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
+        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, v);
   }
 
   public SimConfig withTenantReclaimDelayS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, v);
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, v, starvationShare);
   }
 
   /**
@@ -150,14 +165,14 @@ public record SimConfig(
     return new SimConfig(
         servers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, gpus % gpusPerServer, tenantReclaimDelayS);
+        speedupExponent, starvationWaitS, gpus % gpusPerServer, tenantReclaimDelayS, starvationShare);
   }
 
   public SimConfig withInferenceServers(int v) {
     return new SimConfig(
         trainingServers, v, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS, checkpointIntervalS,
         rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS);
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
   }
 
   /** GPUs of training server {@code i} (0-based). */

@@ -17,9 +17,9 @@ import java.util.Map;
  */
 public final class ResultsTable {
   private static final String[] HEADERS = {
-    "policy", "jobs", "avg queue (h)", "p95 queue (h)", "avg JCT (h)", "p95 JCT (h)", "JCT/bound", "GPU util %",
+    "policy", "jobs", "avg queue (h)", "p95 queue (h)", "p99 queue (h)", "max queue (h)", "avg JCT (h)", "p95 JCT (h)", "JCT/bound", "GPU util %",
     "training util %", "inference util %", "loaned GPU-h", "preemptions", "scale-ins", "lost GPU-h",
-    "shortfall server-s", "starved"
+    "shortfall server-s", "starved", "worst slowdown"
   };
   private static final String GAP = "  ";
 
@@ -50,6 +50,8 @@ public final class ResultsTable {
           integer(m, "jobs"),
           fixed(hours(m, "avg_queue_s"), 2),
           fixed(hours(m, "p95_queue_s"), 2),
+          fixed(hours(m, "p99_queue_s"), 2),
+          fixed(hours(m, "max_queue_s"), 2),
           fixed(hours(m, "avg_jct_s"), 2),
           fixed(hours(m, "p95_jct_s"), 2),
           fixed(number(m, "jct_vs_bound"), 2),
@@ -61,7 +63,8 @@ public final class ResultsTable {
           integer(m, "scale_ins"),
           fixed(number(m, "lost_gpu_hours"), 1),
           fixed(number(m, "inference_shortfall_server_s"), 0),
-          integer(m, "starved_jobs")));
+          integer(m, "starved_jobs"),
+          fixed(number(m, "worst_slowdown"), 1)));
       if (baseline != null) {
         row.add(ratio(number(baseline, "avg_queue_s"), number(m, "avg_queue_s")));
         row.add(ratio(number(baseline, "avg_jct_s"), number(m, "avg_jct_s")));

@@ -101,9 +101,9 @@ class MetricsTest {
   @Test
   void reports_every_field_in_a_stable_order() {
     assertThat(Metrics.of(result(List.of(job(0, 1, 2)), 1, 1, 1, 0, 0, 0)).keySet()).containsExactly(
-        "jobs", "unfinished_jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "avg_jct_s", "p95_jct_s",
-        "makespan_s", "gpu_util", "training_util", "inference_util", "loaned_gpu_hours", "preemptions", "scale_ins",
-        "lost_gpu_hours", "inference_shortfall_server_s", "jct_bound_s", "jct_vs_bound", "gpu_s_per_work",
-        "starved_jobs", "sim_wall_s");
+        "jobs", "unfinished_jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "p99_queue_s", "max_queue_s",
+        "avg_jct_s", "p95_jct_s", "makespan_s", "gpu_util", "training_util", "inference_util", "loaned_gpu_hours",
+        "preemptions", "scale_ins", "lost_gpu_hours", "inference_shortfall_server_s", "jct_bound_s", "jct_vs_bound",
+        "gpu_s_per_work", "starved_jobs", "worst_slowdown", "sim_wall_s");
   }
 }

@@ -23,10 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 @DisplayName("ReportJson")
 class ReportJsonTest {
   private static final List<String> REQUIRED = List.of(
-      "jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "avg_jct_s", "p95_jct_s", "makespan_s", "gpu_util",
-      "training_util", "inference_util", "loaned_gpu_hours", "preemptions", "scale_ins", "lost_gpu_hours",
-      "inference_shortfall_server_s", "jct_bound_s", "jct_vs_bound", "gpu_s_per_work", "starved_jobs",
-      "sim_wall_s");
+      "jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "p99_queue_s", "max_queue_s", "avg_jct_s", "p95_jct_s",
+      "makespan_s", "gpu_util", "training_util", "inference_util", "loaned_gpu_hours", "preemptions", "scale_ins",
+      "lost_gpu_hours", "inference_shortfall_server_s", "jct_bound_s", "jct_vs_bound", "gpu_s_per_work",
+      "starved_jobs", "worst_slowdown", "sim_wall_s");
 
   @TempDir Path dir;
 
