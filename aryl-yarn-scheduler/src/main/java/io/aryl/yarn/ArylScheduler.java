@@ -339,16 +339,16 @@ public class ArylScheduler extends CapacityScheduler {
     return super.tryCommit(cluster, r, updatePending);
   }
 
-  /**
-   * Hands a new round's grants to the Capacity Scheduler at once, as the application's next heartbeat would: without
-   * this, a job admitted now would wait for its ApplicationMaster's next heartbeat before any node could take it.
-   */
   /** The node's label in the label manager now: "" for the default partition. */
   private String labelOf(NodeId node) {
     Set<String> labels = getRMContext().getNodeLabelManager().getLabelsOnNode(node);
     return labels.isEmpty() ? "" : labels.iterator().next();
   }
 
+  /**
+   * Hands a new round's grants to the Capacity Scheduler at once, as the application's next heartbeat would: without
+   * this, a job admitted now would wait for its ApplicationMaster's next heartbeat before any node could take it.
+   */
   void pushGrants(Set<String> appIds) {
     for (String id : appIds) {
       var sa = getSchedulerApplications().get(ApplicationId.fromString(id));
