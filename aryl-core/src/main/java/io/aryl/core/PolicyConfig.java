@@ -35,6 +35,9 @@ import io.aryl.core.model.Checks;
  *     jobs need more GPUs than the pool has (at least half the pool before that): starving jobs among the oldest
  *     jobs holding the lane jump shortest-first, the rest of the pool stays shortest-first; 0 lets only the single
  *     oldest starving job jump ({@link StarvationGuard}; default 0.1)
+ * @param starvationLightShare the lane's least share of the pool's GPUs while the starving jobs need no more GPUs
+ *     than the pool has ({@link StarvationGuard}; default 0.5); at or below {@code starvationShare} the lane is a
+ *     fixed {@code starvationShare}
  */
 public record PolicyConfig(
     JobOrder jobOrder,
@@ -46,7 +49,8 @@ public record PolicyConfig(
     ElasticValue elasticValue,
     double tenantReclaimDelayS,
     double restartOverheadS,
-    double starvationShare) {
+    double starvationShare,
+    double starvationLightShare) {
 
   /** Default tenant reclaim delay: 60 s. */
   public static final double DEFAULT_TENANT_RECLAIM_DELAY_S = 60;
@@ -69,6 +73,14 @@ public record PolicyConfig(
         tenantReclaimDelayS, restartOverheadS, StarvationGuard.DEFAULT_SHARE);
   }
 
+  /** The knobs before the lane's light share, with it at the default (half the pool). */
+  public PolicyConfig(JobOrder jobOrder, double starvationWaitS, boolean elastic, double rescaleOverheadS,
+      long exactKnapsackOpsLimit, boolean speedAware, ElasticValue elasticValue, double tenantReclaimDelayS,
+      double restartOverheadS, double starvationShare) {
+    this(jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
+        tenantReclaimDelayS, restartOverheadS, starvationShare, StarvationGuard.LIGHT_SHARE);
+  }
+
   public PolicyConfig {
     Checks.notNull("policy.elasticValue", elasticValue);
     Checks.notNull("policy.jobOrder", jobOrder);
@@ -79,55 +91,61 @@ public record PolicyConfig(
     }
     Checks.nonNegative("policy.tenantReclaimDelayS", tenantReclaimDelayS);
     Checks.nonNegative("policy.restartOverheadS", restartOverheadS);
-    new StarvationGuard(starvationWaitS, starvationShare); // checks the share
+    new StarvationGuard(starvationWaitS, starvationShare, starvationLightShare); // checks the shares
   }
 
   /** The starvation guard these knobs describe. */
   public StarvationGuard starvationGuard() {
-    return new StarvationGuard(starvationWaitS, starvationShare);
+    return new StarvationGuard(starvationWaitS, starvationShare, starvationLightShare);
   }
 
   public PolicyConfig withStarvationShare(double v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, v);
+        tenantReclaimDelayS, restartOverheadS, v, starvationLightShare);
+  }
+
+  public PolicyConfig withStarvationLightShare(double v) {
+    return new PolicyConfig(
+        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
+        tenantReclaimDelayS, restartOverheadS, starvationShare, v);
   }
 
   public static PolicyConfig defaults() {
     return new PolicyConfig(
         JobOrder.SHORTEST_PREDICTED_FIRST, 12 * 3600.0, true, 30.0, ElasticAllocator.DEFAULT_EXACT_OPS_LIMIT, false,
         ElasticValue.JCT_REDUCTION, DEFAULT_TENANT_RECLAIM_DELAY_S, DEFAULT_RESTART_OVERHEAD_S,
-        StarvationGuard.DEFAULT_SHARE);
+        StarvationGuard.DEFAULT_SHARE, StarvationGuard.LIGHT_SHARE);
   }
 
   public PolicyConfig withJobOrder(JobOrder v) {
     return new PolicyConfig(
         v, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, starvationShare);
+        tenantReclaimDelayS, restartOverheadS, starvationShare, starvationLightShare);
   }
 
   public PolicyConfig withStarvationWaitS(double v) {
     return new PolicyConfig(
         jobOrder, v, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue, tenantReclaimDelayS,
-        restartOverheadS, starvationShare);
+        restartOverheadS, starvationShare, starvationLightShare);
   }
 
   public PolicyConfig withElastic(boolean v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, v, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, starvationShare);
+        tenantReclaimDelayS, restartOverheadS, starvationShare, starvationLightShare);
   }
 
   public PolicyConfig withRescaleOverheadS(double v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, v, exactKnapsackOpsLimit, speedAware, elasticValue, tenantReclaimDelayS,
-        restartOverheadS, starvationShare);
+        restartOverheadS, starvationShare, starvationLightShare);
   }
 
   public PolicyConfig withSpeedAware(boolean v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, v, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, starvationShare);
+        tenantReclaimDelayS, restartOverheadS, starvationShare, starvationLightShare);
   }
 
   /**
@@ -142,24 +160,24 @@ public record PolicyConfig(
   public PolicyConfig withElasticValue(ElasticValue v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, v,
-        tenantReclaimDelayS, restartOverheadS, starvationShare);
+        tenantReclaimDelayS, restartOverheadS, starvationShare, starvationLightShare);
   }
 
   public PolicyConfig withExactKnapsackOpsLimit(long v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, v, speedAware, elasticValue, tenantReclaimDelayS,
-        restartOverheadS, starvationShare);
+        restartOverheadS, starvationShare, starvationLightShare);
   }
 
   public PolicyConfig withTenantReclaimDelayS(double v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue, v,
-        restartOverheadS, starvationShare);
+        restartOverheadS, starvationShare, starvationLightShare);
   }
 
   public PolicyConfig withRestartOverheadS(double v) {
     return new PolicyConfig(
         jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, v, starvationShare);
+        tenantReclaimDelayS, v, starvationShare, starvationLightShare);
   }
 }

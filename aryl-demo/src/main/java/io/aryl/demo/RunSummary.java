@@ -30,6 +30,16 @@ public record RunSummary(String label, int jobs, int submitted, int finished, in
     outcomes = List.copyOf(outcomes);
   }
 
+  /** Training work per hour of the run: the GPUs allocated to training, on average (GPU-hours per hour). */
+  public double trainingGpusAverage() {
+    return runS <= 0 ? 0 : trainingGpuHours * 3600 / runS;
+  }
+
+  /** The inference GPUs lent to training, on average over the run. */
+  public double loanedGpusAverage() {
+    return runS <= 0 ? 0 : loanedGpuHours * 3600 / runS;
+  }
+
   /**
    * Computes a run's summary.
    *

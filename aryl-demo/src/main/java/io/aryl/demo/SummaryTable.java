@@ -9,6 +9,13 @@ import java.util.function.Function;
 public final class SummaryTable {
   private SummaryTable() {}
 
+  /** What the GPU rows mean, printed under the table: lending adds GPUs, so the in-use share alone misleads. */
+  static final String DEFINITIONS = """
+      training work: GPU-hours allocated to training per hour of the run, i.e. GPUs busy with training on average
+      GPUs lent: inference GPUs on loan to training, on average; they add to the GPUs training can use
+      in use: training work over training's GPUs (own + lent); lending adds to both, so it can fall while more is done
+      """;
+
   public static String format(List<RunSummary> runs) {
     List<String[]> rows = new ArrayList<>();
     List<String> head = new ArrayList<>(List.of(""));
@@ -17,7 +24,9 @@ public final class SummaryTable {
     row(rows, runs, "jobs finished", r -> r.finished() + "/" + r.jobs());
     row(rows, runs, "avg queuing time", r -> bound(r) + secs(r.avgQueuingS()));
     row(rows, runs, "avg JCT", r -> bound(r) + secs(r.avgJctS()));
-    row(rows, runs, "GPU utilization (training + loaned)", r -> pct(r.trainingUtilization()));
+    row(rows, runs, "training work (GPUs busy, average)", r -> num(r.trainingGpusAverage()));
+    row(rows, runs, "GPUs lent by inference (average)", r -> num(r.loanedGpusAverage()));
+    row(rows, runs, "training GPUs in use (own + lent)", r -> pct(r.trainingUtilization()));
     row(rows, runs, "training GPU-hours used", r -> num(r.trainingGpuHours()));
     row(rows, runs, "loaned GPU-hours", r -> num(r.loanedGpuHours()));
     row(rows, runs, "reclaims", r -> Long.toString(r.reclaims()));
@@ -43,6 +52,7 @@ public final class SummaryTable {
         out.append("-".repeat(line.length())).append('\n');
       }
     }
+    out.append(DEFINITIONS);
     if (runs.stream().anyMatch(RunSummary::censored)) {
       out.append("(>=: some jobs had not ended when the run ended; they count until then)\n");
     }

@@ -38,7 +38,8 @@ class DemoSmokeIT {
     String table = text.substring(text.indexOf("Summary ("));
     List<String> lines = table.lines().toList();
     assertThat(lines.get(2)).contains("Aryl on").contains("Aryl off");
-    assertThat(table).contains("jobs finished", "avg queuing time", "avg JCT", "GPU utilization", "loaned GPU-hours",
+    assertThat(table).contains("jobs finished", "avg queuing time", "avg JCT", "training work (GPUs busy, average)",
+        "GPUs lent by inference (average)", "training GPUs in use", "loaned GPU-hours",
         "reclaims", "preemptions");
 
     JsonNode doc = new ObjectMapper().readTree(Files.readString(json));

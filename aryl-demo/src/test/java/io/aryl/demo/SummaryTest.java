@@ -78,7 +78,10 @@ class SummaryTest {
     assertThat(t).contains("jobs finished").contains("1/2").contains("2/2")
         .contains("avg queuing time").contains(">=5.5 s").contains("4.0 s")
         .contains("avg JCT").contains(">=7.5 s").contains("7.5 s")
-        .contains("GPU utilization (training + loaned)").contains("75.0%").contains("0.0%")
+        .contains("training work (GPUs busy, average)").contains("3.00")
+        .contains("GPUs lent by inference (average)").contains("1.00")
+        .contains("training GPUs in use (own + lent)").contains("75.0%").contains("0.0%")
+        .contains("training work: GPU-hours allocated to training per hour of the run")
         .contains("loaned GPU-hours").contains("reclaims").contains("preemptions").contains("workers shrunk")
         .contains("(>=: some jobs had not ended");
     int width = lines.get(0).length();

@@ -13,8 +13,8 @@ import java.util.List;
  *
  * <p>A job queued longer than {@code waitS} is <em>starving</em>. With a {@code share} above 0, <b>the senior
  * lane</b>: take every job of the pool, running or queued, oldest submission first, until their base GPUs reach the
- * lane, which is {@code share} of the pool's GPUs, or half of them ({@link #LIGHT_SHARE}) if that is more while the
- * starving jobs' base GPUs add up to no more than the pool's. The starving queued jobs among them are offered first,
+ * lane, which is {@code share} of the pool's GPUs, or {@code lightShare} of them (half, {@link #LIGHT_SHARE}, by
+ * default) if that is more while the starving jobs' base GPUs add up to no more than the pool's. The starving queued jobs among them are offered first,
  * oldest first; every other job keeps its shortest-first place. So the oldest jobs, up to the lane, are always
  * running or next in line, and however long the queue, at most the lane (plus one gang) goes out of shortest-first
  * order: a backlog the pool could clear is cleared fast, and under overload too deep for that the lane narrows to
@@ -24,8 +24,11 @@ import java.util.List;
  *
  * <p>With {@code share} 0 (the rule before the lane), only the single oldest starving job jumps, whatever runs; one
  * such job per round, round after round, is what turned shortest-first into first-come-first-served under overload.
+ *
+ * <p>{@code lightShare} at or below {@code share} makes the lane a fixed {@code share} of the pool, whatever the
+ * backlog (the fixed lanes the evaluation compares the default with).
  */
-public record StarvationGuard(double waitS, double share) {
+public record StarvationGuard(double waitS, double share, double lightShare) {
   /** The lane's default share of the pool's GPUs once the starving jobs need more GPUs than the pool has. */
   public static final double DEFAULT_SHARE = 0.1;
 
@@ -37,6 +40,14 @@ public record StarvationGuard(double waitS, double share) {
     if (!(share >= 0 && share <= 1)) {
       throw new IllegalArgumentException("starvationGuard.share must be in [0, 1], was " + share);
     }
+    if (!(lightShare >= 0 && lightShare <= 1)) {
+      throw new IllegalArgumentException("starvationGuard.lightShare must be in [0, 1], was " + lightShare);
+    }
+  }
+
+  /** The lane of {@code share}, at least half the pool ({@link #LIGHT_SHARE}) while the backlog fits in it. */
+  public StarvationGuard(double waitS, double share) {
+    this(waitS, share, LIGHT_SHARE);
   }
 
   /** The rule before the senior lane: only the oldest starving job jumps. */
@@ -81,7 +92,7 @@ public record StarvationGuard(double waitS, double share) {
     for (Job s : starving) {
       starvingGpus += baseGpus(s);
     }
-    double lane = (starvingGpus <= poolGpus ? Math.max(share, LIGHT_SHARE) : share) * poolGpus;
+    double lane = (starvingGpus <= poolGpus ? Math.max(share, lightShare) : share) * poolGpus;
     double used = 0;
     int i = 0;
     List<Job> out = new ArrayList<>();

@@ -75,6 +75,29 @@ public final class ClusterState {
     }
     this.jobsById = jobsMap;
 
+    Allocated a = allocated(allocations, jobsById, serversById);
+    this.allocations = a.allocations();
+    this.usedGpus = a.usedGpus();
+  }
+
+  /** {@code base} with other allocations: its servers and jobs, already checked, are shared, not checked again. */
+  private ClusterState(ClusterState base, Map<String, Allocation> allocations) {
+    this.nowS = base.nowS;
+    this.tenants = base.tenants;
+    this.servers = base.servers;
+    this.jobs = base.jobs;
+    this.serversById = base.serversById;
+    this.jobsById = base.jobsById;
+    Allocated a = allocated(allocations, jobsById, serversById);
+    this.allocations = a.allocations();
+    this.usedGpus = a.usedGpus();
+  }
+
+  private record Allocated(Map<String, Allocation> allocations, Map<String, Integer> usedGpus) {}
+
+  /** The running jobs' allocations, checked against the jobs and servers, and the GPUs they use per server. */
+  private static Allocated allocated(Map<String, Allocation> allocations, Map<String, Job> jobsById,
+      Map<String, Server> serversById) {
     Map<String, Allocation> allocs = new TreeMap<>();
     Map<String, Integer> used = new HashMap<>();
     for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
@@ -114,8 +137,7 @@ public final class ClusterState {
             "server(" + s.id() + ") is over-committed: " + u.getValue() + " GPUs used of " + s.gpus());
       }
     }
-    this.allocations = Collections.unmodifiableMap(allocs);
-    this.usedGpus = used;
+    return new Allocated(Collections.unmodifiableMap(allocs), used);
   }
 
   private static void checkFits(Job j, Map<String, Integer> largestByType) {
@@ -156,7 +178,7 @@ public final class ClusterState {
 
   /** The same snapshot with other allocations (validated as any snapshot is), e.g. a plan's targets. */
   public ClusterState withAllocations(Map<String, Allocation> newAllocations) {
-    return new ClusterState(nowS, servers, jobs, newAllocations, tenants);
+    return new ClusterState(this, newAllocations);
   }
 
   /** The tenants sharing the training pool and their guarantees; {@link Tenants#NONE} when there are none. */

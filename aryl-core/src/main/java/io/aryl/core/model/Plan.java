@@ -47,7 +47,7 @@ public final class Plan {
         t.put(e.getKey(), e.getValue());
       }
     }
-    ClusterState.of(before.nowS(), before.servers(), before.jobs(), t); // validates the targets
+    before.withAllocations(t); // validates the targets
     TreeMap<String, Change> changes = new TreeMap<>();
     for (Map.Entry<String, Allocation> e : t.entrySet()) {
       Allocation now = before.allocation(e.getKey());

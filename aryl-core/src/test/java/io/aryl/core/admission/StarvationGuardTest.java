@@ -80,6 +80,24 @@ class StarvationGuardTest {
     assertThat(String.join(" ", ids(out))).isEqualTo(jumpers.trim());
   }
 
+  @ParameterizedTest(name = "pool {0} GPUs, share {1}, light share {2}: jumpers {3}")
+  @CsvSource(delimiter = ';', value = {
+    // a pool of 16 could clear the 4 starving GPUs; the default light share (half) lets all four in
+    "16; 0.125; 0.5;    q1 q2 q3 q4",
+    // a light share at or below the share: a fixed lane of 2 GPUs
+    "16; 0.125; 0.125;  q1 q2",
+    "16; 0.125; 0;      q1 q2",
+    // a light share between: 3 GPUs while the backlog fits
+    "16; 0.125; 0.1875; q1 q2 q3",
+    // once the backlog does not fit (pool of 3) the light share does not count
+    "3;  0.3333; 1;     q1"
+  })
+  void the_light_share_is_the_lane_while_the_backlog_fits_and_at_or_below_the_share_the_lane_is_fixed(
+      int pool, double share, double lightShare, String jumpers) {
+    List<Job> out = new StarvationGuard(WAIT, share, lightShare).jumpers(QUEUED, List.of(), NOW, pool);
+    assertThat(String.join(" ", ids(out))).isEqualTo(jumpers.trim());
+  }
+
   @ParameterizedTest(name = "share {0}")
   @ValueSource(doubles = {0, 0.1, 0.25, 1})
   void with_nobody_starving_the_offer_order_is_exactly_shortest_first(double share) {
@@ -124,6 +142,8 @@ class StarvationGuardTest {
         .withMessageContaining("starvationGuard.share");
     assertThatIllegalArgumentException().isThrownBy(() -> new StarvationGuard(0, 0.25))
         .withMessageContaining("starvationGuard.waitS");
+    assertThatIllegalArgumentException().isThrownBy(() -> new StarvationGuard(WAIT, 0.1, 1.5))
+        .withMessageContaining("starvationGuard.lightShare");
   }
 
   // ---------------------------------------------------------------------------------------------------------------

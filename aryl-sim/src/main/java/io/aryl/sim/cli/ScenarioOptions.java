@@ -56,7 +56,7 @@ final class ScenarioOptions {
           + "start on an empty cluster. Default: ${DEFAULT-VALUE}.")
   double warmupDays;
 
-  @Option(names = "--elastic-fraction", defaultValue = "0.5", paramLabel = "F",
+  @Option(names = "--elastic-fraction", defaultValue = "" + SimConfig.ELASTIC_FRACTION, paramLabel = "F",
       description = "Share of jobs treated as elastic (g/2..2g GPUs) by elastic policies; chosen by a hash of "
           + "(seed, job id). Default: ${DEFAULT-VALUE}.")
   double elasticFraction;
@@ -65,7 +65,8 @@ final class ScenarioOptions {
       description = "Runtime predictions are off by up to +-E (uniform, seeded per job). Default: ${DEFAULT-VALUE}.")
   double predictionError;
 
-  @Option(names = "--seed", defaultValue = "1", paramLabel = "N", description = "Seed. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--seed", defaultValue = "" + SimConfig.SEED, paramLabel = "N",
+      description = "Seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
   @Option(names = "--round-interval", defaultValue = "" + SimConfig.ROUND_INTERVAL_S, paramLabel = "S",
@@ -94,6 +95,12 @@ final class ScenarioOptions {
           + "jumps (the rule before the lane). Default: ${DEFAULT-VALUE}.")
   double starvationShare;
 
+  @Option(names = "--starvation-light-share", defaultValue = "" + SimConfig.STARVATION_LIGHT_SHARE, paramLabel = "F",
+      description = "The senior lane's least share of the pool's GPUs while the starving jobs need no more GPUs than "
+          + "the pool has. At or below --starvation-share the lane is a fixed --starvation-share (an experiment: "
+          + "the fixed lanes the default is compared with). Default: ${DEFAULT-VALUE}.")
+  double starvationLightShare;
+
   /** Which of a trace's jobs a command simulates, given the measured window (trace seconds). */
   @FunctionalInterface
   interface JobSelector {
@@ -119,6 +126,7 @@ final class ScenarioOptions {
     requirePositive("--checkpoint-interval", checkpointIntervalS);
     requirePositive("--starvation-wait", starvationWaitS);
     requireFraction("--starvation-share", starvationShare);
+    requireFraction("--starvation-light-share", starvationLightShare);
     requirePositive("--gpus-per-server", gpusPerServer);
     List<TraceJob> jobs = InputSpecs.trainingJobs(trace);
     if (jobs.isEmpty()) {
@@ -154,7 +162,8 @@ final class ScenarioOptions {
         .withCheckpointIntervalS(checkpointIntervalS)
         .withReclaimGraceS(reclaimGraceS)
         .withStarvationWaitS(starvationWaitS)
-        .withStarvationShare(starvationShare);
+        .withStarvationShare(starvationShare)
+        .withStarvationLightShare(starvationLightShare);
     return new Scenario(trace, jobs, curve, cfg, start, end, requireNonNegative("--warmup-days", warmupDays) * DAY_S,
         0, elasticFraction, predictionError, seed);
   }

@@ -50,10 +50,10 @@ final class SummarizeCommand implements Callable<Integer> {
         cfg.path("training_gpus_vs_mean_demand").asDouble(), cfg.path("mean_demand_gpus").asDouble(),
         cfg.path("inference_gpu_speed").asText(), Math.round(100 * cfg.path("elastic_fraction").asDouble()),
         Math.round(100 * cfg.path("prediction_error").asDouble())));
-    sb.append("| policy | avg queue (h) | queue removed | avg JCT (h) | JCT vs baseline | JCT / bound | GPU util "
-        + "| GPU-s per work | preemptions | lost GPU-h | p95 queue (h) | p99 queue (h) | max queue (h) | starved "
-        + "| worst slowdown |\n");
-    sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    sb.append("| policy | avg queue (h) | queue removed | avg JCT (h) | JCT vs baseline | JCT / bound "
+        + "| JCT / capacity bound | GPU util | GPU-s per work | preemptions | lost GPU-h | p95 queue (h) "
+        + "| p99 queue (h) | max queue (h) | starved | worst slowdown |\n");
+    sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     JsonNode policies = report.path("policies");
     double baseJct = policies.path("baseline").path("avg_jct_s").asDouble(Double.NaN);
     Iterator<Map.Entry<String, JsonNode>> it = policies.fields();
@@ -61,12 +61,15 @@ final class SummarizeCommand implements Callable<Integer> {
       Map.Entry<String, JsonNode> e = it.next();
       JsonNode m = e.getValue();
       double jct = m.path("avg_jct_s").asDouble();
-      sb.append(String.format("| %s | %.2f | %s | %.2f | %s | %.2f | %.1f%% | %.2f | %d | %.1f | %.1f | %.1f | %.1f "
-              + "| %d | %.0f |%n",
+      sb.append(String.format("| %s | %.2f | %s | %.2f | %s | %.2f | %s | %.1f%% | %.2f | %d | %.1f | %.1f | %.1f "
+              + "| %.1f | %d | %.0f |%n",
           e.getKey(), m.path("avg_queue_s").asDouble() / 3600,
           m.has("queue_removed_pct") ? String.format("%.0f%%", m.path("queue_removed_pct").asDouble()) : "-",
           jct / 3600, Double.isNaN(baseJct) ? "-" : String.format("%.2fx", baseJct / jct),
-          m.path("jct_vs_bound").asDouble(), 100 * m.path("gpu_util").asDouble(), m.path("gpu_s_per_work").asDouble(),
+          m.path("jct_vs_bound").asDouble(),
+          // Reports written before the capacity-aware bound have no such field.
+          m.has("jct_vs_capacity_bound") ? String.format("%.2f", m.path("jct_vs_capacity_bound").asDouble()) : "-",
+          100 * m.path("gpu_util").asDouble(), m.path("gpu_s_per_work").asDouble(),
           m.path("preemptions").asLong(), m.path("lost_gpu_hours").asDouble(),
           m.path("p95_queue_s").asDouble() / 3600, m.path("p99_queue_s").asDouble() / 3600,
           m.path("max_queue_s").asDouble() / 3600, m.path("starved_jobs").asLong(),

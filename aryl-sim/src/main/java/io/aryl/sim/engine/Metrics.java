@@ -16,6 +16,10 @@ import java.util.Map;
  *   <li>{@code makespan_s}: first submission to last completion, over finished jobs.
  *   <li>{@code jct_bound_s}: the average JCT if every job started at submission and elastic jobs ran at full width
  *       on reference-speed GPUs; no policy can beat it. {@code jct_vs_bound} is the average JCT over it.
+ *   <li>{@code jct_capacity_bound_s}: the larger of {@code jct_bound_s} and the finished jobs' mean JCT under SRPT on
+ *       one machine as fast as every GPU of both pools ({@link CapacityBound}): also a lower bound, and one that
+ *       knows GPUs are finite, so that under overload it is not out of every policy's reach.
+ *       {@code jct_vs_capacity_bound} is the average JCT over it.
  *   <li>{@code queue_removed_pct}: the share of the baseline's total queuing time this policy removed (only when a
  *       baseline ran on the same input).
  *   <li>{@code gpu_s_per_work}: GPU-seconds the jobs held per GPU-second of work at their requested width; above 1
@@ -74,6 +78,9 @@ public final class Metrics {
     double bound = mean(jobs.stream().mapToDouble(JobRecord::boundS).toArray());
     m.put("jct_bound_s", bound);
     m.put("jct_vs_bound", bound > 0 ? mean(jct) / bound : 0.0);
+    double capacityBound = Math.max(bound, r.capacityBoundS());
+    m.put("jct_capacity_bound_s", capacityBound);
+    m.put("jct_vs_capacity_bound", capacityBound > 0 ? mean(jct) / capacityBound : 0.0);
     m.put("gpu_s_per_work", ratio(r.spentGpuS(), r.workGpuS()));
     m.put("starved_jobs", jobs.stream().filter(j -> j.queueS() > STARVED_AFTER_S).count());
     m.put("worst_slowdown", jobs.stream().filter(j -> j.boundS() > 0).mapToDouble(j -> j.jctS() / j.boundS()).max()
@@ -87,7 +94,7 @@ public final class Metrics {
   }
 
   /** Nearest-rank percentile of sorted values. */
-  static double percentile(double[] sorted, double p) {
+  public static double percentile(double[] sorted, double p) {
     if (sorted.length == 0) {
       return 0;
     }

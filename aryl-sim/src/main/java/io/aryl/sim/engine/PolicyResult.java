@@ -24,6 +24,8 @@ import java.util.List;
  * @param unfinishedJobs jobs submitted in the window that had not finished when the run ended
  * @param simWallS wall-clock seconds the run took
  * @param spentGpuS GPU-seconds the finished jobs held while running (pauses and lost work included)
+ * @param capacityBoundS the finished jobs' mean JCT under SRPT on one machine as fast as every GPU of both pools
+ *     ({@link CapacityBound}): no policy's mean JCT is lower; 0 when not computed
  */
 public record PolicyResult(
     String policy,
@@ -43,7 +45,8 @@ public record PolicyResult(
     double inferenceShortfallServerS,
     int unfinishedJobs,
     double simWallS,
-    double spentGpuS) {
+    double spentGpuS,
+    double capacityBoundS) {
 
   /** A result that does not track the GPU-seconds jobs spent ({@code gpu_s_per_work} reads 0). */
   public PolicyResult(String policy, List<JobRecord> jobs, List<Sample> samples, double windowS, int trainingGpus,
@@ -53,6 +56,16 @@ public record PolicyResult(
     this(policy, jobs, samples, windowS, trainingGpus, inferenceGpus, trainingBusyGpuS, loanedBusyGpuS,
         inferenceBusyGpuS, loanedGpuS, workGpuS, preemptions, scaleIns, lostGpuS, inferenceShortfallServerS,
         unfinishedJobs, simWallS, 0);
+  }
+
+  /** A result with no capacity-aware bound ({@code jct_capacity_bound_s} is then the per-job bound). */
+  public PolicyResult(String policy, List<JobRecord> jobs, List<Sample> samples, double windowS, int trainingGpus,
+      int inferenceGpus, double trainingBusyGpuS, double loanedBusyGpuS, double inferenceBusyGpuS, double loanedGpuS,
+      double workGpuS, long preemptions, long scaleIns, double lostGpuS, double inferenceShortfallServerS,
+      int unfinishedJobs, double simWallS, double spentGpuS) {
+    this(policy, jobs, samples, windowS, trainingGpus, inferenceGpus, trainingBusyGpuS, loanedBusyGpuS,
+        inferenceBusyGpuS, loanedGpuS, workGpuS, preemptions, scaleIns, lostGpuS, inferenceShortfallServerS,
+        unfinishedJobs, simWallS, spentGpuS, 0);
   }
 
   public PolicyResult {

@@ -60,6 +60,7 @@ public record PolicySpec(
         .withRescaleOverheadS(cfg.rescaleOverheadS())
         .withStarvationWaitS(cfg.starvationWaitS())
         .withStarvationShare(cfg.starvationShare())
+        .withStarvationLightShare(cfg.starvationLightShare())
         .withRestartOverheadS(cfg.restartOverheadS())
         .withTenantReclaimDelayS(cfg.tenantReclaimDelayS());
   }

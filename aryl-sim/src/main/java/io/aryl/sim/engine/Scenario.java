@@ -165,6 +165,7 @@ public record Scenario(
     m.put("speedup", "throughput(n workers) = n^" + cfg.speedupExponent());
     m.put("starvation_wait_s", cfg.starvationWaitS());
     m.put("starvation_share", cfg.starvationShare());
+    m.put("starvation_light_share", cfg.starvationLightShare());
     m.put("tenant_reclaim_delay_s", cfg.tenantReclaimDelayS());
     m.put("elastic_fraction", elasticFraction);
     m.put("elastic_rule", "elastic jobs run on g/2..2g GPUs; the rest exactly g");

@@ -26,6 +26,9 @@ import io.aryl.core.model.Checks;
  *     PolicyConfig.starvationShare}; 0: only the oldest starving job jumps)
  * @param tenantReclaimDelayS with tenants: how long an owner's job waits before borrowers' base workers are preempted
  *     for it (aryl-core's {@code PolicyConfig.tenantReclaimDelayS})
+ * @param starvationLightShare the lane's least share while the starving jobs need no more GPUs than the pool has
+ *     (aryl-core's {@code PolicyConfig.starvationLightShare}, 0.5); at or below {@code starvationShare} the lane is
+ *     fixed
  */
 public record SimConfig(
     int trainingServers,
@@ -44,7 +47,8 @@ public record SimConfig(
     double starvationWaitS,
     int lastTrainingServerGpus,
     double tenantReclaimDelayS,
-    double starvationShare) {
+    double starvationShare,
+    double starvationLightShare) {
 
   public SimConfig {
     Checks.positive("trainingServers", trainingServers);
@@ -72,10 +76,17 @@ public record SimConfig(
     if (!(starvationShare >= 0 && starvationShare <= 1)) {
       throw new IllegalArgumentException("starvationShare must be within [0, 1], was " + starvationShare);
     }
+    if (!(starvationLightShare >= 0 && starvationLightShare <= 1)) {
+      throw new IllegalArgumentException(
+          "starvationLightShare must be within [0, 1], was " + starvationLightShare);
+    }
   }
 
   // The defaults, defined once: the command line shows and uses these.
   public static final int GPUS_PER_SERVER = 8;
+  /** Default share of trace jobs made elastic, and the seed that picks them (see JobShape.isElastic). */
+  public static final double ELASTIC_FRACTION = 0.5;
+  public static final long SEED = 1;
   public static final double INFERENCE_GPU_SPEED = 1.0;
   public static final double ROUND_INTERVAL_S = 60;
   public static final double SAMPLE_INTERVAL_S = 600;
@@ -89,6 +100,7 @@ public record SimConfig(
   public static final double STARVATION_WAIT_S = 43200;
   public static final double TENANT_RECLAIM_DELAY_S = 60;
   public static final double STARVATION_SHARE = io.aryl.core.admission.StarvationGuard.DEFAULT_SHARE;
+  public static final double STARVATION_LIGHT_SHARE = io.aryl.core.admission.StarvationGuard.LIGHT_SHARE;
 
   /** Defaults for a cluster of the given pool sizes. */
   public static SimConfig defaults(int trainingServers, int inferenceServers) {
@@ -96,63 +108,70 @@ public record SimConfig(
         trainingServers, inferenceServers, GPUS_PER_SERVER, INFERENCE_GPU_SPEED, ROUND_INTERVAL_S,
         SAMPLE_INTERVAL_S, CHECKPOINT_INTERVAL_S, RESCALE_OVERHEAD_S, RESTART_OVERHEAD_S, RECLAIM_GRACE_S,
         HEADROOM, LOAN_MARGIN_SERVERS, SPEEDUP_EXPONENT, STARVATION_WAIT_S, 0, TENANT_RECLAIM_DELAY_S,
-        STARVATION_SHARE);
+        STARVATION_SHARE, STARVATION_LIGHT_SHARE);
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, v, roundIntervalS, sampleIntervalS, checkpointIntervalS,
         rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
   }
 
   public SimConfig withGpusPerServer(int v) {
     return new SimConfig(
         trainingServers, inferenceServers, v, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
   }
 
   public SimConfig withRoundIntervalS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, v, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
   }
 
   public SimConfig withCheckpointIntervalS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS, v,
         rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
   }
 
   public SimConfig withReclaimGraceS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, v, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
   }
 
   public SimConfig withStarvationWaitS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, v, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
+        speedupExponent, v, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
   }
 
   public SimConfig withStarvationShare(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, v);
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, v, starvationLightShare);
+  }
+
+  public SimConfig withStarvationLightShare(double v) {
+    return new SimConfig(
+        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
+        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, v);
   }
 
   public SimConfig withTenantReclaimDelayS(double v) {
     return new SimConfig(
         trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, v, starvationShare);
+        speedupExponent, starvationWaitS, lastTrainingServerGpus, v, starvationShare, starvationLightShare);
   }
 
   /**
@@ -165,14 +184,14 @@ public record SimConfig(
     return new SimConfig(
         servers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
         checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, gpus % gpusPerServer, tenantReclaimDelayS, starvationShare);
+        speedupExponent, starvationWaitS, gpus % gpusPerServer, tenantReclaimDelayS, starvationShare, starvationLightShare);
   }
 
   public SimConfig withInferenceServers(int v) {
     return new SimConfig(
         trainingServers, v, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS, checkpointIntervalS,
         rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare);
+        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
   }
 
   /** GPUs of training server {@code i} (0-based). */

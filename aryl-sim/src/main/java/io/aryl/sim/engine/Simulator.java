@@ -210,6 +210,8 @@ public final class Simulator {
   private double inferenceBusyGpuS;
   private double loanedGpuS;
   private double workGpuS;
+  /** Of each measured job that finished: its submission and the least GPU-seconds it could have needed. */
+  private final List<CapacityBound.Work> leastWork = new ArrayList<>();
   private double spentGpuS;
   private long preemptions;
   private long scaleIns;
@@ -333,7 +335,13 @@ public final class Simulator {
     return new PolicyResult(policy.name(), List.copyOf(records), List.copyOf(samples), windowEndS - windowStartS,
         cfg.trainingGpus(), cfg.inferenceGpus(), trainingBusyGpuS, loanedBusyGpuS, inferenceBusyGpuS, loanedGpuS,
         workGpuS, preemptions, scaleIns, lostGpuS, shortfallServerS, unfinished,
-        (System.nanoTime() - wallStart) / 1e9, spentGpuS);
+        (System.nanoTime() - wallStart) / 1e9, spentGpuS, capacityBoundS());
+  }
+
+  /** {@link CapacityBound} of the finished jobs on every GPU of both pools, each at most at reference speed. */
+  private double capacityBoundS() {
+    double capacity = cfg.trainingGpus() + cfg.inferenceGpus() * Math.min(1.0, cfg.inferenceGpuSpeed());
+    return capacity > 0 ? CapacityBound.meanSrptFlowS(leastWork, capacity) : 0;
   }
 
   private final Map<String, Double> ends = new HashMap<>();
@@ -615,6 +623,8 @@ public final class Simulator {
           t - windowStart, j.trace.gpus(), j.elastic(), j.boundS()));
       workGpuS += j.trace.durationS() * j.trace.gpus();
       spentGpuS += j.spentGpuS;
+      leastWork.add(new CapacityBound.Work(j.trace.submitS() - windowStart,
+          j.totalWork * j.shape.minWorkers() * j.shape.gpusPerWorker()));
     }
   }
 

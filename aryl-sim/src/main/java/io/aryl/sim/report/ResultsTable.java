@@ -17,7 +17,8 @@ import java.util.Map;
  */
 public final class ResultsTable {
   private static final String[] HEADERS = {
-    "policy", "jobs", "avg queue (h)", "p95 queue (h)", "p99 queue (h)", "max queue (h)", "avg JCT (h)", "p95 JCT (h)", "JCT/bound", "GPU util %",
+    "policy", "jobs", "avg queue (h)", "p95 queue (h)", "p99 queue (h)", "max queue (h)", "avg JCT (h)", "p95 JCT (h)", "JCT/bound", "JCT/cap bound",
+    "GPU util %",
     "training util %", "inference util %", "loaned GPU-h", "preemptions", "scale-ins", "lost GPU-h",
     "shortfall server-s", "starved", "worst slowdown"
   };
@@ -55,6 +56,7 @@ public final class ResultsTable {
           fixed(hours(m, "avg_jct_s"), 2),
           fixed(hours(m, "p95_jct_s"), 2),
           fixed(number(m, "jct_vs_bound"), 2),
+          fixed(number(m, "jct_vs_capacity_bound"), 2),
           fixed(100 * number(m, "gpu_util"), 1),
           fixed(100 * number(m, "training_util"), 1),
           fixed(100 * number(m, "inference_util"), 1),

@@ -104,6 +104,17 @@ class MetricsTest {
         "jobs", "unfinished_jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "p99_queue_s", "max_queue_s",
         "avg_jct_s", "p95_jct_s", "makespan_s", "gpu_util", "training_util", "inference_util", "loaned_gpu_hours",
         "preemptions", "scale_ins", "lost_gpu_hours", "inference_shortfall_server_s", "jct_bound_s", "jct_vs_bound",
-        "gpu_s_per_work", "starved_jobs", "worst_slowdown", "sim_wall_s");
+        "jct_capacity_bound_s", "jct_vs_capacity_bound", "gpu_s_per_work", "starved_jobs", "worst_slowdown", "sim_wall_s");
+  }
+
+  @Test
+  @DisplayName("the capacity-aware bound is the larger of the per-job bound and the SRPT one")
+  void capacityBoundIsTheLargerBound() {
+    List<JobRecord> jobs = List.of(new JobRecord("a", 0, 0, 10, 1, false, 4), new JobRecord("b", 0, 0, 20, 1, false, 6));
+    PolicyResult tight = new PolicyResult("p", jobs, List.of(), 100, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12.5);
+    assertThat(Metrics.of(tight)).contains(entry("jct_bound_s", 5.0), entry("jct_capacity_bound_s", 12.5),
+        entry("jct_vs_capacity_bound", 15 / 12.5));
+    PolicyResult loose = new PolicyResult("p", jobs, List.of(), 100, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2);
+    assertThat(Metrics.of(loose)).contains(entry("jct_capacity_bound_s", 5.0), entry("jct_vs_capacity_bound", 3.0));
   }
 }

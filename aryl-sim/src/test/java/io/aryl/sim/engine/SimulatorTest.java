@@ -547,6 +547,25 @@ class SimulatorTest {
   }
 
   @Nested
+  class Bounds {
+    // 1 server of 8 GPUs, no inference; "a" (8 GPUs, 100 s) and "b" (8 GPUs, 300 s) at 0.
+    //   per-job bound: 100 and 300, mean 200
+    //   capacity: SRPT on 8 GPUs ends a at 100 and b at 400, mean 250: one of them must wait for the other
+    @Test
+    void capacityBoundCountsTheWaitNoScheduleAvoids() {
+      Scenario s = scenario(SimConfig.defaults(1, 0), null, 10_000, 0, job("a", 0, 100, 8), job("b", 0, 300, 8));
+
+      PolicyResult r = run("baseline", s);
+
+      assertThat(r.capacityBoundS()).isEqualTo(250);
+      Map<String, Object> m = Metrics.of(r);
+      assertThat(m.get("jct_bound_s")).isEqualTo(200.0);
+      assertThat(m.get("jct_capacity_bound_s")).isEqualTo(250.0);
+      assertThat((double) m.get("avg_jct_s")).isGreaterThanOrEqualTo(250);
+    }
+  }
+
+  @Nested
   class WarmUp {
     // Window [1000, 5000) with 500 s of warm-up: jobs submitted from 500 on run, those from 1000 on are measured.
     //   "old" (at 0) is before the warm-up: not simulated at all (else it would hold the server until 5000)
