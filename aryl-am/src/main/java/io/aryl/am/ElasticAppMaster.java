@@ -104,7 +104,8 @@ public final class ElasticAppMaster {
   public void run() throws Exception {
     String host = System.getenv().getOrDefault(Environment.NM_HOST.name(), "localhost");
     String reportToken = UUID.randomUUID().toString();
-    try (StatusServer status = new StatusServer(this::status, this::hosts, reportToken, this::exited)) {
+    try (StatusServer status = new StatusServer(this::status, this::hosts, reportToken, this::exited,
+        ProxyOnlyPages.from(conf, attempt.getApplicationId().toString()))) {
       status.start();
       String trackingUrl = "http://" + host + ":" + status.port() + "/";
       if (spec.stagingDir().isEmpty()) {

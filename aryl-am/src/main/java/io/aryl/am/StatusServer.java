@@ -20,7 +20,8 @@ import java.util.function.Supplier;
  * The AM's tracking URL: {@code /} an HTML status page, {@code /status.json} the same as JSON (workers, generations,
  * scaling events, the last checkpoint, which the scheduler reads to price preemptions), {@code /hosts} the current
  * generation's host:slots lines (what the host-discovery script prints).
- * JDK HTTP server on an ephemeral port; the RM web proxy forwards {@code /proxy/<app>/...} here. Worker supervisors
+ * JDK HTTP server on an ephemeral port; the RM web proxy forwards {@code /proxy/<app>/...} here, and people reach the
+ * pages only that way ({@link ProxyOnlyPages}). Worker supervisors
  * {@code POST /exited} their worker's {@link ExitReport}, with the attempt's token in header {@value #TOKEN_HEADER}.
  */
 public final class StatusServer implements AutoCloseable {
@@ -28,16 +29,23 @@ public final class StatusServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpServer server;
 
+  /**
+   * @param pages who may read the pages for people ({@code /} and {@code /status.json}) here; others are sent to the
+   *     RM's web proxy. {@code /hosts} and {@code /exited} serve the job's own containers.
+   */
   public StatusServer(Supplier<Map<String, Object>> status, Supplier<List<String>> hosts, String reportToken,
-      Consumer<ExitReport> exits) throws IOException {
+      Consumer<ExitReport> exits, ProxyOnlyPages pages) throws IOException {
     server = HttpServer.create(new InetSocketAddress(0), 0);
     server.setExecutor(Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "aryl-status");
       t.setDaemon(true);
       return t;
     }));
-    server.createContext("/status.json", ex -> send(ex, "application/json",
-        JSON.writerWithDefaultPrettyPrinter().writeValueAsString(status.get())));
+    server.createContext("/status.json", ex -> {
+      if (!redirected(ex, pages)) {
+        send(ex, "application/json", JSON.writerWithDefaultPrettyPrinter().writeValueAsString(status.get()));
+      }
+    });
     server.createContext("/hosts", ex -> send(ex, "text/plain", String.join("\n", hosts.get()) + "\n"));
     byte[] token = reportToken.getBytes(StandardCharsets.UTF_8);
     server.createContext("/exited", ex -> {
@@ -61,6 +69,9 @@ public final class StatusServer implements AutoCloseable {
       send(ex, "text/plain", "ok\n");
     });
     server.createContext("/", ex -> {
+      if (redirected(ex, pages)) {
+        return;
+      }
       if (!ex.getRequestURI().getPath().replaceAll("/+$", "").isEmpty()) {
         send(ex, 404, "text/plain", "not found: " + ex.getRequestURI().getPath() + "\n");
         return;
@@ -75,6 +86,18 @@ public final class StatusServer implements AutoCloseable {
 
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /** Sends a request from a host the pages do not serve to the web proxy (302), as AmIpFilter does. */
+  private static boolean redirected(HttpExchange ex, ProxyOnlyPages pages) throws IOException {
+    String to = pages.redirectFor(ex.getRemoteAddress().getAddress(), ex.getRequestURI().getRawPath(),
+        ex.getRequestURI().getRawQuery());
+    if (to == null) {
+      return false;
+    }
+    ex.getResponseHeaders().set("Location", to);
+    send(ex, 302, "text/plain", "see " + to + "\n");
+    return true;
   }
 
   private static void send(HttpExchange ex, String type, String body) throws IOException {

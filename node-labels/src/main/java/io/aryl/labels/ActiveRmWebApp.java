@@ -47,6 +47,21 @@ public final class ActiveRmWebApp {
       List.of("This is standby RM", "Can not find any active RM", "There is no active RM");
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * What a call carries to say who makes it: the value of its {@code Authorization} header for one RM, or null for
+   * none. {@link Spnego} is the one for a Kerberos cluster.
+   */
+  @FunctionalInterface
+  public interface Authorization {
+    /** No header: a cluster without HTTP authentication. */
+    Authorization NONE = rm -> null;
+
+    /**
+     * @throws IOException no credential could be made (the call is then not sent, and counts as not delivered)
+     */
+    String header(URI rm) throws IOException;
+  }
+
   /** One answer of an RM web app: who answered, the HTTP status and the body. */
   public record Answer(URI rm, int status, String body) {}
 
@@ -62,6 +77,7 @@ public final class ActiveRmWebApp {
   private final List<URI> candidates;
   private final HttpClient http;
   private final Duration requestTimeout;
+  private final Authorization authorization;
   private volatile URI active;
 
   /**
@@ -70,6 +86,17 @@ public final class ActiveRmWebApp {
    * @param requestTimeout how long one call may take in all
    */
   public ActiveRmWebApp(List<URI> candidates, Duration connectTimeout, Duration requestTimeout) {
+    this(candidates, connectTimeout, requestTimeout, Authorization.NONE);
+  }
+
+  /**
+   * @param candidates base URLs of the RM web apps ({@code http(s)://host:port}), in the order they are tried
+   * @param connectTimeout how long one candidate may take to accept a connection
+   * @param requestTimeout how long one call may take in all
+   * @param authorization what every call carries to say who makes it
+   */
+  public ActiveRmWebApp(List<URI> candidates, Duration connectTimeout, Duration requestTimeout,
+      Authorization authorization) {
     Checks.notNull("candidates", candidates);
     if (candidates.isEmpty()) {
       throw new IllegalArgumentException("candidates must name at least one ResourceManager web app, was empty");
@@ -81,6 +108,7 @@ public final class ActiveRmWebApp {
     this.candidates = List.copyOf(bases);
     this.http = HttpClient.newBuilder().connectTimeout(Checks.notNull("connectTimeout", connectTimeout)).build();
     this.requestTimeout = Checks.notNull("requestTimeout", requestTimeout);
+    this.authorization = Checks.notNull("authorization", authorization);
   }
 
   /** The candidates {@link #candidates(Configuration)} names, with a 5 s connect and a 10 s call timeout. */
@@ -90,7 +118,17 @@ public final class ActiveRmWebApp {
 
   /** These candidates, with a 5 s connect and a 10 s call timeout. */
   public static ActiveRmWebApp of(List<URI> candidates) {
-    return new ActiveRmWebApp(candidates, Duration.ofSeconds(5), Duration.ofSeconds(10));
+    return of(candidates, Authorization.NONE);
+  }
+
+  /** The candidates {@link #candidates(Configuration)} names, each call carrying {@code authorization}. */
+  public static ActiveRmWebApp of(Configuration conf, Authorization authorization) {
+    return of(candidates(conf), authorization);
+  }
+
+  /** These candidates, with a 5 s connect and a 10 s call timeout, each call carrying {@code authorization}. */
+  public static ActiveRmWebApp of(List<URI> candidates, Authorization authorization) {
+    return new ActiveRmWebApp(candidates, Duration.ofSeconds(5), Duration.ofSeconds(10), authorization);
   }
 
   /**
@@ -259,6 +297,15 @@ public final class ActiveRmWebApp {
   private Answer exchange(URI rm, String method, String path, String jsonBody) throws IOException {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(rm + path)).timeout(requestTimeout)
         .header("Accept", "application/json");
+    String credential;
+    try {
+      credential = authorization.header(rm);
+    } catch (IOException e) {
+      throw new NotDeliveredException(method + " " + rm + path + ": no credential for it: " + describe(e), e);
+    }
+    if (credential != null) {
+      b.header("Authorization", credential);
+    }
     if (jsonBody == null) {
       b.method(method, HttpRequest.BodyPublishers.noBody());
     } else {

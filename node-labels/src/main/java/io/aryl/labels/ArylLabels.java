@@ -1,5 +1,6 @@
 package io.aryl.labels;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,10 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.client.ClientRMProxy;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -69,6 +71,8 @@ public final class ArylLabels {
     public Integer call() throws Exception {
       Configuration c = conf.load();
       LabelsSettings s = LabelsSettings.from(c);
+      // With Kerberos on, the caller's own ticket (kinit as a YARN admin) is used.
+      UserGroupInformation.setConfiguration(c);
       YarnClient client = YarnClient.createYarnClient();
       client.init(c);
       client.start();
@@ -114,8 +118,10 @@ public final class ArylLabels {
     public Integer call() throws Exception {
       Configuration c = conf.load();
       LabelsSettings s;
+      ControllerSecurity security;
       try {
         s = LabelsSettings.from(c);
+        security = ControllerSecurity.from(c);
       } catch (IllegalArgumentException e) {
         System.err.println("aryl-labels run: " + e.getMessage());
         return 2;
@@ -124,19 +130,37 @@ public final class ArylLabels {
         System.err.println("aryl-labels run: set " + LabelsConf.ZK_CONNECT.key() + " (or hadoop.zk.address)");
         return 2;
       }
+      UserGroupInformation login;
+      try {
+        login = security.login(c, true);
+      } catch (IOException e) {
+        System.err.println("aryl-labels run: " + e.getMessage());
+        return 2;
+      }
       ActiveRmWebApp web;
       try {
-        web = ActiveRmWebApp.of(c);
+        web = ActiveRmWebApp.of(c, security.kerberos() ? new Spnego(login) : ActiveRmWebApp.Authorization.NONE);
       } catch (IllegalArgumentException e) {
         System.err.println("aryl-labels run: " + e.getMessage());
         return 2;
       }
-      CuratorFramework zk = CuratorFrameworkFactory.builder().connectString(s.zkConnect())
-          .sessionTimeoutMs(s.zkSessionTimeoutMs()).connectionTimeoutMs(s.zkConnectionTimeoutMs())
-          .retryPolicy(new ExponentialBackoffRetry(500, 10, 10_000)).build();
+      CuratorFramework zk = ControllerZk.client(s, new ExponentialBackoffRetry(500, 10, 10_000), security);
       zk.start();
+      try {
+        if (!zk.blockUntilConnected(s.zkConnectionTimeoutMs(), TimeUnit.MILLISECONDS)) {
+          System.err.println("aryl-labels run: no ZooKeeper connection to " + s.zkConnect() + " within "
+              + s.zkConnectionTimeoutMs() + " ms (" + LabelsConf.ZK_CONNECTION_TIMEOUT_MS.key() + ")");
+          zk.close();
+          return 2;
+        }
+        ControllerZk.applyAcl(zk, s.zkRoot(), security.zkAcl());
+      } catch (IllegalStateException e) {
+        System.err.println("aryl-labels run: " + e.getMessage());
+        zk.close();
+        return 2;
+      }
       // One view of which RM is active, shared by the pools and the yarn-queue demand source.
-      try (YarnPools pools = new YarnPools(c, web)) {
+      try (YarnPools pools = new YarnPools(c, web, login)) {
         LoanController controller = new LoanController(zk, s.controllerConfig(), demandSources(s, web),
             pools, System::currentTimeMillis);
         StatusServer status = s.httpPort() < 0 ? null : new StatusServer(controller, s.httpHost(), s.httpPort());
@@ -157,9 +181,10 @@ public final class ArylLabels {
         controller.start();
         if (status != null) {
           status.start();
-          System.out.println("aryl-labels run: " + s.instanceId() + ", status on http://" + s.httpHost() + ":"
-              + status.port() + "/status");
         }
+        System.out.println("aryl-labels run: " + s.instanceId() + (security.kerberos()
+            ? " as " + login.getUserName() + ", znodes with ACL " + security.zkAclText() : "")
+            + (status == null ? "" : ", status on http://" + s.httpHost() + ":" + status.port() + "/status"));
         stop.await();
         return 0;
       }

@@ -23,6 +23,17 @@ public enum LabelsConf {
       "ZooKeeper session timeout in milliseconds: how long a leader cut off from ZooKeeper keeps its session."),
   ZK_CONNECTION_TIMEOUT_MS("aryl.labels.zk.connection-timeout-ms", "15000",
       "Milliseconds to wait for a ZooKeeper connection before a call fails."),
+  ZK_ACL("aryl.labels.zk.acl", "",
+      "ACL of every znode the controller creates (leader latch, epoch, ledger, intent), as hadoop.zk.acl writes one"
+          + " (scheme:id:perms,...); empty: sasl:<first component of aryl.labels.kerberos.principal>:cdrwa,"
+          + "world:anyone:r with Kerberos on, world:anyone:cdrwa without."),
+  KERBEROS_PRINCIPAL("aryl.labels.kerberos.principal", "",
+      "Kerberos principal of the controller, e.g. aryl/_HOST@EXAMPLE.COM (_HOST: this host's canonical name);"
+          + " required when hadoop.security.authentication=kerberos. It calls the ResourceManager (RPC, SPNEGO) and"
+          + " ZooKeeper (SASL) as this principal."),
+  KERBEROS_KEYTAB("aryl.labels.kerberos.keytab", "",
+      "Keytab file holding the key of aryl.labels.kerberos.principal, readable by the controller only; required"
+          + " when hadoop.security.authentication=kerberos."),
   INSTANCE_ID("aryl.labels.instance-id", "",
       "Name of this controller instance in the election and the ledger; empty: hostname and process id."),
   INTERVAL_MS("aryl.labels.interval-ms", "5000",

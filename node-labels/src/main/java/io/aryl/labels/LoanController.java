@@ -266,6 +266,9 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     try {
       pools.reportStatus(status());
       reportedMs = clock.getAsLong();
+    } catch (SchedulerResource.StaleReportException e) {
+      recordError(e.getMessage());
+      LOG.warn("loan controller {}: the scheduler refused its status: {}", config.instanceId(), e.getMessage());
     } catch (Exception e) {
       LOG.debug("loan controller {}: status not shown in the scheduler: {}", config.instanceId(), e.toString());
     }

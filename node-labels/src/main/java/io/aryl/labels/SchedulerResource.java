@@ -70,8 +70,22 @@ public final class SchedulerResource {
     throw new IOException("POST " + RECLAIMS + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
   }
 
+  /** The scheduler refused a report because a leader of a newer epoch has reported: this instance was deposed. */
+  public static final class StaleReportException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    StaleReportException(String message) {
+      super(message);
+    }
+  }
+
+  /** @throws StaleReportException (409) when the scheduler has heard from a leader of a newer epoch */
   public void report(Map<String, Object> status) throws IOException {
     Answer a = web.send("PUT", LOAN_CONTROLLER, JSON.writeValueAsString(status));
+    if (a.status() == 409) {
+      JsonNode error = readOrNull(a.body()).path("error");
+      throw new StaleReportException(error.isMissingNode() ? a.body() : error.asText());
+    }
     if (a.status() != 200) {
       throw new IOException("PUT " + LOAN_CONTROLLER + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
     }

@@ -2,11 +2,13 @@ package io.aryl.labels;
 
 import io.aryl.core.model.Checks;
 import java.io.IOException;
+import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
@@ -41,12 +43,28 @@ public final class YarnPools implements Pools, AutoCloseable {
   }
 
   public YarnPools(Configuration conf, ActiveRmWebApp web) throws IOException {
+    this(conf, web, UserGroupInformation.getCurrentUser());
+  }
+
+  /**
+   * @param login the user the RPC clients act as (with Kerberos: the controller's login); their connections, and those
+   *     made after a failover, authenticate as it
+   */
+  public YarnPools(Configuration conf, ActiveRmWebApp web, UserGroupInformation login) throws IOException {
     this.scheduler = new SchedulerResource(Checks.notNull("web", web));
     YarnConfiguration yarn = new YarnConfiguration(conf);
     this.client = YarnClient.createYarnClient();
     client.init(yarn);
-    client.start();
-    this.admin = ClientRMProxy.createRMProxy(yarn, ResourceManagerAdministrationProtocol.class);
+    try {
+      this.admin = Checks.notNull("login", login).doAs((PrivilegedExceptionAction<ResourceManagerAdministrationProtocol>)
+          () -> {
+            client.start();
+            return ClientRMProxy.createRMProxy(yarn, ResourceManagerAdministrationProtocol.class);
+          });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted connecting to the ResourceManager", e);
+    }
   }
 
   @Override

@@ -31,6 +31,8 @@ final class FakeRmWebApp implements AutoCloseable {
   /** Body of {@code GET /ws/v1/cluster/aryl} while active. */
   volatile String arylStatus = "{\"reclaimsInFlight\": [], \"reclaimsDone\": []}";
   volatile int reclaimStatus = 201;
+  volatile int reportStatus = 200;
+  volatile String reportBody = "{\"accepted\": true}";
   volatile String reclaimBody =
       "{\"id\": 7, \"phase\": \"DRAINING\", \"nodes\": [\"inf-0:1\"], \"requestedMs\": 1, \"deadlineMs\": 2}";
   /** Reads every call and hangs up without an answer, as an RM dying in the middle of it. */
@@ -96,7 +98,7 @@ final class FakeRmWebApp implements AutoCloseable {
     } else if (call.equals("POST /ws/v1/cluster/aryl/reclaims")) {
       send(x, reclaimStatus, reclaimBody);
     } else if (call.equals("PUT /ws/v1/cluster/aryl/loan-controller")) {
-      send(x, 200, "{\"accepted\": true}");
+      send(x, reportStatus, reportBody);
     } else {
       send(x, 404, "{\"error\": \"no such resource " + path + "\"}");
     }

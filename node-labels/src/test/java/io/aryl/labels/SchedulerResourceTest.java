@@ -66,6 +66,17 @@ class SchedulerResourceTest {
   }
 
   @Test
+  @DisplayName("a report refused as stale (409) is told apart, with the scheduler's reason")
+  void staleReportIsToldApart() {
+    rm1.reportStatus = 409;
+    rm1.reportBody = "{\"error\": \"loan controller report of epoch 3 refused: the leader in force is c2 with epoch"
+        + " 4\", \"epoch\": 3, \"currentEpoch\": 4}";
+    assertThatThrownBy(() -> scheduler.report(Map.of("role", "LEADER", "epoch", 3)))
+        .isInstanceOf(SchedulerResource.StaleReportException.class)
+        .hasMessage("loan controller report of epoch 3 refused: the leader in force is c2 with epoch 4");
+  }
+
+  @Test
   @DisplayName("after a failover the controller's report and its reclaims go to the new active RM")
   void reportsAndReclaimsFollowTheFailover() throws Exception {
     scheduler.report(Map.of("role", "LEADER", "epoch", 3));

@@ -24,7 +24,15 @@ public final class Section<T> {
   public static final Section<Jobs> JOBS = new Section<>("jobs", Jobs.class, new Jobs(Map.of()),
       "jobs' measured progress restarts from zero, and a restart no longer waits for their nodes");
 
-  public static final List<Section<?>> ALL = List.of(META, OWNERS, RECLAIMS, DRAINS, JOBS);
+  /**
+   * The loan controller epoch in force: reports of an older epoch are refused. Written by
+   * {@code LoanControllerReports} before a report of a newer epoch is shown.
+   */
+  public static final Section<ControllerLeader> CONTROLLER = new Section<>("controller", ControllerLeader.class,
+      ControllerLeader.NONE, "the next loan controller report is accepted whatever its epoch (needed once the loan"
+          + " controller's ZooKeeper path was deleted, which restarts its epochs from 1)");
+
+  public static final List<Section<?>> ALL = List.of(META, OWNERS, RECLAIMS, DRAINS, JOBS, CONTROLLER);
 
   private final String name;
   private final Class<T> type;

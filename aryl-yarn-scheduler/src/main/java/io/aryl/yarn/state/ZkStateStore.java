@@ -15,6 +15,9 @@ import org.apache.zookeeper.data.Stat;
 /**
  * State in ZooKeeper, where an HA ResourceManager keeps its own: one znode per section under {@code <root>/state}.
  *
+ * <p>Every znode it creates, the root and its parents included, carries the ACL it is given: the ResourceManager's
+ * {@code hadoop.zk.acl} ({@link StateStores}), so the store is writable by whom the RM's own state is.
+ *
  * <p>Fencing, as the loan ledger does it: a claim bumps the version of {@code <root>/epoch}; every write is one
  * transaction that checks that version first. Once a newly active ResourceManager claimed the store, a deposed one
  * cannot write a byte.
@@ -42,7 +45,8 @@ public final class ZkStateStore implements StateStore {
     }
     this.client = client;
     this.root = root;
-    this.acl = List.copyOf(acl);
+    // Not List.copyOf: ZooKeeper checks an ACL with contains(null), which the JDK's immutable lists refuse.
+    this.acl = java.util.Collections.unmodifiableList(new ArrayList<>(acl));
     this.owned = owned;
   }
 
@@ -63,7 +67,8 @@ public final class ZkStateStore implements StateStore {
     try {
       for (String p : List.of(epochPath(), statePath())) {
         try {
-          client.create().creatingParentsIfNeeded().withACL(acl).forPath(p, new byte[0]);
+          // The ACL on the parents too: a parent open to anyone would let anyone delete the epoch znode.
+          client.create().creatingParentsIfNeeded().withACL(acl, true).forPath(p, new byte[0]);
         } catch (KeeperException.NodeExistsException e) {
           // already there
         }

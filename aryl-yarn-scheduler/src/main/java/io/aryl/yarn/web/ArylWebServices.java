@@ -5,8 +5,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aryl.yarn.ArylScheduler;
 import io.aryl.yarn.ArylUnavailableException;
+import io.aryl.yarn.StaleEpochException;
+import io.aryl.yarn.StatusHistory;
+import java.io.InputStream;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 import javax.inject.Inject;
 import javax.inject.Named;
 import javax.inject.Singleton;
@@ -21,9 +27,11 @@ import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.security.AdminACLsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMWebAppUtil;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMWebServices;
 
@@ -41,12 +49,20 @@ import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMWebServices;
  *       Aryl recovers after the ResourceManager became active (or cannot store the reclaim): ask again shortly.
  *   <li>{@code PUT /ws/v1/cluster/aryl/loan-controller} with a JSON object: the loan controller's leader reports its
  *       state (role, epoch, demand, decision), shown under {@code loanController} in {@code GET}. Admin only when
- *       {@code yarn.acl.enable} is on.
+ *       {@code yarn.acl.enable} is on. 409 when a leader of a newer epoch has reported: the sender was deposed.
  * </ul>
+ *
+ * <p>Every write reads its body strictly ({@link JsonObjectBody}): a body too long, not one JSON object, with an
+ * unknown or duplicate field, a value of the wrong type or out of range, or a query parameter other than Hadoop's
+ * authentication ones is a 400 naming the field and the value, and nothing changes.
  */
 @Singleton
-@Path("/ws/v1/cluster")
+@Path(ArylWebServices.ROOT)
 public class ArylWebServices extends RMWebServices {
+  static final String ROOT = "/ws/v1/cluster";
+  static final String PAGE_PATH = "/aryl/page";
+  /** Where Aryl's page is served, from the web app's root. */
+  public static final String PAGE = ROOT + PAGE_PATH;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final ResourceManager rm;
@@ -70,11 +86,81 @@ public class ArylWebServices extends RMWebServices {
     return json(Response.Status.OK, s.arylStatus());
   }
 
+  /**
+   * Aryl's page for operators ({@link ArylPage}): pools as node tiles, reclaims, the elastic applications' workers
+   * and charts of the last hours; HTML that reloads itself. Served by the RM's web app, so behind the same HTTP
+   * authentication as the RM's own pages; with {@code yarn.webapp.filter-entity-list-by-user} it lists
+   * only the applications the caller may view, as {@code /ws/v1/cluster/apps} does.
+   */
+  @GET
+  @Path(PAGE_PATH)
+  @Produces(MediaType.TEXT_HTML)
+  public Response arylPage(@Context HttpServletRequest hsr) {
+    ArylScheduler s = scheduler();
+    if (s == null) {
+      return Response.status(Response.Status.NOT_FOUND).type(MediaType.TEXT_HTML)
+          .entity("<!DOCTYPE html><html><body><p>The scheduler is not ArylScheduler.</p></body></html>").build();
+    }
+    Map<String, Object> status = s.arylStatus();
+    ArylPage.Inputs in = new ArylPage.Inputs(status, s.history().samples(), System.currentTimeMillis(),
+        s.settings().inferenceLabel(), s.settings().trainingLabel(), mayView(hsr));
+    return Response.ok(ArylPage.render(in), MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
+        .header("Cache-Control", "no-store").build();
+  }
+
+  /** The charts' samples (one a minute, the last six hours), oldest first. */
+  @GET
+  @Path("/aryl/history")
+  @Produces(MediaType.APPLICATION_JSON)
+  public Response arylHistory() {
+    ArylScheduler s = scheduler();
+    if (s == null) {
+      return json(Response.Status.NOT_FOUND, error("the scheduler is not ArylScheduler"));
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("intervalMs", s.history().intervalMs());
+    out.put("capacity", s.history().capacity());
+    out.put("samples", s.history().samples().stream().map(StatusHistory.Sample::toMap).toList());
+    return json(Response.Status.OK, out);
+  }
+
+  /**
+   * Whether the caller may see an application in a list: always, unless the RM filters entity lists by user; then
+   * as the RM's own list of applications decides (view ACL or queue admin).
+   */
+  private Predicate<String> mayView(HttpServletRequest hsr) {
+    if (!conf.getBoolean(YarnConfiguration.FILTER_ENTITY_LIST_BY_USER,
+        YarnConfiguration.DEFAULT_DISPLAY_APPS_FOR_LOGGED_IN_USER)) {
+      return id -> true;
+    }
+    return id -> {
+      try {
+        RMApp app = rm.getRMContext().getRMApps().get(ApplicationId.fromString(id));
+        return app != null && hasAccess(app, hsr);
+      } catch (IllegalArgumentException e) {
+        return false;
+      }
+    };
+  }
+
+  /** Largest reclaim request body, in bytes. */
+  static final int MAX_RECLAIM_BYTES = 4 * 1024;
+  /** Largest loan controller report kept, in bytes. */
+  static final int MAX_REPORT_BYTES = 64 * 1024;
+  /** Most nodes one reclaim may ask for. */
+  static final int MAX_RECLAIM_NODES = 10_000;
+  /** How far a reclaim's deadline may lie in the past (due at once) or in the future. */
+  static final long DEADLINE_PAST_MS = 3_600_000L;
+  static final long DEADLINE_FUTURE_MS = 7 * 24 * 3_600_000L;
+  /** Query parameters a write accepts: those of Hadoop's HTTP authentication. */
+  static final Set<String> AUTH_PARAMETERS = Set.of("user.name", "doAs", "delegation");
+  static final Set<String> RECLAIM_FIELDS = Set.of("nodes", "deadlineMs", "gpuType");
+
   @POST
   @Path("/aryl/reclaims")
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
-  public Response reclaim(@Context HttpServletRequest hsr, String body) {
+  public Response reclaim(@Context HttpServletRequest hsr, InputStream body) {
     ArylScheduler s = scheduler();
     Response refused = refuseWrite(s, hsr);
     if (refused != null) {
@@ -84,27 +170,18 @@ public class ArylWebServices extends RMWebServices {
     long deadlineMs;
     String gpuType;
     try {
-      JsonNode req = JSON.readTree(body == null ? "" : body);
-      if (req == null || !req.isObject()) {
-        return json(Response.Status.BAD_REQUEST, error("body must be a JSON object like {\"nodes\": 2}"));
+      JsonObjectBody req = JsonObjectBody.read(body, MAX_RECLAIM_BYTES, "{\"nodes\": 2}").onlyFields(RECLAIM_FIELDS);
+      nodes = (int) req.integer("nodes", 1, MAX_RECLAIM_NODES, true, 0);
+      deadlineMs = req.integer("deadlineMs", 0, Long.MAX_VALUE, false, 0);
+      long now = System.currentTimeMillis();
+      if (deadlineMs != 0 && (deadlineMs < now - DEADLINE_PAST_MS || deadlineMs > now + DEADLINE_FUTURE_MS)) {
+        throw new JsonObjectBody.BadRequest("deadlineMs must be epoch milliseconds within an hour before and 7 days"
+            + " after now (" + now + "), or 0 for the default deadline, was " + deadlineMs + " ("
+            + Instant.ofEpochMilli(deadlineMs) + ")");
       }
-      JsonNode n = req.get("nodes");
-      if (n == null || !n.canConvertToInt() || n.asInt() < 1) {
-        return json(Response.Status.BAD_REQUEST, error("nodes must be an integer >= 1, was " + n));
-      }
-      nodes = n.asInt();
-      JsonNode d = req.get("deadlineMs");
-      if (d != null && (!d.canConvertToLong() || d.asLong() < 0)) {
-        return json(Response.Status.BAD_REQUEST, error("deadlineMs must be epoch milliseconds, was " + d));
-      }
-      deadlineMs = d == null ? 0 : d.asLong();
-      JsonNode t = req.get("gpuType");
-      if (t != null && !t.isNull() && !t.isTextual()) {
-        return json(Response.Status.BAD_REQUEST, error("gpuType must be a GPU type's name, was " + t));
-      }
-      gpuType = t == null || t.isNull() ? null : t.asText();
-    } catch (JsonProcessingException e) {
-      return json(Response.Status.BAD_REQUEST, error("body is not JSON: " + e.getOriginalMessage()));
+      gpuType = req.name("gpuType", 64, false);
+    } catch (JsonObjectBody.BadRequest e) {
+      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
     }
     try {
       return json(Response.Status.CREATED, s.requestReclaim(nodes, gpuType, deadlineMs));
@@ -115,32 +192,45 @@ public class ArylWebServices extends RMWebServices {
     }
   }
 
-  /** Largest loan controller report kept, in characters. */
-  static final int MAX_REPORT_CHARS = 64 * 1024;
-
+  /**
+   * The loan controller leader's report of itself: {@code epoch} (its leader epoch), {@code instance} and {@code role}
+   * {@code LEADER} are checked; the rest is its status, shown as reported.
+   */
   @javax.ws.rs.PUT
   @Path("/aryl/loan-controller")
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
-  public Response loanControllerReport(@Context HttpServletRequest hsr, String body) {
+  public Response loanControllerReport(@Context HttpServletRequest hsr, InputStream body) {
     ArylScheduler s = scheduler();
     Response refused = refuseWrite(s, hsr);
     if (refused != null) {
       return refused;
     }
-    if (body == null || body.length() > MAX_REPORT_CHARS) {
-      return json(Response.Status.BAD_REQUEST,
-          error("report must be a JSON object of at most " + MAX_REPORT_CHARS + " characters"));
+    long epoch;
+    String instance;
+    JsonNode report;
+    try {
+      JsonObjectBody req = JsonObjectBody.read(body, MAX_REPORT_BYTES,
+          "{\"epoch\": 3, \"instance\": \"controller-1\", \"role\": \"LEADER\", ...}");
+      epoch = req.integer("epoch", 1, Long.MAX_VALUE, true, 0);
+      instance = req.text("instance", 256);
+      req.equalTo("role", "LEADER", "only the loan controller's leader reports");
+      report = req.node();
+    } catch (JsonObjectBody.BadRequest e) {
+      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
     }
     try {
-      JsonNode report = JSON.readTree(body);
-      if (report == null || !report.isObject()) {
-        return json(Response.Status.BAD_REQUEST, error("report must be a JSON object"));
-      }
-      s.reportLoanController(JSON.convertValue(report, Map.class));
-      return json(Response.Status.OK, Map.of("accepted", true));
-    } catch (JsonProcessingException e) {
-      return json(Response.Status.BAD_REQUEST, error("body is not JSON: " + e.getOriginalMessage()));
+      s.reportLoanController(epoch, instance, JSON.convertValue(report, Map.class));
+      return json(Response.Status.OK, Map.of("accepted", true, "epoch", epoch));
+    } catch (StaleEpochException e) {
+      Map<String, Object> answer = error(e.getMessage());
+      answer.put("epoch", e.reported());
+      answer.put("currentEpoch", e.current());
+      return json(Response.Status.CONFLICT, answer);
+    } catch (ArylUnavailableException e) {
+      return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
+    } catch (IllegalStateException e) {
+      return json(Response.Status.NOT_FOUND, error(e.getMessage()));
     }
   }
 
@@ -148,6 +238,13 @@ public class ArylWebServices extends RMWebServices {
   private Response refuseWrite(ArylScheduler s, HttpServletRequest hsr) {
     if (s == null || !s.arylEnabled()) {
       return json(Response.Status.NOT_FOUND, error("Aryl is not running in this ResourceManager"));
+    }
+    for (String parameter : hsr.getParameterMap().keySet()) {
+      if (!AUTH_PARAMETERS.contains(parameter)) {
+        return json(Response.Status.BAD_REQUEST, error("unknown query parameter '" + parameter + "'; a write takes"
+            + " its arguments in the JSON body (query parameters: " + String.join(", ", AUTH_PARAMETERS.stream()
+            .sorted().toList()) + ")"));
+      }
     }
     if (!conf.getBoolean(YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE)) {
       return null;

@@ -1,0 +1,25 @@
+package io.aryl.yarn;
+
+/** A loan controller report from a leader older than the one in force: its sender was deposed. */
+public final class StaleEpochException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+  private final long reported;
+  private final long current;
+
+  StaleEpochException(long reported, long current, String currentInstance, String resetHint) {
+    super("loan controller report of epoch " + reported + " refused: the leader in force is " + currentInstance
+        + " with epoch " + current + " (" + resetHint + ")");
+    this.reported = reported;
+    this.current = current;
+  }
+
+  /** The epoch the refused report carried. */
+  public long reported() {
+    return reported;
+  }
+
+  /** The epoch in force. */
+  public long current() {
+    return current;
+  }
+}

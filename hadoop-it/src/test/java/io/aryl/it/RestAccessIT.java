@@ -1,0 +1,205 @@
+package io.aryl.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.it.ArylMiniCluster.Http;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Who may write to Aryl's REST resource, and what a write must look like, on a real ResourceManager with
+ * {@code yarn.acl.enable=true}, {@code yarn.admin.acl=admin} and Hadoop's simple HTTP authentication (the caller
+ * names itself with {@code user.name}; anonymous callers may read, as the RM's own pages allow): only an admin
+ * reclaims or reports for the loan controller, only the leader in force reports, and a bad body changes nothing.
+ */
+class RestAccessIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String RECLAIMS = ArylStatus.RECLAIMS;
+  private static final String REPORTS = "/ws/v1/cluster/aryl/loan-controller";
+  private static final String AS_ADMIN = "?user.name=admin";
+  private static final String AS_BOB = "?user.name=bob";
+
+  @TempDir Path dir;
+
+  private static YarnConfiguration aclConf(java.io.File workDir) {
+    YarnConfiguration conf = ArylMiniCluster.restartableConf(workDir);
+    conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
+    conf.set(YarnConfiguration.YARN_ADMIN_ACL, "admin");
+    conf.set("hadoop.http.filter.initializers", "org.apache.hadoop.security.AuthenticationFilterInitializer");
+    conf.set("hadoop.http.authentication.type", "simple");
+    conf.setBoolean("hadoop.http.authentication.simple.anonymous.allowed", true);
+    return conf;
+  }
+
+  @Test
+  @DisplayName("only a YARN admin reclaims; a non-admin is refused by name and nothing is fenced")
+  void onlyAnAdminReclaims() throws Exception {
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-acl", aclConf(dir.toFile()), 1, 1)) {
+      String lent = cluster.nodeName(0);
+      cluster.label(0, "training");
+      cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
+
+      Http anonymous = cluster.post(RECLAIMS, "{\"nodes\":1}");
+      assertThat(anonymous.status()).as(anonymous.body()).isEqualTo(401);
+      Http bob = cluster.post(RECLAIMS + AS_BOB, "{\"nodes\":1}");
+      assertThat(bob.status()).as(bob.body()).isEqualTo(403);
+      assertThat(error(bob)).isEqualTo("user bob is not a YARN admin");
+      Http bobReports = cluster.http("PUT", REPORTS + AS_BOB, report(1, "c1", 0));
+      assertThat(bobReports.status()).as(bobReports.body()).isEqualTo(403);
+      // bob with aryl-admin: the same refusal, exit 1, one line; he may still read.
+      java.io.File yarnSite = dir.resolve("yarn-site.xml").toFile();
+      AdminCommand.writeClientConf(cluster, yarnSite);
+      AdminCommand.Run bobAdmin = AdminCommand.onClusterAs("bob", yarnSite, "reclaim", "--nodes", "1");
+      assertThat(bobAdmin.exit()).as(bobAdmin.out() + bobAdmin.err()).isEqualTo(1);
+      assertThat(bobAdmin.err()).contains("user bob is not a YARN admin").doesNotContain("Exception")
+          .hasLineCount(1);
+      AdminCommand.Run bobStatus = AdminCommand.onClusterAs("bob", yarnSite, "nodes");
+      assertThat(bobStatus.exit()).as(bobStatus.err()).isZero();
+      assertThat(bobStatus.out()).contains(lent);
+
+      JsonNode status = cluster.status();
+      assertThat(status.path("reclaimsInFlight")).as("no reclaim started").isEmpty();
+      assertThat(ArylStatus.node(status, lent).path("fenced").asBoolean()).as("nothing fenced").isFalse();
+      assertThat(status.has("loanController")).as("bob's report is not shown").isFalse();
+
+      // The admin, with aryl-admin: the reclaim as the scheduler answered it.
+      AdminCommand.Run admin = AdminCommand.onClusterAs("admin", yarnSite, "reclaim", "--nodes", "1", "--json");
+      assertThat(admin.exit()).as(admin.out() + admin.err()).isZero();
+      assertThat(JSON.readTree(admin.out()).path("nodes")).extracting(JsonNode::asText).containsExactly(lent);
+      cluster.awaitShowingStatus("node 0 back with inference", Duration.ofSeconds(30),
+          () -> "inference".equals(cluster.partitionOf(0)));
+    }
+  }
+
+  @Test
+  @DisplayName("a deposed loan controller's report is refused with both epochs, also after an RM restart")
+  void staleLoanControllerIsRefused() throws Exception {
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-epoch", aclConf(dir.toFile()), 1, 1)) {
+      assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 10)).status()).isEqualTo(200);
+      Http successor = cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 20));
+      assertThat(successor.status()).as(successor.body()).isEqualTo(200);
+
+      Http stale = cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 11));
+      assertThat(stale.status()).as(stale.body()).isEqualTo(409);
+      JsonNode answer = JSON.readTree(stale.body());
+      assertThat(answer.path("epoch").asLong()).isEqualTo(1);
+      assertThat(answer.path("currentEpoch").asLong()).isEqualTo(2);
+      assertThat(answer.path("error").asText()).contains("epoch 1 refused", "c2 with epoch 2");
+      assertThat(shownTicks(cluster)).as("the shown state does not change").isEqualTo(20);
+
+      cluster.restartRm();
+
+      Http afterRestart = cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 12));
+      assertThat(afterRestart.status()).as("the new RM read the epoch back: %s", afterRestart.body()).isEqualTo(409);
+      assertThat(cluster.status().has("loanController")).as("nothing shown before the leader reports").isFalse();
+      assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 21)).status()).isEqualTo(200);
+      assertThat(shownTicks(cluster)).isEqualTo(21);
+    }
+  }
+
+  /** A bad request: method, path (query included), body, and what its 400 must say. */
+  private record Bad(String name, String method, String path, String body, String says) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  private static List<Bad> badRequests(long now) {
+    String pad = "x".repeat(5000);
+    List<Bad> t = new ArrayList<>();
+    t.add(new Bad("empty body", "POST", RECLAIMS, "", "body is empty"));
+    t.add(new Bad("not JSON", "POST", RECLAIMS, "{nodes: 1}", "body is not JSON"));
+    t.add(new Bad("an array", "POST", RECLAIMS, "[1]", "body must be a JSON object like {\"nodes\": 2}, was [1]"));
+    t.add(new Bad("a string", "POST", RECLAIMS, "\"two\"", "was \"two\""));
+    t.add(new Bad("two objects", "POST", RECLAIMS, "{\"nodes\":1} {\"nodes\":2}", "body is not JSON"));
+    t.add(new Bad("a field twice", "POST", RECLAIMS, "{\"nodes\":1,\"nodes\":2}", "Duplicate field 'nodes'"));
+    t.add(new Bad("an unknown field", "POST", RECLAIMS, "{\"nodes\":1,\"node\":1}", "unknown field 'node'"));
+    t.add(new Bad("no nodes", "POST", RECLAIMS, "{}", "nodes is required"));
+    t.add(new Bad("nodes null", "POST", RECLAIMS, "{\"nodes\":null}", "nodes is required"));
+    t.add(new Bad("nodes as text", "POST", RECLAIMS, "{\"nodes\":\"1\"}", "nodes must be an integer in [1, 10000], was \"1\""));
+    t.add(new Bad("nodes a fraction", "POST", RECLAIMS, "{\"nodes\":1.5}", "nodes must be an integer in [1, 10000], was 1.5"));
+    t.add(new Bad("nodes zero", "POST", RECLAIMS, "{\"nodes\":0}", "was 0"));
+    t.add(new Bad("nodes negative", "POST", RECLAIMS, "{\"nodes\":-3}", "was -3"));
+    t.add(new Bad("nodes absurd", "POST", RECLAIMS, "{\"nodes\":1000000}", "was 1000000"));
+    t.add(new Bad("nodes beyond a long", "POST", RECLAIMS, "{\"nodes\":1e30}", "was 1.0E30"));
+    t.add(new Bad("nodes a boolean", "POST", RECLAIMS, "{\"nodes\":true}", "was true"));
+    t.add(new Bad("more nodes than on loan", "POST", RECLAIMS, "{\"nodes\":5}", "reclaim of 5 node(s) refused"));
+    t.add(new Bad("deadline negative", "POST", RECLAIMS, "{\"nodes\":1,\"deadlineMs\":-5}", "deadlineMs must be an integer"));
+    t.add(new Bad("deadline in seconds", "POST", RECLAIMS, "{\"nodes\":1,\"deadlineMs\":" + now / 1000 + "}",
+        "deadlineMs must be epoch milliseconds within an hour before and 7 days after now"));
+    t.add(new Bad("deadline a year out", "POST", RECLAIMS,
+        "{\"nodes\":1,\"deadlineMs\":" + (now + 365L * 86_400_000L) + "}", "was " + (now + 365L * 86_400_000L)));
+    t.add(new Bad("deadline as text", "POST", RECLAIMS, "{\"nodes\":1,\"deadlineMs\":\"5m\"}", "was \"5m\""));
+    t.add(new Bad("gpuType a number", "POST", RECLAIMS, "{\"nodes\":1,\"gpuType\":7}", "gpuType must be a name of 1-64"));
+    t.add(new Bad("gpuType empty", "POST", RECLAIMS, "{\"nodes\":1,\"gpuType\":\"\"}", "gpuType must be a name"));
+    t.add(new Bad("gpuType markup", "POST", RECLAIMS, "{\"nodes\":1,\"gpuType\":\"<b>t4</b>\"}", "was \"<b>t4</b>\""));
+    t.add(new Bad("gpuType undeclared", "POST", RECLAIMS, "{\"nodes\":1,\"gpuType\":\"h100\"}", "aryl.scheduler.gpu-types"));
+    t.add(new Bad("body too long", "POST", RECLAIMS, "{\"nodes\":1,\"gpuType\":\"" + pad + "\"}", "longer than 4096 bytes"));
+    t.add(new Bad("arguments in the query", "POST", RECLAIMS + AS_ADMIN + "&nodes=1", "{\"nodes\":1}",
+        "unknown query parameter 'nodes'"));
+    t.add(new Bad("report without epoch", "PUT", REPORTS, "{\"instance\":\"c3\",\"role\":\"LEADER\"}", "epoch is required"));
+    t.add(new Bad("report epoch zero", "PUT", REPORTS, report(0, "c3", 1), "epoch must be an integer in [1, "));
+    t.add(new Bad("report epoch as text", "PUT", REPORTS, "{\"epoch\":\"3\",\"instance\":\"c3\",\"role\":\"LEADER\"}", "was \"3\""));
+    t.add(new Bad("report from a standby", "PUT", REPORTS, "{\"epoch\":3,\"instance\":\"c3\",\"role\":\"STANDBY\"}",
+        "role must be \"LEADER\""));
+    t.add(new Bad("report without instance", "PUT", REPORTS, "{\"epoch\":3,\"role\":\"LEADER\"}", "instance must be printable text"));
+    t.add(new Bad("report too long", "PUT", REPORTS, "{\"epoch\":3,\"instance\":\"c3\",\"role\":\"LEADER\",\"x\":\""
+        + "y".repeat(70_000) + "\"}", "longer than 65536 bytes"));
+    t.add(new Bad("report an array", "PUT", REPORTS, "[]", "body must be a JSON object"));
+    return t;
+  }
+
+  @Test
+  @DisplayName("bad bodies and parameters are a 400 naming the field and the value, and nothing changes")
+  void badRequestsChangeNothing() throws Exception {
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-bad", aclConf(dir.toFile()), 1, 1)) {
+      String lent = cluster.nodeName(0);
+      cluster.label(0, "training");
+      cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
+      assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 20)).status()).isEqualTo(200);
+
+      List<Bad> table = badRequests(System.currentTimeMillis());
+      assertThat(table).hasSizeGreaterThanOrEqualTo(20);
+      List<String> wrong = new ArrayList<>();
+      for (Bad b : table) {
+        String path = b.path().contains("?") ? b.path() : b.path() + AS_ADMIN;
+        Http a = cluster.http(b.method(), path, b.body());
+        String said = a.status() == 400 ? error(a) : "";
+        if (a.status() != 400 || !said.contains(b.says())) {
+          wrong.add(b.name() + ": " + a.status() + " " + a.body());
+        }
+      }
+      assertThat(wrong).as("requests not refused as specified").isEmpty();
+
+      JsonNode status = cluster.status();
+      assertThat(status.path("reclaimsInFlight")).isEmpty();
+      assertThat(status.path("reclaimsDone")).isEmpty();
+      assertThat(ArylStatus.node(status, lent).path("fenced").asBoolean()).isFalse();
+      assertThat(ArylStatus.onLoan(cluster, lent)).isTrue();
+      assertThat(shownTicks(cluster)).as("the loan controller's shown state").isEqualTo(20);
+    }
+  }
+
+  /** A loan controller leader's report, as it sends one (fields beyond the envelope shown as reported). */
+  private static String report(long epoch, String instance, long ticks) {
+    return "{\"instance\":\"" + instance + "\",\"role\":\"LEADER\",\"acting\":true,\"epoch\":" + epoch
+        + ",\"ticks\":" + ticks + "}";
+  }
+
+  private static long shownTicks(ArylMiniCluster cluster) throws Exception {
+    return cluster.status().path("loanController").path("status").path("ticks").asLong(-1);
+  }
+
+  private static String error(Http answer) throws Exception {
+    return JSON.readTree(answer.body()).path("error").asText();
+  }
+}
