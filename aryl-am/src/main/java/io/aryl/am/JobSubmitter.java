@@ -39,6 +39,7 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 
 /** Submits Aryl jobs to the RM, follows them, lists and kills them. */
@@ -211,8 +212,41 @@ public final class JobSubmitter implements AutoCloseable {
     String command = Environment.JAVA_HOME.$$() + "/bin/java -Xmx" + Math.max(64, spec.amMemoryMb() * 3 / 4) + "m "
         + ElasticAppMaster.class.getName() + " 1>" + log + "/AppMaster.stdout 2>" + log + "/AppMaster.stderr";
     ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(amFiles, env, List.of(command), null, null, null));
-    yarn.submitApplication(ctx);
+    try {
+      yarn.submitApplication(ctx);
+    } catch (YarnException e) {
+      throw refused(id, e, fs, staging);
+    }
     return id;
+  }
+
+  /**
+   * What a failed submission was: a refusal when the ResourceManager rejected the application (it ended at once) or
+   * never took it (a queue's ACL, a request it does not accept), with its reason and the staged files deleted; else
+   * the failure itself (e.g. a wait for the submission that timed out, the application still on its way).
+   */
+  private YarnException refused(ApplicationId id, YarnException e, FileSystem fs, Path staging) throws IOException {
+    ApplicationReport r;
+    try {
+      r = yarn.getApplicationReport(id);
+    } catch (ApplicationNotFoundException absent) {
+      r = null;
+    } catch (YarnException | IOException unknown) {
+      return e;
+    }
+    if (r != null && r.getYarnApplicationState() != YarnApplicationState.FAILED
+        && r.getYarnApplicationState() != YarnApplicationState.KILLED) {
+      return e;
+    }
+    try {
+      fs.delete(staging, true); // no AM will run to delete it
+    } catch (IOException ignored) {
+      // the refusal is what the submitter needs to hear
+    }
+    String diagnostics = r == null ? "" : String.valueOf(r.getDiagnostics()).strip();
+    String why = diagnostics.isEmpty() || diagnostics.equals("null") ? RefusedSubmission.plain(e.getMessage())
+        : RefusedSubmission.plain(diagnostics);
+    return new RefusedSubmission("the ResourceManager refused " + id + ": " + why, e);
   }
 
   /** The partition a queue's containers go to when they name none: its default label, or the default partition. */

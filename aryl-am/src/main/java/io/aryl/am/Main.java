@@ -23,8 +23,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The client: {@code yarn jar aryl-am-<version>.jar [-D key=value]... submit|status|list|kill ...} (the jar's
- * Main-Class). Exit status: 0 done, 1 job failed (with --wait) or an error, 2 bad arguments (nothing submitted): a
- * malformed option, or a job the cluster cannot run ({@link SubmissionChecks}), or an application id that names none.
+ * Main-Class). Exit status: 0 done, 1 job failed (with --wait) or an error, 2 bad arguments (nothing runs): a
+ * malformed option, a job the cluster cannot run ({@link SubmissionChecks}), a submission the ResourceManager refused
+ * ({@link RefusedSubmission}: a queue's ACL, an Aryl shape it rejects), or an application id that names none.
  */
 @Command(name = "aryl-am", mixinStandardHelpOptions = true, version = "aryl-am",
     description = "Elastic training jobs on YARN with the Aryl scheduler.",
@@ -158,11 +159,16 @@ public final class Main implements Callable<Integer> {
   }
 
   /**
-   * What the ResourceManager or a file system refused (a queue's ACL, a connection that failed for good, ...) is told
-   * in its own words with exit status 1; a stack trace would only bury them. Anything else is a defect in the client
-   * and keeps its stack trace.
+   * A submission the ResourceManager refused is told in its words with exit status 2, as a job the cluster cannot run
+   * is. What else the ResourceManager or a file system refused (a connection that failed for good, a file it would not
+   * write, ...) is told in its own words with exit status 1; a stack trace would only bury them. Anything else is a
+   * defect in the client and keeps its stack trace.
    */
   private static int reportRefusal(Exception e, CommandLine cli, CommandLine.ParseResult parsed) throws Exception {
+    if (e instanceof RefusedSubmission) {
+      cli.getErr().println(cli.getCommandName() + ": " + e.getMessage());
+      return 2;
+    }
     if (!(e instanceof YarnException) && !(e instanceof IOException)) {
       throw e;
     }

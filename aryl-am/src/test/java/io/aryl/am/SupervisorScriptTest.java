@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +37,9 @@ class SupervisorScriptTest {
   void startAm() throws IOException {
     assumeTrue(new File("/proc/self/stat").isFile() && new File("/usr/bin/setsid").canExecute(),
         "needs Linux's /proc and setsid, as NodeManagers have");
-    am = new StatusServer(Map::of, List::of, TOKEN, reports::add);
+    am = new StatusServer(Map::of, List::of, TOKEN, reports::add,
+        new ProxyOnlyPages(List.of("localhost:8088"), "http://localhost:8088/proxy/app", InetAddress::getAllByName,
+            System::currentTimeMillis));
     am.start();
   }
 
