@@ -60,8 +60,8 @@ public enum ArylConf {
           + " simulator's, which the policy is evaluated with."),
   STARVATION_WAIT_S("aryl.scheduler.starvation-wait-s", "43200",
       "A job queued longer than this many seconds is starving: within the senior lane"
-          + " (aryl.scheduler.starvation-share) it goes first, oldest first, and the first that does not fit reserves"
-          + " the servers that free soonest."),
+          + " (aryl.scheduler.starvation-share) it goes first, oldest first, and a starving job first in line that"
+          + " does not fit reserves the servers that free soonest."),
   STARVATION_SHARE("aryl.scheduler.starvation-share", "0.1",
       "The senior lane of the starvation guard: starving jobs among the oldest jobs (running or queued) holding this"
           + " share of the pool's GPUs (at least half of them while the starving jobs need no more GPUs than the pool"
@@ -100,7 +100,26 @@ public enum ArylConf {
   CHECKPOINT_POLL_MS("aryl.scheduler.checkpoint-poll-ms", "10000",
       "Milliseconds between reads of each elastic job's last checkpoint (lastCheckpointMs in its ApplicationMaster's"
           + " status); a reclaim prices preempting a job by the work since its last checkpoint or the last change of its"
-          + " workers, whichever is later. 0: off, and by the time since its workers last changed only.");
+          + " workers, whichever is later. 0: off, and by the time since its workers last changed only."),
+  MAX_WORKERS_PER_JOB("aryl.scheduler.max-workers-per-job", "0",
+      "Most workers one Aryl job may have (its aryl.max-workers): a larger job is rejected at submission, naming the"
+          + " tag, the value and the cap. 0: no cap. A queue lowers it for its jobs and those of the queues below it"
+          + " with yarn.scheduler.capacity.QUEUE.aryl.max-workers-per-job in capacity-scheduler.xml (QUEUE: the"
+          + " queue's full path)."),
+  MAX_GPUS_PER_JOB("aryl.scheduler.max-gpus-per-job", "0",
+      "Most GPUs one Aryl job may have (aryl.max-workers x aryl.gpus-per-worker): a larger job is rejected at"
+          + " submission, naming the tags, the values and the cap. 0: no cap. A queue lowers it for its jobs and those"
+          + " of the queues below it with yarn.scheduler.capacity.QUEUE.aryl.max-gpus-per-job in"
+          + " capacity-scheduler.xml (QUEUE: the queue's full path)."),
+  METRICS_QUANTILE_WINDOW_S("aryl.scheduler.metrics.quantile-window-s", "60",
+      "Seconds of each window over which the planning round and reclaim duration percentiles are taken (metrics"
+          + " PlanningRoundLatency99thPercentileMs, ReclaimDuration99thPercentileMs and their 50th to 95th): a window's"
+          + " percentiles are shown until the next window ends; a window without samples shows 0."),
+  WEBAPP_NAV_LINK("aryl.scheduler.webapp.nav-link", "true",
+      "Add an Aryl entry, linking to Aryl's page (/ws/v1/cluster/aryl/page), to the Cluster menu of the"
+          + " ResourceManager's web UI: at start-up Aryl appends its filter to hadoop.http.filter.initializers,"
+          + " keeping the RM's own authentication set-up. false: the page is still served, with no entry in the"
+          + " menu.");
 
   private final String key;
   private final String defaultValue;

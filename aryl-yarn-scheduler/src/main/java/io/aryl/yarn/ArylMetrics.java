@@ -1,21 +1,35 @@
 package io.aryl.yarn;
 
-import org.apache.hadoop.metrics2.MetricsSystem;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.DoubleConsumer;
 import org.apache.hadoop.metrics2.annotation.Metric;
 import org.apache.hadoop.metrics2.annotation.Metrics;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.metrics2.lib.Interns;
+import org.apache.hadoop.metrics2.lib.MetricsRegistry;
 import org.apache.hadoop.metrics2.lib.MutableCounterLong;
 import org.apache.hadoop.metrics2.lib.MutableGaugeInt;
 import org.apache.hadoop.metrics2.lib.MutableGaugeLong;
+import org.apache.hadoop.metrics2.lib.MutableQuantiles;
 import org.apache.hadoop.metrics2.lib.MutableRate;
 
 /**
- * Operators' metrics, published through Hadoop metrics2: JMX bean {@code Hadoop:service=ResourceManager,name=ArylScheduler}
- * and the ResourceManager's {@code /jmx}.
+ * Operators' metrics, published through Hadoop metrics2: JMX bean {@code Hadoop:service=ResourceManager,name=ArylScheduler},
+ * the ResourceManager's {@code /jmx}, and its {@code /prom} when {@code hadoop.prometheus.endpoint.enabled} is true.
+ *
+ * <p>The record is named like the source, so Hadoop's PrometheusMetricsSink names every metric
+ * {@code aryl_scheduler_<metric in snake case>}. Where a mean hides the tail (a planning round, a reclaim) there are
+ * also rolling-window percentiles ({@link MutableQuantiles}, as Hadoop's own RPC and HDFS latencies): each window's
+ * 50th, 75th, 90th, 95th and 99th percentile and sample count, shown until the next window ends.
  */
-@Metrics(about = "Aryl elastic GPU scheduler", context = "yarn")
+@Metrics(about = ArylMetrics.ABOUT, context = "yarn")
 public class ArylMetrics {
   static final String SOURCE = "ArylScheduler";
+  static final String ABOUT = "Aryl elastic GPU scheduler";
+
+  /** The registry the annotated fields join; its name is the record's, which the Prometheus names start with. */
+  final MetricsRegistry registry = new MetricsRegistry(Interns.info(SOURCE, ABOUT));
 
   @Metric("Inference nodes on loan to training")
   MutableGaugeInt loanedNodes;
@@ -56,15 +70,65 @@ public class ArylMetrics {
   @Metric("Planning round latency")
   MutableRate planningRound;
 
-  /** Registers a fresh source, replacing one left by an earlier scheduler in the same JVM. */
-  static ArylMetrics register() {
-    MetricsSystem ms = DefaultMetricsSystem.instance();
-    ms.unregisterSource(SOURCE);
-    return ms.register(SOURCE, "Aryl elastic GPU scheduler", new ArylMetrics());
+  /** Milliseconds of each planning round: PlanningRoundLatencyNumRounds and PlanningRoundLatency99thPercentileMs. */
+  final MutableQuantiles planningRoundLatency;
+
+  /**
+   * Milliseconds from a reclaim's request to its last node back with inference, added as each reclaim finishes:
+   * ReclaimDurationNumReclaims and ReclaimDuration99thPercentileMs.
+   */
+  final MutableQuantiles reclaimDuration;
+
+  private final List<DoubleConsumer> roundListeners = new CopyOnWriteArrayList<>();
+
+  /** The source registered last, whose percentile windows {@link #unregister()} stops. */
+  private static ArylMetrics registered;
+
+  /** A source not yet registered (see {@link #register(int)}), its percentiles over windows of this many seconds. */
+  public ArylMetrics(int quantileWindowS) {
+    planningRoundLatency = registry.newQuantiles("planningRoundLatency", "Planning round latency", "Rounds", "Ms",
+        quantileWindowS);
+    reclaimDuration = registry.newQuantiles("reclaimDuration",
+        "Reclaim duration (request to last node returned)", "Reclaims", "Ms", quantileWindowS);
   }
 
-  static void unregister() {
+  /**
+   * Registers a fresh source, replacing one left by an earlier scheduler in the same JVM.
+   *
+   * @param quantileWindowS seconds of each percentile window ({@link ArylConf#METRICS_QUANTILE_WINDOW_S})
+   */
+  static synchronized ArylMetrics register(int quantileWindowS) {
+    unregister();
+    registered = DefaultMetricsSystem.instance().register(SOURCE, ABOUT, new ArylMetrics(quantileWindowS));
+    return registered;
+  }
+
+  static synchronized void unregister() {
     DefaultMetricsSystem.instance().unregisterSource(SOURCE);
+    if (registered != null) {
+      registered.planningRoundLatency.stop();
+      registered.reclaimDuration.stop();
+      registered = null;
+    }
+  }
+
+  /** A planning round took this many nanoseconds. */
+  void roundTook(long nanos) {
+    long ms = nanos / 1_000_000;
+    planningRound.add(ms);
+    planningRoundLatency.add(ms);
+    double exactMs = nanos / 1e6;
+    for (DoubleConsumer listener : roundListeners) {
+      listener.accept(exactMs);
+    }
+  }
+
+  /**
+   * Tells {@code listener} the milliseconds of every planning round from now on, unrounded, on the planning thread:
+   * for a run that wants every round's time (the SLS runs' percentiles over a whole run), not a window's.
+   */
+  public void onRound(DoubleConsumer listener) {
+    roundListeners.add(listener);
   }
 
   public int loanedNodes() {

@@ -1,6 +1,5 @@
 package io.aryl.yarn;
 
-import io.aryl.core.job.InvalidJobShapeException;
 import io.aryl.core.job.JobShape;
 import java.io.IOException;
 import java.util.List;
@@ -21,7 +20,9 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
@@ -29,6 +30,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCommitRequest;
@@ -48,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * Capacity Scheduler again.
  *
  * <p>Only a few hooks are overridden; the decisions live in aryl-core and the small classes of this package:
- * {@link PlanningLoop} (rounds, shrinks, reclaims), {@link AllocationGate} (asks and proposals), {@link ElasticApps}.
+ * {@link PlanningLoop} (rounds, shrinks, reclaims), {@link AllocationGate} (asks and proposals), {@link ElasticApps},
+ * {@link SubmissionCheck} (what a job's shape must meet in its queue).
  */
 public class ArylScheduler extends CapacityScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(ArylScheduler.class);
@@ -62,6 +65,11 @@ public class ArylScheduler extends CapacityScheduler {
   private DurableState state;
   private volatile PlanningLoop loop;
   private volatile AllocationGate gate;
+  private volatile LoanControllerReports reports;
+  /** What a job's shape must meet in its queue; its caps are re-read with the queues. */
+  private SubmissionCheck submissions;
+  /** The charts' samples; this ResourceManager's memory only, bounded. */
+  private final StatusHistory history = new StatusHistory();
 
   @Override
   public void serviceInit(Configuration conf) throws Exception {
@@ -72,8 +80,19 @@ public class ArylScheduler extends CapacityScheduler {
       return;
     }
     checkPools(conf);
+    try {
+      submissions = new SubmissionCheck(settings, this::getQueue,
+          () -> RmReader.gpus(getMaximumResourceCapability()));
+      submissions.readCaps(getConfiguration());
+    } catch (IllegalArgumentException e) {
+      throw new YarnRuntimeException("Aryl configuration: " + e.getMessage(), e);
+    }
     owners = new InferenceOwners(settings.inferenceLabel(), settings.inferenceNodes());
-    metrics = ArylMetrics.register();
+    metrics = ArylMetrics.register(settings.metricsQuantileWindowS());
+    if (settings.webappNavLink()) {
+      // The RM's own configuration object: its web app is set up from it after the scheduler is initialised.
+      io.aryl.yarn.web.ArylNavLink.install(conf);
+    }
   }
 
   /**
@@ -96,12 +115,14 @@ public class ArylScheduler extends CapacityScheduler {
       throw new YarnRuntimeException("Aryl could not read its state at " + store.kind() + " " + store.location()
           + ": " + e.getMessage() + " (" + ArylConf.STATE_STORE.key() + ")", e);
     }
+    reports = new LoanControllerReports(state);
     try {
       loop = new PlanningLoop(this, settings, apps, metrics, state, owners);
     } catch (CorruptStateException e) {
       throw new YarnRuntimeException(e.getMessage(), e);
     }
     gate = new AllocationGate(apps, loop, this::labelOf);
+    offerAdmittedOutsideHeartbeats();
     loop.start();
     LOG.info("Aryl started: pools {}={} and {}={}, round every {} ms, shrink grace {} ms, state in {} {} (epoch {})",
         settings.inferenceLabel(), settings.inferenceQueue(), settings.trainingLabel(), settings.trainingQueue(),
@@ -134,6 +155,26 @@ public class ArylScheduler extends CapacityScheduler {
       return ArylSettings.from(raw);
     } catch (IllegalArgumentException e) {
       throw new YarnRuntimeException("Aryl configuration: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Reloads the queues ({@code yarn rmadmin -refreshQueues}, a failover) and with them the per-queue caps. A wrong cap
+   * fails the refresh with its key and value; the caps in force stay as they were.
+   */
+  @Override
+  public void reinitialize(Configuration newConf, RMContext rmContext, boolean validation) throws IOException {
+    super.reinitialize(newConf, rmContext, validation);
+    if (loop != null && !validation) {
+      offerAdmittedOutsideHeartbeats(); // the queues' ordering policies are new
+    }
+    if (owners != null && !validation) {
+      try {
+        submissions.readCaps(getConfiguration());
+      } catch (IllegalArgumentException e) {
+        throw new IOException("Aryl configuration: " + e.getMessage() + " (the caps in force are unchanged: "
+            + submissions.caps() + ")", e);
+      }
     }
   }
 
@@ -211,7 +252,7 @@ public class ArylScheduler extends CapacityScheduler {
     try {
       JobShape.fromTags(app.getApplicationTags()).ifPresent(shape -> {
         if (!event.getIsAppRecovering()) {
-          checkShapeFits(shape);
+          submissions.checkFits(shape, addedQueue(event));
         }
         apps.register(id.toString(), shape, app.getSubmitTime());
       });
@@ -230,18 +271,42 @@ public class ArylScheduler extends CapacityScheduler {
     }
   }
 
-  private void checkShapeFits(JobShape shape) {
-    long maxGpus = RmReader.gpus(getMaximumResourceCapability());
-    if (shape.gpusPerWorker() > maxGpus) {
-      throw new InvalidJobShapeException(JobShape.GPUS_PER_WORKER + "=" + shape.gpusPerWorker()
-          + " is more than the largest container allows (" + maxGpus + " GPUs)");
+  /**
+   * The queue a submission goes to, as the Capacity Scheduler reads it: a mapping rule's placement when there is one
+   * (the submission context may then hold the leaf's name only), else the queue submitted to.
+   */
+  private static String addedQueue(AppAddedSchedulerEvent event) {
+    var placement = event.getPlacementContext();
+    if (placement != null && placement.getQueue() != null) {
+      return placement.hasParentQueue() ? placement.getParentQueue() + "." + placement.getQueue()
+          : placement.getQueue();
     }
-    for (String type : shape.gpuTypes()) {
-      if (settings.gpus().type(type).isEmpty()) {
-        throw new InvalidJobShapeException(JobShape.GPU_TYPES + "=" + String.join(",", shape.gpuTypes())
-            + " names GPU type '" + type + "', which this cluster does not have (its types: "
-            + String.join(", ", settings.gpus().types().keySet()) + ")");
+    return event.getQueue();
+  }
+
+  /**
+   * A move to another queue ({@code yarn application -movetoqueue}) meets that queue's caps as a submission would:
+   * else a job could be submitted where its shape is allowed and moved where it is not.
+   */
+  @Override
+  public void preValidateMoveApplication(ApplicationId appId, String newQueue) throws YarnException {
+    super.preValidateMoveApplication(appId, newQueue);
+    if (owners == null) {
+      return;
+    }
+    RMApp app = getRMContext().getRMApps().get(appId);
+    if (app == null) {
+      return;
+    }
+    try {
+      java.util.Optional<JobShape> shape = JobShape.fromTags(app.getApplicationTags());
+      java.util.Optional<String> why = shape.flatMap(s -> submissions.refusalToMove(s, newQueue));
+      if (why.isPresent()) {
+        throw new YarnException("Aryl: cannot move " + appId + " to queue " + submissions.queuePath(newQueue) + ": "
+            + why.get());
       }
+    } catch (IllegalArgumentException e) {
+      // Its tags were refused at submission, or it was recovered as a plain application: not Aryl's to judge.
     }
   }
 
@@ -269,12 +334,35 @@ public class ArylScheduler extends CapacityScheduler {
 
   /** The scheduler node with this name, or null. */
   FiCaSchedulerNode nodeNamed(String nodeName) {
+    PlanningLoop l = loop;
+    FiCaSchedulerNode indexed = l == null ? null : l.nodeNamed(nodeName);
+    if (indexed != null) {
+      return indexed;
+    }
+    // Registered since the last round indexed the nodes: a scan, as rare as that.
     for (FiCaSchedulerNode n : getNodeTracker().getAllNodes()) {
       if (n.getNodeName().equals(nodeName)) {
         return n;
       }
     }
     return null;
+  }
+
+  /**
+   * Outside node heartbeats (the asynchronous scheduling thread), a plan-aware queue offers nodes only to applications
+   * that are not elastic, that the plan admitted, or that wait for their ApplicationMaster's container.
+   */
+  private void offerAdmittedOutsideHeartbeats() {
+    PlanningLoop l = loop;
+    for (CSQueue q : getCapacitySchedulerQueueManager().getQueues().values()) {
+      if (q instanceof AbstractLeafQueue leaf && leaf.getOrderingPolicy() instanceof PlanAwareOrderingPolicy<?> p) {
+        p.offerOutsideHeartbeats(e -> {
+          String id = e.getId();
+          return !apps.isElastic(id) || l.book().admitted(id)
+              || (e instanceof FiCaSchedulerApp a && a.isWaitingForAMContainer());
+        });
+      }
+    }
   }
 
   @Override
@@ -406,21 +494,39 @@ public class ArylScheduler extends CapacityScheduler {
       return Map.of("enabled", false);
     }
     Map<String, Object> out = StatusReport.of(l.statusInputs(), settings, store, state.epoch());
-    LoanControllerReport report = loanController;
+    LoanControllerReports.Report report = reports.latest();
     if (report != null) {
-      out.put("loanController", Map.of("receivedMs", report.receivedMs(), "status", report.status()));
+      out.put("loanController", Map.of("receivedMs", report.receivedMs(), "epoch", report.epoch(), "status",
+          report.status()));
     }
     return out;
   }
 
-  /** What the loan controller last reported of itself, shown in the REST resource beside the scheduler's state. */
-  public record LoanControllerReport(long receivedMs, Object status) {}
+  /** The last hours of loaned nodes, queued jobs and GPUs used, one sample a minute (for Aryl's page). */
+  public StatusHistory history() {
+    return history;
+  }
 
-  private volatile LoanControllerReport loanController;
+  /** After a planning round: keeps a sample of the status for the charts when one is due (once a minute). */
+  void sampleHistory(long nowMs) {
+    PlanningLoop l = loop;
+    if (l != null && history.due(nowMs)) {
+      history.add(StatusHistory.Sample.of(nowMs, StatusReport.of(l.statusInputs(), settings, store, state.epoch())));
+    }
+  }
 
-  /** Keeps the loan controller's latest report (its leader posts one every decision). */
-  public void reportLoanController(Object status) {
-    loanController = new LoanControllerReport(System.currentTimeMillis(), status);
+  /**
+   * Shows the loan controller leader's report of itself beside the scheduler's state (its leader posts one every
+   * decision), if it comes from the leader in force.
+   *
+   * @param epoch the sender's leader epoch
+   * @param instance the sender's instance name
+   * @throws StaleEpochException when a leader of a newer epoch has reported
+   * @throws ArylUnavailableException when a newer epoch cannot be stored
+   */
+  public void reportLoanController(long epoch, String instance, Object status) {
+    requireEnabled();
+    reports.accept(epoch, instance, status, System.currentTimeMillis());
   }
 
   /**

@@ -34,7 +34,11 @@ public record ArylSettings(
     long recoveryMaxWaitMs,
     long partialGangGraceMs,
     long checkpointPollMs,
-    long moveTimeoutMs) {
+    long moveTimeoutMs,
+    long maxWorkersPerJob,
+    long maxGpusPerJob,
+    int metricsQuantileWindowS,
+    boolean webappNavLink) {
 
   /** Where the durable state lives. */
   public enum StoreKind {
@@ -109,7 +113,11 @@ public record ArylSettings(
         r.nonNegativeLong(ArylConf.RECOVERY_MAX_WAIT_MS),
         r.nonNegativeLong(ArylConf.PARTIAL_GANG_GRACE_MS),
         r.nonNegativeLong(ArylConf.CHECKPOINT_POLL_MS),
-        r.positiveLong(ArylConf.MOVE_TIMEOUT_MS));
+        r.positiveLong(ArylConf.MOVE_TIMEOUT_MS),
+        r.nonNegativeLong(ArylConf.MAX_WORKERS_PER_JOB),
+        r.nonNegativeLong(ArylConf.MAX_GPUS_PER_JOB),
+        r.positiveInt(ArylConf.METRICS_QUANTILE_WINDOW_S),
+        r.bool(ArylConf.WEBAPP_NAV_LINK));
     if (s.inferenceLabel.equals(s.trainingLabel)) {
       throw new IllegalArgumentException(ArylConf.INFERENCE_LABEL.key() + " and " + ArylConf.TRAINING_LABEL.key()
           + " must differ, both are '" + s.inferenceLabel + "'");
@@ -156,6 +164,14 @@ public record ArylSettings(
         throw wrong(c, value(c), "a positive integer");
       }
       return v;
+    }
+
+    int positiveInt(ArylConf c) {
+      long v = positiveLong(c);
+      if (v > Integer.MAX_VALUE) {
+        throw wrong(c, value(c), "a positive integer up to " + Integer.MAX_VALUE);
+      }
+      return (int) v;
     }
 
     long nonNegativeLong(ArylConf c) {

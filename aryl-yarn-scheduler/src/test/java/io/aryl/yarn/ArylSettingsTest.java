@@ -53,6 +53,10 @@ class ArylSettingsTest {
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.TAG);
       assertThat(s.checkpointPollMs()).isEqualTo(Long.parseLong(ArylConf.CHECKPOINT_POLL_MS.defaultValue()))
           .isEqualTo(10_000);
+      assertThat(s.maxWorkersPerJob()).as("no cap").isEqualTo(Long.parseLong(ArylConf.MAX_WORKERS_PER_JOB.defaultValue()))
+          .isZero();
+      assertThat(s.maxGpusPerJob()).as("no cap").isEqualTo(Long.parseLong(ArylConf.MAX_GPUS_PER_JOB.defaultValue()))
+          .isZero();
     }
 
     @Test
@@ -104,6 +108,8 @@ class ArylSettingsTest {
       raw.put("aryl.scheduler.speedup-exponent", "1");
       raw.put("aryl.scheduler.predictor", "History");
       raw.put("aryl.scheduler.checkpoint-poll-ms", "0");
+      raw.put("aryl.scheduler.max-workers-per-job", "32");
+      raw.put("aryl.scheduler.max-gpus-per-job", " 64 ");
       ArylSettings s = ArylSettings.from(raw);
 
       assertThat(s.enabled()).isFalse();
@@ -124,6 +130,8 @@ class ArylSettingsTest {
       assertThat(s.speedup()).as("linear").isEqualTo(SpeedupModel.linear());
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.HISTORY);
       assertThat(s.checkpointPollMs()).as("0 turns the checkpoint reads off").isZero();
+      assertThat(s.maxWorkersPerJob()).isEqualTo(32);
+      assertThat(s.maxGpusPerJob()).isEqualTo(64);
     }
 
     @Test
@@ -188,7 +196,12 @@ class ArylSettingsTest {
           Arguments.of(ArylConf.SPEEDUP_EXPONENT, "NaN"),
           Arguments.of(ArylConf.PREDICTOR, "oracle"),
           Arguments.of(ArylConf.CHECKPOINT_POLL_MS, "-1"),
-          Arguments.of(ArylConf.CHECKPOINT_POLL_MS, "10s"));
+          Arguments.of(ArylConf.CHECKPOINT_POLL_MS, "10s"),
+          Arguments.of(ArylConf.MAX_WORKERS_PER_JOB, "-1"),
+          Arguments.of(ArylConf.MAX_WORKERS_PER_JOB, "eight"),
+          Arguments.of(ArylConf.MAX_GPUS_PER_JOB, "-64"),
+          Arguments.of(ArylConf.MAX_GPUS_PER_JOB, "1.5"),
+          Arguments.of(ArylConf.MAX_GPUS_PER_JOB, "64 GPUs"));
     }
 
     @ParameterizedTest(name = "{0} = ''{1}''")

@@ -1,0 +1,113 @@
+package io.aryl.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The tables drawn from the scheduler's answer (the example of the REST page, abridged). */
+class ViewsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final String STATUS = """
+      {"enabled": true, "round": 5120, "roundLatencyMs": 3,
+       "recovery": {"recovering": false, "waitingForNodes": []},
+       "store": {"kind": "zookeeper", "location": "/aryl-scheduler", "epoch": 12},
+       "nodes": [
+         {"node": "gpu-tr-1:45454", "label": "training", "gpus": 8, "usedGpus": 8, "owner": "training",
+          "loaned": false, "fenced": false, "gpuType": "a100"},
+         {"node": "gpu-inf-3:45454", "label": "training", "gpus": 8, "usedGpus": 6, "owner": "inference",
+          "loaned": true, "fenced": true, "gpuType": "t4"},
+         {"node": "gpu-inf-4:45454", "label": "inference", "gpus": 8, "usedGpus": 2, "owner": "inference",
+          "loaned": false, "fenced": false, "gpuType": null}],
+       "applications": [
+         {"application": "application_1764400000000_0042", "minWorkers": 2, "maxWorkers": 8, "targetWorkers": 6,
+          "actualWorkers": 5, "change": "GROW", "team": "vision"}],
+       "reclaimsInFlight": [
+         {"id": 8, "phase": "DRAINING", "requested": 1, "nodes": ["gpu-inf-3:45454"], "requestedMs": 1764431880000,
+          "deadlineMs": 1764432000000, "finishedMs": -1, "tookMs": -1, "late": false}],
+       "reclaimsDone": [
+         {"id": 6, "phase": "DONE", "requested": 1, "returnedNodes": ["gpu-inf-1:45454"], "finishedMs": 1764430000000,
+          "tookMs": 12000, "late": false, "gpuSecondsLost": 0},
+         {"id": 7, "phase": "DONE", "requested": 1, "returnedNodes": ["gpu-inf-2:45454"], "finishedMs": 1764431031000,
+          "tookMs": 31000, "late": true, "gpuSecondsLost": 60}],
+       "loanController": {"receivedMs": 1764431870000, "status": {"instance": "lc-1", "role": "LEADER"}}}
+      """;
+
+  private static JsonNode json(String s) throws Exception {
+    return JSON.readTree(s);
+  }
+
+  @Test
+  @DisplayName("status: one summary line, then pools, reclaims in flight, the last done newest first, elastic jobs")
+  void status() throws Exception {
+    assertThat(Views.status(json(STATUS), Cli.NOW_MS)).isEqualTo("""
+        Aryl scheduler: round 5120, not recovering, store zookeeper epoch 12, loan controller lc-1 LEADER reported \
+        2025-11-29T15:57:50Z (10s ago)
+
+        Pools
+        POOL       NODES  GPUS  USED-GPUS  ON-LOAN  FENCED
+        inference  2      16    8          1        1
+        training   1      8     8          0        0
+
+        Reclaims in flight
+        ID  PHASE     ASKED  NODES            DEADLINE                        LATE
+        8   DRAINING  1      gpu-inf-3:45454  2025-11-29T16:00:00Z (in 2m0s)  no
+
+        Reclaims done (last 2 of 2)
+        ID  ASKED  RETURNED         FINISHED                           TOOK  LATE  GPU-S LOST
+        7   1      gpu-inf-2:45454  2025-11-29T15:43:51Z (14m9s ago)   31s   yes   60
+        6   1      gpu-inf-1:45454  2025-11-29T15:26:40Z (31m20s ago)  12s   no    0
+
+        Elastic jobs
+        APPLICATION                     TEAM    MIN  TARGET  ACTUAL  MAX  CHANGE
+        application_1764400000000_0042  vision  2    6       5       8    GROW
+        """);
+  }
+
+  @Test
+  @DisplayName("status of an idle scheduler says (none) for each empty section, and a recovering one says so")
+  void emptySections() throws Exception {
+    String s = Views.status(json("{\"enabled\":true,\"round\":1,\"recovery\":{\"recovering\":true,"
+        + "\"waitingForNodes\":[\"a:1\",\"b:1\"]},\"nodes\":[],\"applications\":[],\"reclaimsInFlight\":[],"
+        + "\"reclaimsDone\":[]}"), Cli.NOW_MS);
+    assertThat(s).startsWith("Aryl scheduler: round 1, RECOVERING (waiting for 2 node(s)), no loan controller report")
+        .contains("Reclaims in flight\n(none)\n", "Reclaims done (last 0 of 0)\n(none)\n", "Elastic jobs\n(none)\n");
+  }
+
+  @Test
+  @DisplayName("nodes: one row per node, a missing GPU type as -")
+  void nodes() throws Exception {
+    assertThat(Views.nodes(json(STATUS))).isEqualTo("""
+        NODE             LABEL      OWNER      GPU-TYPE  GPUS  USED-GPUS  LOANED  FENCED
+        gpu-tr-1:45454   training   training   a100      8     8          no      no
+        gpu-inf-3:45454  training   inference  t4        8     6          yes     yes
+        gpu-inf-4:45454  inference  inference  -         8     2          no      no
+        """);
+  }
+
+  @Test
+  @DisplayName("a scheduler with Aryl off says so instead of empty tables")
+  void disabled() throws Exception {
+    assertThat(Views.status(json("{\"enabled\":false}"), 0)).contains("aryl.scheduler.enabled=false");
+    assertThat(Views.nodes(json("{\"enabled\":false}"))).contains("aryl.scheduler.enabled=false");
+  }
+
+  @Test
+  @DisplayName("reclaim: the reclaim's id, phase, nodes, deadline and the jobs it touches")
+  void reclaim() throws Exception {
+    assertThat(Views.reclaim(json("""
+        {"id": 8, "phase": "DRAINING", "requested": 2, "nodes": ["gpu-inf-3:45454", "gpu-inf-5:45454"],
+         "deadlineMs": 1764432000000, "jobs": {"application_1764400000000_0042": "SHRINK"}, "plannedCostGpuS": 120}
+        """), Cli.NOW_MS)).isEqualTo("""
+        RECLAIM       8
+        phase         DRAINING
+        asked         2
+        nodes         gpu-inf-3:45454,gpu-inf-5:45454
+        deadline      2025-11-29T16:00:00Z (in 2m0s)
+        planned cost  120 GPU-s
+        jobs          application_1764400000000_0042 SHRINK
+        """);
+  }
+}
