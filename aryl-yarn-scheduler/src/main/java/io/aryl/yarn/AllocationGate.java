@@ -32,6 +32,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  * </ul>
  */
 final class AllocationGate {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AllocationGate.class);
   /** The key of a moved job's grant among its asks (the ApplicationMaster's are keyed by priority and request id). */
   private static final String MOVE_KEY = "move";
 
@@ -63,6 +64,27 @@ final class AllocationGate {
     }
   }
 
+  /**
+   * A worker container is never larger in GPUs than the job's declared {@code aryl.gpus-per-worker}: the caps and the
+   * plan count that, so an ApplicationMaster asking for more gets containers of the declared size.
+   */
+  private static void holdToShape(ElasticApps.App app, ResourceRequest rr) {
+    int declared = app.shape.gpusPerWorker();
+    int asked = RmReader.gpus(rr.getCapability());
+    if (asked <= declared) {
+      return;
+    }
+    org.apache.hadoop.yarn.api.records.Resource held = org.apache.hadoop.yarn.api.records.Resource.newInstance(
+        rr.getCapability());
+    held.setResourceValue(org.apache.hadoop.yarn.api.records.ResourceInformation.GPU_URI, declared);
+    rr.setCapability(held);
+    if (!app.oversizeLogged) {
+      app.oversizeLogged = true;
+      LOG.warn("Aryl: {} asks for {}-GPU containers but declared {}={}: its containers get {} GPU(s)", app.id,
+          asked, JobShape.GPUS_PER_WORKER, declared, declared);
+    }
+  }
+
   private List<ResourceRequest> grantedAsks(ElasticApps.App app, FiCaSchedulerApp attempt, List<ResourceRequest> ask) {
     String appId = app.id;
     boolean changed = false;
@@ -70,6 +92,7 @@ final class AllocationGate {
       if (ResourceRequest.ANY.equals(rr.getResourceName())) {
         // The ApplicationMaster still counts workers allocated but not yet handed to it as asked for.
         ResourceRequest outstanding = ResourceRequest.clone(rr);
+        holdToShape(app, outstanding);
         outstanding.setNumContainers(Math.max(0, rr.getNumContainers()
             - app.unseen.getOrDefault(unseenKey(attempt, rr.getPriority(), rr.getAllocationRequestId()), 0)));
         ResourceRequest before = app.asks.put(askKey(rr), outstanding);
@@ -274,7 +297,7 @@ final class AllocationGate {
     boolean reservation = !request.getContainersToReserve().isEmpty();
     if (apps.isElastic(appId) && !app.isWaitingForAMContainer()) {
       // A gang never waits on a reservation: the plan only admits what fits now.
-      return !reservation && loop.book().mayPlace(appId, nodeId, liveWorkersOn(app, node));
+      return !reservation && loop.book().mayPlace(appId, nodeId, liveWorkersOn(app, node)) && gangFitsNow(app);
     }
     int gpus = RmReader.gpus(reservation ? request.getTotalReservedResource() : request.getTotalAllocatedResource());
     if (gpus == 0) {
@@ -287,6 +310,31 @@ final class AllocationGate {
     }
     // A plain application's own promise is room made for it: only the others' unfilled promises are kept free.
     return RmReader.gpus(node.getUnallocatedResource()) - gpus >= unfilledPromiseGpus(node, promised, book, appId);
+  }
+
+  /**
+   * Whether a job still short of its gang may take a worker now: only when every node of its target has room for all
+   * of its workers still to come. The plan may admit a gang into room that containers being drained still hold; were
+   * its first workers allocated as that room trickled free, the next round would find a partial gang, give it up and
+   * drain it, and the shrink that made its room would be called off.
+   */
+  private boolean gangFitsNow(FiCaSchedulerApp attempt) {
+    ElasticApps.App app = apps.get(attempt.getApplicationId().toString()).orElse(null);
+    if (app == null || liveWorkers(attempt) >= app.shape.minWorkers()) {
+      return true;
+    }
+    Map<String, Integer> live = liveWorkersByNode(attempt);
+    for (Map.Entry<String, Integer> t : loop.book().target(app.id).workersByServer().entrySet()) {
+      int missing = t.getValue() - live.getOrDefault(t.getKey(), 0);
+      if (missing <= 0) {
+        continue;
+      }
+      FiCaSchedulerNode node = loop.nodeNamed(t.getKey());
+      if (node == null || RmReader.gpus(node.getUnallocatedResource()) < missing * app.shape.gpusPerWorker()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private int unfilledPromiseGpus(FiCaSchedulerNode node, Map<String, Integer> promised, PlanBook book,

@@ -69,12 +69,18 @@ final class Drains {
   }
 
   private final Map<String, Entry> entries = new LinkedHashMap<>();
+  /**
+   * MOVE drains by application, computed on first read after a change: every ApplicationMaster heartbeat asks for its
+   * own count, and the drains change only in rounds.
+   */
+  private Map<String, Integer> movingByApp;
 
   /**
    * Starts draining the container; true if it was not already draining. A sooner kill time wins; a reclaim's reason
    * wins over a shrink's, so the kill re-checks the fence rather than the plan.
    */
   synchronized boolean add(Drain d) {
+    movingByApp = null;
     Entry e = entries.get(d.container());
     if (e != null) {
       Drain old = e.drain;
@@ -104,6 +110,7 @@ final class Drains {
    * {@code nowMs} past its hold a MOVE is cancelled: the job keeps the workers it runs on.
    */
   synchronized List<Drain> announce(long nowMs, java.util.function.Function<Drain, Hold> hold) {
+    movingByApp = null;
     List<Drain> out = new ArrayList<>();
     for (var it = entries.values().iterator(); it.hasNext(); ) {
       Entry e = it.next();
@@ -132,21 +139,18 @@ final class Drains {
 
   /** Workers of the job being moved off their nodes (held or told). */
   synchronized int moving(String app) {
-    int n = 0;
-    for (Entry e : entries.values()) {
-      if (e.drain.reason() == Reason.MOVE && e.drain.app().equals(app)) {
-        n++;
-      }
-    }
-    return n;
+    return moving().getOrDefault(app, 0);
   }
 
   /** Workers of each job being moved off their nodes (held or told), by application. */
   synchronized Map<String, Integer> moving() {
-    Map<String, Integer> out = new java.util.HashMap<>();
-    entries.values().stream().filter(e -> e.drain.reason() == Reason.MOVE)
-        .forEach(e -> out.merge(e.drain.app(), 1, Integer::sum));
-    return out;
+    if (movingByApp == null) {
+      Map<String, Integer> out = new java.util.HashMap<>();
+      entries.values().stream().filter(e -> e.drain.reason() == Reason.MOVE)
+          .forEach(e -> out.merge(e.drain.app(), 1, Integer::sum));
+      movingByApp = Map.copyOf(out);
+    }
+    return movingByApp;
   }
 
   /** Drains told and not yet killed whose grace is over; they are remembered as killed. */
@@ -163,11 +167,13 @@ final class Drains {
 
   /** Drops a drain whose reason no longer holds: the container is not killed. */
   synchronized void cancel(String container) {
+    movingByApp = null;
     entries.remove(container);
   }
 
   /** Forgets containers that no longer run. */
   synchronized void retainOnly(Set<String> live) {
+    movingByApp = null;
     entries.keySet().retainAll(live);
   }
 
@@ -191,6 +197,7 @@ final class Drains {
    * stopped between storing a drain and telling its ApplicationMaster, and a second notice is harmless.
    */
   synchronized void restore(DrainList stored) {
+    movingByApp = null;
     entries.clear();
     for (DrainRecord r : stored.containers()) {
       Reason reason = Reason.valueOf(r.reason());

@@ -24,6 +24,8 @@ final class ElasticApps {
      * less the workers allocated against it since (as the Capacity Scheduler counts its own pending asks).
      */
     final Map<String, ResourceRequest> asks = new ConcurrentHashMap<>();
+    /** Whether asks for containers larger than the shape were logged (once per application). */
+    boolean oversizeLogged;
     /** Node and rack names the scheduler last asked for on the application's behalf, by ask. */
     final Map<String, java.util.Set<String>> sentNames = new ConcurrentHashMap<>();
     /**

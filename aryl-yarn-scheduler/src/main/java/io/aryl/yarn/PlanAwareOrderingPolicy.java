@@ -8,16 +8,24 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.IteratorSe
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.SchedulableEntity;
 
 /**
- * FIFO, except that while a node heartbeat is being served, elastic applications the plan gave nothing on that node
- * are not offered it. Set it as the training queue's {@code ordering-policy}.
+ * FIFO, except that elastic applications with nothing to be given are not offered a node: while a node heartbeat is
+ * being served, those the plan gave nothing on that node; on the Capacity Scheduler's asynchronous thread (on by
+ * default since Hadoop 3.5.0), those the plan has not admitted. Set it as the training queue's {@code ordering-policy}.
  *
  * <p>Why: an admitted gang asks only for its planned nodes, so on any other node the Capacity Scheduler would still
- * compute its user limit and headroom, only to find nothing to do. With many jobs admitted that walk, per node and per
- * heartbeat, costs more than the allocations themselves. Outside a node heartbeat of {@link ArylScheduler} (Aryl off,
- * asynchronous scheduling, preemption) it is plain FIFO.
+ * compute its user limit and headroom, only to find nothing to do; and a job waiting for admission would be walked on
+ * every node, again and again. With thousands of jobs waiting that walk costs more than the allocations themselves:
+ * under SLS at 2,000 nodes it took most of a core. Without {@link ArylScheduler} (Aryl off) it is plain FIFO.
  */
 public class PlanAwareOrderingPolicy<S extends SchedulableEntity> extends FifoOrderingPolicy<S> {
   private static final ThreadLocal<Predicate<SchedulableEntity>> OFFERED = new ThreadLocal<>();
+  /** Set by the queue's own ArylScheduler: who is offered a node outside a heartbeat it serves. */
+  private volatile Predicate<SchedulableEntity> outsideHeartbeats;
+
+  /** The applications offered nodes when no node heartbeat of ArylScheduler is being served. */
+  void offerOutsideHeartbeats(Predicate<SchedulableEntity> offered) {
+    outsideHeartbeats = offered;
+  }
 
   /** Runs {@code heartbeat} with only the applications {@code offered} accepts offered the node. */
   static void serving(Predicate<SchedulableEntity> offered, Runnable heartbeat) {
@@ -34,15 +42,19 @@ public class PlanAwareOrderingPolicy<S extends SchedulableEntity> extends FifoOr
     Iterator<S> all = super.getAssignmentIterator(sel);
     Predicate<SchedulableEntity> offered = OFFERED.get();
     if (offered == null) {
+      offered = outsideHeartbeats;
+    }
+    if (offered == null) {
       return all;
     }
+    Predicate<SchedulableEntity> test = offered;
     return new Iterator<>() {
       private S next = advance();
 
       private S advance() {
         while (all.hasNext()) {
           S s = all.next();
-          if (offered.test(s)) {
+          if (test.test(s)) {
             return s;
           }
         }

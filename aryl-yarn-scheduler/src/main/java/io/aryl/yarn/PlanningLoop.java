@@ -1,6 +1,7 @@
 package io.aryl.yarn;
 
 import io.aryl.core.RoundPlanner;
+import io.aryl.core.model.Allocation;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
 import io.aryl.core.predict.HistoryPredictor;
@@ -73,6 +74,7 @@ final class PlanningLoop implements AutoCloseable {
   /** Rack of every node by scheduler node name, and node name by node id; refreshed each round. */
   private volatile Map<String, String> racks = Map.of();
   private volatile Map<NodeId, String> names = Map.of();
+  private volatile Map<String, NodeId> ids = Map.of();
   private final AtomicBoolean roundRequested = new AtomicBoolean();
   /** New demand no round has planned for yet. */
   private final AtomicBoolean demandPending = new AtomicBoolean();
@@ -174,6 +176,12 @@ final class PlanningLoop implements AutoCloseable {
     return n;
   }
 
+  /** The scheduler's node of this name, as of the last round; null if unknown or gone. */
+  FiCaSchedulerNode nodeNamed(String nodeName) {
+    NodeId id = ids.get(nodeName);
+    return id == null ? null : scheduler.getNode(id);
+  }
+
   /**
    * Asks for a round as soon as possible (new demand), at most one pending at a time. The next node heartbeat runs it
    * itself if the planning thread has not yet ({@link #roundIfDemandPending}).
@@ -219,6 +227,7 @@ final class PlanningLoop implements AutoCloseable {
   private void roundSafely() {
     try {
       round();
+      scheduler.sampleHistory(System.currentTimeMillis());
     } catch (RuntimeException | LinkageError e) {
       // A round that fails leaves the last promises in place; the next one starts from the RM's state again. Anything
       // escaping here would cancel every later round silently, so errors are logged and the loop goes on.
@@ -266,7 +275,13 @@ final class PlanningLoop implements AutoCloseable {
       PlanBook previous = book;
       Map<String, Integer> gpusPerWorker = new HashMap<>();
       input.state().jobs().forEach(j -> gpusPerWorker.put(j.id(), j.gpusPerWorker()));
-      book = new PlanBook(plan.targets(), gpusPerWorker, ++rounds);
+      // Gangs waiting out the drains that make their room keep their promise; the plan never saw them.
+      Map<String, Allocation> targets = new HashMap<>(plan.targets());
+      input.starting().forEach((id, promise) -> {
+        targets.put(id, promise);
+        gpusPerWorker.put(id, views.get(id).shape().gpusPerWorker());
+      });
+      book = new PlanBook(targets, gpusPerWorker, ++rounds);
       Set<String> changed = changedTargets(previous, book);
       changed.removeIf(id -> !apps.isElastic(id)); // a plain application's asks are its own: nothing to push
       scheduler.pushGrants(changed);
@@ -283,7 +298,7 @@ final class PlanningLoop implements AutoCloseable {
       updateLoanMetrics(nodes);
       waiting.publish(views, input, plan);
       lastRoundLatencyMs = (System.nanoTime() - t0) / 1e6;
-      metrics.planningRound.add((System.nanoTime() - t0) / 1_000_000);
+      metrics.roundTook(System.nanoTime() - t0);
     } catch (StoreFencedException e) {
       depose(e);
     } catch (IOException e) {
@@ -358,12 +373,15 @@ final class PlanningLoop implements AutoCloseable {
   private void indexNodes() {
     Map<String, String> r = new HashMap<>();
     Map<NodeId, String> n = new HashMap<>();
+    Map<String, NodeId> i = new HashMap<>();
     for (FiCaSchedulerNode node : scheduler.getNodeTracker().getAllNodes()) {
       r.put(node.getNodeName(), node.getRackName());
       n.put(node.getNodeID(), node.getNodeName());
+      i.put(node.getNodeName(), node.getNodeID());
     }
     racks = r;
     names = n;
+    ids = i;
   }
 
   /** The round's snapshot: the elastic applications {@code views}, plain applications' pending GPU asks, teams. */

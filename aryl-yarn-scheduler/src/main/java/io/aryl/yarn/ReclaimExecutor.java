@@ -245,6 +245,9 @@ final class ReclaimExecutor {
 
   private void finished(Reclaim r) {
     metrics.reclaimsFinished.incr();
+    if (r.tookMs() >= 0) {
+      metrics.reclaimDuration.add(r.tookMs());
+    }
     if (r.late()) {
       metrics.reclaimsLate.incr();
     }

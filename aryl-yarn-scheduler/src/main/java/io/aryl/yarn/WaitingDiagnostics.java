@@ -3,12 +3,12 @@ package io.aryl.yarn;
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.admission.Admission;
 import io.aryl.core.admission.JobOrder;
+import io.aryl.core.admission.StarvationGuard;
 import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
-import io.aryl.core.model.Server;
 import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.yarn.round.AppView;
@@ -56,6 +56,7 @@ final class WaitingDiagnostics {
   private final String poolLabel;
   private final JobOrder order;
   private final Admission admission;
+  private final StarvationGuard guard;
   private final Sink sink;
   /** Applications that were given a message and have not been cleared since. */
   private final Set<String> told = new HashSet<>();
@@ -63,7 +64,8 @@ final class WaitingDiagnostics {
   WaitingDiagnostics(String poolLabel, PolicyConfig policy, Sink sink) {
     this.poolLabel = poolLabel;
     this.order = policy.jobOrder();
-    this.admission = new Admission(policy.jobOrder(), policy.starvationGuard(), false);
+    this.guard = policy.starvationGuard();
+    this.admission = new Admission(policy.jobOrder(), guard, false);
     this.sink = sink;
   }
 
@@ -89,18 +91,19 @@ final class WaitingDiagnostics {
   void publish(Map<String, AppView> views, RoundInput input, Plan plan) {
     try {
       Set<String> waiting = new HashSet<>();
-      List<String> queue = queueOrder(input.state(), plan);
+      Queue queue = queueOrder(input.state(), plan);
       for (AppView app : views.values()) {
         JobShape shape = app.shape();
         boolean asksForItsGang = input.liveWorkers(app.id()) + app.askedWorkers() >= shape.minWorkers();
-        if (!asksForItsGang || !plan.target(app.id()).isEmpty()) {
+        if (!asksForItsGang || !plan.target(app.id()).isEmpty() || input.starting().containsKey(app.id())) {
           continue;
         }
-        int position = queue.indexOf(app.id());
+        int position = queue.order().indexOf(app.id());
         Job job = input.state().hasJob(app.id()) ? input.state().job(app.id()) : null;
-        boolean starving = job != null && position == 0 && admission.isStarving(job, input.state().nowS());
+        Standing standing = job == null || !admission.isStarving(job, input.state().nowS()) ? Standing.NOT_STARVING
+            : queue.lane().contains(app.id()) ? Standing.IN_THE_LANE : Standing.OUTSIDE_THE_LANE;
         sink.set(app.id(), message(poolLabel, shape, Room.of(input.state(), plan, shape.gpusPerWorker()),
-            Math.max(0, position), order, starving));
+            Math.max(0, position), order, standing));
         waiting.add(app.id());
       }
       for (String id : told) {
@@ -115,8 +118,13 @@ final class WaitingDiagnostics {
     }
   }
 
-  /** Queued jobs the plan leaves waiting, in the order the next round offers them their gang. */
-  private List<String> queueOrder(ClusterState state, Plan plan) {
+  /**
+   * Queued jobs the plan leaves waiting, in the order the next round offers them their gang, and those of them the
+   * senior lane puts first ({@link StarvationGuard#jumpers}).
+   */
+  record Queue(List<String> order, Set<String> lane) {}
+
+  private Queue queueOrder(ClusterState state, Plan plan) {
     List<Job> queued = new ArrayList<>();
     List<Job> running = new ArrayList<>();
     for (Job j : state.jobs()) {
@@ -126,35 +134,75 @@ final class WaitingDiagnostics {
         running.add(j);
       }
     }
+    // The lane is a share of the open servers' GPUs, as the round counts it.
+    ServerTable table = new ServerTable(state.servers());
     int poolGpus = 0;
-    for (Server s : state.servers()) {
-      poolGpus += s.gpus();
+    for (int s = 0; s < table.size(); s++) {
+      if (table.open(s)) {
+        poolGpus += table.gpus(s);
+      }
     }
-    return admission.offerOrder(queued, running, state.nowS(), poolGpus).stream().map(Job::id).toList();
+    Set<String> lane = new HashSet<>();
+    for (Job j : guard.jumpers(queued, running, state.nowS(), poolGpus)) {
+      lane.add(j.id());
+    }
+    return new Queue(admission.offerOrder(queued, running, state.nowS(), poolGpus).stream().map(Job::id).toList(),
+        lane);
+  }
+
+  /** Where a waiting job stands with the starvation guard. */
+  enum Standing {
+    /** It has not waited past the guard's wait: its place is the job order's. */
+    NOT_STARVING,
+    /** Starving, and among the oldest jobs the senior lane holds: it goes before shorter jobs, oldest first. */
+    IN_THE_LANE,
+    /** Starving, but older jobs fill the senior lane: it keeps its place in the job order. */
+    OUTSIDE_THE_LANE
   }
 
   /**
    * The message of a waiting job.
    *
    * @param ahead waiting jobs offered their gang before this one
-   * @param starving the job waited past the starvation guard and is first in line
+   * @param standing whether the job waited past the starvation guard, and if so whether the senior lane holds it.
+   *     The first job offered, if starving, reserves nodes whether the lane put it first or the job order did
    */
-  static String message(String pool, JobShape shape, Room room, int ahead, JobOrder order, boolean starving) {
+  static String message(String pool, JobShape shape, Room room, int ahead, JobOrder order, Standing standing) {
     int g = shape.gpusPerWorker();
     StringBuilder m = new StringBuilder(PREFIX).append("waiting for ")
         .append(count(shape.minWorkers(), "worker")).append(" x ").append(count(g, "GPU"))
         .append(" (").append(count(shape.baseGpus(), "GPU")).append(") on ").append(pool).append("; ")
         .append(count(room.freeGpus(), "GPU")).append(" free now, largest node ").append(room.largestNodeFree())
         .append(" free");
-    if (room.workersThePoolHolds() < shape.minWorkers()) {
+    boolean holdsIt = room.workersThePoolHolds() >= shape.minWorkers();
+    if (!holdsIt) {
       m.append("; the ").append(pool).append(" pool holds at most ").append(count(room.workersThePoolHolds(), "worker"))
           .append(" of ").append(count(g, "GPU")).append(" now: it waits for more nodes (lent by inference)");
     }
-    if (starving) {
-      m.append("; waited past aryl.scheduler.starvation-wait-s: it goes first, and nodes are held for it as they free");
-    } else if (ahead > 0) {
-      m.append("; queued behind ").append(count(ahead, "job")).append(" (")
-          .append(order == JobOrder.FIFO ? "first come, first served" : "shortest predicted first").append(')');
+    String held = holdsIt ? ", and nodes are held for it as they free" : "";
+    String orderName = order == JobOrder.FIFO ? "first come, first served" : "shortest predicted first";
+    switch (standing) {
+      case IN_THE_LANE -> {
+        m.append("; waited past aryl.scheduler.starvation-wait-s and is in the senior lane");
+        if (ahead > 0) {
+          m.append(", behind ").append(count(ahead, "older job"));
+        } else {
+          m.append(": it goes first").append(held);
+        }
+      }
+      case OUTSIDE_THE_LANE -> {
+        m.append("; waited past aryl.scheduler.starvation-wait-s, but older jobs fill the senior lane: ");
+        if (ahead > 0) {
+          m.append("queued behind ").append(count(ahead, "job")).append(" (").append(orderName).append(')');
+        } else {
+          m.append("it is first in line by ").append(orderName).append(held);
+        }
+      }
+      case NOT_STARVING -> {
+        if (ahead > 0) {
+          m.append("; queued behind ").append(count(ahead, "job")).append(" (").append(orderName).append(')');
+        }
+      }
     }
     return m.toString();
   }

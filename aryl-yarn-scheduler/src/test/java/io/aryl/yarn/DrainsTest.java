@@ -99,8 +99,10 @@ class DrainsTest {
     Drains d = new Drains();
     d.add(move("c1"));
     d.add(move("c2"));
+    assertThat(d.moving("app_1")).isEqualTo(2);
     assertThat(d.announce(100, x -> x.container().equals("c1") ? Drains.Hold.CANCEL : Drains.Hold.WAIT)).isEmpty();
     assertThat(d.ids()).as("c1 stays with its job").containsExactly("c2");
+    assertThat(d.moving()).isEqualTo(java.util.Map.of("app_1", 1));
     assertThat(d.announce(30_000, x -> Drains.Hold.WAIT)).as("late: given up, not told").isEmpty();
     assertThat(d.ids()).isEmpty();
     assertThat(d.moving("app_1")).isZero();
@@ -111,7 +113,9 @@ class DrainsTest {
   void reclaimOverridesMove() {
     Drains d = new Drains();
     d.add(move("c1"));
+    assertThat(d.moving("app_1")).isEqualTo(1);
     d.add(new Drain("c1", "app_1", "n1", 2_000, Reason.RECLAIM, 7));
+    assertThat(d.moving("app_1")).as("no longer a move").isZero();
     assertThat(d.announce(100, x -> Drains.Hold.WAIT)).extracting(Drain::reason).containsExactly(Reason.RECLAIM);
   }
 

@@ -10,7 +10,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.MockSchedu
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("PlanAwareOrderingPolicy: FIFO, narrowed to the applications offered the node being served")
+@DisplayName("PlanAwareOrderingPolicy: FIFO, narrowed to the applications that have something to be given")
 class PlanAwareOrderingPolicyTest {
   private static PlanAwareOrderingPolicy<MockSchedulableEntity> policy(String... ids) {
     PlanAwareOrderingPolicy<MockSchedulableEntity> p = new PlanAwareOrderingPolicy<>();
@@ -31,7 +31,7 @@ class PlanAwareOrderingPolicyTest {
   }
 
   @Test
-  @DisplayName("outside a node heartbeat it is plain FIFO")
+  @DisplayName("outside a node heartbeat, with no scheduler's filter, it is plain FIFO")
   void fifoOutsideHeartbeat() {
     assertThat(order(policy("a", "b", "c"))).containsExactly("a", "b", "c");
   }
@@ -53,5 +53,23 @@ class PlanAwareOrderingPolicyTest {
     List<String> seen = new ArrayList<>();
     PlanAwareOrderingPolicy.serving(e -> false, () -> seen.addAll(order(p)));
     assertThat(seen).isEmpty();
+  }
+
+  @Test
+  @DisplayName("outside a heartbeat (the asynchronous scheduling thread) its scheduler's filter applies, in FIFO order")
+  void filtersOutsideHeartbeat() {
+    var p = policy("a", "b", "c", "d");
+    p.offerOutsideHeartbeats(e -> !e.getId().equals("b"));
+    assertThat(order(p)).containsExactly("a", "c", "d");
+  }
+
+  @Test
+  @DisplayName("during a heartbeat the node's filter wins over the one outside heartbeats")
+  void heartbeatFilterWins() {
+    var p = policy("a", "b", "c");
+    p.offerOutsideHeartbeats(e -> e.getId().equals("a"));
+    List<String> seen = new ArrayList<>();
+    PlanAwareOrderingPolicy.serving(e -> e.getId().equals("c"), () -> seen.addAll(order(p)));
+    assertThat(seen).containsExactly("c");
   }
 }

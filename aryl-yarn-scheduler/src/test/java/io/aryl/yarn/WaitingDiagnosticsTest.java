@@ -11,6 +11,7 @@ import io.aryl.core.job.JobShape;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
 import io.aryl.yarn.WaitingDiagnostics.Room;
+import io.aryl.yarn.WaitingDiagnostics.Standing;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
@@ -42,34 +43,59 @@ class WaitingDiagnosticsTest {
     static Stream<Arguments> messages() {
       return Stream.of(
           Arguments.of("what it needs, what is free, its place in the queue",
-              new JobShape(4, 8, 2, 600, ""), new Room(3, 2, 16), 2, JobOrder.SHORTEST_PREDICTED_FIRST, false,
+              new JobShape(4, 8, 2, 600, ""), new Room(3, 2, 16), 2, JobOrder.SHORTEST_PREDICTED_FIRST, Standing.NOT_STARVING,
               "Aryl: waiting for 4 workers x 2 GPUs (8 GPUs) on training; 3 GPUs free now, largest node 2 free;"
                   + " queued behind 2 jobs (shortest predicted first)"),
           Arguments.of("one of each, first come first served",
-              new JobShape(1, 1, 1, 600, ""), new Room(1, 1, 16), 1, JobOrder.FIFO, false,
+              new JobShape(1, 1, 1, 600, ""), new Room(1, 1, 16), 1, JobOrder.FIFO, Standing.NOT_STARVING,
               "Aryl: waiting for 1 worker x 1 GPU (1 GPU) on training; 1 GPU free now, largest node 1 free;"
                   + " queued behind 1 job (first come, first served)"),
           Arguments.of("first in line: no queue to speak of",
-              new JobShape(2, 2, 8, 600, ""), new Room(8, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST, false,
+              new JobShape(2, 2, 8, 600, ""), new Room(8, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST, Standing.NOT_STARVING,
               "Aryl: waiting for 2 workers x 8 GPUs (16 GPUs) on training; 8 GPUs free now, largest node 8 free"),
           Arguments.of("a gang larger than the pool holds even empty",
-              new JobShape(3, 3, 8, 600, ""), new Room(16, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST, false,
+              new JobShape(3, 3, 8, 600, ""), new Room(16, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST, Standing.NOT_STARVING,
               "Aryl: waiting for 3 workers x 8 GPUs (24 GPUs) on training; 16 GPUs free now, largest node 8 free;"
                   + " the training pool holds at most 2 workers of 8 GPUs now: it waits for more nodes (lent by"
                   + " inference)"),
-          Arguments.of("a starving job at the head of the queue",
-              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 0, JobOrder.SHORTEST_PREDICTED_FIRST, true,
+          Arguments.of("a starving job the senior lane puts first",
+              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 0, JobOrder.SHORTEST_PREDICTED_FIRST,
+              Standing.IN_THE_LANE,
               "Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training; 6 GPUs free now, largest node 4 free;"
-                  + " waited past aryl.scheduler.starvation-wait-s: it goes first, and nodes are held for it as they"
-                  + " free"));
+                  + " waited past aryl.scheduler.starvation-wait-s and is in the senior lane: it goes first, and"
+                  + " nodes are held for it as they free"),
+          Arguments.of("a starving job in the senior lane behind older ones",
+              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 2, JobOrder.SHORTEST_PREDICTED_FIRST,
+              Standing.IN_THE_LANE,
+              "Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training; 6 GPUs free now, largest node 4 free;"
+                  + " waited past aryl.scheduler.starvation-wait-s and is in the senior lane, behind 2 older jobs"),
+          Arguments.of("a starving job outside the full senior lane keeps its place in the job order",
+              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 3, JobOrder.SHORTEST_PREDICTED_FIRST,
+              Standing.OUTSIDE_THE_LANE,
+              "Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training; 6 GPUs free now, largest node 4 free;"
+                  + " waited past aryl.scheduler.starvation-wait-s, but older jobs fill the senior lane: queued"
+                  + " behind 3 jobs (shortest predicted first)"),
+          Arguments.of("a starving job outside the lane that the job order puts first still has nodes held",
+              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 0, JobOrder.SHORTEST_PREDICTED_FIRST,
+              Standing.OUTSIDE_THE_LANE,
+              "Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training; 6 GPUs free now, largest node 4 free;"
+                  + " waited past aryl.scheduler.starvation-wait-s, but older jobs fill the senior lane: it is first"
+                  + " in line by shortest predicted first, and nodes are held for it as they free"),
+          Arguments.of("no nodes are said to be held for a gang the pool cannot hold",
+              new JobShape(3, 3, 8, 600, ""), new Room(16, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST,
+              Standing.IN_THE_LANE,
+              "Aryl: waiting for 3 workers x 8 GPUs (24 GPUs) on training; 16 GPUs free now, largest node 8 free;"
+                  + " the training pool holds at most 2 workers of 8 GPUs now: it waits for more nodes (lent by"
+                  + " inference); waited past aryl.scheduler.starvation-wait-s and is in the senior lane: it goes"
+                  + " first"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("messages")
     @DisplayName("says what the gang needs, what is free now, and where the job stands")
-    void says(String description, JobShape shape, Room room, int ahead, JobOrder order, boolean starving,
+    void says(String description, JobShape shape, Room room, int ahead, JobOrder order, Standing standing,
         String expected) {
-      assertThat(WaitingDiagnostics.message("training", shape, room, ahead, order, starving)).isEqualTo(expected);
+      assertThat(WaitingDiagnostics.message("training", shape, room, ahead, order, standing)).isEqualTo(expected);
     }
   }
 
@@ -99,12 +125,18 @@ class WaitingDiagnosticsTest {
 
     /** Translates and plans as a round does, then publishes; returns what the sink was told. */
     Map<String, String> round(List<NodeView> nodes, AppView... apps) {
+      return round(PLANNER, diagnostics, nodes, apps);
+    }
+
+    /** {@link #round(List, AppView...)} at 100 s with another policy's planner and diagnostics. */
+    Map<String, String> round(RoundPlanner planner, WaitingDiagnostics diagnostics, List<NodeView> nodes,
+        AppView... apps) {
       Map<String, AppView> views = new TreeMap<>();
       for (AppView a : apps) {
         views.put(a.id(), a);
       }
       RoundInput input = TRANSLATOR.translate(100, nodes, views, PlanBook.EMPTY, Set.of(), Set.of(), Map.of());
-      Plan plan = PLANNER.plan(input.state());
+      Plan plan = planner.plan(input.state());
       told.clear();
       diagnostics.publish(views, input, plan);
       Map<String, String> out = new LinkedHashMap<>();
@@ -146,6 +178,48 @@ class WaitingDiagnosticsTest {
           app("long", 1, 1, 4, 6000, 1));
       assertThat(told.get("short")).doesNotContain("queued behind");
       assertThat(told.get("long")).endsWith("; queued behind 1 job (shortest predicted first)");
+    }
+
+    /**
+     * With a 50 s starvation wait, at 100 s: a full pool of 8 GPUs held by job a (submitted at {@code aSubmitS}),
+     * two starving one-worker gangs s1 (submitted at 10 s, 600 s predicted) and s2 (20 s, 60 s) of {@code gpus}
+     * GPUs each. What s1 and s2 are told.
+     */
+    Map<String, String> starving(double aSubmitS, int gpus) {
+      PolicyConfig policy = PolicyConfig.defaults().withStarvationWaitS(50);
+      WaitingDiagnostics d = new WaitingDiagnostics("training", policy,
+          (app, message) -> told.add(new AbstractMap.SimpleEntry<>(app, message)));
+      List<NodeView> busy = List.of(node("n1", 4, worker("a", 4)), node("n2", 4, worker("a", 4)));
+      return round(new RoundPlanner(policy), d, busy,
+          new AppView("a", new JobShape(2, 2, 4, 6000, ""), aSubmitS, 0),
+          new AppView("s1", new JobShape(1, 1, gpus, 600, ""), 10, 1),
+          new AppView("s2", new JobShape(1, 1, gpus, 60, ""), 20, 1));
+    }
+
+    @Test
+    @DisplayName("a starving job is told whether the senior lane holds it, and what that means for its place")
+    void starvingJobsAndTheSeniorLane() {
+      // a is younger than both: the lane (half the pool, 4 GPUs, while the 8 starving GPUs fit in it) holds s1
+      // only; s2 keeps its place behind s1 although it is shorter
+      Map<String, String> younger = starving(60, 4);
+      assertThat(younger.get("s1")).endsWith("; waited past aryl.scheduler.starvation-wait-s and is in the senior"
+          + " lane: it goes first, and nodes are held for it as they free");
+      assertThat(younger.get("s2")).endsWith("; waited past aryl.scheduler.starvation-wait-s, but older jobs fill the"
+          + " senior lane: queued behind 1 job (shortest predicted first)");
+
+      // 2-GPU gangs: both fit in the lane, oldest first
+      Map<String, String> both = starving(60, 2);
+      assertThat(both.get("s1")).endsWith("and is in the senior lane: it goes first, and nodes are held for it as"
+          + " they free");
+      assertThat(both.get("s2")).endsWith("; waited past aryl.scheduler.starvation-wait-s and is in the senior lane,"
+          + " behind 1 older job");
+
+      // a is older than both and fills the lane: shortest-first decides, and its first job still has nodes held
+      Map<String, String> full = starving(0, 4);
+      assertThat(full.get("s2")).endsWith("; waited past aryl.scheduler.starvation-wait-s, but older jobs fill the"
+          + " senior lane: it is first in line by shortest predicted first, and nodes are held for it as they free");
+      assertThat(full.get("s1")).endsWith("but older jobs fill the senior lane: queued behind 1 job (shortest"
+          + " predicted first)");
     }
 
     @Test

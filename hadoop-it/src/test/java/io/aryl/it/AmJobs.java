@@ -122,6 +122,14 @@ final class AmJobs {
    * configuration directory (yarn-site.xml written from the cluster's configuration) first on the class path.
    */
   static Result runJar(YarnConfiguration conf, File dir, String... args) throws Exception {
+    return runJarAs(null, conf, dir, args);
+  }
+
+  /**
+   * {@link #runJar} as another user: {@code HADOOP_USER_NAME}, which Hadoop's simple authentication takes as the
+   * client's user, as on a cluster without Kerberos. Null: the test JVM's own.
+   */
+  static Result runJarAs(String user, YarnConfiguration conf, File dir, String... args) throws Exception {
     String jar = System.getProperty("aryl.it.am-jar");
     if (jar == null || !new File(jar).isFile()) {
       throw new IllegalStateException("the aryl-am jar is missing (system property aryl.it.am-jar): " + jar);
@@ -135,7 +143,11 @@ final class AmJobs {
         confDir + File.pathSeparator + System.getProperty("java.class.path"), "org.apache.hadoop.util.RunJar", jar));
     cmd.addAll(List.of(args));
     File outFile = new File(dir, "runjar-" + System.nanoTime() + ".out");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(outFile).start();
+    ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(outFile);
+    if (user != null) {
+      builder.environment().put("HADOOP_USER_NAME", user);
+    }
+    Process p = builder.start();
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new AssertionError("RunJar did not end: " + Files.readString(outFile.toPath()));

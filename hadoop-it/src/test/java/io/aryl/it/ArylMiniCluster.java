@@ -574,7 +574,8 @@ public final class ArylMiniCluster implements AutoCloseable {
     return JSON.readTree(r.body());
   }
 
-  private Http http(String method, String path, String body) throws IOException {
+  /** HTTP {@code method} on the RM web app with this JSON body (null: none); returns status and body. */
+  public Http http(String method, String path, String body) throws IOException {
     HttpURLConnection c = (HttpURLConnection) URI.create(webAddress() + path).toURL().openConnection();
     c.setRequestMethod(method);
     c.setRequestProperty("Accept", "application/json");

@@ -213,7 +213,7 @@ class DropInIT {
 
     Http noNodes = cluster.post("/ws/v1/cluster/aryl/reclaims", "{\"nodes\": 0}");
     assertThat(noNodes.status()).as(noNodes.body()).isEqualTo(400);
-    assertThat(json(noNodes).path("error").asText()).contains("nodes must be an integer >= 1");
+    assertThat(json(noNodes).path("error").asText()).contains("nodes must be an integer in [1, 10000], was 0");
 
     Http notObject = cluster.post("/ws/v1/cluster/aryl/reclaims", "[1]");
     assertThat(notObject.status()).as(notObject.body()).isEqualTo(400);

@@ -78,6 +78,21 @@ class ElasticScalingIT {
   }
 
   @Test
+  @DisplayName("an ApplicationMaster asking for larger containers than its aryl.gpus-per-worker gets the declared size")
+  void containersAreHeldToTheDeclaredShape() throws Exception {
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("oversize", conf(), 0, 2);
+        // Declares 1 GPU per worker (what the caps and the plan count), asks for 4-GPU containers.
+        TestJob e = TestJob.submit(cluster, "e", "training", TestJob.shape(2, 4, 1, 3600), 4, true)) {
+      e.askWorkersAtOnce(4);
+      cluster.awaitShowingStatus("E holds 4 workers", () -> e.workers() == 4);
+      assertThat(e.received()).as("E's containers").hasSize(4)
+          .allSatisfy(c -> assertThat(c.getResource().getResourceValue("yarn.io/gpu")).isEqualTo(1));
+      long used = cluster.status().path("nodes").findValues("usedGpus").stream().mapToLong(JsonNode::asLong).sum();
+      assertThat(used).as("GPUs in use on the cluster").isEqualTo(4);
+    }
+  }
+
+  @Test
   @DisplayName("an elastic job is promised no more workers than its ApplicationMaster asks for")
   void promisesFollowTheAsks() throws Exception {
     try (ArylMiniCluster cluster = ArylMiniCluster.start("asks", conf(), 0, 2);

@@ -108,6 +108,23 @@ class StartupChecksIT {
   }
 
   @Test
+  @DisplayName("aryl.scheduler.max-gpus-per-job=-8: refused, naming the key and the value")
+  void negativeCap() {
+    YarnConfiguration c = conf("negative-cap");
+    c.set("aryl.scheduler.max-gpus-per-job", "-8");
+    assertRefused(c, "aryl.scheduler.max-gpus-per-job must be an integer >= 0, was '-8'");
+  }
+
+  @Test
+  @DisplayName("a queue's cap that is not a number (capacity-scheduler.xml): refused, naming the key and the value")
+  void malformedQueueCap() {
+    YarnConfiguration c = conf("queue-cap");
+    c.set("yarn.scheduler.capacity.root.training.aryl.max-workers-per-job", "lots");
+    assertRefused(c, "yarn.scheduler.capacity.root.training.aryl.max-workers-per-job must be an integer >= 0 (0: no"
+        + " cap of its own), was 'lots'");
+  }
+
+  @Test
   @DisplayName("node labels disabled: refused, naming yarn.node-labels.enabled and the value it needs")
   void nodeLabelsDisabled() {
     YarnConfiguration c = conf("nolabels");

@@ -89,6 +89,8 @@ class TeamsIT {
         // the heartbeats on a loaded machine.
         assertThat(startedMs).as("ms from vision's ask to its gang").isLessThan(GRACE_MS + 2 * ROUND_MS + 3000);
 
+        // nlp's AM hears that its two extras were killed on its own next heartbeat, which may come after vision's.
+        ArylMiniCluster.await("nlp hears its two extras are gone", Duration.ofSeconds(10), () -> nlp.workers() <= 2);
         assertThat(nlp.workers()).as("nlp keeps 2 workers: 8 GPUs, above its guarantee of 6").isEqualTo(2);
         Set<ContainerId> noticed = nlp.preemptionNotices();
         assertThat(noticed).as("nlp was told which two workers go before they went").hasSize(2);
@@ -102,6 +104,13 @@ class TeamsIT {
         assertThat(counts.subList(counts.indexOf(4), counts.size()))
             .as("once it held 4, nlp never fell below 2 workers (8 GPUs) on the way").allMatch(n -> n < 0 || n >= 2);
         assertThat(vision.preemptionNotices()).isEmpty();
+        // Guarantees are shares of the GPUs the plan may use: while nlp's two extras drain, their GPUs are outside
+        // it, and a round that ran then shows less. The first round after the drains shows the shares of all 15.
+        cluster.awaitShowingStatus("the guarantees of a round after the drains", WAIT, () -> {
+          JsonNode status = ArylStatus.orNull(cluster);
+          return status != null
+              && status.path("teams").findValues("guaranteedGpus").stream().mapToInt(JsonNode::asInt).sum() == 15;
+        });
         JsonNode teams = cluster.status().path("teams");
         assertThat(teams.findValuesAsText("team")).containsExactly("nlp", "vision");
         assertThat(teams.findValues("guaranteedGpus")).extracting(JsonNode::asInt).containsExactly(6, 9);

@@ -98,6 +98,7 @@ public final class SnapshotTranslator {
     Map<String, Integer> capacity = new TreeMap<>();
     Map<String, GpuType> types = new HashMap<>();
     Map<String, Map<String, List<ContainerView>>> workers = new TreeMap<>();
+    Map<String, Integer> drainingGpus = new HashMap<>();
     for (NodeView node : nodes) {
       if (!trainingLabel.equals(node.label()) || node.gpuTypeError() != null) {
         continue; // a node of no known GPU type is not planned on: its speed would be a guess
@@ -113,6 +114,9 @@ public final class SnapshotTranslator {
               .computeIfAbsent(node.id(), n -> new ArrayList<>()).add(c);
         } else {
           blocked += c.gpus();
+          if (draining.contains(c.id())) {
+            drainingGpus.merge(node.id(), c.gpus(), Integer::sum);
+          }
         }
       }
       capacity.put(node.id(), node.gpus() - blocked);
@@ -178,8 +182,48 @@ public final class SnapshotTranslator {
       }
     }
 
+    // Gangs whose room is still held by containers being drained (for them, as a rule: the last round shrank a job to
+    // make it): their promise stands, as it was, until the drains end. Modelled afresh meanwhile, such a gang found
+    // no room, was dropped from the plan, and the drains that made its room were called off or went to waste.
+    Map<String, Allocation> starting = new TreeMap<>();
+    Map<String, Integer> kept = new TreeMap<>();
+    // GPUs of the pool's own servers that the starting gangs hold or are kept, by team: still theirs for guarantees.
+    Map<String, Integer> startingOwnByTenant = new TreeMap<>();
+    for (AppView app : apps.values()) {
+      Map<String, Integer> a = alloc.get(app.id());
+      Allocation promise = book.target(app.id());
+      Map<String, Integer> room = roomOnceDrained(app, a, promise, workers.getOrDefault(app.id(), Map.of()),
+          capacity, used, drainingGpus, fenced);
+      if (room == null) {
+        continue;
+      }
+      int g = app.shape().gpusPerWorker();
+      a.forEach((node, w) -> used.merge(node, -w * g, Integer::sum));
+      a.clear();
+      Map<String, List<ContainerView>> held = workers.remove(app.id());
+      if (held != null) {
+        held.forEach((node, cs) -> {
+          capacity.merge(node, -cs.size() * g, Integer::sum);
+          if (!inferenceOwned.test(node)) {
+            startingOwnByTenant.merge(app.tenant(), cs.size() * g, Integer::sum);
+          }
+        });
+      }
+      room.forEach((node, gpus) -> {
+        capacity.merge(node, -gpus, Integer::sum);
+        kept.merge(node, gpus, Integer::sum);
+        if (!inferenceOwned.test(node)) {
+          startingOwnByTenant.merge(app.tenant(), gpus, Integer::sum);
+        }
+      });
+      starting.put(app.id(), promise);
+    }
+
     // Partial gangs, before any job is modelled: their orphans shrink capacity, which every job's fit must see.
     for (AppView app : apps.values()) {
+      if (starting.containsKey(app.id())) {
+        continue;
+      }
       JobShape shape = app.shape();
       Map<String, Integer> a = alloc.get(app.id());
       int total = a.values().stream().mapToInt(Integer::intValue).sum();
@@ -201,6 +245,9 @@ public final class SnapshotTranslator {
     List<Job> jobs = new ArrayList<>();
     Map<String, Allocation> allocations = new TreeMap<>();
     for (AppView app : apps.values()) {
+      if (starting.containsKey(app.id())) {
+        continue;
+      }
       JobShape shape = app.shape();
       Map<String, Integer> a = alloc.get(app.id());
       int total = a.values().stream().mapToInt(Integer::intValue).sum();
@@ -248,8 +295,49 @@ public final class SnapshotTranslator {
           owned, fenced.contains(e.getKey())));
       ownGpus += owned ? 0 : e.getValue();
     }
-    return new RoundInput(ClusterState.of(nowS, servers, jobs, allocations, tenants.guarantees(ownGpus)), workers,
-        orphans, surplus);
+    return new RoundInput(ClusterState.of(nowS, servers, jobs, allocations,
+        tenants.guarantees(ownGpus, startingOwnByTenant)), workers,
+        orphans, surplus, starting, kept);
+  }
+
+  /**
+   * For a job short of its gang whose promise covers it, and fits on every node once the containers being drained
+   * there are gone, though not now: the free GPUs to keep for it per node meanwhile. Null for any other job.
+   */
+  private static Map<String, Integer> roomOnceDrained(AppView app, Map<String, Integer> alloc, Allocation promise,
+      Map<String, List<ContainerView>> live, Map<String, Integer> capacity, Map<String, Integer> used,
+      Map<String, Integer> drainingGpus, Set<String> fenced) {
+    int g = app.shape().gpusPerWorker();
+    int allocated = alloc.values().stream().mapToInt(Integer::intValue).sum();
+    int held = live.values().stream().mapToInt(List::size).sum();
+    if (allocated >= app.shape().minWorkers() || held + app.askedWorkers() < app.shape().minWorkers()
+        || promise.totalWorkers() < app.shape().minWorkers() || promise.totalWorkers() > app.shape().maxWorkers()) {
+      return null;
+    }
+    Map<String, Integer> keep = new TreeMap<>();
+    boolean waitsForADrain = false;
+    for (Map.Entry<String, Integer> p : promise.workersByServer().entrySet()) {
+      String node = p.getKey();
+      int here = live.getOrDefault(node, List.of()).size();
+      int missingGpus = (p.getValue() - here) * g;
+      if (missingGpus <= 0) {
+        continue;
+      }
+      if (!capacity.containsKey(node) || fenced.contains(node)) {
+        return null;
+      }
+      // Free now: the node's plannable GPUs less what others' workers and promises use (this job's own count out).
+      int free = capacity.get(node) - used.getOrDefault(node, 0) + alloc.getOrDefault(node, 0) * g - here * g;
+      int leaving = drainingGpus.getOrDefault(node, 0);
+      if (free + leaving < missingGpus) {
+        return null;
+      }
+      waitsForADrain |= free < missingGpus;
+      if (free > 0) {
+        keep.put(node, Math.min(free, missingGpus));
+      }
+    }
+    return waitsForADrain ? keep : null;
   }
 
   private static String nodeOf(Map<String, List<ContainerView>> byNode, ContainerView c) {

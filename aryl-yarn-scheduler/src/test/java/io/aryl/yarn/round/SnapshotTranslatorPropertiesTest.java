@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.Stream;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -183,7 +184,8 @@ class SnapshotTranslatorPropertiesTest {
   }
 
   @Property(tries = 3000)
-  @Label("a server offers exactly its node's GPUs not held by containers outside the plan, so nothing is over-committed")
+  @Label("a server offers exactly its node's GPUs not held by containers outside the plan nor kept for a gang waiting"
+      + " for drains, so nothing is over-committed")
   void neverOverCommits(@ForAll long seed) {
     Scenario s = Scenario.random(seed);
     RoundInput in = s.translate();
@@ -197,7 +199,7 @@ class SnapshotTranslatorPropertiesTest {
         continue;
       }
       int heldOutside = n.containers().stream().filter(c -> !modelled.contains(c)).mapToInt(ContainerView::gpus).sum();
-      int offered = n.gpus() - heldOutside;
+      int offered = n.gpus() - heldOutside - in.keptGpus().getOrDefault(n.id(), 0);
       if (offered <= 0) {
         continue;
       }
@@ -215,7 +217,8 @@ class SnapshotTranslatorPropertiesTest {
   }
 
   @Property(tries = 3000)
-  @Label("every live worker is either modelled in its job's allocation or reported as an orphan, never hidden")
+  @Label("every live worker is modelled in its job's allocation, reported as an orphan or held by a gang waiting for"
+      + " drains, never hidden")
   void everyLiveWorkerIsAccountedFor(@ForAll long seed) {
     Scenario s = Scenario.random(seed);
     RoundInput in = s.translate();
@@ -228,9 +231,13 @@ class SnapshotTranslatorPropertiesTest {
       for (ContainerView c : n.containers()) {
         boolean inWorkers = in.workers().getOrDefault(c.appId(), Map.of()).getOrDefault(n.id(), List.of()).contains(c);
         boolean orphan = in.orphans().contains(c);
+        boolean starting = in.starting().containsKey(c.appId());
         if (isLiveWorker(s, n, c)) {
-          assertThat(inWorkers ^ orphan).as("%s on %s is a worker xor an orphan in %s", c, n.id(), s).isTrue();
-          liveByApp.merge(c.appId(), 1, Integer::sum);
+          assertThat(Stream.of(inWorkers, orphan, starting).filter(b -> b).count())
+              .as("%s on %s is a worker, an orphan or starting, one only, in %s", c, n.id(), s).isEqualTo(1);
+          if (!starting) {
+            liveByApp.merge(c.appId(), 1, Integer::sum);
+          }
         } else {
           assertThat(inWorkers || orphan).as("%s on %s is not a live worker in %s", c, n.id(), s).isFalse();
         }
@@ -246,6 +253,10 @@ class SnapshotTranslatorPropertiesTest {
       assertThat(state.isRunning(app)).as("%s has orphans, so it does not run, in %s", app, s).isFalse();
       assertThat(in.workers()).doesNotContainKey(app);
     }
+    in.starting().forEach((app, promise) -> {
+      assertThat(state.hasJob(app)).as("%s waits for drains, so it is not modelled, in %s", app, s).isFalse();
+      assertThat(promise).as("%s keeps its promise in %s", app, s).isEqualTo(s.book().target(app));
+    });
   }
 
   @Property(tries = 3000)

@@ -213,6 +213,72 @@ class SnapshotTranslatorTest {
   }
 
   @Nested
+  @DisplayName("a gang whose promised room containers being drained still hold")
+  class GangsWaitingForDrains {
+    @Test
+    @DisplayName("keeps its promise out of the snapshot, and the room already free is kept for it")
+    void keepsItsPromise() {
+      // P's two drained workers hold 2 of the 4 GPUs promised to Q; the other 2 are free.
+      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
+              worker("p3", "app-p", 2))),
+          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
+          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
+      assertThat(in.starting()).isEqualTo(Map.of("app-q", on("n1", 2)));
+      assertThat(in.state().hasJob("app-q")).as("Q is not modelled").isFalse();
+      assertThat(in.keptGpus()).isEqualTo(Map.of("n1", 2));
+      assertThat(serverGpus(in.state(), "n1")).as("8 less P3 draining, less the 2 kept for Q").isEqualTo(4);
+      assertThat(in.state().allocation("app-p")).isEqualTo(on("n1", 2));
+      assertThat(in.orphans()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("holding part of its gang, keeps its workers: neither modelled nor orphans")
+    void partOfItsGang() {
+      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
+              worker("p3", "app-p", 2), worker("q1", "app-q", 2))),
+          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 1)),
+          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
+      assertThat(in.starting()).containsOnlyKeys("app-q");
+      assertThat(in.orphans()).isEmpty();
+      assertThat(in.workers()).doesNotContainKey("app-q");
+      assertThat(in.keptGpus()).isEmpty();
+      assertThat(serverGpus(in.state(), "n1")).as("8 less P3 draining, less Q's own worker").isEqualTo(4);
+    }
+
+    @Test
+    @DisplayName("is modelled queued when the drains would not make room enough")
+    void drainsTooSmall() {
+      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
+              worker("p3", "app-p", 2), worker("x1", "other", 1))),
+          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
+          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
+      assertThat(in.starting()).isEmpty();
+      assertThat(in.state().hasJob("app-q")).isTrue();
+      assertThat(in.state().isRunning("app-q")).isFalse();
+    }
+
+    @Test
+    @DisplayName("is modelled queued when its ApplicationMaster no longer asks for its gang")
+    void noLongerAsks() {
+      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
+              worker("p3", "app-p", 2))),
+          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 1)),
+          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
+      assertThat(in.starting()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("on a fenced node, is dropped as any promise there")
+    void fencedNode() {
+      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
+              worker("p3", "app-p", 2))),
+          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
+          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of("n1"));
+      assertThat(in.starting()).isEmpty();
+    }
+  }
+
+  @Nested
   @DisplayName("promises of the last round")
   class Promises {
     @Test

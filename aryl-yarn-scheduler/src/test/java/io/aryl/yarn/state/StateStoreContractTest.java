@@ -154,6 +154,39 @@ class StateStoreContractTest {
   }
 
   @Nested
+  @DisplayName("on a file system reached through Hadoop's FileContext (as HDFS is)")
+  class ThroughHadoop extends Contract {
+    @TempDir Path dir;
+
+    @Override
+    StateStore open() throws Exception {
+      return FsStateStore.viaHadoop(new Configuration(), new org.apache.hadoop.fs.Path(dir.toUri().toString()));
+    }
+
+    @Test
+    @DisplayName("reads what the local store wrote, and the local store reads what it wrote")
+    void sameDirectoryEitherWay() throws Exception {
+      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(dir.toUri().toString());
+      try (StateStore hadoop = open()) {
+        hadoop.claim();
+        hadoop.write("owners", bytes("{\"a\":1}"));
+      }
+      try (StateStore local = new FsStateStore(new Configuration(), p)) {
+        local.claim();
+        assertThat(new String(local.readAll().get("owners"), java.nio.charset.StandardCharsets.UTF_8))
+            .isEqualTo("{\"a\":1}");
+        local.write("owners", bytes("{\"a\":2}"));
+      }
+      try (StateStore hadoop = open()) {
+        hadoop.claim();
+        // Hadoop verifies a checksum file it finds: the local store removed the stale one.
+        assertThat(new String(hadoop.readAll().get("owners"), java.nio.charset.StandardCharsets.UTF_8))
+            .isEqualTo("{\"a\":2}");
+      }
+    }
+  }
+
+  @Nested
   @DisplayName("in memory")
   class InMemory {
     @Test

@@ -1,0 +1,166 @@
+package io.aryl.yarn;
+
+import io.aryl.core.job.JobShape;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.test.GenericTestUtils;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.slf4j.event.Level;
+
+/**
+ * A real ResourceManager ({@link MockRM}) running Aryl, driven step by step: nodes heartbeat and rounds run only when
+ * the test says so. The configuration is the conf-templates one; ApplicationMasters run on a node of their own on the
+ * default partition, workers are asked for in the training partition.
+ */
+final class MockArylRm implements AutoCloseable {
+  static final String GPU = ResourceInformation.GPU_URI;
+  static final String TRAINING = "training";
+  static final String INFERENCE = "inference";
+
+  final MockRM rm;
+  final ArylScheduler aryl;
+  private final MockNM amNode;
+
+  MockArylRm(Path dir) throws Exception {
+    YarnConfiguration conf = templateConf();
+    conf.set(YarnConfiguration.RM_SCHEDULER, ArylScheduler.class.getName());
+    conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(dir.toFile(), "labels").toURI().toString());
+    conf.setLong("aryl.scheduler.round-interval-ms", 3_600_000); // rounds run when the test calls them (or asks do)
+    conf.set("aryl.scheduler.state-store", "memory");
+    conf.setInt(YarnConfiguration.RM_AM_MAX_ATTEMPTS, 1);
+    rm = new MockRM(conf);
+    GenericTestUtils.setRootLogLevel(Level.WARN); // MockRM turns it to DEBUG
+    rm.start();
+    aryl = (ArylScheduler) rm.getResourceScheduler();
+    amNode = rm.registerNode("127.2.0.1:8041", Resource.newInstance(64 * 1024, 32, Map.of(GPU, 0L)));
+    rm.drainEvents();
+  }
+
+  /** Registers a node of 8 GPUs at {@code host}, labelled {@code label}. */
+  MockNM gpuNode(String host, String label) throws Exception {
+    rm.getRMContext().getNodeLabelManager().replaceLabelsOnNode(Map.of(nodeId(host), Set.of(label)));
+    MockNM nm = rm.registerNode(host + ":8041", Resource.newInstance(64 * 1024, 32, Map.of(GPU, 8L)));
+    rm.drainEvents();
+    return nm;
+  }
+
+  void relabel(String label, String... hosts) throws Exception {
+    Map<NodeId, Set<String>> m = new TreeMap<>();
+    for (String h : hosts) {
+      m.put(nodeId(h), Set.of(label));
+    }
+    rm.getRMContext().getNodeLabelManager().replaceLabelsOnNode(m);
+    rm.drainEvents();
+  }
+
+  MockAM submit(String name, JobShape shape) throws Exception {
+    RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
+        .createWithResource(Resource.newInstance(1024, 1), rm)
+        .withAppName(name)
+        .withQueue(TRAINING)
+        .withAppNodeLabel("") // the ApplicationMaster runs on the default partition
+        .withApplicationTags(shape.toTags())
+        .withMaxAppAttempts(1)
+        .build());
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, amNode);
+    rm.drainEvents();
+    return am;
+  }
+
+  /**
+   * The ApplicationMaster's heartbeat with a new ask of n workers of {@code gpus} GPUs, which starts a round on the
+   * planning thread: returns once that round ran, so that it cannot run later in the middle of a step.
+   */
+  List<Container> ask(MockAM am, int n, int gpus) throws Exception {
+    long before = rounds();
+    List<Container> handed = am.allocate(List.of(workers(n, gpus)), List.of()).getAllocatedContainers();
+    GenericTestUtils.waitFor(() -> rounds() > before, 10, 10_000);
+    rm.drainEvents();
+    return handed;
+  }
+
+  long rounds() {
+    return ((Number) aryl.arylStatus().get("round")).longValue();
+  }
+
+  /** A new request object every time, as over RPC. */
+  static ResourceRequest workers(int n, int gpus) {
+    return ResourceRequest.newInstance(Priority.newInstance(1), ResourceRequest.ANY,
+        Resource.newInstance(1024, 1, Map.of(GPU, (long) gpus)), n, true, TRAINING);
+  }
+
+  void heartbeat(MockNM nm) throws Exception {
+    nm.nodeHeartbeat(true);
+    rm.drainEvents();
+  }
+
+  /** The application's entry in Aryl's status. */
+  @SuppressWarnings("unchecked")
+  Map<String, Object> application(MockAM am) {
+    String id = am.getApplicationAttemptId().getApplicationId().toString();
+    for (Map<String, Object> a : (List<Map<String, Object>>) aryl.arylStatus().get("applications")) {
+      if (id.equals(a.get("application"))) {
+        return a;
+      }
+    }
+    throw new AssertionError(id + " is not in the status");
+  }
+
+  @SuppressWarnings("unchecked")
+  Map<String, Integer> targetByNode(MockAM am) {
+    return (Map<String, Integer>) application(am).get("targetByNode");
+  }
+
+  static Map<String, Integer> byNode(List<Container> containers) {
+    Map<String, Integer> out = new TreeMap<>();
+    containers.forEach(c -> out.merge(c.getNodeId().getHost(), 1, Integer::sum));
+    return out;
+  }
+
+  static NodeId nodeId(String host) {
+    return NodeId.newInstance(host, 8041);
+  }
+
+  @Override
+  public void close() {
+    rm.stop();
+  }
+
+  /** The conf-templates files as overlay properties (the RM test jar carries a capacity-scheduler.xml of its own). */
+  private static YarnConfiguration templateConf() throws IOException {
+    List<Path> candidates = new ArrayList<>();
+    candidates.add(Path.of("../conf-templates/src/main/resources/aryl-conf"));
+    candidates.add(Path.of("conf-templates/src/main/resources/aryl-conf"));
+    Path templates = candidates.stream().filter(p -> Files.isRegularFile(p.resolve("capacity-scheduler.xml")))
+        .findFirst().orElseThrow(() -> new IOException("conf-templates not found (tried " + candidates + ")"));
+    YarnConfiguration conf = new YarnConfiguration();
+    for (String file : List.of("yarn-site.xml", "capacity-scheduler.xml", "resource-types.xml")) {
+      Configuration t = new Configuration(false);
+      t.addResource(templates.resolve(file).toUri().toURL());
+      for (Map.Entry<String, String> entry : t) {
+        conf.set(entry.getKey(), t.get(entry.getKey()));
+      }
+    }
+    return conf;
+  }
+}
