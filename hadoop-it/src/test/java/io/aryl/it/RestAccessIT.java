@@ -46,6 +46,8 @@ class RestAccessIT {
       String lent = cluster.nodeName(0);
       cluster.label(0, "training");
       cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
+      // A recovering Aryl answers every reclaim with 503 (its conf can be restarted); the answers here come after.
+      RmRecoveryScenarios.awaitRecovered(cluster);
 
       Http anonymous = cluster.post(RECLAIMS, "{\"nodes\":1}");
       assertThat(anonymous.status()).as(anonymous.body()).isEqualTo(401);
@@ -165,6 +167,8 @@ class RestAccessIT {
       String lent = cluster.nodeName(0);
       cluster.label(0, "training");
       cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
+      // A recovering Aryl answers every reclaim with 503 (its conf can be restarted); the answers here come after.
+      RmRecoveryScenarios.awaitRecovered(cluster);
       assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 20)).status()).isEqualTo(200);
 
       List<Bad> table = badRequests(System.currentTimeMillis());
