@@ -15,11 +15,9 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.NodeId;
-import org.apache.hadoop.yarn.api.records.NodeLabel;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
@@ -51,13 +49,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only a few hooks are overridden; the decisions live in aryl-core and the small classes of this package:
  * {@link PlanningLoop} (rounds, shrinks, reclaims), {@link AllocationGate} (asks and proposals), {@link ElasticApps},
- * {@link SubmissionCheck} (what a job's shape must meet in its queue).
+ * {@link SubmissionCheck} (what a job's shape must meet in its queue), {@link PoolLabels} (what the pools need before
+ * the start), {@link NodeOffers} (to whom a node is offered).
  */
 public class ArylScheduler extends CapacityScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(ArylScheduler.class);
 
   private ArylSettings settings = ArylSettings.defaults();
   private final ElasticApps apps = new ElasticApps();
+  private final NodeOffers offers = new NodeOffers(apps);
   /** Null when Aryl is off. Made at init: label events may come before the planning loop starts. */
   private InferenceOwners owners;
   private ArylMetrics metrics;
@@ -79,7 +79,7 @@ public class ArylScheduler extends CapacityScheduler {
       LOG.info("Aryl is off ({}=false): scheduling as the stock CapacityScheduler", ArylConf.ENABLED.key());
       return;
     }
-    checkPools(conf);
+    PoolLabels.checkQueues(conf, settings, this::getQueue);
     try {
       submissions = new SubmissionCheck(settings, this::getQueue,
           () -> RmReader.gpus(getMaximumResourceCapability()));
@@ -105,7 +105,7 @@ public class ArylScheduler extends CapacityScheduler {
     if (owners == null) {
       return;
     }
-    ensureLabels();
+    PoolLabels.ensureExclusive(getRMContext().getNodeLabelManager(), settings);
     store = StateStores.open(settings, getConfig(), getRMContext().getResourceManager());
     try {
       state = DurableState.open(store, System.currentTimeMillis());
@@ -174,42 +174,6 @@ public class ArylScheduler extends CapacityScheduler {
       } catch (IllegalArgumentException e) {
         throw new IOException("Aryl configuration: " + e.getMessage() + " (the caps in force are unchanged: "
             + submissions.caps() + ")", e);
-      }
-    }
-  }
-
-  /** Both pools must have a queue that may use their label; anything else stops the ResourceManager's start. */
-  private void checkPools(Configuration conf) {
-    if (!YarnConfiguration.areNodeLabelsEnabled(conf)) {
-      throw new YarnRuntimeException("Aryl needs node labels: set " + YarnConfiguration.NODE_LABELS_ENABLED + "=true");
-    }
-    checkPool(ArylConf.INFERENCE_QUEUE, settings.inferenceQueue(), settings.inferenceLabel());
-    checkPool(ArylConf.TRAINING_QUEUE, settings.trainingQueue(), settings.trainingLabel());
-  }
-
-  private void checkPool(ArylConf key, String queuePath, String label) {
-    CSQueue q = getQueue(queuePath);
-    if (q == null || !q.getQueuePath().equals(queuePath)) {
-      throw new YarnRuntimeException("Aryl: " + key.key() + "=" + queuePath
-          + " names no queue; add it to yarn.scheduler.capacity.<parent>.queues in capacity-scheduler.xml");
-    }
-    Set<String> labels = q.getAccessibleNodeLabels();
-    if (labels == null || !(labels.contains(label) || labels.contains("*"))) {
-      throw new YarnRuntimeException("Aryl: queue " + queuePath + " (" + key.key() + ") cannot use node label '" + label
-          + "'; set yarn.scheduler.capacity." + queuePath + ".accessible-node-labels=" + label);
-    }
-  }
-
-  /** Creates the two exclusive labels if missing; a label that exists but is not exclusive stops the start. */
-  private void ensureLabels() throws IOException {
-    var mgr = getRMContext().getNodeLabelManager();
-    for (String label : List.of(settings.inferenceLabel(), settings.trainingLabel())) {
-      if (!mgr.getClusterNodeLabelNames().contains(label)) {
-        mgr.addToCluserNodeLabels(List.of(NodeLabel.newInstance(label, true)));
-        LOG.info("Aryl created the exclusive node label '{}'", label);
-      } else if (!mgr.isExclusiveNodeLabel(label)) {
-        throw new YarnRuntimeException("Aryl: node label '" + label + "' exists but is not exclusive;"
-            + " pools must be exclusive labels (exclusivity is fixed when a label is created)");
       }
     }
   }
@@ -348,19 +312,12 @@ public class ArylScheduler extends CapacityScheduler {
     return null;
   }
 
-  /**
-   * Outside node heartbeats (the asynchronous scheduling thread), a plan-aware queue offers nodes only to applications
-   * that are not elastic, that the plan admitted, or that wait for their ApplicationMaster's container.
-   */
+  /** The queues' ordering policies are new (start-up, a refresh): tell the plan-aware ones whom to offer nodes to. */
   private void offerAdmittedOutsideHeartbeats() {
     PlanningLoop l = loop;
     for (CSQueue q : getCapacitySchedulerQueueManager().getQueues().values()) {
       if (q instanceof AbstractLeafQueue leaf && leaf.getOrderingPolicy() instanceof PlanAwareOrderingPolicy<?> p) {
-        p.offerOutsideHeartbeats(e -> {
-          String id = e.getId();
-          return !apps.isElastic(id) || l.book().admitted(id)
-              || (e instanceof FiCaSchedulerApp a && a.isWaitingForAMContainer());
-        });
+        p.offerOutsideHeartbeats(offers.anywhere(id -> l.book().admitted(id)));
       }
     }
   }
@@ -375,13 +332,7 @@ public class ArylScheduler extends CapacityScheduler {
     loop.roundIfDemandPending();
     SchedulerNode node = getSchedulerNode(rmNode.getNodeID());
     Map<String, Integer> promised = node == null ? Map.of() : loop.book().promisedOn(node.getNodeName());
-    // An elastic application is offered the node when the plan promised it workers there, or while it waits for its
-    // ApplicationMaster's container (which the plan does not place).
-    PlanAwareOrderingPolicy.serving(e -> {
-      String id = e.getId(); // built anew on every call: once per application here
-      return !apps.isElastic(id) || promised.containsKey(id)
-          || (e instanceof FiCaSchedulerApp a && a.isWaitingForAMContainer());
-    }, () -> super.nodeUpdate(rmNode));
+    PlanAwareOrderingPolicy.serving(offers.onNode(promised), () -> super.nodeUpdate(rmNode));
   }
 
   @Override

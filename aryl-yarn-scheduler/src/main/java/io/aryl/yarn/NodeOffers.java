@@ -1,0 +1,35 @@
+package io.aryl.yarn;
+
+import java.util.Map;
+import java.util.function.Predicate;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.SchedulableEntity;
+
+/**
+ * To whom a plan-aware queue ({@link PlanAwareOrderingPolicy}) offers a node: every application that is not elastic,
+ * the elastic ones the plan placed, and those waiting for their ApplicationMaster's container (which the plan does
+ * not place). One rule, read two ways: in a node's heartbeat "placed" means promised workers on that node; on the
+ * asynchronous scheduling thread, which walks nodes outside heartbeats, it means admitted anywhere.
+ */
+final class NodeOffers {
+  private final ElasticApps apps;
+
+  NodeOffers(ElasticApps apps) {
+    this.apps = apps;
+  }
+
+  /** In the heartbeat of a node on which the plan promised {@code promised} (workers by application). */
+  Predicate<SchedulableEntity> onNode(Map<String, Integer> promised) {
+    return e -> offered(e, promised::containsKey);
+  }
+
+  /** Outside node heartbeats, where {@code admitted} says whether the latest plan placed an application anywhere. */
+  Predicate<SchedulableEntity> anywhere(Predicate<String> admitted) {
+    return e -> offered(e, admitted);
+  }
+
+  private boolean offered(SchedulableEntity e, Predicate<String> placed) {
+    String id = e.getId(); // built anew on every call: once per application per walk
+    return !apps.isElastic(id) || placed.test(id) || (e instanceof FiCaSchedulerApp a && a.isWaitingForAMContainer());
+  }
+}
