@@ -1,11 +1,11 @@
 package io.aryl.demo;
 
+import io.aryl.conf.TemplateConf;
 import io.aryl.yarn.ArylMetrics;
 import io.aryl.yarn.ArylScheduler;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URL;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -46,7 +46,6 @@ final class DemoCluster implements AutoCloseable {
   /** NodeManager ports are chosen here: below Linux's ephemeral range and the AM's worker master ports (20000+). */
   private static final int PORTS_FROM = 10_000;
   private static final int PORTS_TO = 20_000;
-  private static final String TEMPLATES = "aryl-conf/";
 
   private final MiniYARNCluster cluster;
   private YarnConfiguration conf;
@@ -62,20 +61,7 @@ final class DemoCluster implements AutoCloseable {
   /** The templates' properties (yarn-site, capacity-scheduler, resource-types, node-resources), then the demo's. */
   static YarnConfiguration conf(File workDir, int gpusPerNode, int webPort, boolean aryl) {
     YarnConfiguration conf = new YarnConfiguration();
-    for (String file : List.of("yarn-site.xml", "capacity-scheduler.xml", "resource-types.xml",
-        "node-resources.xml")) {
-      URL url = DemoCluster.class.getClassLoader().getResource(TEMPLATES + file);
-      if (url == null) {
-        throw new IllegalStateException("template " + TEMPLATES + file + " is not on the classpath");
-      }
-      Configuration t = new Configuration(false);
-      t.addResource(url);
-      // set(), not addResource(): the Capacity Scheduler re-reads capacity-scheduler.xml from the classpath and only
-      // properties set in the overlay win over it.
-      for (Map.Entry<String, String> e : t) {
-        conf.set(e.getKey(), t.get(e.getKey()));
-      }
-    }
+    TemplateConf.overlay(conf, TemplateConf.NEW_CLUSTER);
     conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(workDir, "node-labels").toURI().toString());
     conf.setBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME, true);
     conf.setInt("yarn.nodemanager.resource-type." + GPU, gpusPerNode);

@@ -1,11 +1,10 @@
 package io.aryl.sls;
 
+import io.aryl.conf.TemplateConf;
 import io.aryl.yarn.ArylConf;
 import java.io.File;
-import java.net.URL;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeys;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -20,8 +19,6 @@ import org.apache.hadoop.yarn.sls.conf.SLSConfiguration;
  * queue's ordering policy (Aryl's is plan-aware, the stock one FIFO) differ.
  */
 final class SlsConf {
-  static final String TEMPLATES = "aryl-conf/";
-
   /** Which scheduler the RM runs. */
   enum Scheduler {
     ARYL, CAPACITY;
@@ -44,18 +41,9 @@ final class SlsConf {
 
   static Configuration of(Scheduler scheduler, File workDir) {
     YarnConfiguration conf = new YarnConfiguration();
-    for (String resource : List.of("yarn-site.xml", "capacity-scheduler.xml", "resource-types.xml")) {
-      URL url = SlsConf.class.getClassLoader().getResource(TEMPLATES + resource);
-      if (url == null) {
-        throw new IllegalStateException("template " + TEMPLATES + resource + " is not on the class path");
-      }
-      Configuration t = new Configuration(false);
-      t.addResource(url);
-      // set(), not addResource(): the Capacity Scheduler re-reads capacity-scheduler.xml and only what is set wins.
-      for (Map.Entry<String, String> e : t) {
-        conf.set(e.getKey(), e.getValue());
-      }
-    }
+    // Node resources come from SLS's node file, not node-resources.xml.
+    TemplateConf.overlay(conf, List.of(TemplateConf.YARN_SITE, TemplateConf.CAPACITY_SCHEDULER,
+        TemplateConf.RESOURCE_TYPES));
     // SLS's NodeManagers bring their labels when they register.
     conf.set(YarnConfiguration.NODELABEL_CONFIGURATION_TYPE,
         YarnConfiguration.DISTRIBUTED_NODELABEL_CONFIGURATION_TYPE);

@@ -2,15 +2,11 @@ package io.aryl.yarn;
 
 import io.aryl.core.job.JobShape;
 import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.NodeId;
@@ -42,7 +38,7 @@ final class MockArylRm implements AutoCloseable {
   private final MockNM amNode;
 
   MockArylRm(Path dir) throws Exception {
-    YarnConfiguration conf = templateConf();
+    YarnConfiguration conf = TemplateFiles.conf();
     conf.set(YarnConfiguration.RM_SCHEDULER, ArylScheduler.class.getName());
     conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(dir.toFile(), "labels").toURI().toString());
     conf.setLong("aryl.scheduler.round-interval-ms", 3_600_000); // rounds run when the test calls them (or asks do)
@@ -146,21 +142,4 @@ final class MockArylRm implements AutoCloseable {
     rm.stop();
   }
 
-  /** The conf-templates files as overlay properties (the RM test jar carries a capacity-scheduler.xml of its own). */
-  private static YarnConfiguration templateConf() throws IOException {
-    List<Path> candidates = new ArrayList<>();
-    candidates.add(Path.of("../conf-templates/src/main/resources/aryl-conf"));
-    candidates.add(Path.of("conf-templates/src/main/resources/aryl-conf"));
-    Path templates = candidates.stream().filter(p -> Files.isRegularFile(p.resolve("capacity-scheduler.xml")))
-        .findFirst().orElseThrow(() -> new IOException("conf-templates not found (tried " + candidates + ")"));
-    YarnConfiguration conf = new YarnConfiguration();
-    for (String file : List.of("yarn-site.xml", "capacity-scheduler.xml", "resource-types.xml")) {
-      Configuration t = new Configuration(false);
-      t.addResource(templates.resolve(file).toUri().toURL());
-      for (Map.Entry<String, String> entry : t) {
-        conf.set(entry.getKey(), t.get(entry.getKey()));
-      }
-    }
-    return conf;
-  }
 }

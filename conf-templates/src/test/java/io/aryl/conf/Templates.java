@@ -17,15 +17,14 @@ import org.w3c.dom.NodeList;
 /** Reads the templates under {@code aryl-conf/} on the classpath, the way Hadoop and an XML parser see them. */
 final class Templates {
 
-  static final String DIR = "aryl-conf/";
-  static final String YARN_SITE = "yarn-site.xml";
-  static final String CAPACITY_SCHEDULER = "capacity-scheduler.xml";
-  static final String RESOURCE_TYPES = "resource-types.xml";
-  static final String NODE_RESOURCES = "node-resources.xml";
-  /** The existing-cluster variant of capacity-scheduler.xml: keeps root.default beside the two GPU pools. */
-  static final String EXISTING_CLUSTER_CAPACITY_SCHEDULER = "existing-cluster/capacity-scheduler.xml";
+  static final String DIR = TemplateConf.DIR;
+  static final String YARN_SITE = TemplateConf.YARN_SITE;
+  static final String CAPACITY_SCHEDULER = TemplateConf.CAPACITY_SCHEDULER;
+  static final String RESOURCE_TYPES = TemplateConf.RESOURCE_TYPES;
+  static final String NODE_RESOURCES = TemplateConf.NODE_RESOURCES;
+  static final String EXISTING_CLUSTER_CAPACITY_SCHEDULER = TemplateConf.EXISTING_CLUSTER_CAPACITY_SCHEDULER;
   /** The templates of a new cluster. */
-  static final List<String> ALL = List.of(YARN_SITE, CAPACITY_SCHEDULER, RESOURCE_TYPES, NODE_RESOURCES);
+  static final List<String> ALL = TemplateConf.NEW_CLUSTER;
   /** The templates for adding Aryl to a cluster that already runs: the same, with the existing-cluster queues. */
   static final List<String> EXISTING_CLUSTER =
       List.of(YARN_SITE, EXISTING_CLUSTER_CAPACITY_SCHEDULER, RESOURCE_TYPES, NODE_RESOURCES);

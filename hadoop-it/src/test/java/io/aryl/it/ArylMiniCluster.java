@@ -2,6 +2,7 @@ package io.aryl.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.conf.TemplateConf;
 import io.aryl.yarn.ArylScheduler;
 import java.io.File;
 import java.io.FileOutputStream;
@@ -14,7 +15,6 @@ import java.lang.reflect.Method;
 import java.net.HttpURLConnection;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,8 +33,8 @@ import org.apache.hadoop.fs.CommonConfigurationKeys;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.ha.HAServiceProtocol.HAServiceState;
 import org.apache.hadoop.service.Service;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.FileSystemBasedConfigurationProvider;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.HAUtil;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -73,11 +73,7 @@ import org.eclipse.jetty.servlet.ServletHandler;
  * {@link #stopNodeManager} stops a NodeManager.
  */
 public final class ArylMiniCluster implements AutoCloseable {
-  public static final String TEMPLATES = "aryl-conf/";
-
-  /** The capacity-scheduler.xml for adding Aryl to a cluster that already runs: root.default kept beside the pools. */
-  public static final String EXISTING_CLUSTER_CAPACITY_SCHEDULER =
-      TEMPLATES + "existing-cluster/capacity-scheduler.xml";
+  public static final String TEMPLATES = TemplateConf.DIR;
 
   /** Milliseconds a recovering Aryl waits at most for the nodes that held containers, in the recovering modes. */
   public static final long RECOVERY_MAX_WAIT_MS = 20_000;
@@ -108,30 +104,16 @@ public final class ArylMiniCluster implements AutoCloseable {
 
   /** The templates' properties, in the order yarn-site, capacity-scheduler, resource-types, node-resources. */
   public static YarnConfiguration templateConf() {
-    return templateConf(TEMPLATES + "capacity-scheduler.xml");
+    return TemplateConf.overlay(new YarnConfiguration(), TemplateConf.NEW_CLUSTER);
   }
 
   /**
-   * {@link #templateConf()} with another capacity-scheduler.xml template (a classpath resource, e.g.
-   * {@link #EXISTING_CLUSTER_CAPACITY_SCHEDULER}) in place of the new-cluster one.
+   * {@link #templateConf()} with another capacity-scheduler.xml template (under {@link TemplateConf#DIR}, e.g.
+   * {@link TemplateConf#EXISTING_CLUSTER_CAPACITY_SCHEDULER}) in place of the new-cluster one.
    */
   public static YarnConfiguration templateConf(String capacitySchedulerTemplate) {
-    YarnConfiguration conf = new YarnConfiguration();
-    for (String resource : List.of(TEMPLATES + "yarn-site.xml", capacitySchedulerTemplate,
-        TEMPLATES + "resource-types.xml", TEMPLATES + "node-resources.xml")) {
-      Configuration t = new Configuration(false);
-      URL url = ArylMiniCluster.class.getClassLoader().getResource(resource);
-      if (url == null) {
-        throw new IllegalStateException("template " + resource + " is not on the classpath");
-      }
-      t.addResource(url);
-      // set(), not addResource(): the Capacity Scheduler re-reads capacity-scheduler.xml from the classpath and
-      // only properties set in the overlay win over it.
-      for (Map.Entry<String, String> e : t) {
-        conf.set(e.getKey(), t.get(e.getKey()));
-      }
-    }
-    return conf;
+    return TemplateConf.overlay(new YarnConfiguration(), List.of(TemplateConf.YARN_SITE, capacitySchedulerTemplate,
+        TemplateConf.RESOURCE_TYPES, TemplateConf.NODE_RESOURCES));
   }
 
   /** Test-only settings on top of the templates: where state lives, fast heartbeats, fast NM stop. */

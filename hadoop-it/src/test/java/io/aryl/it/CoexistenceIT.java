@@ -2,6 +2,7 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.conf.TemplateConf;
 import io.aryl.yarn.ArylScheduler;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -192,7 +193,7 @@ class CoexistenceIT {
     void runStockApplicationsBesideAnElasticJob() throws Exception {
       work = dir.resolve(mode());
       YarnConfiguration conf = ArylMiniCluster.testConf(work.toFile(),
-          ArylMiniCluster.templateConf(ArylMiniCluster.EXISTING_CLUSTER_CAPACITY_SCHEDULER));
+          ArylMiniCluster.templateConf(TemplateConf.EXISTING_CLUSTER_CAPACITY_SCHEDULER));
       mapReduceOnYarn(conf, work);
       scheduler(conf);
       cluster = ArylMiniCluster.start("coexistence-" + mode(), conf, 1, 1);

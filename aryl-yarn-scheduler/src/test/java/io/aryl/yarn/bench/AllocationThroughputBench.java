@@ -2,6 +2,7 @@ package io.aryl.yarn.bench;
 
 import io.aryl.core.job.JobShape;
 import io.aryl.yarn.ArylScheduler;
+import io.aryl.yarn.TemplateFiles;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -16,7 +17,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -299,40 +299,8 @@ public final class AllocationThroughputBench {
     }
   }
 
-  /** The conf-templates files (yarn-site, capacity-scheduler, resource-types) as overlay properties. */
-  static YarnConfiguration templateConf() throws IOException {
-    Path dir = templateDir();
-    YarnConfiguration conf = new YarnConfiguration();
-    for (String file : List.of("yarn-site.xml", "capacity-scheduler.xml", "resource-types.xml")) {
-      Configuration t = new Configuration(false);
-      t.addResource(dir.resolve(file).toUri().toURL());
-      // set(), not addResource(): the Capacity Scheduler re-reads capacity-scheduler.xml from the classpath (the RM
-      // test jar carries one) and only properties set in the overlay win over it.
-      for (Map.Entry<String, String> e : t) {
-        conf.set(e.getKey(), t.get(e.getKey()));
-      }
-    }
-    return conf;
-  }
-
-  static Path templateDir() throws IOException {
-    List<Path> candidates = new ArrayList<>();
-    String configured = System.getProperty("aryl.conf.dir");
-    if (configured != null) {
-      candidates.add(Path.of(configured));
-    }
-    candidates.add(Path.of("conf-templates/src/main/resources/aryl-conf"));
-    candidates.add(Path.of("../conf-templates/src/main/resources/aryl-conf"));
-    for (Path p : candidates) {
-      if (Files.isRegularFile(p.resolve("capacity-scheduler.xml"))) {
-        return p;
-      }
-    }
-    throw new IOException("conf-templates not found (tried " + candidates + "); set -Daryl.conf.dir");
-  }
-
   static YarnConfiguration conf(Variant v, Params p, long roundMs, File workDir) throws IOException {
-    YarnConfiguration conf = templateConf();
+    YarnConfiguration conf = TemplateFiles.conf();
     conf.set(YarnConfiguration.RM_SCHEDULER, v == Variant.ARYL ? p.arylClass : v.schedulerClass.getName());
     conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(workDir, "node-labels").toURI().toString());
     conf.setLong("aryl.scheduler.round-interval-ms", roundMs);
