@@ -55,7 +55,8 @@ class PrometheusIT {
       try (TestJob e = TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 36000), 1, true)) {
         e.askWorkersAtOnce(16);
         cluster.awaitShowingStatus("E holds 16 workers on both nodes", () -> e.workers() == 16);
-        assertThat(jmxLong("LoanedNodes")).isEqualTo(1);
+        // JMX shows a snapshot refreshed once per metrics period: wait for one taken after the loan.
+        ArylMiniCluster.await("JMX shows the loan", Duration.ofSeconds(10), () -> jmxLong("LoanedNodes") == 1);
 
         long id = ArylStatus.reclaim(cluster, 1, 0).path("id").asLong();
         cluster.awaitShowingStatus("the reclaim is done", () -> !ArylStatus.doneWithId(statusOrEmpty(cluster), id)
