@@ -1,12 +1,10 @@
 package io.aryl.am;
 
 import io.aryl.core.job.JobShape;
-
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -128,7 +126,7 @@ public final class ElasticAppMaster {
           new Callbacks());
       amrm.init(conf);
       amrm.start();
-      store = spec.stagingDir().isEmpty() ? null : new GenerationStore(conf, new Path(spec.stagingDir()));
+      store = new GenerationStore(conf, new Path(spec.stagingDir()));
       synchronized (lock) {
         group = spec.torchrun()
             ? new AgentGroup(spec.minWorkers(), spec.maxWorkers(), spec.graceMs(),
@@ -295,24 +293,6 @@ public final class ElasticAppMaster {
     }
   }
 
-  /** The launcher, and with torchrun where its agents rendezvous, for the status JSON. */
-  private Map<String, Object> launcherStatus() {
-    Map<String, Object> s = new LinkedHashMap<>();
-    s.put("launcher", spec.launcher());
-    if (torchrun != null && group instanceof AgentGroup agents) {
-      Map<String, Object> r = new LinkedHashMap<>();
-      r.put("endpoint", rendezvous == null ? null : rendezvous.endpoint());
-      r.put("runId", agents.incarnation() == 0 ? null
-          : TorchrunLauncher.runId(attempt.getApplicationId().toString(), agents.incarnation()));
-      r.put("incarnation", agents.incarnation());
-      r.put("storeStarts", rendezvous == null ? 0 : rendezvous.starts());
-      r.put("nprocPerNode", spec.nprocPerNode());
-      r.put("torchrunMaxRestarts", TorchrunLauncher.maxRestarts(spec, torchrun.settings()));
-      s.put("rendezvous", r);
-    }
-    return s;
-  }
-
   private interface NmCall {
     void run() throws Exception;
   }
@@ -348,9 +328,6 @@ public final class ElasticAppMaster {
   private record PreviousRecord(Optional<GenerationRecord> record, String problem) {}
 
   private PreviousRecord readPreviousRecord() {
-    if (store == null) {
-      return new PreviousRecord(Optional.empty(), null);
-    }
     try {
       Optional<GenerationRecord> r = store.read();
       r.ifPresent(g -> LOG.info("the previous attempt recorded generation {} of attempt {} (running: {}) in {}",
@@ -364,9 +341,6 @@ public final class ElasticAppMaster {
   }
 
   private void write(GenerationRecord r) {
-    if (store == null) {
-      return;
-    }
     try {
       store.write(r);
     } catch (IOException e) {
@@ -377,9 +351,6 @@ public final class ElasticAppMaster {
   }
 
   private void deleteStaging() {
-    if (spec.stagingDir().isEmpty()) {
-      return;
-    }
     try {
       Path p = new Path(spec.stagingDir());
       p.getFileSystem(conf).delete(p, true);
@@ -412,68 +383,9 @@ public final class ElasticAppMaster {
 
   Map<String, Object> status() {
     synchronized (lock) {
-      Map<String, Object> s = new LinkedHashMap<>();
-      s.put("name", spec.name());
-      s.put("application", attempt.getApplicationId().toString());
-      s.put("attempt", attempt.getAttemptId());
-      s.put("minWorkers", spec.minWorkers());
-      s.put("maxWorkers", spec.maxWorkers());
-      s.put("gpusPerWorker", spec.gpusPerWorker());
-      s.putAll(launcherStatus());
-      s.putAll(checkpoints.last().statusFields());
-      if (group == null) {
-        s.put("state", "STARTING");
-        s.put("held", 0);
-        s.put("generation", 0);
-        s.put("restartsUsed", 0);
-        s.put("maxRestarts", spec.maxRestarts());
-        s.put("workers", List.of());
-        s.put("generations", List.of());
-        s.put("events", List.of());
-        return s;
-      }
-      Generation current = group.current();
-      s.put("state", group.outcome() != null ? (group.outcome().succeeded() ? "SUCCEEDED" : "FAILED")
-          : group.finishing() ? "FINISHING" : "RUNNING");
-      s.put("held", group.workers().size());
-      s.put("outstandingAsks", group.outstandingAsks());
-      s.put("generation", current == null ? 0 : current.number());
-      s.put("restartsUsed", group.restartsUsed());
-      s.put("maxRestarts", spec.maxRestarts());
-      List<Map<String, Object>> workers = new ArrayList<>();
-      for (WorkerGroup.Worker w : group.workers()) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("container", w.id());
-        m.put("host", w.host());
-        m.put("state", w.state().name());
-        m.put("generation", w.generation());
-        m.put("rank", current != null && w.generation() == current.number() && current.ranks().containsKey(w.id())
-            ? current.rank(w.id()) : null);
-        workers.add(m);
-      }
-      s.put("workers", workers);
-      List<Map<String, Object>> gens = new ArrayList<>();
-      for (Generation g : group.generations()) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("number", g.number());
-        m.put("worldSize", g.worldSize());
-        m.put("masterAddr", g.masterAddr());
-        m.put("masterPort", g.masterPort());
-        m.put("hosts", g.hostSlots());
-        m.put("containers", List.copyOf(g.ranks().keySet()));
-        gens.add(m);
-      }
-      s.put("generations", gens);
-      List<Map<String, Object>> events = new ArrayList<>();
-      for (WorkerGroup.ScalingEvent e : group.events()) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("timeMs", e.timeMs());
-        m.put("kind", e.kind());
-        m.put("detail", e.detail());
-        events.add(m);
-      }
-      s.put("events", events);
-      return s;
+      AgentGroup agents = torchrun != null && group instanceof AgentGroup a ? a : null;
+      return AmStatusJson.of(spec, attempt, group, checkpoints.last(),
+          AmStatusJson.launcher(spec, attempt, agents, rendezvous, torchrun));
     }
   }
 
