@@ -43,11 +43,7 @@ class RestAccessIT {
   @DisplayName("only a YARN admin reclaims; a non-admin is refused by name and nothing is fenced")
   void onlyAnAdminReclaims() throws Exception {
     try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-acl", aclConf(dir.toFile()), 1, 1)) {
-      String lent = cluster.nodeName(0);
-      cluster.label(0, "training");
-      cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
-      // A recovering Aryl answers every reclaim with 503 (its conf can be restarted); the answers here come after.
-      RmRecoveryScenarios.awaitRecovered(cluster);
+      String lent = lendNodeZero(cluster);
 
       Http anonymous = cluster.post(RECLAIMS, "{\"nodes\":1}");
       assertThat(anonymous.status()).as(anonymous.body()).isEqualTo(401);
@@ -164,11 +160,7 @@ class RestAccessIT {
   @DisplayName("bad bodies and parameters are a 400 naming the field and the value, and nothing changes")
   void badRequestsChangeNothing() throws Exception {
     try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-bad", aclConf(dir.toFile()), 1, 1)) {
-      String lent = cluster.nodeName(0);
-      cluster.label(0, "training");
-      cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
-      // A recovering Aryl answers every reclaim with 503 (its conf can be restarted); the answers here come after.
-      RmRecoveryScenarios.awaitRecovered(cluster);
+      String lent = lendNodeZero(cluster);
       assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 20)).status()).isEqualTo(200);
 
       List<Bad> table = badRequests(System.currentTimeMillis());
@@ -191,6 +183,16 @@ class RestAccessIT {
       assertThat(ArylStatus.onLoan(cluster, lent)).isTrue();
       assertThat(shownTicks(cluster)).as("the loan controller's shown state").isEqualTo(20);
     }
+  }
+
+  /** Lends node 0 to training and waits until Aryl shows the loan and has recovered; the node's name. */
+  private static String lendNodeZero(ArylMiniCluster cluster) throws Exception {
+    String lent = cluster.nodeName(0);
+    cluster.label(0, "training");
+    cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
+    // A recovering Aryl answers every reclaim with 503 (its conf can be restarted); the answers here come after.
+    RmRecoveryScenarios.awaitRecovered(cluster);
+    return lent;
   }
 
   /** A loan controller leader's report, as it sends one (fields beyond the envelope shown as reported). */
