@@ -9,8 +9,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
@@ -18,8 +16,6 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
-import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
-import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -89,13 +85,7 @@ class SubmitCapsIT {
       try (YarnClient client = YarnClient.createYarnClient()) {
         client.init(new YarnConfiguration(conf));
         client.start();
-        ApplicationSubmissionContext ctx = client.createApplication().getApplicationSubmissionContext();
-        ctx.setApplicationName(name);
-        ctx.setQueue(queue);
-        ctx.setUnmanagedAM(true);
-        ctx.setApplicationTags(tags);
-        ctx.setResource(Resource.newInstance(128, 1));
-        ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(Map.of(), Map.of(), List.of(), null, null, null));
+        ApplicationSubmissionContext ctx = TestJob.unmanagedApplication(client, name, queue, tags);
         try {
           client.submitApplication(ctx);
           return new Submission(ctx.getApplicationId(), null);

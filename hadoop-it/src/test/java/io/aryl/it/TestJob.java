@@ -89,6 +89,14 @@ public final class TestJob implements AutoCloseable {
   public static ApplicationId submitOnly(ArylMiniCluster cluster, String name, String queue, Set<String> tags)
       throws Exception {
     YarnClient client = cluster.client();
+    ApplicationSubmissionContext ctx = unmanagedApplication(client, name, queue, tags);
+    client.submitApplication(ctx);
+    return ctx.getApplicationId();
+  }
+
+  /** A new application of this client's with an unmanaged AM (this test registers for it), not yet submitted. */
+  static ApplicationSubmissionContext unmanagedApplication(YarnClient client, String name, String queue,
+      Set<String> tags) throws Exception {
     ApplicationSubmissionContext ctx = client.createApplication().getApplicationSubmissionContext();
     ctx.setApplicationName(name);
     ctx.setQueue(queue);
@@ -96,8 +104,7 @@ public final class TestJob implements AutoCloseable {
     ctx.setApplicationTags(tags);
     ctx.setResource(Resource.newInstance(128, 1));
     ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(Map.of(), Map.of(), List.of(), null, null, null));
-    client.submitApplication(ctx);
-    return ctx.getApplicationId();
+    return ctx;
   }
 
   /** Tags of an elastic job. */
