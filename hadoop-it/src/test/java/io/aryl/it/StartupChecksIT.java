@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.aryl.yarn.ArylScheduler;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.service.Service;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
@@ -13,6 +15,8 @@ import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The ResourceManager refuses to start on a wrong Aryl set-up, with a message naming the key and the value; with Aryl
@@ -64,22 +68,68 @@ class StartupChecksIT {
     assertThat(all).as("messages of the start failure").contains(expected);
   }
 
-  @Test
-  @DisplayName("aryl.scheduler.training.queue=root.nosuch: refused, naming the key and the missing queue")
-  void trainingQueueMissing() {
-    YarnConfiguration c = conf("nosuch");
-    c.set("aryl.scheduler.training.queue", "root.nosuch");
-    assertRefused(c, "aryl.scheduler.training.queue=root.nosuch names no queue");
+  /**
+   * A wrong set-up: the settings it makes (a null value unsets the key) and what the refusal must say. Each starts a
+   * cluster of its own.
+   */
+  private record Wrong(String name, Map<String, String> settings, List<String> says) {
+    @Override
+    public String toString() {
+      return name;
+    }
   }
 
-  @Test
-  @DisplayName("root.training may use no node label: refused, naming the queue, the label and the key to set")
-  void trainingQueueCannotUseItsLabel() {
-    YarnConfiguration c = conf("access");
-    c.set(TRAINING_ACCESS, " "); // a blank list: the default partition only
-    c.unset(TRAINING_DEFAULT_LABEL); // else the Capacity Scheduler refuses the label expression itself
-    assertRefused(c, "queue root.training (aryl.scheduler.training.queue) cannot use node label 'training'",
-        TRAINING_ACCESS + "=training");
+  private static Map<String, String> settings(String... keysAndValues) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      m.put(keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return m;
+  }
+
+  static List<Wrong> wrongSetUps() {
+    return List.of(
+        new Wrong("aryl.scheduler.training.queue=root.nosuch: names the key and the missing queue",
+            settings("aryl.scheduler.training.queue", "root.nosuch"),
+            List.of("aryl.scheduler.training.queue=root.nosuch names no queue")),
+        // A blank list is the default partition only; the default label expression goes too, else the Capacity
+        // Scheduler refuses that expression itself.
+        new Wrong("root.training may use no node label: names the queue, the label and the key to set",
+            settings(TRAINING_ACCESS, " ", TRAINING_DEFAULT_LABEL, null),
+            List.of("queue root.training (aryl.scheduler.training.queue) cannot use node label 'training'",
+                TRAINING_ACCESS + "=training")),
+        new Wrong("unknown key aryl.scheduler.round-intervall-ms: names the key, its value and the known key",
+            settings("aryl.scheduler.round-intervall-ms", "500"),
+            List.of("unknown configuration key aryl.scheduler.round-intervall-ms=500",
+                "aryl.scheduler.round-interval-ms")),
+        new Wrong("aryl.scheduler.round-interval-ms=abc: names the key and the value",
+            settings("aryl.scheduler.round-interval-ms", "abc"),
+            List.of("aryl.scheduler.round-interval-ms must be an integer, was 'abc'")),
+        new Wrong("aryl.scheduler.max-gpus-per-job=-8: names the key and the value",
+            settings("aryl.scheduler.max-gpus-per-job", "-8"),
+            List.of("aryl.scheduler.max-gpus-per-job must be an integer >= 0, was '-8'")),
+        new Wrong("a queue's cap that is not a number (capacity-scheduler.xml): names the key and the value",
+            settings("yarn.scheduler.capacity.root.training.aryl.max-workers-per-job", "lots"),
+            List.of("yarn.scheduler.capacity.root.training.aryl.max-workers-per-job must be an integer >= 0 (0: no"
+                + " cap of its own), was 'lots'")),
+        new Wrong("node labels disabled: names yarn.node-labels.enabled and the value it needs",
+            settings(YarnConfiguration.NODE_LABELS_ENABLED, "false"),
+            List.of("Aryl needs node labels", "yarn.node-labels.enabled=true")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("wrongSetUps")
+  @DisplayName("a wrong set-up is refused")
+  void refused(Wrong wrong) {
+    YarnConfiguration c = conf("wrong-" + wrongSetUps().indexOf(wrong));
+    wrong.settings().forEach((key, value) -> {
+      if (value == null) {
+        c.unset(key);
+      } else {
+        c.set(key, value);
+      }
+    });
+    assertRefused(c, wrong.says().toArray(String[]::new));
   }
 
   @Test
@@ -88,48 +138,6 @@ class StartupChecksIT {
     YarnConfiguration c = conf("inherit");
     c.unset(TRAINING_ACCESS);
     assertThat(start(c, false)).as("start with root.training inheriting '*'").isNull();
-  }
-
-  @Test
-  @DisplayName("unknown key aryl.scheduler.round-intervall-ms: refused, naming the key and its value")
-  void unknownKey() {
-    YarnConfiguration c = conf("typo");
-    c.set("aryl.scheduler.round-intervall-ms", "500");
-    assertRefused(c, "unknown configuration key aryl.scheduler.round-intervall-ms=500",
-        "aryl.scheduler.round-interval-ms");
-  }
-
-  @Test
-  @DisplayName("aryl.scheduler.round-interval-ms=abc: refused, naming the key and the value")
-  void malformedValue() {
-    YarnConfiguration c = conf("abc");
-    c.set("aryl.scheduler.round-interval-ms", "abc");
-    assertRefused(c, "aryl.scheduler.round-interval-ms must be an integer, was 'abc'");
-  }
-
-  @Test
-  @DisplayName("aryl.scheduler.max-gpus-per-job=-8: refused, naming the key and the value")
-  void negativeCap() {
-    YarnConfiguration c = conf("negative-cap");
-    c.set("aryl.scheduler.max-gpus-per-job", "-8");
-    assertRefused(c, "aryl.scheduler.max-gpus-per-job must be an integer >= 0, was '-8'");
-  }
-
-  @Test
-  @DisplayName("a queue's cap that is not a number (capacity-scheduler.xml): refused, naming the key and the value")
-  void malformedQueueCap() {
-    YarnConfiguration c = conf("queue-cap");
-    c.set("yarn.scheduler.capacity.root.training.aryl.max-workers-per-job", "lots");
-    assertRefused(c, "yarn.scheduler.capacity.root.training.aryl.max-workers-per-job must be an integer >= 0 (0: no"
-        + " cap of its own), was 'lots'");
-  }
-
-  @Test
-  @DisplayName("node labels disabled: refused, naming yarn.node-labels.enabled and the value it needs")
-  void nodeLabelsDisabled() {
-    YarnConfiguration c = conf("nolabels");
-    c.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, false);
-    assertRefused(c, "Aryl needs node labels", "yarn.node-labels.enabled=true");
   }
 
   @Test
