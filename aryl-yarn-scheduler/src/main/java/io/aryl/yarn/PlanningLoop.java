@@ -23,8 +23,10 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -76,6 +78,9 @@ final class PlanningLoop implements AutoCloseable {
   private volatile Map<NodeId, String> names = Map.of();
   private volatile Map<String, NodeId> ids = Map.of();
   private final AtomicBoolean roundRequested = new AtomicBoolean();
+  /** Whether node heartbeats allocate (the Capacity Scheduler's synchronous mode). */
+  private final boolean heartbeatsAllocate;
+  private final Queue<Finished> finished = new ConcurrentLinkedQueue<>();
   /** New demand no round has planned for yet. */
   private final AtomicBoolean demandPending = new AtomicBoolean();
   private volatile Set<String> fenced;
@@ -99,6 +104,7 @@ final class PlanningLoop implements AutoCloseable {
     this.state = state;
     this.owners = owners;
     this.originMs = state.originMs();
+    this.heartbeatsAllocate = !scheduler.getConfiguration().getScheduleAynschronously();
     this.reader = new RmReader(scheduler, apps, settings.trainingQueue(), settings.trainingLabel(), settings.gpus());
     this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns,
         settings.speedup());
@@ -213,13 +219,24 @@ final class PlanningLoop implements AutoCloseable {
     return owners.owns(nodeName);
   }
 
+  /**
+   * Called on the scheduler's event thread, which must not wait for a round in progress: the finish is applied by
+   * whoever next takes the loop's lock, before it reads anything.
+   */
   void applicationFinished(String appId, boolean succeeded) {
-    synchronized (this) {
-      JobProgress p = progress.remove(appId);
-      checkpoints.forget(appId);
-      drainer.jobFinished(appId);
-      if (succeeded && p != null && settings.predictor() == ArylSettings.Predictor.HISTORY) {
-        apps.get(appId).ifPresent(a -> history.observe(a.shape.kind(), p.attainedBaseS()));
+    finished.add(new Finished(appId, succeeded, apps.get(appId).map(a -> a.shape.kind()).orElse(null)));
+  }
+
+  /** An application that ended, with its job kind (null if not elastic), to forget under the loop's lock. */
+  private record Finished(String appId, boolean succeeded, String kind) {}
+
+  private void forgetFinished() {
+    for (Finished f = finished.poll(); f != null; f = finished.poll()) {
+      JobProgress p = progress.remove(f.appId());
+      checkpoints.forget(f.appId());
+      drainer.jobFinished(f.appId());
+      if (f.succeeded() && p != null && f.kind() != null && settings.predictor() == ArylSettings.Predictor.HISTORY) {
+        history.observe(f.kind(), p.attainedBaseS());
       }
     }
   }
@@ -237,10 +254,12 @@ final class PlanningLoop implements AutoCloseable {
 
   /**
    * Runs a round now if demand arrived since the last one: called before a node heartbeat allocates, so that the
-   * heartbeat already serves the new grants instead of the next one.
+   * heartbeat already serves the new grants instead of the next one. Under asynchronous scheduling (Hadoop 3.5.0's
+   * default) a heartbeat allocates nothing: a round run there only held the scheduler's event thread (heartbeats,
+   * new attempts, finished containers) behind it, and the planning thread runs the requested round anyway.
    */
   void roundIfDemandPending() {
-    if (demandPending.get()) {
+    if (heartbeatsAllocate && demandPending.get()) {
       synchronized (this) {
         if (demandPending.get()) {
           roundSafely();
@@ -250,6 +269,7 @@ final class PlanningLoop implements AutoCloseable {
   }
 
   synchronized void round() {
+    forgetFinished();
     if (deposed != null) {
       return;
     }
@@ -428,6 +448,7 @@ final class PlanningLoop implements AutoCloseable {
    * @throws ArylUnavailableException while recovering, or when the reclaim cannot be stored
    */
   synchronized Reclaim requestReclaim(int servers, String gpuType, long deadlineMs) {
+    forgetFinished();
     if (deposed != null) {
       throw new ArylUnavailableException("this scheduler is no longer active: " + deposed);
     }
@@ -487,6 +508,7 @@ final class PlanningLoop implements AutoCloseable {
   // What the status report reads
 
   synchronized StatusReport.Inputs statusInputs() {
+    forgetFinished();
     return new StatusReport.Inputs(rounds, lastRoundLatencyMs, reader.nodes(), owners::owns, reclaims.fencedNodes(),
         apps.all(), book, lastInput, lastPlan, reclaims.inFlight(), reclaims.finished(), drains.size(),
         recovery.status(), deposed);
