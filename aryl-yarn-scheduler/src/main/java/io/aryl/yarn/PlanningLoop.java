@@ -65,6 +65,8 @@ final class PlanningLoop implements AutoCloseable {
   private final RecoveryGate recovery;
   private final WaitingDiagnostics waiting;
   private final HistoryPredictor history = new HistoryPredictor();
+  /** Used only under asynchronous scheduling: with heartbeats allocating, a promised node's next heartbeat serves it. */
+  private final PromisedNodeAllocation promisedNodes;
   private final long originMs;
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "aryl-planning-loop");
@@ -105,6 +107,7 @@ final class PlanningLoop implements AutoCloseable {
     this.owners = owners;
     this.originMs = state.originMs();
     this.heartbeatsAllocate = !scheduler.getConfiguration().getScheduleAynschronously();
+    this.promisedNodes = PromisedNodeAllocation.on(scheduler, new NodeOffers(apps), this::nodeNamed, () -> book);
     this.reader = new RmReader(scheduler, apps, settings.trainingQueue(), settings.trainingLabel(), settings.gpus());
     this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns,
         settings.speedup());
@@ -154,6 +157,7 @@ final class PlanningLoop implements AutoCloseable {
   @Override
   public void close() {
     thread.shutdownNow();
+    promisedNodes.close();
     try {
       // A round in flight may still write state: let it end before the store is closed beneath it.
       if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
@@ -305,6 +309,7 @@ final class PlanningLoop implements AutoCloseable {
       Set<String> changed = changedTargets(previous, book);
       changed.removeIf(id -> !apps.isElastic(id)); // a plain application's asks are its own: nothing to push
       scheduler.pushGrants(changed);
+      offerPromisedNodes(changed);
       lastPlan = plan;
       lastInput = input;
 
@@ -313,6 +318,7 @@ final class PlanningLoop implements AutoCloseable {
       commit(now);
       // Moves stored: grant their new workers now rather than at each ApplicationMaster's next heartbeat.
       scheduler.pushGrants(drains.moving().keySet());
+      offerPromisedNodes(drains.moving().keySet());
       fenced = reclaims.fencedNodes();
       drainer.killDue(input, nodes, book, now);
       updateLoanMetrics(nodes);
@@ -324,6 +330,12 @@ final class PlanningLoop implements AutoCloseable {
     } catch (IOException e) {
       // Nothing unstored was acted on: drains stay unannounced, and the next round stores them again.
       LOG.warn("Aryl could not store its state; this round's drains wait for the next one: {}", e.toString());
+    }
+  }
+
+  private void offerPromisedNodes(Set<String> appIds) {
+    if (!heartbeatsAllocate) {
+      promisedNodes.offerTargetsOf(appIds);
     }
   }
 
