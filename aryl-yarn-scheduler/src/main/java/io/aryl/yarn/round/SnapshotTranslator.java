@@ -244,6 +244,7 @@ public final class SnapshotTranslator {
 
     List<Job> jobs = new ArrayList<>();
     Map<String, Allocation> allocations = new TreeMap<>();
+    int largestFree = largestFree(capacity); // once: a walk of every node for each waiting job was nodes x jobs
     for (AppView app : apps.values()) {
       if (starting.containsKey(app.id())) {
         continue;
@@ -256,7 +257,7 @@ public final class SnapshotTranslator {
       if (total == 0 && wanted < shape.minWorkers()) {
         continue; // its ApplicationMaster has not asked for its whole gang yet
       }
-      if (total == 0 && shape.gpusPerWorker() > largestFree(capacity)) {
+      if (total == 0 && shape.gpusPerWorker() > largestFree) {
         continue; // no server has room for one worker now; the core would refuse the job outright
       }
       int max = Math.min(shape.maxWorkers(), Math.max(Math.max(wanted, total), shape.minWorkers()));
