@@ -75,10 +75,12 @@ final class PlanningLoop implements AutoCloseable {
   });
 
   private volatile PlanBook book = PlanBook.EMPTY;
-  /** Rack of every node by scheduler node name, and node name by node id; refreshed each round. */
+  /** Rack of every node by scheduler node name, and node name by node id; refreshed when nodes join or leave. */
   private volatile Map<String, String> racks = Map.of();
   private volatile Map<NodeId, String> names = Map.of();
   private volatile Map<String, NodeId> ids = Map.of();
+  /** The node membership ({@link RmReader#nodeMembership}) the maps above were built at; -1 before the first. */
+  private long indexedMembership = -1;
   private final AtomicBoolean roundRequested = new AtomicBoolean();
   /** Whether node heartbeats allocate (the Capacity Scheduler's synchronous mode). */
   private final boolean heartbeatsAllocate;
@@ -280,9 +282,13 @@ final class PlanningLoop implements AutoCloseable {
     demandPending.set(false);
     long t0 = System.nanoTime();
     long now = System.currentTimeMillis();
-    List<NodeView> nodes = reader.nodes();
+    java.util.Collection<FiCaSchedulerNode> all = scheduler.getNodeTracker().getAllNodes();
+    List<NodeView> nodes = reader.nodes(all);
     nodes.forEach(n -> owners.observe(n.id(), n.label()));
-    indexNodes();
+    if (indexedMembership != reader.nodeMembership()) {
+      indexNodes(all);
+      indexedMembership = reader.nodeMembership();
+    }
     try {
       saveOwners();
       if (!recovered(nodes, now)) {
@@ -402,11 +408,11 @@ final class PlanningLoop implements AutoCloseable {
     return out;
   }
 
-  private void indexNodes() {
+  private void indexNodes(java.util.Collection<FiCaSchedulerNode> all) {
     Map<String, String> r = new HashMap<>();
     Map<NodeId, String> n = new HashMap<>();
     Map<String, NodeId> i = new HashMap<>();
-    for (FiCaSchedulerNode node : scheduler.getNodeTracker().getAllNodes()) {
+    for (FiCaSchedulerNode node : all) {
       r.put(node.getNodeName(), node.getRackName());
       n.put(node.getNodeID(), node.getNodeName());
       i.put(node.getNodeName(), node.getNodeID());

@@ -40,6 +40,7 @@ final class RmReader {
   private final GpuCatalog gpus;
   /** The GPU type error last logged for each node: each is logged once, until it changes. */
   private final Map<String, String> loggedGpuErrors = new java.util.concurrent.ConcurrentHashMap<>();
+  private final NodeViews views = new NodeViews(this::view);
 
   RmReader(ArylScheduler scheduler, ElasticApps apps, String trainingQueue, String trainingLabel, GpuCatalog gpus) {
     this.scheduler = scheduler;
@@ -67,28 +68,38 @@ final class RmReader {
         gpus(c.getAllocatedResource()), c.isAMContainer());
   }
 
+  /** Every node of the scheduler. */
   List<NodeView> nodes() {
-    List<NodeView> out = new ArrayList<>();
-    for (FiCaSchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
-      List<ContainerView> cs = new ArrayList<>();
-      for (RMContainer c : n.getCopiedListOfRunningContainers()) {
-        cs.add(view(c));
-      }
-      if (!trainingLabel.equals(n.getPartition())) {
-        // Only the training pool is planned on: a node's GPU type matters (and is checked) once it is in it.
-        out.add(new NodeView(n.getNodeName(), n.getPartition(), gpus(n.getTotalResource()), cs));
-        continue;
-      }
-      GpuCatalog.Resolution type = gpus.resolve(n.getNodeName(), attributes(n));
-      if (type.known()) {
-        loggedGpuErrors.remove(n.getNodeName());
-      } else if (!type.error().equals(loggedGpuErrors.put(n.getNodeName(), type.error()))) {
-        LOG.error("Aryl leaves node {} out of its plan: {}", n.getNodeName(), type.error());
-      }
-      out.add(new NodeView(n.getNodeName(), n.getPartition(), gpus(n.getTotalResource()), cs, type.type(),
-          type.error()));
+    return nodes(scheduler.getNodeTracker().getAllNodes());
+  }
+
+  /** These nodes; a node's view is built again only once it changed (see {@link NodeViews}). */
+  List<NodeView> nodes(java.util.Collection<FiCaSchedulerNode> all) {
+    return views.of(all);
+  }
+
+  /** Changes whenever {@link #nodes} finds nodes joined or gone since the read before. */
+  long nodeMembership() {
+    return views.membership();
+  }
+
+  private NodeView view(FiCaSchedulerNode n, List<RMContainer> running) {
+    List<ContainerView> cs = new ArrayList<>(running.size());
+    for (RMContainer c : running) {
+      cs.add(view(c));
     }
-    return out;
+    if (!trainingLabel.equals(n.getPartition())) {
+      // Only the training pool is planned on: a node's GPU type matters (and is checked) once it is in it.
+      return new NodeView(n.getNodeName(), n.getPartition(), gpus(n.getTotalResource()), cs);
+    }
+    GpuCatalog.Resolution type = gpus.resolve(n.getNodeName(), attributes(n));
+    if (type.known()) {
+      loggedGpuErrors.remove(n.getNodeName());
+    } else if (!type.error().equals(loggedGpuErrors.put(n.getNodeName(), type.error()))) {
+      LOG.error("Aryl leaves node {} out of its plan: {}", n.getNodeName(), type.error());
+    }
+    return new NodeView(n.getNodeName(), n.getPartition(), gpus(n.getTotalResource()), cs, type.type(),
+        type.error());
   }
 
   /** The node's attributes by name (without prefix) and value. */
