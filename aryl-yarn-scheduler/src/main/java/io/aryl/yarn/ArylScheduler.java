@@ -1,6 +1,5 @@
 package io.aryl.yarn;
 
-import io.aryl.core.job.JobShape;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +20,6 @@ import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
@@ -49,8 +45,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only a few hooks are overridden; the decisions live in aryl-core and the small classes of this package:
  * {@link PlanningLoop} (rounds, shrinks, reclaims), {@link AllocationGate} (asks and proposals), {@link ElasticApps},
- * {@link SubmissionCheck} (what a job's shape must meet in its queue), {@link PoolLabels} (what the pools need before
- * the start), {@link NodeOffers} (to whom a node is offered).
+ * {@link SubmissionAdmission} and {@link SubmissionCheck} (what a job's shape must meet in its queue),
+ * {@link PoolLabels} (what the pools need before the start), {@link NodeOffers} (to whom a node is offered).
  */
 public class ArylScheduler extends CapacityScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(ArylScheduler.class);
@@ -68,6 +64,8 @@ public class ArylScheduler extends CapacityScheduler {
   private volatile LoanControllerReports reports;
   /** What a job's shape must meet in its queue; its caps are re-read with the queues. */
   private SubmissionCheck submissions;
+  /** Null when Aryl is off. */
+  private SubmissionAdmission admission;
   /** The charts' samples; this ResourceManager's memory only, bounded. */
   private final StatusHistory history = new StatusHistory();
 
@@ -87,6 +85,7 @@ public class ArylScheduler extends CapacityScheduler {
     } catch (IllegalArgumentException e) {
       throw new YarnRuntimeException("Aryl configuration: " + e.getMessage(), e);
     }
+    admission = new SubmissionAdmission(this::getRMContext, apps, submissions);
     owners = new InferenceOwners(settings.inferenceLabel(), settings.inferenceNodes());
     metrics = ArylMetrics.register(settings.metricsQuantileWindowS());
     if (settings.webappNavLink()) {
@@ -186,7 +185,7 @@ public class ArylScheduler extends CapacityScheduler {
     if (owners != null) {
       switch (event.getType()) {
         case APP_ADDED -> {
-          if (!admitSubmission((AppAddedSchedulerEvent) event)) {
+          if (!admission.admit((AppAddedSchedulerEvent) event)) {
             return;
           }
         }
@@ -206,71 +205,12 @@ public class ArylScheduler extends CapacityScheduler {
     super.handle(event);
   }
 
-  /** Reads the elastic shape from the tags; an invalid shape rejects the application with the reason. */
-  private boolean admitSubmission(AppAddedSchedulerEvent event) {
-    ApplicationId id = event.getApplicationId();
-    RMApp app = getRMContext().getRMApps().get(id);
-    if (app == null) {
-      return true;
-    }
-    try {
-      JobShape.fromTags(app.getApplicationTags()).ifPresent(shape -> {
-        if (!event.getIsAppRecovering()) {
-          submissions.checkFits(shape, addedQueue(event));
-        }
-        apps.register(id.toString(), shape, app.getSubmitTime());
-      });
-      return true;
-    } catch (IllegalArgumentException e) {
-      if (event.getIsAppRecovering()) {
-        // Accepted once and running now: a restart never rejects it. Scheduled as a plain application instead.
-        LOG.warn("Aryl: recovered application {} has an elastic shape this version refuses ({}); it is scheduled"
-            + " as a plain application", id, e.getMessage());
-        return true;
-      }
-      LOG.info("Aryl rejected {}: {}", id, e.getMessage());
-      getRMContext().getDispatcher().getEventHandler().handle(
-          new RMAppEvent(id, RMAppEventType.APP_REJECTED, e.getMessage()));
-      return false;
-    }
-  }
-
-  /**
-   * The queue a submission goes to, as the Capacity Scheduler reads it: a mapping rule's placement when there is one
-   * (the submission context may then hold the leaf's name only), else the queue submitted to.
-   */
-  private static String addedQueue(AppAddedSchedulerEvent event) {
-    var placement = event.getPlacementContext();
-    if (placement != null && placement.getQueue() != null) {
-      return placement.hasParentQueue() ? placement.getParentQueue() + "." + placement.getQueue()
-          : placement.getQueue();
-    }
-    return event.getQueue();
-  }
-
-  /**
-   * A move to another queue ({@code yarn application -movetoqueue}) meets that queue's caps as a submission would:
-   * else a job could be submitted where its shape is allowed and moved where it is not.
-   */
+  /** A move to another queue meets that queue's caps as a submission would ({@link SubmissionAdmission}). */
   @Override
   public void preValidateMoveApplication(ApplicationId appId, String newQueue) throws YarnException {
     super.preValidateMoveApplication(appId, newQueue);
-    if (owners == null) {
-      return;
-    }
-    RMApp app = getRMContext().getRMApps().get(appId);
-    if (app == null) {
-      return;
-    }
-    try {
-      java.util.Optional<JobShape> shape = JobShape.fromTags(app.getApplicationTags());
-      java.util.Optional<String> why = shape.flatMap(s -> submissions.refusalToMove(s, newQueue));
-      if (why.isPresent()) {
-        throw new YarnException("Aryl: cannot move " + appId + " to queue " + submissions.queuePath(newQueue) + ": "
-            + why.get());
-      }
-    } catch (IllegalArgumentException e) {
-      // Its tags were refused at submission, or it was recovered as a plain application: not Aryl's to judge.
+    if (admission != null) {
+      admission.checkMove(appId, newQueue);
     }
   }
 
