@@ -56,6 +56,31 @@ public final class Checks {
     return value;
   }
 
+  /*
+   * The same checks for a field of one named thing, e.g. ("job", id, "remainingS") for "job(<id>).remainingS": the
+   * name is put together only for the message, as these run for every job of every round.
+   */
+
+  public static String notBlank(String owner, String id, String field, String value) {
+    return value == null || value.isBlank() ? notBlank(name(owner, id, field), value) : value;
+  }
+
+  public static int positive(String owner, String id, String field, int value) {
+    return value <= 0 ? positive(name(owner, id, field), value) : value;
+  }
+
+  public static double nonNegative(String owner, String id, String field, double value) {
+    return !(value >= 0) || Double.isInfinite(value) ? nonNegative(name(owner, id, field), value) : value;
+  }
+
+  public static <T> T notNull(String owner, String id, String field, T value) {
+    return value == null ? notNull(name(owner, id, field), value) : value;
+  }
+
+  private static String name(String owner, String id, String field) {
+    return owner + "(" + id + ")." + field;
+  }
+
   private static String quote(String s) {
     return s == null ? "null" : "'" + s + "'";
   }

@@ -2,7 +2,6 @@ package io.aryl.core.model;
 
 import io.aryl.core.speedup.SpeedupModel;
 import java.util.Collections;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -35,30 +34,49 @@ public final class Job {
 
   private Job(Builder b) {
     this.id = Checks.notBlank("job.id", b.id);
-    String at = "job(" + id + ").";
     this.kind = b.kind == null ? "" : b.kind;
-    this.tenant = Checks.notNull(at + "tenant", b.tenant).strip();
-    this.submitTimeS = Checks.nonNegative(at + "submitTimeS", b.submitTimeS);
-    this.gpusPerWorker = Checks.positive(at + "gpusPerWorker", b.gpusPerWorker);
-    this.minWorkers = Checks.positive(at + "minWorkers", b.minWorkers);
-    this.maxWorkers = Checks.positive(at + "maxWorkers", b.maxWorkers);
+    this.tenant = Checks.notNull("job", id, "tenant", b.tenant).strip();
+    this.submitTimeS = Checks.nonNegative("job", id, "submitTimeS", b.submitTimeS);
+    this.gpusPerWorker = Checks.positive("job", id, "gpusPerWorker", b.gpusPerWorker);
+    this.minWorkers = Checks.positive("job", id, "minWorkers", b.minWorkers);
+    this.maxWorkers = Checks.positive("job", id, "maxWorkers", b.maxWorkers);
     if (maxWorkers < minWorkers) {
-      throw new IllegalArgumentException(
-          at + "minWorkers must be <= maxWorkers, was minWorkers=" + minWorkers + ", maxWorkers=" + maxWorkers);
+      throw new IllegalArgumentException("job(" + id + ").minWorkers must be <= maxWorkers, was minWorkers="
+          + minWorkers + ", maxWorkers=" + maxWorkers);
+    }
+    this.allowedGpuTypes = sortedTypes(id, b.allowedGpuTypes);
+    this.remainingS = Checks.nonNegative("job", id, "remainingS", b.remainingS);
+    this.predictionGiven = b.predictionGiven;
+    this.predictedRemainingS = Checks.nonNegative("job", id, "predictedRemainingS",
+        predictionGiven ? b.predictedRemainingS : remainingS);
+    this.attainedS = Checks.nonNegative("job", id, "attainedS", b.attainedS);
+    this.sinceCheckpointS = Checks.nonNegative("job", id, "sinceCheckpointS", b.sinceCheckpointS);
+    this.speedup = Checks.notNull("job", id, "speedup", b.speedup);
+    this.hash = hash(id, submitTimeS, gpusPerWorker, minWorkers, maxWorkers, remainingS, predictedRemainingS);
+  }
+
+  /** The allowed types, checked and sorted; the common "any type" shares one empty set. */
+  private static Set<String> sortedTypes(String id, Set<String> given) {
+    if (given.isEmpty()) {
+      return Set.of();
     }
     TreeSet<String> types = new TreeSet<>();
-    for (String t : b.allowedGpuTypes) {
-      types.add(Checks.notBlank(at + "allowedGpuTypes[]", t));
+    for (String t : given) {
+      types.add(Checks.notBlank("job", id, "allowedGpuTypes[]", t));
     }
-    this.allowedGpuTypes = Collections.unmodifiableSet(types);
-    this.remainingS = Checks.nonNegative(at + "remainingS", b.remainingS);
-    this.predictionGiven = b.predictionGiven;
-    this.predictedRemainingS =
-        Checks.nonNegative(at + "predictedRemainingS", predictionGiven ? b.predictedRemainingS : remainingS);
-    this.attainedS = Checks.nonNegative(at + "attainedS", b.attainedS);
-    this.sinceCheckpointS = Checks.nonNegative(at + "sinceCheckpointS", b.sinceCheckpointS);
-    this.speedup = Checks.notNull(at + "speedup", b.speedup);
-    this.hash = Objects.hash(id, submitTimeS, gpusPerWorker, minWorkers, maxWorkers, remainingS, predictedRemainingS);
+    return Collections.unmodifiableSet(types);
+  }
+
+  /** {@code Objects.hash} of these fields, without boxing them: a round builds a job value for every job. */
+  private static int hash(String id, double submitTimeS, int gpusPerWorker, int minWorkers, int maxWorkers,
+      double remainingS, double predictedRemainingS) {
+    int h = 31 + id.hashCode();
+    h = 31 * h + Double.hashCode(submitTimeS);
+    h = 31 * h + gpusPerWorker;
+    h = 31 * h + minWorkers;
+    h = 31 * h + maxWorkers;
+    h = 31 * h + Double.hashCode(remainingS);
+    return 31 * h + Double.hashCode(predictedRemainingS);
   }
 
   public static Builder builder(String id) {
