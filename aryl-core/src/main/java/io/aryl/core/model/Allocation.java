@@ -56,7 +56,7 @@ public final class Allocation {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Allocation a && workersByServer.equals(a.workersByServer);
+    return o == this || o instanceof Allocation a && workersByServer.equals(a.workersByServer);
   }
 
   @Override

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -22,10 +23,10 @@ public final class ClusterState {
   private final double nowS;
   private final List<Server> servers;
   private final List<Job> jobs;
-  private final Map<String, Server> serversById;
+  private final Map<String, Integer> serverIndex; // position in servers
   private final Map<String, Job> jobsById;
   private final Map<String, Allocation> allocations;
-  private final Map<String, Integer> usedGpus;
+  private final int[] usedGpus; // by server position
   private final Tenants tenants;
 
   private ClusterState(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations,
@@ -39,11 +40,11 @@ public final class ClusterState {
     this.servers = Collections.unmodifiableList(sortedServers);
     this.jobs = Collections.unmodifiableList(sortedJobs);
 
-    Map<String, Server> byId = new HashMap<>();
+    Map<String, Integer> byId = new HashMap<>();
     Map<String, Integer> largestByType = new HashMap<>();
     Map<String, GpuType> typesByName = new HashMap<>();
     for (Server s : sortedServers) {
-      if (byId.put(s.id(), s) != null) {
+      if (byId.put(s.id(), byId.size()) != null) {
         throw new IllegalArgumentException("server.id must be unique, '" + s.id() + "' appears twice");
       }
       GpuType known = typesByName.putIfAbsent(s.gpuType().name(), s.gpuType());
@@ -53,7 +54,7 @@ public final class ClusterState {
       }
       largestByType.merge(s.gpuType().name(), s.gpus(), Math::max);
     }
-    this.serversById = byId;
+    this.serverIndex = byId;
     int ownGpus = 0;
     for (Server s : sortedServers) {
       if (s.pool() == Pool.TRAINING) {
@@ -75,9 +76,8 @@ public final class ClusterState {
     }
     this.jobsById = jobsMap;
 
-    Allocated a = allocated(allocations, jobsById, serversById);
-    this.allocations = a.allocations();
-    this.usedGpus = a.usedGpus();
+    this.usedGpus = usedGpus(allocations);
+    this.allocations = sortedRunning(allocations);
   }
 
   /** {@code base} with other allocations: its servers and jobs, already checked, are shared, not checked again. */
@@ -86,20 +86,18 @@ public final class ClusterState {
     this.tenants = base.tenants;
     this.servers = base.servers;
     this.jobs = base.jobs;
-    this.serversById = base.serversById;
+    this.serverIndex = base.serverIndex;
     this.jobsById = base.jobsById;
-    Allocated a = allocated(allocations, jobsById, serversById);
-    this.allocations = a.allocations();
-    this.usedGpus = a.usedGpus();
+    this.usedGpus = usedGpus(allocations);
+    this.allocations = sortedRunning(allocations);
   }
 
-  private record Allocated(Map<String, Allocation> allocations, Map<String, Integer> usedGpus) {}
-
-  /** The running jobs' allocations, checked against the jobs and servers, and the GPUs they use per server. */
-  private static Allocated allocated(Map<String, Allocation> allocations, Map<String, Job> jobsById,
-      Map<String, Server> serversById) {
-    Map<String, Allocation> allocs = new TreeMap<>();
-    Map<String, Integer> used = new HashMap<>();
+  /**
+   * Checks running jobs' allocations against this snapshot's jobs and servers, and returns the GPUs they use per
+   * server position. Empty allocations are allowed and ignored.
+   */
+  private int[] usedGpus(Map<String, Allocation> allocations) {
+    int[] used = new int[servers.size()];
     for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
       Allocation a = e.getValue();
       if (a.isEmpty()) {
@@ -114,10 +112,11 @@ public final class ClusterState {
             + " workers, outside its minWorkers..maxWorkers " + j.minWorkers() + ".." + j.maxWorkers());
       }
       for (Map.Entry<String, Integer> w : a.workersByServer().entrySet()) {
-        Server s = serversById.get(w.getKey());
-        if (s == null) {
+        Integer i = serverIndex.get(w.getKey());
+        if (i == null) {
           throw new IllegalArgumentException("job(" + j.id() + ") has workers on unknown server '" + w.getKey() + "'");
         }
+        Server s = servers.get(i);
         if (!s.servesTraining()) {
           throw new IllegalArgumentException(
               "job(" + j.id() + ") has workers on server(" + s.id() + "), which does not serve training");
@@ -126,18 +125,52 @@ public final class ClusterState {
           throw new IllegalArgumentException("job(" + j.id() + ") has workers on server(" + s.id() + ") of GPU type "
               + s.gpuType().name() + ", not in its allowedGpuTypes " + j.allowedGpuTypes());
         }
-        used.merge(s.id(), w.getValue() * j.gpusPerWorker(), Integer::sum);
+        used[i] += w.getValue() * j.gpusPerWorker();
       }
-      allocs.put(j.id(), a);
     }
-    for (Map.Entry<String, Integer> u : used.entrySet()) {
-      Server s = serversById.get(u.getKey());
-      if (u.getValue() > s.gpus()) {
+    for (int i = 0; i < used.length; i++) {
+      Server s = servers.get(i);
+      if (used[i] > s.gpus()) {
         throw new IllegalArgumentException(
-            "server(" + s.id() + ") is over-committed: " + u.getValue() + " GPUs used of " + s.gpus());
+            "server(" + s.id() + ") is over-committed: " + used[i] + " GPUs used of " + s.gpus());
       }
     }
-    return new Allocated(Collections.unmodifiableMap(allocs), used);
+    return used;
+  }
+
+  /**
+   * The non-empty allocations, sorted by job id, unmodifiable. A map already sorted that way with none empty (as a caller keeping
+   * its running jobs in a {@link java.util.SortedMap} gives it) is copied in linear time, without comparing ids.
+   */
+  static Map<String, Allocation> sortedRunning(Map<String, Allocation> allocations) {
+    if (allocations instanceof SortedMap<String, Allocation> sorted && sorted.comparator() == null
+        && noneEmpty(sorted)) {
+      return Collections.unmodifiableMap(new TreeMap<>(sorted));
+    }
+    Map<String, Allocation> out = new TreeMap<>();
+    for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
+      if (!e.getValue().isEmpty()) {
+        out.put(e.getKey(), e.getValue());
+      }
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  private static boolean noneEmpty(Map<String, Allocation> allocations) {
+    for (Allocation a : allocations.values()) {
+      if (a.isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Checks {@code newAllocations} as {@link #withAllocations} does, without building the snapshot: for a caller that
+   * only needs to know they are valid.
+   */
+  void checkAllocations(Map<String, Allocation> newAllocations) {
+    usedGpus(newAllocations);
   }
 
   private static void checkFits(Job j, Map<String, Integer> largestByType) {
@@ -201,11 +234,15 @@ public final class ClusterState {
   }
 
   public Server server(String id) {
-    Server s = serversById.get(id);
-    if (s == null) {
-      throw new IllegalArgumentException("unknown server '" + id + "'");
+    return servers.get(indexOf(id));
+  }
+
+  private int indexOf(String serverId) {
+    Integer i = serverIndex.get(serverId);
+    if (i == null) {
+      throw new IllegalArgumentException("unknown server '" + serverId + "'");
     }
-    return s;
+    return i;
   }
 
   public Job job(String id) {
@@ -234,11 +271,13 @@ public final class ClusterState {
   }
 
   public int usedGpus(String serverId) {
-    return usedGpus.getOrDefault(serverId, 0);
+    Integer i = serverIndex.get(serverId);
+    return i == null ? 0 : usedGpus[i];
   }
 
   public int freeGpus(String serverId) {
-    return server(serverId).gpus() - usedGpus(serverId);
+    int i = indexOf(serverId);
+    return servers.get(i).gpus() - usedGpus[i];
   }
 
   /** Jobs whose workers run on the server, with their worker counts there, sorted by job id. */

@@ -2,6 +2,7 @@ package io.aryl.core.model;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -41,16 +42,22 @@ public final class Plan {
    * anything else is refused, as {@link ClusterState} refuses it.
    */
   public static Plan between(ClusterState before, Map<String, Allocation> targets) {
-    TreeMap<String, Allocation> t = new TreeMap<>();
-    for (Map.Entry<String, Allocation> e : targets.entrySet()) {
-      if (!e.getValue().isEmpty()) {
-        t.put(e.getKey(), e.getValue());
-      }
-    }
-    before.withAllocations(t); // validates the targets
+    Map<String, Allocation> t = ClusterState.sortedRunning(targets);
+    before.checkAllocations(t);
+    // Both are sorted by job id: walk them side by side rather than look every target up.
     TreeMap<String, Change> changes = new TreeMap<>();
+    Iterator<Map.Entry<String, Allocation>> running = before.allocations().entrySet().iterator();
+    Map.Entry<String, Allocation> was = running.hasNext() ? running.next() : null;
     for (Map.Entry<String, Allocation> e : t.entrySet()) {
-      Allocation now = before.allocation(e.getKey());
+      while (was != null && was.getKey().compareTo(e.getKey()) < 0) {
+        changes.put(was.getKey(), Change.PREEMPT);
+        was = running.hasNext() ? running.next() : null;
+      }
+      Allocation now = Allocation.EMPTY;
+      if (was != null && was.getKey().equals(e.getKey())) {
+        now = was.getValue();
+        was = running.hasNext() ? running.next() : null;
+      }
       Allocation next = e.getValue();
       if (now.isEmpty()) {
         changes.put(e.getKey(), Change.START);
@@ -62,12 +69,10 @@ public final class Plan {
         changes.put(e.getKey(), Change.MOVE);
       }
     }
-    for (String running : before.allocations().keySet()) {
-      if (!t.containsKey(running)) {
-        changes.put(running, Change.PREEMPT);
-      }
+    for (; was != null; was = running.hasNext() ? running.next() : null) {
+      changes.put(was.getKey(), Change.PREEMPT);
     }
-    return new Plan(Collections.unmodifiableMap(t), Collections.unmodifiableMap(changes));
+    return new Plan(t, Collections.unmodifiableMap(changes));
   }
 
   /** Allocation by job id of every job that runs after this plan, sorted by job id. */
