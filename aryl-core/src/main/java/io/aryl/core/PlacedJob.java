@@ -1,7 +1,11 @@
 package io.aryl.core;
 
+import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Job;
 import io.aryl.core.placement.ServerTable;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -10,6 +14,8 @@ import java.util.TreeMap;
  */
 final class PlacedJob {
   final Job job;
+  /** Where it runs at the round's start; empty for a job admitted this round. */
+  final Allocation now;
   final boolean running;
   final TreeMap<Integer, Integer> base = new TreeMap<>();
   final TreeMap<Integer, Integer> flexibleNow = new TreeMap<>();
@@ -20,9 +26,40 @@ final class PlacedJob {
   /** Moved whole this round, extras included: phase 2 leaves it as it is. */
   boolean settled;
 
-  PlacedJob(Job job, boolean running) {
+  PlacedJob(Job job, Allocation now) {
     this.job = job;
-    this.running = running;
+    this.now = now;
+    this.running = !now.isEmpty();
+  }
+
+  /**
+   * Where its workers run after the round: its base and extras by server id. The allocation it started the round
+   * with when that is unchanged, as it is for most jobs in most rounds.
+   */
+  Allocation target(ServerTable table) {
+    TreeMap<Integer, Integer> workers = new TreeMap<>(base);
+    extras.forEach((s, w) -> workers.merge(s, w, Integer::sum));
+    if (sameAs(workers, now, table)) {
+      return now;
+    }
+    Map<String, Integer> byId = new HashMap<>();
+    workers.forEach((s, w) -> byId.put(table.id(s), w));
+    return Allocation.of(byId);
+  }
+
+  /** Whether workers by server index are the allocation's, whose servers are sorted by id as the indexes are. */
+  private static boolean sameAs(TreeMap<Integer, Integer> workers, Allocation a, ServerTable table) {
+    if (workers.size() != a.workersByServer().size()) {
+      return false;
+    }
+    Iterator<Map.Entry<String, Integer>> other = a.workersByServer().entrySet().iterator();
+    for (Map.Entry<Integer, Integer> e : workers.entrySet()) {
+      Map.Entry<String, Integer> o = other.next();
+      if (!table.id(e.getKey()).equals(o.getKey()) || !e.getValue().equals(o.getValue())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The workers it runs with now: its base and the flexible workers it holds. */

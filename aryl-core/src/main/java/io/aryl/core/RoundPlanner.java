@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -70,12 +71,16 @@ public final class RoundPlanner {
 
     List<PlacedJob> placed = new ArrayList<>();
     List<Job> queued = new ArrayList<>();
+    // Jobs and allocations are both sorted by job id, and every allocation is of a job: walk them side by side.
+    Iterator<Map.Entry<String, Allocation>> allocations = state.allocations().entrySet().iterator();
+    Map.Entry<String, Allocation> nextRunning = allocations.hasNext() ? allocations.next() : null;
     for (Job job : state.jobs()) {
-      Allocation a = state.allocation(job.id());
-      if (a.isEmpty()) {
+      if (nextRunning == null || !nextRunning.getKey().equals(job.id())) {
         queued.add(job);
         continue;
       }
+      Allocation a = nextRunning.getValue();
+      nextRunning = allocations.hasNext() ? allocations.next() : null;
       PlacedJob p = splitBaseAndFlexible(job, a, table);
       p.base.forEach((s, w) -> spare[s] -= w * job.gpusPerWorker());
       p.flexibleNow.forEach((s, w) -> flexible[s] += w * job.gpusPerWorker());
@@ -103,7 +108,7 @@ public final class RoundPlanner {
       placed.removeIf(p -> gone.contains(p.job.id()));
     }
     for (Map.Entry<Job, int[]> e : admitted.admitted().entrySet()) {
-      PlacedJob p = new PlacedJob(e.getKey(), false);
+      PlacedJob p = new PlacedJob(e.getKey(), Allocation.EMPTY);
       for (int s : e.getValue()) {
         p.base.merge(s, 1, Integer::sum);
       }
@@ -119,10 +124,7 @@ public final class RoundPlanner {
 
     Map<String, Allocation> targets = new TreeMap<>();
     for (PlacedJob p : placed) {
-      Map<String, Integer> workers = new HashMap<>();
-      p.base.forEach((s, w) -> workers.merge(table.id(s), w, Integer::sum));
-      p.extras.forEach((s, w) -> workers.merge(table.id(s), w, Integer::sum));
-      targets.put(p.job.id(), Allocation.of(workers));
+      targets.put(p.job.id(), p.target(table));
     }
     return Plan.between(state, targets);
   }
@@ -156,7 +158,7 @@ public final class RoundPlanner {
    * loaned open servers, then on fenced ones, each by server order. The rest are flexible.
    */
   private static PlacedJob splitBaseAndFlexible(Job job, Allocation a, ServerTable table) {
-    PlacedJob p = new PlacedJob(job, true);
+    PlacedJob p = new PlacedJob(job, a);
     p.flexibleNowCount = BaseSplit.split(job, a, table,
         Comparator.comparingInt((Integer s) -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0), p.base, p.flexibleNow);
     return p;

@@ -25,7 +25,10 @@ public final class Allocation {
   public static Allocation of(Map<String, Integer> workersByServer) {
     TreeMap<String, Integer> copy = new TreeMap<>();
     for (Map.Entry<String, Integer> e : workersByServer.entrySet()) {
-      int w = Checks.nonNegative("allocation workers on " + e.getKey(), e.getValue());
+      int w = e.getValue();
+      if (w < 0) {
+        Checks.nonNegative("allocation workers on " + e.getKey(), w);
+      }
       if (w > 0) {
         copy.put(Checks.notBlank("allocation server id", e.getKey()), w);
       }

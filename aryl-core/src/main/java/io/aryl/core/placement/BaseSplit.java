@@ -2,9 +2,7 @@ package io.aryl.core.placement;
 
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Job;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,15 +22,26 @@ public final class BaseSplit {
    */
   public static int split(Job job, Allocation a, ServerTable table, Comparator<Integer> preference,
       Map<Integer, Integer> base, Map<Integer, Integer> flexible) {
-    List<Integer> servers = new ArrayList<>();
-    for (String id : a.workersByServer().keySet()) {
-      servers.add(table.indexOf(id));
+    int n = a.workersByServer().size();
+    int[] servers = new int[n];
+    int[] workers = new int[n];
+    int k = 0;
+    for (Map.Entry<String, Integer> e : a.workersByServer().entrySet()) {
+      servers[k] = table.indexOf(e.getKey());
+      workers[k++] = e.getValue();
     }
-    servers.sort(preference.thenComparingInt(s -> s));
+    // Insertion sort by preference, then index: a job's workers sit on few servers.
+    for (int i = 1; i < n; i++) {
+      for (int j = i; j > 0 && before(preference, servers[j], servers[j - 1]); j--) {
+        swap(servers, j);
+        swap(workers, j);
+      }
+    }
     int baseLeft = job.minWorkers();
     int flexibleCount = 0;
-    for (int s : servers) {
-      int w = a.workersOn(table.id(s));
+    for (int i = 0; i < n; i++) {
+      int s = servers[i];
+      int w = workers[i];
       int b = Math.min(w, baseLeft);
       if (b > 0) {
         base.put(s, b);
@@ -44,5 +53,16 @@ public final class BaseSplit {
       baseLeft -= b;
     }
     return flexibleCount;
+  }
+
+  private static boolean before(Comparator<Integer> preference, int s, int other) {
+    int c = preference.compare(s, other);
+    return c < 0 || c == 0 && s < other;
+  }
+
+  private static void swap(int[] a, int j) {
+    int t = a[j];
+    a[j] = a[j - 1];
+    a[j - 1] = t;
   }
 }
