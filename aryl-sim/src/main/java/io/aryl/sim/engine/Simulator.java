@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.DoubleConsumer;
 
 /**
@@ -200,6 +201,9 @@ public final class Simulator {
   private final Map<String, SimJob> running = new LinkedHashMap<>();
   private final Map<String, SimJob> queued = new LinkedHashMap<>();
   private final Map<String, SimJob> byId = new HashMap<>();
+  // The snapshot's jobs and allocations, kept sorted by id as it wants them, so that it need not sort them each round.
+  private final TreeMap<String, SimJob> active = new TreeMap<>(); // queued or running
+  private final TreeMap<String, Allocation> allocations = new TreeMap<>(); // of the running jobs
 
   // --- counters ----------------------------------------------------------------------------------------------------
 
@@ -301,6 +305,7 @@ public final class Simulator {
       while (nextArrival < arrivals.size() && arrivals.get(nextArrival).trace.submitS() <= t) {
         SimJob j = arrivals.get(nextArrival++);
         queued.put(j.trace.id(), j);
+        active.put(j.trace.id(), j);
         dirtySince = Double.isNaN(dirtySince) ? t : dirtySince;
       }
       // Loaned servers whose grace ran out go back.
@@ -426,6 +431,7 @@ public final class Simulator {
             isInference(s) ? cfg.gpusPerServer() : cfg.trainingServerGpus(s),
             isInference(s) ? Pool.INFERENCE : Pool.TRAINING, loaned[s], !Double.isNaN(returnDeadline[s])));
       }
+      list.sort(Comparator.comparing(Server::id)); // as the snapshot orders them
       serverCache = list;
     }
     return serverCache;
@@ -534,13 +540,8 @@ public final class Simulator {
   // --- jobs --------------------------------------------------------------------------------------------------------
 
   private ClusterState state(double t) {
-    List<Job> jobs = new ArrayList<>(queued.size() + running.size());
-    Map<String, Allocation> allocations = new HashMap<>();
-    for (SimJob j : running.values()) {
-      jobs.add(j.toCoreJob(t));
-      allocations.put(j.trace.id(), j.allocation);
-    }
-    for (SimJob j : queued.values()) {
+    List<Job> jobs = new ArrayList<>(active.size());
+    for (SimJob j : active.values()) {
       jobs.add(j.toCoreJob(t));
     }
     return ClusterState.of(t, servers(), jobs, allocations, tenants == null ? Tenants.NONE : tenants);
@@ -617,6 +618,7 @@ public final class Simulator {
   private void finish(SimJob j, double t) {
     applyAllocation(j, Allocation.EMPTY);
     running.remove(j.trace.id());
+    active.remove(j.trace.id());
     ends.put(j.trace.id(), t);
     if (j.measured) {
       records.add(new JobRecord(j.trace.id(), j.trace.submitS() - windowStart, j.firstStart - windowStart,
@@ -633,6 +635,11 @@ public final class Simulator {
     trainingGpusBusy -= j.gpusOnTraining;
     loanedGpusBusy -= j.gpusOnLoaned;
     j.allocation = a;
+    if (a.isEmpty()) {
+      allocations.remove(j.trace.id());
+    } else {
+      allocations.put(j.trace.id(), a);
+    }
     j.workers = a.totalWorkers();
     j.gpusOnTraining = 0;
     j.gpusOnLoaned = 0;
