@@ -4,7 +4,6 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Job;
 import io.aryl.core.placement.ServerTable;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -49,15 +48,15 @@ final class PlacedJob {
 
   /** Whether workers by server index are the allocation's, whose servers are sorted by id as the indexes are. */
   private static boolean sameAs(TreeMap<Integer, Integer> workers, Allocation a, ServerTable table) {
-    if (workers.size() != a.workersByServer().size()) {
+    if (workers.size() != a.serverCount()) {
       return false;
     }
-    Iterator<Map.Entry<String, Integer>> other = a.workersByServer().entrySet().iterator();
+    int i = 0;
     for (Map.Entry<Integer, Integer> e : workers.entrySet()) {
-      Map.Entry<String, Integer> o = other.next();
-      if (!table.id(e.getKey()).equals(o.getKey()) || !e.getValue().equals(o.getValue())) {
+      if (!table.id(e.getKey()).equals(a.serverAt(i)) || e.getValue() != a.workersAt(i)) {
         return false;
       }
+      i++;
     }
     return true;
   }

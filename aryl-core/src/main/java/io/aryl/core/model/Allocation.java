@@ -1,21 +1,31 @@
 package io.aryl.core.model;
 
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
-/** Where one job's workers run: workers per server id. Immutable; servers with zero workers are left out. */
+/**
+ * Where one job's workers run: workers per server id. Immutable; servers with zero workers are left out.
+ *
+ * <p>Kept as arrays sorted by server id, which a round reads for every running job ({@link #serverAt(int)},
+ * {@link #workersAt(int)}); the map view is made when first asked for.
+ */
 public final class Allocation {
-  public static final Allocation EMPTY = new Allocation(new TreeMap<>());
+  public static final Allocation EMPTY = new Allocation(new String[0], new int[0]);
 
-  private final SortedMap<String, Integer> workersByServer;
+  private final String[] servers; // sorted
+  private final int[] workers; // each > 0, by position in servers
   private final int totalWorkers;
+  // Racy but safe, as String.hash is: the unmodifiable wrapper's final field publishes the finished copy.
+  private SortedMap<String, Integer> workersByServer;
 
-  private Allocation(TreeMap<String, Integer> workersByServer) {
-    this.workersByServer = Collections.unmodifiableSortedMap(workersByServer);
+  private Allocation(String[] servers, int[] workers) {
+    this.servers = servers;
+    this.workers = workers;
     int total = 0;
-    for (int w : workersByServer.values()) {
+    for (int w : workers) {
       total += w;
     }
     this.totalWorkers = total;
@@ -33,7 +43,17 @@ public final class Allocation {
         copy.put(Checks.notBlank("allocation server id", e.getKey()), w);
       }
     }
-    return copy.isEmpty() ? EMPTY : new Allocation(copy);
+    if (copy.isEmpty()) {
+      return EMPTY;
+    }
+    String[] servers = new String[copy.size()];
+    int[] workers = new int[copy.size()];
+    int i = 0;
+    for (Map.Entry<String, Integer> e : copy.entrySet()) {
+      servers[i] = e.getKey();
+      workers[i++] = e.getValue();
+    }
+    return new Allocation(servers, workers);
   }
 
   public static Allocation of(String serverId, int workers) {
@@ -41,7 +61,8 @@ public final class Allocation {
   }
 
   public int workersOn(String serverId) {
-    return workersByServer.getOrDefault(serverId, 0);
+    int i = Arrays.binarySearch(servers, serverId);
+    return i >= 0 ? workers[i] : 0;
   }
 
   public int totalWorkers() {
@@ -52,23 +73,53 @@ public final class Allocation {
     return totalWorkers == 0;
   }
 
+  /** How many servers hold its workers. */
+  public int serverCount() {
+    return servers.length;
+  }
+
+  /** The id of the i-th server holding its workers, in id order ({@code 0 <= i < serverCount()}). */
+  public String serverAt(int i) {
+    return servers[i];
+  }
+
+  /** Its workers on the i-th server, in id order ({@code 0 <= i < serverCount()}); always > 0. */
+  public int workersAt(int i) {
+    return workers[i];
+  }
+
   /** Server id to workers, sorted by server id. */
   public SortedMap<String, Integer> workersByServer() {
-    return workersByServer;
+    SortedMap<String, Integer> view = workersByServer;
+    if (view == null) {
+      TreeMap<String, Integer> map = new TreeMap<>();
+      for (int i = 0; i < servers.length; i++) {
+        map.put(servers[i], workers[i]);
+      }
+      view = Collections.unmodifiableSortedMap(map);
+      workersByServer = view;
+    }
+    return view;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o == this || o instanceof Allocation a && workersByServer.equals(a.workersByServer);
+    return o == this
+        || o instanceof Allocation a && Arrays.equals(servers, a.servers) && Arrays.equals(workers, a.workers);
   }
 
+  /** As the map view's hash code. */
   @Override
   public int hashCode() {
-    return workersByServer.hashCode();
+    int h = 0;
+    for (int i = 0; i < servers.length; i++) {
+      h += servers[i].hashCode() ^ Integer.hashCode(workers[i]);
+    }
+    return h;
   }
 
   @Override
   public String toString() {
-    return workersByServer.toString();
+    return workersByServer().toString();
   }
 }

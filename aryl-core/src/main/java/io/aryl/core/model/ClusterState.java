@@ -111,10 +111,11 @@ public final class ClusterState {
         throw new IllegalArgumentException("job(" + j.id() + ") runs " + a.totalWorkers()
             + " workers, outside its minWorkers..maxWorkers " + j.minWorkers() + ".." + j.maxWorkers());
       }
-      for (Map.Entry<String, Integer> w : a.workersByServer().entrySet()) {
-        Integer i = serverIndex.get(w.getKey());
+      for (int k = 0; k < a.serverCount(); k++) {
+        Integer i = serverIndex.get(a.serverAt(k));
         if (i == null) {
-          throw new IllegalArgumentException("job(" + j.id() + ") has workers on unknown server '" + w.getKey() + "'");
+          throw new IllegalArgumentException(
+              "job(" + j.id() + ") has workers on unknown server '" + a.serverAt(k) + "'");
         }
         Server s = servers.get(i);
         if (!s.servesTraining()) {
@@ -125,7 +126,7 @@ public final class ClusterState {
           throw new IllegalArgumentException("job(" + j.id() + ") has workers on server(" + s.id() + ") of GPU type "
               + s.gpuType().name() + ", not in its allowedGpuTypes " + j.allowedGpuTypes());
         }
-        used[i] += w.getValue() * j.gpusPerWorker();
+        used[i] += a.workersAt(k) * j.gpusPerWorker();
       }
     }
     for (int i = 0; i < used.length; i++) {

@@ -22,13 +22,12 @@ public final class BaseSplit {
    */
   public static int split(Job job, Allocation a, ServerTable table, Comparator<Integer> preference,
       Map<Integer, Integer> base, Map<Integer, Integer> flexible) {
-    int n = a.workersByServer().size();
+    int n = a.serverCount();
     int[] servers = new int[n];
     int[] workers = new int[n];
-    int k = 0;
-    for (Map.Entry<String, Integer> e : a.workersByServer().entrySet()) {
-      servers[k] = table.indexOf(e.getKey());
-      workers[k++] = e.getValue();
+    for (int k = 0; k < n; k++) {
+      servers[k] = table.indexOf(a.serverAt(k));
+      workers[k] = a.workersAt(k);
     }
     // Insertion sort by preference, then index: a job's workers sit on few servers.
     for (int i = 1; i < n; i++) {

@@ -644,9 +644,9 @@ public final class Simulator {
     j.gpusOnTraining = 0;
     j.gpusOnLoaned = 0;
     double slowest = 1.0;
-    for (Map.Entry<String, Integer> e : a.workersByServer().entrySet()) {
-      int s = serverIndex.get(e.getKey());
-      int gpus = e.getValue() * j.shape.gpusPerWorker();
+    for (int k = 0; k < a.serverCount(); k++) {
+      int s = serverIndex.get(a.serverAt(k));
+      int gpus = a.workersAt(k) * j.shape.gpusPerWorker();
       if (isInference(s)) {
         j.gpusOnLoaned += gpus;
         slowest = Math.min(slowest, cfg.inferenceGpuSpeed());
