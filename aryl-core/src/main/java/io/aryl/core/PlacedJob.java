@@ -36,14 +36,19 @@ final class PlacedJob {
    * with when that is unchanged, as it is for most jobs in most rounds.
    */
   Allocation target(ServerTable table) {
-    TreeMap<Integer, Integer> workers = new TreeMap<>(base);
-    extras.forEach((s, w) -> workers.merge(s, w, Integer::sum));
+    TreeMap<Integer, Integer> workers = extras.isEmpty() ? base : baseAndExtras();
     if (sameAs(workers, now, table)) {
       return now;
     }
     Map<String, Integer> byId = new HashMap<>();
     workers.forEach((s, w) -> byId.put(table.id(s), w));
     return Allocation.of(byId);
+  }
+
+  private TreeMap<Integer, Integer> baseAndExtras() {
+    TreeMap<Integer, Integer> workers = new TreeMap<>(base);
+    extras.forEach((s, w) -> workers.merge(s, w, Integer::sum));
+    return workers;
   }
 
   /** Whether workers by server index are the allocation's, whose servers are sorted by id as the indexes are. */

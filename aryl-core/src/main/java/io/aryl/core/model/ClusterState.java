@@ -40,7 +40,7 @@ public final class ClusterState {
     this.servers = Collections.unmodifiableList(sortedServers);
     this.jobs = Collections.unmodifiableList(sortedJobs);
 
-    Map<String, Integer> byId = new HashMap<>();
+    Map<String, Integer> byId = new HashMap<>(sortedServers.size() * 2);
     Map<String, Integer> largestByType = new HashMap<>();
     Map<String, GpuType> typesByName = new HashMap<>();
     for (Server s : sortedServers) {
@@ -67,7 +67,7 @@ public final class ClusterState {
           + tenants.guarantees());
     }
 
-    Map<String, Job> jobsMap = new HashMap<>();
+    Map<String, Job> jobsMap = new HashMap<>(sortedJobs.size() * 2);
     for (Job j : sortedJobs) {
       if (jobsMap.put(j.id(), j) != null) {
         throw new IllegalArgumentException("job.id must be unique, '" + j.id() + "' appears twice");

@@ -26,7 +26,7 @@ public final class FreeGpuIndex {
     for (int g = 0; g < 2; g++) {
       for (int t = 0; t < types; t++) {
         for (int f = 0; f <= table.maxGpus(); f++) {
-          buckets[g][t][f] = new BitSet();
+          buckets[g][t][f] = new BitSet(free.length); // sized once: growing bit by bit costs more than it saves
         }
       }
     }
