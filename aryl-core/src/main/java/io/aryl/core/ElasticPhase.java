@@ -8,7 +8,6 @@ import io.aryl.core.placement.ServerTable;
 import io.aryl.core.placement.WorkerRole;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,12 +71,20 @@ final class ElasticPhase {
     int[] want = allocatePerTypeSet(elastic, groups, spare, table, idleQuota);
 
     // Largest workers first (best-fit decreasing); ties by job id for determinism.
-    Integer[] order = new Integer[elastic.size()];
-    for (int i = 0; i < order.length; i++) {
+    // The sort keys are read into arrays first: the comparators run n log n times.
+    int n = elastic.size();
+    int[] gpus = new int[n];
+    String[] ids = new String[n];
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      gpus[i] = elastic.get(i).job.gpusPerWorker();
+      ids[i] = elastic.get(i).job.id();
       order[i] = i;
     }
-    Arrays.sort(order, Comparator.comparingInt((Integer i) -> -elastic.get(i).job.gpusPerWorker())
-        .thenComparing(i -> elastic.get(i).job.id()));
+    Arrays.sort(order, (a, b) -> {
+      int c = Integer.compare(gpus[b], gpus[a]);
+      return c != 0 ? c : ids[a].compareTo(ids[b]);
+    });
 
     // Keep flexible workers where they already run, as far as wanted and still spare.
     int[] got = new int[elastic.size()];
@@ -105,9 +112,15 @@ final class ElasticPhase {
       got[i] += placeExtras(elastic.get(i), want[i] - got[i], budget);
     }
     // What fragmentation left over goes to jobs that still gain from it, largest gain per GPU first.
+    double[] loss = new double[n]; // minus the gain per GPU of one more worker
+    for (int i = 0; i < n; i++) {
+      loss[i] = -marginalPerGpu(groups.get(i), got[i]);
+    }
     Integer[] byGain = order.clone();
-    Arrays.sort(byGain, Comparator.comparingDouble((Integer i) -> -marginalPerGpu(groups.get(i), got[i]))
-        .thenComparing(i -> elastic.get(i).job.id()));
+    Arrays.sort(byGain, (a, b) -> {
+      int c = Double.compare(loss[a], loss[b]);
+      return c != 0 ? c : ids[a].compareTo(ids[b]);
+    });
     for (int i : byGain) {
       KnapsackGroup g = groups.get(i);
       while (got[i] < g.maxItem() && g.value(got[i] + 1) > g.value(got[i])) {
