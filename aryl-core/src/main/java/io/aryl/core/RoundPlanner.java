@@ -7,6 +7,7 @@ import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
 import io.aryl.core.model.Pool;
+import io.aryl.core.model.Server;
 import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
@@ -48,6 +49,8 @@ public final class RoundPlanner {
   private final Admission admission;
   private final ElasticPhase phase2;
   private final SpeedTierMoves tierMoves;
+  // The last round's servers as arrays: reused while the servers stay the same, as they do between loans.
+  private volatile ServerTable lastTable;
 
   public RoundPlanner(PolicyConfig config) {
     this.config = config;
@@ -61,7 +64,7 @@ public final class RoundPlanner {
   }
 
   public Plan plan(ClusterState state) {
-    ServerTable table = new ServerTable(state.servers());
+    ServerTable table = tableOf(state.servers());
     int n = table.size();
     int[] spare = new int[n];
     int[] flexible = new int[n];
@@ -127,6 +130,15 @@ public final class RoundPlanner {
       targets.put(p.job.id(), p.target(table));
     }
     return Plan.between(state, targets);
+  }
+
+  private ServerTable tableOf(List<Server> servers) {
+    ServerTable table = lastTable;
+    if (table == null || !table.isOf(servers)) {
+      table = new ServerTable(servers);
+      lastTable = table;
+    }
+    return table;
   }
 
   /** Each tenant's guarantee less its base workers' GPUs on the own servers (at least 0), as phase 1 left them. */

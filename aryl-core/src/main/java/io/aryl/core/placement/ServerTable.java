@@ -55,6 +55,11 @@ public final class ServerTable {
     this.maxGpus = max;
   }
 
+  /** True if this is the table of exactly these servers, in this order. */
+  public boolean isOf(List<Server> others) {
+    return servers.equals(others);
+  }
+
   public int size() {
     return gpus.length;
   }

@@ -29,6 +29,17 @@ class ServerTableTest {
       Server.training("c", A100, 8), Server.training("d", H100, 8)));
 
   @Test
+  void is_of_the_same_servers_only() {
+    List<Server> same = List.of(Server.training("a", T4, 4), Server.training("b", L40, 8),
+        Server.training("c", A100, 8), Server.training("d", H100, 8));
+
+    assertThat(FOUR_TYPES.isOf(same)).isTrue();
+    assertThat(FOUR_TYPES.isOf(same.subList(0, 3))).isFalse();
+    assertThat(FOUR_TYPES.isOf(List.of(Server.training("a", T4, 4), Server.training("b", L40, 8),
+        Server.training("c", A100, 8), Server.training("d", H100, 8).withFenced(true)))).isFalse();
+  }
+
+  @Test
   void servers_are_indexed_in_the_given_id_order_with_their_attributes() {
     ServerTable t = new ServerTable(List.of(
         Server.training("n01", A100, 8),
