@@ -67,12 +67,16 @@ public final class ClusterState {
           + tenants.guarantees());
     }
 
+    int largestServer = 0; // what a job that may use any type must fit
+    for (int g : largestByType.values()) {
+      largestServer = Math.max(largestServer, g);
+    }
     Map<String, Job> jobsMap = new HashMap<>(sortedJobs.size() * 2);
     for (Job j : sortedJobs) {
       if (jobsMap.put(j.id(), j) != null) {
         throw new IllegalArgumentException("job.id must be unique, '" + j.id() + "' appears twice");
       }
-      checkFits(j, largestByType);
+      checkFits(j, largestByType, largestServer);
     }
     this.jobsById = jobsMap;
 
@@ -174,12 +178,10 @@ public final class ClusterState {
     usedGpus(newAllocations);
   }
 
-  private static void checkFits(Job j, Map<String, Integer> largestByType) {
+  private static void checkFits(Job j, Map<String, Integer> largestByType, int largestServer) {
     int largest = 0;
     if (j.allowedGpuTypes().isEmpty()) {
-      for (int g : largestByType.values()) {
-        largest = Math.max(largest, g);
-      }
+      largest = largestServer;
     } else {
       for (String t : j.allowedGpuTypes()) {
         Integer g = largestByType.get(t);
