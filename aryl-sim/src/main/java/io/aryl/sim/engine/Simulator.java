@@ -284,16 +284,10 @@ public final class Simulator {
       next = Math.min(next, nextWindow);
       next = Math.min(next, earliestReturn());
 
-      advance(t, next);
+      List<SimJob> done = advance(t, next);
       t = next;
 
       // Completions.
-      List<SimJob> done = new ArrayList<>();
-      for (SimJob j : running.values()) {
-        if (j.remaining <= 1e-6 * Math.max(1, j.totalWork) || j.finishTime(t) <= t + 1e-9) {
-          done.add(j);
-        }
-      }
       for (SimJob j : done) {
         finish(j, t);
         if (j.measured) {
@@ -357,18 +351,22 @@ public final class Simulator {
 
   // --- time --------------------------------------------------------------------------------------------------------
 
-  private void advance(double from, double to) {
-    if (to <= from) {
-      return;
-    }
-    for (SimJob j : running.values()) {
-      j.spentGpuS += (j.gpusOnTraining + j.gpusOnLoaned) * (to - from);
-      double effective = to - Math.max(from, j.pausedUntil);
-      if (effective > 0) {
-        j.remaining = Math.max(0, j.remaining - j.rate * effective);
+  /** Runs the running jobs from {@code from} to {@code to}; returns those done by then, in start order. */
+  private List<SimJob> advance(double from, double to) {
+    List<SimJob> done = new ArrayList<>();
+    for (SimJob j : running.values()) { // one pass for both: the scan is per event
+      if (to > from) {
+        j.spentGpuS += (j.gpusOnTraining + j.gpusOnLoaned) * (to - from);
+        double effective = to - Math.max(from, j.pausedUntil);
+        if (effective > 0) {
+          j.remaining = Math.max(0, j.remaining - j.rate * effective);
+        }
+      }
+      if (j.remaining <= 1e-6 * Math.max(1, j.totalWork) || j.finishTime(to) <= to + 1e-9) {
+        done.add(j);
       }
     }
-    double w = Math.min(to, windowEnd) - Math.max(from, windowStart);
+    double w = Math.min(to, windowEnd) - Math.max(from, windowStart); // <= 0 unless time passes
     if (w > 0) {
       trainingBusyGpuS += trainingGpusBusy * w;
       loanedBusyGpuS += loanedGpusBusy * w;
@@ -380,6 +378,7 @@ public final class Simulator {
         shortfallServerS += Math.max(0, needed - available - fencedCount) * w;
       }
     }
+    return done;
   }
 
   private double rateAt(double t) {
