@@ -36,6 +36,9 @@ final class PlacedJob {
    * with when that is unchanged, as it is for most jobs in most rounds.
    */
   Allocation target(ServerTable table) {
+    if (running && !settled && extras.equals(flexibleNow)) {
+      return now; // the base was split off this allocation and stayed; the flexible workers stayed too
+    }
     TreeMap<Integer, Integer> workers = extras.isEmpty() ? base : baseAndExtras();
     if (sameAs(workers, now, table)) {
       return now;
