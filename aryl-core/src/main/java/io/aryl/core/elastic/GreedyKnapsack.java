@@ -24,17 +24,16 @@ public final class GreedyKnapsack {
     for (int i = 0; i < n; i++) {
       hullSteps(i, groups.get(i), capacity, steps);
     }
-    steps.sort((a, b) -> {
-      int c = Double.compare(b.efficiency, a.efficiency);
-      if (c != 0) {
-        return c;
-      }
-      c = Integer.compare(a.group, b.group);
-      return c != 0 ? c : Integer.compare(a.fromK, b.fromK);
-    });
     int left = capacity;
     boolean[] closed = new boolean[n];
-    for (Step s : steps) {
+    double[] efficiency = new double[steps.size()];
+    for (int i = 0; i < efficiency.length; i++) {
+      efficiency[i] = steps.get(i).efficiency;
+    }
+    // The steps come in group and hull order, so ordering them stably by value per GPU alone breaks ties by group,
+    // then along the group's hull.
+    for (int i : takeOrder(efficiency)) {
+      Step s = steps.get(i);
       if (closed[s.group] || choice[s.group] != s.fromK) {
         continue;
       }
@@ -64,6 +63,41 @@ public final class GreedyKnapsack {
       }
     }
     return choice;
+  }
+
+  /**
+   * Indexes by falling efficiency ({@link Double#compare}), equal ones in index order: a stable merge sort on
+   * primitives, without the boxing and comparator calls of sorting the steps themselves, as every round solves one.
+   */
+  static int[] takeOrder(double[] efficiency) {
+    int n = efficiency.length;
+    int[] order = new int[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    int[] merged = new int[n];
+    for (int width = 1; width < n; width *= 2) {
+      for (int lo = 0; lo < n; lo += 2 * width) {
+        int mid = Math.min(lo + width, n);
+        int hi = Math.min(lo + 2 * width, n);
+        int a = lo;
+        int b = mid;
+        int k = lo;
+        while (a < mid && b < hi) {
+          merged[k++] = Double.compare(efficiency[order[b]], efficiency[order[a]]) > 0 ? order[b++] : order[a++];
+        }
+        while (a < mid) {
+          merged[k++] = order[a++];
+        }
+        while (b < hi) {
+          merged[k++] = order[b++];
+        }
+      }
+      int[] t = order;
+      order = merged;
+      merged = t;
+    }
+    return order;
   }
 
   /** Steps along the upper convex hull of the group's items that fit the capacity, from item 0. */

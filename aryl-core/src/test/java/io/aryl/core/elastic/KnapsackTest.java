@@ -220,6 +220,27 @@ class KnapsackTest {
   }
 
   @Test
+  void greedy_take_order_is_falling_efficiency_with_ties_in_index_order() {
+    SplittableRandom rnd = new SplittableRandom(11);
+    for (int i = 0; i < 500; i++) {
+      double[] efficiency = new double[rnd.nextInt(0, 80)];
+      for (int k = 0; k < efficiency.length; k++) {
+        efficiency[k] = rnd.nextInt(0, 6) / 4.0; // few values: many ties
+      }
+      Integer[] expected = new Integer[efficiency.length];
+      for (int k = 0; k < expected.length; k++) {
+        expected[k] = k;
+      }
+      java.util.Arrays.sort(expected, (a, b) -> {
+        int c = Double.compare(efficiency[b], efficiency[a]);
+        return c != 0 ? c : Integer.compare(a, b);
+      });
+
+      assertThat(GreedyKnapsack.takeOrder(efficiency)).containsExactly(expected);
+    }
+  }
+
+  @Test
   void greedy_knapsack_stays_within_capacity_on_larger_instances() {
     // Too many combinations to enumerate; only feasibility is checked, across tight and loose capacities.
     SplittableRandom rnd = new SplittableRandom(7);
