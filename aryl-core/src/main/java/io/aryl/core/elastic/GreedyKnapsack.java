@@ -26,13 +26,7 @@ public final class GreedyKnapsack {
     }
     int left = capacity;
     boolean[] closed = new boolean[n];
-    double[] efficiency = new double[steps.size()];
-    for (int i = 0; i < efficiency.length; i++) {
-      efficiency[i] = steps.get(i).efficiency;
-    }
-    // The steps come in group and hull order, so ordering them stably by value per GPU alone breaks ties by group,
-    // then along the group's hull.
-    for (int i : takeOrder(efficiency)) {
+    for (int i : takeOrder(steps, capacity)) {
       Step s = steps.get(i);
       if (closed[s.group] || choice[s.group] != s.fromK) {
         continue;
@@ -63,6 +57,35 @@ public final class GreedyKnapsack {
       }
     }
     return choice;
+  }
+
+  /**
+   * The order the steps (made in group and hull order) are offered in: by falling value per GPU, ties by group and
+   * then along the group's hull, which a stable sort on value per GPU alone gives. When every step fits together
+   * and each group's steps already fall in value per GPU, every step is taken whatever the order, and they are
+   * offered as they are: the common round, whose spare GPUs let every elastic job grow as far as it gains.
+   */
+  private static int[] takeOrder(List<Step> steps, int capacity) {
+    int n = steps.size();
+    double[] efficiency = new double[n];
+    long weight = 0;
+    boolean falling = true; // along each group's hull
+    for (int i = 0; i < n; i++) {
+      Step s = steps.get(i);
+      efficiency[i] = s.efficiency;
+      weight += s.weight;
+      if (i > 0 && steps.get(i - 1).group == s.group && Double.compare(efficiency[i - 1], s.efficiency) < 0) {
+        falling = false;
+      }
+    }
+    if (falling && weight <= capacity) {
+      int[] asMade = new int[n];
+      for (int i = 0; i < n; i++) {
+        asMade[i] = i;
+      }
+      return asMade;
+    }
+    return takeOrder(efficiency);
   }
 
   /**

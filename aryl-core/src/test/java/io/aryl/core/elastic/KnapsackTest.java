@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.aryl.core.model.Job;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -216,6 +217,83 @@ class KnapsackTest {
       // Better than the optimum would mean an infeasible choice slipped through or brute force is wrong.
       assertThat(ElasticAllocator.value(in.groups(), choice))
           .isLessThanOrEqualTo(bruteForce(in.groups(), in.capacity()) + EPS);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("families")
+  void greedy_knapsack_chooses_as_taking_all_hull_steps_in_sorted_order(String name, Family family) {
+    SplittableRandom rnd = new SplittableRandom(name.hashCode() + 2L);
+    for (int i = 0; i < INSTANCES_PER_FAMILY; i++) {
+      Instance in = family.draw(rnd);
+      // Loose capacities too, where every step fits and the steps are taken as they are made.
+      int capacity = rnd.nextBoolean() ? in.capacity() : maxWeight(in.groups()) + rnd.nextInt(0, 4);
+
+      assertThat(GreedyKnapsack.solve(in.groups(), capacity))
+          .as("%s, capacity %d", in.groups(), capacity)
+          .containsExactly(SortedGreedy.solve(in.groups(), capacity));
+    }
+  }
+
+  /** The greedy as first written: every hull step of every group sorted, then taken while it fits. */
+  private static final class SortedGreedy {
+    record Step(int group, int fromK, int toK, int weight, double efficiency) {}
+
+    static int[] solve(List<KnapsackGroup> groups, int capacity) {
+      int[] choice = new int[groups.size()];
+      List<Step> steps = new ArrayList<>();
+      for (int i = 0; i < groups.size(); i++) {
+        KnapsackGroup g = groups.get(i);
+        List<Integer> hull = new ArrayList<>(List.of(0));
+        for (int k = 1; k <= Math.min(g.maxItem(), capacity / g.unitWeight()); k++) {
+          if (g.value(k) <= g.value(hull.get(hull.size() - 1))) {
+            continue;
+          }
+          while (hull.size() >= 2 && !turnsRight(g, hull.get(hull.size() - 2), hull.get(hull.size() - 1), k)) {
+            hull.remove(hull.size() - 1);
+          }
+          hull.add(k);
+        }
+        for (int h = 1; h < hull.size(); h++) {
+          int w = g.weight(hull.get(h)) - g.weight(hull.get(h - 1));
+          double gain = g.value(hull.get(h)) - g.value(hull.get(h - 1));
+          steps.add(new Step(i, hull.get(h - 1), hull.get(h), w, gain / w));
+        }
+      }
+      steps.sort(Comparator.comparingDouble((Step s) -> -s.efficiency()).thenComparingInt(Step::group)
+          .thenComparingInt(Step::fromK));
+      int left = capacity;
+      boolean[] closed = new boolean[choice.length];
+      for (Step s : steps) {
+        if (closed[s.group()] || choice[s.group()] != s.fromK()) {
+          continue;
+        }
+        if (s.weight() <= left) {
+          choice[s.group()] = s.toK();
+          left -= s.weight();
+        } else {
+          closed[s.group()] = true;
+        }
+      }
+      for (int i = 0; i < choice.length && left > 0; i++) {
+        KnapsackGroup g = groups.get(i);
+        int from = choice[i];
+        int bestK = from;
+        double bestGain = 0;
+        for (int k = from + 1; k <= g.maxItem() && g.weight(k) - g.weight(from) <= left; k++) {
+          if (g.value(k) - g.value(from) > bestGain) {
+            bestGain = g.value(k) - g.value(from);
+            bestK = k;
+          }
+        }
+        left -= g.weight(bestK) - g.weight(from);
+        choice[i] = bestK;
+      }
+      return choice;
+    }
+
+    static boolean turnsRight(KnapsackGroup g, int a, int b, int c) {
+      return (g.value(b) - g.value(a)) / (b - a) > (g.value(c) - g.value(b)) / (c - b);
     }
   }
 
