@@ -24,7 +24,9 @@ public final class ClusterState {
   private final List<Server> servers;
   private final List<Job> jobs;
   private final Map<String, Integer> serverIndex; // position in servers
-  private final Map<String, Job> jobsById;
+  // Made on first lookup: a round reads jobs in id order. Racy but safe: the unmodifiable wrapper's final field
+  // publishes the finished map.
+  private Map<String, Job> jobsById;
   private final Map<String, Allocation> allocations;
   private final int[] usedGpus; // by server position
   private final Tenants tenants;
@@ -71,14 +73,13 @@ public final class ClusterState {
     for (int g : largestByType.values()) {
       largestServer = Math.max(largestServer, g);
     }
-    Map<String, Job> jobsMap = new HashMap<>(sortedJobs.size() * 2);
-    for (Job j : sortedJobs) {
-      if (jobsMap.put(j.id(), j) != null) {
+    for (int i = 0; i < sortedJobs.size(); i++) {
+      Job j = sortedJobs.get(i);
+      if (i > 0 && sortedJobs.get(i - 1).id().equals(j.id())) {
         throw new IllegalArgumentException("job.id must be unique, '" + j.id() + "' appears twice");
       }
       checkFits(j, largestByType, largestServer);
     }
-    this.jobsById = jobsMap;
 
     this.usedGpus = usedGpus(allocations);
     this.allocations = sortedRunning(allocations);
@@ -91,7 +92,7 @@ public final class ClusterState {
     this.servers = base.servers;
     this.jobs = base.jobs;
     this.serverIndex = base.serverIndex;
-    this.jobsById = base.jobsById;
+    this.jobsById = base.jobsById; // null unless base has looked a job up
     this.usedGpus = usedGpus(allocations);
     this.allocations = sortedRunning(allocations);
   }
@@ -102,12 +103,15 @@ public final class ClusterState {
    */
   private int[] usedGpus(Map<String, Allocation> allocations) {
     int[] used = new int[servers.size()];
+    JobsInOrder inOrder = allocations instanceof SortedMap<String, Allocation> sorted && sorted.comparator() == null
+        ? new JobsInOrder()
+        : null;
     for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
       Allocation a = e.getValue();
       if (a.isEmpty()) {
         continue;
       }
-      Job j = jobsById.get(e.getKey());
+      Job j = inOrder != null ? inOrder.find(e.getKey()) : jobsById().get(e.getKey());
       if (j == null) {
         throw new IllegalArgumentException("allocation names unknown job '" + e.getKey() + "'");
       }
@@ -141,6 +145,31 @@ public final class ClusterState {
       }
     }
     return used;
+  }
+
+  /** Finds jobs by ids given in increasing order, walking the sorted jobs once instead of looking each one up. */
+  private final class JobsInOrder {
+    private int next;
+
+    Job find(String id) {
+      while (next < jobs.size() && jobs.get(next).id().compareTo(id) < 0) {
+        next++;
+      }
+      return next < jobs.size() && jobs.get(next).id().equals(id) ? jobs.get(next) : null;
+    }
+  }
+
+  private Map<String, Job> jobsById() {
+    Map<String, Job> byId = jobsById;
+    if (byId == null) {
+      Map<String, Job> map = new HashMap<>(jobs.size() * 2);
+      for (Job j : jobs) {
+        map.put(j.id(), j);
+      }
+      byId = Collections.unmodifiableMap(map);
+      jobsById = byId;
+    }
+    return byId;
   }
 
   /**
@@ -249,7 +278,7 @@ public final class ClusterState {
   }
 
   public Job job(String id) {
-    Job j = jobsById.get(id);
+    Job j = jobsById().get(id);
     if (j == null) {
       throw new IllegalArgumentException("unknown job '" + id + "'");
     }
@@ -257,7 +286,7 @@ public final class ClusterState {
   }
 
   public boolean hasJob(String id) {
-    return jobsById.containsKey(id);
+    return jobsById().containsKey(id);
   }
 
   /** Running jobs' allocations by job id (sorted); a queued job has none. */

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.entry;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,10 @@ class ClusterStateTest {
             List.of("job(picky).gpusPerWorker", "was 8", "4 GPUs")),
         Arguments.of("allocation for an unknown job",
             SERVERS, List.of(small), Map.of("ghost", Allocation.of("t1", 1)),
+            List.of("unknown job", "'ghost'")),
+        Arguments.of("allocation for an unknown job, allocations sorted by job id",
+            SERVERS, List.of(job("a", 1, 1, 1), small), new TreeMap<>(Map.of(
+                "a", Allocation.of("t1", 1), "ghost", Allocation.of("t1", 1), "small", Allocation.of("t2", 1))),
             List.of("unknown job", "'ghost'")),
         Arguments.of("workers on an unknown server",
             SERVERS, List.of(small), Map.of("small", Allocation.of("nowhere", 1)),
