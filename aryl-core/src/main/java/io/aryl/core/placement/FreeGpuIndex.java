@@ -41,6 +41,26 @@ public final class FreeGpuIndex {
     }
   }
 
+  private FreeGpuIndex(FreeGpuIndex other) {
+    this.table = other.table;
+    this.free = other.free.clone();
+    this.buckets = new BitSet[2][][];
+    for (int g = 0; g < 2; g++) {
+      buckets[g] = new BitSet[other.buckets[g].length][];
+      for (int t = 0; t < buckets[g].length; t++) {
+        buckets[g][t] = new BitSet[other.buckets[g][t].length];
+        for (int f = 0; f < buckets[g][t].length; f++) {
+          buckets[g][t][f] = (BitSet) other.buckets[g][t][f].clone();
+        }
+      }
+    }
+  }
+
+  /** An independent copy: cheaper than indexing the same free counts anew. */
+  public FreeGpuIndex copy() {
+    return new FreeGpuIndex(this);
+  }
+
   private BitSet bucket(int s, int f) {
     return buckets[table.loaned(s) ? LOANED : OWN][table.typeIndex(s)][f];
   }

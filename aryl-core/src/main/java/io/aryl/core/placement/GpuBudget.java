@@ -41,10 +41,16 @@ public final class GpuBudget {
     this.flexible = flexible.clone();
   }
 
+  private GpuBudget(GpuBudget other) {
+    this.table = other.table;
+    this.spare = other.spare.copy();
+    this.idle = other.idle.copy(); // idle is spare less flexible after every change, as the constructor makes it
+    this.flexible = other.flexible.clone();
+  }
+
   /** An independent copy, for trying placements without committing them. */
   public GpuBudget copy() {
-    int[] spareCounts = spare.freeCounts();
-    return new GpuBudget(table, spareCounts, flexible);
+    return new GpuBudget(this);
   }
 
   public ServerTable table() {

@@ -160,6 +160,19 @@ class FreeGpuIndexTest {
     assertThat(idx.freeCounts()).containsExactly(2, 6);
   }
 
+  @Test
+  void a_copy_finds_the_same_servers_and_changes_apart() {
+    FreeGpuIndex idx = index(FOUR.subList(0, 2), new int[] {2, 6});
+
+    FreeGpuIndex copy = idx.copy();
+    copy.set(0, 0);
+
+    assertThat(idx.bestFit(2, ONE_TYPE, WorkerRole.BASE)).isEqualTo(0);
+    assertThat(copy.bestFit(2, ONE_TYPE, WorkerRole.BASE)).isEqualTo(1);
+    assertThat(idx.freeCounts()).containsExactly(2, 6);
+    assertThat(copy.freeCounts()).containsExactly(0, 6);
+  }
+
   @ParameterizedTest(name = "free {0} on an 8-GPU server is refused")
   @CsvSource({"-1", "9"})
   void out_of_range_free_counts_are_refused_at_construction_naming_the_server(int bad) {
