@@ -173,21 +173,22 @@ public final class ClusterState {
   }
 
   /**
-   * The non-empty allocations, sorted by job id, unmodifiable. A map already sorted that way with none empty (as a caller keeping
+   * The non-empty allocations, sorted by job id, unmodifiable (a sorted map, so that checking them against the
+   * jobs walks both in order). A map already sorted that way with none empty (as a caller keeping
    * its running jobs in a {@link java.util.SortedMap} gives it) is copied in linear time, without comparing ids.
    */
   static Map<String, Allocation> sortedRunning(Map<String, Allocation> allocations) {
     if (allocations instanceof SortedMap<String, Allocation> sorted && sorted.comparator() == null
         && noneEmpty(sorted)) {
-      return Collections.unmodifiableMap(new TreeMap<>(sorted));
+      return Collections.unmodifiableSortedMap(new TreeMap<>(sorted));
     }
-    Map<String, Allocation> out = new TreeMap<>();
+    TreeMap<String, Allocation> out = new TreeMap<>();
     for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
       if (!e.getValue().isEmpty()) {
         out.put(e.getKey(), e.getValue());
       }
     }
-    return Collections.unmodifiableMap(out);
+    return Collections.unmodifiableSortedMap(out);
   }
 
   private static boolean noneEmpty(Map<String, Allocation> allocations) {
