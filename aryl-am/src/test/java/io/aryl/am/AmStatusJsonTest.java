@@ -34,11 +34,7 @@ class AmStatusJsonTest {
   @Test
   @DisplayName("a running generation: each worker with its host, state, generation and rank; the generation's hosts")
   void running() {
-    WorkerGroup g = new WorkerGroup(1, 2, 1000, 100, 3, 0, ATTEMPT.getAttemptId());
-    g.tick(0);
-    g.allocated("c1", "host1", 0);
-    g.tick(200);
-    g.launched("c1");
+    WorkerGroup g = runningOneWorker(2, 3);
 
     Map<String, Object> s = AmStatusJson.of(SPEC, ATTEMPT, g, CheckpointReport.NONE, ENV_LAUNCHER);
 
@@ -56,14 +52,20 @@ class AmStatusJsonTest {
   @Test
   @DisplayName("a failed job is FAILED")
   void failed() {
-    WorkerGroup g = new WorkerGroup(1, 1, 1000, 100, 0, 0, ATTEMPT.getAttemptId());
-    g.tick(0);
-    g.allocated("c1", "host1", 0);
-    g.tick(200);
-    g.launched("c1");
+    WorkerGroup g = runningOneWorker(1, 0);
     g.completed("c1", 3, "boom", 300);
 
     assertThat(AmStatusJson.of(SPEC, ATTEMPT, g, CheckpointReport.NONE, ENV_LAUNCHER)).containsEntry("state",
         "FAILED");
+  }
+
+  /** A group of 1..max workers whose first generation runs worker c1 on host1. */
+  private static WorkerGroup runningOneWorker(int max, int restarts) {
+    WorkerGroup g = new WorkerGroup(1, max, 1000, 100, restarts, 0, ATTEMPT.getAttemptId());
+    g.tick(0);
+    g.allocated("c1", "host1", 0);
+    g.tick(200);
+    g.launched("c1");
+    return g;
   }
 }
