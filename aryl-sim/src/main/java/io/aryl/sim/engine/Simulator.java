@@ -5,11 +5,8 @@ import io.aryl.core.loan.DemandForecast;
 import io.aryl.core.loan.LoanPolicy;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
-import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
-import io.aryl.core.model.Pool;
-import io.aryl.core.model.Server;
 import io.aryl.core.model.Tenants;
 import io.aryl.core.predict.NoisyPredictor;
 import io.aryl.core.reclaim.ReclaimCostModel;
@@ -21,7 +18,6 @@ import io.aryl.core.speedup.SpeedupModel;
 import io.aryl.sim.trace.InferenceCurve;
 import io.aryl.sim.trace.TraceJob;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -192,11 +188,7 @@ public final class Simulator {
 
   // --- the world -------------------------------------------------------------------------------------------------
 
-  private final List<String> serverIds = new ArrayList<>();
-  private final Map<String, Integer> serverIndex = new HashMap<>();
-  private boolean[] loaned;
-  private double[] returnDeadline; // NaN unless fenced
-  private List<Server> serverCache;
+  private SimFleet fleet;
 
   private final Map<String, SimJob> running = new LinkedHashMap<>();
   private final Map<String, SimJob> queued = new LinkedHashMap<>();
@@ -223,8 +215,6 @@ public final class Simulator {
   private double shortfallServerS;
   private int trainingGpusBusy;
   private int loanedGpusBusy;
-  private int loanedCount;
-  private int fencedCount;
   private final List<JobRecord> records = new ArrayList<>();
   private final List<Sample> samples = new ArrayList<>();
 
@@ -238,7 +228,7 @@ public final class Simulator {
     long wallStart = System.nanoTime();
     this.windowStart = windowStartS;
     this.windowEnd = windowEndS;
-    buildServers();
+    fleet = new SimFleet(cfg);
     List<SimJob> arrivals = new ArrayList<>();
     for (TraceJob t : jobs) {
       if (t.submitS() < windowEndS) {
@@ -282,7 +272,7 @@ public final class Simulator {
         next = Math.min(next, nextSample);
       }
       next = Math.min(next, nextWindow);
-      next = Math.min(next, earliestReturn());
+      next = Math.min(next, fleet.earliestReturn());
 
       List<SimJob> done = advance(t, next);
       t = next;
@@ -322,7 +312,7 @@ public final class Simulator {
       if (t >= nextSample && nextSample < windowEndS) {
         if (t >= windowStartS) {
           samples.add(new Sample(t - windowStartS, trainingGpusBusy, loanedGpusBusy, inferenceDemandGpus(t),
-              loanedCount, queued.size(), running.size()));
+              fleet.loanedCount(), queued.size(), running.size()));
         }
         nextSample = Math.max(nextSample + cfg.sampleIntervalS(), windowStartS);
       }
@@ -370,12 +360,12 @@ public final class Simulator {
     if (w > 0) {
       trainingBusyGpuS += trainingGpusBusy * w;
       loanedBusyGpuS += loanedGpusBusy * w;
-      loanedGpuS += (double) loanedCount * cfg.gpusPerServer() * w;
+      loanedGpuS += (double) fleet.loanedCount() * cfg.gpusPerServer() * w;
       inferenceBusyGpuS += inferenceDemandGpus(from) * w;
       if (loanPolicy != null) {
         int needed = loanPolicy.serversNeeded(rateAt(from));
-        int available = cfg.inferenceServers() - loanedCount;
-        shortfallServerS += Math.max(0, needed - available - fencedCount) * w;
+        int available = cfg.inferenceServers() - fleet.loanedCount();
+        shortfallServerS += Math.max(0, needed - available - fleet.fencedCount()) * w;
       }
     }
     return done;
@@ -394,59 +384,11 @@ public final class Simulator {
       return 0;
     }
     double capacity = loanPolicy.capacityPerServer();
-    double servers = Math.min(cfg.inferenceServers() - loanedCount, rateAt(t) / capacity);
+    double servers = Math.min(cfg.inferenceServers() - fleet.loanedCount(), rateAt(t) / capacity);
     return Math.max(0, servers) * cfg.gpusPerServer();
   }
 
   // --- servers and loans -------------------------------------------------------------------------------------------
-
-  private void buildServers() {
-    int n = cfg.trainingServers() + cfg.inferenceServers();
-    for (int i = 0; i < cfg.trainingServers(); i++) {
-      serverIds.add(String.format("t%05d", i));
-    }
-    for (int i = 0; i < cfg.inferenceServers(); i++) {
-      serverIds.add(String.format("i%05d", i));
-    }
-    for (int i = 0; i < n; i++) {
-      serverIndex.put(serverIds.get(i), i);
-    }
-    loaned = new boolean[n];
-    returnDeadline = new double[n];
-    Arrays.fill(returnDeadline, Double.NaN);
-  }
-
-  private boolean isInference(int s) {
-    return s >= cfg.trainingServers();
-  }
-
-  private List<Server> servers() {
-    if (serverCache == null) {
-      GpuType train = GpuType.of(TRAINING_TYPE, 1.0);
-      GpuType infer = GpuType.of(INFERENCE_TYPE, cfg.inferenceGpuSpeed());
-      List<Server> list = new ArrayList<>(serverIds.size());
-      for (int s = 0; s < serverIds.size(); s++) {
-        list.add(new Server(serverIds.get(s), isInference(s) ? infer : train,
-            isInference(s) ? cfg.gpusPerServer() : cfg.trainingServerGpus(s),
-            isInference(s) ? Pool.INFERENCE : Pool.TRAINING, loaned[s], !Double.isNaN(returnDeadline[s])));
-      }
-      list.sort(Comparator.comparing(Server::id)); // as the snapshot orders them
-      serverCache = list;
-    }
-    return serverCache;
-  }
-
-  private double earliestReturn() {
-    double min = Double.POSITIVE_INFINITY;
-    if (fencedCount > 0) {
-      for (double d : returnDeadline) {
-        if (d < min) {
-          min = d;
-        }
-      }
-    }
-    return min;
-  }
 
   /** Lends or asks back inference servers for the demand now. True if anything changed. */
   private boolean adjustLoans(double t) {
@@ -455,7 +397,7 @@ public final class Simulator {
     }
     double rate = rateAt(t);
     double lendRate = forecast == null ? rate : forecast.planningRate(this::rateAt, t);
-    int lent = loanedCount - fencedCount; // servers lent and not already on their way back
+    int lent = fleet.loanedCount() - fleet.fencedCount(); // servers lent and not already on their way back
     int back = loanPolicy.toReclaim(rate, cfg.inferenceServers(), lent);
     if (back > 0) {
       ReclaimPlan plan = reclaimer.plan(state(t), ReclaimRequest.any(back));
@@ -463,36 +405,23 @@ public final class Simulator {
         throw new IllegalStateException("reclaim of " + back + " servers infeasible: " + plan.infeasibleReason());
       }
       for (String id : plan.servers()) {
-        int s = serverIndex.get(id);
-        returnDeadline[s] = t + cfg.reclaimGraceS();
-        fencedCount++;
+        fleet.fence(id, t + cfg.reclaimGraceS());
       }
-      serverCache = null;
       return true;
     }
-    int lend = loanPolicy.lendable(lendRate, cfg.inferenceServers()) - loanedCount;
+    int lend = loanPolicy.lendable(lendRate, cfg.inferenceServers()) - fleet.loanedCount();
     if (lend <= 0) {
       return false;
     }
-    for (int s = serverIds.size() - 1; s >= cfg.trainingServers() && lend > 0; s--) {
-      if (!loaned[s]) {
-        loaned[s] = true;
-        loanedCount++;
-        lend--;
-      }
-    }
-    serverCache = null;
+    fleet.lend(lend);
     return true;
   }
 
   /** Takes back every fenced server whose grace is over: workers there are shrunk away or their jobs preempted. */
   private boolean returnServers(double t) {
-    boolean any = false;
-    for (int s = 0; s < returnDeadline.length; s++) {
-      if (!(returnDeadline[s] <= t)) {
-        continue;
-      }
-      String id = serverIds.get(s);
+    List<Integer> due = fleet.due(t);
+    for (int s : due) {
+      String id = fleet.id(s);
       for (SimJob j : new ArrayList<>(running.values())) {
         int w = j.allocation.workersOn(id);
         if (w == 0) {
@@ -507,16 +436,9 @@ public final class Simulator {
           countScaleIn(t);
         }
       }
-      returnDeadline[s] = Double.NaN;
-      loaned[s] = false;
-      loanedCount--;
-      fencedCount--;
-      any = true;
+      fleet.returnHome(s);
     }
-    if (any) {
-      serverCache = null;
-    }
-    return any;
+    return !due.isEmpty();
   }
 
   /** Stock YARN's choice: idle loaned servers first, then those whose newest job started latest. */
@@ -543,12 +465,12 @@ public final class Simulator {
     for (SimJob j : active.values()) {
       jobs.add(j.toCoreJob(t));
     }
-    return ClusterState.of(t, servers(), jobs, allocations, tenants == null ? Tenants.NONE : tenants);
+    return ClusterState.of(t, fleet.servers(), jobs, allocations, tenants == null ? Tenants.NONE : tenants);
   }
 
   private void round(double t) {
     boolean twoSpeeds = cfg.inferenceGpuSpeed() != 1; // a speed-aware round may move running jobs between speeds
-    if (queued.isEmpty() && running.values().stream().noneMatch(SimJob::elastic) && fencedCount == 0
+    if (queued.isEmpty() && running.values().stream().noneMatch(SimJob::elastic) && fleet.fencedCount() == 0
         && !(twoSpeeds && !running.isEmpty())) {
       return; // nothing to decide
     }
@@ -644,9 +566,9 @@ public final class Simulator {
     j.gpusOnLoaned = 0;
     double slowest = 1.0;
     for (int k = 0; k < a.serverCount(); k++) {
-      int s = serverIndex.get(a.serverAt(k));
+      int s = fleet.indexOf(a.serverAt(k));
       int gpus = a.workersAt(k) * j.shape.gpusPerWorker();
-      if (isInference(s)) {
+      if (fleet.isInference(s)) {
         j.gpusOnLoaned += gpus;
         slowest = Math.min(slowest, cfg.inferenceGpuSpeed());
       } else {
