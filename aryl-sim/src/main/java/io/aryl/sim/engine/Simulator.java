@@ -201,22 +201,9 @@ public final class Simulator {
 
   private double windowStart;
   private double windowEnd;
-  private double trainingBusyGpuS;
-  private double loanedBusyGpuS;
-  private double inferenceBusyGpuS;
-  private double loanedGpuS;
-  private double workGpuS;
-  /** Of each measured job that finished: its submission and the least GPU-seconds it could have needed. */
-  private final List<CapacityBound.Work> leastWork = new ArrayList<>();
-  private double spentGpuS;
-  private long preemptions;
-  private long scaleIns;
-  private double lostGpuS;
-  private double shortfallServerS;
+  private final RunTally tally = new RunTally();
   private int trainingGpusBusy;
   private int loanedGpusBusy;
-  private final List<JobRecord> records = new ArrayList<>();
-  private final List<Sample> samples = new ArrayList<>();
 
   /**
    * Runs the policy on {@code jobs}. Jobs submitted before {@code windowStartS} warm the cluster up and are not
@@ -311,7 +298,7 @@ public final class Simulator {
       }
       if (t >= nextSample && nextSample < windowEndS) {
         if (t >= windowStartS) {
-          samples.add(new Sample(t - windowStartS, trainingGpusBusy, loanedGpusBusy, inferenceDemandGpus(t),
+          tally.sample(new Sample(t - windowStartS, trainingGpusBusy, loanedGpusBusy, inferenceDemandGpus(t),
               fleet.loanedCount(), queued.size(), running.size()));
         }
         nextSample = Math.max(nextSample + cfg.sampleIntervalS(), windowStartS);
@@ -321,16 +308,8 @@ public final class Simulator {
       }
     }
     int unfinished = (int) byId.values().stream().filter(j -> j.measured && Double.isNaN(endOf(j))).count();
-    return new PolicyResult(policy.name(), List.copyOf(records), List.copyOf(samples), windowEndS - windowStartS,
-        cfg.trainingGpus(), cfg.inferenceGpus(), trainingBusyGpuS, loanedBusyGpuS, inferenceBusyGpuS, loanedGpuS,
-        workGpuS, preemptions, scaleIns, lostGpuS, shortfallServerS, unfinished,
-        (System.nanoTime() - wallStart) / 1e9, spentGpuS, capacityBoundS());
-  }
-
-  /** {@link CapacityBound} of the finished jobs on every GPU of both pools, each at most at reference speed. */
-  private double capacityBoundS() {
-    double capacity = cfg.trainingGpus() + cfg.inferenceGpus() * Math.min(1.0, cfg.inferenceGpuSpeed());
-    return capacity > 0 ? CapacityBound.meanSrptFlowS(leastWork, capacity) : 0;
+    return tally.result(policy.name(), cfg, windowEndS - windowStartS, unfinished,
+        (System.nanoTime() - wallStart) / 1e9);
   }
 
   private final Map<String, Double> ends = new HashMap<>();
@@ -358,15 +337,14 @@ public final class Simulator {
     }
     double w = Math.min(to, windowEnd) - Math.max(from, windowStart); // <= 0 unless time passes
     if (w > 0) {
-      trainingBusyGpuS += trainingGpusBusy * w;
-      loanedBusyGpuS += loanedGpusBusy * w;
-      loanedGpuS += (double) fleet.loanedCount() * cfg.gpusPerServer() * w;
-      inferenceBusyGpuS += inferenceDemandGpus(from) * w;
+      int shortfall = 0;
       if (loanPolicy != null) {
         int needed = loanPolicy.serversNeeded(rateAt(from));
         int available = cfg.inferenceServers() - fleet.loanedCount();
-        shortfallServerS += Math.max(0, needed - available - fleet.fencedCount()) * w;
+        shortfall = Math.max(0, needed - available - fleet.fencedCount());
       }
+      tally.elapsed(w, trainingGpusBusy, loanedGpusBusy, (double) fleet.loanedCount() * cfg.gpusPerServer(),
+          inferenceDemandGpus(from), shortfall);
     }
     return done;
   }
@@ -500,7 +478,7 @@ public final class Simulator {
 
   private void countScaleIn(double t) {
     if (inWindow(t)) {
-      scaleIns++;
+      tally.scaledIn();
     }
   }
 
@@ -527,8 +505,7 @@ public final class Simulator {
     double lost = j.sinceCheckpoint(t);
     j.remaining = Math.min(j.totalWork, j.remaining + j.rate * lost);
     if (inWindow(t)) {
-      lostGpuS += lost * j.workers * j.shape.gpusPerWorker();
-      preemptions++;
+      tally.preempted(lost * j.workers * j.shape.gpusPerWorker());
     }
     j.preemptedBefore = true;
     applyAllocation(j, Allocation.EMPTY);
@@ -542,12 +519,10 @@ public final class Simulator {
     active.remove(j.trace.id());
     ends.put(j.trace.id(), t);
     if (j.measured) {
-      records.add(new JobRecord(j.trace.id(), j.trace.submitS() - windowStart, j.firstStart - windowStart,
-          t - windowStart, j.trace.gpus(), j.elastic(), j.boundS()));
-      workGpuS += j.trace.durationS() * j.trace.gpus();
-      spentGpuS += j.spentGpuS;
-      leastWork.add(new CapacityBound.Work(j.trace.submitS() - windowStart,
-          j.totalWork * j.shape.minWorkers() * j.shape.gpusPerWorker()));
+      tally.finished(new JobRecord(j.trace.id(), j.trace.submitS() - windowStart, j.firstStart - windowStart,
+          t - windowStart, j.trace.gpus(), j.elastic(), j.boundS()), j.trace.durationS() * j.trace.gpus(),
+          j.spentGpuS, new CapacityBound.Work(j.trace.submitS() - windowStart,
+              j.totalWork * j.shape.minWorkers() * j.shape.gpusPerWorker()));
     }
   }
 
