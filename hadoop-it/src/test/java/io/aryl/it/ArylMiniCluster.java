@@ -289,6 +289,10 @@ public final class ArylMiniCluster implements AutoCloseable {
     if (!labels.isEmpty()) {
       c.replaceLabels(labels);
     }
+    if (c.scheduler() instanceof ArylScheduler a && a.arylEnabled()) {
+      // Until then Aryl refuses reclaims with 503 and changes nothing: a started cluster is one Aryl works on.
+      RmRecoveryScenarios.awaitRecovered(c);
+    }
     return c;
   }
 
