@@ -290,8 +290,10 @@ public final class ArylMiniCluster implements AutoCloseable {
       c.replaceLabels(labels);
     }
     if (c.scheduler() instanceof ArylScheduler a && a.arylEnabled()) {
-      // Until then Aryl refuses reclaims with 503 and changes nothing: a started cluster is one Aryl works on.
-      RmRecoveryScenarios.awaitRecovered(c);
+      // Until then Aryl refuses reclaims with 503 and changes nothing: a started cluster is one Aryl works on. Read
+      // in-process: the REST status may need credentials this cluster's callers bring themselves.
+      await("Aryl recovered", RmRecoveryScenarios.RECOVERED, () -> c.scheduler() instanceof ArylScheduler s
+          && s.arylStatus().get("recovery") instanceof Map<?, ?> r && Boolean.FALSE.equals(r.get("recovering")));
     }
     return c;
   }
