@@ -19,6 +19,7 @@ import io.aryl.yarn.state.DurableState;
 import io.aryl.yarn.state.Section;
 import io.aryl.yarn.state.StoreFencedException;
 import java.io.IOException;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -75,11 +76,9 @@ final class PlanningLoop implements AutoCloseable {
   });
 
   private volatile PlanBook book = PlanBook.EMPTY;
-  /** Rack of every node by scheduler node name, and node name by node id; refreshed when nodes join or leave. */
-  private volatile Map<String, String> racks = Map.of();
-  private volatile Map<NodeId, String> names = Map.of();
-  private volatile Map<String, NodeId> ids = Map.of();
-  /** The node membership ({@link RmReader#nodeMembership}) the maps above were built at; -1 before the first. */
+  /** The nodes by name; built again when nodes join or leave. */
+  private volatile NodeIndex nodeIndex = NodeIndex.EMPTY;
+  /** The node membership ({@link RmReader#nodeMembership}) the index was built at; -1 before the first. */
   private long indexedMembership = -1;
   private final AtomicBoolean roundRequested = new AtomicBoolean();
   /** Whether node heartbeats allocate (the Capacity Scheduler's synchronous mode). */
@@ -176,11 +175,11 @@ final class PlanningLoop implements AutoCloseable {
   }
 
   String rackOf(String nodeName) {
-    return racks.get(nodeName);
+    return nodeIndex.rackOf(nodeName);
   }
 
   String nodeNameOf(NodeId id) {
-    String n = names.get(id);
+    String n = nodeIndex.nameOf(id);
     if (n == null) {
       FiCaSchedulerNode node = scheduler.getNode(id);
       n = node == null ? null : node.getNodeName();
@@ -190,7 +189,7 @@ final class PlanningLoop implements AutoCloseable {
 
   /** The scheduler's node of this name, as of the last round; null if unknown or gone. */
   FiCaSchedulerNode nodeNamed(String nodeName) {
-    NodeId id = ids.get(nodeName);
+    NodeId id = nodeIndex.idOf(nodeName);
     return id == null ? null : scheduler.getNode(id);
   }
 
@@ -282,11 +281,11 @@ final class PlanningLoop implements AutoCloseable {
     demandPending.set(false);
     long t0 = System.nanoTime();
     long now = System.currentTimeMillis();
-    java.util.Collection<FiCaSchedulerNode> all = scheduler.getNodeTracker().getAllNodes();
+    Collection<FiCaSchedulerNode> all = scheduler.getNodeTracker().getAllNodes();
     List<NodeView> nodes = reader.nodes(all);
     nodes.forEach(n -> owners.observe(n.id(), n.label()));
     if (indexedMembership != reader.nodeMembership()) {
-      indexNodes(all);
+      nodeIndex = NodeIndex.of(all);
       indexedMembership = reader.nodeMembership();
     }
     try {
@@ -406,20 +405,6 @@ final class PlanningLoop implements AutoCloseable {
       }
     });
     return out;
-  }
-
-  private void indexNodes(java.util.Collection<FiCaSchedulerNode> all) {
-    Map<String, String> r = new HashMap<>();
-    Map<NodeId, String> n = new HashMap<>();
-    Map<String, NodeId> i = new HashMap<>();
-    for (FiCaSchedulerNode node : all) {
-      r.put(node.getNodeName(), node.getRackName());
-      n.put(node.getNodeID(), node.getNodeName());
-      i.put(node.getNodeName(), node.getNodeID());
-    }
-    racks = r;
-    names = n;
-    ids = i;
   }
 
   /** The round's snapshot: the elastic applications {@code views}, plain applications' pending GPU asks, teams. */

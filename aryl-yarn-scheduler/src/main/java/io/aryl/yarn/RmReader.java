@@ -6,6 +6,7 @@ import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.TenantShares;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -74,7 +75,7 @@ final class RmReader {
   }
 
   /** These nodes; a node's view is built again only once it changed (see {@link NodeViews}). */
-  List<NodeView> nodes(java.util.Collection<FiCaSchedulerNode> all) {
+  List<NodeView> nodes(Collection<FiCaSchedulerNode> all) {
     return views.of(all);
   }
 

@@ -185,13 +185,11 @@ class RestAccessIT {
     }
   }
 
-  /** Lends node 0 to training and waits until Aryl shows the loan and has recovered; the node's name. */
+  /** Lends node 0 to training and waits until Aryl shows the loan; the node's name. */
   private static String lendNodeZero(ArylMiniCluster cluster) throws Exception {
     String lent = cluster.nodeName(0);
     cluster.label(0, "training");
     cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
-    // A recovering Aryl answers every reclaim with 503 (its conf can be restarted); the answers here come after.
-    RmRecoveryScenarios.awaitRecovered(cluster);
     return lent;
   }
 
