@@ -63,6 +63,54 @@ public final class RoundPlanner {
     return config;
   }
 
+  /**
+   * Whether every round on a {@linkplain #saturated saturated} snapshot plans no change, so that a caller may skip
+   * such rounds. True whenever a re-scale pauses a job ({@link PolicyConfig#rescaleOverheadS()} {@code > 0}):
+   * <ul>
+   *   <li>phase 1 has no one to admit, and no starving job to reserve for or preempt for;
+   *   <li>with one training speed no job has another speed to move to;
+   *   <li>each elastic job's knapsack item for its present extras is worth its full predicted reduction and pays no
+   *       pause, while every other item is narrower (at most that reduction) and pays one: each group's best item is
+   *       unique and is the present one. The capacity holds every job's present extras, since they hold those GPUs
+   *       now, so the exact and the greedy knapsack both choose the present widths;
+   *   <li>placement then keeps each flexible worker where it runs (the GPUs it holds are spare to it alone), and the
+   *       target is the allocation the job started the round with.
+   * </ul>
+   */
+  public boolean changesNothingWhenSaturated() {
+    return config.rescaleOverheadS() > 0;
+  }
+
+  /**
+   * Whether the snapshot leaves a round nothing to decide if {@link #changesNothingWhenSaturated()}: no job queued,
+   * no server fenced, no tenants, every running job at its {@code maxWorkers}, and every server serving training at
+   * one training speed.
+   */
+  public static boolean saturated(ClusterState state) {
+    if (state.allocations().size() != state.jobs().size() || TenantQuota.active(state)) {
+      return false;
+    }
+    double speed = Double.NaN;
+    for (Server s : state.servers()) {
+      if (s.fenced()) {
+        return false;
+      }
+      if (s.servesTraining()) {
+        double v = s.gpuType().trainingSpeed();
+        if (!Double.isNaN(speed) && v != speed) {
+          return false;
+        }
+        speed = v;
+      }
+    }
+    for (Job j : state.jobs()) {
+      if (state.allocation(j.id()).totalWorkers() != j.maxWorkers()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   public Plan plan(ClusterState state) {
     ServerTable table = tableOf(state.servers());
     int n = table.size();

@@ -1,5 +1,6 @@
 package io.aryl.sim.engine;
 
+import io.aryl.core.RoundPlanner;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Plan;
 
@@ -10,4 +11,27 @@ import io.aryl.core.model.Plan;
 @FunctionalInterface
 public interface Planner {
   Plan plan(ClusterState state);
+
+  /**
+   * Whether a round on a saturated snapshot (see {@code RoundPlanner#saturated}) is certain to change nothing, so
+   * that the simulator may skip it. False unless the planner promises it.
+   */
+  default boolean changesNothingWhenSaturated() {
+    return false;
+  }
+
+  /** aryl-core's round as a planner, with its promise about saturated snapshots. */
+  static Planner of(RoundPlanner round) {
+    return new Planner() {
+      @Override
+      public Plan plan(ClusterState state) {
+        return round.plan(state);
+      }
+
+      @Override
+      public boolean changesNothingWhenSaturated() {
+        return round.changesNothingWhenSaturated();
+      }
+    };
+  }
 }

@@ -44,14 +44,14 @@ public record PolicySpec(
   }
 
   /** aryl-core's round, configured by the policy's switches. */
-  public static final PlannerFactory ARYL_CORE = (p, cfg) -> new RoundPlanner(coreConfig(p, cfg))::plan;
+  public static final PlannerFactory ARYL_CORE = (p, cfg) -> Planner.of(new RoundPlanner(coreConfig(p, cfg)));
 
   /**
    * aryl-core's round beyond the paper: speed-aware placement and moves, and spare GPUs to the jobs closest to
    * finishing.
    */
   public static final PlannerFactory ARYL_CORE_PLUS =
-      (p, cfg) -> new RoundPlanner(coreConfig(p, cfg).withArylPlus())::plan;
+      (p, cfg) -> Planner.of(new RoundPlanner(coreConfig(p, cfg).withArylPlus()));
 
   private static PolicyConfig coreConfig(PolicySpec p, SimConfig cfg) {
     return PolicyConfig.defaults()

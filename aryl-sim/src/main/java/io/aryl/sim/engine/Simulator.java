@@ -204,6 +204,8 @@ public final class Simulator {
   private final RunTally tally = new RunTally();
   private int trainingGpusBusy;
   private int loanedGpusBusy;
+  private int runningElastic; // running jobs that are elastic
+  private int runningBelowWidest; // running jobs with fewer workers than their maxWorkers
 
   /**
    * Runs the policy on {@code jobs}. Jobs submitted before {@code windowStartS} warm the cluster up and are not
@@ -448,9 +450,10 @@ public final class Simulator {
 
   private void round(double t) {
     boolean twoSpeeds = cfg.inferenceGpuSpeed() != 1; // a speed-aware round may move running jobs between speeds
-    if (queued.isEmpty() && running.values().stream().noneMatch(SimJob::elastic) && fleet.fencedCount() == 0
-        && !(twoSpeeds && !running.isEmpty())) {
-      return; // nothing to decide
+    if (queued.isEmpty() && fleet.fencedCount() == 0 && !(twoSpeeds && !running.isEmpty())
+        && (runningElastic == 0
+            || tenants == null && runningBelowWidest == 0 && planner.changesNothingWhenSaturated())) {
+      return; // nothing to decide: no job may start, and none may grow
     }
     ClusterState state = state(t);
     Plan plan = planner.plan(state);
@@ -530,6 +533,7 @@ public final class Simulator {
   private void applyAllocation(SimJob j, Allocation a) {
     trainingGpusBusy -= j.gpusOnTraining;
     loanedGpusBusy -= j.gpusOnLoaned;
+    countRunning(j, -1);
     j.allocation = a;
     if (a.isEmpty()) {
       allocations.remove(j.trace.id());
@@ -552,7 +556,16 @@ public final class Simulator {
     }
     trainingGpusBusy += j.gpusOnTraining;
     loanedGpusBusy += j.gpusOnLoaned;
+    countRunning(j, +1);
     // Synchronous data-parallel training runs at the pace of its slowest GPU.
     j.rate = j.workers == 0 ? 0 : throughput(j.workers) / throughput(j.shape.minWorkers()) * slowest;
+  }
+
+  /** Adds {@code sign} to the counts of running jobs {@code j} is in, by its workers now (none: not running). */
+  private void countRunning(SimJob j, int sign) {
+    if (j.workers > 0) {
+      runningElastic += j.elastic() ? sign : 0;
+      runningBelowWidest += j.workers < j.shape.maxWorkers() ? sign : 0;
+    }
   }
 }

@@ -1,0 +1,82 @@
+package io.aryl.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.aryl.core.model.Allocation;
+import io.aryl.core.model.ClusterState;
+import io.aryl.core.model.GpuType;
+import io.aryl.core.model.Job;
+import io.aryl.core.model.Server;
+import io.aryl.core.testing.SmallStates;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A saturated cluster (nothing queued, nothing fenced, every running job at its widest, one training speed) is left
+ * as it is: the promise that lets a caller skip such rounds.
+ */
+class SaturatedRoundTest {
+  private static final List<PolicyConfig> CONFIGS = List.of(
+      PolicyConfig.defaults(),
+      PolicyConfig.defaults().withArylPlus(),
+      PolicyConfig.defaults().withExactKnapsackOpsLimit(0)); // the greedy knapsack
+
+  @Property(tries = 500)
+  void aSaturatedClusterIsLeftAsItIs(@ForAll long seed) {
+    ClusterState state = saturate(SmallStates.random(seed));
+    assertThat(RoundPlanner.saturated(state)).isTrue();
+    for (PolicyConfig config : CONFIGS) {
+      RoundPlanner planner = new RoundPlanner(config);
+      assertThat(planner.changesNothingWhenSaturated()).isTrue();
+      assertThat(planner.plan(state).changes()).as("changes under %s on %s", config, state).isEmpty();
+    }
+  }
+
+  @Test
+  void withoutARescalePauseNothingIsPromised() {
+    assertThat(new RoundPlanner(PolicyConfig.defaults().withRescaleOverheadS(0)).changesNothingWhenSaturated())
+        .isFalse();
+  }
+
+  @Property(tries = 200)
+  void aQueuedJobAFencedServerOrANarrowJobIsNotSaturated(@ForAll long seed) {
+    ClusterState saturated = saturate(SmallStates.random(seed));
+    List<Job> withQueued = new ArrayList<>(saturated.jobs());
+    withQueued.add(Job.builder("queued").gpusPerWorker(1).workers(1, 1).remainingS(60).build());
+    assertThat(RoundPlanner.saturated(ClusterState.of(saturated.nowS(), saturated.servers(), withQueued,
+        saturated.allocations()))).as("with a queued job").isFalse();
+
+    List<Server> fenced = new ArrayList<>(saturated.servers());
+    fenced.replaceAll(s -> s.loaned() ? s.withFenced(true) : s);
+    if (!fenced.equals(saturated.servers())) {
+      assertThat(RoundPlanner.saturated(ClusterState.of(saturated.nowS(), fenced, saturated.jobs(),
+          saturated.allocations()))).as("with a fenced server").isFalse();
+    }
+
+    List<Job> wider = new ArrayList<>(saturated.jobs());
+    wider.replaceAll(j -> j.toBuilder().workers(j.minWorkers(), j.maxWorkers() + 1).build());
+    if (!wider.isEmpty()) {
+      assertThat(RoundPlanner.saturated(ClusterState.of(saturated.nowS(), saturated.servers(), wider,
+          saturated.allocations()))).as("with jobs below their widest").isFalse();
+    }
+  }
+
+  /** The running jobs of {@code state}, each at its widest, on its servers unfenced and all of one speed. */
+  private static ClusterState saturate(ClusterState state) {
+    List<Server> servers = new ArrayList<>();
+    for (Server s : state.servers()) {
+      GpuType oneSpeed = GpuType.of(s.gpuType().name());
+      servers.add(new Server(s.id(), oneSpeed, s.gpus(), s.pool(), s.loaned(), false));
+    }
+    List<Job> jobs = new ArrayList<>();
+    for (Map.Entry<String, Allocation> e : state.allocations().entrySet()) {
+      Job j = state.job(e.getKey());
+      jobs.add(j.toBuilder().workers(j.minWorkers(), e.getValue().totalWorkers()).build());
+    }
+    return ClusterState.of(state.nowS(), servers, jobs, state.allocations());
+  }
+}
