@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -108,43 +109,54 @@ public final class ClusterState {
         : null;
     for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
       Allocation a = e.getValue();
-      if (a.isEmpty()) {
-        continue;
-      }
-      Job j = inOrder != null ? inOrder.find(e.getKey()) : jobsById().get(e.getKey());
-      if (j == null) {
-        throw new IllegalArgumentException("allocation names unknown job '" + e.getKey() + "'");
-      }
-      if (a.totalWorkers() < j.minWorkers() || a.totalWorkers() > j.maxWorkers()) {
-        throw new IllegalArgumentException("job(" + j.id() + ") runs " + a.totalWorkers()
-            + " workers, outside its minWorkers..maxWorkers " + j.minWorkers() + ".." + j.maxWorkers());
-      }
-      for (int k = 0; k < a.serverCount(); k++) {
-        Integer i = serverIndex.get(a.serverAt(k));
-        if (i == null) {
-          throw new IllegalArgumentException(
-              "job(" + j.id() + ") has workers on unknown server '" + a.serverAt(k) + "'");
-        }
-        Server s = servers.get(i);
-        if (!s.servesTraining()) {
-          throw new IllegalArgumentException(
-              "job(" + j.id() + ") has workers on server(" + s.id() + "), which does not serve training");
-        }
-        if (!j.allows(s.gpuType())) {
-          throw new IllegalArgumentException("job(" + j.id() + ") has workers on server(" + s.id() + ") of GPU type "
-              + s.gpuType().name() + ", not in its allowedGpuTypes " + j.allowedGpuTypes());
-        }
-        used[i] += a.workersAt(k) * j.gpusPerWorker();
+      if (!a.isEmpty()) {
+        addChecked(inOrder != null ? inOrder.find(e.getKey()) : jobsById().get(e.getKey()), e.getKey(), a, used, 1);
       }
     }
     for (int i = 0; i < used.length; i++) {
-      Server s = servers.get(i);
-      if (used[i] > s.gpus()) {
-        throw new IllegalArgumentException(
-            "server(" + s.id() + ") is over-committed: " + used[i] + " GPUs used of " + s.gpus());
-      }
+      checkNotOverCommitted(i, used[i]);
     }
     return used;
+  }
+
+  /**
+   * Adds {@code sign} times the GPUs of job {@code id}'s allocation {@code a} to {@code used} by server position,
+   * first checking that the job ({@code j}, null if unknown) may run so: within min..max, on known servers that
+   * serve training and are of a type it allows.
+   */
+  private void addChecked(Job j, String id, Allocation a, int[] used, int sign) {
+    if (j == null) {
+      throw new IllegalArgumentException("allocation names unknown job '" + id + "'");
+    }
+    if (a.totalWorkers() < j.minWorkers() || a.totalWorkers() > j.maxWorkers()) {
+      throw new IllegalArgumentException("job(" + j.id() + ") runs " + a.totalWorkers()
+          + " workers, outside its minWorkers..maxWorkers " + j.minWorkers() + ".." + j.maxWorkers());
+    }
+    for (int k = 0; k < a.serverCount(); k++) {
+      Integer i = serverIndex.get(a.serverAt(k));
+      if (i == null) {
+        throw new IllegalArgumentException(
+            "job(" + j.id() + ") has workers on unknown server '" + a.serverAt(k) + "'");
+      }
+      Server s = servers.get(i);
+      if (!s.servesTraining()) {
+        throw new IllegalArgumentException(
+            "job(" + j.id() + ") has workers on server(" + s.id() + "), which does not serve training");
+      }
+      if (!j.allows(s.gpuType())) {
+        throw new IllegalArgumentException("job(" + j.id() + ") has workers on server(" + s.id() + ") of GPU type "
+            + s.gpuType().name() + ", not in its allowedGpuTypes " + j.allowedGpuTypes());
+      }
+      used[i] += sign * a.workersAt(k) * j.gpusPerWorker();
+    }
+  }
+
+  private void checkNotOverCommitted(int i, int used) {
+    Server s = servers.get(i);
+    if (used > s.gpus()) {
+      throw new IllegalArgumentException(
+          "server(" + s.id() + ") is over-committed: " + used + " GPUs used of " + s.gpus());
+    }
   }
 
   /** Finds jobs by ids given in increasing order, walking the sorted jobs once instead of looking each one up. */
@@ -177,7 +189,7 @@ public final class ClusterState {
    * jobs walks both in order). A map already sorted that way with none empty (as a caller keeping
    * its running jobs in a {@link java.util.SortedMap} gives it) is copied in linear time, without comparing ids.
    */
-  static Map<String, Allocation> sortedRunning(Map<String, Allocation> allocations) {
+  static SortedMap<String, Allocation> sortedRunning(Map<String, Allocation> allocations) {
     if (allocations instanceof SortedMap<String, Allocation> sorted && sorted.comparator() == null
         && noneEmpty(sorted)) {
       return Collections.unmodifiableSortedMap(new TreeMap<>(sorted));
@@ -201,11 +213,59 @@ public final class ClusterState {
   }
 
   /**
-   * Checks {@code newAllocations} as {@link #withAllocations} does, without building the snapshot: for a caller that
-   * only needs to know they are valid.
+   * Checks {@code newAllocations} (non-empty, sorted by job id) as {@link #withAllocations} does, without building the
+   * snapshot: for a caller that only needs to know they are valid. Only the allocations that differ from this
+   * snapshot's are looked at, and only the servers they change: the rest were checked when this snapshot was made.
    */
-  void checkAllocations(Map<String, Allocation> newAllocations) {
-    usedGpus(newAllocations);
+  void checkAllocations(SortedMap<String, Allocation> newAllocations) {
+    int[] used = usedGpus.clone();
+    boolean[] touched = new boolean[used.length];
+    Iterator<Map.Entry<String, Allocation>> before = allocations.entrySet().iterator();
+    Map.Entry<String, Allocation> was = before.hasNext() ? before.next() : null;
+    JobsInOrder inOrder = new JobsInOrder(); // the ids below come in increasing order
+    for (Map.Entry<String, Allocation> e : newAllocations.entrySet()) {
+      while (was != null && was.getKey().compareTo(e.getKey()) < 0) {
+        release(inOrder.find(was.getKey()), was.getValue(), used, touched);
+        was = before.hasNext() ? before.next() : null;
+      }
+      Allocation now = Allocation.EMPTY;
+      if (was != null && was.getKey().equals(e.getKey())) {
+        now = was.getValue();
+        was = before.hasNext() ? before.next() : null;
+      }
+      if (e.getValue().equals(now)) {
+        continue;
+      }
+      Job j = inOrder.find(e.getKey());
+      if (!now.isEmpty()) {
+        release(j, now, used, touched);
+      }
+      addChecked(j, e.getKey(), e.getValue(), used, 1);
+      markServers(e.getValue(), touched);
+    }
+    for (; was != null; was = before.hasNext() ? before.next() : null) {
+      release(inOrder.find(was.getKey()), was.getValue(), used, touched);
+    }
+    for (int i = 0; i < used.length; i++) {
+      if (touched[i]) {
+        checkNotOverCommitted(i, used[i]);
+      }
+    }
+  }
+
+  /** Takes the GPUs of running job {@code j}'s allocation {@code a} (checked with this snapshot) off {@code used}. */
+  private void release(Job j, Allocation a, int[] used, boolean[] touched) {
+    for (int k = 0; k < a.serverCount(); k++) {
+      int i = serverIndex.get(a.serverAt(k));
+      used[i] -= a.workersAt(k) * j.gpusPerWorker();
+      touched[i] = true;
+    }
+  }
+
+  private void markServers(Allocation a, boolean[] touched) {
+    for (int k = 0; k < a.serverCount(); k++) {
+      touched[serverIndex.get(a.serverAt(k))] = true;
+    }
   }
 
   private static void checkFits(Job j, Map<String, Integer> largestByType, int largestServer) {

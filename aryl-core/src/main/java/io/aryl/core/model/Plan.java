@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -42,7 +43,7 @@ public final class Plan {
    * anything else is refused, as {@link ClusterState} refuses it.
    */
   public static Plan between(ClusterState before, Map<String, Allocation> targets) {
-    Map<String, Allocation> t = ClusterState.sortedRunning(targets);
+    SortedMap<String, Allocation> t = ClusterState.sortedRunning(targets);
     before.checkAllocations(t);
     // Both are sorted by job id: walk them side by side rather than look every target up.
     TreeMap<String, Change> changes = new TreeMap<>();

@@ -116,6 +116,50 @@ class PlanTest {
         .withMessageContaining("'ghost'");
   }
 
+  /** Jobs "a", "b" and "c" (1..8 workers of 2 GPUs) on two 8-GPU servers: a and b run 2 each on s1, c is queued. */
+  private static ClusterState twoRunningOneQueued() {
+    return ClusterState.of(0,
+        List.of(Server.training("s1", A100, 8), Server.inference("s2", A100, 8)),
+        List.of(job("a"), job("b"), job("c")),
+        Map.of("a", Allocation.of("s1", 2), "b", Allocation.of("s1", 2)));
+  }
+
+  private static Job job(String id) {
+    return Job.builder(id).gpusPerWorker(2).workers(1, 8).remainingS(100).build();
+  }
+
+  @ParameterizedTest(name = "refuses {0}")
+  @MethodSource
+  void refuses_targets_that_are_no_valid_state_naming_what_is_wrong(String scenario, Map<String, Allocation> targets,
+      String message) {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Plan.between(twoRunningOneQueued(), targets))
+        .withMessageContaining(message);
+  }
+
+  static Stream<Arguments> refuses_targets_that_are_no_valid_state_naming_what_is_wrong() {
+    Allocation unchanged = Allocation.of("s1", 2);
+    return Stream.of(
+        Arguments.of("a started job on a full server", Map.of("a", unchanged, "b", unchanged,
+            "c", Allocation.of("s1", 1)), "server(s1) is over-committed: 10 GPUs used of 8"),
+        Arguments.of("a grown job on a full server", Map.of("a", Allocation.of("s1", 3), "b", unchanged),
+            "server(s1) is over-committed: 10 GPUs used of 8"),
+        Arguments.of("workers on a server that does not serve training", Map.of("a", unchanged, "b", unchanged,
+            "c", Allocation.of("s2", 1)), "server(s2), which does not serve training"),
+        Arguments.of("workers on an unknown server", Map.of("a", Allocation.of("s9", 1)), "unknown server 's9'"),
+        Arguments.of("more workers than the job's maximum", Map.of("c", Allocation.of("s1", 9)),
+            "runs 9 workers, outside its minWorkers..maxWorkers 1..8"));
+  }
+
+  @Test
+  void a_preempted_or_shrunk_job_leaves_room_for_another_in_the_same_plan() {
+    Plan plan = Plan.between(twoRunningOneQueued(),
+        Map.of("b", Allocation.of("s1", 1), "c", Allocation.of("s1", 3)));
+
+    assertThat(plan.changes()).containsExactly(
+        Map.entry("a", Change.PREEMPT), Map.entry("b", Change.SHRINK), Map.entry("c", Change.START));
+  }
+
   @Test
   void equal_plans_are_equal() {
     ClusterState before = with(on(1, 0));
