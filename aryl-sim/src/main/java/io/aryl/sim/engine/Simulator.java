@@ -117,73 +117,8 @@ public final class Simulator {
     };
   }
 
-  /** A simulated job: its fixed shape and its changing state. */
-  private final class SimJob {
-    final TraceJob trace;
-    final JobShape shape;
-    final boolean measured;
-    final double totalWork; // base-seconds at min workers, reference speed
-    final double predictionFactor; // fixed per job: the predictor's error does not change between rounds
-    double remaining;
-    double firstStart = Double.NaN;
-    double lastStart;
-    double pausedUntil;
-    double runStart; // when the current run last checkpointed or started: preemption loses progress since
-    boolean preemptedBefore;
-    Allocation allocation = Allocation.EMPTY;
-    int workers;
-    int gpusOnTraining;
-    int gpusOnLoaned;
-    double rate; // base-seconds per second
-    double spentGpuS; // GPU-seconds held while running
-
-    SimJob(TraceJob t, boolean measured) {
-      this.trace = t;
-      this.measured = measured;
-      boolean elastic = policy.elastic() && JobShape.isElastic(t.id(), elasticFraction, seed);
-      this.shape = elastic ? JobShape.elastic(t.gpus(), cfg.gpusPerServer())
-          : JobShape.inelastic(t.gpus(), cfg.gpusPerServer());
-      this.totalWork = t.durationS() * throughput(shape.requestedWorkers()) / throughput(shape.minWorkers());
-      this.remaining = totalWork;
-      this.predictionFactor = 1 + predictor.relativeError(t.id());
-    }
-
-    boolean elastic() {
-      return shape.maxWorkers() > shape.minWorkers();
-    }
-
-    double sinceCheckpoint(double t) {
-      return t <= runStart ? 0 : (t - runStart) % cfg.checkpointIntervalS();
-    }
-
-    double finishTime(double t) {
-      return Math.max(t, pausedUntil) + remaining / rate;
-    }
-
-    Job toCoreJob(double t) {
-      double predicted = remaining * predictionFactor;
-      return Job.builder(trace.id())
-          .kind(trace.model())
-          .tenant(tenants == null ? "" : trace.tenant())
-          .submitTimeS(trace.submitS())
-          .gpusPerWorker(shape.gpusPerWorker())
-          .workers(shape.minWorkers(), shape.maxWorkers())
-          .remainingS(remaining)
-          .predictedRemainingS(predicted)
-          .attainedS(totalWork - remaining)
-          .sinceCheckpointS(sinceCheckpoint(t))
-          .speedup(speedup)
-          .build();
-    }
-
-    double boundS() {
-      double widest = elastic() ? shape.maxWorkers() : shape.requestedWorkers();
-      return trace.durationS() * throughput(shape.requestedWorkers()) / throughput(widest);
-    }
-  }
-
   private double throughput(double workers) {
-    return Math.pow(workers, cfg.speedupExponent());
+    return SimJob.throughput(workers, cfg.speedupExponent());
   }
 
   // --- the world -------------------------------------------------------------------------------------------------
@@ -221,7 +156,10 @@ public final class Simulator {
     List<SimJob> arrivals = new ArrayList<>();
     for (TraceJob t : jobs) {
       if (t.submitS() < windowEndS) {
-        SimJob j = new SimJob(t, t.submitS() >= windowStartS);
+        boolean elastic = policy.elastic() && JobShape.isElastic(t.id(), elasticFraction, seed);
+        SimJob j = new SimJob(t, t.submitS() >= windowStartS,
+            elastic ? JobShape.elastic(t.gpus(), cfg.gpusPerServer()) : JobShape.inelastic(t.gpus(), cfg.gpusPerServer()),
+            1 + predictor.relativeError(t.id()), cfg);
         arrivals.add(j);
         byId.put(t.id(), j);
       }
@@ -443,7 +381,7 @@ public final class Simulator {
   private ClusterState state(double t) {
     List<Job> jobs = new ArrayList<>(active.size());
     for (SimJob j : active.values()) {
-      jobs.add(j.toCoreJob(t));
+      jobs.add(j.toCoreJob(t, tenants != null, speedup));
     }
     return ClusterState.of(t, fleet.servers(), jobs, allocations, tenants == null ? Tenants.NONE : tenants);
   }
