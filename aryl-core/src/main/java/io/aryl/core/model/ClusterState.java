@@ -110,7 +110,7 @@ public final class ClusterState {
     for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
       Allocation a = e.getValue();
       if (!a.isEmpty()) {
-        addChecked(inOrder != null ? inOrder.find(e.getKey()) : jobsById().get(e.getKey()), e.getKey(), a, used, 1);
+        addChecked(inOrder != null ? inOrder.find(e.getKey()) : jobsById().get(e.getKey()), e.getKey(), a, used, null);
       }
     }
     for (int i = 0; i < used.length; i++) {
@@ -120,11 +120,11 @@ public final class ClusterState {
   }
 
   /**
-   * Adds {@code sign} times the GPUs of job {@code id}'s allocation {@code a} to {@code used} by server position,
-   * first checking that the job ({@code j}, null if unknown) may run so: within min..max, on known servers that
-   * serve training and are of a type it allows.
+   * Adds the GPUs of job {@code id}'s allocation {@code a} to {@code used} by server position (and marks those
+   * servers in {@code touched}, unless null), first checking that the job ({@code j}, null if unknown) may run so:
+   * within min..max, on known servers that serve training and are of a type it allows.
    */
-  private void addChecked(Job j, String id, Allocation a, int[] used, int sign) {
+  private void addChecked(Job j, String id, Allocation a, int[] used, boolean[] touched) {
     if (j == null) {
       throw new IllegalArgumentException("allocation names unknown job '" + id + "'");
     }
@@ -147,7 +147,10 @@ public final class ClusterState {
         throw new IllegalArgumentException("job(" + j.id() + ") has workers on server(" + s.id() + ") of GPU type "
             + s.gpuType().name() + ", not in its allowedGpuTypes " + j.allowedGpuTypes());
       }
-      used[i] += sign * a.workersAt(k) * j.gpusPerWorker();
+      used[i] += a.workersAt(k) * j.gpusPerWorker();
+      if (touched != null) {
+        touched[i] = true;
+      }
     }
   }
 
@@ -219,13 +222,13 @@ public final class ClusterState {
    */
   void checkAllocations(SortedMap<String, Allocation> newAllocations) {
     int[] used = usedGpus.clone();
-    boolean[] touched = new boolean[used.length];
+    boolean[] touched = new boolean[used.length]; // servers given GPUs: only they can be over-committed now
     Iterator<Map.Entry<String, Allocation>> before = allocations.entrySet().iterator();
     Map.Entry<String, Allocation> was = before.hasNext() ? before.next() : null;
     JobsInOrder inOrder = new JobsInOrder(); // the ids below come in increasing order
     for (Map.Entry<String, Allocation> e : newAllocations.entrySet()) {
       while (was != null && was.getKey().compareTo(e.getKey()) < 0) {
-        release(inOrder.find(was.getKey()), was.getValue(), used, touched);
+        release(inOrder.find(was.getKey()), was.getValue(), used);
         was = before.hasNext() ? before.next() : null;
       }
       Allocation now = Allocation.EMPTY;
@@ -238,13 +241,12 @@ public final class ClusterState {
       }
       Job j = inOrder.find(e.getKey());
       if (!now.isEmpty()) {
-        release(j, now, used, touched);
+        release(j, now, used);
       }
-      addChecked(j, e.getKey(), e.getValue(), used, 1);
-      markServers(e.getValue(), touched);
+      addChecked(j, e.getKey(), e.getValue(), used, touched);
     }
     for (; was != null; was = before.hasNext() ? before.next() : null) {
-      release(inOrder.find(was.getKey()), was.getValue(), used, touched);
+      release(inOrder.find(was.getKey()), was.getValue(), used);
     }
     for (int i = 0; i < used.length; i++) {
       if (touched[i]) {
@@ -254,17 +256,9 @@ public final class ClusterState {
   }
 
   /** Takes the GPUs of running job {@code j}'s allocation {@code a} (checked with this snapshot) off {@code used}. */
-  private void release(Job j, Allocation a, int[] used, boolean[] touched) {
+  private void release(Job j, Allocation a, int[] used) {
     for (int k = 0; k < a.serverCount(); k++) {
-      int i = serverIndex.get(a.serverAt(k));
-      used[i] -= a.workersAt(k) * j.gpusPerWorker();
-      touched[i] = true;
-    }
-  }
-
-  private void markServers(Allocation a, boolean[] touched) {
-    for (int k = 0; k < a.serverCount(); k++) {
-      touched[serverIndex.get(a.serverAt(k))] = true;
+      used[serverIndex.get(a.serverAt(k))] -= a.workersAt(k) * j.gpusPerWorker();
     }
   }
 
