@@ -5,6 +5,7 @@ import io.aryl.core.elastic.ElasticAllocator;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
+import io.aryl.core.model.JobAllocations;
 import io.aryl.core.model.Plan;
 import io.aryl.core.model.Pool;
 import io.aryl.core.model.Server;
@@ -18,10 +19,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * One scheduling round of the Aryl policy: a {@link ClusterState} in, a {@link Plan} out. Pure: the same state
@@ -123,15 +122,14 @@ public final class RoundPlanner {
     List<PlacedJob> placed = new ArrayList<>();
     List<Job> queued = new ArrayList<>();
     // Jobs and allocations are both sorted by job id, and every allocation is of a job: walk them side by side.
-    Iterator<Map.Entry<String, Allocation>> allocations = state.allocations().entrySet().iterator();
-    Map.Entry<String, Allocation> nextRunning = allocations.hasNext() ? allocations.next() : null;
+    JobAllocations allocations = state.allocations();
+    int nextRunning = 0;
     for (Job job : state.jobs()) {
-      if (nextRunning == null || !nextRunning.getKey().equals(job.id())) {
+      if (nextRunning == allocations.size() || !allocations.jobAt(nextRunning).equals(job.id())) {
         queued.add(job);
         continue;
       }
-      Allocation a = nextRunning.getValue();
-      nextRunning = allocations.hasNext() ? allocations.next() : null;
+      Allocation a = allocations.allocationAt(nextRunning++);
       PlacedJob p = splitBaseAndFlexible(job, a, table);
       p.base.forEach((s, w) -> spare[s] -= w * job.gpusPerWorker());
       p.flexibleNow.forEach((s, w) -> flexible[s] += w * job.gpusPerWorker());
@@ -173,11 +171,11 @@ public final class RoundPlanner {
       phase2.grow(placed, budget, table, tenants == null ? null : idleQuota(state, placed, table));
     }
 
-    Map<String, Allocation> targets = new TreeMap<>();
+    JobAllocations.Builder targets = new JobAllocations.Builder(placed.size());
     for (PlacedJob p : placed) {
       targets.put(p.job.id(), p.target(table));
     }
-    return Plan.between(state, targets);
+    return Plan.between(state, targets.build());
   }
 
   private ServerTable tableOf(List<Server> servers) {

@@ -4,10 +4,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -22,68 +20,88 @@ import java.util.TreeSet;
  */
 public final class ClusterState {
   private final double nowS;
-  private final List<Server> servers;
+  private final ServerSet servers;
   private final List<Job> jobs;
-  private final Map<String, Integer> serverIndex; // position in servers
   // Made on first lookup: a round reads jobs in id order. Racy but safe: the unmodifiable wrapper's final field
   // publishes the finished map.
   private Map<String, Job> jobsById;
-  private final Map<String, Allocation> allocations;
+  private final JobAllocations allocations;
   private final int[] usedGpus; // by server position
   private final Tenants tenants;
 
+  /** Everything checked and derived of the servers alone: shared by successive snapshots of the same servers. */
+  private static final class ServerSet {
+    final List<Server> list; // sorted by id; immutable, so that a ServerTable made of it keeps this very list
+    final List<Server> given; // as the caller gave them: the same as list unless they came in another order
+    final Map<String, Integer> index; // position in list
+    final Map<String, Integer> largestByType;
+    final int largestServer; // what a job that may use any type must fit
+    final int ownGpus; // of the training pool's own servers
+
+    ServerSet(List<Server> servers) {
+      List<Server> sorted = new ArrayList<>(servers);
+      boolean inOrder = sortedById(sorted);
+      if (!inOrder) {
+        sorted.sort(Comparator.comparing(Server::id));
+      }
+      this.list = List.copyOf(sorted);
+      this.given = inOrder ? list : List.copyOf(servers);
+      Map<String, Integer> byId = new HashMap<>(sorted.size() * 2);
+      Map<String, Integer> largest = new HashMap<>();
+      Map<String, GpuType> typesByName = new HashMap<>();
+      int own = 0;
+      for (Server s : sorted) {
+        if (byId.put(s.id(), byId.size()) != null) {
+          throw new IllegalArgumentException("server.id must be unique, '" + s.id() + "' appears twice");
+        }
+        GpuType known = typesByName.putIfAbsent(s.gpuType().name(), s.gpuType());
+        if (known != null && !known.equals(s.gpuType())) {
+          throw new IllegalArgumentException("server(" + s.id() + ").gpuType " + s.gpuType().name()
+              + " has trainingSpeed " + s.gpuType().trainingSpeed() + " but other servers give it "
+              + known.trainingSpeed());
+        }
+        largest.merge(s.gpuType().name(), s.gpus(), Math::max);
+        own += s.pool() == Pool.TRAINING ? s.gpus() : 0;
+      }
+      this.index = byId;
+      this.largestByType = largest;
+      int max = 0;
+      for (int g : largest.values()) {
+        max = Math.max(max, g);
+      }
+      this.largestServer = max;
+      this.ownGpus = own;
+    }
+
+    private static boolean sortedById(List<Server> servers) {
+      for (int i = 1; i < servers.size(); i++) {
+        if (servers.get(i - 1).id().compareTo(servers.get(i).id()) > 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** This set again if {@code others} are the same servers in the same order as before, else a new one. */
+    ServerSet reusedFor(List<Server> others) {
+      return others == list || others.equals(given) ? this : new ServerSet(others);
+    }
+  }
+
   private ClusterState(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations,
       Tenants tenants) {
+    this(Checks.nonNegative("nowS", nowS), Checks.notNull("tenants", tenants),
+        new ServerSet(Checks.notNull("servers", servers)), jobs, allocations);
+  }
+
+  private ClusterState(double nowS, Tenants tenants, ServerSet servers, List<Job> jobs,
+      Map<String, Allocation> allocations) {
     this.nowS = Checks.nonNegative("nowS", nowS);
     this.tenants = Checks.notNull("tenants", tenants);
-    List<Server> sortedServers = new ArrayList<>(servers);
-    sortedServers.sort(Comparator.comparing(Server::id));
-    List<Job> sortedJobs = new ArrayList<>(jobs);
-    sortedJobs.sort(Comparator.comparing(Job::id));
-    this.servers = Collections.unmodifiableList(sortedServers);
-    this.jobs = Collections.unmodifiableList(sortedJobs);
-
-    Map<String, Integer> byId = new HashMap<>(sortedServers.size() * 2);
-    Map<String, Integer> largestByType = new HashMap<>();
-    Map<String, GpuType> typesByName = new HashMap<>();
-    for (Server s : sortedServers) {
-      if (byId.put(s.id(), byId.size()) != null) {
-        throw new IllegalArgumentException("server.id must be unique, '" + s.id() + "' appears twice");
-      }
-      GpuType known = typesByName.putIfAbsent(s.gpuType().name(), s.gpuType());
-      if (known != null && !known.equals(s.gpuType())) {
-        throw new IllegalArgumentException("server(" + s.id() + ").gpuType " + s.gpuType().name()
-            + " has trainingSpeed " + s.gpuType().trainingSpeed() + " but other servers give it " + known.trainingSpeed());
-      }
-      largestByType.merge(s.gpuType().name(), s.gpus(), Math::max);
-    }
-    this.serverIndex = byId;
-    int ownGpus = 0;
-    for (Server s : sortedServers) {
-      if (s.pool() == Pool.TRAINING) {
-        ownGpus += s.gpus();
-      }
-    }
-    if (tenants.totalGuaranteedGpus() > ownGpus) {
-      throw new IllegalArgumentException("tenants' guaranteedGpus must sum to at most the " + ownGpus
-          + " GPUs of the training pool's own servers, was " + tenants.totalGuaranteedGpus() + " "
-          + tenants.guarantees());
-    }
-
-    int largestServer = 0; // what a job that may use any type must fit
-    for (int g : largestByType.values()) {
-      largestServer = Math.max(largestServer, g);
-    }
-    for (int i = 0; i < sortedJobs.size(); i++) {
-      Job j = sortedJobs.get(i);
-      if (i > 0 && sortedJobs.get(i - 1).id().equals(j.id())) {
-        throw new IllegalArgumentException("job.id must be unique, '" + j.id() + "' appears twice");
-      }
-      checkFits(j, largestByType, largestServer);
-    }
-
-    this.usedGpus = usedGpus(allocations);
-    this.allocations = sortedRunning(allocations);
+    this.servers = servers;
+    this.jobs = checkedJobs(jobs, servers, tenants);
+    this.allocations = JobAllocations.of(allocations);
+    this.usedGpus = usedGpus(this.allocations);
   }
 
   /** {@code base} with other allocations: its servers and jobs, already checked, are shared, not checked again. */
@@ -92,31 +110,112 @@ public final class ClusterState {
     this.tenants = base.tenants;
     this.servers = base.servers;
     this.jobs = base.jobs;
-    this.serverIndex = base.serverIndex;
     this.jobsById = base.jobsById; // null unless base has looked a job up
-    this.usedGpus = usedGpus(allocations);
-    this.allocations = sortedRunning(allocations);
+    this.allocations = JobAllocations.of(allocations);
+    this.usedGpus = usedGpus(this.allocations);
+  }
+
+  /** The next snapshot of {@code before}'s servers: its allocations checked only where they differ from before's. */
+  private ClusterState(ClusterState before, double nowS, List<Job> jobs, JobAllocations allocations,
+      Tenants tenants) {
+    this.nowS = Checks.nonNegative("nowS", nowS);
+    this.tenants = Checks.notNull("tenants", tenants);
+    this.servers = before.servers;
+    this.jobs = checkedJobs(jobs, servers, tenants);
+    this.allocations = allocations;
+    this.usedGpus = usedGpusSince(before);
+  }
+
+  /** The jobs sorted by id, each checked to be unique and to fit some server it may use. */
+  private static List<Job> checkedJobs(List<Job> jobs, ServerSet servers, Tenants tenants) {
+    if (tenants.totalGuaranteedGpus() > servers.ownGpus) {
+      throw new IllegalArgumentException("tenants' guaranteedGpus must sum to at most the " + servers.ownGpus
+          + " GPUs of the training pool's own servers, was " + tenants.totalGuaranteedGpus() + " "
+          + tenants.guarantees());
+    }
+    List<Job> sorted = new ArrayList<>(jobs);
+    for (int i = 1; i < sorted.size(); i++) {
+      if (sorted.get(i - 1).id().compareTo(sorted.get(i).id()) > 0) {
+        sorted.sort(Comparator.comparing(Job::id));
+        break;
+      }
+    }
+    for (int i = 0; i < sorted.size(); i++) {
+      Job j = sorted.get(i);
+      if (i > 0 && sorted.get(i - 1).id().equals(j.id())) {
+        throw new IllegalArgumentException("job.id must be unique, '" + j.id() + "' appears twice");
+      }
+      checkFits(j, servers.largestByType, servers.largestServer);
+    }
+    return Collections.unmodifiableList(sorted);
   }
 
   /**
    * Checks running jobs' allocations against this snapshot's jobs and servers, and returns the GPUs they use per
-   * server position. Empty allocations are allowed and ignored.
+   * server position.
    */
-  private int[] usedGpus(Map<String, Allocation> allocations) {
-    int[] used = new int[servers.size()];
-    JobsInOrder inOrder = allocations instanceof SortedMap<String, Allocation> sorted && sorted.comparator() == null
-        ? new JobsInOrder()
-        : null;
-    for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
-      Allocation a = e.getValue();
-      if (!a.isEmpty()) {
-        addChecked(inOrder != null ? inOrder.find(e.getKey()) : jobsById().get(e.getKey()), e.getKey(), a, used, null);
-      }
+  private int[] usedGpus(JobAllocations allocations) {
+    int[] used = new int[servers.list.size()];
+    JobsInOrder inOrder = new JobsInOrder();
+    for (int k = 0; k < allocations.size(); k++) {
+      addChecked(inOrder.find(allocations.jobAt(k)), allocations.jobAt(k), allocations.allocationAt(k), used, null);
     }
     for (int i = 0; i < used.length; i++) {
       checkNotOverCommitted(i, used[i]);
     }
     return used;
+  }
+
+  /**
+   * As {@link #usedGpus(JobAllocations)}, for a snapshot of {@code before}'s servers: an allocation that is the very
+   * object {@code before} held, of a job with the same worker size and GPU types, was checked then and is only
+   * checked against the job's min..max again. The rest are checked as any; only servers given GPUs can be
+   * over-committed now. A snapshot this finds wrong is checked again in full, so that it is refused with the same
+   * message as {@link #of} gives.
+   */
+  private int[] usedGpusSince(ClusterState before) {
+    try {
+      int[] used = before.usedGpus.clone();
+      boolean[] touched = new boolean[used.length];
+      JobsInOrder now = new JobsInOrder();
+      JobsInOrder then = before.new JobsInOrder();
+      JobAllocations was = before.allocations;
+      int i = 0;
+      int k = 0;
+      while (i < was.size() || k < allocations.size()) {
+        int c = i == was.size() ? 1 : k == allocations.size() ? -1 : was.jobAt(i).compareTo(allocations.jobAt(k));
+        if (c < 0) {
+          release(then.find(was.jobAt(i)), was.allocationAt(i), used, before);
+          i++;
+          continue;
+        }
+        String id = allocations.jobAt(k);
+        Allocation a = allocations.allocationAt(k);
+        Job j = now.find(id);
+        if (c == 0) {
+          Job old = then.find(id);
+          if (a == was.allocationAt(i) && j != null && j.gpusPerWorker() == old.gpusPerWorker()
+              && j.allowedGpuTypes().equals(old.allowedGpuTypes())) {
+            checkWidth(j, a);
+          } else {
+            release(old, was.allocationAt(i), used, before);
+            addChecked(j, id, a, used, touched);
+          }
+          i++;
+        } else {
+          addChecked(j, id, a, used, touched);
+        }
+        k++;
+      }
+      for (int s = 0; s < used.length; s++) {
+        if (touched[s]) {
+          checkNotOverCommitted(s, used[s]);
+        }
+      }
+      return used;
+    } catch (IllegalArgumentException e) {
+      return usedGpus(allocations); // throws as a snapshot checked in full does
+    }
   }
 
   /**
@@ -128,17 +227,14 @@ public final class ClusterState {
     if (j == null) {
       throw new IllegalArgumentException("allocation names unknown job '" + id + "'");
     }
-    if (a.totalWorkers() < j.minWorkers() || a.totalWorkers() > j.maxWorkers()) {
-      throw new IllegalArgumentException("job(" + j.id() + ") runs " + a.totalWorkers()
-          + " workers, outside its minWorkers..maxWorkers " + j.minWorkers() + ".." + j.maxWorkers());
-    }
+    checkWidth(j, a);
     for (int k = 0; k < a.serverCount(); k++) {
-      Integer i = serverIndex.get(a.serverAt(k));
+      Integer i = servers.index.get(a.serverAt(k));
       if (i == null) {
         throw new IllegalArgumentException(
             "job(" + j.id() + ") has workers on unknown server '" + a.serverAt(k) + "'");
       }
-      Server s = servers.get(i);
+      Server s = servers.list.get(i);
       if (!s.servesTraining()) {
         throw new IllegalArgumentException(
             "job(" + j.id() + ") has workers on server(" + s.id() + "), which does not serve training");
@@ -154,8 +250,15 @@ public final class ClusterState {
     }
   }
 
+  private static void checkWidth(Job j, Allocation a) {
+    if (a.totalWorkers() < j.minWorkers() || a.totalWorkers() > j.maxWorkers()) {
+      throw new IllegalArgumentException("job(" + j.id() + ") runs " + a.totalWorkers()
+          + " workers, outside its minWorkers..maxWorkers " + j.minWorkers() + ".." + j.maxWorkers());
+    }
+  }
+
   private void checkNotOverCommitted(int i, int used) {
-    Server s = servers.get(i);
+    Server s = servers.list.get(i);
     if (used > s.gpus()) {
       throw new IllegalArgumentException(
           "server(" + s.id() + ") is over-committed: " + used + " GPUs used of " + s.gpus());
@@ -188,77 +291,49 @@ public final class ClusterState {
   }
 
   /**
-   * The non-empty allocations, sorted by job id, unmodifiable (a sorted map, so that checking them against the
-   * jobs walks both in order). A map already sorted that way with none empty (as a caller keeping
-   * its running jobs in a {@link java.util.SortedMap} gives it) is copied in linear time, without comparing ids.
+   * Checks {@code newAllocations} as {@link #withAllocations} does, without building the snapshot: for a caller that
+   * only needs to know they are valid. Only the allocations that differ from this snapshot's are looked at, and only
+   * the servers they change: the rest were checked when this snapshot was made.
    */
-  static SortedMap<String, Allocation> sortedRunning(Map<String, Allocation> allocations) {
-    if (allocations instanceof SortedMap<String, Allocation> sorted && sorted.comparator() == null
-        && noneEmpty(sorted)) {
-      return Collections.unmodifiableSortedMap(new TreeMap<>(sorted));
-    }
-    TreeMap<String, Allocation> out = new TreeMap<>();
-    for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
-      if (!e.getValue().isEmpty()) {
-        out.put(e.getKey(), e.getValue());
-      }
-    }
-    return Collections.unmodifiableSortedMap(out);
-  }
-
-  private static boolean noneEmpty(Map<String, Allocation> allocations) {
-    for (Allocation a : allocations.values()) {
-      if (a.isEmpty()) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Checks {@code newAllocations} (non-empty, sorted by job id) as {@link #withAllocations} does, without building the
-   * snapshot: for a caller that only needs to know they are valid. Only the allocations that differ from this
-   * snapshot's are looked at, and only the servers they change: the rest were checked when this snapshot was made.
-   */
-  void checkAllocations(SortedMap<String, Allocation> newAllocations) {
+  void checkAllocations(JobAllocations newAllocations) {
     int[] used = usedGpus.clone();
     boolean[] touched = new boolean[used.length]; // servers given GPUs: only they can be over-committed now
-    Iterator<Map.Entry<String, Allocation>> before = allocations.entrySet().iterator();
-    Map.Entry<String, Allocation> was = before.hasNext() ? before.next() : null;
     JobsInOrder inOrder = new JobsInOrder(); // the ids below come in increasing order
-    for (Map.Entry<String, Allocation> e : newAllocations.entrySet()) {
-      while (was != null && was.getKey().compareTo(e.getKey()) < 0) {
-        release(inOrder.find(was.getKey()), was.getValue(), used);
-        was = before.hasNext() ? before.next() : null;
+    int i = 0;
+    for (int k = 0; k < newAllocations.size(); k++) {
+      String id = newAllocations.jobAt(k);
+      while (i < allocations.size() && allocations.jobAt(i).compareTo(id) < 0) {
+        release(inOrder.find(allocations.jobAt(i)), allocations.allocationAt(i), used, this);
+        i++;
       }
       Allocation now = Allocation.EMPTY;
-      if (was != null && was.getKey().equals(e.getKey())) {
-        now = was.getValue();
-        was = before.hasNext() ? before.next() : null;
+      if (i < allocations.size() && allocations.jobAt(i).equals(id)) {
+        now = allocations.allocationAt(i++);
       }
-      if (e.getValue().equals(now)) {
+      Allocation next = newAllocations.allocationAt(k);
+      if (next.equals(now)) {
         continue;
       }
-      Job j = inOrder.find(e.getKey());
+      Job j = inOrder.find(id);
       if (!now.isEmpty()) {
-        release(j, now, used);
+        release(j, now, used, this);
       }
-      addChecked(j, e.getKey(), e.getValue(), used, touched);
+      addChecked(j, id, next, used, touched);
     }
-    for (; was != null; was = before.hasNext() ? before.next() : null) {
-      release(inOrder.find(was.getKey()), was.getValue(), used);
+    for (; i < allocations.size(); i++) {
+      release(inOrder.find(allocations.jobAt(i)), allocations.allocationAt(i), used, this);
     }
-    for (int i = 0; i < used.length; i++) {
-      if (touched[i]) {
-        checkNotOverCommitted(i, used[i]);
+    for (int s = 0; s < used.length; s++) {
+      if (touched[s]) {
+        checkNotOverCommitted(s, used[s]);
       }
     }
   }
 
-  /** Takes the GPUs of running job {@code j}'s allocation {@code a} (checked with this snapshot) off {@code used}. */
-  private void release(Job j, Allocation a, int[] used) {
+  /** Takes the GPUs of running job {@code j}'s allocation {@code a} (checked with {@code in}) off {@code used}. */
+  private static void release(Job j, Allocation a, int[] used, ClusterState in) {
     for (int k = 0; k < a.serverCount(); k++) {
-      used[serverIndex.get(a.serverAt(k))] -= a.workersAt(k) * j.gpusPerWorker();
+      used[in.servers.index.get(a.serverAt(k))] -= a.workersAt(k) * j.gpusPerWorker();
     }
   }
 
@@ -296,6 +371,22 @@ public final class ClusterState {
     return new ClusterState(nowS, servers, jobs, allocations, tenants);
   }
 
+  /**
+   * The snapshot {@link #of(double, List, List, Map, Tenants)} makes of these arguments, made faster for a caller that
+   * takes snapshots of one cluster again and again (a simulator, a scheduler's rounds): when {@code servers} are this
+   * snapshot's servers, what was checked here is not checked again, only what differs from it: allocations that are
+   * not the very objects this snapshot holds, or whose job changed its worker size or GPU types. Anything the full
+   * checks refuse is refused, with the same message.
+   */
+  public ClusterState next(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations,
+      Tenants tenants) {
+    ServerSet same = this.servers.reusedFor(Checks.notNull("servers", servers));
+    if (same != this.servers) {
+      return new ClusterState(nowS, tenants, same, jobs, allocations);
+    }
+    return new ClusterState(this, nowS, jobs, JobAllocations.of(allocations), tenants);
+  }
+
   /** The same snapshot with other allocations (validated as any snapshot is), e.g. a plan's targets. */
   public ClusterState withAllocations(Map<String, Allocation> newAllocations) {
     return new ClusterState(this, newAllocations);
@@ -312,7 +403,7 @@ public final class ClusterState {
 
   /** All servers, sorted by id. */
   public List<Server> servers() {
-    return servers;
+    return servers.list;
   }
 
   /** All jobs, queued and running, sorted by id. */
@@ -321,11 +412,11 @@ public final class ClusterState {
   }
 
   public Server server(String id) {
-    return servers.get(indexOf(id));
+    return servers.list.get(indexOf(id));
   }
 
   private int indexOf(String serverId) {
-    Integer i = serverIndex.get(serverId);
+    Integer i = servers.index.get(serverId);
     if (i == null) {
       throw new IllegalArgumentException("unknown server '" + serverId + "'");
     }
@@ -345,7 +436,7 @@ public final class ClusterState {
   }
 
   /** Running jobs' allocations by job id (sorted); a queued job has none. */
-  public Map<String, Allocation> allocations() {
+  public JobAllocations allocations() {
     return allocations;
   }
 
@@ -358,22 +449,22 @@ public final class ClusterState {
   }
 
   public int usedGpus(String serverId) {
-    Integer i = serverIndex.get(serverId);
+    Integer i = servers.index.get(serverId);
     return i == null ? 0 : usedGpus[i];
   }
 
   public int freeGpus(String serverId) {
     int i = indexOf(serverId);
-    return servers.get(i).gpus() - usedGpus[i];
+    return servers.list.get(i).gpus() - usedGpus[i];
   }
 
   /** Jobs whose workers run on the server, with their worker counts there, sorted by job id. */
   public Map<String, Integer> workersOn(String serverId) {
     Map<String, Integer> out = new TreeMap<>();
-    for (Map.Entry<String, Allocation> e : allocations.entrySet()) {
-      int w = e.getValue().workersOn(serverId);
+    for (int k = 0; k < allocations.size(); k++) {
+      int w = allocations.allocationAt(k).workersOn(serverId);
       if (w > 0) {
-        out.put(e.getKey(), w);
+        out.put(allocations.jobAt(k), w);
       }
     }
     return out;
@@ -381,7 +472,7 @@ public final class ClusterState {
 
   @Override
   public String toString() {
-    return "ClusterState[t=" + nowS + "s, " + servers.size() + " servers, " + jobs.size() + " jobs, "
+    return "ClusterState[t=" + nowS + "s, " + servers.list.size() + " servers, " + jobs.size() + " jobs, "
         + allocations.size() + " running]";
   }
 }

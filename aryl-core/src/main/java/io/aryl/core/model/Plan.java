@@ -2,10 +2,8 @@ package io.aryl.core.model;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -43,35 +41,34 @@ public final class Plan {
    * anything else is refused, as {@link ClusterState} refuses it.
    */
   public static Plan between(ClusterState before, Map<String, Allocation> targets) {
-    SortedMap<String, Allocation> t = ClusterState.sortedRunning(targets);
+    JobAllocations t = JobAllocations.of(targets);
     before.checkAllocations(t);
     // Both are sorted by job id: walk them side by side rather than look every target up.
     TreeMap<String, Change> changes = new TreeMap<>();
-    Iterator<Map.Entry<String, Allocation>> running = before.allocations().entrySet().iterator();
-    Map.Entry<String, Allocation> was = running.hasNext() ? running.next() : null;
-    for (Map.Entry<String, Allocation> e : t.entrySet()) {
-      while (was != null && was.getKey().compareTo(e.getKey()) < 0) {
-        changes.put(was.getKey(), Change.PREEMPT);
-        was = running.hasNext() ? running.next() : null;
+    JobAllocations running = before.allocations();
+    int i = 0;
+    for (int k = 0; k < t.size(); k++) {
+      String id = t.jobAt(k);
+      while (i < running.size() && running.jobAt(i).compareTo(id) < 0) {
+        changes.put(running.jobAt(i++), Change.PREEMPT);
       }
       Allocation now = Allocation.EMPTY;
-      if (was != null && was.getKey().equals(e.getKey())) {
-        now = was.getValue();
-        was = running.hasNext() ? running.next() : null;
+      if (i < running.size() && running.jobAt(i).equals(id)) {
+        now = running.allocationAt(i++);
       }
-      Allocation next = e.getValue();
+      Allocation next = t.allocationAt(k);
       if (now.isEmpty()) {
-        changes.put(e.getKey(), Change.START);
+        changes.put(id, Change.START);
       } else if (next.totalWorkers() > now.totalWorkers()) {
-        changes.put(e.getKey(), Change.GROW);
+        changes.put(id, Change.GROW);
       } else if (next.totalWorkers() < now.totalWorkers()) {
-        changes.put(e.getKey(), Change.SHRINK);
-      } else if (!next.equals(now)) {
-        changes.put(e.getKey(), Change.MOVE);
+        changes.put(id, Change.SHRINK);
+      } else if (next != now && !next.equals(now)) {
+        changes.put(id, Change.MOVE);
       }
     }
-    for (; was != null; was = running.hasNext() ? running.next() : null) {
-      changes.put(was.getKey(), Change.PREEMPT);
+    for (; i < running.size(); i++) {
+      changes.put(running.jobAt(i), Change.PREEMPT);
     }
     return new Plan(t, Collections.unmodifiableMap(changes));
   }

@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.lang.management.ThreadMXBean;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -18,7 +19,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code aryl-sim bench}: the simulator's own speed benchmark. Runs one policy on one thread, twice, and prints the
- * wall time of each run, the peak heap, and whether both runs gave identical results.
+ * wall time of each run with the CPU time of the thread that ran it (steadier than wall time on a shared machine, and
+ * without the compiler's and collector's threads), the peak heap, and whether both runs gave identical results.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {
@@ -44,12 +46,17 @@ final class BenchCommand implements Callable<Integer> {
     out.printf("loaded %s: %d jobs in %.1f s; %d training + %d inference servers x %d GPUs%n", s.traceName(),
         s.jobs().size(), (System.nanoTime() - loadStart) / 1e9, s.cfg().trainingServers(),
         s.cfg().inferenceServers(), s.cfg().gpusPerServer());
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long cpu = threads.getCurrentThreadCpuTime();
     PolicyResult first = s.run(p, null);
-    out.printf("run 1: %.1f s, %d jobs finished, %d unfinished%n", first.simWallS(), first.jobs().size(),
-        first.unfinishedJobs());
+    long cpuFirst = threads.getCurrentThreadCpuTime() - cpu;
+    out.printf("run 1: %.1f s (%.1f s on its thread's CPU), %d jobs finished, %d unfinished%n", first.simWallS(),
+        cpuFirst / 1e9, first.jobs().size(), first.unfinishedJobs());
     out.flush();
+    cpu = threads.getCurrentThreadCpuTime();
     PolicyResult second = s.run(p, null);
-    out.printf("run 2: %.1f s%n", second.simWallS());
+    long cpuSecond = threads.getCurrentThreadCpuTime() - cpu;
+    out.printf("run 2: %.1f s (%.1f s on its thread's CPU)%n", second.simWallS(), cpuSecond / 1e9);
     boolean identical = comparable(first).equals(comparable(second)) && first.jobs().equals(second.jobs())
         && first.samples().equals(second.samples());
     out.printf("peak heap used: %.0f MB (max heap %.0f MB)%n", peakHeapBytes() / 1e6,

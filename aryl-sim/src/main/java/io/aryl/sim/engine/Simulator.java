@@ -124,6 +124,7 @@ public final class Simulator {
   // --- the world -------------------------------------------------------------------------------------------------
 
   private SimFleet fleet;
+  private ClusterState lastState; // null before the first snapshot
 
   private final Map<String, SimJob> running = new LinkedHashMap<>();
   private final Map<String, SimJob> queued = new LinkedHashMap<>();
@@ -153,6 +154,7 @@ public final class Simulator {
     this.windowStart = windowStartS;
     this.windowEnd = windowEndS;
     fleet = new SimFleet(cfg);
+    lastState = null;
     List<SimJob> arrivals = new ArrayList<>();
     for (TraceJob t : jobs) {
       if (t.submitS() < windowEndS) {
@@ -378,12 +380,17 @@ public final class Simulator {
 
   // --- jobs --------------------------------------------------------------------------------------------------------
 
+  /** The cluster as the policy sees it at {@code t}; checked only where it differs from the last one. */
   private ClusterState state(double t) {
     List<Job> jobs = new ArrayList<>(active.size());
     for (SimJob j : active.values()) {
       jobs.add(j.toCoreJob(t, tenants != null, speedup));
     }
-    return ClusterState.of(t, fleet.servers(), jobs, allocations, tenants == null ? Tenants.NONE : tenants);
+    Tenants teams = tenants == null ? Tenants.NONE : tenants;
+    lastState = lastState == null
+        ? ClusterState.of(t, fleet.servers(), jobs, allocations, teams)
+        : lastState.next(t, fleet.servers(), jobs, allocations, teams);
+    return lastState;
   }
 
   private void round(double t) {
