@@ -3,8 +3,10 @@ package io.aryl.core;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Job;
 import io.aryl.core.placement.ServerTable;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -16,8 +18,10 @@ final class PlacedJob {
   /** Where it runs at the round's start; empty for a job admitted this round. */
   final Allocation now;
   final boolean running;
-  final TreeMap<Integer, Integer> base = new TreeMap<>();
-  final TreeMap<Integer, Integer> flexibleNow = new TreeMap<>();
+  /** Base workers by server index; unmodifiable (shared with the round's {@link BaseSplits}) unless just admitted. */
+  SortedMap<Integer, Integer> base;
+  /** Flexible workers it runs now by server index; unmodifiable. */
+  SortedMap<Integer, Integer> flexibleNow;
   final TreeMap<Integer, Integer> extras = new TreeMap<>();
   int flexibleNowCount;
   /** The GPU types phase 2 may grow this job on (set by phase 2). */
@@ -25,10 +29,28 @@ final class PlacedJob {
   /** Moved whole this round, extras included: phase 2 leaves it as it is. */
   boolean settled;
 
-  PlacedJob(Job job, Allocation now) {
+  private PlacedJob(Job job, Allocation now, SortedMap<Integer, Integer> base, SortedMap<Integer, Integer> flexibleNow,
+      int flexibleNowCount) {
     this.job = job;
     this.now = now;
     this.running = !now.isEmpty();
+    this.base = base;
+    this.flexibleNow = flexibleNow;
+    this.flexibleNowCount = flexibleNowCount;
+  }
+
+  /** A running job, its workers split as {@code split} says. */
+  static PlacedJob running(Job job, BaseSplits.Split split) {
+    return new PlacedJob(job, split.of(), split.base(), split.flexible(), split.flexibleCount());
+  }
+
+  /** A job admitted this round with base workers on {@code servers} (one entry per worker). */
+  static PlacedJob admitted(Job job, int[] servers) {
+    TreeMap<Integer, Integer> base = new TreeMap<>();
+    for (int s : servers) {
+      base.merge(s, 1, Integer::sum);
+    }
+    return new PlacedJob(job, Allocation.EMPTY, base, Collections.emptySortedMap(), 0);
   }
 
   /**
@@ -39,7 +61,7 @@ final class PlacedJob {
     if (running && !settled && extras.equals(flexibleNow)) {
       return now; // the base was split off this allocation and stayed; the flexible workers stayed too
     }
-    TreeMap<Integer, Integer> workers = extras.isEmpty() ? base : baseAndExtras();
+    SortedMap<Integer, Integer> workers = extras.isEmpty() ? base : baseAndExtras();
     if (sameAs(workers, now, table)) {
       return now;
     }
@@ -55,7 +77,7 @@ final class PlacedJob {
   }
 
   /** Whether workers by server index are the allocation's, whose servers are sorted by id as the indexes are. */
-  private static boolean sameAs(TreeMap<Integer, Integer> workers, Allocation a, ServerTable table) {
+  private static boolean sameAs(SortedMap<Integer, Integer> workers, Allocation a, ServerTable table) {
     if (workers.size() != a.serverCount()) {
       return false;
     }
@@ -88,13 +110,14 @@ final class PlacedJob {
    * the rest its extras. The caller has taken those GPUs and given back the old base's.
    */
   void moveTo(int[] to) {
-    base.clear();
-    flexibleNow.clear();
+    TreeMap<Integer, Integer> newBase = new TreeMap<>();
+    flexibleNow = Collections.emptySortedMap();
     flexibleNowCount = 0;
     extras.clear();
     for (int i = 0; i < to.length; i++) {
-      (i < job.minWorkers() ? base : extras).merge(to[i], 1, Integer::sum);
+      (i < job.minWorkers() ? newBase : extras).merge(to[i], 1, Integer::sum);
     }
+    base = newBase;
     settled = true;
   }
 }

@@ -9,14 +9,12 @@ import io.aryl.core.model.JobAllocations;
 import io.aryl.core.model.Plan;
 import io.aryl.core.model.Pool;
 import io.aryl.core.model.Server;
-import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.core.reclaim.ReclaimCostModel;
 import io.aryl.core.tenant.TenantLedger;
 import io.aryl.core.tenant.TenantQuota;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -50,6 +48,8 @@ public final class RoundPlanner {
   private final SpeedTierMoves tierMoves;
   // The last round's servers as arrays: reused while the servers stay the same, as they do between loans.
   private volatile ServerTable lastTable;
+  // The last round's running jobs split into base and flexible workers: reused for jobs whose workers stayed.
+  private volatile BaseSplits lastSplits = BaseSplits.NONE;
 
   public RoundPlanner(PolicyConfig config) {
     this.config = config;
@@ -123,6 +123,7 @@ public final class RoundPlanner {
     List<Job> queued = new ArrayList<>();
     // Jobs and allocations are both sorted by job id, and every allocation is of a job: walk them side by side.
     JobAllocations allocations = state.allocations();
+    BaseSplits.Round splits = lastSplits.round(table, allocations.size());
     int nextRunning = 0;
     for (Job job : state.jobs()) {
       if (nextRunning == allocations.size() || !allocations.jobAt(nextRunning).equals(job.id())) {
@@ -130,11 +131,12 @@ public final class RoundPlanner {
         continue;
       }
       Allocation a = allocations.allocationAt(nextRunning++);
-      PlacedJob p = splitBaseAndFlexible(job, a, table);
+      PlacedJob p = PlacedJob.running(job, splits.of(job, a));
       p.base.forEach((s, w) -> spare[s] -= w * job.gpusPerWorker());
       p.flexibleNow.forEach((s, w) -> flexible[s] += w * job.gpusPerWorker());
       placed.add(p);
     }
+    lastSplits = splits.next();
     GpuBudget budget = new GpuBudget(table, spare, flexible);
 
     TenantLedger tenants = null;
@@ -157,11 +159,7 @@ public final class RoundPlanner {
       placed.removeIf(p -> gone.contains(p.job.id()));
     }
     for (Map.Entry<Job, int[]> e : admitted.admitted().entrySet()) {
-      PlacedJob p = new PlacedJob(e.getKey(), Allocation.EMPTY);
-      for (int s : e.getValue()) {
-        p.base.merge(s, 1, Integer::sum);
-      }
-      placed.add(p);
+      placed.add(PlacedJob.admitted(e.getKey(), e.getValue()));
     }
 
     if (config.elastic()) {
@@ -211,14 +209,4 @@ public final class RoundPlanner {
     return releases;
   }
 
-  /**
-   * Which of a running job's workers are its base: those on the training pool's own open servers first, then on
-   * loaned open servers, then on fenced ones, each by server order. The rest are flexible.
-   */
-  private static PlacedJob splitBaseAndFlexible(Job job, Allocation a, ServerTable table) {
-    PlacedJob p = new PlacedJob(job, a);
-    p.flexibleNowCount = BaseSplit.split(job, a, table,
-        Comparator.comparingInt((Integer s) -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0), p.base, p.flexibleNow);
-    return p;
-  }
 }

@@ -84,7 +84,22 @@ public final class ClusterState {
 
     /** This set again if {@code others} are the same servers in the same order as before, else a new one. */
     ServerSet reusedFor(List<Server> others) {
-      return others == list || others.equals(given) ? this : new ServerSet(others);
+      return others == list || same(others, given) ? this : new ServerSet(others);
+    }
+
+    /** List equality, comparing by identity first: a caller passes the very servers it passed before. */
+    private static boolean same(List<Server> a, List<Server> b) {
+      if (a.size() != b.size()) {
+        return false;
+      }
+      for (int i = 0; i < a.size(); i++) {
+        Server x = a.get(i);
+        Server y = b.get(i);
+        if (x != y && !x.equals(y)) {
+          return false;
+        }
+      }
+      return true;
     }
   }
 
@@ -270,7 +285,8 @@ public final class ClusterState {
     private int next;
 
     Job find(String id) {
-      while (next < jobs.size() && jobs.get(next).id().compareTo(id) < 0) {
+      // A job's id is most often the very string its allocation is keyed by: compared by identity first.
+      while (next < jobs.size() && jobs.get(next).id() != id && jobs.get(next).id().compareTo(id) < 0) {
         next++;
       }
       return next < jobs.size() && jobs.get(next).id().equals(id) ? jobs.get(next) : null;

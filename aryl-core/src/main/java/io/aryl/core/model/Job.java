@@ -30,7 +30,9 @@ public final class Job {
   private final double attainedS;
   private final double sinceCheckpointS;
   private final SpeedupModel speedup;
-  private final int hash; // jobs key maps in the hot path of a round
+  // Made on first use, as String's is (racy but safe: any thread computes the same value): a round builds a value
+  // for every job, and only few are ever put in a map.
+  private int hash;
 
   private Job(Builder b) {
     this.id = Checks.notBlank("job.id", b.id);
@@ -52,7 +54,6 @@ public final class Job {
     this.attainedS = Checks.nonNegative("job", id, "attainedS", b.attainedS);
     this.sinceCheckpointS = Checks.nonNegative("job", id, "sinceCheckpointS", b.sinceCheckpointS);
     this.speedup = Checks.notNull("job", id, "speedup", b.speedup);
-    this.hash = hash(id, submitTimeS, gpusPerWorker, minWorkers, maxWorkers, remainingS, predictedRemainingS);
   }
 
   /** The allowed types, checked and sorted; the common "any type" shares one empty set. */
@@ -67,7 +68,7 @@ public final class Job {
     return Collections.unmodifiableSet(types);
   }
 
-  /** {@code Objects.hash} of these fields, without boxing them: a round builds a job value for every job. */
+  /** {@code Objects.hash} of these fields, without boxing them. */
   private static int hash(String id, double submitTimeS, int gpusPerWorker, int minWorkers, int maxWorkers,
       double remainingS, double predictedRemainingS) {
     int h = 31 + id.hashCode();
@@ -206,7 +207,12 @@ public final class Job {
 
   @Override
   public int hashCode() {
-    return hash;
+    int h = hash;
+    if (h == 0) {
+      h = hash(id, submitTimeS, gpusPerWorker, minWorkers, maxWorkers, remainingS, predictedRemainingS);
+      hash = h;
+    }
+    return h;
   }
 
   @Override

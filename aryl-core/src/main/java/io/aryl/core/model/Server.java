@@ -13,9 +13,9 @@ package io.aryl.core.model;
 public record Server(String id, GpuType gpuType, int gpus, Pool pool, boolean loaned, boolean fenced) {
   public Server {
     Checks.notBlank("server.id", id);
-    Checks.notNull("server(" + id + ").gpuType", gpuType);
-    Checks.positive("server(" + id + ").gpus", gpus);
-    Checks.notNull("server(" + id + ").pool", pool);
+    Checks.notNull("server", id, "gpuType", gpuType);
+    Checks.positive("server", id, "gpus", gpus);
+    Checks.notNull("server", id, "pool", pool);
     if (loaned && pool != Pool.INFERENCE) {
       throw new IllegalArgumentException(
           "server(" + id + ").loaned must be false for a server of pool " + pool + ": only inference servers are lent");

@@ -1,0 +1,91 @@
+package io.aryl.core;
+
+import io.aryl.core.model.Allocation;
+import io.aryl.core.model.Job;
+import io.aryl.core.placement.BaseSplit;
+import io.aryl.core.placement.ServerTable;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Running jobs' workers split into base and flexible ({@link BaseSplit}), kept from one round to the next: a job whose
+ * allocation is the very object it was split from, with the same minimum, on the same server table, splits as it did,
+ * and most running jobs of a round are such jobs. Immutable; a round reads the last one and makes the next.
+ */
+final class BaseSplits {
+  static final BaseSplits NONE = new BaseSplits(null, new String[0], new Split[0]);
+
+  /**
+   * One job's split.
+   *
+   * @param of the allocation split
+   * @param base base workers by server index; unmodifiable
+   * @param flexible flexible workers by server index; unmodifiable
+   */
+  record Split(Allocation of, int minWorkers, SortedMap<Integer, Integer> base, SortedMap<Integer, Integer> flexible,
+      int flexibleCount) {}
+
+  private final ServerTable table; // the table the splits were made on; null for none
+  private final String[] jobs; // sorted
+  private final Split[] splits; // by position in jobs
+
+  private BaseSplits(ServerTable table, String[] jobs, Split[] splits) {
+    this.table = table;
+    this.jobs = jobs;
+    this.splits = splits;
+  }
+
+  /** One round's splits on {@code table}: ask for running jobs in id order, then take the memo for the next round. */
+  Round round(ServerTable table, int runningJobs) {
+    return new Round(table, runningJobs);
+  }
+
+  final class Round {
+    private final ServerTable table;
+    private final boolean sameTable;
+    private final Comparator<Integer> preference;
+    private final String[] nextJobs;
+    private final Split[] nextSplits;
+    private int size;
+    private int cursor; // into the last round's jobs
+
+    private Round(ServerTable table, int runningJobs) {
+      this.table = table;
+      this.sameTable = table == BaseSplits.this.table;
+      // Base workers are those on the training pool's own open servers first, then on loaned open servers, then on
+      // fenced ones, each by server order.
+      this.preference = Comparator.comparingInt((Integer s) -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0);
+      this.nextJobs = new String[runningJobs];
+      this.nextSplits = new Split[runningJobs];
+    }
+
+    /** The split of a running job's allocation; jobs must come in increasing id order. */
+    Split of(Job job, Allocation a) {
+      Split split = sameTable ? last(job.id()) : null;
+      if (split == null || split.of() != a || split.minWorkers() != job.minWorkers()) {
+        TreeMap<Integer, Integer> base = new TreeMap<>();
+        TreeMap<Integer, Integer> flexible = new TreeMap<>();
+        int count = BaseSplit.split(job, a, table, preference, base, flexible);
+        split = new Split(a, job.minWorkers(), Collections.unmodifiableSortedMap(base),
+            Collections.unmodifiableSortedMap(flexible), count);
+      }
+      nextJobs[size] = job.id();
+      nextSplits[size++] = split;
+      return split;
+    }
+
+    private Split last(String id) {
+      while (cursor < jobs.length && jobs[cursor] != id && jobs[cursor].compareTo(id) < 0) {
+        cursor++;
+      }
+      return cursor < jobs.length && jobs[cursor].equals(id) ? splits[cursor] : null;
+    }
+
+    /** The splits this round made or kept, for the next round. */
+    BaseSplits next() {
+      return new BaseSplits(table, java.util.Arrays.copyOf(nextJobs, size), java.util.Arrays.copyOf(nextSplits, size));
+    }
+  }
+}
