@@ -230,4 +230,22 @@ class SimCliTest {
     }
     assertThat(report.get("policies").get("aryl").get("loaned_gpu_hours").asDouble()).isPositive();
   }
+
+  @Test
+  void benchTimesEveryRunAndChecksEachAgainstTheFirst() {
+    int code = execute("bench", "--trace", "itp:" + trace, "--training-servers", "2", "--inference", "none",
+        "--runs", "3");
+
+    assertThat(code).isZero();
+    assertThat(out.toString()).contains("run 1:", "run 2:", "run 3:", "on its thread's CPU", "4 jobs finished",
+        "fastest after the first:", "identical results: yes");
+  }
+
+  @Test
+  void benchRefusesFewerThanTwoRuns() {
+    int code = execute("bench", "--trace", "itp:" + trace, "--training-servers", "2", "--runs", "1");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString()).contains("--runs must be at least 2, was 1");
+  }
 }
