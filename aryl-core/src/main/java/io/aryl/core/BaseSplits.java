@@ -4,9 +4,7 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Job;
 import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.ServerTable;
-import java.util.Collections;
 import java.util.Comparator;
-import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -21,11 +19,10 @@ final class BaseSplits {
    * One job's split.
    *
    * @param of the allocation split
-   * @param base base workers by server index; unmodifiable
-   * @param flexible flexible workers by server index; unmodifiable
+   * @param base base workers by server index
+   * @param flexible flexible workers by server index
    */
-  record Split(Allocation of, int minWorkers, SortedMap<Integer, Integer> base, SortedMap<Integer, Integer> flexible,
-      int flexibleCount) {}
+  record Split(Allocation of, int minWorkers, ServerWorkers base, ServerWorkers flexible, int flexibleCount) {}
 
   private final ServerTable table; // the table the splits were made on; null for none
   private final String[] jobs; // sorted
@@ -68,8 +65,7 @@ final class BaseSplits {
         TreeMap<Integer, Integer> base = new TreeMap<>();
         TreeMap<Integer, Integer> flexible = new TreeMap<>();
         int count = BaseSplit.split(job, a, table, preference, base, flexible);
-        split = new Split(a, job.minWorkers(), Collections.unmodifiableSortedMap(base),
-            Collections.unmodifiableSortedMap(flexible), count);
+        split = new Split(a, job.minWorkers(), ServerWorkers.of(base), ServerWorkers.of(flexible), count);
       }
       nextJobs[size] = job.id();
       nextSplits[size++] = split;

@@ -93,12 +93,12 @@ final class ElasticPhase {
       int g = p.job.gpusPerWorker();
       for (int pass = 0; pass < 2 && got[i] < want[i]; pass++) {
         boolean loanedPass = pass == 0;
-        for (Map.Entry<Integer, Integer> e : p.flexibleNow.entrySet()) {
-          int s = e.getKey();
+        for (int k = 0; k < p.flexibleNow.size(); k++) {
+          int s = p.flexibleNow.server(k);
           if (got[i] >= want[i] || !table.open(s) || table.loaned(s) != loanedPass || !p.types[table.typeIndex(s)]) {
             continue;
           }
-          int keep = Math.min(Math.min(e.getValue(), want[i] - got[i]), spare.free(s) / g);
+          int keep = Math.min(Math.min(p.flexibleNow.workers(k), want[i] - got[i]), spare.free(s) / g);
           if (keep > 0) {
             budget.take(s, keep * g);
             p.extras.merge(s, keep, Integer::sum);

@@ -3,7 +3,6 @@ package io.aryl.core;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Job;
 import io.aryl.core.placement.ServerTable;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SortedMap;
@@ -18,10 +17,10 @@ final class PlacedJob {
   /** Where it runs at the round's start; empty for a job admitted this round. */
   final Allocation now;
   final boolean running;
-  /** Base workers by server index; unmodifiable (shared with the round's {@link BaseSplits}) unless just admitted. */
-  SortedMap<Integer, Integer> base;
-  /** Flexible workers it runs now by server index; unmodifiable. */
-  SortedMap<Integer, Integer> flexibleNow;
+  /** Base workers by server index. */
+  ServerWorkers base;
+  /** Flexible workers it runs now, by server index. */
+  ServerWorkers flexibleNow;
   final TreeMap<Integer, Integer> extras = new TreeMap<>();
   int flexibleNowCount;
   /** The GPU types phase 2 may grow this job on (set by phase 2). */
@@ -29,8 +28,7 @@ final class PlacedJob {
   /** Moved whole this round, extras included: phase 2 leaves it as it is. */
   boolean settled;
 
-  private PlacedJob(Job job, Allocation now, SortedMap<Integer, Integer> base, SortedMap<Integer, Integer> flexibleNow,
-      int flexibleNowCount) {
+  private PlacedJob(Job job, Allocation now, ServerWorkers base, ServerWorkers flexibleNow, int flexibleNowCount) {
     this.job = job;
     this.now = now;
     this.running = !now.isEmpty();
@@ -46,11 +44,7 @@ final class PlacedJob {
 
   /** A job admitted this round with base workers on {@code servers} (one entry per worker). */
   static PlacedJob admitted(Job job, int[] servers) {
-    TreeMap<Integer, Integer> base = new TreeMap<>();
-    for (int s : servers) {
-      base.merge(s, 1, Integer::sum);
-    }
-    return new PlacedJob(job, Allocation.EMPTY, base, Collections.emptySortedMap(), 0);
+    return new PlacedJob(job, Allocation.EMPTY, ServerWorkers.ofEach(servers), ServerWorkers.NONE, 0);
   }
 
   /**
@@ -58,22 +52,17 @@ final class PlacedJob {
    * with when that is unchanged, as it is for most jobs in most rounds.
    */
   Allocation target(ServerTable table) {
-    if (running && !settled && extras.equals(flexibleNow)) {
+    if (running && !settled && flexibleNow.sameAs(extras)) {
       return now; // the base was split off this allocation and stayed; the flexible workers stayed too
     }
-    SortedMap<Integer, Integer> workers = extras.isEmpty() ? base : baseAndExtras();
+    TreeMap<Integer, Integer> workers = base.toMap();
+    extras.forEach((s, w) -> workers.merge(s, w, Integer::sum));
     if (sameAs(workers, now, table)) {
       return now;
     }
     Map<String, Integer> byId = new HashMap<>();
     workers.forEach((s, w) -> byId.put(table.id(s), w));
     return Allocation.of(byId);
-  }
-
-  private TreeMap<Integer, Integer> baseAndExtras() {
-    TreeMap<Integer, Integer> workers = new TreeMap<>(base);
-    extras.forEach((s, w) -> workers.merge(s, w, Integer::sum));
-    return workers;
   }
 
   /** Whether workers by server index are the allocation's, whose servers are sorted by id as the indexes are. */
@@ -99,8 +88,8 @@ final class PlacedJob {
   /** Training speed of the slowest GPU under its base workers (a synchronous job's pace). */
   double baseSpeed(ServerTable table) {
     double slowest = Double.POSITIVE_INFINITY;
-    for (int s : base.keySet()) {
-      slowest = Math.min(slowest, table.server(s).gpuType().trainingSpeed());
+    for (int i = 0; i < base.size(); i++) {
+      slowest = Math.min(slowest, table.server(base.server(i)).gpuType().trainingSpeed());
     }
     return slowest;
   }
@@ -110,14 +99,14 @@ final class PlacedJob {
    * the rest its extras. The caller has taken those GPUs and given back the old base's.
    */
   void moveTo(int[] to) {
-    TreeMap<Integer, Integer> newBase = new TreeMap<>();
-    flexibleNow = Collections.emptySortedMap();
+    int baseWorkers = Math.min(job.minWorkers(), to.length);
+    base = ServerWorkers.ofEach(to, 0, baseWorkers);
+    flexibleNow = ServerWorkers.NONE;
     flexibleNowCount = 0;
     extras.clear();
-    for (int i = 0; i < to.length; i++) {
-      (i < job.minWorkers() ? newBase : extras).merge(to[i], 1, Integer::sum);
+    for (int i = baseWorkers; i < to.length; i++) {
+      extras.merge(to[i], 1, Integer::sum);
     }
-    base = newBase;
     settled = true;
   }
 }

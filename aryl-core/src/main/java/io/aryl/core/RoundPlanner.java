@@ -144,7 +144,7 @@ public final class RoundPlanner {
       tenants = new TenantLedger(state.tenants(), table, config.tenantReclaimDelayS(),
           new ReclaimCostModel(config.restartOverheadS(), config.rescaleOverheadS()));
       for (PlacedJob p : placed) {
-        tenants.addRunning(p.job, p.base, p.flexibleNow);
+        tenants.addRunning(p.job, p.base.toMap(), p.flexibleNow.toMap());
       }
     }
     List<PlacedJob> running = List.copyOf(placed);

@@ -1,7 +1,5 @@
 package io.aryl.core.placement;
 
-import java.util.BitSet;
-
 /**
  * Free GPUs per server, indexed for best fit: for every (loaned or own, GPU type, free count) a bit set of servers,
  * so that "the open server with the fewest free GPUs that still fits g, of an allowed type, in the preferred
@@ -16,27 +14,26 @@ public final class FreeGpuIndex {
 
   private final ServerTable table;
   private final int[] free;
-  private final BitSet[][][] buckets; // [own|loaned][type][free]
+  // One bit set of servers per (own|loaned, type, free count), all in one array of words: bucket b holds words
+  // [b * words, (b + 1) * words). Plain words rather than BitSets: a round sets and clears bits thousands of times,
+  // and copies the index whole to try placements.
+  private final int words;
+  private final int types;
+  private final long[] bits;
 
   public FreeGpuIndex(ServerTable table, int[] free) {
     this.table = table;
     this.free = free.clone();
-    int types = table.types().size();
-    this.buckets = new BitSet[2][types][table.maxGpus() + 1];
-    for (int g = 0; g < 2; g++) {
-      for (int t = 0; t < types; t++) {
-        for (int f = 0; f <= table.maxGpus(); f++) {
-          buckets[g][t][f] = new BitSet(free.length); // sized once: growing bit by bit costs more than it saves
-        }
-      }
-    }
+    this.types = table.types().size();
+    this.words = (free.length + 63) >>> 6;
+    this.bits = new long[2 * types * (table.maxGpus() + 1) * words];
     for (int s = 0; s < free.length; s++) {
       if (free[s] < 0 || free[s] > table.gpus(s)) {
         throw new IllegalArgumentException("free GPUs of server(" + table.id(s) + ") must be within 0.."
             + table.gpus(s) + ", was " + free[s]);
       }
       if (table.open(s)) {
-        bucket(s, free[s]).set(s);
+        bits[word(s, free[s])] |= 1L << s;
       }
     }
   }
@@ -44,16 +41,9 @@ public final class FreeGpuIndex {
   private FreeGpuIndex(FreeGpuIndex other) {
     this.table = other.table;
     this.free = other.free.clone();
-    this.buckets = new BitSet[2][][];
-    for (int g = 0; g < 2; g++) {
-      buckets[g] = new BitSet[other.buckets[g].length][];
-      for (int t = 0; t < buckets[g].length; t++) {
-        buckets[g][t] = new BitSet[other.buckets[g][t].length];
-        for (int f = 0; f < buckets[g][t].length; f++) {
-          buckets[g][t][f] = (BitSet) other.buckets[g][t][f].clone();
-        }
-      }
-    }
+    this.types = other.types;
+    this.words = other.words;
+    this.bits = other.bits.clone();
   }
 
   /** An independent copy: cheaper than indexing the same free counts anew. */
@@ -61,8 +51,13 @@ public final class FreeGpuIndex {
     return new FreeGpuIndex(this);
   }
 
-  private BitSet bucket(int s, int f) {
-    return buckets[table.loaned(s) ? LOANED : OWN][table.typeIndex(s)][f];
+  private int bucket(int group, int type, int f) {
+    return ((group * types + type) * (table.maxGpus() + 1) + f) * words;
+  }
+
+  /** The word holding server s's bit in the bucket of free count f. */
+  private int word(int s, int f) {
+    return bucket(table.loaned(s) ? LOANED : OWN, table.typeIndex(s), f) + (s >>> 6);
   }
 
   public int free(int s) {
@@ -79,8 +74,8 @@ public final class FreeGpuIndex {
       throw new IllegalStateException("free GPUs of server(" + table.id(s) + ") would become " + newFree);
     }
     if (table.open(s)) {
-      bucket(s, free[s]).clear(s);
-      bucket(s, newFree).set(s);
+      bits[word(s, free[s])] &= ~(1L << s);
+      bits[word(s, newFree)] |= 1L << s;
     }
     free[s] = newFree;
   }
@@ -97,13 +92,15 @@ public final class FreeGpuIndex {
   }
 
   private int bestFitIn(int group, int gpus, boolean[] allowedTypes) {
-    BitSet[][] byType = buckets[group];
     for (int f = gpus; f <= table.maxGpus(); f++) {
-      for (int t = 0; t < byType.length; t++) {
+      for (int t = 0; t < types; t++) {
         if (allowedTypes[t]) {
-          int s = byType[t][f].nextSetBit(0);
-          if (s >= 0) {
-            return s;
+          int b = bucket(group, t, f);
+          for (int w = 0; w < words; w++) {
+            long word = bits[b + w];
+            if (word != 0) {
+              return (w << 6) + Long.numberOfTrailingZeros(word);
+            }
           }
         }
       }

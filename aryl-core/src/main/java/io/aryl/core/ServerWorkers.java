@@ -1,0 +1,125 @@
+package io.aryl.core;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Workers by server index, in index order: a job's base or flexible workers in a round, most often on one or two
+ * servers. Immutable; two small arrays rather than a map, as a round reads them for every running job.
+ */
+final class ServerWorkers {
+  static final ServerWorkers NONE = new ServerWorkers(new int[0], new int[0]);
+
+  /** What is done with each (server, workers) pair. */
+  @FunctionalInterface
+  interface Each {
+    void accept(int server, int workers);
+  }
+
+  private final int[] servers; // increasing
+  private final int[] workers; // each > 0
+
+  private ServerWorkers(int[] servers, int[] workers) {
+    this.servers = servers;
+    this.workers = workers;
+  }
+
+  /** The pairs of a map sorted by server index, zero counts left out. */
+  static ServerWorkers of(Map<Integer, Integer> byServer) {
+    int[] s = new int[byServer.size()];
+    int[] w = new int[s.length];
+    int n = 0;
+    for (Map.Entry<Integer, Integer> e : new TreeMap<>(byServer).entrySet()) {
+      if (e.getValue() > 0) {
+        s[n] = e.getKey();
+        w[n++] = e.getValue();
+      }
+    }
+    return n == 0 ? NONE : new ServerWorkers(Arrays.copyOf(s, n), Arrays.copyOf(w, n));
+  }
+
+  /** One worker on each entry of {@code perWorker} (a server index per worker, in any order). */
+  static ServerWorkers ofEach(int[] perWorker) {
+    return ofEach(perWorker, 0, perWorker.length);
+  }
+
+  /** One worker on each of {@code perWorker[from..to)}. */
+  static ServerWorkers ofEach(int[] perWorker, int from, int to) {
+    int[] sorted = Arrays.copyOfRange(perWorker, from, to);
+    Arrays.sort(sorted);
+    int[] s = new int[sorted.length];
+    int[] w = new int[sorted.length];
+    int n = 0;
+    for (int server : sorted) {
+      if (n > 0 && s[n - 1] == server) {
+        w[n - 1]++;
+      } else {
+        s[n] = server;
+        w[n++] = 1;
+      }
+    }
+    return n == 0 ? NONE : new ServerWorkers(Arrays.copyOf(s, n), Arrays.copyOf(w, n));
+  }
+
+  int size() {
+    return servers.length;
+  }
+
+  boolean isEmpty() {
+    return servers.length == 0;
+  }
+
+  /** The i-th server index, in increasing order. */
+  int server(int i) {
+    return servers[i];
+  }
+
+  /** Workers on the i-th server. */
+  int workers(int i) {
+    return workers[i];
+  }
+
+  void forEach(Each each) {
+    for (int i = 0; i < servers.length; i++) {
+      each.accept(servers[i], workers[i]);
+    }
+  }
+
+  /** The same pairs as a mutable sorted map. */
+  TreeMap<Integer, Integer> toMap() {
+    TreeMap<Integer, Integer> m = new TreeMap<>();
+    forEach(m::put);
+    return m;
+  }
+
+  /** Whether {@code byServer} holds exactly these pairs. */
+  boolean sameAs(Map<Integer, Integer> byServer) {
+    if (byServer.size() != servers.length) {
+      return false;
+    }
+    for (int i = 0; i < servers.length; i++) {
+      Integer w = byServer.get(servers[i]);
+      if (w == null || w != workers[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ServerWorkers other && Arrays.equals(servers, other.servers)
+        && Arrays.equals(workers, other.workers);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * Arrays.hashCode(servers) + Arrays.hashCode(workers);
+  }
+
+  @Override
+  public String toString() {
+    return toMap().toString();
+  }
+}
