@@ -50,7 +50,7 @@ final class ElasticPhase {
     FreeGpuIndex spare = budget.spareIndex();
     List<PlacedJob> elastic = new ArrayList<>();
     List<KnapsackGroup> groups = new ArrayList<>();
-    Map<Long, Integer> fitCache = new HashMap<>();
+    FitCache fits = new FitCache(spare);
     for (PlacedJob p : placed) {
       if (!p.job.isElastic() || p.settled) {
         continue;
@@ -59,8 +59,7 @@ final class ElasticPhase {
       if (config.speedAware()) {
         p.types = table.ofSpeed(p.types, p.baseSpeed(table));
       }
-      long key = p.job.gpusPerWorker() * 1_000_003L + ServerTable.mask(p.types);
-      int fit = fitCache.computeIfAbsent(key, k -> spare.fittingWorkers(p.job.gpusPerWorker(), p.types));
+      int fit = fits.workers(p.job.gpusPerWorker(), p.types);
       elastic.add(p);
       groups.add(ElasticAllocator.groupFor(p.job, fit, p.flexibleNowCount, p.running, config.rescaleOverheadS(),
           config.elasticValue()));
@@ -71,20 +70,15 @@ final class ElasticPhase {
     int[] want = allocatePerTypeSet(elastic, groups, spare, table, idleQuota);
 
     // Largest workers first (best-fit decreasing); ties by job id for determinism.
-    // The sort keys are read into arrays first: the comparators run n log n times.
     int n = elastic.size();
     int[] gpus = new int[n];
     String[] ids = new String[n];
-    Integer[] order = new Integer[n];
     for (int i = 0; i < n; i++) {
       gpus[i] = elastic.get(i).job.gpusPerWorker();
       ids[i] = elastic.get(i).job.id();
-      order[i] = i;
     }
-    Arrays.sort(order, (a, b) -> {
-      int c = Integer.compare(gpus[b], gpus[a]);
-      return c != 0 ? c : ids[a].compareTo(ids[b]);
-    });
+    int[] byId = IndexOrder.byId(ids);
+    int[] order = IndexOrder.bySizeFalling(byId, gpus);
 
     // Keep flexible workers where they already run, as far as wanted and still spare.
     int[] got = new int[elastic.size()];
@@ -116,12 +110,7 @@ final class ElasticPhase {
     for (int i = 0; i < n; i++) {
       loss[i] = -marginalPerGpu(groups.get(i), got[i]);
     }
-    Integer[] byGain = order.clone();
-    Arrays.sort(byGain, (a, b) -> {
-      int c = Double.compare(loss[a], loss[b]);
-      return c != 0 ? c : ids[a].compareTo(ids[b]);
-    });
-    for (int i : byGain) {
+    for (int i : IndexOrder.byKeyRising(byId, loss)) {
       KnapsackGroup g = groups.get(i);
       while (got[i] < g.maxItem() && g.value(got[i] + 1) > g.value(got[i])) {
         if (placeExtras(elastic.get(i), 1, budget) == 0) {
@@ -230,6 +219,33 @@ final class ElasticPhase {
       chosen[k] = floor[k] + more[k];
     }
     return chosen;
+  }
+
+  /** How many workers of a size fit the spare GPUs of a set of types: one walk of the servers per (size, types). */
+  private static final class FitCache {
+    private final FreeGpuIndex spare;
+    private long[] keys = new long[4];
+    private int[] values = new int[4];
+    private int size;
+
+    FitCache(FreeGpuIndex spare) {
+      this.spare = spare;
+    }
+
+    int workers(int gpus, boolean[] types) {
+      long key = gpus * 1_000_003L + ServerTable.mask(types);
+      for (int i = 0; i < size; i++) {
+        if (keys[i] == key) {
+          return values[i];
+        }
+      }
+      if (size == keys.length) {
+        keys = Arrays.copyOf(keys, size * 2);
+        values = Arrays.copyOf(values, size * 2);
+      }
+      keys[size] = key;
+      return values[size++] = spare.fittingWorkers(gpus, types);
+    }
   }
 
   private static int placeExtras(PlacedJob p, int count, GpuBudget budget) {

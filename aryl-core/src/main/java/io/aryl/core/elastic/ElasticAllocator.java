@@ -73,6 +73,6 @@ public final class ElasticAllocator {
       double reduction = base - job.predictedRuntimeAt(job.minWorkers() + i);
       values[i] = weight * (reduction - (running && i != currentExtra ? rescaleOverheadS : 0));
     }
-    return new KnapsackGroup(job.gpusPerWorker(), values);
+    return KnapsackGroup.owning(job.gpusPerWorker(), values);
   }
 }

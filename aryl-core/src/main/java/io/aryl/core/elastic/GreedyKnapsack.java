@@ -1,6 +1,6 @@
 package io.aryl.core.elastic;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -15,27 +15,57 @@ import java.util.List;
 public final class GreedyKnapsack {
   private GreedyKnapsack() {}
 
-  private record Step(int group, int fromK, int toK, int weight, double gain, double efficiency) {}
+  /** The hull steps of every group, in group and then hull order, as parallel arrays. */
+  private static final class Steps {
+    int size;
+    int[] group = new int[16];
+    int[] fromK = new int[16];
+    int[] toK = new int[16];
+    int[] weight = new int[16];
+    double[] efficiency = new double[16];
+
+    void add(int g, int from, int to, int w, double gain) {
+      if (size == group.length) {
+        int n = size * 2;
+        group = Arrays.copyOf(group, n);
+        fromK = Arrays.copyOf(fromK, n);
+        toK = Arrays.copyOf(toK, n);
+        weight = Arrays.copyOf(weight, n);
+        efficiency = Arrays.copyOf(efficiency, n);
+      }
+      group[size] = g;
+      fromK[size] = from;
+      toK[size] = to;
+      weight[size] = w;
+      efficiency[size++] = gain / w;
+    }
+  }
 
   public static int[] solve(List<KnapsackGroup> groups, int capacity) {
     int n = groups.size();
     int[] choice = new int[n];
-    List<Step> steps = new ArrayList<>();
+    Steps steps = new Steps();
+    int[] hull = new int[1];
     for (int i = 0; i < n; i++) {
-      hullSteps(i, groups.get(i), capacity, steps);
+      KnapsackGroup g = groups.get(i);
+      int maxK = Math.min(g.maxItem(), capacity / g.unitWeight());
+      if (hull.length < maxK + 1) {
+        hull = new int[maxK + 1];
+      }
+      hullSteps(i, g, maxK, hull, steps);
     }
     int left = capacity;
     boolean[] closed = new boolean[n];
     for (int i : takeOrder(steps, capacity)) {
-      Step s = steps.get(i);
-      if (closed[s.group] || choice[s.group] != s.fromK) {
+      int group = steps.group[i];
+      if (closed[group] || choice[group] != steps.fromK[i]) {
         continue;
       }
-      if (s.weight <= left) {
-        choice[s.group] = s.toK;
-        left -= s.weight;
+      if (steps.weight[i] <= left) {
+        choice[group] = steps.toK[i];
+        left -= steps.weight[i];
       } else {
-        closed[s.group] = true;
+        closed[group] = true;
       }
     }
     // Fill what the hull steps could not use with the best single upgrade per group.
@@ -65,16 +95,14 @@ public final class GreedyKnapsack {
    * and each group's steps already fall in value per GPU, every step is taken whatever the order, and they are
    * offered as they are: the common round, whose spare GPUs let every elastic job grow as far as it gains.
    */
-  private static int[] takeOrder(List<Step> steps, int capacity) {
-    int n = steps.size();
-    double[] efficiency = new double[n];
+  private static int[] takeOrder(Steps steps, int capacity) {
+    int n = steps.size;
     long weight = 0;
     boolean falling = true; // along each group's hull
     for (int i = 0; i < n; i++) {
-      Step s = steps.get(i);
-      efficiency[i] = s.efficiency;
-      weight += s.weight;
-      if (i > 0 && steps.get(i - 1).group == s.group && Double.compare(efficiency[i - 1], s.efficiency) < 0) {
+      weight += steps.weight[i];
+      if (i > 0 && steps.group[i - 1] == steps.group[i]
+          && Double.compare(steps.efficiency[i - 1], steps.efficiency[i]) < 0) {
         falling = false;
       }
     }
@@ -85,7 +113,7 @@ public final class GreedyKnapsack {
       }
       return asMade;
     }
-    return takeOrder(efficiency);
+    return takeOrder(Arrays.copyOf(steps.efficiency, n));
   }
 
   /**
@@ -123,10 +151,8 @@ public final class GreedyKnapsack {
     return order;
   }
 
-  /** Steps along the upper convex hull of the group's items that fit the capacity, from item 0. */
-  private static void hullSteps(int index, KnapsackGroup g, int capacity, List<Step> out) {
-    int maxK = Math.min(g.maxItem(), capacity / g.unitWeight());
-    int[] hull = new int[maxK + 1];
+  /** Steps along the upper convex hull of the group's items up to item {@code maxK}, from item 0. */
+  private static void hullSteps(int index, KnapsackGroup g, int maxK, int[] hull, Steps out) {
     int size = 0;
     hull[size++] = 0;
     for (int k = 1; k <= maxK; k++) {
@@ -141,9 +167,7 @@ public final class GreedyKnapsack {
     for (int h = 1; h < size; h++) {
       int from = hull[h - 1];
       int to = hull[h];
-      int w = g.weight(to) - g.weight(from);
-      double gain = g.value(to) - g.value(from);
-      out.add(new Step(index, from, to, w, gain, gain / w));
+      out.add(index, from, to, g.weight(to) - g.weight(from), g.value(to) - g.value(from));
     }
   }
 

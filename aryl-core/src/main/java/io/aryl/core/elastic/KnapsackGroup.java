@@ -5,11 +5,19 @@ import java.util.Arrays;
 
 /**
  * One job's choices in the multiple-choice knapsack: item k = k extra workers, weight {@code k * unitWeight} GPUs,
- * value {@code values[k]}. Exactly one item per group is chosen; item 0 (no extras) always fits.
+ * value {@code values[k]}. Exactly one item per group is chosen; item 0 (no extras) always fits. Immutable.
  */
-public record KnapsackGroup(int unitWeight, double[] values) {
-  public KnapsackGroup {
-    Checks.positive("knapsack.unitWeight", unitWeight);
+public final class KnapsackGroup {
+  private final int unitWeight;
+  private final double[] values;
+
+  /** @param values the item values by extra workers (copied) */
+  public KnapsackGroup(int unitWeight, double[] values) {
+    this(unitWeight, values == null ? null : values.clone(), true);
+  }
+
+  private KnapsackGroup(int unitWeight, double[] values, boolean owned) {
+    this.unitWeight = Checks.positive("knapsack.unitWeight", unitWeight);
     if (values == null || values.length == 0) {
       throw new IllegalArgumentException("knapsack.values must hold at least item 0");
     }
@@ -18,11 +26,19 @@ public record KnapsackGroup(int unitWeight, double[] values) {
         throw new IllegalArgumentException("knapsack.values[" + k + "] must be finite, was " + values[k]);
       }
     }
-    values = values.clone();
+    this.values = values;
+  }
+
+  /** A group that keeps {@code values}, which its maker hands over and never changes: a round makes one per job. */
+  static KnapsackGroup owning(int unitWeight, double[] values) {
+    return new KnapsackGroup(unitWeight, values, true);
+  }
+
+  public int unitWeight() {
+    return unitWeight;
   }
 
   /** A copy of the item values, by extra workers. */
-  @Override
   public double[] values() {
     return values.clone();
   }
