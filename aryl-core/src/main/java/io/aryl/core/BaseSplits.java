@@ -9,8 +9,10 @@ import java.util.TreeMap;
 
 /**
  * Running jobs' workers split into base and flexible ({@link BaseSplit}), kept from one round to the next: a job whose
- * allocation is the very object it was split from, with the same minimum, on the same server table, splits as it did,
- * and most running jobs of a round are such jobs. Immutable; a round reads the last one and makes the next.
+ * allocation is the very object it was split from, with the same minimum, splits as it did while its servers keep
+ * their place in the table and whether they are open and loaned (which is all a split reads of them); most running
+ * jobs of a round are such jobs, also in a round whose table changed because a few servers were lent or fenced.
+ * Immutable; a round reads the last one and makes the next.
  */
 final class BaseSplits {
   static final BaseSplits NONE = new BaseSplits(null, new String[0], new Split[0]);
@@ -39,9 +41,28 @@ final class BaseSplits {
     return new Round(table, runningJobs);
   }
 
+  /**
+   * Which servers of {@code now} are, in {@code before}, at the same index with the same id and the same open and
+   * loaned flags; null if the tables list other servers (or there was none before).
+   */
+  private static boolean[] keptServers(ServerTable before, ServerTable now) {
+    if (before == null || before.size() != now.size()) {
+      return null;
+    }
+    boolean[] kept = new boolean[now.size()];
+    for (int s = 0; s < kept.length; s++) {
+      if (!before.id(s).equals(now.id(s))) {
+        return null;
+      }
+      kept[s] = before.open(s) == now.open(s) && before.loaned(s) == now.loaned(s);
+    }
+    return kept;
+  }
+
   final class Round {
     private final ServerTable table;
     private final boolean sameTable;
+    private final boolean[] keptServers; // when the table changed: the servers a kept split may be on; else null
     private final Comparator<Integer> preference;
     private final String[] nextJobs;
     private final Split[] nextSplits;
@@ -51,6 +72,7 @@ final class BaseSplits {
     private Round(ServerTable table, int runningJobs) {
       this.table = table;
       this.sameTable = table == BaseSplits.this.table;
+      this.keptServers = sameTable ? null : keptServers(BaseSplits.this.table, table);
       // Base workers are those on the training pool's own open servers first, then on loaned open servers, then on
       // fenced ones, each by server order.
       this.preference = Comparator.comparingInt((Integer s) -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0);
@@ -60,8 +82,9 @@ final class BaseSplits {
 
     /** The split of a running job's allocation; jobs must come in increasing id order. */
     Split of(Job job, Allocation a) {
-      Split split = sameTable ? last(job.id()) : null;
-      if (split == null || split.of() != a || split.minWorkers() != job.minWorkers()) {
+      Split split = sameTable || keptServers != null ? last(job.id()) : null;
+      if (split == null || split.of() != a || split.minWorkers() != job.minWorkers()
+          || !sameTable && !(onKeptServers(split.base()) && onKeptServers(split.flexible()))) {
         TreeMap<Integer, Integer> base = new TreeMap<>();
         TreeMap<Integer, Integer> flexible = new TreeMap<>();
         int count = BaseSplit.split(job, a, table, preference, base, flexible);
@@ -70,6 +93,15 @@ final class BaseSplits {
       nextJobs[size] = job.id();
       nextSplits[size++] = split;
       return split;
+    }
+
+    private boolean onKeptServers(ServerWorkers workers) {
+      for (int i = 0; i < workers.size(); i++) {
+        if (!keptServers[workers.server(i)]) {
+          return false;
+        }
+      }
+      return true;
     }
 
     private Split last(String id) {

@@ -80,4 +80,18 @@ class BaseSplitsTest {
     ServerTable fenced = new ServerTable(List.of(SERVERS.get(0).withFenced(true), SERVERS.get(1), SERVERS.get(2)));
     assertThat(last.round(fenced, 1).of(A, A_WORKERS)).isNotSameAs(a);
   }
+
+  @Test
+  void keeps_the_split_of_a_job_on_servers_unchanged_when_another_server_was_fenced_or_returned() {
+    BaseSplits last = oneRound(BaseSplits.NONE, TABLE, Map.of(A, A_WORKERS, B, B_WORKERS));
+    BaseSplits.Split b = last.round(TABLE, 1).of(B, B_WORKERS);
+    ServerTable l1Fenced = new ServerTable(List.of(SERVERS.get(0).withFenced(true), SERVERS.get(1), SERVERS.get(2)));
+
+    BaseSplits.Round next = last.round(l1Fenced, 2);
+    assertThat(next.of(A, A_WORKERS)).as("a: on the fenced l1").isNotSameAs(last.round(TABLE, 1).of(A, A_WORKERS));
+    assertThat(next.of(B, B_WORKERS)).as("b: on t1 only").isSameAs(b);
+
+    ServerTable otherServers = new ServerTable(List.of(SERVERS.get(1), SERVERS.get(2)));
+    assertThat(last.round(otherServers, 1).of(B, B_WORKERS)).as("t1 has another index now").isNotSameAs(b);
+  }
 }
