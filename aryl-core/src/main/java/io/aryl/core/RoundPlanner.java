@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One scheduling round of the Aryl policy: a {@link ClusterState} in, a {@link Plan} out. Pure: the same state
@@ -132,8 +133,13 @@ public final class RoundPlanner {
       }
       Allocation a = allocations.allocationAt(nextRunning++);
       PlacedJob p = PlacedJob.running(job, splits.of(job, a));
-      p.base.forEach((s, w) -> spare[s] -= w * job.gpusPerWorker());
-      p.flexibleNow.forEach((s, w) -> flexible[s] += w * job.gpusPerWorker());
+      int g = job.gpusPerWorker();
+      for (int i = 0; i < p.base.size(); i++) {
+        spare[p.base.server(i)] -= p.base.workers(i) * g;
+      }
+      for (int i = 0; i < p.flexibleNow.size(); i++) {
+        flexible[p.flexibleNow.server(i)] += p.flexibleNow.workers(i) * g;
+      }
       placed.add(p);
     }
     lastSplits = splits.next();
@@ -169,11 +175,19 @@ public final class RoundPlanner {
       phase2.grow(placed, budget, table, tenants == null ? null : idleQuota(state, placed, table));
     }
 
-    JobAllocations.Builder targets = new JobAllocations.Builder(placed.size());
-    for (PlacedJob p : placed) {
-      targets.put(p.job.id(), p.target(table));
+    // Most jobs keep the very allocation they started the round with: the targets are the snapshot's, changed where
+    // the plan changes them, and preempted jobs taken out.
+    TreeMap<String, Allocation> changed = new TreeMap<>();
+    for (String id : admitted.preemptedFor().keySet()) {
+      changed.put(id, Allocation.EMPTY);
     }
-    return Plan.between(state, targets.build());
+    for (PlacedJob p : placed) {
+      Allocation target = p.target(table);
+      if (target != p.now) {
+        changed.put(p.job.id(), target);
+      }
+    }
+    return Plan.between(state, state.allocations().with(changed));
   }
 
   private ServerTable tableOf(List<Server> servers) {

@@ -89,4 +89,49 @@ class JobAllocationsTest {
     assertThatThrownBy(m::clear).isInstanceOf(UnsupportedOperationException.class);
     assertThat(m).hasSize(3);
   }
+
+  @Test
+  void changes_one_job_or_many_as_a_tree_map_would_leaving_the_original_as_it_was() {
+    java.util.Random random = new java.util.Random(11);
+    TreeMap<String, Allocation> reference = new TreeMap<>();
+    JobAllocations m = JobAllocations.EMPTY;
+    for (int step = 0; step < 2000; step++) {
+      JobAllocations before = m;
+      TreeMap<String, Allocation> referenceBefore = new TreeMap<>(reference);
+      if (random.nextBoolean()) {
+        String id = "j" + random.nextInt(40);
+        Allocation a = random.nextInt(3) == 0 ? Allocation.EMPTY : Allocation.of("s" + random.nextInt(5), 1);
+        m = m.with(id, a);
+        apply(reference, id, a);
+      } else {
+        TreeMap<String, Allocation> changes = new TreeMap<>();
+        for (int k = random.nextInt(6); k > 0; k--) {
+          changes.put("j" + random.nextInt(40),
+              random.nextInt(3) == 0 ? Allocation.EMPTY : Allocation.of("s" + random.nextInt(5), 2));
+        }
+        m = m.with(changes);
+        changes.forEach((id, a) -> apply(reference, id, a));
+      }
+      assertThat(m).isEqualTo(reference);
+      assertThat(m.keySet()).containsExactlyElementsOf(reference.keySet());
+      assertThat(before).as("unchanged by the change").isEqualTo(referenceBefore);
+    }
+  }
+
+  @Test
+  void is_itself_when_nothing_changes() {
+    JobAllocations m = JobAllocations.of(reference());
+
+    assertThat(m.with("b", TWO)).isSameAs(m);
+    assertThat(m.with("z", Allocation.EMPTY)).isSameAs(m);
+    assertThat(m.with(new TreeMap<>())).isSameAs(m);
+  }
+
+  private static void apply(TreeMap<String, Allocation> map, String id, Allocation a) {
+    if (a.isEmpty()) {
+      map.remove(id);
+    } else {
+      map.put(id, a);
+    }
+  }
 }

@@ -6,6 +6,7 @@ import io.aryl.core.loan.LoanPolicy;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
+import io.aryl.core.model.JobAllocations;
 import io.aryl.core.model.Plan;
 import io.aryl.core.model.Tenants;
 import io.aryl.core.predict.NoisyPredictor;
@@ -131,7 +132,7 @@ public final class Simulator {
   private final Map<String, SimJob> byId = new HashMap<>();
   // The snapshot's jobs and allocations, kept sorted by id as it wants them, so that it need not sort them each round.
   private final TreeMap<String, SimJob> active = new TreeMap<>(); // queued or running
-  private final TreeMap<String, Allocation> allocations = new TreeMap<>(); // of the running jobs
+  private JobAllocations allocations = JobAllocations.EMPTY; // of the running jobs
 
   // --- counters ----------------------------------------------------------------------------------------------------
 
@@ -480,11 +481,7 @@ public final class Simulator {
     loanedGpusBusy -= j.gpusOnLoaned;
     countRunning(j, -1);
     j.allocation = a;
-    if (a.isEmpty()) {
-      allocations.remove(j.trace.id());
-    } else {
-      allocations.put(j.trace.id(), a);
-    }
+    allocations = allocations.with(j.trace.id(), a);
     j.workers = a.totalWorkers();
     j.gpusOnTraining = 0;
     j.gpusOnLoaned = 0;
