@@ -56,6 +56,32 @@ public final class Job {
     this.speedup = Checks.notNull("job", id, "speedup", b.speedup);
   }
 
+  /** {@code base} with other progress: its shape was checked when it was built, only the new values are. */
+  private Job(Job base, double remainingS, double predictedRemainingS, double attainedS, double sinceCheckpointS) {
+    this.id = base.id;
+    this.kind = base.kind;
+    this.tenant = base.tenant;
+    this.submitTimeS = base.submitTimeS;
+    this.gpusPerWorker = base.gpusPerWorker;
+    this.minWorkers = base.minWorkers;
+    this.maxWorkers = base.maxWorkers;
+    this.allowedGpuTypes = base.allowedGpuTypes;
+    this.speedup = base.speedup;
+    this.remainingS = Checks.nonNegative("job", id, "remainingS", remainingS);
+    this.predictionGiven = true;
+    this.predictedRemainingS = Checks.nonNegative("job", id, "predictedRemainingS", predictedRemainingS);
+    this.attainedS = Checks.nonNegative("job", id, "attainedS", attainedS);
+    this.sinceCheckpointS = Checks.nonNegative("job", id, "sinceCheckpointS", sinceCheckpointS);
+  }
+
+  /**
+   * This job with new progress, as {@code toBuilder()} with these four values set would build it: for a caller that
+   * makes a value of every job for every round (a simulator), at the cost of checking only what changed.
+   */
+  public Job withProgress(double remainingS, double predictedRemainingS, double attainedS, double sinceCheckpointS) {
+    return new Job(this, remainingS, predictedRemainingS, attainedS, sinceCheckpointS);
+  }
+
   /** The allowed types, checked and sorted; the common "any type" shares one empty set. */
   private static Set<String> sortedTypes(String id, Set<String> given) {
     if (given.isEmpty()) {

@@ -165,4 +165,20 @@ class JobTest {
     assertThat(job.toBuilder().sinceCheckpointS(31).build()).isNotEqualTo(job);
     assertThat(job.toBuilder().allowedGpuTypes("H100").build()).isNotEqualTo(job);
   }
+
+  @Test
+  void with_progress_is_the_job_its_builder_makes_with_that_progress() {
+    Job job = Job.builder("j").kind("bert").tenant("team-a").submitTimeS(5).gpusPerWorker(2).workers(1, 4)
+        .allowedGpuTypes("A100").remainingS(100).predictedRemainingS(90).attainedS(10).sinceCheckpointS(3).build();
+
+    Job later = job.withProgress(60, 50, 50, 7);
+
+    assertThat(later).isEqualTo(job.toBuilder().remainingS(60).predictedRemainingS(50).attainedS(50)
+        .sinceCheckpointS(7).build());
+    assertThat(later.hashCode()).isEqualTo(job.toBuilder().remainingS(60).predictedRemainingS(50).build().hashCode());
+    assertThatIllegalArgumentException().isThrownBy(() -> job.withProgress(-1, 50, 50, 7))
+        .withMessageContaining("job(j).remainingS");
+    assertThatIllegalArgumentException().isThrownBy(() -> job.withProgress(60, 50, 50, Double.NaN))
+        .withMessageContaining("job(j).sinceCheckpointS");
+  }
 }

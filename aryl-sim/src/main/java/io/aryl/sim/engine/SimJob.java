@@ -30,6 +30,8 @@ final class SimJob {
   int gpusOnLoaned;
   double rate; // base-seconds per second
   double spentGpuS; // GPU-seconds held while running
+  private Job lastCore; // the last value toCoreJob made, null before the first
+  private boolean lastWithTenant;
 
   /**
    * @param measured submitted inside the measured window
@@ -66,10 +68,18 @@ final class SimJob {
     return Math.max(t, pausedUntil) + remaining / rate;
   }
 
-  /** The job as aryl-core sees it at time {@code t}; of its trace's tenant when {@code withTenant}. */
+  /**
+   * The job as aryl-core sees it at time {@code t}; of its trace's tenant when {@code withTenant}. Made from the last
+   * one made with the same tenant and speed-up, as a simulator asks for every job in every round.
+   */
   Job toCoreJob(double t, boolean withTenant, SpeedupModel speedup) {
     double predicted = remaining * predictionFactor;
-    return Job.builder(trace.id())
+    Job last = lastCore;
+    if (last != null && lastWithTenant == withTenant && last.speedup() == speedup) {
+      return lastCore = last.withProgress(remaining, predicted, totalWork - remaining, sinceCheckpoint(t));
+    }
+    lastWithTenant = withTenant;
+    return lastCore = Job.builder(trace.id())
         .kind(trace.model())
         .tenant(withTenant ? trace.tenant() : "")
         .submitTimeS(trace.submitS())

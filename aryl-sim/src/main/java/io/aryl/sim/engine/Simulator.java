@@ -24,7 +24,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.function.DoubleConsumer;
 
 /**
@@ -127,11 +126,11 @@ public final class Simulator {
   private SimFleet fleet;
   private ClusterState lastState; // null before the first snapshot
 
-  private final Map<String, SimJob> running = new LinkedHashMap<>();
+  private final List<SimJob> running = new ArrayList<>(); // in the order they started: every event walks them
   private final Map<String, SimJob> queued = new LinkedHashMap<>();
   private final Map<String, SimJob> byId = new HashMap<>();
   // The snapshot's jobs and allocations, kept sorted by id as it wants them, so that it need not sort them each round.
-  private final TreeMap<String, SimJob> active = new TreeMap<>(); // queued or running
+  private final ActiveJobs active = new ActiveJobs(); // queued or running
   private JobAllocations allocations = JobAllocations.EMPTY; // of the running jobs
 
   // --- counters ----------------------------------------------------------------------------------------------------
@@ -188,7 +187,7 @@ public final class Simulator {
       if (arrivalsLeft) {
         next = Math.min(next, arrivals.get(nextArrival).trace.submitS());
       }
-      for (SimJob j : running.values()) {
+      for (SimJob j : running) {
         next = Math.min(next, j.finishTime(t));
       }
       double roundAt = Double.POSITIVE_INFINITY;
@@ -219,7 +218,7 @@ public final class Simulator {
       while (nextArrival < arrivals.size() && arrivals.get(nextArrival).trace.submitS() <= t) {
         SimJob j = arrivals.get(nextArrival++);
         queued.put(j.trace.id(), j);
-        active.put(j.trace.id(), j);
+        active.add(j);
         dirtySince = Double.isNaN(dirtySince) ? t : dirtySince;
       }
       // Loaned servers whose grace ran out go back.
@@ -266,7 +265,7 @@ public final class Simulator {
   /** Runs the running jobs from {@code from} to {@code to}; returns those done by then, in start order. */
   private List<SimJob> advance(double from, double to) {
     List<SimJob> done = new ArrayList<>();
-    for (SimJob j : running.values()) { // one pass for both: the scan is per event
+    for (SimJob j : running) { // one pass for both: the scan is per event
       if (to > from) {
         j.spentGpuS += (j.gpusOnTraining + j.gpusOnLoaned) * (to - from);
         double effective = to - Math.max(from, j.pausedUntil);
@@ -343,7 +342,7 @@ public final class Simulator {
     List<Integer> due = fleet.due(t);
     for (int s : due) {
       String id = fleet.id(s);
-      for (SimJob j : new ArrayList<>(running.values())) {
+      for (SimJob j : new ArrayList<>(running)) {
         int w = j.allocation.workersOn(id);
         if (w == 0) {
           continue;
@@ -366,7 +365,7 @@ public final class Simulator {
   private ServerChooser newestFirst() {
     return (candidates, count) -> {
       Map<String, Double> newest = new HashMap<>();
-      for (SimJob j : running.values()) {
+      for (SimJob j : running) {
         for (String s : j.allocation.workersByServer().keySet()) {
           newest.merge(s, j.lastStart, Math::max);
         }
@@ -384,7 +383,7 @@ public final class Simulator {
   /** The cluster as the policy sees it at {@code t}; checked only where it differs from the last one. */
   private ClusterState state(double t) {
     List<Job> jobs = new ArrayList<>(active.size());
-    for (SimJob j : active.values()) {
+    for (SimJob j : active.inIdOrder()) {
       jobs.add(j.toCoreJob(t, tenants != null, speedup));
     }
     Tenants teams = tenants == null ? Tenants.NONE : tenants;
@@ -433,7 +432,7 @@ public final class Simulator {
 
   private void start(SimJob j, Allocation a, double t) {
     queued.remove(j.trace.id());
-    running.put(j.trace.id(), j);
+    running.add(j);
     if (Double.isNaN(j.firstStart)) {
       j.firstStart = t;
     }
@@ -458,14 +457,14 @@ public final class Simulator {
     }
     j.preemptedBefore = true;
     applyAllocation(j, Allocation.EMPTY);
-    running.remove(j.trace.id());
+    running.remove(j);
     queued.put(j.trace.id(), j);
   }
 
   private void finish(SimJob j, double t) {
     applyAllocation(j, Allocation.EMPTY);
-    running.remove(j.trace.id());
-    active.remove(j.trace.id());
+    running.remove(j);
+    active.remove(j);
     ends.put(j.trace.id(), t);
     if (j.measured) {
       tally.finished(new JobRecord(j.trace.id(), j.trace.submitS() - windowStart, j.firstStart - windowStart,

@@ -60,4 +60,19 @@ class SimJobTest {
     assertThat(core.sinceCheckpointS()).isEqualTo(50);
     assertThat(job.toCoreJob(50, false, SpeedupModel.linear()).tenant()).isEmpty();
   }
+
+  @Test
+  @DisplayName("a later round sees the job's progress since, with the same shape and tenant")
+  void toCoreJobAgain() {
+    SpeedupModel linear = SpeedupModel.linear();
+    job.remaining = 1000;
+    Job first = job.toCoreJob(50, true, linear);
+    job.remaining = 400;
+    Job later = job.toCoreJob(650, true, linear);
+
+    assertThat(later).isEqualTo(first.toBuilder().remainingS(400).predictedRemainingS(600)
+        .attainedS(job.totalWork - 400).sinceCheckpointS(650).build());
+    assertThat(job.toCoreJob(700, false, linear).tenant()).isEmpty();
+    assertThat(job.toCoreJob(700, true, linear).tenant()).isEqualTo("team-a");
+  }
 }
