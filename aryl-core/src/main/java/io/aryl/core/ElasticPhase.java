@@ -95,7 +95,7 @@ final class ElasticPhase {
           int keep = Math.min(Math.min(p.flexibleNow.workers(k), want[i] - got[i]), spare.free(s) / g);
           if (keep > 0) {
             budget.take(s, keep * g);
-            p.extras.merge(s, keep, Integer::sum);
+            p.extras.add(s, keep);
             got[i] += keep;
           }
         }
@@ -257,7 +257,7 @@ final class ElasticPhase {
         break;
       }
       budget.take(s, g);
-      p.extras.merge(s, 1, Integer::sum);
+      p.extras.add(s, 1);
       placedCount++;
     }
     return placedCount;

@@ -5,8 +5,6 @@ import io.aryl.core.model.Job;
 import io.aryl.core.placement.ServerTable;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * One job's workers as a round decides them, by dense server index: the base it keeps (or is admitted with), the
@@ -21,7 +19,7 @@ final class PlacedJob {
   ServerWorkers base;
   /** Flexible workers it runs now, by server index. */
   ServerWorkers flexibleNow;
-  final TreeMap<Integer, Integer> extras = new TreeMap<>();
+  final WorkerTally extras = new WorkerTally();
   int flexibleNowCount;
   /** The GPU types phase 2 may grow this job on (set by phase 2). */
   boolean[] types;
@@ -52,30 +50,47 @@ final class PlacedJob {
    * with when that is unchanged, as it is for most jobs in most rounds.
    */
   Allocation target(ServerTable table) {
-    if (running && !settled && flexibleNow.sameAs(extras)) {
+    if (running && !settled && extras.sameAs(flexibleNow)) {
       return now; // the base was split off this allocation and stayed; the flexible workers stayed too
     }
-    TreeMap<Integer, Integer> workers = base.toMap();
-    extras.forEach((s, w) -> workers.merge(s, w, Integer::sum));
-    if (sameAs(workers, now, table)) {
+    // Base and extras merged by server index, which orders servers as their ids do.
+    int[] servers = new int[base.size() + extras.size()];
+    int[] workers = new int[servers.length];
+    int n = 0;
+    int b = 0;
+    int e = 0;
+    while (b < base.size() || e < extras.size()) {
+      int s = b == base.size() ? extras.server(e) : e == extras.size() ? base.server(b)
+          : Math.min(base.server(b), extras.server(e));
+      int w = 0;
+      if (b < base.size() && base.server(b) == s) {
+        w += base.workers(b++);
+      }
+      if (e < extras.size() && extras.server(e) == s) {
+        w += extras.workers(e++);
+      }
+      servers[n] = s;
+      workers[n++] = w;
+    }
+    if (sameAs(servers, workers, n, now, table)) {
       return now;
     }
     Map<String, Integer> byId = new HashMap<>();
-    workers.forEach((s, w) -> byId.put(table.id(s), w));
+    for (int i = 0; i < n; i++) {
+      byId.put(table.id(servers[i]), workers[i]);
+    }
     return Allocation.of(byId);
   }
 
-  /** Whether workers by server index are the allocation's, whose servers are sorted by id as the indexes are. */
-  private static boolean sameAs(SortedMap<Integer, Integer> workers, Allocation a, ServerTable table) {
-    if (workers.size() != a.serverCount()) {
+  /** Whether the first n workers by server index are the allocation's, whose servers are in id (= index) order. */
+  private static boolean sameAs(int[] servers, int[] workers, int n, Allocation a, ServerTable table) {
+    if (n != a.serverCount()) {
       return false;
     }
-    int i = 0;
-    for (Map.Entry<Integer, Integer> e : workers.entrySet()) {
-      if (!table.id(e.getKey()).equals(a.serverAt(i)) || e.getValue() != a.workersAt(i)) {
+    for (int i = 0; i < n; i++) {
+      if (!table.id(servers[i]).equals(a.serverAt(i)) || workers[i] != a.workersAt(i)) {
         return false;
       }
-      i++;
     }
     return true;
   }
@@ -105,7 +120,7 @@ final class PlacedJob {
     flexibleNowCount = 0;
     extras.clear();
     for (int i = baseWorkers; i < to.length; i++) {
-      extras.merge(to[i], 1, Integer::sum);
+      extras.add(to[i], 1);
     }
     settled = true;
   }

@@ -93,20 +93,6 @@ final class ServerWorkers {
     return m;
   }
 
-  /** Whether {@code byServer} holds exactly these pairs. */
-  boolean sameAs(Map<Integer, Integer> byServer) {
-    if (byServer.size() != servers.length) {
-      return false;
-    }
-    for (int i = 0; i < servers.length; i++) {
-      Integer w = byServer.get(servers[i]);
-      if (w == null || w != workers[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   @Override
   public boolean equals(Object o) {
     return o instanceof ServerWorkers other && Arrays.equals(servers, other.servers)

@@ -26,6 +26,7 @@ public final class ClusterState {
   // publishes the finished map.
   private Map<String, Job> jobsById;
   private final JobAllocations allocations;
+  private final Job[] runningJobs; // the job of each allocation, by position in allocations; null if unknown
   private final int[] usedGpus; // by server position
   private final Tenants tenants;
 
@@ -116,6 +117,7 @@ public final class ClusterState {
     this.servers = servers;
     this.jobs = checkedJobs(jobs, servers, tenants);
     this.allocations = JobAllocations.of(allocations);
+    this.runningJobs = jobsOf(this.allocations);
     this.usedGpus = usedGpus(this.allocations);
   }
 
@@ -127,6 +129,7 @@ public final class ClusterState {
     this.jobs = base.jobs;
     this.jobsById = base.jobsById; // null unless base has looked a job up
     this.allocations = JobAllocations.of(allocations);
+    this.runningJobs = jobsOf(this.allocations);
     this.usedGpus = usedGpus(this.allocations);
   }
 
@@ -138,6 +141,7 @@ public final class ClusterState {
     this.servers = before.servers;
     this.jobs = checkedJobs(jobs, servers, tenants);
     this.allocations = allocations;
+    this.runningJobs = jobsOf(allocations);
     this.usedGpus = usedGpusSince(before);
   }
 
@@ -165,15 +169,24 @@ public final class ClusterState {
     return Collections.unmodifiableList(sorted);
   }
 
+  /** The job of each allocation, found by walking both in id order; null for an allocation of no job. */
+  private Job[] jobsOf(JobAllocations allocations) {
+    Job[] out = new Job[allocations.size()];
+    JobsInOrder inOrder = new JobsInOrder();
+    for (int k = 0; k < out.length; k++) {
+      out[k] = inOrder.find(allocations.jobAt(k));
+    }
+    return out;
+  }
+
   /**
    * Checks running jobs' allocations against this snapshot's jobs and servers, and returns the GPUs they use per
    * server position.
    */
   private int[] usedGpus(JobAllocations allocations) {
     int[] used = new int[servers.list.size()];
-    JobsInOrder inOrder = new JobsInOrder();
     for (int k = 0; k < allocations.size(); k++) {
-      addChecked(inOrder.find(allocations.jobAt(k)), allocations.jobAt(k), allocations.allocationAt(k), used, null);
+      addChecked(runningJobs[k], allocations.jobAt(k), allocations.allocationAt(k), used, null);
     }
     for (int i = 0; i < used.length; i++) {
       checkNotOverCommitted(i, used[i]);
@@ -192,23 +205,22 @@ public final class ClusterState {
     try {
       int[] used = before.usedGpus.clone();
       boolean[] touched = new boolean[used.length];
-      JobsInOrder now = new JobsInOrder();
-      JobsInOrder then = before.new JobsInOrder();
       JobAllocations was = before.allocations;
       int i = 0;
       int k = 0;
       while (i < was.size() || k < allocations.size()) {
-        int c = i == was.size() ? 1 : k == allocations.size() ? -1 : was.jobAt(i).compareTo(allocations.jobAt(k));
+        int c = i == was.size() ? 1 : k == allocations.size() ? -1
+            : was.jobAt(i) == allocations.jobAt(k) ? 0 : was.jobAt(i).compareTo(allocations.jobAt(k));
         if (c < 0) {
-          release(then.find(was.jobAt(i)), was.allocationAt(i), used, before);
+          release(before.runningJobs[i], was.allocationAt(i), used, before);
           i++;
           continue;
         }
         String id = allocations.jobAt(k);
         Allocation a = allocations.allocationAt(k);
-        Job j = now.find(id);
+        Job j = runningJobs[k];
         if (c == 0) {
-          Job old = then.find(id);
+          Job old = before.runningJobs[i];
           if (a == was.allocationAt(i) && j != null && j.gpusPerWorker() == old.gpusPerWorker()
               && j.allowedGpuTypes().equals(old.allowedGpuTypes())) {
             checkWidth(j, a);

@@ -3,6 +3,7 @@ package io.aryl.core.reclaim;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
+import io.aryl.core.model.JobAllocations;
 import io.aryl.core.model.Server;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -42,20 +43,31 @@ public final class ReclaimCandidates {
     this.eligible = List.copyOf(ids);
     Map<String, List<int[]>> byServer = new HashMap<>();
     List<Integer> totals = new ArrayList<>();
-    for (Map.Entry<String, Allocation> e : state.allocations().entrySet()) {
-      Job job = state.job(e.getKey());
+    // Allocations and jobs are both sorted by job id: the jobs are found by walking them alongside.
+    JobAllocations allocations = state.allocations();
+    List<Job> all = state.jobs();
+    int nextJob = 0;
+    for (int k = 0; k < allocations.size(); k++) {
+      Allocation a = allocations.allocationAt(k);
+      Job job = null;
       int jobIndex = -1;
-      for (Map.Entry<String, Integer> w : e.getValue().workersByServer().entrySet()) {
-        if (!indexOfServer.containsKey(w.getKey())) {
+      for (int i = 0; i < a.serverCount(); i++) {
+        String server = a.serverAt(i);
+        if (!indexOfServer.containsKey(server)) {
           continue;
         }
         if (jobIndex < 0) {
+          String id = allocations.jobAt(k);
+          while (!all.get(nextJob).id().equals(id)) {
+            nextJob++;
+          }
+          job = all.get(nextJob);
           jobIndex = jobs.size();
           jobs.add(job);
-          totals.add(e.getValue().totalWorkers());
+          totals.add(a.totalWorkers());
         }
-        byServer.computeIfAbsent(w.getKey(), k -> new ArrayList<>()).add(new int[] {jobIndex, w.getValue()});
-        busyGpus.merge(w.getKey(), w.getValue() * job.gpusPerWorker(), Integer::sum);
+        byServer.computeIfAbsent(server, x -> new ArrayList<>()).add(new int[] {jobIndex, a.workersAt(i)});
+        busyGpus.merge(server, a.workersAt(i) * job.gpusPerWorker(), Integer::sum);
       }
     }
     this.totalWorkers = totals.stream().mapToInt(Integer::intValue).toArray();
