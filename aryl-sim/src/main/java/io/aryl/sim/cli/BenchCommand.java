@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code aryl-sim bench}: the simulator's own speed benchmark. Runs one policy on one thread, twice, and prints the
  * wall time of each run with the CPU time of the thread that ran it (steadier than wall time on a shared machine, and
- * without the compiler's and collector's threads), the peak heap, and whether both runs gave identical results.
+ * without the compiler's and collector's threads) and the memory it allocated, the peak heap, and whether every run
+ * gave the results of the first.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {
@@ -54,14 +55,22 @@ final class BenchCommand implements Callable<Integer> {
         s.jobs().size(), (System.nanoTime() - loadStart) / 1e9, s.cfg().trainingServers(),
         s.cfg().inferenceServers(), s.cfg().gpusPerServer());
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    // HotSpot's extension counts the bytes a thread allocates: steady from run to run, unlike its times.
+    com.sun.management.ThreadMXBean allocations = threads instanceof com.sun.management.ThreadMXBean hotspot
+        && hotspot.isThreadAllocatedMemorySupported() ? hotspot : null;
     PolicyResult first = null;
     boolean identical = true;
     double fastest = Double.POSITIVE_INFINITY;
     for (int run = 1; run <= runs; run++) {
       long cpu = threads.getCurrentThreadCpuTime();
+      long bytes = allocations == null ? 0 : allocations.getCurrentThreadAllocatedBytes();
       PolicyResult r = s.run(p, null);
       double cpuS = (threads.getCurrentThreadCpuTime() - cpu) / 1e9;
-      out.printf("run %d: %.1f s (%.1f s on its thread's CPU)", run, r.simWallS(), cpuS);
+      out.printf("run %d: %.1f s (%.1f s on its thread's CPU", run, r.simWallS(), cpuS);
+      if (allocations != null) {
+        out.printf(", %.0f MB allocated", (allocations.getCurrentThreadAllocatedBytes() - bytes) / 1e6);
+      }
+      out.print(")");
       if (first == null) {
         first = r;
         out.printf(", %d jobs finished, %d unfinished", r.jobs().size(), r.unfinishedJobs());
