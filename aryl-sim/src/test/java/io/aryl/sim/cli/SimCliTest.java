@@ -237,7 +237,8 @@ class SimCliTest {
         "--runs", "3");
 
     assertThat(code).isZero();
-    assertThat(out.toString()).contains("run 1:", "run 2:", "run 3:", "on its thread's CPU", "MB allocated", "4 jobs finished",
+    assertThat(out.toString()).contains("run 1:", "run 2:", "run 3:", "on its thread's CPU", "MB allocated",
+        "4 jobs finished",
         "fastest after the first:", "identical results: yes");
   }
 
