@@ -48,8 +48,8 @@ final class ElasticPhase {
    */
   Growth grow(List<PlacedJob> placed, GpuBudget budget, ServerTable table, Map<String, Integer> idleQuota) {
     FreeGpuIndex spare = budget.spareIndex();
-    List<PlacedJob> elastic = new ArrayList<>();
-    List<KnapsackGroup> groups = new ArrayList<>();
+    List<PlacedJob> elastic = new ArrayList<>(placed.size());
+    List<KnapsackGroup> groups = new ArrayList<>(placed.size());
     FitCache fits = new FitCache(spare);
     for (PlacedJob p : placed) {
       if (!p.job.isElastic() || p.settled) {
@@ -148,8 +148,8 @@ final class ElasticPhase {
     }
     int[] want = new int[n];
     for (long union : unions) {
-      List<Integer> members = new ArrayList<>();
-      List<KnapsackGroup> sub = new ArrayList<>();
+      List<Integer> members = new ArrayList<>(n);
+      List<KnapsackGroup> sub = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         if (masks[i] != 0 && (masks[i] & ~union) == 0) {
           members.add(i);

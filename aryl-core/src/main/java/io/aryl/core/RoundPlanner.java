@@ -120,8 +120,8 @@ public final class RoundPlanner {
       spare[s] = table.gpus(s);
     }
 
-    List<PlacedJob> placed = new ArrayList<>();
-    List<Job> queued = new ArrayList<>();
+    List<PlacedJob> placed = new ArrayList<>(state.jobs().size());
+    List<Job> queued = new ArrayList<>(state.jobs().size() - state.allocations().size());
     // Jobs and allocations are both sorted by job id, and every allocation is of a job: walk them side by side.
     JobAllocations allocations = state.allocations();
     BaseSplits.Round splits = lastSplits.round(table, allocations.size());

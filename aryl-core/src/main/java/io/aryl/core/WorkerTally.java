@@ -7,8 +7,11 @@ import java.util.Arrays;
  * time. Mutable; two small arrays, so that counting a worker boxes nothing.
  */
 final class WorkerTally {
-  private int[] servers = new int[2];
-  private int[] workers = new int[2];
+  private static final int[] NONE = new int[0];
+
+  // Made on the first worker counted: a round has a tally for every running job, and most count none.
+  private int[] servers = NONE;
+  private int[] workers = NONE;
   private int size;
 
   /** Counts {@code count} more workers on server {@code s}. */
@@ -20,8 +23,8 @@ final class WorkerTally {
     }
     int at = -i - 1;
     if (size == servers.length) {
-      servers = Arrays.copyOf(servers, size * 2);
-      workers = Arrays.copyOf(workers, size * 2);
+      servers = Arrays.copyOf(servers, Math.max(2, size * 2));
+      workers = Arrays.copyOf(workers, Math.max(2, size * 2));
     }
     System.arraycopy(servers, at, servers, at + 1, size - at);
     System.arraycopy(workers, at, workers, at + 1, size - at);

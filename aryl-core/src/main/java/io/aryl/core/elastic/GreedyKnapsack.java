@@ -18,11 +18,21 @@ public final class GreedyKnapsack {
   /** The hull steps of every group, in group and then hull order, as parallel arrays. */
   private static final class Steps {
     int size;
-    int[] group = new int[16];
-    int[] fromK = new int[16];
-    int[] toK = new int[16];
-    int[] weight = new int[16];
-    double[] efficiency = new double[16];
+    int[] group;
+    int[] fromK;
+    int[] toK;
+    int[] weight;
+    double[] efficiency;
+
+    /** Room for {@code most} steps: a group of k items that fit has at most k hull steps. */
+    Steps(int most) {
+      int n = Math.max(1, most);
+      group = new int[n];
+      fromK = new int[n];
+      toK = new int[n];
+      weight = new int[n];
+      efficiency = new double[n];
+    }
 
     void add(int g, int from, int to, int w, double gain) {
       if (size == group.length) {
@@ -44,15 +54,19 @@ public final class GreedyKnapsack {
   public static int[] solve(List<KnapsackGroup> groups, int capacity) {
     int n = groups.size();
     int[] choice = new int[n];
-    Steps steps = new Steps();
-    int[] hull = new int[1];
+    int[] maxK = new int[n];
+    int most = 0;
+    int widest = 0;
     for (int i = 0; i < n; i++) {
       KnapsackGroup g = groups.get(i);
-      int maxK = Math.min(g.maxItem(), capacity / g.unitWeight());
-      if (hull.length < maxK + 1) {
-        hull = new int[maxK + 1];
-      }
-      hullSteps(i, g, maxK, hull, steps);
+      maxK[i] = Math.min(g.maxItem(), capacity / g.unitWeight());
+      most += maxK[i];
+      widest = Math.max(widest, maxK[i]);
+    }
+    Steps steps = new Steps(most);
+    int[] hull = new int[widest + 1];
+    for (int i = 0; i < n; i++) {
+      hullSteps(i, groups.get(i), maxK[i], hull, steps);
     }
     int left = capacity;
     boolean[] closed = new boolean[n];
