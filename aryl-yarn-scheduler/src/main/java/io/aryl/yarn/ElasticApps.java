@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 
 /**
@@ -41,22 +42,54 @@ final class ElasticApps {
     }
 
     int askedWorkers() {
-      return asks.values().stream().mapToInt(ResourceRequest::getNumContainers).sum();
+      int n = 0;
+      for (ResourceRequest rr : asks.values()) {
+        n += rr.getNumContainers();
+      }
+      return n;
     }
   }
 
   private final Map<String, App> apps = new ConcurrentHashMap<>();
+  /**
+   * The same applications by the ResourceManager's id: looked up for every application on paths that run for every
+   * node (a round's read, the offer of a node), where building each id's string cost more than the lookup.
+   */
+  private final Map<ApplicationId, App> byId = new ConcurrentHashMap<>();
 
   void register(String appId, JobShape shape, long submitMs) {
-    apps.put(appId, new App(appId, shape, submitMs));
+    App app = new App(appId, shape, submitMs);
+    apps.put(appId, app);
+    ApplicationId id = parse(appId);
+    if (id != null) {
+      byId.put(id, app);
+    }
   }
 
   void remove(String appId) {
     apps.remove(appId);
+    ApplicationId id = parse(appId);
+    if (id != null) {
+      byId.remove(id);
+    }
   }
 
   Optional<App> get(String appId) {
     return Optional.ofNullable(apps.get(appId));
+  }
+
+  /** The application, or null if it is not elastic. */
+  App get(ApplicationId appId) {
+    return byId.get(appId);
+  }
+
+  /** The id as the ResourceManager's, or null if it is not one (a test's name). */
+  private static ApplicationId parse(String appId) {
+    try {
+      return ApplicationId.fromString(appId);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
   }
 
   boolean isElastic(String appId) {

@@ -29,7 +29,12 @@ final class NodeOffers {
   }
 
   private boolean offered(SchedulableEntity e, Predicate<String> placed) {
-    String id = e.getId(); // built anew on every call: once per application per walk
-    return !apps.isElastic(id) || placed.test(id) || (e instanceof FiCaSchedulerApp a && a.isWaitingForAMContainer());
+    if (e instanceof FiCaSchedulerApp a) {
+      // By the attempt's application id: getId() builds a new string on every call, once per application per node.
+      ElasticApps.App app = apps.get(a.getApplicationId());
+      return app == null || placed.test(app.id) || a.isWaitingForAMContainer();
+    }
+    String id = e.getId();
+    return !apps.isElastic(id) || placed.test(id);
   }
 }

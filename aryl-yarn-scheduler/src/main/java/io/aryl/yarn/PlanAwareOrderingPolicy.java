@@ -29,11 +29,27 @@ public class PlanAwareOrderingPolicy<S extends SchedulableEntity> extends FifoOr
 
   /** Runs {@code heartbeat} with only the applications {@code offered} accepts offered the node. */
   static void serving(Predicate<SchedulableEntity> offered, Runnable heartbeat) {
+    serving(offered, () -> {
+      heartbeat.run();
+      return null;
+    });
+  }
+
+  /**
+   * Runs {@code allocation} (on one node) with only the applications {@code offered} accepts offered the node; inside
+   * another such call, the outer one's applications are offered again once it returns.
+   */
+  static <T> T serving(Predicate<SchedulableEntity> offered, java.util.function.Supplier<T> allocation) {
+    Predicate<SchedulableEntity> outer = OFFERED.get();
     OFFERED.set(offered);
     try {
-      heartbeat.run();
+      return allocation.get();
     } finally {
-      OFFERED.remove();
+      if (outer == null) {
+        OFFERED.remove();
+      } else {
+        OFFERED.set(outer);
+      }
     }
   }
 

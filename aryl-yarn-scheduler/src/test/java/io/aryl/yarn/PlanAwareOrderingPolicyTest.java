@@ -72,4 +72,21 @@ class PlanAwareOrderingPolicyTest {
     PlanAwareOrderingPolicy.serving(e -> e.getId().equals("c"), () -> seen.addAll(order(p)));
     assertThat(seen).containsExactly("c");
   }
+
+  @Test
+  @DisplayName("an allocation on one node inside a heartbeat offers its own applications, and the heartbeat's after it")
+  void nested() {
+    var p = policy("a", "b", "c");
+    List<String> inner = new ArrayList<>();
+    List<String> outerAfter = new ArrayList<>();
+    String result = PlanAwareOrderingPolicy.serving(e -> e.getId().equals("a"), () -> {
+      inner.addAll(PlanAwareOrderingPolicy.serving(e -> e.getId().equals("c"), () -> order(p)));
+      outerAfter.addAll(order(p));
+      return "done";
+    });
+    assertThat(result).isEqualTo("done");
+    assertThat(inner).containsExactly("c");
+    assertThat(outerAfter).containsExactly("a");
+    assertThat(order(p)).containsExactly("a", "b", "c");
+  }
 }

@@ -1,0 +1,78 @@
+package io.aryl.yarn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.NodeScopedCapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.SingleNodeProposal;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("NodeScopedCapacityScheduler: every attempt to allocate on one node passes its hook, with that node")
+class NodeScopedCapacitySchedulerTest {
+  /** Records the node of every allocation attempt. */
+  public static class Recording extends NodeScopedCapacityScheduler {
+    static final List<String> NODES = new CopyOnWriteArrayList<>();
+
+    @Override
+    protected <T> T allocatingOn(FiCaSchedulerNode node, Supplier<T> allocation) {
+      NODES.add(node.getNodeName());
+      return allocation.get();
+    }
+  }
+
+  private static MockRM start(boolean async) {
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(YarnConfiguration.RM_SCHEDULER, Recording.class.getName());
+    conf.setBoolean(CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_ENABLE, async);
+    MockRM rm = new MockRM(conf);
+    rm.start();
+    return rm;
+  }
+
+  @Test
+  @DisplayName("a node heartbeat's, and one Aryl makes itself on a node it chose")
+  void heartbeatAndProposal() throws Exception {
+    Recording.NODES.clear();
+    MockRM rm = start(false);
+    try {
+      MockNM nm = rm.registerNode("127.3.0.1:8041", Resource.newInstance(8192, 8));
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      assertThat(Recording.NODES).contains("127.3.0.1");
+
+      Recording.NODES.clear();
+      Recording scheduler = (Recording) rm.getResourceScheduler();
+      SingleNodeProposal.proposeOn(scheduler, scheduler.getNode(nm.getNodeId()));
+      assertThat(Recording.NODES).containsExactly("127.3.0.1");
+    } finally {
+      rm.stop();
+    }
+  }
+
+  @Test
+  @DisplayName("each step of the asynchronous scheduling thread's walk of the nodes")
+  void asynchronousWalk() throws Exception {
+    Recording.NODES.clear();
+    MockRM rm = start(true);
+    try {
+      rm.registerNode("127.3.0.2:8041", Resource.newInstance(8192, 8));
+      rm.drainEvents();
+      long deadline = System.currentTimeMillis() + 10_000;
+      while (!Recording.NODES.contains("127.3.0.2") && System.currentTimeMillis() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(Recording.NODES).contains("127.3.0.2");
+    } finally {
+      rm.stop();
+    }
+  }
+}
