@@ -61,6 +61,7 @@ public final class SlsRun {
     SecurityUtil.setConfiguration(conf);
     createPoolLabels(conf);
     ConcurrentLinkedQueue<Double> roundsMs = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Double> roundsCpuMs = new ConcurrentLinkedQueue<>();
     SLSRunner sls = new SLSRunner(conf);
     Path jobsIn = queue == null ? jobs : TraceRewrite.queue(jobs, queue, work.toPath().resolve("jobs.json"));
     Path nodesIn =
@@ -71,7 +72,10 @@ public final class SlsRun {
     sls.start();
     ResourceManager rm = SlsInternals.rm(sls);
     if (rm.getResourceScheduler() instanceof ArylScheduler aryl) {
-      aryl.metrics().onRound(roundsMs::add);
+      aryl.metrics().onRound((wallMs, cpuMs) -> {
+        roundsMs.add(wallMs);
+        roundsCpuMs.add(cpuMs);
+      });
     }
     boolean allDone;
     List<ClusterSampler.Sample> samples;
@@ -87,7 +91,7 @@ public final class SlsRun {
     List<SlsJobRecord> records = SlsJobLog.records();
     sls.stop();
     SlsSummary summary = SlsSummary.of(scheduler.label(), allDone, wallS, records, samples,
-        new ArrayList<>(roundsMs), SlsOutputs.read(out));
+        new ArrayList<>(roundsMs), new ArrayList<>(roundsCpuMs), SlsOutputs.read(out));
     new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("summary.json").toFile(),
         summary);
     return summary;

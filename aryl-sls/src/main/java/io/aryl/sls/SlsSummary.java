@@ -15,12 +15,12 @@ public record SlsSummary(String scheduler, boolean allFinished, double wallS, in
     double queueP50S, double queueP99S,
     double jctMeanS, double makespanS, double gpuUtilisation, long containersAllocated, double allocationRatePerS,
     double peakAllocationRatePerS, int rounds, double roundP50Ms, double roundP99Ms, double roundMaxMs,
-    double allocateP50Ms, double allocateP99Ms, double nodeUpdateP50Ms, double nodeUpdateP99Ms, long heapPeakMb) {
+    double roundCpuP50Ms, double roundCpuP99Ms, double roundCpuMaxMs, double allocateP50Ms, double allocateP99Ms, double nodeUpdateP50Ms, double nodeUpdateP99Ms, long heapPeakMb) {
 
   private static final double WINDOW_S = 10;
 
   static SlsSummary of(String scheduler, boolean allDone, double wallS, List<SlsJobRecord> jobs,
-      List<ClusterSampler.Sample> samples, List<Double> roundsMs, SlsOutputs sls) {
+      List<ClusterSampler.Sample> samples, List<Double> roundsMs, List<Double> roundsCpuMs, SlsOutputs sls) {
     double[] amWait = sorted(jobs.stream().filter(j -> j.amStartedMs() >= 0).mapToDouble(j -> j.amWaitMs() / 1e3));
     double[] queue = sorted(jobs.stream().filter(j -> j.baseStartedMs() >= 0).mapToDouble(j -> j.queueMs() / 1e3));
     double[] jct = sorted(jobs.stream().filter(SlsJobRecord::finished)
@@ -36,6 +36,7 @@ public record SlsSummary(String scheduler, boolean allFinished, double wallS, in
     long allocated = last == null ? 0 : last.containersAllocated();
     double spanS = busy.isEmpty() ? 0 : busy.get(busy.size() - 1).atS() - busy.get(0).atS();
     double[] rounds = sorted(roundsMs.stream().mapToDouble(Double::doubleValue));
+    double[] roundsCpu = sorted(roundsCpuMs.stream().mapToDouble(Double::doubleValue));
     double[] allocate = sorted(sls.allocateMs().stream().mapToDouble(Double::doubleValue));
     double[] nodeUpdate = sorted(sls.nodeUpdateMs().stream().mapToDouble(Double::doubleValue));
     return new SlsSummary(scheduler, allDone, wallS, last == null ? 0 : last.nodes(), last == null ? 0
@@ -46,6 +47,8 @@ public record SlsSummary(String scheduler, boolean allFinished, double wallS, in
         Metrics.percentile(queue, 99), mean(jct), Math.max(0, lastFinish - firstSubmit) / 1e3, utilisation, allocated,
         spanS > 0 ? allocated / spanS : 0, peakRate(samples), rounds.length, Metrics.percentile(rounds, 50),
         Metrics.percentile(rounds, 99), rounds.length == 0 ? 0 : rounds[rounds.length - 1],
+        Metrics.percentile(roundsCpu, 50), Metrics.percentile(roundsCpu, 99),
+        roundsCpu.length == 0 ? 0 : roundsCpu[roundsCpu.length - 1],
         Metrics.percentile(allocate, 50), Metrics.percentile(allocate, 99), Metrics.percentile(nodeUpdate, 50),
         Metrics.percentile(nodeUpdate, 99), samples.stream().mapToLong(ClusterSampler.Sample::heapUsedMb).max()
             .orElse(0));

@@ -22,7 +22,7 @@ class SlsCompareTest {
   private static SlsSummary summary(String scheduler, int finished, int grew, double queueP50S, double peakRate) {
     return new SlsSummary(scheduler, finished == 100, 600, 1000, 8000, 100, finished, 40, grew, 12, 1.5, 3.5,
         queueP50S, 90.5,
-        300, 550, 0.8125, 5000, 8.5, peakRate, 250, 1.25, 4.5, 9.75, 0.125, 0.5, 0.0625, 0.25, 2048);
+        300, 550, 0.8125, 5000, 8.5, peakRate, 250, 1.25, 4.5, 9.75, 0.5, 2.25, 3.5, 0.125, 0.5, 0.0625, 0.25, 2048);
   }
 
   private static final SlsSummary ARYL = summary("aryl", 100, 30, 12.5, 40);

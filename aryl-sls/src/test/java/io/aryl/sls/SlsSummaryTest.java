@@ -28,7 +28,7 @@ class SlsSummaryTest {
   }
 
   private static SlsSummary of(List<SlsJobRecord> jobs, List<ClusterSampler.Sample> samples) {
-    return SlsSummary.of("aryl", true, 60, jobs, samples, List.of(), NO_SLS_OUTPUTS);
+    return SlsSummary.of("aryl", true, 60, jobs, samples, List.of(), List.of(), NO_SLS_OUTPUTS);
   }
 
   // Four jobs, times in ms:           min max submitted started finished most  given back
@@ -138,16 +138,21 @@ class SlsSummaryTest {
   }
 
   @Test
-  @DisplayName("planning rounds and SLS's allocate and NODE_UPDATE timers give nearest-rank percentiles and the max")
+  @DisplayName("planning rounds (wall and CPU time) and SLS's allocate and NODE_UPDATE timers give nearest-rank"
+      + " percentiles and the max")
   void timers() {
     SlsOutputs sls = new SlsOutputs(List.of(4.0, 1.0, 3.0, 2.0), List.of(0.5, 0.25), 2);
 
-    SlsSummary s = SlsSummary.of("aryl", true, 60, JOBS, List.of(), List.of(5.0, 1.0, 3.0), sls);
+    SlsSummary s = SlsSummary.of("aryl", true, 60, JOBS, List.of(), List.of(5.0, 1.0, 3.0), List.of(2.0, 0.5, 1.0),
+        sls);
 
     assertThat(s.rounds()).isEqualTo(3);
     assertThat(s.roundP50Ms()).isEqualTo(3.0);
     assertThat(s.roundP99Ms()).isEqualTo(5.0);
     assertThat(s.roundMaxMs()).isEqualTo(5.0);
+    assertThat(s.roundCpuP50Ms()).isEqualTo(1.0);
+    assertThat(s.roundCpuP99Ms()).isEqualTo(2.0);
+    assertThat(s.roundCpuMaxMs()).isEqualTo(2.0);
     assertThat(s.allocateP50Ms()).isEqualTo(2.0);
     assertThat(s.allocateP99Ms()).isEqualTo(4.0);
     assertThat(s.nodeUpdateP50Ms()).isEqualTo(0.25);
@@ -157,10 +162,11 @@ class SlsSummaryTest {
   @Test
   @DisplayName("no samples and no jobs give a summary of zeros, not an exception")
   void zeroSamplesAndZeroJobs() {
-    SlsSummary s = SlsSummary.of("capacity", false, 12.5, List.of(), List.of(), List.of(), NO_SLS_OUTPUTS);
+    SlsSummary s = SlsSummary.of("capacity", false, 12.5, List.of(), List.of(), List.of(), List.of(),
+        NO_SLS_OUTPUTS);
 
     assertThat(s).isEqualTo(new SlsSummary("capacity", false, 12.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
     assertThat(SlsSummary.peakRate(List.of())).isZero();
   }
 

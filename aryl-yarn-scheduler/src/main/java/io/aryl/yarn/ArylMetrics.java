@@ -2,7 +2,6 @@ package io.aryl.yarn;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.DoubleConsumer;
 import org.apache.hadoop.metrics2.annotation.Metric;
 import org.apache.hadoop.metrics2.annotation.Metrics;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
@@ -79,7 +78,12 @@ public class ArylMetrics {
    */
   final MutableQuantiles reclaimDuration;
 
-  private final List<DoubleConsumer> roundListeners = new CopyOnWriteArrayList<>();
+  /** Told the wall and CPU milliseconds of every planning round, unrounded, on the planning thread. */
+  public interface RoundListener {
+    void roundTook(double wallMs, double cpuMs);
+  }
+
+  private final List<RoundListener> roundListeners = new CopyOnWriteArrayList<>();
 
   /** The source registered last, whose percentile windows {@link #unregister()} stops. */
   private static ArylMetrics registered;
@@ -112,22 +116,21 @@ public class ArylMetrics {
     }
   }
 
-  /** A planning round took this many nanoseconds. */
-  void roundTook(long nanos) {
+  /** A planning round took {@code nanos} of wall time, {@code cpuNanos} of them on a core. */
+  void roundTook(long nanos, long cpuNanos) {
     long ms = nanos / 1_000_000;
     planningRound.add(ms);
     planningRoundLatency.add(ms);
-    double exactMs = nanos / 1e6;
-    for (DoubleConsumer listener : roundListeners) {
-      listener.accept(exactMs);
+    for (RoundListener listener : roundListeners) {
+      listener.roundTook(nanos / 1e6, cpuNanos / 1e6);
     }
   }
 
   /**
-   * Tells {@code listener} the milliseconds of every planning round from now on, unrounded, on the planning thread:
-   * for a run that wants every round's time (the SLS runs' percentiles over a whole run), not a window's.
+   * Tells {@code listener} the wall and CPU milliseconds of every planning round from now on: for a run that wants
+   * every round's time (the SLS runs' percentiles over a whole run), not a window's.
    */
-  public void onRound(DoubleConsumer listener) {
+  public void onRound(RoundListener listener) {
     roundListeners.add(listener);
   }
 

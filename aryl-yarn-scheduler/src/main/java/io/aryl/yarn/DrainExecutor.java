@@ -68,9 +68,14 @@ final class DrainExecutor {
   void drainWhatThePlanTakes(RoundInput input, Plan plan, List<NodeView> nodes, long now) {
     this.lastInput = input;
     this.lastPlan = plan;
+    List<ContainerView> shrunk = ShrinkChooser.choose(input, plan);
+    List<ContainerView> partial = partialGangsPastGrace(input, now);
+    if (shrunk.isEmpty() && input.surplus().isEmpty() && partial.isEmpty()) {
+      return; // most rounds: no map of every container to its node
+    }
     Map<String, String> nodeOf = new HashMap<>();
     nodes.forEach(n -> n.containers().forEach(c -> nodeOf.put(c.id(), n.id())));
-    for (ContainerView c : ShrinkChooser.choose(input, plan)) {
+    for (ContainerView c : shrunk) {
       if (awaitsNewWorkers(input, plan, c.appId())) {
         long holdUntil = now + settings.moveTimeoutMs();
         drains.add(new Drain(c.id(), c.appId(), nodeOf.get(c.id()), holdUntil + settings.shrinkGraceMs(),
@@ -80,7 +85,7 @@ final class DrainExecutor {
       }
     }
     input.surplus().forEach(c -> take(c, nodeOf.get(c.id()), Reason.SHRINK, now));
-    partialGangsPastGrace(input, now).forEach(c -> take(c, nodeOf.get(c.id()), Reason.ORPHAN, now));
+    partial.forEach(c -> take(c, nodeOf.get(c.id()), Reason.ORPHAN, now));
   }
 
   private void take(ContainerView c, String node, Reason why, long now) {

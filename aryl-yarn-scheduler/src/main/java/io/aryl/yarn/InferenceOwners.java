@@ -2,6 +2,7 @@ package io.aryl.yarn;
 
 import io.aryl.yarn.state.Owners;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +18,8 @@ final class InferenceOwners {
   private final String inferenceLabel;
   private final Pattern configured;
   private final Set<String> owned = ConcurrentHashMap.newKeySet();
+  /** Whether each node's name matches {@code configured}: asked for every node each round, matched once. */
+  private final Map<String, Boolean> matchesConfigured = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong learnt = new java.util.concurrent.atomic.AtomicLong();
   private volatile long saved;
 
@@ -26,7 +29,11 @@ final class InferenceOwners {
   }
 
   boolean owns(String nodeName) {
-    return owned.contains(nodeName) || (configured != null && configured.matcher(nodeName).matches());
+    if (configured == null && owned.isEmpty()) {
+      return false; // a cluster without inference nodes: asked for every node each round, answered at once
+    }
+    return owned.contains(nodeName) || (configured != null && matchesConfigured.computeIfAbsent(nodeName,
+        n -> configured.matcher(n).matches()));
   }
 
   /** Remembers a node seen in the inference pool; true if it was not known. */

@@ -29,10 +29,11 @@ final class JobProgressMeter {
 
   /** Advances every job's progress by the time since the last round, at the width it ran. */
   void update(Map<String, AppView> views, java.util.List<NodeView> nodes, long nowMs) {
+    Set<String> jobs = new HashSet<>(views.keySet()); // looked up for every container: a hash, not the views' tree
     Map<String, Map<String, Integer>> live = new HashMap<>();
     for (NodeView n : nodes) {
       for (ContainerView c : n.containers()) {
-        if (!c.amContainer() && views.containsKey(c.appId())) {
+        if (!c.amContainer() && jobs.contains(c.appId())) {
           live.computeIfAbsent(c.appId(), a -> new TreeMap<>()).merge(n.id(), 1, Integer::sum);
         }
       }
@@ -41,15 +42,27 @@ final class JobProgressMeter {
     lastRoundMs = nowMs;
     for (AppView v : views.values()) {
       Map<String, Integer> where = live.getOrDefault(v.id(), Map.of());
-      int w = where.values().stream().mapToInt(Integer::intValue).sum();
+      int w = sum(where);
       JobProgress p = progress.getOrDefault(v.id(), JobProgress.NONE);
       double attained = p.attainedBaseS() + (w >= v.shape().minWorkers() ? dt * w / v.shape().minWorkers() : 0);
-      Map<String, Integer> before = workersByNode.put(v.id(), Map.copyOf(where));
-      int wasWorkers = before == null ? -1 : before.values().stream().mapToInt(Integer::intValue).sum();
+      Map<String, Integer> before = workersByNode.get(v.id());
+      boolean moved = !where.equals(before);
+      if (moved) {
+        workersByNode.put(v.id(), Map.copyOf(where)); // most jobs' workers stay where they were: no copy for them
+      }
+      int wasWorkers = before == null ? -1 : sum(before);
       double sinceChange = wasWorkers == w ? p.sinceChangeS() + dt : 0;
-      workersMoved |= !where.equals(before);
+      workersMoved |= moved;
       progress.put(v.id(), new JobProgress(attained, sinceChange));
     }
+  }
+
+  private static int sum(Map<String, Integer> workers) {
+    int n = 0;
+    for (int w : workers.values()) {
+      n += w;
+    }
+    return n;
   }
 
   JobProgress get(String appId) {
@@ -75,6 +88,11 @@ final class JobProgressMeter {
   void saved(long nowMs) {
     workersMoved = false;
     lastSavedMs = nowMs;
+  }
+
+  /** The last save failed: the measurements are due to be saved again. */
+  void saveAgain() {
+    workersMoved = true;
   }
 
   Jobs toRecord() {

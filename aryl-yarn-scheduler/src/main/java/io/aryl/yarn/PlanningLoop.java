@@ -14,6 +14,7 @@ import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
 import io.aryl.yarn.round.SnapshotTranslator;
+import io.aryl.yarn.state.BackgroundSaves;
 import io.aryl.yarn.state.CorruptStateException;
 import io.aryl.yarn.state.DurableState;
 import io.aryl.yarn.state.Section;
@@ -66,6 +67,8 @@ final class PlanningLoop implements AutoCloseable {
   private final RecoveryGate recovery;
   private final WaitingDiagnostics waiting;
   private final HistoryPredictor history = new HistoryPredictor();
+  /** The jobs' measurements are stored off the round: no action waits on them. */
+  private final BackgroundSaves measurements;
   /** Used only under asynchronous scheduling: with heartbeats allocating, a promised node's next heartbeat serves it. */
   private final PromisedNodeAllocation promisedNodes;
   private final long originMs;
@@ -107,6 +110,7 @@ final class PlanningLoop implements AutoCloseable {
     this.state = state;
     this.owners = owners;
     this.originMs = state.originMs();
+    this.measurements = new BackgroundSaves(state, "aryl-state-writer");
     this.heartbeatsAllocate = !scheduler.getConfiguration().getScheduleAynschronously();
     this.promisedNodes = PromisedNodeAllocation.on(scheduler, new NodeOffers(apps), this::nodeNamed, () -> book);
     this.reader = new RmReader(scheduler, apps, settings.trainingQueue(), settings.trainingLabel(), settings.gpus());
@@ -164,6 +168,7 @@ final class PlanningLoop implements AutoCloseable {
       if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
         LOG.warn("Aryl's planning round did not end within 5 s of the scheduler stopping");
       }
+      measurements.close(); // what the last rounds measured, stored before the store closes
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -275,32 +280,44 @@ final class PlanningLoop implements AutoCloseable {
 
   synchronized void round() {
     forgetFinished();
+    if (deposed == null) {
+      collectFailedSaves();
+    }
     if (deposed != null) {
       return;
     }
     demandPending.set(false);
-    long t0 = System.nanoTime();
+    RoundTimer timer = RoundTimer.start();
     long now = System.currentTimeMillis();
+    // The applications before the nodes: see RmReader.runningApps.
+    RmReader.RunningApps running = reader.runningApps(originMs);
+    timer.lap("apps");
     Collection<FiCaSchedulerNode> all = scheduler.getNodeTracker().getAllNodes();
-    List<NodeView> nodes = reader.nodes(all);
+    List<NodeView> nodes = reader.nodes(all, running.unflaggedAm());
     nodes.forEach(n -> owners.observe(n.id(), n.label()));
     if (indexedMembership != reader.nodeMembership()) {
       nodeIndex = NodeIndex.of(all);
       indexedMembership = reader.nodeMembership();
     }
+    timer.lap("nodes");
     try {
       saveOwners();
       if (!recovered(nodes, now)) {
         updateLoanMetrics(nodes);
         return;
       }
-      Map<String, AppView> views = reader.elasticApps(originMs);
+      Map<String, AppView> views = running.views();
       progress.update(views, nodes, now);
-      drains.retainOnly(liveContainerIds(nodes));
+      if (drains.size() > 0) { // a set of every container's id, only when there is a drain to check against it
+        drains.retainOnly(NodeView.containerIds(nodes));
+      }
       fenced = reclaims.fencedNodes();
+      timer.lap("progress");
 
       RoundInput input = translate(nodes, views, now);
+      timer.lap("translate");
       Plan plan = planner.plan(input.state());
+      timer.lap("plan");
       PlanBook previous = book;
       Map<String, Integer> gpusPerWorker = new HashMap<>();
       input.state().jobs().forEach(j -> gpusPerWorker.put(j.id(), j.gpusPerWorker()));
@@ -311,25 +328,35 @@ final class PlanningLoop implements AutoCloseable {
         gpusPerWorker.put(id, views.get(id).shape().gpusPerWorker());
       });
       book = new PlanBook(targets, gpusPerWorker, ++rounds);
-      Set<String> changed = changedTargets(previous, book);
+      Set<String> changed = book.changedSince(previous);
       changed.removeIf(id -> !apps.isElastic(id)); // a plain application's asks are its own: nothing to push
       scheduler.pushGrants(changed);
       offerPromisedNodes(changed);
       lastPlan = plan;
       lastInput = input;
+      timer.lap("grants");
 
       drainer.drainWhatThePlanTakes(input, plan, nodes, now);
       executor.advance(nodes, input.state(), now);
+      timer.lap("drains");
       commit(now);
+      timer.lap("store");
       // Moves stored: grant their new workers now rather than at each ApplicationMaster's next heartbeat.
       scheduler.pushGrants(drains.moving().keySet());
       offerPromisedNodes(drains.moving().keySet());
       fenced = reclaims.fencedNodes();
       drainer.killDue(input, nodes, book, now);
       updateLoanMetrics(nodes);
+      timer.lap("moves");
       waiting.publish(views, input, plan);
-      lastRoundLatencyMs = (System.nanoTime() - t0) / 1e6;
-      metrics.roundTook(System.nanoTime() - t0);
+      timer.lap("diagnostics");
+      lastRoundLatencyMs = timer.wallNanos() / 1e6;
+      metrics.roundTook(timer.wallNanos(), timer.cpuNanos());
+      if (timer.wallNanos() > settings.roundIntervalMs() * 1_000_000L) {
+        LOG.info("Aryl planning round {} took longer than the round interval: {}", rounds, timer);
+      } else {
+        LOG.debug("Aryl planning round {}: {}", rounds, timer);
+      }
     } catch (StoreFencedException e) {
       depose(e);
     } catch (IOException e) {
@@ -369,10 +396,21 @@ final class PlanningLoop implements AutoCloseable {
     state.save(Section.RECLAIMS, reclaims.toRecord());
     state.save(Section.DRAINS, drains.toRecord());
     if (progress.saveDue(now)) {
-      state.save(Section.JOBS, progress.toRecord());
+      measurements.save(Section.JOBS, progress.toRecord());
       progress.saved(now);
     }
     drainer.announceStored(now);
+  }
+
+  /** A failed save of the measurements is made again next time; one fenced by another scheduler deposes this one. */
+  private void collectFailedSaves() {
+    IOException failed = measurements.failure();
+    if (failed instanceof StoreFencedException f) {
+      depose(f);
+    } else if (failed != null) {
+      LOG.warn("Aryl could not store the jobs' measurements; they are stored again: {}", failed.toString());
+      progress.saveAgain();
+    }
   }
 
   /** Stores newly learnt inference nodes; callers rely on them only once stored. */
@@ -392,20 +430,6 @@ final class PlanningLoop implements AutoCloseable {
     LOG.error("Aryl stops acting: {}", e.getMessage());
   }
 
-  private static Set<String> changedTargets(PlanBook before, PlanBook after) {
-    Set<String> out = new HashSet<>();
-    after.targets().forEach((app, alloc) -> {
-      if (!alloc.equals(before.target(app))) {
-        out.add(app);
-      }
-    });
-    before.targets().keySet().forEach(app -> {
-      if (!after.admitted(app)) {
-        out.add(app);
-      }
-    });
-    return out;
-  }
 
   /** The round's snapshot: the elastic applications {@code views}, plain applications' pending GPU asks, teams. */
   private RoundInput translate(List<NodeView> nodes, Map<String, AppView> views, long now) {
@@ -434,11 +458,6 @@ final class PlanningLoop implements AutoCloseable {
     return out;
   }
 
-  private static Set<String> liveContainerIds(List<NodeView> nodes) {
-    Set<String> ids = new HashSet<>();
-    nodes.forEach(n -> n.containers().forEach(c -> ids.add(c.id())));
-    return ids;
-  }
 
   // ---------------------------------------------------------------------------------------------------------------
   // Reclaims
@@ -464,10 +483,11 @@ final class PlanningLoop implements AutoCloseable {
           + recovery.waitingFor() + "; ask again shortly");
     }
     long now = System.currentTimeMillis();
-    List<NodeView> nodes = reader.nodes();
+    RmReader.RunningApps running = reader.runningApps(originMs); // before the nodes, as in a round
+    List<NodeView> nodes = reader.nodes(scheduler.getNodeTracker().getAllNodes(), running.unflaggedAm());
     nodes.forEach(n -> owners.observe(n.id(), n.label()));
     fenced = reclaims.fencedNodes();
-    RoundInput input = translate(nodes, reader.elasticApps(originMs), now);
+    RoundInput input = translate(nodes, running.views(), now);
     Reclaim r = executor.start(servers, gpuType, deadlineMs, input.state(), now);
     try {
       saveOwners();

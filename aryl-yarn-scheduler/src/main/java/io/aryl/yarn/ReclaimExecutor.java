@@ -93,6 +93,10 @@ final class ReclaimExecutor {
 
   /** Moves every reclaim in flight forward: replaces lost nodes, drains, relabels what is empty. */
   void advance(List<NodeView> nodes, ClusterState state, long nowMs) {
+    if (tracker.inFlight().isEmpty()) {
+      metrics.reclaimsInFlight.set(0);
+      return; // most rounds: no map of every node by name
+    }
     Map<String, NodeView> byId = new HashMap<>();
     nodes.forEach(n -> byId.put(n.id(), n));
     replaceLostNodes(byId, state, nowMs);

@@ -7,15 +7,21 @@ import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.TenantShares;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.Set;
+import java.util.TreeMap;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.NodeAttribute;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
@@ -42,6 +48,8 @@ final class RmReader {
   /** The GPU type error last logged for each node: each is logged once, until it changes. */
   private final Map<String, String> loggedGpuErrors = new java.util.concurrent.ConcurrentHashMap<>();
   private final NodeViews views = new NodeViews(this::view);
+  /** Attempts whose ApplicationMaster container was seen flagged as such: not looked up again. */
+  private Set<ApplicationAttemptId> amFlagged = new HashSet<>();
 
   RmReader(ArylScheduler scheduler, ElasticApps apps, String trainingQueue, String trainingLabel, GpuCatalog gpus) {
     this.scheduler = scheduler;
@@ -69,14 +77,37 @@ final class RmReader {
         gpus(c.getAllocatedResource()), c.isAMContainer());
   }
 
-  /** Every node of the scheduler. */
+  /** Every node of the scheduler, sorted by name. */
   List<NodeView> nodes() {
-    return nodes(scheduler.getNodeTracker().getAllNodes());
+    return nodes(scheduler.getNodeTracker().getAllNodes(), Set.of());
   }
 
-  /** These nodes; a node's view is built again only once it changed (see {@link NodeViews}). */
-  List<NodeView> nodes(Collection<FiCaSchedulerNode> all) {
-    return views.of(all);
+  /**
+   * These nodes, sorted by name; a node's view is built again only once it changed (see {@link NodeViews}).
+   *
+   * @param unflaggedAm ApplicationMaster containers the ResourceManager has not flagged as such yet
+   *     ({@link RunningApps#unflaggedAm}): their views say what they are
+   */
+  List<NodeView> nodes(Collection<FiCaSchedulerNode> all, Set<ContainerId> unflaggedAm) {
+    List<NodeView> out = views.of(all);
+    for (ContainerId id : unflaggedAm) {
+      RMContainer c = scheduler.getRMContainer(id);
+      FiCaSchedulerNode node = c == null ? null : scheduler.getNode(c.getNodeId());
+      int i = node == null ? -1 : views.indexOf(node.getNodeName());
+      if (i >= 0) {
+        out.set(i, asAmContainer(out.get(i), id.toString()));
+      }
+    }
+    return out;
+  }
+
+  /** The view with this container marked as an ApplicationMaster's. */
+  private static NodeView asAmContainer(NodeView n, String containerId) {
+    List<ContainerView> cs = new ArrayList<>(n.containers().size());
+    for (ContainerView c : n.containers()) {
+      cs.add(c.id().equals(containerId) ? new ContainerView(c.id(), c.appId(), c.seq(), c.gpus(), true) : c);
+    }
+    return new NodeView(n.id(), n.label(), n.gpus(), cs, n.gpuType(), n.gpuTypeError());
   }
 
   /** Changes whenever {@link #nodes} finds nodes joined or gone since the read before. */
@@ -116,22 +147,58 @@ final class RmReader {
     return out;
   }
 
-  /** Elastic applications of the training queue (or its sub-queues) whose ApplicationMaster is running. */
-  Map<String, AppView> elasticApps(long startMs) {
+  /**
+   * The elastic applications of the training queue (or its sub-queues) whose ApplicationMaster is running, and those
+   * of their ApplicationMasters' containers the ResourceManager has not flagged as such yet.
+   *
+   * <p>Read them before the nodes, and pass the latter to {@link #nodes(Collection, Set)}. An application counts as
+   * running once its attempt has its master container; the container is flagged a moment later, on another thread. A
+   * round that read the nodes first and the applications after saw, for each ApplicationMaster started in between, a
+   * running application with a container that was not an ApplicationMaster's: a worker, as it planned it, of a size
+   * the node had no room for. Under SLS at 5,000 nodes such rounds failed on an over-committed node every few seconds.
+   */
+  RunningApps runningApps(long startMs) {
     Map<String, AppView> out = new TreeMap<>();
+    Set<ContainerId> unflagged = new HashSet<>();
+    Set<ApplicationAttemptId> flagged = new HashSet<>();
     for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
         : scheduler.getSchedulerApplications().entrySet()) {
-      String id = e.getKey().toString();
-      ElasticApps.App app = apps.get(id).orElse(null);
-      FiCaSchedulerApp attempt = running(e.getValue());
+      ElasticApps.App app = apps.get(e.getKey());
+      FiCaSchedulerApp attempt = app == null ? null : running(e.getValue());
       String queue = attempt == null ? null : trainingQueuePath(attempt);
-      if (app == null || queue == null) {
+      if (queue == null) {
         continue;
       }
-      out.put(id, new AppView(id, app.shape, Math.max(0, (app.submitMs - startMs) / 1000.0), app.askedWorkers(),
-          tenantOf(queue), false));
+      out.put(app.id, new AppView(app.id, app.shape, Math.max(0, (app.submitMs - startMs) / 1000.0),
+          app.askedWorkers(), tenantOf(queue), false));
+      ApplicationAttemptId attemptId = attempt.getApplicationAttemptId();
+      if (amFlagged.contains(attemptId)) {
+        flagged.add(attemptId); // flagged once, flagged for good
+        continue;
+      }
+      ContainerId master = masterContainer(e.getKey(), attemptId);
+      RMContainer am = master == null ? null : attempt.getRMContainer(master);
+      if (am != null && !am.isAMContainer()) {
+        unflagged.add(master);
+      } else {
+        flagged.add(attemptId);
+      }
     }
-    return out;
+    amFlagged = flagged;
+    return new RunningApps(out, unflagged);
+  }
+
+  /**
+   * @param views the running elastic applications, by id
+   * @param unflaggedAm their ApplicationMasters' containers that the ResourceManager had not flagged as such yet
+   */
+  record RunningApps(Map<String, AppView> views, Set<ContainerId> unflaggedAm) {}
+
+  private ContainerId masterContainer(ApplicationId appId, ApplicationAttemptId attemptId) {
+    RMApp rmApp = scheduler.getRMContext().getRMApps().get(appId);
+    RMAppAttempt rmAttempt = rmApp == null ? null : rmApp.getRMAppAttempt(attemptId);
+    Container master = rmAttempt == null ? null : rmAttempt.getMasterContainer();
+    return master == null ? null : master.getId();
   }
 
   /**
@@ -143,12 +210,12 @@ final class RmReader {
     Map<String, AppView> out = new TreeMap<>();
     for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
         : scheduler.getSchedulerApplications().entrySet()) {
-      String id = e.getKey().toString();
-      FiCaSchedulerApp attempt = running(e.getValue());
-      String queue = attempt == null || apps.isElastic(id) ? null : trainingQueuePath(attempt);
+      FiCaSchedulerApp attempt = apps.get(e.getKey()) != null ? null : running(e.getValue());
+      String queue = attempt == null ? null : trainingQueuePath(attempt);
       if (queue == null) {
         continue;
       }
+      String id = e.getKey().toString();
       int gpus = 0;
       int count = 0;
       for (ResourceRequest rr : attempt.getAppSchedulingInfo().getAllResourceRequests()) {

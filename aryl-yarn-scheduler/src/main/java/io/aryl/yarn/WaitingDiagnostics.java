@@ -91,19 +91,27 @@ final class WaitingDiagnostics {
   void publish(Map<String, AppView> views, RoundInput input, Plan plan) {
     try {
       Set<String> waiting = new HashSet<>();
+      if (told.isEmpty() && views.values().stream().noneMatch(app -> waits(app, input, plan))) {
+        return; // nobody to tell or to clear: no queue order, no walk of the nodes
+      }
       Queue queue = queueOrder(input.state(), plan);
+      Map<String, Integer> positions = new HashMap<>();
+      for (int i = 0; i < queue.order().size(); i++) {
+        positions.putIfAbsent(queue.order().get(i), i);
+      }
+      // The same for every waiting job of one worker size: once per size, not once per job (each a walk of every node)
+      Map<Integer, Room> rooms = new HashMap<>();
       for (AppView app : views.values()) {
         JobShape shape = app.shape();
-        boolean asksForItsGang = input.liveWorkers(app.id()) + app.askedWorkers() >= shape.minWorkers();
-        if (!asksForItsGang || !plan.target(app.id()).isEmpty() || input.starting().containsKey(app.id())) {
+        if (!waits(app, input, plan)) {
           continue;
         }
-        int position = queue.order().indexOf(app.id());
+        int position = positions.getOrDefault(app.id(), -1);
         Job job = input.state().hasJob(app.id()) ? input.state().job(app.id()) : null;
         Standing standing = job == null || !admission.isStarving(job, input.state().nowS()) ? Standing.NOT_STARVING
             : queue.lane().contains(app.id()) ? Standing.IN_THE_LANE : Standing.OUTSIDE_THE_LANE;
-        sink.set(app.id(), message(poolLabel, shape, Room.of(input.state(), plan, shape.gpusPerWorker()),
-            Math.max(0, position), order, standing));
+        Room room = rooms.computeIfAbsent(shape.gpusPerWorker(), g -> Room.of(input.state(), plan, g));
+        sink.set(app.id(), message(poolLabel, shape, room, Math.max(0, position), order, standing));
         waiting.add(app.id());
       }
       for (String id : told) {
@@ -116,6 +124,12 @@ final class WaitingDiagnostics {
     } catch (RuntimeException e) {
       LOG.warn("Aryl could not update the diagnostics of waiting jobs: {}", e.toString());
     }
+  }
+
+  /** Whether the job asks for its base gang and the round left it waiting. */
+  private static boolean waits(AppView app, RoundInput input, Plan plan) {
+    boolean asksForItsGang = input.liveWorkers(app.id()) + app.askedWorkers() >= app.shape().minWorkers();
+    return asksForItsGang && plan.target(app.id()).isEmpty() && !input.starting().containsKey(app.id());
   }
 
   /**

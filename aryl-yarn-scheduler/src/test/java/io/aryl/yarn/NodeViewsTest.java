@@ -64,4 +64,22 @@ class NodeViewsTest {
     views.of(List.of(node(2))); // the same name, registered again
     assertThat(views.membership()).isEqualTo(m + 3);
   }
+
+  @Test
+  @DisplayName("the views come sorted by node name, each found by name at its place in the list")
+  void sortedByName() {
+    FiCaSchedulerNode a = node(3);
+    FiCaSchedulerNode b = node(1);
+    FiCaSchedulerNode c = node(2);
+    NodeViews views = views();
+
+    List<NodeView> out = views.of(List.of(a, b, c));
+
+    assertThat(out).extracting(NodeView::id).isSorted().hasSize(3);
+    for (FiCaSchedulerNode n : List.of(a, b, c)) {
+      assertThat(out.get(views.indexOf(n.getNodeName())).id()).isEqualTo(n.getNodeName());
+    }
+    assertThat(views.indexOf("no-such-node")).isEqualTo(-1);
+    assertThat(views.of(List.of(c, a, b))).isEqualTo(out);
+  }
 }

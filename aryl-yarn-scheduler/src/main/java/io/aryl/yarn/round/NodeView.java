@@ -1,7 +1,9 @@
 package io.aryl.yarn.round;
 
 import io.aryl.core.model.GpuType;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A node as a round sees it.
@@ -26,5 +28,12 @@ public record NodeView(String id, String label, int gpus, List<ContainerView> co
 
   public boolean isEmpty() {
     return containers.isEmpty();
+  }
+
+  /** The ids of every container on {@code nodes}. */
+  public static Set<String> containerIds(List<NodeView> nodes) {
+    Set<String> ids = new HashSet<>();
+    nodes.forEach(n -> n.containers().forEach(c -> ids.add(c.id())));
+    return ids;
   }
 }

@@ -3,7 +3,9 @@ package io.aryl.yarn.round;
 import io.aryl.core.model.Allocation;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -70,5 +72,21 @@ public final class PlanBook {
   /** Workers still to start for the application, holding {@code liveTotal} now. */
   public int outstanding(String appId, int liveTotal) {
     return Math.max(0, target(appId).totalWorkers() - liveTotal);
+  }
+
+  /** The applications whose target differs from {@code before}'s, or that {@code before} admitted and this does not. */
+  public Set<String> changedSince(PlanBook before) {
+    Set<String> out = new HashSet<>();
+    targets().forEach((app, alloc) -> {
+      if (!alloc.equals(before.target(app))) {
+        out.add(app);
+      }
+    });
+    before.targets().keySet().forEach(app -> {
+      if (!admitted(app)) {
+        out.add(app);
+      }
+    });
+    return out;
   }
 }

@@ -5,7 +5,7 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Job;
-import io.aryl.core.model.Pool;
+import io.aryl.core.model.Tenants;
 import io.aryl.core.model.Server;
 import io.aryl.core.speedup.SpeedupModel;
 import java.util.ArrayList;
@@ -34,6 +34,9 @@ public final class SnapshotTranslator {
   private final GpuType gpuType;
   private final Predicate<String> inferenceOwned;
   private final SpeedupModel speedup;
+  /** The last round's nodes and snapshot: the next round's are made from them where nothing changed. */
+  private PlannableNodes lastNodes;
+  private ClusterState lastState;
 
   /** Jobs that scale linearly with their workers. */
   public SnapshotTranslator(String trainingLabel, GpuType gpuType, Predicate<String> inferenceOwned) {
@@ -95,18 +98,20 @@ public final class SnapshotTranslator {
       Map<String, JobProgress> progress,
       ToDoubleBiFunction<String, JobProgress> sinceCheckpointS,
       TenantShares tenants) {
-    Map<String, Integer> capacity = new TreeMap<>();
-    Map<String, GpuType> types = new HashMap<>();
+    PlannableNodes plannable = plannableNodes(nodes);
+    GpuLedger gpus = new GpuLedger(plannable);
+    Map<String, AppView> appsById = new HashMap<>(apps); // looked up for every container: a hash, not a tree
     Map<String, Map<String, List<ContainerView>>> workers = new TreeMap<>();
     Map<String, Integer> drainingGpus = new HashMap<>();
-    for (NodeView node : nodes) {
-      if (!trainingLabel.equals(node.label()) || node.gpuTypeError() != null) {
-        continue; // a node of no known GPU type is not planned on: its speed would be a guess
+    for (int k = 0; k < nodes.size(); k++) {
+      int position = plannable.positionOfGiven(k);
+      if (position < 0) {
+        continue; // not in the pool planned on, or of no known GPU type: its speed would be a guess
       }
-      types.put(node.id(), node.gpuType() == null ? gpuType : node.gpuType());
+      NodeView node = nodes.get(k);
       int blocked = 0;
       for (ContainerView c : node.containers()) {
-        AppView owner = apps.get(c.appId());
+        AppView owner = appsById.get(c.appId());
         // A plain application's running containers are its own: only its pending ones are the plan's to place.
         boolean plannedWorker = owner != null && !owner.plain() && !c.amContainer() && !draining.contains(c.id());
         if (plannedWorker) {
@@ -119,7 +124,7 @@ public final class SnapshotTranslator {
           }
         }
       }
-      capacity.put(node.id(), node.gpus() - blocked);
+      gpus.setCapacityAt(position, node.gpus() - blocked);
     }
 
     // A job holds at most its maximum: any beyond it (the newest; new workers of a move given up) are surplus, their
@@ -138,21 +143,20 @@ public final class SnapshotTranslator {
               if (live.get(node).isEmpty()) {
                 live.remove(node);
               }
-              capacity.merge(node, -c.gpus(), Integer::sum);
+              gpus.addCapacity(node, -c.gpus());
             });
       }
     }
 
     // Live workers first: they hold their GPUs whatever the plan says.
-    Map<String, Integer> used = new HashMap<>();
-    Map<String, Map<String, Integer>> alloc = new TreeMap<>();
+    Map<String, Map<String, Integer>> alloc = new HashMap<>();
     List<ContainerView> orphans = new ArrayList<>();
     for (AppView app : apps.values()) {
       Map<String, List<ContainerView>> live = workers.getOrDefault(app.id(), Map.of());
       Map<String, Integer> a = new TreeMap<>();
       live.forEach((node, cs) -> a.put(node, cs.size()));
       alloc.put(app.id(), a);
-      a.forEach((node, w) -> used.merge(node, w * app.shape().gpusPerWorker(), Integer::sum));
+      a.forEach((node, w) -> gpus.addUsed(node, w * app.shape().gpusPerWorker()));
     }
     // Then unfilled promises, where they still fit and the job stays within its max: live workers the book did not
     // place (a worker that reached a node under an earlier book) count first.
@@ -169,14 +173,14 @@ public final class SnapshotTranslator {
       for (Map.Entry<String, Integer> p : book.target(app.id()).workersByServer().entrySet()) {
         String node = p.getKey();
         int extra = p.getValue() - a.getOrDefault(node, 0);
-        if (extra <= 0 || !capacity.containsKey(node) || fenced.contains(node)) {
+        if (extra <= 0 || !gpus.plans(node) || fenced.contains(node)) {
           continue;
         }
-        int room = (capacity.get(node) - used.getOrDefault(node, 0)) / g;
+        int room = (gpus.capacity(node) - gpus.used(node)) / g;
         int take = Math.min(Math.min(extra, Math.max(0, room)), headroom);
         if (take > 0) {
           a.merge(node, take, Integer::sum);
-          used.merge(node, take * g, Integer::sum);
+          gpus.addUsed(node, take * g);
           headroom -= take;
         }
       }
@@ -193,27 +197,27 @@ public final class SnapshotTranslator {
       Map<String, Integer> a = alloc.get(app.id());
       Allocation promise = book.target(app.id());
       Map<String, Integer> room = roomOnceDrained(app, a, promise, workers.getOrDefault(app.id(), Map.of()),
-          capacity, used, drainingGpus, fenced);
+          gpus, drainingGpus, fenced);
       if (room == null) {
         continue;
       }
       int g = app.shape().gpusPerWorker();
-      a.forEach((node, w) -> used.merge(node, -w * g, Integer::sum));
+      a.forEach((node, w) -> gpus.addUsed(node, -w * g));
       a.clear();
       Map<String, List<ContainerView>> held = workers.remove(app.id());
       if (held != null) {
         held.forEach((node, cs) -> {
-          capacity.merge(node, -cs.size() * g, Integer::sum);
+          gpus.addCapacity(node, -cs.size() * g);
           if (!inferenceOwned.test(node)) {
             startingOwnByTenant.merge(app.tenant(), cs.size() * g, Integer::sum);
           }
         });
       }
-      room.forEach((node, gpus) -> {
-        capacity.merge(node, -gpus, Integer::sum);
-        kept.merge(node, gpus, Integer::sum);
+      room.forEach((node, free) -> {
+        gpus.addCapacity(node, -free);
+        kept.merge(node, free, Integer::sum);
         if (!inferenceOwned.test(node)) {
-          startingOwnByTenant.merge(app.tenant(), gpus, Integer::sum);
+          startingOwnByTenant.merge(app.tenant(), free, Integer::sum);
         }
       });
       starting.put(app.id(), promise);
@@ -234,17 +238,17 @@ public final class SnapshotTranslator {
         if (partial != null) {
           partial.forEach((node, cs) -> {
             orphans.addAll(cs);
-            capacity.merge(node, -cs.size() * shape.gpusPerWorker(), Integer::sum);
+            gpus.addCapacity(node, -cs.size() * shape.gpusPerWorker());
           });
         }
-        a.forEach((node, w) -> used.merge(node, -w * shape.gpusPerWorker(), Integer::sum));
+        a.forEach((node, w) -> gpus.addUsed(node, -w * shape.gpusPerWorker()));
         a.clear();
       }
     }
 
     List<Job> jobs = new ArrayList<>();
     Map<String, Allocation> allocations = new TreeMap<>();
-    int largestFree = largestFree(capacity); // once: a walk of every node for each waiting job was nodes x jobs
+    int largestFree = gpus.largestCapacity(); // once: a walk of every node for each waiting job was nodes x jobs
     for (AppView app : apps.values()) {
       if (starting.containsKey(app.id())) {
         continue;
@@ -285,20 +289,40 @@ public final class SnapshotTranslator {
       }
     }
 
-    List<Server> servers = new ArrayList<>();
+    List<Server> servers = new ArrayList<>(plannable.size());
     int ownGpus = 0;
-    for (Map.Entry<String, Integer> e : capacity.entrySet()) {
-      if (e.getValue() <= 0) {
+    for (int i = 0; i < plannable.size(); i++) {
+      int free = gpus.capacityAt(i);
+      if (free <= 0) {
         continue;
       }
-      boolean owned = inferenceOwned.test(e.getKey());
-      servers.add(new Server(e.getKey(), types.get(e.getKey()), e.getValue(), owned ? Pool.INFERENCE : Pool.TRAINING,
-          owned, fenced.contains(e.getKey())));
-      ownGpus += owned ? 0 : e.getValue();
+      String id = plannable.id(i);
+      boolean owned = inferenceOwned.test(id);
+      servers.add(plannable.server(i, free, owned, fenced.contains(id)));
+      ownGpus += owned ? 0 : free;
     }
-    return new RoundInput(ClusterState.of(nowS, servers, jobs, allocations,
-        tenants.guarantees(ownGpus, startingOwnByTenant)), workers,
-        orphans, surplus, starting, kept);
+    ClusterState state = snapshot(nowS, servers, jobs, allocations, tenants.guarantees(ownGpus, startingOwnByTenant));
+    return new RoundInput(state, workers, orphans, surplus, starting, kept);
+  }
+
+  /** This round's nodes as positions: those of the last round if no node joined, left, or changed its pool or size. */
+  private PlannableNodes plannableNodes(List<NodeView> nodes) {
+    if (lastNodes == null || !lastNodes.fits(nodes, trainingLabel, gpuType)) {
+      lastNodes = PlannableNodes.of(nodes, trainingLabel, gpuType);
+    }
+    return lastNodes;
+  }
+
+  /**
+   * The snapshot of these arguments, as {@link ClusterState#of} makes it; from the last one, whose servers it reuses
+   * when they are the same ({@link ClusterState#next}), and which checks only what changed.
+   */
+  private ClusterState snapshot(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations,
+      Tenants tenants) {
+    ClusterState state = lastState == null ? ClusterState.of(nowS, servers, jobs, allocations, tenants)
+        : lastState.next(nowS, servers, jobs, allocations, tenants);
+    lastState = state;
+    return state;
   }
 
   /**
@@ -306,8 +330,7 @@ public final class SnapshotTranslator {
    * there are gone, though not now: the free GPUs to keep for it per node meanwhile. Null for any other job.
    */
   private static Map<String, Integer> roomOnceDrained(AppView app, Map<String, Integer> alloc, Allocation promise,
-      Map<String, List<ContainerView>> live, Map<String, Integer> capacity, Map<String, Integer> used,
-      Map<String, Integer> drainingGpus, Set<String> fenced) {
+      Map<String, List<ContainerView>> live, GpuLedger gpus, Map<String, Integer> drainingGpus, Set<String> fenced) {
     int g = app.shape().gpusPerWorker();
     int allocated = alloc.values().stream().mapToInt(Integer::intValue).sum();
     int held = live.values().stream().mapToInt(List::size).sum();
@@ -324,11 +347,11 @@ public final class SnapshotTranslator {
       if (missingGpus <= 0) {
         continue;
       }
-      if (!capacity.containsKey(node) || fenced.contains(node)) {
+      if (!gpus.plans(node) || fenced.contains(node)) {
         return null;
       }
       // Free now: the node's plannable GPUs less what others' workers and promises use (this job's own count out).
-      int free = capacity.get(node) - used.getOrDefault(node, 0) + alloc.getOrDefault(node, 0) * g - here * g;
+      int free = gpus.capacity(node) - gpus.used(node) + alloc.getOrDefault(node, 0) * g - here * g;
       int leaving = drainingGpus.getOrDefault(node, 0);
       if (free + leaving < missingGpus) {
         return null;
@@ -352,9 +375,5 @@ public final class SnapshotTranslator {
 
   private static int liveWorkers(Map<String, Map<String, List<ContainerView>>> workers, String appId) {
     return workers.getOrDefault(appId, Map.of()).values().stream().mapToInt(List::size).sum();
-  }
-
-  private static int largestFree(Map<String, Integer> capacity) {
-    return capacity.values().stream().mapToInt(Integer::intValue).max().orElse(0);
   }
 }

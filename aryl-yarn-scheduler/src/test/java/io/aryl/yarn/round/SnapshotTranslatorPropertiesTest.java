@@ -57,7 +57,11 @@ class SnapshotTranslatorPropertiesTest {
       Map<String, JobProgress> progress) {
 
     RoundInput translate() {
-      return TRANSLATOR.translate(nowS, nodes, apps, book, draining, fenced, progress);
+      return translateWith(TRANSLATOR);
+    }
+
+    RoundInput translateWith(SnapshotTranslator translator) {
+      return translator.translate(nowS, nodes, apps, book, draining, fenced, progress);
     }
 
     @Override
@@ -174,6 +178,34 @@ class SnapshotTranslatorPropertiesTest {
   private static boolean isLiveWorker(Scenario s, NodeView n, ContainerView c) {
     return TRAINING.equals(n.label()) && s.apps().containsKey(c.appId()) && !c.amContainer()
         && !s.draining().contains(c.id());
+  }
+
+  @Property(tries = 1000)
+  @Label("a translator that translated other rounds before, or this very one, makes the snapshot a new one makes")
+  void keptStateChangesNothing(@ForAll long seed, @ForAll long earlier) {
+    Scenario s = Scenario.random(seed);
+    SnapshotTranslator used = new SnapshotTranslator(TRAINING, GPU, INFERENCE_OWNED);
+    Scenario.random(earlier).translateWith(used);
+    RoundInput fresh = s.translateWith(new SnapshotTranslator(TRAINING, GPU, INFERENCE_OWNED));
+    RoundInput afterAnother = s.translateWith(used);
+    RoundInput again = s.translateWith(used);
+    for (RoundInput in : List.of(afterAnother, again)) {
+      assertThat(in.state().nowS()).as("%s", s).isEqualTo(fresh.state().nowS());
+      assertThat(in.state().servers()).as("%s", s).isEqualTo(fresh.state().servers());
+      assertThat(in.state().jobs()).as("%s", s).isEqualTo(fresh.state().jobs());
+      assertThat(in.state().tenants()).as("%s", s).isEqualTo(fresh.state().tenants());
+      for (var job : fresh.state().jobs()) {
+        assertThat(in.state().allocation(job.id())).as("%s of %s", job.id(), s)
+            .isEqualTo(fresh.state().allocation(job.id()));
+      }
+      assertThat(in.workers()).isEqualTo(fresh.workers());
+      assertThat(in.orphans()).isEqualTo(fresh.orphans());
+      assertThat(in.surplus()).isEqualTo(fresh.surplus());
+      assertThat(in.starting()).isEqualTo(fresh.starting());
+      assertThat(in.keptGpus()).isEqualTo(fresh.keptGpus());
+    }
+    assertThat(again.state().servers()).as("an unchanged cluster keeps its very servers")
+        .zipSatisfy(afterAnother.state().servers(), (a, b) -> assertThat(a).isSameAs(b));
   }
 
   @Property(tries = 3000)

@@ -1,0 +1,88 @@
+package io.aryl.yarn.state;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Saves sections of a {@link DurableState} on a thread of its own, the latest value of each: for sections that no
+ * action waits on, such as measurements. A save to a file system waits for the disk (an fsync, tens of milliseconds on
+ * a busy machine, hundreds at times); made in the planning round, it was a good part of the round's slowest times.
+ *
+ * <p>Values handed over before a save started are replaced by newer ones, never written after them. A failed save is
+ * kept for the caller to collect ({@link #failure}); a {@link StoreFencedException} among them means another
+ * scheduler is active.
+ */
+public final class BackgroundSaves implements AutoCloseable {
+  private final DurableState state;
+  private final Map<Section<?>, Object> pending = new ConcurrentHashMap<>();
+  private final AtomicReference<IOException> failure = new AtomicReference<>();
+  private final ExecutorService thread;
+
+  public BackgroundSaves(DurableState state, String threadName) {
+    this.state = state;
+    this.thread = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, threadName);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Saves {@code value} soon, unless a newer value of the section is handed over before then. */
+  public <T> void save(Section<T> section, T value) {
+    if (pending.put(section, value) == null) {
+      try {
+        thread.execute(() -> write(section));
+      } catch (RejectedExecutionException e) {
+        pending.remove(section); // closed: the scheduler is stopping
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> void write(Section<T> section) {
+    T value = (T) pending.remove(section);
+    if (value == null) {
+      return;
+    }
+    try {
+      state.save(section, value);
+    } catch (IOException e) {
+      failure.set(e);
+    } catch (RuntimeException e) {
+      failure.set(new IOException(e.toString(), e));
+    }
+  }
+
+  /** The last save that failed since the last call, or null. */
+  public IOException failure() {
+    return failure.getAndSet(null);
+  }
+
+  /** Waits until what was handed over so far is saved (or failed); for a test, or before the store is closed. */
+  public void flush() throws InterruptedException {
+    try {
+      thread.submit(() -> { }).get();
+    } catch (RejectedExecutionException e) {
+      // closed: nothing more is written
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  /** Saves what was handed over, waiting at most {@code timeoutMs}; nothing handed over later is saved. */
+  public void close(long timeoutMs) throws InterruptedException {
+    thread.shutdown();
+    thread.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    close(5_000);
+  }
+}

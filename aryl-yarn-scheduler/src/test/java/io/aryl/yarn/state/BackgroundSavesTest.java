@@ -1,0 +1,128 @@
+package io.aryl.yarn.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("BackgroundSaves: sections saved off the caller's thread, the latest value of each")
+class BackgroundSavesTest {
+  /** A store whose writes of the jobs section wait for the test, and which may refuse them. */
+  private static final class GatedStore implements StateStore {
+    final MemoryStateStore inner = new MemoryStateStore();
+    final List<String> written = new ArrayList<>();
+    final CountDownLatch open = new CountDownLatch(1);
+    volatile IOException refuse;
+
+    @Override
+    public long claim() {
+      return inner.claim();
+    }
+
+    @Override
+    public Map<String, byte[]> readAll() {
+      return inner.readAll();
+    }
+
+    @Override
+    public void write(String section, byte[] data) throws IOException {
+      if (section.equals(Section.JOBS.name())) {
+        try {
+          open.await();
+        } catch (InterruptedException e) {
+          throw new IOException(e);
+        }
+        if (refuse != null) {
+          throw refuse;
+        }
+        synchronized (written) {
+          written.add(new String(data, java.nio.charset.StandardCharsets.UTF_8));
+        }
+      }
+      inner.write(section, data);
+    }
+
+    @Override
+    public String kind() {
+      return "gated";
+    }
+
+    @Override
+    public String location() {
+      return "a test";
+    }
+
+    @Override
+    public String location(String section) {
+      return section;
+    }
+
+    @Override
+    public String deleteCommand(String section) {
+      return "-";
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private static Jobs jobs(double attainedS) {
+    return new Jobs(Map.of("app_1", new JobRecord(attainedS, 0, Map.of("n1", 1))));
+  }
+
+  @Test
+  @DisplayName("the caller does not wait for the store; values handed over meanwhile are saved as the newest only")
+  void latestOnly() throws Exception {
+    GatedStore store = new GatedStore();
+    DurableState state = DurableState.open(store, 0);
+    try (BackgroundSaves saves = new BackgroundSaves(state, "test-writer")) {
+      saves.save(Section.JOBS, jobs(1)); // taken at once, then held by the store
+      Thread.sleep(50);
+      saves.save(Section.JOBS, jobs(2));
+      saves.save(Section.JOBS, jobs(3));
+      store.open.countDown();
+      saves.flush();
+
+      assertThat(store.written).hasSize(2);
+      assertThat(store.written.get(1)).contains("3.0");
+      assertThat(state.get(Section.JOBS)).isEqualTo(jobs(3));
+      assertThat(saves.failure()).isNull();
+    }
+  }
+
+  @Test
+  @DisplayName("a failed save is handed to the caller once, a fenced one as such")
+  void failures() throws Exception {
+    GatedStore store = new GatedStore();
+    DurableState state = DurableState.open(store, 0);
+    store.open.countDown();
+    store.refuse = new StoreFencedException("another scheduler claimed the store");
+    try (BackgroundSaves saves = new BackgroundSaves(state, "test-writer")) {
+      saves.save(Section.JOBS, jobs(1));
+      saves.flush();
+
+      assertThat(saves.failure()).isInstanceOf(StoreFencedException.class);
+      assertThat(saves.failure()).isNull();
+      assertThat(state.get(Section.JOBS).jobs()).isEmpty();
+    }
+  }
+
+  @Test
+  @DisplayName("closing saves what was handed over before, and nothing handed over after")
+  void close() throws Exception {
+    GatedStore store = new GatedStore();
+    DurableState state = DurableState.open(store, 0);
+    store.open.countDown();
+    BackgroundSaves saves = new BackgroundSaves(state, "test-writer");
+    saves.save(Section.JOBS, jobs(1));
+    saves.close();
+    saves.save(Section.JOBS, jobs(2));
+
+    assertThat(state.get(Section.JOBS)).isEqualTo(jobs(1));
+  }
+}
