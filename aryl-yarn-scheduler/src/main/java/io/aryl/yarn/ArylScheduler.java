@@ -13,6 +13,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
@@ -21,8 +22,11 @@ import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
@@ -34,6 +38,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSch
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeLabelsUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.util.resource.Resources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +59,8 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   private ArylSettings settings = ArylSettings.defaults();
   private final ElasticApps apps = new ElasticApps();
   private final NodeOffers offers = new NodeOffers(apps);
+  /** Whether a node with nothing promised has anyone to be offered to: scans re-checked every 20 ms, at most 1 s old. */
+  private final UnplannedDemand unplanned = new UnplannedDemand(this::unplannedAsking, System::nanoTime, 20, 1_000);
   /** Null when Aryl is off. Made at init: label events may come before the planning loop starts. */
   private InferenceOwners owners;
   private ArylMetrics metrics;
@@ -292,6 +299,35 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     return PlanAwareOrderingPolicy.serving(offers.onNode(loop.book().promisedOn(node.getNodeName())), allocation);
   }
 
+  /**
+   * A node on which the plan promised nothing is offered only to applications outside the plan ({@link NodeOffers});
+   * while none of them asks for containers, there is no one to offer it to.
+   */
+  @Override
+  protected boolean noOneToOffer(FiCaSchedulerNode node) {
+    PlanningLoop loop = this.loop;
+    return loop != null && loop.book().promisedOn(node.getNodeName()).isEmpty() && !unplanned.mayBeAsking();
+  }
+
+  /** Whether an application offered every node ({@link NodeOffers#offeredEveryNode}) has containers pending. */
+  private boolean unplannedAsking() {
+    for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
+      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
+      if (attempt != null && offers.offeredEveryNode(attempt)
+          && !Resources.isNone(attempt.getAppAttemptResourceUsage().getAllPending())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A container lost before its application took it brings its request back: someone may be asking again. */
+  @Override
+  public void completedContainer(RMContainer container, ContainerStatus status, RMContainerEventType event) {
+    super.completedContainer(container, status, event);
+    unplanned.changed();
+  }
+
   @Override
   public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
@@ -299,6 +335,10 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     AllocationGate gate = this.gate;
     if (gate != null) {
       FiCaSchedulerApp attempt = getApplicationAttempt(attemptId);
+      if (attempt != null && offers.offeredEveryNode(attempt)
+          && (ask != null && !ask.isEmpty() || schedulingRequests != null && !schedulingRequests.isEmpty())) {
+        unplanned.changed(); // before the asks are pending: a scan that missed them cannot clear them away
+      }
       if (attempt != null && attempt.getApplicationAttemptId().equals(attemptId)) {
         ask = gate.asks(attempt, ask);
         Allocation allocation = super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions,

@@ -28,11 +28,16 @@ final class NodeOffers {
     return e -> offered(e, admitted);
   }
 
+  /** Whether {@code a} is offered every node, wherever the plan placed workers: plain, or waiting for its master. */
+  boolean offeredEveryNode(FiCaSchedulerApp a) {
+    return apps.get(a.getApplicationId()) == null || a.isWaitingForAMContainer();
+  }
+
   private boolean offered(SchedulableEntity e, Predicate<String> placed) {
     if (e instanceof FiCaSchedulerApp a) {
       // By the attempt's application id: getId() builds a new string on every call, once per application per node.
       ElasticApps.App app = apps.get(a.getApplicationId());
-      return app == null || placed.test(app.id) || a.isWaitingForAMContainer();
+      return app == null || a.isWaitingForAMContainer() || placed.test(app.id);
     }
     String id = e.getId();
     return !apps.isElastic(id) || placed.test(id);

@@ -60,6 +60,11 @@ final class MockArylRm implements AutoCloseable {
     return nm;
   }
 
+  /** The node the ApplicationMasters run on (no GPUs, default partition). */
+  MockNM amNode() {
+    return amNode;
+  }
+
   void relabel(String label, String... hosts) throws Exception {
     Map<NodeId, Set<String>> m = new TreeMap<>();
     for (String h : hosts) {

@@ -10,7 +10,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.Candida
  * step of the asynchronous scheduling thread's walk of the nodes, and those Aryl makes itself
  * ({@link SingleNodeProposal}) — so that a subclass knows which node is being offered while its queues choose the
  * applications to offer it to. The step it wraps is package-private; this class is how a scheduler outside this package
- * reaches it.
+ * reaches it. The same hook lets a subclass pass over a node no application would be offered.
  */
 public abstract class NodeScopedCapacityScheduler extends CapacityScheduler {
   @Override
@@ -19,7 +19,18 @@ public abstract class NodeScopedCapacityScheduler extends CapacityScheduler {
     if (node == null) {
       return super.allocateContainersToNode(candidates, withNodeHeartbeat); // several nodes at once: no one node
     }
+    if (node.getReservedContainer() == null && noOneToOffer(node)) {
+      return null; // what the step itself returns for a node it passes over (full, or gone)
+    }
     return allocatingOn(node, () -> super.allocateContainersToNode(candidates, withNodeHeartbeat));
+  }
+
+  /**
+   * True when no application would be offered {@code node}: the attempt to allocate there is skipped before the
+   * queues are walked (a node holding a reservation is never skipped: the step serves it first). This one: never.
+   */
+  protected boolean noOneToOffer(FiCaSchedulerNode node) {
+    return false;
   }
 
   /**
