@@ -38,7 +38,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSch
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeLabelsUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
-import org.apache.hadoop.yarn.util.resource.Resources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -309,12 +308,18 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     return loop != null && loop.book().promisedOn(node.getNodeName()).isEmpty() && !unplanned.mayBeAsking();
   }
 
+  /** With Aryl on, an idle walk slows down; off, the scheduler is the stock one in this as in everything else. */
+  @Override
+  protected boolean pausesIdleWalk() {
+    return loop != null;
+  }
+
   /** Whether an application offered every node ({@link NodeOffers#offeredEveryNode}) has containers pending. */
   private boolean unplannedAsking() {
     for (SchedulerApplication<FiCaSchedulerApp> app : applications.values()) {
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
       if (attempt != null && offers.offeredEveryNode(attempt)
-          && !Resources.isNone(attempt.getAppAttemptResourceUsage().getAllPending())) {
+          && !zero(attempt.getAppAttemptResourceUsage().getAllPending())) {
         return true;
       }
     }

@@ -29,9 +29,21 @@ class NodeScopedCapacitySchedulerTest {
     }
   }
 
+  /** Records as {@link Recording} does, and slows its asynchronous walk while nothing is pending. */
+  public static class PausingRecording extends Recording {
+    @Override
+    protected boolean pausesIdleWalk() {
+      return true;
+    }
+  }
+
   private static MockRM start(boolean async) {
+    return start(async, Recording.class);
+  }
+
+  private static MockRM start(boolean async, Class<?> scheduler) {
     YarnConfiguration conf = new YarnConfiguration();
-    conf.set(YarnConfiguration.RM_SCHEDULER, Recording.class.getName());
+    conf.set(YarnConfiguration.RM_SCHEDULER, scheduler.getName());
     conf.setBoolean(CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_ENABLE, async);
     MockRM rm = new MockRM(conf);
     rm.start();
@@ -71,6 +83,36 @@ class NodeScopedCapacitySchedulerTest {
         Thread.sleep(10);
       }
       assertThat(Recording.NODES).contains("127.3.0.2");
+    } finally {
+      rm.stop();
+    }
+  }
+
+  @Test
+  @DisplayName("an idle walk: no step reaches the queues while nothing is pending, and an ask is served at once")
+  void idleWalk() throws Exception {
+    Recording.NODES.clear();
+    MockRM rm = start(true, PausingRecording.class);
+    try {
+      List<MockNM> nms = new java.util.ArrayList<>();
+      for (int i = 1; i <= 20; i++) {
+        nms.add(rm.registerNode("127.3.1." + i + ":8041", Resource.newInstance(8192, 8)));
+      }
+      rm.drainEvents();
+      Thread.sleep(1_000); // unpaused, the walk steps through these 20 nodes every ~5 ms
+      assertThat(Recording.NODES).as("steps that reached the queues with nothing pending").isEmpty();
+
+      for (MockNM nm : nms) {
+        nm.nodeHeartbeat(true); // the walk passes over nodes whose last heartbeat is old
+      }
+      org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp app =
+          org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter.submitWithMemory(1024, rm);
+      rm.waitForState(app.getApplicationId(), org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState.ACCEPTED);
+      long deadline = System.currentTimeMillis() + 10_000;
+      while (app.getCurrentAppAttempt().getMasterContainer() == null && System.currentTimeMillis() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(app.getCurrentAppAttempt().getMasterContainer()).as("the ApplicationMaster's container").isNotNull();
     } finally {
       rm.stop();
     }
