@@ -17,7 +17,9 @@ import java.util.regex.Pattern;
 final class InferenceOwners {
   private final String inferenceLabel;
   private final Pattern configured;
-  private final Set<String> owned = ConcurrentHashMap.newKeySet();
+  private final Set<String> owned = ConcurrentHashMap.newKeySet(); // only ever added to
+  /** Whether {@link #owned} is still empty: asked for every node each round, where the set's size() sums counters. */
+  private volatile boolean noneOwned = true;
   /** Whether each node's name matches {@code configured}: asked for every node each round, matched once. */
   private final Map<String, Boolean> matchesConfigured = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong learnt = new java.util.concurrent.atomic.AtomicLong();
@@ -29,7 +31,7 @@ final class InferenceOwners {
   }
 
   boolean owns(String nodeName) {
-    if (configured == null && owned.isEmpty()) {
+    if (configured == null && noneOwned) {
       return false; // a cluster without inference nodes: asked for every node each round, answered at once
     }
     return owned.contains(nodeName) || (configured != null && matchesConfigured.computeIfAbsent(nodeName,
@@ -39,6 +41,7 @@ final class InferenceOwners {
   /** Remembers a node seen in the inference pool; true if it was not known. */
   boolean observe(String nodeName, String label) {
     if (inferenceLabel.equals(label) && owned.add(nodeName)) {
+      noneOwned = false;
       learnt.incrementAndGet();
       return true;
     }
@@ -70,5 +73,6 @@ final class InferenceOwners {
       }
     });
     owned.addAll(stored.inference());
+    noneOwned = owned.isEmpty();
   }
 }
