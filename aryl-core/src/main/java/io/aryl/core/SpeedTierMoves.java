@@ -55,6 +55,9 @@ final class SpeedTierMoves {
 
   /** Moves jobs of {@code placed} (base workers already placed in {@code budget}) and marks them settled. */
   void apply(List<PlacedJob> placed, GpuBudget budget, ServerTable table) {
+    if (table.speedTiers(table.allTypes()).size() < 2) {
+      return; // every GPU trains at one speed: no job has another to move to, and a trial would price nothing
+    }
     Market market = trial(placed, budget, table);
     List<Move> moves = new ArrayList<>();
     for (PlacedJob p : placed) {
