@@ -61,6 +61,9 @@ class MixedGpuIT {
         assertThat(fastOnly.workers()).isEqualTo(16);
         fastOnly.finish();
       }
+      // Its containers are released after it unregisters: the next gang is placed on a cluster that has seen them go.
+      cluster.awaitShowingStatus("the a100 GPUs are free again", WAIT,
+          () -> usedGpus(nodes(cluster), a100a) == 0 && usedGpus(nodes(cluster), a100b) == 0);
 
       // 2. A rigid gang of 12 fits on the a100s as a whole: it goes there, not 8 + 4 across two speeds.
       try (TestJob rigid = TestJob.submit(cluster, "rigid-12", "training", TestJob.shape(12, 12, 1, 600), 1, true)) {
@@ -89,6 +92,16 @@ class MixedGpuIT {
     } catch (java.io.IOException e) {
       return com.fasterxml.jackson.databind.node.MissingNode.getInstance(); // not answering yet
     }
+  }
+
+  /** The node's GPUs in use as the last round saw them; -1 while the node is not shown. */
+  private static int usedGpus(JsonNode nodes, String node) {
+    for (JsonNode n : nodes) {
+      if (n.path("node").asText().equals(node)) {
+        return n.path("usedGpus").asInt(-1);
+      }
+    }
+    return -1;
   }
 
   private static String type(JsonNode nodes, String node) {
