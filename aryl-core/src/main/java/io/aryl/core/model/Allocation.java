@@ -33,27 +33,35 @@ public final class Allocation {
 
   /** An allocation from a map of server id to worker count; zero counts are dropped, negative ones refused. */
   public static Allocation of(Map<String, Integer> workersByServer) {
-    TreeMap<String, Integer> copy = new TreeMap<>();
-    for (Map.Entry<String, Integer> e : workersByServer.entrySet()) {
+    // A map sorted by id already (a TreeMap in natural order, as most callers build) is read as it is.
+    Map<String, Integer> sorted = workersByServer instanceof SortedMap<String, Integer> m && m.comparator() == null
+        ? m : sortedCopy(workersByServer);
+    String[] servers = new String[sorted.size()];
+    int[] workers = new int[sorted.size()];
+    int n = 0;
+    for (Map.Entry<String, Integer> e : sorted.entrySet()) {
       int w = e.getValue();
       if (w < 0) {
         Checks.nonNegative("allocation workers on " + e.getKey(), w);
       }
       if (w > 0) {
-        copy.put(Checks.notBlank("allocation server id", e.getKey()), w);
+        servers[n] = Checks.notBlank("allocation server id", e.getKey());
+        workers[n++] = w;
       }
     }
-    if (copy.isEmpty()) {
+    if (n == 0) {
       return EMPTY;
     }
-    String[] servers = new String[copy.size()];
-    int[] workers = new int[copy.size()];
-    int i = 0;
-    for (Map.Entry<String, Integer> e : copy.entrySet()) {
-      servers[i] = e.getKey();
-      workers[i++] = e.getValue();
+    return new Allocation(n == servers.length ? servers : Arrays.copyOf(servers, n),
+        n == workers.length ? workers : Arrays.copyOf(workers, n));
+  }
+
+  private static TreeMap<String, Integer> sortedCopy(Map<String, Integer> workersByServer) {
+    TreeMap<String, Integer> copy = new TreeMap<>();
+    for (Map.Entry<String, Integer> e : workersByServer.entrySet()) {
+      copy.put(Checks.notBlank("allocation server id", e.getKey()), e.getValue());
     }
-    return new Allocation(servers, workers);
+    return copy;
   }
 
   public static Allocation of(String serverId, int workers) {

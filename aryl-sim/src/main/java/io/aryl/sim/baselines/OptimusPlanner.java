@@ -3,11 +3,12 @@ package io.aryl.sim.baselines;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
+import io.aryl.core.model.JobAllocations;
 import io.aryl.core.model.Plan;
-import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.sim.engine.Planner;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -99,12 +100,17 @@ public final class OptimusPlanner implements Planner {
   /** Optimus's greedy: largest gain per GPU first, ties by job id. Spelled out: the queue compares millions of times. */
   private static final Comparator<Entry> BY_GAIN = (a, b) -> {
     int c = Double.compare(-a.gain, -b.gain);
-    return c != 0 ? c : a.job.id().compareTo(b.job.id());
+    return c != 0 ? c : Integer.compare(a.rank, b.rank);
   };
+
+  private ServerTable table; // the last round's, kept while the servers stay the same
 
   @Override
   public Plan plan(ClusterState state) {
-    ServerTable table = new ServerTable(state.servers());
+    if (table == null || !table.isOf(state.servers())) {
+      table = new ServerTable(state.servers());
+    }
+    ServerTable table = this.table;
     int n = table.size();
     int[] spare = new int[n];
     int[] flexible = new int[n];
@@ -112,38 +118,42 @@ public final class OptimusPlanner implements Planner {
       spare[s] = table.gpus(s);
     }
 
+    // Jobs and allocations are both in id order: walk them side by side. A job's rank is its place in id order.
     List<Entry> entries = new ArrayList<>();
-    List<Job> queued = new ArrayList<>();
-    for (Job job : state.jobs()) {
-      Allocation a = state.allocation(job.id());
-      if (a.isEmpty()) {
-        queued.add(job);
-        continue;
+    List<Entry> queued = new ArrayList<>();
+    JobAllocations running = state.allocations();
+    List<Job> jobs = state.jobs();
+    int k = 0;
+    for (int rank = 0; rank < jobs.size(); rank++) {
+      Job job = jobs.get(rank);
+      if (k < running.size() && running.jobAt(k).equals(job.id())) {
+        Entry e = keepBase(job, rank, running.allocationAt(k++), table);
+        int g = e.g;
+        e.workers.forEach((s, w) -> spare[s] -= w * g);
+        e.flexibleNow.forEach((s, w) -> flexible[s] += w * g);
+        entries.add(e);
+      } else {
+        queued.add(new Entry(job, rank, null, table.allowedTypes(job)));
       }
-      Entry e = keepBase(job, a, table);
-      e.workers.forEach((s, w) -> spare[s] -= w * job.gpusPerWorker());
-      e.flexibleNow.forEach((s, w) -> flexible[s] += w * job.gpusPerWorker());
-      entries.add(e);
     }
     Budget budget = new Budget(table, spare, flexible);
 
     // Minimal-first: every queued job that fits gets its minimum, all or nothing, before anyone grows.
-    queued.sort(ADMISSION_ORDER);
+    queued.sort(Comparator.comparing((Entry e) -> e.job, ADMISSION_ORDER));
     Map<Long, Integer> failedAt = new HashMap<>(); // (gpusPerWorker, types) -> fewest workers that did not fit
-    for (Job job : queued) {
+    for (Entry e : queued) {
+      Job job = e.job;
       if (budget.spare.total() == 0) {
         break;
       }
       if (job.baseGpus() > budget.spare.total()) {
         continue;
       }
-      boolean[] types = table.allowedTypes(job);
-      long key = job.gpusPerWorker() * 1_000_003L + ServerTable.mask(types);
+      long key = job.gpusPerWorker() * 1_000_003L + ServerTable.mask(e.types);
       Integer failed = failedAt.get(key);
       if (failed != null && job.minWorkers() >= failed) {
         continue; // capacity only shrinks during admission: a gang this large cannot fit now either
       }
-      Entry e = new Entry(job, types);
       if (!budget.placeGang(e, job.minWorkers())) {
         failedAt.merge(key, job.minWorkers(), Math::min);
         continue;
@@ -152,13 +162,17 @@ public final class OptimusPlanner implements Planner {
     }
 
     // Marginal gain: one worker at a time to the job whose predicted completion time drops most per GPU.
-    PriorityQueue<Entry> gains = new PriorityQueue<>(BY_GAIN);
-    for (Entry e : entries) {
-      if (e.count < e.job.maxWorkers()) {
-        e.gain = gainPerGpu(e.job, e.count);
-        gains.add(e);
+    List<Entry> growing = new ArrayList<>();
+    if (budget.spare.total() > 0) {
+      for (Entry e : entries) {
+        if (e.count < e.job.maxWorkers()) {
+          e.gain = gainPerGpu(e.job, e.count);
+          growing.add(e);
+        }
       }
     }
+    PriorityQueue<Entry> gains = new PriorityQueue<>(Math.max(1, growing.size()), BY_GAIN);
+    gains.addAll(growing);
     while (!gains.isEmpty() && budget.spare.total() > 0) {
       Entry e = gains.poll();
       if (!(e.gain > 0)) {
@@ -174,33 +188,17 @@ public final class OptimusPlanner implements Planner {
       }
     }
 
-    Map<String, Allocation> targets = new TreeMap<>();
+    JobAllocations.Builder targets = new JobAllocations.Builder(entries.size());
     for (Entry e : entries) {
-      Allocation now = state.allocation(e.job.id());
-      if (sameAs(e.workers, now, table)) {
-        targets.put(e.job.id(), now); // most jobs keep their workers: no new value, and the plan's check is quick
+      if (e.now != null && e.workers.sameAs(e.now, table)) {
+        targets.put(e.job.id(), e.now); // most jobs keep their workers: no new value, and the plan's check is quick
         continue;
       }
       Map<String, Integer> workers = new TreeMap<>();
       e.workers.forEach((s, w) -> workers.put(table.id(s), w));
       targets.put(e.job.id(), Allocation.of(workers));
     }
-    return Plan.between(state, targets);
-  }
-
-  /** Whether workers by server index (index order is id order) are exactly the allocation's. */
-  private static boolean sameAs(TreeMap<Integer, Integer> workers, Allocation a, ServerTable table) {
-    int i = 0;
-    for (Map.Entry<Integer, Integer> w : workers.entrySet()) {
-      if (w.getValue() == 0) {
-        continue;
-      }
-      if (i == a.serverCount() || !table.id(w.getKey()).equals(a.serverAt(i)) || w.getValue() != a.workersAt(i)) {
-        return false;
-      }
-      i++;
-    }
-    return i == a.serverCount();
+    return Plan.between(state, targets.build());
   }
 
   /** Reduction of the predicted completion time from one more worker, per GPU that worker takes. */
@@ -212,30 +210,121 @@ public final class OptimusPlanner implements Planner {
    * A running job keeps {@code minWorkers} of its workers where they are: those on open servers first (a fenced
    * server is on its way out), then by server order. The rest are its current extra workers, re-decided this round.
    */
-  private static Entry keepBase(Job job, Allocation a, ServerTable table) {
-    Entry e = new Entry(job, table.allowedTypes(job));
-    BaseSplit.split(job, a, table, Comparator.comparingInt((Integer s) -> table.open(s) ? 0 : 1), e.workers,
-        e.flexibleNow);
+  private static Entry keepBase(Job job, int rank, Allocation a, ServerTable table) {
+    Entry e = new Entry(job, rank, a, table.allowedTypes(job));
+    int baseLeft = job.minWorkers();
+    // Servers in id order are in index order; open ones give their workers to the base first.
+    for (int pass = 0; pass < 2; pass++) {
+      for (int i = 0; i < a.serverCount(); i++) {
+        int s = table.indexOf(a.serverAt(i));
+        if (table.open(s) != (pass == 0)) {
+          continue;
+        }
+        int w = a.workersAt(i);
+        int b = Math.min(w, baseLeft);
+        if (b > 0) {
+          e.workers.add(s, b);
+        }
+        if (w > b) {
+          e.flexibleNow.add(s, w - b);
+        }
+        baseLeft -= b;
+      }
+    }
     e.count = job.minWorkers();
     return e;
   }
 
-
-
   /** One job in the plan: its workers so far by server index, and a running job's extra workers of now. */
   private static final class Entry {
     final Job job;
+    final int rank; // place in id order
+    final Allocation now; // null for a queued job
     final boolean[] types;
     final int g;
-    final TreeMap<Integer, Integer> workers = new TreeMap<>();
-    final TreeMap<Integer, Integer> flexibleNow = new TreeMap<>();
+    final Workers workers = new Workers();
+    final Workers flexibleNow = new Workers();
     int count;
     double gain;
 
-    Entry(Job job, boolean[] types) {
+    Entry(Job job, int rank, Allocation now, boolean[] types) {
       this.job = job;
+      this.rank = rank;
+      this.now = now;
       this.types = types;
       this.g = job.gpusPerWorker();
+    }
+  }
+
+  /**
+   * Workers by server index, kept in index order: a job's workers sit on a few servers, so two small arrays serve
+   * better than a map.
+   */
+  private static final class Workers {
+    interface Each {
+      void accept(int server, int workers);
+    }
+
+    private int[] servers = new int[2];
+    private int[] counts = new int[2];
+    private int size;
+
+    int size() {
+      return size;
+    }
+
+    int server(int i) {
+      return servers[i];
+    }
+
+    int count(int i) {
+      return counts[i];
+    }
+
+    void setCount(int i, int c) {
+      counts[i] = c;
+    }
+
+    /** Adds {@code w} workers on server s. */
+    void add(int s, int w) {
+      int i = 0;
+      while (i < size && servers[i] < s) {
+        i++;
+      }
+      if (i < size && servers[i] == s) {
+        counts[i] += w;
+        return;
+      }
+      if (size == servers.length) {
+        servers = Arrays.copyOf(servers, size * 2);
+        counts = Arrays.copyOf(counts, size * 2);
+      }
+      System.arraycopy(servers, i, servers, i + 1, size - i);
+      System.arraycopy(counts, i, counts, i + 1, size - i);
+      servers[i] = s;
+      counts[i] = w;
+      size++;
+    }
+
+    void forEach(Each each) {
+      for (int i = 0; i < size; i++) {
+        each.accept(servers[i], counts[i]);
+      }
+    }
+
+    /** Whether these are exactly the allocation's workers (its servers are in id order, which is index order). */
+    boolean sameAs(Allocation a, ServerTable table) {
+      int j = 0;
+      for (int i = 0; i < size; i++) {
+        if (counts[i] == 0) {
+          continue;
+        }
+        if (j == a.serverCount() || !table.id(servers[i]).equals(a.serverAt(j)) || counts[i] != a.workersAt(j)) {
+          return false;
+        }
+        j++;
+      }
+      return j == a.serverCount();
     }
   }
 
@@ -292,7 +381,7 @@ public final class OptimusPlanner implements Planner {
           k = Math.min(left, level.free(s) / e.g);
         }
         take(s, k * e.g, 0);
-        e.workers.merge(s, k, Integer::sum);
+        e.workers.add(s, k);
         left -= k;
       }
       e.count += workers;
@@ -305,17 +394,19 @@ public final class OptimusPlanner implements Planner {
      */
     boolean placeOne(Entry e) {
       int g = e.g;
-      for (Map.Entry<Integer, Integer> f : e.flexibleNow.entrySet()) {
-        int s = f.getKey();
-        if (f.getValue() > 0 && table.open(s) && spare.free(s) >= g) {
-          f.setValue(f.getValue() - 1);
+      Workers now = e.flexibleNow;
+      for (int i = 0; i < now.size(); i++) {
+        int s = now.server(i);
+        if (now.count(i) > 0 && table.open(s) && spare.free(s) >= g) {
+          now.setCount(i, now.count(i) - 1);
           take(s, g, g);
-          e.workers.merge(s, 1, Integer::sum);
+          e.workers.add(s, 1);
           return true;
         }
       }
       int best = -1;
-      for (int s : e.workers.keySet()) {
+      for (int i = 0; i < e.workers.size(); i++) {
+        int s = e.workers.server(i);
         if (table.open(s) && spare.free(s) >= g && (best < 0 || spare.free(s) < spare.free(best))) {
           best = s;
         }
@@ -330,7 +421,7 @@ public final class OptimusPlanner implements Planner {
         return false;
       }
       take(best, g, 0);
-      e.workers.merge(best, 1, Integer::sum);
+      e.workers.add(best, 1);
       return true;
     }
   }
