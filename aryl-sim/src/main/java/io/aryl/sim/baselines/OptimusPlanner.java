@@ -104,11 +104,15 @@ public final class OptimusPlanner implements Planner {
   };
 
   private ServerTable table; // the last round's, kept while the servers stay the same
+  private boolean[] anyType; // the table's every type: what a job that names no GPU type may use
+  private Split[] splits = new Split[0]; // the last round's running jobs' splits, in id order, on that table
 
   @Override
   public Plan plan(ClusterState state) {
     if (table == null || !table.isOf(state.servers())) {
       table = new ServerTable(state.servers());
+      anyType = table.allTypes();
+      splits = new Split[0];
     }
     ServerTable table = this.table;
     int n = table.size();
@@ -124,18 +128,31 @@ public final class OptimusPlanner implements Planner {
     JobAllocations running = state.allocations();
     List<Job> jobs = state.jobs();
     int k = 0;
+    Split[] lastSplits = splits;
+    Split[] nextSplits = new Split[running.size()];
+    int last = 0;
     for (int rank = 0; rank < jobs.size(); rank++) {
       Job job = jobs.get(rank);
       if (k < running.size() && running.jobAt(k).equals(job.id())) {
-        Entry e = keepBase(job, rank, running.allocationAt(k++), table);
+        Allocation a = running.allocationAt(k);
+        while (last < lastSplits.length && lastSplits[last].job != job.id()
+            && lastSplits[last].job.compareTo(job.id()) < 0) {
+          last++;
+        }
+        Split kept = last < lastSplits.length ? lastSplits[last] : null;
+        Split split = kept != null && kept.of == a && kept.minWorkers == job.minWorkers() && kept.job.equals(job.id())
+            ? kept : Split.of(job, a, table);
+        nextSplits[k++] = split;
+        Entry e = new Entry(job, rank, a, typesOf(job), split);
         int g = e.g;
         e.workers.forEach((s, w) -> spare[s] -= w * g);
         e.flexibleNow.forEach((s, w) -> flexible[s] += w * g);
         entries.add(e);
       } else {
-        queued.add(new Entry(job, rank, null, table.allowedTypes(job)));
+        queued.add(new Entry(job, rank, null, typesOf(job), null));
       }
     }
+    splits = nextSplits;
     Budget budget = new Budget(table, spare, flexible);
 
     // Minimal-first: every queued job that fits gets its minimum, all or nothing, before anyone grows.
@@ -206,33 +223,41 @@ public final class OptimusPlanner implements Planner {
     return (job.predictedRuntimeAt(workers) - job.predictedRuntimeAt(workers + 1)) / job.gpusPerWorker();
   }
 
+  private boolean[] typesOf(Job job) {
+    return job.allowedGpuTypes().isEmpty() ? anyType : table.allowedTypes(job);
+  }
+
   /**
-   * A running job keeps {@code minWorkers} of its workers where they are: those on open servers first (a fenced
-   * server is on its way out), then by server order. The rest are its current extra workers, re-decided this round.
+   * A running job's workers split into those it keeps, {@code minWorkers} of them where they are (those on open
+   * servers first, as a fenced server is on its way out, then by server order), and its current extra workers,
+   * re-decided each round. Kept for the next round: a job whose allocation is the very same object, on the same
+   * table, splits the same way.
    */
-  private static Entry keepBase(Job job, int rank, Allocation a, ServerTable table) {
-    Entry e = new Entry(job, rank, a, table.allowedTypes(job));
-    int baseLeft = job.minWorkers();
-    // Servers in id order are in index order; open ones give their workers to the base first.
-    for (int pass = 0; pass < 2; pass++) {
-      for (int i = 0; i < a.serverCount(); i++) {
-        int s = table.indexOf(a.serverAt(i));
-        if (table.open(s) != (pass == 0)) {
-          continue;
+  private record Split(String job, Allocation of, int minWorkers, Workers base, Workers flexible) {
+    static Split of(Job job, Allocation a, ServerTable table) {
+      Workers base = new Workers();
+      Workers flexible = new Workers();
+      int baseLeft = job.minWorkers();
+      // Servers in id order are in index order; open ones give their workers to the base first.
+      for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < a.serverCount(); i++) {
+          int s = table.indexOf(a.serverAt(i));
+          if (table.open(s) != (pass == 0)) {
+            continue;
+          }
+          int w = a.workersAt(i);
+          int b = Math.min(w, baseLeft);
+          if (b > 0) {
+            base.add(s, b);
+          }
+          if (w > b) {
+            flexible.add(s, w - b);
+          }
+          baseLeft -= b;
         }
-        int w = a.workersAt(i);
-        int b = Math.min(w, baseLeft);
-        if (b > 0) {
-          e.workers.add(s, b);
-        }
-        if (w > b) {
-          e.flexibleNow.add(s, w - b);
-        }
-        baseLeft -= b;
       }
+      return new Split(job.id(), a, job.minWorkers(), base, flexible);
     }
-    e.count = job.minWorkers();
-    return e;
   }
 
   /** One job in the plan: its workers so far by server index, and a running job's extra workers of now. */
@@ -242,17 +267,21 @@ public final class OptimusPlanner implements Planner {
     final Allocation now; // null for a queued job
     final boolean[] types;
     final int g;
-    final Workers workers = new Workers();
-    final Workers flexibleNow = new Workers();
+    final Workers workers;
+    final Workers flexibleNow;
     int count;
     double gain;
 
-    Entry(Job job, int rank, Allocation now, boolean[] types) {
+    /** A running job starts from its split (its base, at {@code minWorkers}), a queued one from nothing. */
+    Entry(Job job, int rank, Allocation now, boolean[] types, Split split) {
       this.job = job;
       this.rank = rank;
       this.now = now;
       this.types = types;
       this.g = job.gpusPerWorker();
+      this.workers = split == null ? new Workers() : split.base().copy();
+      this.flexibleNow = split == null ? new Workers() : split.flexible().copy();
+      this.count = split == null ? 0 : job.minWorkers();
     }
   }
 
@@ -265,9 +294,23 @@ public final class OptimusPlanner implements Planner {
       void accept(int server, int workers);
     }
 
-    private int[] servers = new int[2];
-    private int[] counts = new int[2];
+    private int[] servers;
+    private int[] counts;
     private int size;
+
+    Workers() {
+      this(new int[2], new int[2], 0);
+    }
+
+    private Workers(int[] servers, int[] counts, int size) {
+      this.servers = servers;
+      this.counts = counts;
+      this.size = size;
+    }
+
+    Workers copy() {
+      return new Workers(Arrays.copyOf(servers, Math.max(2, size)), Arrays.copyOf(counts, Math.max(2, size)), size);
+    }
 
     int size() {
       return size;
