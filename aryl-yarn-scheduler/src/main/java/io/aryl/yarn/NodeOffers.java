@@ -20,7 +20,8 @@ final class NodeOffers {
 
   /** In the heartbeat of a node on which the plan promised {@code promised} (workers by application). */
   Predicate<SchedulableEntity> onNode(Map<String, Integer> promised) {
-    return e -> offered(e, promised::containsKey);
+    Predicate<String> placed = promised::containsKey; // made once per heartbeat, not once per application
+    return e -> offered(e, placed);
   }
 
   /** Outside node heartbeats, where {@code admitted} says whether the latest plan placed an application anywhere. */
