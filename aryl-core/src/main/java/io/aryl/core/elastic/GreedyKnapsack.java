@@ -133,6 +133,8 @@ public final class GreedyKnapsack {
   /**
    * Indexes by falling efficiency ({@link Double#compare}), equal ones in index order: a stable merge sort on
    * primitives, without the boxing and comparator calls of sorting the steps themselves, as every round solves one.
+   * It merges the runs the steps already come in (each group's hull steps fall in efficiency), so a round of many
+   * steps over fewer groups takes as many passes as it has groups, in logarithm, not steps.
    */
   static int[] takeOrder(double[] efficiency) {
     int n = efficiency.length;
@@ -140,11 +142,22 @@ public final class GreedyKnapsack {
     for (int i = 0; i < n; i++) {
       order[i] = i;
     }
+    // Where each run of non-rising efficiency starts, then n.
+    int[] starts = new int[n + 1];
+    int runs = 0;
+    for (int i = 0; i < n; i++) {
+      if (i == 0 || Double.compare(efficiency[i], efficiency[i - 1]) > 0) {
+        starts[runs++] = i;
+      }
+    }
+    starts[runs] = n;
     int[] merged = new int[n];
-    for (int width = 1; width < n; width *= 2) {
-      for (int lo = 0; lo < n; lo += 2 * width) {
-        int mid = Math.min(lo + width, n);
-        int hi = Math.min(lo + 2 * width, n);
+    while (runs > 1) {
+      int next = 0;
+      for (int r = 0; r < runs; r += 2) {
+        int lo = starts[r];
+        int mid = starts[Math.min(r + 1, runs)];
+        int hi = starts[Math.min(r + 2, runs)];
         int a = lo;
         int b = mid;
         int k = lo;
@@ -157,7 +170,10 @@ public final class GreedyKnapsack {
         while (b < hi) {
           merged[k++] = order[b++];
         }
+        starts[next++] = lo;
       }
+      starts[next] = n;
+      runs = next;
       int[] t = order;
       order = merged;
       merged = t;

@@ -300,10 +300,13 @@ class KnapsackTest {
   @Test
   void greedy_take_order_is_falling_efficiency_with_ties_in_index_order() {
     SplittableRandom rnd = new SplittableRandom(11);
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < 1000; i++) {
       double[] efficiency = new double[rnd.nextInt(0, 80)];
+      boolean hullLike = i % 2 == 1; // as groups' hull steps come: runs of falling efficiency, one per group
       for (int k = 0; k < efficiency.length; k++) {
-        efficiency[k] = rnd.nextInt(0, 6) / 4.0; // few values: many ties
+        boolean newGroup = k == 0 || rnd.nextInt(4) == 0;
+        efficiency[k] = hullLike && !newGroup ? efficiency[k - 1] - rnd.nextInt(0, 3) / 4.0
+            : rnd.nextInt(0, 6) / 4.0; // few values: many ties
       }
       Integer[] expected = new Integer[efficiency.length];
       for (int k = 0; k < expected.length; k++) {
