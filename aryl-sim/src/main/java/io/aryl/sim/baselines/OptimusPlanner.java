@@ -114,48 +114,59 @@ public final class OptimusPlanner implements Planner {
       anyType = table.allTypes();
       splits = new Split[0];
     }
-    ServerTable table = this.table;
+    List<Entry> entries = new ArrayList<>();
+    List<Entry> queued = new ArrayList<>();
+    Budget budget = keepBases(state, entries, queued);
+    admit(queued, budget, entries);
+    grow(entries, budget);
+    return targets(state, entries);
+  }
+
+  /**
+   * Every running job keeps its base ({@link Split}) and is added to {@code entries}; every queued job is added to
+   * {@code queued}. Returns the GPUs left to hand out. Jobs and allocations are both in id order, so they are walked
+   * side by side; a job's rank is its place in that order.
+   */
+  private Budget keepBases(ClusterState state, List<Entry> entries, List<Entry> queued) {
     int n = table.size();
     int[] spare = new int[n];
     int[] flexible = new int[n];
     for (int s = 0; s < n; s++) {
       spare[s] = table.gpus(s);
     }
-
-    // Jobs and allocations are both in id order: walk them side by side. A job's rank is its place in id order.
-    List<Entry> entries = new ArrayList<>();
-    List<Entry> queued = new ArrayList<>();
     JobAllocations running = state.allocations();
     List<Job> jobs = state.jobs();
-    int k = 0;
     Split[] lastSplits = splits;
     Split[] nextSplits = new Split[running.size()];
+    int k = 0;
     int last = 0;
     for (int rank = 0; rank < jobs.size(); rank++) {
       Job job = jobs.get(rank);
-      if (k < running.size() && running.jobAt(k).equals(job.id())) {
-        Allocation a = running.allocationAt(k);
-        while (last < lastSplits.length && lastSplits[last].job != job.id()
-            && lastSplits[last].job.compareTo(job.id()) < 0) {
-          last++;
-        }
-        Split kept = last < lastSplits.length ? lastSplits[last] : null;
-        Split split = kept != null && kept.of == a && kept.minWorkers == job.minWorkers() && kept.job.equals(job.id())
-            ? kept : Split.of(job, a, table);
-        nextSplits[k++] = split;
-        Entry e = new Entry(job, rank, a, typesOf(job), split);
-        int g = e.g;
-        e.workers.forEach((s, w) -> spare[s] -= w * g);
-        e.flexibleNow.forEach((s, w) -> flexible[s] += w * g);
-        entries.add(e);
-      } else {
+      if (k == running.size() || !running.jobAt(k).equals(job.id())) {
         queued.add(new Entry(job, rank, null, typesOf(job), null));
+        continue;
       }
+      Allocation a = running.allocationAt(k);
+      while (last < lastSplits.length && lastSplits[last].job != job.id()
+          && lastSplits[last].job.compareTo(job.id()) < 0) {
+        last++;
+      }
+      Split kept = last < lastSplits.length ? lastSplits[last] : null;
+      Split split = kept != null && kept.of == a && kept.minWorkers == job.minWorkers() && kept.job.equals(job.id())
+          ? kept : Split.of(job, a, table);
+      nextSplits[k++] = split;
+      Entry e = new Entry(job, rank, a, typesOf(job), split);
+      int g = e.g;
+      e.workers.forEach((s, w) -> spare[s] -= w * g);
+      e.flexibleNow.forEach((s, w) -> flexible[s] += w * g);
+      entries.add(e);
     }
     splits = nextSplits;
-    Budget budget = new Budget(table, spare, flexible);
+    return new Budget(table, spare, flexible);
+  }
 
-    // Minimal-first: every queued job that fits gets its minimum, all or nothing, before anyone grows.
+  /** Minimal-first: every queued job that fits gets its minimum, all or nothing, before anyone grows. */
+  private static void admit(List<Entry> queued, Budget budget, List<Entry> entries) {
     queued.sort(Comparator.comparing((Entry e) -> e.job, ADMISSION_ORDER));
     Map<Long, Integer> failedAt = new HashMap<>(); // (gpusPerWorker, types) -> fewest workers that did not fit
     for (Entry e : queued) {
@@ -177,19 +188,20 @@ public final class OptimusPlanner implements Planner {
       }
       entries.add(e);
     }
+  }
 
-    // Marginal gain: one worker at a time to the job whose predicted completion time drops most per GPU.
-    List<Entry> growing = new ArrayList<>();
-    if (budget.spare.total() > 0) {
-      for (Entry e : entries) {
-        if (e.count < e.job.maxWorkers()) {
-          e.gain = gainPerGpu(e.job, e.count);
-          growing.add(e);
-        }
+  /** Marginal gain: one worker at a time to the job whose predicted completion time drops most per GPU. */
+  private static void grow(List<Entry> entries, Budget budget) {
+    if (budget.spare.total() == 0) {
+      return;
+    }
+    PriorityQueue<Entry> gains = new PriorityQueue<>(Math.max(1, entries.size()), BY_GAIN);
+    for (Entry e : entries) {
+      if (e.count < e.job.maxWorkers()) {
+        e.gain = gainPerGpu(e.job, e.count);
+        gains.add(e);
       }
     }
-    PriorityQueue<Entry> gains = new PriorityQueue<>(Math.max(1, growing.size()), BY_GAIN);
-    gains.addAll(growing);
     while (!gains.isEmpty() && budget.spare.total() > 0) {
       Entry e = gains.poll();
       if (!(e.gain > 0)) {
@@ -204,7 +216,10 @@ public final class OptimusPlanner implements Planner {
         gains.add(e);
       }
     }
+  }
 
+  /** The plan to the entries' workers; a job whose workers did not move keeps its allocation object. */
+  private Plan targets(ClusterState state, List<Entry> entries) {
     JobAllocations.Builder targets = new JobAllocations.Builder(entries.size());
     for (Entry e : entries) {
       if (e.now != null && e.workers.sameAs(e.now, table)) {
