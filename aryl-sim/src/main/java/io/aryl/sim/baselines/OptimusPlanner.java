@@ -8,8 +8,6 @@ import io.aryl.core.model.Plan;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.sim.engine.Planner;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -248,10 +246,10 @@ public final class OptimusPlanner implements Planner {
    * re-decided each round. Kept for the next round: a job whose allocation is the very same object, on the same
    * table, splits the same way.
    */
-  private record Split(String job, Allocation of, int minWorkers, Workers base, Workers flexible) {
+  private record Split(String job, Allocation of, int minWorkers, WorkersByServer base, WorkersByServer flexible) {
     static Split of(Job job, Allocation a, ServerTable table) {
-      Workers base = new Workers();
-      Workers flexible = new Workers();
+      WorkersByServer base = new WorkersByServer();
+      WorkersByServer flexible = new WorkersByServer();
       int baseLeft = job.minWorkers();
       // Servers in id order are in index order; open ones give their workers to the base first.
       for (int pass = 0; pass < 2; pass++) {
@@ -282,8 +280,8 @@ public final class OptimusPlanner implements Planner {
     final Allocation now; // null for a queued job
     final boolean[] types;
     final int g;
-    final Workers workers;
-    final Workers flexibleNow;
+    final WorkersByServer workers;
+    final WorkersByServer flexibleNow;
     int count;
     double gain;
 
@@ -294,95 +292,9 @@ public final class OptimusPlanner implements Planner {
       this.now = now;
       this.types = types;
       this.g = job.gpusPerWorker();
-      this.workers = split == null ? new Workers() : split.base().copy();
-      this.flexibleNow = split == null ? new Workers() : split.flexible().copy();
+      this.workers = split == null ? new WorkersByServer() : split.base().copy();
+      this.flexibleNow = split == null ? new WorkersByServer() : split.flexible().copy();
       this.count = split == null ? 0 : job.minWorkers();
-    }
-  }
-
-  /**
-   * Workers by server index, kept in index order: a job's workers sit on a few servers, so two small arrays serve
-   * better than a map.
-   */
-  private static final class Workers {
-    interface Each {
-      void accept(int server, int workers);
-    }
-
-    private int[] servers;
-    private int[] counts;
-    private int size;
-
-    Workers() {
-      this(new int[2], new int[2], 0);
-    }
-
-    private Workers(int[] servers, int[] counts, int size) {
-      this.servers = servers;
-      this.counts = counts;
-      this.size = size;
-    }
-
-    Workers copy() {
-      return new Workers(Arrays.copyOf(servers, Math.max(2, size)), Arrays.copyOf(counts, Math.max(2, size)), size);
-    }
-
-    int size() {
-      return size;
-    }
-
-    int server(int i) {
-      return servers[i];
-    }
-
-    int count(int i) {
-      return counts[i];
-    }
-
-    void setCount(int i, int c) {
-      counts[i] = c;
-    }
-
-    /** Adds {@code w} workers on server s. */
-    void add(int s, int w) {
-      int i = 0;
-      while (i < size && servers[i] < s) {
-        i++;
-      }
-      if (i < size && servers[i] == s) {
-        counts[i] += w;
-        return;
-      }
-      if (size == servers.length) {
-        servers = Arrays.copyOf(servers, size * 2);
-        counts = Arrays.copyOf(counts, size * 2);
-      }
-      System.arraycopy(servers, i, servers, i + 1, size - i);
-      System.arraycopy(counts, i, counts, i + 1, size - i);
-      servers[i] = s;
-      counts[i] = w;
-      size++;
-    }
-
-    void forEach(Each each) {
-      for (int i = 0; i < size; i++) {
-        each.accept(servers[i], counts[i]);
-      }
-    }
-
-    /** Whether these are exactly the allocation's workers (its servers are in id order, which is index order). */
-    boolean sameAs(Allocation a, ServerTable table) {
-      int j = 0;
-      for (int i = 0; i < size; i++) {
-        if (counts[i] == 0) {
-          continue;
-        }
-        if (j == a.serverCount() || !table.id(servers[i]).equals(a.serverAt(j)) || counts[i] != a.workersAt(j)) {
-          return false;
-        }
-        j++;
-      }
-      return j == a.serverCount();
     }
   }
 
@@ -393,18 +305,18 @@ public final class OptimusPlanner implements Planner {
    */
   private static final class Budget {
     final ServerTable table;
-    final Level spare;
-    final Level idle;
+    final FreeGpuBuckets spare;
+    final FreeGpuBuckets idle;
     final int[] flexible;
 
     Budget(ServerTable table, int[] spareCounts, int[] flexibleCounts) {
       this.table = table;
-      this.spare = new Level(table, spareCounts);
+      this.spare = new FreeGpuBuckets(table, spareCounts);
       int[] idleCounts = new int[spareCounts.length];
       for (int s = 0; s < spareCounts.length; s++) {
         idleCounts[s] = spareCounts[s] - flexibleCounts[s];
       }
-      this.idle = new Level(table, idleCounts);
+      this.idle = new FreeGpuBuckets(table, idleCounts);
       this.flexible = flexibleCounts.clone();
     }
 
@@ -425,7 +337,7 @@ public final class OptimusPlanner implements Planner {
      * spare ones.
      */
     boolean placeGang(Entry e, int workers) {
-      Level level = idle.capacity(e.g, e.types) >= workers ? idle
+      FreeGpuBuckets level = idle.capacity(e.g, e.types) >= workers ? idle
           : spare.capacity(e.g, e.types) >= workers ? spare : null;
       if (level == null) {
         return false;
@@ -452,7 +364,7 @@ public final class OptimusPlanner implements Planner {
      */
     boolean placeOne(Entry e) {
       int g = e.g;
-      Workers now = e.flexibleNow;
+      WorkersByServer now = e.flexibleNow;
       for (int i = 0; i < now.size(); i++) {
         int s = now.server(i);
         if (now.count(i) > 0 && table.open(s) && spare.free(s) >= g) {
@@ -484,98 +396,4 @@ public final class OptimusPlanner implements Planner {
     }
   }
 
-  /**
-   * Free GPUs per server, indexed by (GPU type, free count) so that best fit and roomiest server cost a few bit-set
-   * probes. Only open servers (serving training, not fenced) are offered.
-   */
-  private static final class Level {
-    private final ServerTable table;
-    private final int[] free;
-    private final BitSet[][] buckets; // [type][free]
-    private long total;
-
-    Level(ServerTable table, int[] free) {
-      this.table = table;
-      this.free = free.clone();
-      int types = table.types().size();
-      this.buckets = new BitSet[types][table.maxGpus() + 1];
-      for (int t = 0; t < types; t++) {
-        for (int f = 0; f <= table.maxGpus(); f++) {
-          buckets[t][f] = new BitSet();
-        }
-      }
-      for (int s = 0; s < free.length; s++) {
-        if (table.open(s)) {
-          buckets[table.typeIndex(s)][free[s]].set(s);
-          total += free[s];
-        }
-      }
-    }
-
-    int free(int s) {
-      return free[s];
-    }
-
-    /** Free GPUs on open servers. */
-    long total() {
-      return total;
-    }
-
-    void set(int s, int newFree) {
-      if (table.open(s)) {
-        buckets[table.typeIndex(s)][free[s]].clear(s);
-        buckets[table.typeIndex(s)][newFree].set(s);
-        total += newFree - free[s];
-      }
-      free[s] = newFree;
-    }
-
-    /** The open server of an allowed type with the fewest free GPUs that are at least {@code gpus}; lowest index. */
-    int bestFit(int gpus, boolean[] types) {
-      for (int f = Math.max(gpus, 1); f < buckets[0].length; f++) {
-        int s = lowest(f, types);
-        if (s >= 0) {
-          return s;
-        }
-      }
-      return -1;
-    }
-
-    /** The open server of an allowed type with the most free GPUs, at least {@code gpus}; lowest index. */
-    int roomiest(int gpus, boolean[] types) {
-      for (int f = buckets[0].length - 1; f >= Math.max(gpus, 1); f--) {
-        int s = lowest(f, types);
-        if (s >= 0) {
-          return s;
-        }
-      }
-      return -1;
-    }
-
-    private int lowest(int f, boolean[] types) {
-      int found = -1;
-      for (int t = 0; t < buckets.length; t++) {
-        if (types[t]) {
-          int s = buckets[t][f].nextSetBit(0);
-          if (s >= 0 && (found < 0 || s < found)) {
-            found = s;
-          }
-        }
-      }
-      return found;
-    }
-
-    /** How many workers of {@code gpus} GPUs fit on open servers of allowed types. */
-    int capacity(int gpus, boolean[] types) {
-      int workers = 0;
-      for (int t = 0; t < buckets.length; t++) {
-        if (types[t]) {
-          for (int f = gpus; f < buckets[t].length; f++) {
-            workers += buckets[t][f].cardinality() * (f / gpus);
-          }
-        }
-      }
-      return workers;
-    }
-  }
 }

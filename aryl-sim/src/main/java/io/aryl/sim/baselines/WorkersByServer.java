@@ -1,0 +1,92 @@
+package io.aryl.sim.baselines;
+
+import io.aryl.core.model.Allocation;
+import io.aryl.core.placement.ServerTable;
+import java.util.Arrays;
+
+/**
+ * A job's workers in a round of the Optimus baseline, by server index, kept in index order: they sit on a few servers,
+ * so two small arrays serve better than a map.
+ */
+final class WorkersByServer {
+  interface Each {
+    void accept(int server, int workers);
+  }
+
+  private int[] servers;
+  private int[] counts;
+  private int size;
+
+  WorkersByServer() {
+    this(new int[2], new int[2], 0);
+  }
+
+  private WorkersByServer(int[] servers, int[] counts, int size) {
+    this.servers = servers;
+    this.counts = counts;
+    this.size = size;
+  }
+
+  WorkersByServer copy() {
+    int room = Math.max(2, size);
+    return new WorkersByServer(Arrays.copyOf(servers, room), Arrays.copyOf(counts, room), size);
+  }
+
+  int size() {
+    return size;
+  }
+
+  int server(int i) {
+    return servers[i];
+  }
+
+  int count(int i) {
+    return counts[i];
+  }
+
+  void setCount(int i, int c) {
+    counts[i] = c;
+  }
+
+  /** Adds {@code w} workers on server s. */
+  void add(int s, int w) {
+    int i = 0;
+    while (i < size && servers[i] < s) {
+      i++;
+    }
+    if (i < size && servers[i] == s) {
+      counts[i] += w;
+      return;
+    }
+    if (size == servers.length) {
+      servers = Arrays.copyOf(servers, size * 2);
+      counts = Arrays.copyOf(counts, size * 2);
+    }
+    System.arraycopy(servers, i, servers, i + 1, size - i);
+    System.arraycopy(counts, i, counts, i + 1, size - i);
+    servers[i] = s;
+    counts[i] = w;
+    size++;
+  }
+
+  void forEach(Each each) {
+    for (int i = 0; i < size; i++) {
+      each.accept(servers[i], counts[i]);
+    }
+  }
+
+  /** Whether these are exactly the allocation's workers (its servers are in id order, which is index order). */
+  boolean sameAs(Allocation a, ServerTable table) {
+    int j = 0;
+    for (int i = 0; i < size; i++) {
+      if (counts[i] == 0) {
+        continue;
+      }
+      if (j == a.serverCount() || !table.id(servers[i]).equals(a.serverAt(j)) || counts[i] != a.workersAt(j)) {
+        return false;
+      }
+      j++;
+    }
+    return j == a.serverCount();
+  }
+}
