@@ -5,6 +5,7 @@ import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.JobAllocations;
 import io.aryl.core.model.Plan;
+import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.sim.engine.Planner;
 import java.util.ArrayList;
@@ -248,28 +249,10 @@ public final class OptimusPlanner implements Planner {
    */
   private record Split(String job, Allocation of, int minWorkers, WorkersByServer base, WorkersByServer flexible) {
     static Split of(Job job, Allocation a, ServerTable table) {
-      WorkersByServer base = new WorkersByServer();
-      WorkersByServer flexible = new WorkersByServer();
-      int baseLeft = job.minWorkers();
-      // Servers in id order are in index order; open ones give their workers to the base first.
-      for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < a.serverCount(); i++) {
-          int s = table.indexOf(a.serverAt(i));
-          if (table.open(s) != (pass == 0)) {
-            continue;
-          }
-          int w = a.workersAt(i);
-          int b = Math.min(w, baseLeft);
-          if (b > 0) {
-            base.add(s, b);
-          }
-          if (w > b) {
-            flexible.add(s, w - b);
-          }
-          baseLeft -= b;
-        }
-      }
-      return new Split(job.id(), a, job.minWorkers(), base, flexible);
+      TreeMap<Integer, Integer> base = new TreeMap<>();
+      TreeMap<Integer, Integer> flexible = new TreeMap<>();
+      BaseSplit.split(job, a, table, Comparator.comparingInt((Integer s) -> table.open(s) ? 0 : 1), base, flexible);
+      return new Split(job.id(), a, job.minWorkers(), WorkersByServer.of(base), WorkersByServer.of(flexible));
     }
   }
 
