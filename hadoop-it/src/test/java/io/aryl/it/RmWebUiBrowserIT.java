@@ -70,7 +70,9 @@ class RmWebUiBrowserIT {
     Files.createDirectories(artifacts);
 
     cluster = ArylMiniCluster.start("browser", ArylMiniCluster.testConf(dir.toFile()), 2, 2);
-    job = TestJob.submit(cluster, "elastic", "training", TestJob.shape(1, 4, 1, 60), 1, true);
+    // An hour's predicted work: growing to 4 stays worth a re-scale however late a round sees the 4th ask. (At a
+    // minute's, a job held at 3 for most of that minute has too little left to gain from a 4th worker.)
+    job = TestJob.submit(cluster, "elastic", "training", TestJob.shape(1, 4, 1, 3600), 1, true);
     job.askWorkers(4);
     // The pages are read once: wait until there is something to see (4 workers of 1 GPU on training).
     cluster.awaitShowingStatus("the elastic job holds 4 workers", () -> job.workers() == 4);
