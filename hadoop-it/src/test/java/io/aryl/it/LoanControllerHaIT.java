@@ -19,6 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Two loan controllers against one ResourceManager and one embedded ZooKeeper: leadership changes hands safely. */
 class LoanControllerHaIT {
+  /** The controllers' leader latch, under the zkRoot LoanRig gives them. */
+  private static final String LATCH = "/aryl/loan-controller/leader";
   @TempDir Path dir;
 
   private LoanRig rig(String name) throws Exception {
@@ -123,6 +125,9 @@ class LoanControllerHaIT {
       long first = a.epoch();
       // b must be in the election before a's session dies, or a's re-created latch node may come first again.
       cluster.awaitShowingStatus("b is a candidate", () -> latchCandidates(zb) == 2);
+      // ...and watching a's latch node. Curator 5.2's LeaderLatch sends a candidate whose predecessor vanished before
+      // that watch was set to the back of the line, behind the node a re-creates after the expiry, and a leads again.
+      cluster.awaitShowingStatus("b watches a's latch node", () -> watchesALatchNode(rig));
 
       long killMs = System.currentTimeMillis();
       KillSession.kill(za.getZookeeperClient().getZooKeeper());
@@ -144,9 +149,18 @@ class LoanControllerHaIT {
     }
   }
 
+  /** Only a standby watches a latch node: its predecessor's. */
+  private static boolean watchesALatchNode(LoanRig rig) {
+    try {
+      return rig.watchedPaths().stream().anyMatch(p -> p.startsWith(LATCH + "/"));
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   private static int latchCandidates(CuratorFramework c) {
     try {
-      return c.getChildren().forPath("/aryl/loan-controller/leader").size();
+      return c.getChildren().forPath(LATCH).size();
     } catch (Exception e) {
       return 0;
     }

@@ -7,6 +7,11 @@ import io.aryl.labels.LoanEntry;
 import io.aryl.labels.LoanState;
 import io.aryl.labels.Pools;
 import io.aryl.labels.YarnPools;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -46,6 +51,26 @@ final class LoanRig implements AutoCloseable {
     c.blockUntilConnected();
     open.add(c);
     return c;
+  }
+
+  /**
+   * The paths the embedded ZooKeeper holds a watch on, from its {@code wchp} four-letter command (the pom puts it on
+   * ZooKeeper's four-letter-word whitelist for these tests).
+   */
+  List<String> watchedPaths() throws IOException {
+    String out;
+    try (Socket s = new Socket("localhost", zk.getPort())) {
+      OutputStream o = s.getOutputStream();
+      o.write("wchp".getBytes(StandardCharsets.US_ASCII));
+      o.flush();
+      InputStream in = s.getInputStream();
+      out = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+    }
+    if (out.contains("not in the whitelist")) {
+      throw new IllegalStateException("ZooKeeper refused wchp: " + out.strip()
+          + " (set -Dzookeeper.4lw.commands.whitelist=wchp,srvr for the test JVM)");
+    }
+    return out.lines().filter(l -> l.startsWith("/")).toList();
   }
 
   YarnPools pools() throws Exception {
