@@ -105,13 +105,25 @@ final class ElasticPhase {
     for (int i : order) {
       got[i] += placeExtras(elastic.get(i), want[i] - got[i], budget);
     }
-    // What fragmentation left over goes to jobs that still gain from it, largest gain per GPU first.
+    // What fragmentation left over goes to jobs that still gain from it, largest gain per GPU first. Most rounds
+    // leave no server with room for another worker: then there is nothing to order.
+    int room = spare.maxFree();
+    int smallest = Integer.MAX_VALUE;
+    for (int g : gpus) {
+      smallest = Math.min(smallest, g);
+    }
+    if (room < smallest) {
+      return new Growth(elastic, groups, got);
+    }
     double[] loss = new double[n]; // minus the gain per GPU of one more worker
     for (int i = 0; i < n; i++) {
       loss[i] = -marginalPerGpu(groups.get(i), got[i]);
     }
     for (int i : IndexOrder.byKeyRising(byId, loss)) {
       KnapsackGroup g = groups.get(i);
+      if (gpus[i] > room) {
+        continue; // no server had room for one of its workers, and none gains room here
+      }
       while (got[i] < g.maxItem() && g.value(got[i] + 1) > g.value(got[i])) {
         if (placeExtras(elastic.get(i), 1, budget) == 0) {
           break;

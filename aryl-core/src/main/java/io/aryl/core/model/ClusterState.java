@@ -330,7 +330,7 @@ public final class ClusterState {
     int i = 0;
     for (int k = 0; k < newAllocations.size(); k++) {
       String id = newAllocations.jobAt(k);
-      while (i < allocations.size() && allocations.jobAt(i).compareTo(id) < 0) {
+      while (i < allocations.size() && allocations.jobAt(i) != id && allocations.jobAt(i).compareTo(id) < 0) {
         release(inOrder.find(allocations.jobAt(i)), allocations.allocationAt(i), used, this);
         i++;
       }

@@ -49,7 +49,8 @@ public final class Plan {
     int i = 0;
     for (int k = 0; k < t.size(); k++) {
       String id = t.jobAt(k);
-      while (i < running.size() && running.jobAt(i).compareTo(id) < 0) {
+      // Mostly the very same id string on both sides: compared by identity first.
+      while (i < running.size() && running.jobAt(i) != id && running.jobAt(i).compareTo(id) < 0) {
         changes.put(running.jobAt(i++), Change.PREEMPT);
       }
       Allocation now = Allocation.EMPTY;

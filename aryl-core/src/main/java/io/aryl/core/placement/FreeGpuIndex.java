@@ -108,6 +108,23 @@ public final class FreeGpuIndex {
     return -1;
   }
 
+  /** The most free GPUs on any open server, of any type: 0 when every open server is full. */
+  public int maxFree() {
+    for (int f = table.maxGpus(); f > 0; f--) {
+      for (int group = OWN; group <= LOANED; group++) {
+        for (int t = 0; t < types; t++) {
+          int b = bucket(group, t, f);
+          for (int w = 0; w < words; w++) {
+            if (bits[b + w] != 0) {
+              return f;
+            }
+          }
+        }
+      }
+    }
+    return 0;
+  }
+
   /** How many workers of {@code gpus} GPUs could be placed on open servers of allowed types, ignoring others. */
   public int fittingWorkers(int gpus, boolean[] allowedTypes) {
     int n = 0;

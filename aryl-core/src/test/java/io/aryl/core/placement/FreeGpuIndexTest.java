@@ -221,4 +221,19 @@ class FreeGpuIndexTest {
     };
     assertThat(idx.fittingWorkers(gpus, allowed)).isEqualTo(expected);
   }
+
+  @Test
+  void max_free_is_the_most_free_GPUs_on_an_open_server_of_any_type_or_group() {
+    List<Server> servers = List.of(
+        Server.training("s1", A100, 8), Server.training("s2", T4, 4),
+        new Server("s3", A100, 8, Pool.TRAINING, false, true), Server.loaned("s4", A100, 8));
+    FreeGpuIndex idx = index(servers, 2, 3, 8, 1); // the fenced s3's 8 free are not offered
+    assertThat(idx.maxFree()).isEqualTo(3);
+    idx.set(0, 6);
+    assertThat(idx.maxFree()).isEqualTo(6);
+    idx.set(0, 0);
+    idx.set(1, 0);
+    idx.set(3, 0);
+    assertThat(idx.maxFree()).isZero();
+  }
 }
