@@ -17,6 +17,8 @@ final class WorkersByServer {
   private int[] servers;
   private int[] counts;
   private int size;
+  /** The arrays are also another instance's: copied before this one first writes. */
+  private boolean shared;
 
   WorkersByServer() {
     this(new int[2], new int[2], 0);
@@ -35,9 +37,24 @@ final class WorkersByServer {
     return w;
   }
 
+  /**
+   * An independent copy, copied on write: a round copies every running job's kept split, and changes the workers of
+   * only the jobs it grows or moves.
+   */
   WorkersByServer copy() {
-    int room = Math.max(2, size);
-    return new WorkersByServer(Arrays.copyOf(servers, room), Arrays.copyOf(counts, room), size);
+    shared = true;
+    WorkersByServer c = new WorkersByServer(servers, counts, size);
+    c.shared = true;
+    return c;
+  }
+
+  private void ownArrays() {
+    if (shared) {
+      int room = Math.max(2, size);
+      servers = Arrays.copyOf(servers, room);
+      counts = Arrays.copyOf(counts, room);
+      shared = false;
+    }
   }
 
   int size() {
@@ -53,11 +70,13 @@ final class WorkersByServer {
   }
 
   void setCount(int i, int c) {
+    ownArrays();
     counts[i] = c;
   }
 
   /** Adds {@code w} workers on server s. */
   void add(int s, int w) {
+    ownArrays();
     int i = 0;
     while (i < size && servers[i] < s) {
       i++;
