@@ -76,7 +76,14 @@ final class SimJob {
     double predicted = remaining * predictionFactor;
     Job last = lastCore;
     if (last != null && lastWithTenant == withTenant && last.speedup() == speedup) {
-      return lastCore = last.withProgress(remaining, predicted, totalWork - remaining, sinceCheckpoint(t));
+      double attained = totalWork - remaining;
+      double since = sinceCheckpoint(t);
+      // A job that made no progress since (a queued one) is the very same value: no new one.
+      if (Double.compare(last.remainingS(), remaining) == 0 && Double.compare(last.predictedRemainingS(), predicted) == 0
+          && Double.compare(last.attainedS(), attained) == 0 && Double.compare(last.sinceCheckpointS(), since) == 0) {
+        return last;
+      }
+      return lastCore = last.withProgress(remaining, predicted, attained, since);
     }
     lastWithTenant = withTenant;
     return lastCore = Job.builder(trace.id())
