@@ -201,19 +201,24 @@ public final class OptimusPlanner implements Planner {
         gains.add(e);
       }
     }
-    while (!gains.isEmpty() && budget.spare.total() > 0) {
-      Entry e = gains.poll();
+    Entry e = gains.poll();
+    while (e != null && budget.spare.total() > 0) {
       if (!(e.gain > 0)) {
         break; // the largest gain is not positive: no job gains from more
       }
-      if (e.g > budget.spare.total() || !budget.placeOne(e)) {
-        continue; // no room for this job's worker; others may still fit
+      // No room for this job's worker: others may still fit.
+      if (e.g <= budget.spare.total() && budget.placeOne(e)) {
+        e.count++;
+        if (e.count < e.job.maxWorkers()) {
+          e.gain = gainPerGpu(e.job, e.count);
+          Entry head = gains.peek();
+          if (head == null || BY_GAIN.compare(e, head) < 0) {
+            continue; // still ahead of every other job: the queue would hand it straight back
+          }
+          gains.add(e);
+        }
       }
-      e.count++;
-      if (e.count < e.job.maxWorkers()) {
-        e.gain = gainPerGpu(e.job, e.count);
-        gains.add(e);
-      }
+      e = gains.poll();
     }
   }
 
