@@ -122,13 +122,19 @@ final class ElasticPhase {
     for (int i : IndexOrder.byKeyRising(byId, loss)) {
       KnapsackGroup g = groups.get(i);
       if (gpus[i] > room) {
-        continue; // no server had room for one of its workers, and none gains room here
+        continue; // no server has room for one of its workers, and none gains room here
       }
       while (got[i] < g.maxItem() && g.value(got[i] + 1) > g.value(got[i])) {
         if (placeExtras(elastic.get(i), 1, budget) == 0) {
+          if (allTrue(elastic.get(i).types)) {
+            room = gpus[i] - 1; // no open server of any type has room for gpus[i]
+          }
           break;
         }
         got[i]++;
+      }
+      if (room < smallest) {
+        break;
       }
     }
     return new Growth(elastic, groups, got);
@@ -273,6 +279,15 @@ final class ElasticPhase {
       placedCount++;
     }
     return placedCount;
+  }
+
+  private static boolean allTrue(boolean[] flags) {
+    for (boolean f : flags) {
+      if (!f) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static double marginalPerGpu(KnapsackGroup g, int k) {
