@@ -212,6 +212,23 @@ class RoundPlannerTest {
   }
 
   @Test
+  @DisplayName("GPUs fragmentation leaves go to a job whose workers fit, after one whose workers fit nowhere")
+  void leftoverGpusSkipWorkersTooLargeForAnyServer() {
+    // Spare: a 3, b 4 (held by small's 4 extra workers), c 3. The knapsack gives big (the larger gain) a 4-GPU worker
+    // and small 6 extras; small keeps its 4 on b, big's worker then fits nowhere, and small takes 2 more elsewhere.
+    // What is left (4 GPUs, at most 3 on a server) goes to small, up to its maximum of 8, passing over big.
+    ClusterState s = state(
+        List.of(Server.training("a", A100, 8), Server.training("b", A100, 8), Server.training("c", A100, 8)),
+        List.of(job("big", 4, 1, 2, 100_000).build(), job("r1", 4, 1, 1, 3600).build(),
+            job("r2", 5, 1, 1, 3600).build(), job("small", 1, 1, 8, 10_000).build()),
+        Map.of("big", Allocation.of("a", 1), "r1", Allocation.of("b", 1), "r2", Allocation.of("c", 1),
+            "small", Allocation.of(Map.of("a", 1, "b", 4))));
+    Plan plan = aryl.plan(s);
+    assertThat(plan.target("big").totalWorkers()).isEqualTo(1);
+    assertThat(plan.target("small").totalWorkers()).isEqualTo(8);
+  }
+
+  @Test
   @DisplayName("spare GPUs a job may not use do not count: jobs bound to one GPU type share only its GPUs")
   void knapsackCapacityPerTypeSet() {
     // Both jobs may only use A100s; t1 has 6 spare, the T4 server 8 more that neither can use. By value the long
