@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * One consistent snapshot of the cluster: servers, jobs (queued and running) and where running jobs' workers are.
@@ -29,80 +28,6 @@ public final class ClusterState {
   private final Job[] runningJobs; // the job of each allocation, by position in allocations; null if unknown
   private final int[] usedGpus; // by server position
   private final Tenants tenants;
-
-  /** Everything checked and derived of the servers alone: shared by successive snapshots of the same servers. */
-  private static final class ServerSet {
-    final List<Server> list; // sorted by id; immutable, so that a ServerTable made of it keeps this very list
-    final List<Server> given; // as the caller gave them: the same as list unless they came in another order
-    final Map<String, Integer> index; // position in list
-    final Map<String, Integer> largestByType;
-    final int largestServer; // what a job that may use any type must fit
-    final int ownGpus; // of the training pool's own servers
-
-    ServerSet(List<Server> servers) {
-      List<Server> sorted = new ArrayList<>(servers);
-      boolean inOrder = sortedById(sorted);
-      if (!inOrder) {
-        sorted.sort(Comparator.comparing(Server::id));
-      }
-      this.list = List.copyOf(sorted);
-      this.given = inOrder ? list : List.copyOf(servers);
-      Map<String, Integer> byId = new HashMap<>(sorted.size() * 2);
-      Map<String, Integer> largest = new HashMap<>();
-      Map<String, GpuType> typesByName = new HashMap<>();
-      int own = 0;
-      for (Server s : sorted) {
-        if (byId.put(s.id(), byId.size()) != null) {
-          throw new IllegalArgumentException("server.id must be unique, '" + s.id() + "' appears twice");
-        }
-        GpuType known = typesByName.putIfAbsent(s.gpuType().name(), s.gpuType());
-        if (known != null && !known.equals(s.gpuType())) {
-          throw new IllegalArgumentException("server(" + s.id() + ").gpuType " + s.gpuType().name()
-              + " has trainingSpeed " + s.gpuType().trainingSpeed() + " but other servers give it "
-              + known.trainingSpeed());
-        }
-        largest.merge(s.gpuType().name(), s.gpus(), Math::max);
-        own += s.pool() == Pool.TRAINING ? s.gpus() : 0;
-      }
-      this.index = byId;
-      this.largestByType = largest;
-      int max = 0;
-      for (int g : largest.values()) {
-        max = Math.max(max, g);
-      }
-      this.largestServer = max;
-      this.ownGpus = own;
-    }
-
-    private static boolean sortedById(List<Server> servers) {
-      for (int i = 1; i < servers.size(); i++) {
-        if (servers.get(i - 1).id().compareTo(servers.get(i).id()) > 0) {
-          return false;
-        }
-      }
-      return true;
-    }
-
-    /** This set again if {@code others} are the same servers in the same order as before, else a new one. */
-    ServerSet reusedFor(List<Server> others) {
-      return others == list || same(others, given) ? this : new ServerSet(others);
-    }
-
-    /** List equality, comparing by identity first: a caller passes the very servers it passed before. */
-    private static boolean same(List<Server> a, List<Server> b) {
-      if (a.size() != b.size()) {
-        return false;
-      }
-      for (int i = 0; i < a.size(); i++) {
-        Server x = a.get(i);
-        Server y = b.get(i);
-        if (x != y && !x.equals(y)) {
-          return false;
-        }
-      }
-      return true;
-    }
-  }
 
   private ClusterState(double nowS, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations,
       Tenants tenants) {
@@ -164,7 +89,7 @@ public final class ClusterState {
       if (i > 0 && sorted.get(i - 1).id().equals(j.id())) {
         throw new IllegalArgumentException("job.id must be unique, '" + j.id() + "' appears twice");
       }
-      checkFits(j, servers.largestByType, servers.largestServer);
+      servers.checkFits(j);
     }
     return Collections.unmodifiableList(sorted);
   }
@@ -362,26 +287,6 @@ public final class ClusterState {
   private static void release(Job j, Allocation a, int[] used, ClusterState in) {
     for (int k = 0; k < a.serverCount(); k++) {
       used[in.servers.index.get(a.serverAt(k))] -= a.workersAt(k) * j.gpusPerWorker();
-    }
-  }
-
-  private static void checkFits(Job j, Map<String, Integer> largestByType, int largestServer) {
-    int largest = 0;
-    if (j.allowedGpuTypes().isEmpty()) {
-      largest = largestServer;
-    } else {
-      for (String t : j.allowedGpuTypes()) {
-        Integer g = largestByType.get(t);
-        if (g == null) {
-          throw new IllegalArgumentException("job(" + j.id() + ").allowedGpuTypes names unknown GPU type '" + t
-              + "'; the cluster has " + new TreeSet<>(largestByType.keySet()));
-        }
-        largest = Math.max(largest, g);
-      }
-    }
-    if (j.gpusPerWorker() > largest) {
-      throw new IllegalArgumentException("job(" + j.id() + ").gpusPerWorker must fit on one server, was "
-          + j.gpusPerWorker() + " but the largest server it may use has " + largest + " GPUs");
     }
   }
 
