@@ -105,8 +105,8 @@ final class ElasticPhase {
     for (int i : order) {
       got[i] += placeExtras(elastic.get(i), want[i] - got[i], budget);
     }
-    // What fragmentation left over goes to jobs that still gain from it, largest gain per GPU first. Most rounds
-    // leave no server with room for another worker: then there is nothing to order.
+    // What fragmentation left over goes to jobs that still gain from it, largest gain per GPU first; nothing to
+    // order when no server has room for the smallest worker.
     int room = spare.maxFree();
     int smallest = Integer.MAX_VALUE;
     for (int g : gpus) {
