@@ -60,6 +60,7 @@ final class LoanRig implements AutoCloseable {
   List<String> watchedPaths() throws IOException {
     String out;
     try (Socket s = new Socket("localhost", zk.getPort())) {
+      s.setSoTimeout(5_000); // a ZooKeeper that does not answer fails this read, not the test's wait
       OutputStream o = s.getOutputStream();
       o.write("wchp".getBytes(StandardCharsets.US_ASCII));
       o.flush();
