@@ -2,6 +2,7 @@ package io.aryl.yarn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
@@ -9,6 +10,10 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.NodeScopedCapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.SingleNodeProposal;
@@ -94,7 +99,7 @@ class NodeScopedCapacitySchedulerTest {
     Recording.NODES.clear();
     MockRM rm = start(true, PausingRecording.class);
     try {
-      List<MockNM> nms = new java.util.ArrayList<>();
+      List<MockNM> nms = new ArrayList<>();
       for (int i = 1; i <= 20; i++) {
         nms.add(rm.registerNode("127.3.1." + i + ":8041", Resource.newInstance(8192, 8)));
       }
@@ -105,11 +110,14 @@ class NodeScopedCapacitySchedulerTest {
       for (MockNM nm : nms) {
         nm.nodeHeartbeat(true); // the walk passes over nodes whose last heartbeat is old
       }
-      org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp app =
-          org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter.submitWithMemory(1024, rm);
-      rm.waitForState(app.getApplicationId(), org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState.ACCEPTED);
+      // Not submitWithMemory: it waits for the attempt to be SCHEDULED, a state an ask served at once may leave
+      // before the wait looks.
+      RMApp app = MockRMAppSubmitter.submit(rm,
+          MockRMAppSubmissionData.Builder.createWithMemory(1024, rm).withWaitForAppAcceptedState(false).build());
+      rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
       long deadline = System.currentTimeMillis() + 10_000;
-      while (app.getCurrentAppAttempt().getMasterContainer() == null && System.currentTimeMillis() < deadline) {
+      while ((app.getCurrentAppAttempt() == null || app.getCurrentAppAttempt().getMasterContainer() == null)
+          && System.currentTimeMillis() < deadline) {
         Thread.sleep(10);
       }
       assertThat(app.getCurrentAppAttempt().getMasterContainer()).as("the ApplicationMaster's container").isNotNull();
