@@ -20,6 +20,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.slf4j.event.Level;
 
@@ -82,9 +85,34 @@ final class MockArylRm implements AutoCloseable {
         .withAppNodeLabel("") // the ApplicationMaster runs on the default partition
         .withApplicationTags(shape.toTags())
         .withMaxAppAttempts(1)
+        .withWaitForAppAcceptedState(false)
         .build());
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, amNode);
+    MockAM am = launchAndRegister(app);
     rm.drainEvents();
+    return am;
+  }
+
+  /**
+   * Launches and registers {@code app}'s ApplicationMaster on the AM node, submitted without waiting
+   * ({@code withWaitForAppAcceptedState(false)}). As {@link MockRM#launchAndRegisterAM} does, but without its wait for
+   * the attempt to be SCHEDULED: the asynchronous scheduling thread may allocate the master container before that
+   * wait looks, and the wait then times out.
+   */
+  MockAM launchAndRegister(RMApp app) throws Exception {
+    rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
+    RMAppAttempt attempt = app.getCurrentAppAttempt();
+    GenericTestUtils.waitFor(() -> {
+      try {
+        amNode.nodeHeartbeat(true);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+      return attempt.getMasterContainer() != null;
+    }, 10, 10_000);
+    MockAM am = rm.sendAMLaunched(attempt.getAppAttemptId());
+    rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.LAUNCHED);
+    am.registerAppAttempt();
+    rm.waitForState(app.getApplicationId(), RMAppState.RUNNING);
     return am;
   }
 

@@ -11,7 +11,6 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
-import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
@@ -76,8 +75,9 @@ class NoOneToOfferTest {
         .withQueue(MockArylRm.TRAINING)
         .withAppNodeLabel("")
         .withMaxAppAttempts(1)
+        .withWaitForAppAcceptedState(false)
         .build());
-    MockAM am = MockRM.launchAndRegisterAM(app, rm.rm, rm.amNode()); // its master's container: on a node promised nothing
+    MockAM am = rm.launchAndRegister(app); // its master's container: on a node promised nothing
     waitPassedOver(other);
 
     am.allocate(List.of(MockArylRm.workers(2, 4)), List.of());
