@@ -21,9 +21,11 @@ import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
@@ -31,7 +33,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.NodeScopedCapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerAllocationProposal;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCommitRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.SchedulerContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
@@ -60,6 +64,8 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   private final NodeOffers offers = new NodeOffers(apps);
   /** Whether a node with nothing promised has anyone to be offered to: scans re-checked every 20 ms, at most 1 s old. */
   private final UnplannedDemand unplanned = new UnplannedDemand(this::unplannedAsking, System::nanoTime, 20, 1_000);
+  /** Nodes whose containers changed since the planning loop read them; marked whether Aryl is on or not yet. */
+  private final NodeChangeCounts nodeChanges = new NodeChangeCounts();
   /** Null when Aryl is off. Made at init: label events may come before the planning loop starts. */
   private InferenceOwners owners;
   private ArylMetrics metrics;
@@ -333,6 +339,24 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     unplanned.changed();
   }
 
+  /** Every container's end passes here, those of an attempt that ended too (which skip {@link #completedContainer}). */
+  @Override
+  protected void completedContainerInternal(RMContainer container, ContainerStatus status,
+      RMContainerEventType event) {
+    super.completedContainerInternal(container, status, event);
+    nodeChanges.changed(container.getNodeId());
+  }
+
+  /** Containers a NodeManager reports after a restart of the ResourceManager, put back on their node. */
+  @Override
+  public void recoverContainersOnNode(List<NMContainerStatus> containerReports, RMNode node) {
+    try {
+      super.recoverContainersOnNode(containerReports, node);
+    } finally {
+      nodeChanges.changed(node.getNodeID());
+    }
+  }
+
   @Override
   public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
@@ -359,6 +383,19 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public boolean tryCommit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
+    boolean committed = true; // unless refused: a node marked for nothing is only read again
+    try {
+      committed = gatedCommit(cluster, r, updatePending);
+      return committed;
+    } finally {
+      if (committed) {
+        markNodesOf(r);
+      }
+    }
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private boolean gatedCommit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
     AllocationGate gate = this.gate;
     if (gate != null) {
       ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request = r;
@@ -378,6 +415,31 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
       return committed;
     }
     return super.tryCommit(cluster, r, updatePending);
+  }
+
+  private void markNodesOf(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> r) {
+    if (r.getContainersToAllocate() != null) {
+      for (ContainerAllocationProposal<FiCaSchedulerApp, FiCaSchedulerNode> p : r.getContainersToAllocate()) {
+        mark(p.getAllocatedOrReservedContainer());
+        if (p.getToRelease() != null) {
+          p.getToRelease().forEach(this::mark);
+        }
+      }
+    }
+    if (r.getContainersToRelease() != null) {
+      r.getContainersToRelease().forEach(this::mark);
+    }
+  }
+
+  private void mark(SchedulerContainer<FiCaSchedulerApp, FiCaSchedulerNode> c) {
+    if (c != null && c.getSchedulerNode() != null) {
+      nodeChanges.changed(c.getSchedulerNode().getNodeID());
+    }
+  }
+
+  /** The nodes whose containers changed since the planning loop last read them. */
+  NodeChangeCounts nodeChanges() {
+    return nodeChanges;
   }
 
   /** The node's label in the label manager now: "" for the default partition. */

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import org.apache.hadoop.yarn.api.records.NodeAttribute;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -22,8 +23,11 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  * as they were keeps its view. At thousands of nodes, building every view each round (container ids as strings, GPU
  * types resolved) was most of what reading the cluster cost, for nodes of which few change between two rounds.
  *
- * <p>A node that had no container and still has none is recognised without copying its (empty) list of containers;
- * the nodes are sorted and indexed again only when one joins or leaves.
+ * <p>A node's containers are read only when the scheduler counted a change on it ({@link NodeChangeCounts}), when it
+ * had none and may have some now, or when its turn in a sweep comes: each read checks the next 1/{@code sweepRounds}
+ * of the nodes in full ({@value #SWEEP_ROUNDS} in the scheduler), so that a change no hook counted (a container
+ * resized, say) is seen within that many rounds, and is counted itself ({@link #unsignalled}). Partition, size and attributes are compared on every node each read. The nodes are
+ * sorted and indexed again only when one joins or leaves.
  *
  * <p>Not thread-safe: the planning loop reads it under its lock.
  */
@@ -67,28 +71,47 @@ final class NodeViews {
     }
   }
 
+  /** Rounds in which a sweep checks every node's containers once. */
+  static final int SWEEP_ROUNDS = 16;
+
   /** A node, what its view was built from, and the view. */
   private static final class Entry {
     final FiCaSchedulerNode node;
     Source source;
     NodeView view;
+    /** The scheduler's count of the node's changes, and its value when the containers were last read. */
+    final AtomicLong changes;
+    long seen = -1;
 
-    Entry(FiCaSchedulerNode node) {
+    Entry(FiCaSchedulerNode node, AtomicLong changes) {
       this.node = node;
+      this.changes = changes;
     }
   }
 
   private final BiFunction<FiCaSchedulerNode, List<RMContainer>, NodeView> build;
+  private final NodeChangeCounts changes;
+  private final int sweepRounds;
   private Map<FiCaSchedulerNode, Entry> entries = new IdentityHashMap<>();
   /** The entries by node name. */
   private Entry[] sorted = new Entry[0];
   private Map<String, Integer> positions = Map.of();
+  /** Where the next sweep starts. */
+  private int sweepFrom;
   private long membership;
   private long rebuilt;
+  private long unsignalled;
 
-  /** @param build a node's view from the node and its running containers */
-  NodeViews(BiFunction<FiCaSchedulerNode, List<RMContainer>, NodeView> build) {
+  /**
+   * @param build a node's view from the node and its running containers
+   * @param changes the scheduler's counts of each node's changes
+   * @param sweepRounds reads in which every node's containers are read once whatever the counts say; 0: never
+   */
+  NodeViews(BiFunction<FiCaSchedulerNode, List<RMContainer>, NodeView> build, NodeChangeCounts changes,
+      int sweepRounds) {
     this.build = build;
+    this.changes = changes;
+    this.sweepRounds = sweepRounds;
   }
 
   /** The views of {@code nodes}, sorted by node name; a list whose elements may be replaced (not added or removed). */
@@ -97,9 +120,13 @@ final class NodeViews {
       index(nodes);
       membership++;
     }
-    NodeView[] out = new NodeView[sorted.length];
-    for (int i = 0; i < sorted.length; i++) {
-      out[i] = refreshed(sorted[i]);
+    int n = sorted.length;
+    int sweep = n == 0 || sweepRounds == 0 ? 0 : Math.min(n, (n + sweepRounds - 1) / sweepRounds);
+    int from = n == 0 ? 0 : sweepFrom % n;
+    sweepFrom = from + sweep;
+    NodeView[] out = new NodeView[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = refreshed(sorted[i], Math.floorMod(i - from, n) < sweep);
     }
     return Arrays.asList(out);
   }
@@ -121,7 +148,7 @@ final class NodeViews {
     Map<FiCaSchedulerNode, Entry> now = new IdentityHashMap<>(nodes.size() * 2);
     for (FiCaSchedulerNode n : nodes) {
       Entry e = entries.get(n);
-      now.put(n, e == null ? new Entry(n) : e);
+      now.put(n, e == null ? new Entry(n, changes.of(n.getNodeID())) : e);
     }
     Entry[] byName = now.values().toArray(new Entry[0]);
     Arrays.sort(byName, Comparator.comparing(e -> e.node.getNodeName()));
@@ -134,15 +161,29 @@ final class NodeViews {
     positions = at;
   }
 
-  /** The entry's view, built again if the node changed since it was built. */
-  private NodeView refreshed(Entry e) {
+  /**
+   * The entry's view, built again if the node changed since it was built.
+   *
+   * @param sweep whether to read its containers even if no change was counted
+   */
+  private NodeView refreshed(Entry e, boolean sweep) {
     FiCaSchedulerNode n = e.node;
     Source before = e.source;
-    if (before != null && before.containers().length == 0 && n.getNumContainers() == 0 && before.sameNode(n)) {
+    long count = e.changes.get(); // before the containers: a change counted after this is read next time
+    boolean marked = count != e.seen;
+    e.seen = count;
+    boolean sameNode = before != null && before.sameNode(n);
+    if (sameNode && !marked && !sweep && before.containers().length > 0) {
+      return e.view; // containers, no change reported: the same ones
+    }
+    if (sameNode && before.containers().length == 0 && n.getNumContainers() == 0) {
       return e.view; // empty then, empty now: no list to copy and compare
     }
     List<RMContainer> cs = n.getCopiedListOfRunningContainers();
-    if (before == null || !before.sameNode(n) || !before.sameContainers(cs)) {
+    if (!sameNode || !before.sameContainers(cs)) {
+      if (sameNode && !marked && before.containers().length > 0) {
+        unsignalled++;
+      }
       // What it is built from is read first: a container flagged an ApplicationMaster's in between is then seen as
       // changed next time, and its view built again, rather than kept unflagged.
       e.source = Source.of(n, cs);
@@ -166,5 +207,10 @@ final class NodeViews {
   /** Views built (rather than kept) so far. */
   long rebuilt() {
     return rebuilt;
+  }
+
+  /** Nodes whose containers a sweep found changed though no change was counted: a hook that is missing. */
+  long unsignalled() {
+    return unsignalled;
   }
 }

@@ -47,16 +47,23 @@ final class RmReader {
   private final GpuCatalog gpus;
   /** The GPU type error last logged for each node: each is logged once, until it changes. */
   private final Map<String, String> loggedGpuErrors = new java.util.concurrent.ConcurrentHashMap<>();
-  private final NodeViews views = new NodeViews(this::view);
+  private final NodeViews views;
   /** Attempts whose ApplicationMaster container was seen flagged as such: not looked up again. */
   private Set<ApplicationAttemptId> amFlagged = new HashSet<>();
 
   RmReader(ArylScheduler scheduler, ElasticApps apps, String trainingQueue, String trainingLabel, GpuCatalog gpus) {
+    this(scheduler, apps, trainingQueue, trainingLabel, gpus, NodeViews.SWEEP_ROUNDS);
+  }
+
+  /** @param sweepRounds rounds in which every node's containers are read once, changed or not (0: never) */
+  RmReader(ArylScheduler scheduler, ElasticApps apps, String trainingQueue, String trainingLabel, GpuCatalog gpus,
+      int sweepRounds) {
     this.scheduler = scheduler;
     this.apps = apps;
     this.trainingQueue = trainingQueue;
     this.trainingLabel = trainingLabel;
     this.gpus = gpus;
+    this.views = new NodeViews(this::view, scheduler.nodeChanges(), sweepRounds);
   }
 
   static int gpus(Resource r) {
@@ -108,6 +115,11 @@ final class RmReader {
       cs.add(c.id().equals(containerId) ? new ContainerView(c.id(), c.appId(), c.seq(), c.gpus(), true) : c);
     }
     return new NodeView(n.id(), n.label(), n.gpus(), cs, n.gpuType(), n.gpuTypeError());
+  }
+
+  /** Nodes whose containers a sweep found changed though no change was counted (see {@link NodeViews}). */
+  long unsignalledNodeChanges() {
+    return views.unsignalled();
   }
 
   /** Changes whenever {@link #nodes} finds nodes joined or gone since the read before. */
@@ -178,6 +190,10 @@ final class RmReader {
       }
       ContainerId master = masterContainer(e.getKey(), attemptId);
       RMContainer am = master == null ? null : attempt.getRMContainer(master);
+      if (am != null) {
+        // Its node's view may hold the container as it was before it was flagged: read again until flagged for good.
+        scheduler.nodeChanges().changed(am.getNodeId());
+      }
       if (am != null && !am.isAMContainer()) {
         unflagged.add(master);
       } else {

@@ -20,7 +20,8 @@ class NodeViewsTest {
   }
 
   private static NodeViews views() {
-    return new NodeViews((n, cs) -> new NodeView(n.getNodeName(), n.getPartition(), 8, List.of()));
+    return new NodeViews((n, cs) -> new NodeView(n.getNodeName(), n.getPartition(), 8, List.of()),
+        new NodeChangeCounts(), NodeViews.SWEEP_ROUNDS);
   }
 
   @Test

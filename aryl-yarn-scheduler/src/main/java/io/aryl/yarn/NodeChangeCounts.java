@@ -1,0 +1,33 @@
+package io.aryl.yarn;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.yarn.api.records.NodeId;
+
+/**
+ * How many times each node's running containers changed: the scheduler counts a change once a container was committed
+ * to the node, completed on it or recovered onto it, and a reader ({@link NodeViews}) reads a node's containers again
+ * only when its count moved since it last looked. At thousands of nodes, copying every node's container list each
+ * round (a lock per node, two per container) was most of what reading the cluster cost, for nodes of which few change
+ * between two rounds.
+ *
+ * <p>A change is counted after it is made, and a reader takes the count before it reads the containers: a count it
+ * saw moved is followed by a read that sees the change, and a change it did not see counted moves the count again for
+ * its next look. Counts rather than a set of marks taken: every reader (the planning loop's, a test's) sees each
+ * change.
+ */
+final class NodeChangeCounts {
+  private final ConcurrentHashMap<NodeId, AtomicLong> counts = new ConcurrentHashMap<>();
+
+  /** Called on the scheduler's threads, after the node's containers changed. */
+  void changed(NodeId node) {
+    if (node != null) {
+      of(node).incrementAndGet();
+    }
+  }
+
+  /** The node's count, to be read (and compared with what was seen) before its containers are. */
+  AtomicLong of(NodeId node) {
+    return counts.computeIfAbsent(node, n -> new AtomicLong());
+  }
+}
