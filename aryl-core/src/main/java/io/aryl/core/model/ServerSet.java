@@ -25,30 +25,60 @@ final class ServerSet {
     this.list = List.copyOf(sorted);
     this.given = inOrder ? list : List.copyOf(servers);
     Map<String, Integer> byId = new HashMap<>(sorted.size() * 2);
-    Map<String, Integer> largest = new HashMap<>();
-    Map<String, GpuType> typesByName = new HashMap<>();
-    int own = 0;
     for (Server s : sorted) {
       if (byId.put(s.id(), byId.size()) != null) {
         throw new IllegalArgumentException("server.id must be unique, '" + s.id() + "' appears twice");
       }
+    }
+    this.index = byId;
+    this.largestByType = largestByType(list);
+    this.largestServer = largest(largestByType);
+    this.ownGpus = ownGpus(list);
+  }
+
+  /**
+   * The set of {@code servers}, which have {@code before}'s ids in its order: its index is theirs. A scheduler's
+   * servers change their free GPUs far more often than which servers there are.
+   */
+  private ServerSet(ServerSet before, List<Server> servers) {
+    this.list = List.copyOf(servers);
+    this.given = list;
+    this.index = before.index;
+    this.largestByType = largestByType(list);
+    this.largestServer = largest(largestByType);
+    this.ownGpus = ownGpus(list);
+  }
+
+  /** The most GPUs of one server per GPU type; refuses two servers that give one type different speeds. */
+  private static Map<String, Integer> largestByType(List<Server> servers) {
+    Map<String, Integer> largest = new HashMap<>();
+    Map<String, GpuType> typesByName = new HashMap<>();
+    for (Server s : servers) {
       GpuType known = typesByName.putIfAbsent(s.gpuType().name(), s.gpuType());
-      if (known != null && !known.equals(s.gpuType())) {
+      if (known != null && known != s.gpuType() && !known.equals(s.gpuType())) {
         throw new IllegalArgumentException("server(" + s.id() + ").gpuType " + s.gpuType().name()
             + " has trainingSpeed " + s.gpuType().trainingSpeed() + " but other servers give it "
             + known.trainingSpeed());
       }
       largest.merge(s.gpuType().name(), s.gpus(), Math::max);
-      own += s.pool() == Pool.TRAINING ? s.gpus() : 0;
     }
-    this.index = byId;
-    this.largestByType = largest;
+    return largest;
+  }
+
+  private static int largest(Map<String, Integer> largestByType) {
     int max = 0;
-    for (int g : largest.values()) {
+    for (int g : largestByType.values()) {
       max = Math.max(max, g);
     }
-    this.largestServer = max;
-    this.ownGpus = own;
+    return max;
+  }
+
+  private static int ownGpus(List<Server> servers) {
+    int own = 0;
+    for (Server s : servers) {
+      own += s.pool() == Pool.TRAINING ? s.gpus() : 0;
+    }
+    return own;
   }
 
   private static boolean sortedById(List<Server> servers) {
@@ -60,9 +90,30 @@ final class ServerSet {
     return true;
   }
 
-  /** This set again if {@code others} are the same servers in the same order as before, else a new one. */
+  /**
+   * This set again if {@code others} are the same servers in the same order as before; a set sharing this one's index
+   * if they have the same ids in its order; else a new one.
+   */
   ServerSet reusedFor(List<Server> others) {
-    return others == list || same(others, given) ? this : new ServerSet(others);
+    if (others == list || same(others, given)) {
+      return this;
+    }
+    return sameIds(others, list) ? new ServerSet(this, others) : new ServerSet(others);
+  }
+
+  /** True if {@code a} has {@code b}'s ids in {@code b}'s order; by identity first, as a caller reuses its ids. */
+  private static boolean sameIds(List<Server> a, List<Server> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      String x = a.get(i).id();
+      String y = b.get(i).id();
+      if (x != y && !x.equals(y)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** List equality, comparing by identity first: a caller passes the very servers it passed before. */

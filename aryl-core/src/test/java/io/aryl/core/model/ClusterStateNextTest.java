@@ -92,6 +92,21 @@ class ClusterStateNextTest {
   }
 
   @Test
+  void the_same_servers_with_other_free_gpus_are_found_by_id_and_sized_as_they_are_now() {
+    List<Server> shrunk = List.of(I1, L1, Server.training("t1", A100, 2), Server.training("t2", A100, 2));
+    Job a100Only = Job.builder("wide").gpusPerWorker(4).workers(1, 3).allowedGpuTypes("A100").remainingS(100).build();
+
+    ClusterState next = before().next(60, shrunk, List.of(SMALL), Map.of("small", Allocation.of("t1", 1)),
+        Tenants.NONE);
+
+    assertThat(next.server("t1").gpus()).isEqualTo(2);
+    assertThat(next.server("l1")).isSameAs(L1);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> before().next(60, shrunk, List.of(a100Only), Map.of(), Tenants.NONE))
+        .withMessageContaining("the largest server it may use has 2 GPUs");
+  }
+
+  @Test
   void a_series_of_random_changes_gives_the_snapshots_of_gives() {
     Random random = new Random(7);
     List<Server> servers = new ArrayList<>();
