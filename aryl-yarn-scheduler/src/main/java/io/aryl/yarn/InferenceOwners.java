@@ -24,6 +24,8 @@ final class InferenceOwners {
   private final Map<String, Boolean> matchesConfigured = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong learnt = new java.util.concurrent.atomic.AtomicLong();
   private volatile long saved;
+  /** Moves whenever an answer of {@link #owns} may have changed: a node learnt or restored. */
+  private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
 
   InferenceOwners(String inferenceLabel, Pattern configured) {
     this.inferenceLabel = inferenceLabel;
@@ -43,6 +45,7 @@ final class InferenceOwners {
     if (inferenceLabel.equals(label) && owned.add(nodeName)) {
       noneOwned = false;
       learnt.incrementAndGet();
+      changes.incrementAndGet();
       return true;
     }
     return false;
@@ -74,5 +77,11 @@ final class InferenceOwners {
     });
     owned.addAll(stored.inference());
     noneOwned = owned.isEmpty();
+    changes.incrementAndGet();
+  }
+
+  /** A count that moves, after the change, whenever an answer of {@link #owns} may have changed. */
+  long changes() {
+    return changes.get();
   }
 }

@@ -115,7 +115,7 @@ final class PlanningLoop implements AutoCloseable {
     this.promisedNodes = PromisedNodeAllocation.on(scheduler, new NodeOffers(apps), this::nodeNamed, () -> book);
     this.reader = new RmReader(scheduler, apps, settings.trainingQueue(), settings.trainingLabel(), settings.gpus());
     this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns,
-        settings.speedup());
+        owners::changes, settings.speedup());
     this.planner = new RoundPlanner(settings.policy());
     ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
         settings.policy().rescaleOverheadS());

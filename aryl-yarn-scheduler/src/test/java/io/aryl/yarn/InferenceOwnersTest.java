@@ -49,4 +49,19 @@ class InferenceOwnersTest {
     o.restore(new Owners(List.of("n2")));
     assertThat(o.snapshot().owners().inference()).containsExactly("n1", "n2");
   }
+
+  @Test
+  @DisplayName("its count of changes moves when a node is learnt or restored, and only then")
+  void changesCount() {
+    InferenceOwners o = new InferenceOwners("inference", null);
+    long start = o.changes();
+    o.observe("n1", "training");
+    assertThat(o.changes()).isEqualTo(start);
+    o.observe("n1", "inference");
+    assertThat(o.changes()).isEqualTo(start + 1);
+    o.observe("n1", "inference");
+    assertThat(o.changes()).isEqualTo(start + 1);
+    o.restore(new Owners(List.of("n2")));
+    assertThat(o.changes()).isEqualTo(start + 2);
+  }
 }

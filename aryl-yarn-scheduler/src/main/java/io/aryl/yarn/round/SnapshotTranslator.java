@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleBiFunction;
 
@@ -33,6 +34,11 @@ public final class SnapshotTranslator {
   private final String trainingLabel;
   private final GpuType gpuType;
   private final Predicate<String> inferenceOwned;
+  private final LongSupplier ownersChanges;
+  /** Whether each of {@link #ownedFor}'s nodes is inference's, as of {@link #ownedAsOf}. */
+  private boolean[] owned;
+  private PlannableNodes ownedFor;
+  private long ownedAsOf;
   private final SpeedupModel speedup;
   /** The last round's nodes and snapshot: the next round's are made from them where nothing changed. */
   private PlannableNodes lastNodes;
@@ -46,9 +52,19 @@ public final class SnapshotTranslator {
   /** @param speedup how every job's throughput grows with its workers ({@code aryl.scheduler.speedup-exponent}) */
   public SnapshotTranslator(String trainingLabel, GpuType gpuType, Predicate<String> inferenceOwned,
       SpeedupModel speedup) {
+    this(trainingLabel, gpuType, inferenceOwned, null, speedup);
+  }
+
+  /**
+   * @param ownersChanges a count that moves whenever an answer of {@code inferenceOwned} may have changed: the
+   *     answers for every node are kept until it does (asked every round if null)
+   */
+  public SnapshotTranslator(String trainingLabel, GpuType gpuType, Predicate<String> inferenceOwned,
+      LongSupplier ownersChanges, SpeedupModel speedup) {
     this.trainingLabel = trainingLabel;
     this.gpuType = gpuType;
     this.inferenceOwned = inferenceOwned;
+    this.ownersChanges = ownersChanges;
     this.speedup = speedup;
   }
 
@@ -132,7 +148,7 @@ public final class SnapshotTranslator {
     List<ContainerView> surplus = new ArrayList<>();
     for (AppView app : apps.values()) {
       Map<String, List<ContainerView>> live = workers.get(app.id());
-      int over = live == null ? 0 : live.values().stream().mapToInt(List::size).sum() - app.shape().maxWorkers();
+      int over = live == null ? 0 : count(live) - app.shape().maxWorkers();
       if (over > 0) {
         live.values().stream().flatMap(List::stream)
             .sorted(java.util.Comparator.comparingLong(ContainerView::seq).reversed()).limit(over).toList()
@@ -163,7 +179,7 @@ public final class SnapshotTranslator {
     for (AppView app : apps.values()) {
       Map<String, Integer> a = alloc.get(app.id());
       int g = app.shape().gpusPerWorker();
-      int live = a.values().stream().mapToInt(Integer::intValue).sum();
+      int live = sum(a);
       // A promise counts only as far as the ApplicationMaster still asks for it. Without this cap a promise made
       // while its asks were stale (containers allocated, the AM's decremented ask not yet received) or that the AM
       // withdrew was counted as the job's allocation, which then set the job's width: it was promised again every
@@ -230,7 +246,7 @@ public final class SnapshotTranslator {
       }
       JobShape shape = app.shape();
       Map<String, Integer> a = alloc.get(app.id());
-      int total = a.values().stream().mapToInt(Integer::intValue).sum();
+      int total = sum(a);
       if (total > 0 && total < shape.minWorkers()) {
         // A partial gang with nothing to complete it must not run as it is; its workers keep their GPUs until
         // drained, so they stay out of the capacity the plan may use.
@@ -255,7 +271,7 @@ public final class SnapshotTranslator {
       }
       JobShape shape = app.shape();
       Map<String, Integer> a = alloc.get(app.id());
-      int total = a.values().stream().mapToInt(Integer::intValue).sum();
+      int total = sum(a);
       int liveTotal = liveWorkers(workers, app.id()); // 0 for a partial gang: its workers are orphans now
       int wanted = liveTotal + app.askedWorkers();
       if (total == 0 && wanted < shape.minWorkers()) {
@@ -289,6 +305,7 @@ public final class SnapshotTranslator {
       }
     }
 
+    boolean[] loaned = owned(plannable);
     List<Server> servers = new ArrayList<>(plannable.size());
     int ownGpus = 0;
     for (int i = 0; i < plannable.size(); i++) {
@@ -297,12 +314,29 @@ public final class SnapshotTranslator {
         continue;
       }
       String id = plannable.id(i);
-      boolean owned = inferenceOwned.test(id);
-      servers.add(plannable.server(i, free, owned, fenced.contains(id)));
-      ownGpus += owned ? 0 : free;
+      servers.add(plannable.server(i, free, loaned[i], fenced.contains(id)));
+      ownGpus += loaned[i] ? 0 : free;
     }
     ClusterState state = snapshot(nowS, servers, jobs, allocations, tenants.guarantees(ownGpus, startingOwnByTenant));
     return new RoundInput(state, workers, orphans, surplus, starting, kept);
+  }
+
+  /**
+   * Whether each node of {@code nodes} is inference's, by position: asked of every node only when the nodes or the
+   * owners changed. At thousands of nodes a lookup of each one's name every round was a tenth of the translation.
+   */
+  private boolean[] owned(PlannableNodes nodes) {
+    long asOf = ownersChanges == null ? 0 : ownersChanges.getAsLong(); // before the answers: a change after is seen next
+    if (ownersChanges == null || nodes != ownedFor || asOf != ownedAsOf) {
+      boolean[] answers = new boolean[nodes.size()];
+      for (int i = 0; i < answers.length; i++) {
+        answers[i] = inferenceOwned.test(nodes.id(i));
+      }
+      owned = answers;
+      ownedFor = nodes;
+      ownedAsOf = asOf;
+    }
+    return owned;
   }
 
   /** This round's nodes as positions: those of the last round if no node joined, left, or changed its pool or size. */
@@ -332,8 +366,8 @@ public final class SnapshotTranslator {
   private static Map<String, Integer> roomOnceDrained(AppView app, Map<String, Integer> alloc, Allocation promise,
       Map<String, List<ContainerView>> live, GpuLedger gpus, Map<String, Integer> drainingGpus, Set<String> fenced) {
     int g = app.shape().gpusPerWorker();
-    int allocated = alloc.values().stream().mapToInt(Integer::intValue).sum();
-    int held = live.values().stream().mapToInt(List::size).sum();
+    int allocated = sum(alloc);
+    int held = count(live);
     if (allocated >= app.shape().minWorkers() || held + app.askedWorkers() < app.shape().minWorkers()
         || promise.totalWorkers() < app.shape().minWorkers() || promise.totalWorkers() > app.shape().maxWorkers()) {
       return null;
@@ -374,6 +408,23 @@ public final class SnapshotTranslator {
   }
 
   private static int liveWorkers(Map<String, Map<String, List<ContainerView>>> workers, String appId) {
-    return workers.getOrDefault(appId, Map.of()).values().stream().mapToInt(List::size).sum();
+    return count(workers.getOrDefault(appId, Map.of()));
+  }
+
+  // Loops rather than streams: each runs several times per job, for hundreds of jobs, every round.
+  private static int sum(Map<String, Integer> workersByNode) {
+    int n = 0;
+    for (int w : workersByNode.values()) {
+      n += w;
+    }
+    return n;
+  }
+
+  private static int count(Map<String, List<ContainerView>> containersByNode) {
+    int n = 0;
+    for (List<ContainerView> cs : containersByNode.values()) {
+      n += cs.size();
+    }
+    return n;
   }
 }

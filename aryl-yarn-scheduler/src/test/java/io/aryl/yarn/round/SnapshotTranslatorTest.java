@@ -583,6 +583,26 @@ class SnapshotTranslatorTest {
     }
 
     @Test
+    @DisplayName("a node learnt to be inference's is loaned from the round after its owners' count moves")
+    void ownersLearntBetweenRounds() {
+      Set<String> inference = new java.util.HashSet<>();
+      java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
+      SnapshotTranslator translator = new SnapshotTranslator(TRAINING, GPU, inference::contains, changes::get,
+          io.aryl.core.speedup.SpeedupModel.linear());
+      List<NodeView> nodes = List.of(node("n1", 4), node("n2", 4));
+
+      assertThat(translator.translate(100, nodes, apps(), PlanBook.EMPTY, Set.of(), Set.of(), Map.of()).state()
+          .server("n2").loaned()).isFalse();
+      inference.add("n2");
+      changes.incrementAndGet();
+      Server n2 = translator.translate(101, nodes, apps(), PlanBook.EMPTY, Set.of(), Set.of(), Map.of()).state()
+          .server("n2");
+
+      assertThat(n2.loaned()).isTrue();
+      assertThat(n2.pool()).isEqualTo(Pool.INFERENCE);
+    }
+
+    @Test
     @DisplayName("no nodes and no applications: an empty, valid snapshot")
     void empty() {
       RoundInput in = translate(List.of(), apps(), PlanBook.EMPTY);
