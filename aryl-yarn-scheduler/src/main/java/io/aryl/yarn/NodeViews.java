@@ -40,7 +40,7 @@ final class NodeViews {
       Resource[] sizes = new Resource[containers.length];
       boolean[] am = new boolean[containers.length];
       for (int i = 0; i < containers.length; i++) {
-        sizes[i] = containers[i].getAllocatedResource();
+        sizes[i] = RmReader.size(containers[i]);
         am[i] = containers[i].isAMContainer();
       }
       return new Source(n.getPartition(), n.getTotalResource(), n.getNodeAttributes(), containers, sizes, am);
@@ -63,7 +63,7 @@ final class NodeViews {
       for (int i = 0; i < containers.length; i++) {
         RMContainer c = cs.get(i);
         // The same containers, met in the same order: the node's map of them did not change.
-        if (c != containers[i] || c.isAMContainer() != am[i] || !c.getAllocatedResource().equals(sizes[i])) {
+        if (c != containers[i] || c.isAMContainer() != am[i] || !RmReader.size(c).equals(sizes[i])) {
           return false;
         }
       }

@@ -81,7 +81,16 @@ final class RmReader {
   static ContainerView view(RMContainer c) {
     return new ContainerView(c.getContainerId().toString(),
         c.getApplicationAttemptId().getApplicationId().toString(), c.getContainerId().getContainerId(),
-        gpus(c.getAllocatedResource()), c.isAMContainer());
+        gpus(size(c)), c.isAMContainer());
+  }
+
+  /**
+   * What the container holds: {@link RMContainer#getAllocatedResource} without its lock, which a round reading
+   * thousands of containers waited on behind each new container's state transitions. The field is read as the
+   * locked getter reads it; a resize it misses is seen when the node is next read (at the latest, its sweep).
+   */
+  static Resource size(RMContainer c) {
+    return c.getContainer().getResource();
   }
 
   /** Every node of the scheduler, sorted by name. */
