@@ -55,6 +55,7 @@ final class PlanningLoop implements AutoCloseable {
   private final ArylMetrics metrics;
   private final DurableState state;
   private final InferenceOwners owners;
+  private final LoanedNodes loaned;
   private final RmReader reader;
   private final SnapshotTranslator translator;
   private final RoundPlanner planner;
@@ -109,6 +110,7 @@ final class PlanningLoop implements AutoCloseable {
     this.metrics = metrics;
     this.state = state;
     this.owners = owners;
+    this.loaned = new LoanedNodes(settings.trainingLabel(), owners);
     this.originMs = state.originMs();
     this.measurements = new BackgroundSaves(state, "aryl-state-writer");
     this.heartbeatsAllocate = !scheduler.getConfiguration().getScheduleAynschronously();
@@ -288,13 +290,14 @@ final class PlanningLoop implements AutoCloseable {
     }
     demandPending.set(false);
     RoundTimer timer = RoundTimer.start();
+    long viewsBuilt = reader.nodeViewsBuilt();
     long now = System.currentTimeMillis();
     // The applications before the nodes: see RmReader.runningApps.
     RmReader.RunningApps running = reader.runningApps(originMs);
     timer.lap("apps");
     Collection<FiCaSchedulerNode> all = scheduler.getNodeTracker().getAllNodes();
     List<NodeView> nodes = reader.nodes(all, running.unflaggedAm());
-    nodes.forEach(n -> owners.observe(n.id(), n.label()));
+    loaned.update(nodes);
     if (indexedMembership != reader.nodeMembership()) {
       nodeIndex = NodeIndex.of(all);
       indexedMembership = reader.nodeMembership();
@@ -303,7 +306,7 @@ final class PlanningLoop implements AutoCloseable {
     try {
       saveOwners();
       if (!recovered(nodes, now)) {
-        updateLoanMetrics(nodes);
+        updateLoanMetrics();
         return;
       }
       Map<String, AppView> views = running.views();
@@ -346,7 +349,7 @@ final class PlanningLoop implements AutoCloseable {
       offerPromisedNodes(drains.moving().keySet());
       fenced = reclaims.fencedNodes();
       drainer.killDue(input, nodes, book, now);
-      updateLoanMetrics(nodes);
+      updateLoanMetrics();
       timer.lap("moves");
       waiting.publish(views, input, plan);
       timer.lap("diagnostics");
@@ -355,7 +358,8 @@ final class PlanningLoop implements AutoCloseable {
       if (timer.wallNanos() > settings.roundIntervalMs() * 1_000_000L) {
         LOG.info("Aryl planning round {} took longer than the round interval: {}", rounds, timer);
       } else {
-        LOG.debug("Aryl planning round {}: {}", rounds, timer);
+        LOG.debug("Aryl planning round {}: {}; node views built {}, changes found by the sweep alone {}", rounds,
+            timer, reader.nodeViewsBuilt() - viewsBuilt, reader.unsignalledNodeChanges());
       }
     } catch (StoreFencedException e) {
       depose(e);
@@ -485,7 +489,7 @@ final class PlanningLoop implements AutoCloseable {
     long now = System.currentTimeMillis();
     RmReader.RunningApps running = reader.runningApps(originMs); // before the nodes, as in a round
     List<NodeView> nodes = reader.nodes(scheduler.getNodeTracker().getAllNodes(), running.unflaggedAm());
-    nodes.forEach(n -> owners.observe(n.id(), n.label()));
+    loaned.update(nodes);
     fenced = reclaims.fencedNodes();
     RoundInput input = translate(nodes, running.views(), now);
     Reclaim r = executor.start(servers, gpuType, deadlineMs, input.state(), now);
@@ -513,17 +517,9 @@ final class PlanningLoop implements AutoCloseable {
     return r;
   }
 
-  private void updateLoanMetrics(List<NodeView> nodes) {
-    int loaned = 0;
-    int gpus = 0;
-    for (NodeView n : nodes) {
-      if (settings.trainingLabel().equals(n.label()) && owners.owns(n.id())) {
-        loaned++;
-        gpus += n.gpus();
-      }
-    }
-    metrics.loanedNodes.set(loaned);
-    metrics.loanedGpus.set(gpus);
+  private void updateLoanMetrics() {
+    metrics.loanedNodes.set(loaned.nodes());
+    metrics.loanedGpus.set(loaned.gpus());
     metrics.reclaimsInFlight.set(reclaims.inFlight().size());
   }
 

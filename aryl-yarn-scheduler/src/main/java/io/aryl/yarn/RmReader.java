@@ -126,6 +126,11 @@ final class RmReader {
     return new NodeView(n.id(), n.label(), n.gpus(), cs, n.gpuType(), n.gpuTypeError());
   }
 
+  /** Node views built (rather than kept) so far. */
+  long nodeViewsBuilt() {
+    return views.rebuilt();
+  }
+
   /** Nodes whose containers a sweep found changed though no change was counted (see {@link NodeViews}). */
   long unsignalledNodeChanges() {
     return views.unsignalled();
