@@ -280,7 +280,14 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     if (loop != null) {
       loop.roundIfDemandPending();
     }
+    FiCaSchedulerNode node = getNode(rmNode.getNodeID());
+    int containers = node == null ? 0 : node.getNumContainers();
     super.nodeUpdate(rmNode); // what it allocates, it allocates through allocatingOn
+    // A container the RM completed after it was launched stays on its node until the node reports it finished; the
+    // heartbeat that does removes it there, after (and without) the container's completion.
+    if (node != null && node.getNumContainers() != containers) {
+      nodeChanges.changed(rmNode.getNodeID());
+    }
   }
 
   /**

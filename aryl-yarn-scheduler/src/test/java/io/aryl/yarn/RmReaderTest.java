@@ -106,6 +106,16 @@ class RmReaderTest {
     e.allocate(List.of(), List.of(workers.get(0).getId(), workers.get(1).getId())); // handed back
     rm.rm.drainEvents();
     assertCurrent(countsOnly);
+    // A launched worker handed back stays on its node until the node reports it finished.
+    own.nodeHeartbeat(e.getApplicationAttemptId(), workers.get(3).getId().getContainerId(), ContainerState.RUNNING);
+    rm.rm.drainEvents();
+    e.allocate(List.of(), List.of(workers.get(3).getId()));
+    rm.rm.drainEvents();
+    assertCurrent(countsOnly);
+    own.nodeHeartbeat(e.getApplicationAttemptId(), workers.get(3).getId().getContainerId(), ContainerState.COMPLETE);
+    rm.rm.drainEvents();
+    assertThat(rm.aryl.getNode(own.getNodeId()).getNumContainers()).as("workers left on the node").isEqualTo(3);
+    assertCurrent(countsOnly);
     own.nodeHeartbeat(e.getApplicationAttemptId(), workers.get(2).getId().getContainerId(), ContainerState.COMPLETE);
     rm.rm.drainEvents();
     assertCurrent(countsOnly);
