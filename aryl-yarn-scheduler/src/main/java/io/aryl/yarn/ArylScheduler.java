@@ -215,6 +215,10 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
       }
     }
     super.handle(event);
+    switch (event.getType()) {
+      case NODE_LABELS_UPDATE, NODE_RESOURCE_UPDATE, NODE_ATTRIBUTES_UPDATE -> nodeChanges.nodesChanged();
+      default -> { }
+    }
   }
 
   /** A move to another queue meets that queue's caps as a submission would ({@link SubmissionAdmission}). */

@@ -18,12 +18,26 @@ import org.apache.hadoop.yarn.api.records.NodeId;
  */
 final class NodeChangeCounts {
   private final ConcurrentHashMap<NodeId, AtomicLong> counts = new ConcurrentHashMap<>();
+  private final AtomicLong nodesChanged = new AtomicLong();
 
   /** Called on the scheduler's threads, after the node's containers changed. */
   void changed(NodeId node) {
     if (node != null) {
       of(node).incrementAndGet();
     }
+  }
+
+  /**
+   * Called after nodes changed their label, size or attributes: a reader compares every node's with what it saw.
+   * Rare (an operator's act), and such events may name a host for all its nodes, so it is one count for all.
+   */
+  void nodesChanged() {
+    nodesChanged.incrementAndGet();
+  }
+
+  /** The count of {@link #nodesChanged} calls, to be read before the nodes are. */
+  long nodesChangedCount() {
+    return nodesChanged.get();
   }
 
   /** The node's count, to be read (and compared with what was seen) before its containers are. */

@@ -26,8 +26,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  * <p>A node's containers are read only when the scheduler counted a change on it ({@link NodeChangeCounts}), when it
  * had none and may have some now, or when its turn in a sweep comes: each read checks the next 1/{@code sweepRounds}
  * of the nodes in full ({@value #SWEEP_ROUNDS} in the scheduler), so that a change no hook counted (a container
- * resized, say) is seen within that many rounds, and is counted itself ({@link #unsignalled}). Partition, size and attributes are compared on every node each read. The nodes are
- * sorted and indexed again only when one joins or leaves.
+ * resized, say) is seen within that many rounds, and is counted itself ({@link #unsignalled}). Partition, size and
+ * attributes are compared on those nodes, and on every node once the scheduler counted a change of labels, sizes or
+ * attributes ({@link NodeChangeCounts#nodesChanged}). The nodes are sorted and indexed again only when one joins or
+ * leaves.
  *
  * <p>Not thread-safe: the planning loop reads it under its lock.
  */
@@ -96,6 +98,7 @@ final class NodeViews {
   /** The entries by node name. */
   private Entry[] sorted = new Entry[0];
   private Map<String, Integer> positions = Map.of();
+  private long nodesChangedSeen = -1;
   /** Where the next sweep starts. */
   private int sweepFrom;
   private long membership;
@@ -120,13 +123,16 @@ final class NodeViews {
       index(nodes);
       membership++;
     }
+    long nodesChanged = changes.nodesChangedCount(); // before the nodes: a change counted after is seen next time
+    boolean checkNodes = nodesChanged != nodesChangedSeen;
+    nodesChangedSeen = nodesChanged;
     int n = sorted.length;
     int sweep = n == 0 || sweepRounds == 0 ? 0 : Math.min(n, (n + sweepRounds - 1) / sweepRounds);
     int from = n == 0 ? 0 : sweepFrom % n;
     sweepFrom = from + sweep;
     NodeView[] out = new NodeView[n];
     for (int i = 0; i < n; i++) {
-      out[i] = refreshed(sorted[i], Math.floorMod(i - from, n) < sweep);
+      out[i] = refreshed(sorted[i], Math.floorMod(i - from, n) < sweep, checkNodes);
     }
     return Arrays.asList(out);
   }
@@ -165,14 +171,17 @@ final class NodeViews {
    * The entry's view, built again if the node changed since it was built.
    *
    * @param sweep whether to read its containers even if no change was counted
+   * @param checkNode whether a node's label, size or attributes may have changed since the last read
    */
-  private NodeView refreshed(Entry e, boolean sweep) {
+  private NodeView refreshed(Entry e, boolean sweep, boolean checkNode) {
     FiCaSchedulerNode n = e.node;
     Source before = e.source;
     long count = e.changes.get(); // before the containers: a change counted after this is read next time
     boolean marked = count != e.seen;
     e.seen = count;
-    boolean sameNode = before != null && before.sameNode(n);
+    // Label, size and attributes are compared when a change was counted on the node or on all of them, and in its
+    // sweep: otherwise three reads, one of them under the node's lock, of each of thousands of nodes every round.
+    boolean sameNode = before != null && (!(checkNode || marked || sweep) || before.sameNode(n));
     if (sameNode && !marked && !sweep && before.containers().length > 0) {
       return e.view; // containers, no change reported: the same ones
     }

@@ -19,13 +19,15 @@ class NodeViewsTest {
     return new FiCaSchedulerNode(MockNodes.newNodeInfo(0, Resource.newInstance(8192, 8), host), false);
   }
 
-  private static NodeViews views() {
-    return new NodeViews((n, cs) -> new NodeView(n.getNodeName(), n.getPartition(), 8, List.of()),
-        new NodeChangeCounts(), NodeViews.SWEEP_ROUNDS);
+  private final NodeChangeCounts counts = new NodeChangeCounts();
+
+  private NodeViews views() {
+    return new NodeViews((n, cs) -> new NodeView(n.getNodeName(), n.getPartition(), 8, List.of()), counts, 0);
   }
 
   @Test
-  @DisplayName("an unchanged node keeps its view; a relabelled, resized or re-attributed one gets a new one")
+  @DisplayName("an unchanged node keeps its view; a relabelled, resized or re-attributed one gets a new one once the"
+      + " scheduler counted such a change")
   void rebuildsChangedNodesOnly() {
     FiCaSchedulerNode a = node(1);
     FiCaSchedulerNode b = node(2);
@@ -37,13 +39,17 @@ class NodeViewsTest {
     assertThat(views.rebuilt()).isEqualTo(2);
 
     a.updateLabels(Set.of("training"));
+    assertThat(views.of(List.of(a, b)).get(0).label()).as("not counted yet").isEmpty();
+    counts.nodesChanged();
     List<NodeView> relabelled = views.of(List.of(a, b));
     assertThat(relabelled.get(0).label()).isEqualTo("training");
     assertThat(relabelled.get(1)).isSameAs(first.get(1));
 
     b.updateTotalResource(Resource.newInstance(4096, 4));
+    counts.nodesChanged();
     views.of(List.of(a, b));
     a.updateNodeAttributes(Set.of(NodeAttribute.newInstance("gpu-type", NodeAttributeType.STRING, "a100")));
+    counts.changed(a.getNodeID()); // counted on the node alone: it is compared all the same
     views.of(List.of(a, b));
     assertThat(views.rebuilt()).isEqualTo(5);
   }

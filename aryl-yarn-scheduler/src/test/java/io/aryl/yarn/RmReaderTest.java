@@ -81,7 +81,7 @@ class RmReaderTest {
 
   @Test
   @DisplayName("with no sweep, the scheduler's change counts alone keep every node's view as a fresh read makes it:"
-      + " workers allocated, handed back, completed, their application killed")
+      + " workers allocated, handed back, completed, their application killed, the node relabelled")
   void changeCountsKeepViewsCurrent() throws Exception {
     MockNM own = rm.gpuNode("127.1.0.1", MockArylRm.TRAINING);
     RmReader countsOnly = reader(0);
@@ -122,6 +122,9 @@ class RmReaderTest {
     rm.rm.killApp(e.getApplicationAttemptId().getApplicationId());
     rm.rm.waitForState(e.getApplicationAttemptId().getApplicationId(), RMAppState.KILLED);
     rm.rm.drainEvents();
+    assertCurrent(countsOnly);
+    rm.relabel(MockArylRm.INFERENCE, "127.1.0.1"); // an operator moves the node to the other pool
+    assertThat(fresh().get(0).label()).isEqualTo(MockArylRm.INFERENCE);
     assertCurrent(countsOnly);
     assertThat(countsOnly.unsignalledNodeChanges()).isZero();
   }
