@@ -33,9 +33,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.NodeScopedCapacityScheduler;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerAllocationProposal;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCommitRequest;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.SchedulerContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
@@ -400,7 +398,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
       return committed;
     } finally {
       if (committed) {
-        markNodesOf(r);
+        nodeChanges.committed(r);
       }
     }
   }
@@ -428,27 +426,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     return super.tryCommit(cluster, r, updatePending);
   }
 
-  private void markNodesOf(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> r) {
-    if (r.getContainersToAllocate() != null) {
-      for (ContainerAllocationProposal<FiCaSchedulerApp, FiCaSchedulerNode> p : r.getContainersToAllocate()) {
-        mark(p.getAllocatedOrReservedContainer());
-        if (p.getToRelease() != null) {
-          p.getToRelease().forEach(this::mark);
-        }
-      }
-    }
-    if (r.getContainersToRelease() != null) {
-      r.getContainersToRelease().forEach(this::mark);
-    }
-  }
-
-  private void mark(SchedulerContainer<FiCaSchedulerApp, FiCaSchedulerNode> c) {
-    if (c != null && c.getSchedulerNode() != null) {
-      nodeChanges.changed(c.getSchedulerNode().getNodeID());
-    }
-  }
-
-  /** The nodes whose containers changed since the planning loop last read them. */
+  /** How many times each node's containers changed: what the planning loop reads again. */
   NodeChangeCounts nodeChanges() {
     return nodeChanges;
   }

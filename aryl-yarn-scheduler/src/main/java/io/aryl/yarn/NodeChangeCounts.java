@@ -3,6 +3,11 @@ package io.aryl.yarn;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerAllocationProposal;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCommitRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.SchedulerContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
  * How many times each node's running containers changed: the scheduler counts a change once a container was committed
@@ -38,6 +43,27 @@ final class NodeChangeCounts {
   /** The count of {@link #nodesChanged} calls, to be read before the nodes are. */
   long nodesChangedCount() {
     return nodesChanged.get();
+  }
+
+  /** Called after a commit: counts a change on every node it allocated or released a container on. */
+  void committed(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> r) {
+    if (r.getContainersToAllocate() != null) {
+      for (ContainerAllocationProposal<FiCaSchedulerApp, FiCaSchedulerNode> p : r.getContainersToAllocate()) {
+        changed(p.getAllocatedOrReservedContainer());
+        if (p.getToRelease() != null) {
+          p.getToRelease().forEach(this::changed);
+        }
+      }
+    }
+    if (r.getContainersToRelease() != null) {
+      r.getContainersToRelease().forEach(this::changed);
+    }
+  }
+
+  private void changed(SchedulerContainer<FiCaSchedulerApp, FiCaSchedulerNode> c) {
+    if (c != null && c.getSchedulerNode() != null) {
+      changed(c.getSchedulerNode().getNodeID());
+    }
   }
 
   /** The node's count, to be read (and compared with what was seen) before its containers are. */
