@@ -57,6 +57,23 @@ class SpeedupModelsTest {
       assertThat(s.speedup(4, 16)).isCloseTo(2.0, within(EPS));
     }
 
+    @ParameterizedTest(name = "{0} workers")
+    @ValueSource(ints = {1, 2, 3, 7, 64, 127, 128, 129, 1000})
+    @DisplayName("every width, within the widths worked out ahead and beyond them, is Math.pow to the last bit")
+    void throughputIsMathPowExactly(int workers) {
+      assertThat(SpeedupModel.powerLaw(0.8).throughput(workers)).isEqualTo(Math.pow(workers, 0.8));
+      assertThat(SpeedupModel.powerLaw(0.37).throughput(workers)).isEqualTo(Math.pow(workers, 0.37));
+    }
+
+    @Test
+    @DisplayName("two models of one exponent are equal, of two exponents not")
+    void equalByExponent() {
+      assertThat(SpeedupModel.powerLaw(0.8)).isEqualTo(SpeedupModel.powerLaw(0.8))
+          .hasSameHashCodeAs(SpeedupModel.powerLaw(0.8))
+          .isNotEqualTo(SpeedupModel.powerLaw(0.9))
+          .hasToString("power-law(0.8)");
+    }
+
     @Test
     @DisplayName("exponent 1 is linear")
     void exponentOneIsLinear() {
