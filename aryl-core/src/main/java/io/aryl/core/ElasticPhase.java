@@ -115,16 +115,26 @@ final class ElasticPhase {
     if (room < smallest) {
       return new Growth(elastic, groups, got);
     }
+    // Only jobs that gain from one more worker take part: the others would place none and change no room, so
+    // leaving them out of the order (most jobs of a round, at their widest) changes nothing but the sort's length.
+    int[] gaining = new int[n];
+    int gainingCount = 0;
+    for (int i : byId) {
+      if (gainsFromOneMore(groups.get(i), got[i])) {
+        gaining[gainingCount++] = i;
+      }
+    }
     double[] loss = new double[n]; // minus the gain per GPU of one more worker
-    for (int i = 0; i < n; i++) {
+    for (int k = 0; k < gainingCount; k++) {
+      int i = gaining[k];
       loss[i] = -marginalPerGpu(groups.get(i), got[i]);
     }
-    for (int i : IndexOrder.byKeyRising(byId, loss)) {
+    for (int i : IndexOrder.byKeyRising(Arrays.copyOf(gaining, gainingCount), loss)) {
       KnapsackGroup g = groups.get(i);
       if (gpus[i] > room) {
         continue; // no server has room for one of its workers, and none gains room here
       }
-      while (got[i] < g.maxItem() && g.value(got[i] + 1) > g.value(got[i])) {
+      while (gainsFromOneMore(g, got[i])) {
         if (placeExtras(elastic.get(i), 1, budget) == 0) {
           if (allTrue(elastic.get(i).types)) {
             room = gpus[i] - 1; // no open server of any type has room for gpus[i]
@@ -288,6 +298,10 @@ final class ElasticPhase {
       }
     }
     return true;
+  }
+
+  private static boolean gainsFromOneMore(KnapsackGroup g, int k) {
+    return k < g.maxItem() && g.value(k + 1) > g.value(k);
   }
 
   private static double marginalPerGpu(KnapsackGroup g, int k) {
