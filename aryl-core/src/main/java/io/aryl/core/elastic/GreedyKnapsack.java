@@ -127,7 +127,7 @@ public final class GreedyKnapsack {
       }
       return asMade;
     }
-    return takeOrder(Arrays.copyOf(steps.efficiency, n));
+    return takeOrder(steps.efficiency, n);
   }
 
   /**
@@ -137,7 +137,11 @@ public final class GreedyKnapsack {
    * steps over fewer groups takes as many passes as it has groups, in logarithm, not steps.
    */
   static int[] takeOrder(double[] efficiency) {
-    int n = efficiency.length;
+    return takeOrder(efficiency, efficiency.length);
+  }
+
+  /** As {@link #takeOrder(double[])} on the first {@code n} efficiencies. */
+  private static int[] takeOrder(double[] efficiency, int n) {
     int[] order = new int[n];
     for (int i = 0; i < n; i++) {
       order[i] = i;
@@ -151,7 +155,10 @@ public final class GreedyKnapsack {
       }
     }
     starts[runs] = n;
+    // The keys travel with the indexes, so that a merge compares neighbours in memory rather than looking them up.
+    double[] key = Arrays.copyOf(efficiency, n);
     int[] merged = new int[n];
+    double[] mergedKey = new double[n];
     while (runs > 1) {
       int next = 0;
       for (int r = 0; r < runs; r += 2) {
@@ -162,14 +169,19 @@ public final class GreedyKnapsack {
         int b = mid;
         int k = lo;
         while (a < mid && b < hi) {
-          merged[k++] = Double.compare(efficiency[order[b]], efficiency[order[a]]) > 0 ? order[b++] : order[a++];
+          if (Double.compare(key[b], key[a]) > 0) {
+            mergedKey[k] = key[b];
+            merged[k++] = order[b++];
+          } else {
+            mergedKey[k] = key[a];
+            merged[k++] = order[a++];
+          }
         }
-        while (a < mid) {
-          merged[k++] = order[a++];
-        }
-        while (b < hi) {
-          merged[k++] = order[b++];
-        }
+        System.arraycopy(order, a, merged, k, mid - a);
+        System.arraycopy(key, a, mergedKey, k, mid - a);
+        k += mid - a;
+        System.arraycopy(order, b, merged, k, hi - b);
+        System.arraycopy(key, b, mergedKey, k, hi - b);
         starts[next++] = lo;
       }
       starts[next] = n;
@@ -177,6 +189,9 @@ public final class GreedyKnapsack {
       int[] t = order;
       order = merged;
       merged = t;
+      double[] tk = key;
+      key = mergedKey;
+      mergedKey = tk;
     }
     return order;
   }
