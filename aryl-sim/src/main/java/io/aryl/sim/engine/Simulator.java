@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.DoubleConsumer;
 
 /**
@@ -132,6 +133,8 @@ public final class Simulator {
   // The snapshot's jobs and allocations, kept sorted by id as it wants them, so that it need not sort them each round.
   private final ActiveJobs active = new ActiveJobs(); // queued or running
   private JobAllocations allocations = JobAllocations.EMPTY; // of the running jobs
+  // While a round applies its plan: the allocations it sets, put into `allocations` in one copy when it is done.
+  private TreeMap<String, Allocation> roundAllocations;
 
   // --- counters ----------------------------------------------------------------------------------------------------
 
@@ -405,6 +408,7 @@ public final class Simulator {
     if (observer != null) {
       observer.planned(state, plan);
     }
+    roundAllocations = new TreeMap<>();
     for (Map.Entry<String, Plan.Change> e : plan.changes().entrySet()) {
       SimJob j = byId.get(e.getKey());
       Allocation next = plan.target(e.getKey());
@@ -418,6 +422,8 @@ public final class Simulator {
         case PREEMPT -> preempt(j, t);
       }
     }
+    allocations = allocations.with(roundAllocations);
+    roundAllocations = null;
   }
 
   private boolean inWindow(double t) {
@@ -480,7 +486,11 @@ public final class Simulator {
     loanedGpusBusy -= j.gpusOnLoaned;
     countRunning(j, -1);
     j.allocation = a;
-    allocations = allocations.with(j.trace.id(), a);
+    if (roundAllocations != null) {
+      roundAllocations.put(j.trace.id(), a);
+    } else {
+      allocations = allocations.with(j.trace.id(), a);
+    }
     j.workers = a.totalWorkers();
     j.gpusOnTraining = 0;
     j.gpusOnLoaned = 0;
