@@ -13,7 +13,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.TreeMap;
 
 /**
@@ -95,12 +94,6 @@ public final class OptimusPlanner implements Planner {
       Comparator.comparingDouble((Job j) -> j.baseGpus() * j.predictedRuntimeAt(j.minWorkers()))
           .thenComparingDouble(Job::submitTimeS)
           .thenComparing(Job::id);
-
-  /** Optimus's greedy: largest gain per GPU first, ties by job id. Spelled out: the queue compares millions of times. */
-  private static final Comparator<Entry> BY_GAIN = (a, b) -> {
-    int c = Double.compare(-a.gain, -b.gain);
-    return c != 0 ? c : Integer.compare(a.rank, b.rank);
-  };
 
   private ServerTable table; // the last round's, kept while the servers stay the same
   private boolean[] anyType; // the table's every type: what a job that names no GPU type may use
@@ -194,11 +187,12 @@ public final class OptimusPlanner implements Planner {
     if (budget.spare.total() == 0) {
       return;
     }
-    PriorityQueue<Entry> gains = new PriorityQueue<>(Math.max(1, entries.size()), BY_GAIN);
+    // Largest gain per GPU first, ties by job id (rank).
+    GainQueue<Entry> gains = new GainQueue<>(entries.size());
     for (Entry e : entries) {
       if (e.count < e.job.maxWorkers()) {
         e.gain = gainPerGpu(e.job, e.count);
-        gains.add(e);
+        gains.add(e, e.gain, e.rank);
       }
     }
     Entry e = gains.poll();
@@ -211,11 +205,10 @@ public final class OptimusPlanner implements Planner {
         e.count++;
         if (e.count < e.job.maxWorkers()) {
           e.gain = gainPerGpu(e.job, e.count);
-          Entry head = gains.peek();
-          if (head == null || BY_GAIN.compare(e, head) < 0) {
+          if (gains.beforeHead(e.gain, e.rank)) {
             continue; // still ahead of every other job: the queue would hand it straight back
           }
-          gains.add(e);
+          gains.add(e, e.gain, e.rank);
         }
       }
       e = gains.poll();
