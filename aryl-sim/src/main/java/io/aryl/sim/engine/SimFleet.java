@@ -120,6 +120,9 @@ final class SimFleet {
 
   /** The fenced servers whose grace is over at {@code t}, by position. */
   List<Integer> due(double t) {
+    if (fencedCount == 0) {
+      return List.of(); // as most events find it: no deadline to look through
+    }
     List<Integer> out = new ArrayList<>();
     for (int s = 0; s < returnDeadline.length; s++) {
       if (returnDeadline[s] <= t) {
