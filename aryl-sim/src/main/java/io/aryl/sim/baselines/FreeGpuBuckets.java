@@ -1,34 +1,38 @@
 package io.aryl.sim.baselines;
 
 import io.aryl.core.placement.ServerTable;
-import java.util.BitSet;
 
 /**
- * Free GPUs per server, indexed by (GPU type, free count) so that best fit and roomiest server cost a few bit-set
- * probes. Only open servers (serving training, not fenced) are offered.
+ * Free GPUs per server, indexed by (GPU type, free count) so that best fit and roomiest server cost a few word
+ * probes. Only open servers (serving training, not fenced) are offered. Each bucket is a bit set of server indexes
+ * in plain words: a round makes two of these and moves servers between buckets once per worker placed.
  */
 final class FreeGpuBuckets {
   private final ServerTable table;
   private final int[] free;
-  private final BitSet[][] buckets; // [type][free]
+  private final int words; // per bucket
+  private final long[] bits; // bucket (type, free) at words * (type * (maxGpus + 1) + free)
+  private final int counts; // free counts per type: maxGpus + 1
+  private final int typeCount;
   private long total;
 
   FreeGpuBuckets(ServerTable table, int[] free) {
     this.table = table;
     this.free = free.clone();
-    int types = table.types().size();
-    this.buckets = new BitSet[types][table.maxGpus() + 1];
-    for (int t = 0; t < types; t++) {
-      for (int f = 0; f <= table.maxGpus(); f++) {
-        buckets[t][f] = new BitSet();
-      }
-    }
+    this.words = (free.length + 63) >>> 6;
+    this.counts = table.maxGpus() + 1;
+    this.typeCount = table.types().size();
+    this.bits = new long[typeCount * counts * words];
     for (int s = 0; s < free.length; s++) {
       if (table.open(s)) {
-        buckets[table.typeIndex(s)][free[s]].set(s);
+        bits[bucket(table.typeIndex(s), free[s]) + (s >>> 6)] |= 1L << s;
         total += free[s];
       }
     }
+  }
+
+  private int bucket(int type, int freeGpus) {
+    return (type * counts + freeGpus) * words;
   }
 
   int free(int s) {
@@ -42,8 +46,9 @@ final class FreeGpuBuckets {
 
   void set(int s, int newFree) {
     if (table.open(s)) {
-      buckets[table.typeIndex(s)][free[s]].clear(s);
-      buckets[table.typeIndex(s)][newFree].set(s);
+      int type = table.typeIndex(s);
+      bits[bucket(type, free[s]) + (s >>> 6)] &= ~(1L << s);
+      bits[bucket(type, newFree) + (s >>> 6)] |= 1L << s;
       total += newFree - free[s];
     }
     free[s] = newFree;
@@ -51,7 +56,7 @@ final class FreeGpuBuckets {
 
   /** The open server of an allowed type with the fewest free GPUs that are at least {@code gpus}; lowest index. */
   int bestFit(int gpus, boolean[] types) {
-    for (int f = Math.max(gpus, 1); f < buckets[0].length; f++) {
+    for (int f = Math.max(gpus, 1); f < counts; f++) {
       int s = lowest(f, types);
       if (s >= 0) {
         return s;
@@ -62,7 +67,7 @@ final class FreeGpuBuckets {
 
   /** The open server of an allowed type with the most free GPUs, at least {@code gpus}; lowest index. */
   int roomiest(int gpus, boolean[] types) {
-    for (int f = buckets[0].length - 1; f >= Math.max(gpus, 1); f--) {
+    for (int f = counts - 1; f >= Math.max(gpus, 1); f--) {
       int s = lowest(f, types);
       if (s >= 0) {
         return s;
@@ -71,26 +76,34 @@ final class FreeGpuBuckets {
     return -1;
   }
 
+  /** The lowest server index with {@code f} free GPUs among the allowed types; -1 if none. */
   private int lowest(int f, boolean[] types) {
-    int found = -1;
-    for (int t = 0; t < buckets.length; t++) {
-      if (types[t]) {
-        int s = buckets[t][f].nextSetBit(0);
-        if (s >= 0 && (found < 0 || s < found)) {
-          found = s;
+    for (int w = 0; w < words; w++) {
+      long any = 0;
+      for (int t = 0; t < typeCount; t++) {
+        if (types[t]) {
+          any |= bits[bucket(t, f) + w];
         }
       }
+      if (any != 0) {
+        return (w << 6) + Long.numberOfTrailingZeros(any);
+      }
     }
-    return found;
+    return -1;
   }
 
   /** How many workers of {@code gpus} GPUs fit on open servers of allowed types. */
   int capacity(int gpus, boolean[] types) {
     int workers = 0;
-    for (int t = 0; t < buckets.length; t++) {
+    for (int t = 0; t < typeCount; t++) {
       if (types[t]) {
-        for (int f = gpus; f < buckets[t].length; f++) {
-          workers += buckets[t][f].cardinality() * (f / gpus);
+        for (int f = gpus; f < counts; f++) {
+          int b = bucket(t, f);
+          int servers = 0;
+          for (int w = 0; w < words; w++) {
+            servers += Long.bitCount(bits[b + w]);
+          }
+          workers += servers * (f / gpus);
         }
       }
     }
