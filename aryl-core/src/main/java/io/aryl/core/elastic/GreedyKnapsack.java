@@ -116,7 +116,7 @@ public final class GreedyKnapsack {
     for (int i = 0; i < n; i++) {
       weight += steps.weight[i];
       if (i > 0 && steps.group[i - 1] == steps.group[i]
-          && Double.compare(steps.efficiency[i - 1], steps.efficiency[i]) < 0) {
+          && steps.efficiency[i - 1] < steps.efficiency[i]) {
         falling = false;
       }
     }
@@ -131,10 +131,11 @@ public final class GreedyKnapsack {
   }
 
   /**
-   * Indexes by falling efficiency ({@link Double#compare}), equal ones in index order: a stable merge sort on
-   * primitives, without the boxing and comparator calls of sorting the steps themselves, as every round solves one.
-   * It merges the runs the steps already come in (each group's hull steps fall in efficiency), so a round of many
-   * steps over fewer groups takes as many passes as it has groups, in logarithm, not steps.
+   * Indexes by falling efficiency, equal ones in index order: a stable merge sort on primitives, without the boxing
+   * and comparator calls of sorting the steps themselves, as every round solves one. It merges the runs the steps
+   * already come in (each group's hull steps fall in efficiency), so a round of many steps over fewer groups takes as
+   * many passes as it has groups, in logarithm, not steps. Efficiencies are compared as numbers ({@code >}): a step's
+   * gain per GPU is above zero, never NaN or a negative zero, which {@link Double#compare} would order otherwise.
    */
   static int[] takeOrder(double[] efficiency) {
     return takeOrder(efficiency, efficiency.length);
@@ -150,7 +151,7 @@ public final class GreedyKnapsack {
     int[] starts = new int[n + 1];
     int runs = 0;
     for (int i = 0; i < n; i++) {
-      if (i == 0 || Double.compare(efficiency[i], efficiency[i - 1]) > 0) {
+      if (i == 0 || efficiency[i] > efficiency[i - 1]) {
         starts[runs++] = i;
       }
     }
@@ -169,7 +170,7 @@ public final class GreedyKnapsack {
         int b = mid;
         int k = lo;
         while (a < mid && b < hi) {
-          if (Double.compare(key[b], key[a]) > 0) {
+          if (key[b] > key[a]) {
             mergedKey[k] = key[b];
             merged[k++] = order[b++];
           } else {
