@@ -2,15 +2,12 @@ package io.aryl.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
-import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Server;
 import io.aryl.core.testing.SmallStates;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
@@ -27,7 +24,7 @@ class SaturatedRoundTest {
 
   @Property(tries = 500)
   void aSaturatedClusterIsLeftAsItIs(@ForAll long seed) {
-    ClusterState state = saturate(SmallStates.random(seed));
+    ClusterState state = SmallStates.saturate(SmallStates.random(seed));
     assertThat(RoundPlanner.saturated(state)).isTrue();
     for (PolicyConfig config : CONFIGS) {
       RoundPlanner planner = new RoundPlanner(config);
@@ -44,7 +41,7 @@ class SaturatedRoundTest {
 
   @Property(tries = 200)
   void aQueuedJobAFencedServerOrANarrowJobIsNotSaturated(@ForAll long seed) {
-    ClusterState saturated = saturate(SmallStates.random(seed));
+    ClusterState saturated = SmallStates.saturate(SmallStates.random(seed));
     List<Job> withQueued = new ArrayList<>(saturated.jobs());
     withQueued.add(Job.builder("queued").gpusPerWorker(1).workers(1, 1).remainingS(60).build());
     assertThat(RoundPlanner.saturated(ClusterState.of(saturated.nowS(), saturated.servers(), withQueued,
@@ -63,20 +60,5 @@ class SaturatedRoundTest {
       assertThat(RoundPlanner.saturated(ClusterState.of(saturated.nowS(), saturated.servers(), wider,
           saturated.allocations()))).as("with jobs below their widest").isFalse();
     }
-  }
-
-  /** The running jobs of {@code state}, each at its widest, on its servers unfenced and all of one speed. */
-  private static ClusterState saturate(ClusterState state) {
-    List<Server> servers = new ArrayList<>();
-    for (Server s : state.servers()) {
-      GpuType oneSpeed = GpuType.of(s.gpuType().name());
-      servers.add(new Server(s.id(), oneSpeed, s.gpus(), s.pool(), s.loaned(), false));
-    }
-    List<Job> jobs = new ArrayList<>();
-    for (Map.Entry<String, Allocation> e : state.allocations().entrySet()) {
-      Job j = state.job(e.getKey());
-      jobs.add(j.toBuilder().workers(j.minWorkers(), e.getValue().totalWorkers()).build());
-    }
-    return ClusterState.of(state.nowS(), servers, jobs, state.allocations());
   }
 }

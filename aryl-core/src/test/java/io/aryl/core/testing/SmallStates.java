@@ -63,6 +63,24 @@ public final class SmallStates {
     return ClusterState.of(now, servers, jobs, runSome(rnd, servers, jobs));
   }
 
+  /**
+   * The running jobs of {@code state}, each at its widest (its {@code maxWorkers} lowered to the workers it runs), on
+   * its servers unfenced and all of one speed: a saturated snapshot, which a planner that promises so leaves as it is.
+   */
+  public static ClusterState saturate(ClusterState state) {
+    List<Server> servers = new ArrayList<>();
+    for (Server s : state.servers()) {
+      GpuType oneSpeed = GpuType.of(s.gpuType().name());
+      servers.add(new Server(s.id(), oneSpeed, s.gpus(), s.pool(), s.loaned(), false));
+    }
+    List<Job> jobs = new ArrayList<>();
+    for (Map.Entry<String, Allocation> e : state.allocations().entrySet()) {
+      Job j = state.job(e.getKey());
+      jobs.add(j.toBuilder().workers(j.minWorkers(), e.getValue().totalWorkers()).build());
+    }
+    return ClusterState.of(state.nowS(), servers, jobs, state.allocations());
+  }
+
   /** A job of any shape (1-8 GPUs per worker, elastic or not, a quarter A100-only), submitted before {@code now}. */
   public static Job randomJob(SplittableRandom rnd, String id, double now) {
     int g = new int[] {1, 1, 2, 4, 8}[rnd.nextInt(5)];

@@ -99,6 +99,26 @@ public final class OptimusPlanner implements Planner {
   private boolean[] anyType; // the table's every type: what a job that names no GPU type may use
   private Split[] splits = new Split[0]; // the last round's running jobs' splits, in id order, on that table
 
+  /**
+   * True: a round on a saturated snapshot (nothing queued, nothing fenced, every running job at its widest) hands
+   * every job back the very workers it runs, provided every running job's predicted remaining time is above zero (as
+   * the simulator's are: a job whose work is done has finished).
+   * <ul>
+   *   <li>No one is queued, so the minimal-first step admits no one.
+   *   <li>Each job starts the greedy at its base and takes one worker at a time while its gain is above zero, which
+   *       it is at every width below its widest with a positive predicted time, up to its widest: its present width.
+   *   <li>Each worker it takes goes first to a server where it runs an extra worker now that still has room. Every
+   *       job's extra workers go back to its own such servers, as many as it holds there, so the GPUs of the extras
+   *       not yet placed on a server are spare there: each has room, and no job reaches the later choices.
+   *   <li>The spare GPUs in all hold every extra worker not yet placed, so the greedy does not stop early; the
+   *       workers end where they began, and the target is the allocation the job started the round with.
+   * </ul>
+   */
+  @Override
+  public boolean changesNothingWhenSaturated() {
+    return true;
+  }
+
   @Override
   public Plan plan(ClusterState state) {
     if (table == null || !table.isOf(state.servers())) {

@@ -2,6 +2,7 @@ package io.aryl.sim.baselines;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.core.RoundPlanner;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.GpuType;
@@ -158,6 +159,19 @@ class OptimusPlannerTest {
     assertThat(plan.preempted()).isEmpty();
     assertThat(plan.target("long").workersOn("s0")).isGreaterThanOrEqualTo(2);
     assertThat(totalGpus(s, plan, "s0")).isLessThanOrEqualTo(8);
+  }
+
+  @Test
+  void aSaturatedClusterIsLeftAsItIs() {
+    assertThat(planner.changesNothingWhenSaturated()).isTrue();
+    int withExtras = 0;
+    for (long seed = 0; seed < 500; seed++) {
+      ClusterState s = SmallStates.saturate(SmallStates.random(seed));
+      assertThat(RoundPlanner.saturated(s)).isTrue();
+      assertThat(new OptimusPlanner().plan(s).changes()).as("changes on %s", s).isEmpty();
+      withExtras += s.jobs().stream().anyMatch(j -> j.maxWorkers() > j.minWorkers()) ? 1 : 0;
+    }
+    assertThat(withExtras).as("saturated states with a job above its minimum").isGreaterThan(100);
   }
 
   @Test
