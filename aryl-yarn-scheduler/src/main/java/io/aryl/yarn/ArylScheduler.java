@@ -62,7 +62,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   private final NodeOffers offers = new NodeOffers(apps);
   /** Whether a node with nothing promised has anyone to be offered to: scans re-checked every 20 ms, at most 1 s old. */
   private final UnplannedDemand unplanned = new UnplannedDemand(this::unplannedAsking, System::nanoTime, 20, 1_000);
-  /** Nodes whose containers changed since the planning loop read them; marked whether Aryl is on or not yet. */
+  /** How often each node's containers changed; counted whether Aryl is on or not yet. */
   private final NodeChangeCounts nodeChanges = new NodeChangeCounts();
   /** Null when Aryl is off. Made at init: label events may come before the planning loop starts. */
   private InferenceOwners owners;
@@ -392,7 +392,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public boolean tryCommit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
-    boolean committed = true; // unless refused: a node marked for nothing is only read again
+    boolean committed = true; // unless refused: a node counted for nothing is only read again
     try {
       committed = gatedCommit(cluster, r, updatePending);
       return committed;

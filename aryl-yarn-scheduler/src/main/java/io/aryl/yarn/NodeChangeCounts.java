@@ -11,8 +11,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 
 /**
  * How many times each node's running containers changed: the scheduler counts a change once a container was committed
- * to the node, completed on it, removed by the node's report that it finished, or recovered onto it, and a reader ({@link NodeViews}) reads a node's containers again
- * only when its count moved since it last looked. At thousands of nodes, copying every node's container list each
+ * to the node, completed on it, removed by the node's report that it finished, or recovered onto it, and a reader
+ * ({@link NodeViews}) reads a node's containers again only when its count moved since it last looked. At thousands of nodes, copying every node's container list each
  * round (a lock per node, two per container) was most of what reading the cluster cost, for nodes of which few change
  * between two rounds.
  *

@@ -41,10 +41,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The rounds: every interval, read the ResourceManager, plan with aryl-core, publish the promises the allocation path
- * enforces, take workers back ({@link DrainExecutor}), and move reclaims forward ({@link ReclaimExecutor}). Whatever a round decides is stored
- * ({@link DurableState}) before it reaches the cluster; after the scheduler becomes active, {@link RecoveryGate} holds
- * every action back until the cluster has come back. One thread; reclaim requests from the web join it under the same
- * lock.
+ * enforces, take workers back ({@link DrainExecutor}), and move reclaims forward ({@link ReclaimExecutor}). Whatever
+ * a round decides is stored ({@link DurableState}) before it reaches the cluster; after the scheduler becomes active,
+ * {@link RecoveryGate} holds every action back until the cluster has come back. One thread; reclaim requests from the
+ * web join it under the same lock.
  */
 final class PlanningLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PlanningLoop.class);
