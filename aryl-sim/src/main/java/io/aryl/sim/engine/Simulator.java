@@ -132,9 +132,9 @@ public final class Simulator {
   private final Map<String, SimJob> byId = new HashMap<>();
   // The snapshot's jobs and allocations, kept sorted by id as it wants them, so that it need not sort them each round.
   private final ActiveJobs active = new ActiveJobs(); // queued or running
-  private JobAllocations allocations = JobAllocations.EMPTY; // of the running jobs
-  // While a round applies its plan: the allocations it sets, put into `allocations` in one copy when it is done.
-  private TreeMap<String, Allocation> roundAllocations;
+  private JobAllocations allocations = JobAllocations.EMPTY; // of the running jobs, as of the last snapshot
+  // Allocations set since the last snapshot, put into `allocations` in one copy when the next is taken.
+  private final TreeMap<String, Allocation> allocationsSince = new TreeMap<>();
 
   // --- counters ----------------------------------------------------------------------------------------------------
 
@@ -390,6 +390,8 @@ public final class Simulator {
       jobs.add(j.toCoreJob(t, tenants != null, speedup));
     }
     Tenants teams = tenants == null ? Tenants.NONE : tenants;
+    allocations = allocations.with(allocationsSince);
+    allocationsSince.clear();
     lastState = lastState == null
         ? ClusterState.of(t, fleet.servers(), jobs, allocations, teams)
         : lastState.next(t, fleet.servers(), jobs, allocations, teams);
@@ -408,7 +410,6 @@ public final class Simulator {
     if (observer != null) {
       observer.planned(state, plan);
     }
-    roundAllocations = new TreeMap<>();
     for (Map.Entry<String, Plan.Change> e : plan.changes().entrySet()) {
       SimJob j = byId.get(e.getKey());
       Allocation next = plan.target(e.getKey());
@@ -422,8 +423,6 @@ public final class Simulator {
         case PREEMPT -> preempt(j, t);
       }
     }
-    allocations = allocations.with(roundAllocations);
-    roundAllocations = null;
   }
 
   private boolean inWindow(double t) {
@@ -486,11 +485,7 @@ public final class Simulator {
     loanedGpusBusy -= j.gpusOnLoaned;
     countRunning(j, -1);
     j.allocation = a;
-    if (roundAllocations != null) {
-      roundAllocations.put(j.trace.id(), a);
-    } else {
-      allocations = allocations.with(j.trace.id(), a);
-    }
+    allocationsSince.put(j.trace.id(), a);
     j.workers = a.totalWorkers();
     j.gpusOnTraining = 0;
     j.gpusOnLoaned = 0;
