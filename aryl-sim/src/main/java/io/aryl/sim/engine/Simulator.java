@@ -135,6 +135,9 @@ public final class Simulator {
   private JobAllocations allocations = JobAllocations.EMPTY; // of the running jobs, as of the last snapshot
   // Allocations set since the last snapshot, put into `allocations` in one copy when the next is taken.
   private final TreeMap<String, Allocation> allocationsSince = new TreeMap<>();
+  // When the first running job finishes; known until a running job's work, speed or pause changes.
+  private double earliestFinish;
+  private boolean earliestFinishKnown;
 
   // --- counters ----------------------------------------------------------------------------------------------------
 
@@ -158,6 +161,7 @@ public final class Simulator {
     this.windowEnd = windowEndS;
     fleet = new SimFleet(cfg);
     lastState = null;
+    earliestFinishKnown = false;
     List<SimJob> arrivals = new ArrayList<>();
     for (TraceJob t : jobs) {
       if (t.submitS() < windowEndS) {
@@ -190,9 +194,7 @@ public final class Simulator {
       if (arrivalsLeft) {
         next = Math.min(next, arrivals.get(nextArrival).trace.submitS());
       }
-      for (SimJob j : running) {
-        next = Math.min(next, j.finishTime(t));
-      }
+      next = Math.min(next, earliestFinish(t));
       double roundAt = Double.POSITIVE_INFINITY;
       if (!Double.isNaN(dirtySince)) {
         roundAt = Math.max(dirtySince, Math.ceil(dirtySince / cfg.roundIntervalS()) * cfg.roundIntervalS());
@@ -265,10 +267,26 @@ public final class Simulator {
 
   // --- time --------------------------------------------------------------------------------------------------------
 
-  /** Runs the running jobs from {@code from} to {@code to}; returns those done by then, in start order. */
+  /** When the first running job finishes, as of {@code t}: the last advance's, unless a job changed since. */
+  private double earliestFinish(double t) {
+    if (!earliestFinishKnown) {
+      earliestFinish = Double.POSITIVE_INFINITY;
+      for (SimJob j : running) {
+        earliestFinish = Math.min(earliestFinish, j.finishTime(t));
+      }
+      earliestFinishKnown = true;
+    }
+    return earliestFinish;
+  }
+
+  /**
+   * Runs the running jobs from {@code from} to {@code to}; returns those done by then, in start order. Notes when the
+   * first of them will finish, for the next event: most events change no running job.
+   */
   private List<SimJob> advance(double from, double to) {
     List<SimJob> done = new ArrayList<>();
-    for (SimJob j : running) { // one pass for both: the scan is per event
+    double earliest = Double.POSITIVE_INFINITY;
+    for (SimJob j : running) { // one pass for all three: the scan is per event
       if (to > from) {
         j.spentGpuS += (j.gpusOnTraining + j.gpusOnLoaned) * (to - from);
         double effective = to - Math.max(from, j.pausedUntil);
@@ -276,10 +294,14 @@ public final class Simulator {
           j.remaining = Math.max(0, j.remaining - j.rate * effective);
         }
       }
-      if (j.remaining <= 1e-6 * Math.max(1, j.totalWork) || j.finishTime(to) <= to + 1e-9) {
+      double finish = j.finishTime(to);
+      earliest = Math.min(earliest, finish);
+      if (j.remaining <= 1e-6 * Math.max(1, j.totalWork) || finish <= to + 1e-9) {
         done.add(j);
       }
     }
+    earliestFinish = earliest;
+    earliestFinishKnown = true;
     double w = Math.min(to, windowEnd) - Math.max(from, windowStart); // <= 0 unless time passes
     if (w > 0) {
       int shortfall = 0;
@@ -486,6 +508,7 @@ public final class Simulator {
     countRunning(j, -1);
     j.allocation = a;
     allocationsSince.put(j.trace.id(), a);
+    earliestFinishKnown = false;
     j.workers = a.totalWorkers();
     j.gpusOnTraining = 0;
     j.gpusOnLoaned = 0;
