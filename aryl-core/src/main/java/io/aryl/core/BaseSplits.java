@@ -4,8 +4,7 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Job;
 import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.ServerTable;
-import java.util.Comparator;
-import java.util.TreeMap;
+import java.util.function.IntUnaryOperator;
 
 /**
  * Running jobs' workers split into base and flexible ({@link BaseSplit}), kept from one round to the next: a job whose
@@ -63,7 +62,7 @@ final class BaseSplits {
     private final ServerTable table;
     private final boolean sameTable;
     private final boolean[] keptServers; // when the table changed: the servers a kept split may be on; else null
-    private final Comparator<Integer> preference;
+    private final IntUnaryOperator preference;
     private final String[] nextJobs;
     private final Split[] nextSplits;
     private int size;
@@ -73,9 +72,7 @@ final class BaseSplits {
       this.table = table;
       this.sameTable = table == BaseSplits.this.table;
       this.keptServers = sameTable ? null : keptServers(BaseSplits.this.table, table);
-      // Base workers are those on the training pool's own open servers first, then on loaned open servers, then on
-      // fenced ones, each by server order.
-      this.preference = Comparator.comparingInt((Integer s) -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0);
+      this.preference = BaseSplit.ownOpenFirst(table);
       this.nextJobs = new String[runningJobs];
       this.nextSplits = new Split[runningJobs];
     }
@@ -85,10 +82,9 @@ final class BaseSplits {
       Split split = sameTable || keptServers != null ? last(job.id()) : null;
       if (split == null || split.of() != a || split.minWorkers() != job.minWorkers()
           || !sameTable && !(onKeptServers(split.base()) && onKeptServers(split.flexible()))) {
-        TreeMap<Integer, Integer> base = new TreeMap<>();
-        TreeMap<Integer, Integer> flexible = new TreeMap<>();
-        int count = BaseSplit.split(job, a, table, preference, base, flexible);
-        split = new Split(a, job.minWorkers(), ServerWorkers.of(base), ServerWorkers.of(flexible), count);
+        BaseSplit.Parts parts = BaseSplit.split(job, a, table, preference);
+        split = new Split(a, job.minWorkers(), ServerWorkers.of(parts.servers(), parts.base()),
+            ServerWorkers.of(parts.servers(), parts.flexible()), parts.flexibleCount());
       }
       nextJobs[size] = job.id();
       nextSplits[size++] = split;

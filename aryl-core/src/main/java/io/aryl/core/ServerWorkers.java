@@ -39,6 +39,20 @@ final class ServerWorkers {
     return n == 0 ? NONE : new ServerWorkers(Arrays.copyOf(s, n), Arrays.copyOf(w, n));
   }
 
+  /** The pairs of {@code servers} (increasing) and {@code counts}, zero counts left out. */
+  static ServerWorkers of(int[] servers, int[] counts) {
+    int[] s = new int[servers.length];
+    int[] w = new int[s.length];
+    int n = 0;
+    for (int i = 0; i < servers.length; i++) {
+      if (counts[i] > 0) {
+        s[n] = servers[i];
+        w[n++] = counts[i];
+      }
+    }
+    return n == 0 ? NONE : new ServerWorkers(Arrays.copyOf(s, n), Arrays.copyOf(w, n));
+  }
+
   /** One worker on each entry of {@code perWorker} (a server index per worker, in any order). */
   static ServerWorkers ofEach(int[] perWorker) {
     return ofEach(perWorker, 0, perWorker.length);

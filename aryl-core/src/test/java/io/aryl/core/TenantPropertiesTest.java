@@ -16,7 +16,6 @@ import io.aryl.core.tenant.TenantQuota;
 import io.aryl.core.testing.SmallStates;
 import io.aryl.core.testing.TenantStates;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -171,8 +170,12 @@ class TenantPropertiesTest {
   /** The round's base split: own open servers first, then loaned open ones, then fenced ones. */
   private static Map<Integer, Integer> base(Job job, Allocation a, ServerTable table) {
     Map<Integer, Integer> base = new TreeMap<>();
-    BaseSplit.split(job, a, table,
-        Comparator.comparingInt((Integer s) -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0), base, new TreeMap<>());
+    BaseSplit.Parts parts = BaseSplit.split(job, a, table, BaseSplit.ownOpenFirst(table));
+    for (int i = 0; i < parts.servers().length; i++) {
+      if (parts.base()[i] > 0) {
+        base.put(parts.servers()[i], parts.base()[i]);
+      }
+    }
     return base;
   }
 

@@ -14,7 +14,6 @@ import io.aryl.core.placement.ServerTable;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.RoundInput;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -241,12 +240,10 @@ final class WaitingDiagnostics {
       }
       for (Map.Entry<String, Allocation> e : plan.targets().entrySet()) {
         Job job = state.job(e.getKey());
-        Map<Integer, Integer> base = new HashMap<>();
-        // The planner's own rule for which workers are base: the training pool's open nodes first, then loaned open
-        // ones, then fenced ones.
-        Comparator<Integer> baseFirst = Comparator.comparingInt(s -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0);
-        BaseSplit.split(job, e.getValue(), table, baseFirst, base, new HashMap<>());
-        base.forEach((s, w) -> free[s] -= w * job.gpusPerWorker());
+        BaseSplit.Parts parts = BaseSplit.split(job, e.getValue(), table, BaseSplit.ownOpenFirst(table));
+        for (int i = 0; i < parts.servers().length; i++) {
+          free[parts.servers()[i]] -= parts.base()[i] * job.gpusPerWorker();
+        }
       }
       long total = 0;
       long largest = 0;

@@ -267,10 +267,9 @@ public final class OptimusPlanner implements Planner {
    */
   private record Split(String job, Allocation of, int minWorkers, WorkersByServer base, WorkersByServer flexible) {
     static Split of(Job job, Allocation a, ServerTable table) {
-      TreeMap<Integer, Integer> base = new TreeMap<>();
-      TreeMap<Integer, Integer> flexible = new TreeMap<>();
-      BaseSplit.split(job, a, table, Comparator.comparingInt((Integer s) -> table.open(s) ? 0 : 1), base, flexible);
-      return new Split(job.id(), a, job.minWorkers(), WorkersByServer.of(base), WorkersByServer.of(flexible));
+      BaseSplit.Parts parts = BaseSplit.split(job, a, table, s -> table.open(s) ? 0 : 1);
+      return new Split(job.id(), a, job.minWorkers(), WorkersByServer.of(parts.servers(), parts.base()),
+          WorkersByServer.of(parts.servers(), parts.flexible()));
     }
   }
 

@@ -37,6 +37,17 @@ final class WorkersByServer {
     return w;
   }
 
+  /** The pairs of {@code servers} (increasing) and {@code counts}, zero counts left out. */
+  static WorkersByServer of(int[] servers, int[] counts) {
+    WorkersByServer w = new WorkersByServer();
+    for (int i = 0; i < servers.length; i++) {
+      if (counts[i] > 0) {
+        w.add(servers[i], counts[i]);
+      }
+    }
+    return w;
+  }
+
   /**
    * An independent copy, copied on write: a round copies every running job's kept split, and changes the workers of
    * only the jobs it grows or moves.
