@@ -35,20 +35,23 @@ public final class ExactKnapsack {
       KnapsackGroup g = groups.get(i);
       int w = g.unitWeight() / unit;
       int maxK = Math.min(g.maxItem(), cap / w);
-      short[] p = new short[cap + 1];
+      short[] p = new short[cap + 1]; // item 0 unless a larger one is better
+      double v0 = g.value(0);
       for (int c = 0; c <= cap; c++) {
-        double v = best[c] + g.value(0);
-        int k0 = 0;
-        int kLimit = Math.min(maxK, c / w);
-        for (int k = 1; k <= kLimit; k++) {
-          double cand = best[c - k * w] + g.value(k);
-          if (cand > v) {
-            v = cand;
-            k0 = k;
+        next[c] = best[c] + v0;
+      }
+      // Items in rising order, each over every capacity it fits: per capacity the same comparisons in the same order
+      // as trying every item at one capacity, so the smallest best item still wins; a straight walk of the arrays.
+      for (int k = 1; k <= maxK; k++) {
+        double vk = g.value(k);
+        int kw = k * w;
+        for (int c = kw; c <= cap; c++) {
+          double cand = best[c - kw] + vk;
+          if (cand > next[c]) {
+            next[c] = cand;
+            p[c] = (short) k;
           }
         }
-        next[c] = v;
-        p[c] = (short) k0;
       }
       pick[i] = p;
       double[] t = best;
