@@ -1,7 +1,6 @@
 package io.aryl.core;
 
 import java.util.Arrays;
-import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -23,20 +22,6 @@ final class ServerWorkers {
   private ServerWorkers(int[] servers, int[] workers) {
     this.servers = servers;
     this.workers = workers;
-  }
-
-  /** The pairs of a map sorted by server index, zero counts left out. */
-  static ServerWorkers of(Map<Integer, Integer> byServer) {
-    int[] s = new int[byServer.size()];
-    int[] w = new int[s.length];
-    int n = 0;
-    for (Map.Entry<Integer, Integer> e : new TreeMap<>(byServer).entrySet()) {
-      if (e.getValue() > 0) {
-        s[n] = e.getKey();
-        w[n++] = e.getValue();
-      }
-    }
-    return n == 0 ? NONE : new ServerWorkers(Arrays.copyOf(s, n), Arrays.copyOf(w, n));
   }
 
   /** The pairs of {@code servers} (increasing) and {@code counts}, zero counts left out. */

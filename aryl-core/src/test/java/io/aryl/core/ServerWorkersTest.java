@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.entry;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -23,19 +22,19 @@ class ServerWorkersTest {
   }
 
   @Test
-  void keeps_a_map_in_server_order_without_its_zero_counts() {
-    ServerWorkers w = ServerWorkers.of(Map.of(9, 2, 1, 1, 4, 0));
+  void keeps_the_pairs_in_server_order_without_their_zero_counts() {
+    ServerWorkers w = ServerWorkers.of(new int[] {1, 4, 9}, new int[] {1, 0, 2});
 
     List<int[]> seen = new ArrayList<>();
     w.forEach((s, n) -> seen.add(new int[] {s, n}));
     assertThat(seen).containsExactly(new int[] {1, 1}, new int[] {9, 2});
-    assertThat(ServerWorkers.of(Map.of())).isSameAs(ServerWorkers.NONE);
+    assertThat(ServerWorkers.of(new int[0], new int[0])).isSameAs(ServerWorkers.NONE);
     assertThat(ServerWorkers.NONE.isEmpty()).isTrue();
   }
 
   @Test
   void equals_the_same_pairs_however_made() {
-    ServerWorkers w = ServerWorkers.of(Map.of(1, 1, 9, 2));
+    ServerWorkers w = ServerWorkers.of(new int[] {1, 9}, new int[] {1, 2});
 
     assertThat(w).isEqualTo(ServerWorkers.ofEach(new int[] {9, 1, 9}))
         .hasSameHashCodeAs(ServerWorkers.ofEach(new int[] {9, 1, 9}))

@@ -3,7 +3,6 @@ package io.aryl.sim.baselines;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.placement.ServerTable;
 import java.util.Arrays;
-import java.util.SortedMap;
 
 /**
  * A job's workers in a round of the Optimus baseline, by server index, kept in index order: they sit on a few servers,
@@ -28,13 +27,6 @@ final class WorkersByServer {
     this.servers = servers;
     this.counts = counts;
     this.size = size;
-  }
-
-  /** The pairs of a map sorted by server index. */
-  static WorkersByServer of(SortedMap<Integer, Integer> byServer) {
-    WorkersByServer w = new WorkersByServer();
-    byServer.forEach(w::add);
-    return w;
   }
 
   /** The pairs of {@code servers} (increasing) and {@code counts}, zero counts left out. */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 class WorkersByServerTest {
@@ -15,11 +14,13 @@ class WorkersByServerTest {
   }
 
   private static WorkersByServer of(int... serverThenCount) {
-    TreeMap<Integer, Integer> m = new TreeMap<>();
-    for (int i = 0; i < serverThenCount.length; i += 2) {
-      m.put(serverThenCount[i], serverThenCount[i + 1]);
+    int[] servers = new int[serverThenCount.length / 2];
+    int[] counts = new int[servers.length];
+    for (int i = 0; i < servers.length; i++) {
+      servers[i] = serverThenCount[2 * i];
+      counts[i] = serverThenCount[2 * i + 1];
     }
-    return WorkersByServer.of(m);
+    return WorkersByServer.of(servers, counts);
   }
 
   @Test
