@@ -186,6 +186,39 @@ class SimCliTest {
   }
 
   @Test
+  void summarizeCompareTabulatesRunsOfOneSliceRowByRow() {
+    Path first = tmp.resolve("guard-off");
+    Path second = tmp.resolve("guard-lane10");
+    assertThat(runTiny(first, "--no-plots")).as(err.toString()).isZero();
+    assertThat(runTiny(second, "--no-plots", "--starvation-share", "0.1")).as(err.toString()).isZero();
+    out.getBuffer().setLength(0);
+
+    assertThat(execute("summarize", "--compare", first.toString(), second.resolve("report.json").toString()))
+        .as(err.toString()).isZero();
+
+    // One header, then a row per report and policy in the order given, named by the report's directory.
+    String[] lines = out.toString().split("\\R");
+    assertThat(lines[0]).isEqualTo("| run | avg queue (h) | avg JCT (h) | JCT / bound | JCT / capacity bound "
+        + "| p95 queue (h) | p99 queue (h) | max queue (h) | starved | worst slowdown |");
+    assertThat(lines).filteredOn(l -> l.startsWith("| run ")).hasSize(1);
+    assertThat(lines[2]).startsWith("| guard-off: baseline | 0.00 | 0.29 | ");
+    assertThat(lines[3]).startsWith("| guard-off: aryl | ");
+    assertThat(lines[4]).startsWith("| guard-lane10: baseline | 0.00 | 0.29 | ");
+    assertThat(lines).hasSize(6);
+  }
+
+  @Test
+  void summarizeRefusesAFileThatIsNoReportNamingIt() throws IOException {
+    Path table = Files.writeString(tmp.resolve("results.txt"), "policy   jobs\n");
+    Path other = Files.writeString(tmp.resolve("other.json"), "{\"config\": {}}");
+
+    assertThat(execute("summarize", "--compare", table.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("REPORT is not JSON: '" + table + "' (line 1, column ").doesNotContain("\tat ");
+    assertThat(execute("summarize", other.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("no \"policies\"").contains("other.json");
+  }
+
+  @Test
   void startDayAndDaysChooseTheWindow() throws IOException {
     // Day 1 = [86400, 172800): only job d (at 90000) is measured.
     Path dir = tmp.resolve("day1");
