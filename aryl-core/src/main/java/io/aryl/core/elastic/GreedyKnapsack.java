@@ -68,20 +68,7 @@ public final class GreedyKnapsack {
     for (int i = 0; i < n; i++) {
       hullSteps(i, groups.get(i), maxK[i], hull, steps);
     }
-    int left = capacity;
-    boolean[] closed = new boolean[n];
-    for (int i : takeOrder(steps, capacity)) {
-      int group = steps.group[i];
-      if (closed[group] || choice[group] != steps.fromK[i]) {
-        continue;
-      }
-      if (steps.weight[i] <= left) {
-        choice[group] = steps.toK[i];
-        left -= steps.weight[i];
-      } else {
-        closed[group] = true;
-      }
-    }
+    int left = fallingAlongHulls(steps) ? takeFalling(steps, capacity, choice) : takeSorted(steps, capacity, choice);
     // Fill what the hull steps could not use with the best single upgrade per group.
     for (int i = 0; i < n && left > 0; i++) {
       KnapsackGroup g = groups.get(i);
@@ -103,98 +90,93 @@ public final class GreedyKnapsack {
     return choice;
   }
 
+  /** True if each group's steps fall (or stay equal) in value per GPU along its hull, as they do but for rounding. */
+  private static boolean fallingAlongHulls(Steps steps) {
+    for (int i = 1; i < steps.size; i++) {
+      if (steps.group[i - 1] == steps.group[i] && steps.efficiency[i - 1] < steps.efficiency[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
-   * The order the steps (made in group and hull order) are offered in: by falling value per GPU, ties by group and
-   * then along the group's hull, which a stable sort on value per GPU alone gives. When every step fits together
-   * and each group's steps already fall in value per GPU, every step is taken whatever the order, and they are
-   * offered as they are: the common round, whose spare GPUs let every elastic job grow as far as it gains.
+   * Offers every step in take order (falling value per GPU, ties in the order made): a step is taken when it fits
+   * and is its group's next; a group whose next step does not fit is closed. Returns the capacity left.
    */
-  private static int[] takeOrder(Steps steps, int capacity) {
+  private static int takeSorted(Steps steps, int capacity, int[] choice) {
+    int left = capacity;
+    boolean[] closed = new boolean[choice.length];
+    for (int i : TakeOrder.sorted(steps.efficiency, steps.size)) {
+      int group = steps.group[i];
+      if (closed[group] || choice[group] != steps.fromK[i]) {
+        continue;
+      }
+      if (steps.weight[i] <= left) {
+        choice[group] = steps.toK[i];
+        left -= steps.weight[i];
+      } else {
+        closed[group] = true;
+      }
+    }
+    return left;
+  }
+
+  /**
+   * What {@link #takeSorted} chooses, when each group's steps fall along its hull, without sorting them all. Then
+   * every group's steps come in take order as they come along its hull, so each step is its group's next when
+   * offered, and the steps offered before the first that does not fit are all taken: that prefix is found by a
+   * selection on weight, in time linear in the steps. After it, only each open group's next step can be taken or
+   * close its group, so the rest are offered from a heap of those, one per group, until the capacity is spent.
+   */
+  private static int takeFalling(Steps steps, int capacity, int[] choice) {
     int n = steps.size;
-    long weight = 0;
-    boolean falling = true; // along each group's hull
+    long total = 0;
     for (int i = 0; i < n; i++) {
-      weight += steps.weight[i];
-      if (i > 0 && steps.group[i - 1] == steps.group[i]
-          && steps.efficiency[i - 1] < steps.efficiency[i]) {
-        falling = false;
-      }
+      total += steps.weight[i];
     }
-    if (falling && weight <= capacity) {
-      int[] asMade = new int[n];
+    if (total <= capacity) {
+      // The common round: the spare GPUs let every elastic job grow as far as it gains.
       for (int i = 0; i < n; i++) {
-        asMade[i] = i;
+        choice[steps.group[i]] = steps.toK[i];
       }
-      return asMade;
+      return capacity - (int) total;
     }
-    return takeOrder(steps.efficiency, n);
-  }
-
-  /**
-   * Indexes by falling efficiency, equal ones in index order: a stable merge sort on primitives, without the boxing
-   * and comparator calls of sorting the steps themselves, as every round solves one. It merges the runs the steps
-   * already come in (each group's hull steps fall in efficiency), so a round of many steps over fewer groups takes as
-   * many passes as it has groups, in logarithm, not steps. Efficiencies are compared as numbers ({@code >}): a step's
-   * gain per GPU is above zero, never NaN or a negative zero, which {@link Double#compare} would order otherwise.
-   */
-  static int[] takeOrder(double[] efficiency) {
-    return takeOrder(efficiency, efficiency.length);
-  }
-
-  /** As {@link #takeOrder(double[])} on the first {@code n} efficiencies. */
-  private static int[] takeOrder(double[] efficiency, int n) {
     int[] order = new int[n];
     for (int i = 0; i < n; i++) {
       order[i] = i;
     }
-    // Where each run of non-rising efficiency starts, then n.
-    int[] starts = new int[n + 1];
-    int runs = 0;
+    int cut = TakeOrder.prefix(steps.efficiency, steps.weight, order, capacity);
+    if (cut < 0) {
+      return takeSorted(steps, capacity, choice); // the selection met its worst case
+    }
+    int left = capacity;
+    for (int k = 0; k < cut; k++) {
+      int i = order[k];
+      choice[steps.group[i]] = Math.max(choice[steps.group[i]], steps.toK[i]);
+      left -= steps.weight[i];
+    }
+    // The first step that did not fit closed its group; every other group offers its next step, if any is left.
+    int closedGroup = steps.group[order[cut]];
+    TakeOrder.Heap heads = new TakeOrder.Heap(steps.efficiency, choice.length);
     for (int i = 0; i < n; i++) {
-      if (i == 0 || efficiency[i] > efficiency[i - 1]) {
-        starts[runs++] = i;
+      int group = steps.group[i];
+      if (group != closedGroup && steps.fromK[i] == choice[group]) {
+        heads.add(i);
       }
     }
-    starts[runs] = n;
-    // The keys travel with the indexes, so that a merge compares neighbours in memory rather than looking them up.
-    double[] key = Arrays.copyOf(efficiency, n);
-    int[] merged = new int[n];
-    double[] mergedKey = new double[n];
-    while (runs > 1) {
-      int next = 0;
-      for (int r = 0; r < runs; r += 2) {
-        int lo = starts[r];
-        int mid = starts[Math.min(r + 1, runs)];
-        int hi = starts[Math.min(r + 2, runs)];
-        int a = lo;
-        int b = mid;
-        int k = lo;
-        while (a < mid && b < hi) {
-          if (key[b] > key[a]) {
-            mergedKey[k] = key[b];
-            merged[k++] = order[b++];
-          } else {
-            mergedKey[k] = key[a];
-            merged[k++] = order[a++];
-          }
+    while (left > 0 && !heads.isEmpty()) {
+      int i = heads.poll();
+      if (steps.weight[i] <= left) {
+        int group = steps.group[i];
+        choice[group] = steps.toK[i];
+        left -= steps.weight[i];
+        if (i + 1 < n && steps.group[i + 1] == group) {
+          heads.add(i + 1);
         }
-        System.arraycopy(order, a, merged, k, mid - a);
-        System.arraycopy(key, a, mergedKey, k, mid - a);
-        k += mid - a;
-        System.arraycopy(order, b, merged, k, hi - b);
-        System.arraycopy(key, b, mergedKey, k, hi - b);
-        starts[next++] = lo;
-      }
-      starts[next] = n;
-      runs = next;
-      int[] t = order;
-      order = merged;
-      merged = t;
-      double[] tk = key;
-      key = mergedKey;
-      mergedKey = tk;
+      } // else the group is closed: its later steps are never offered
     }
-    return order;
+    return left;
   }
 
   /** Steps along the upper convex hull of the group's items up to item {@code maxK}, from item 0. */

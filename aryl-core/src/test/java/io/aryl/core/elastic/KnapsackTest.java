@@ -298,32 +298,9 @@ class KnapsackTest {
   }
 
   @Test
-  void greedy_take_order_is_falling_efficiency_with_ties_in_index_order() {
-    SplittableRandom rnd = new SplittableRandom(11);
-    for (int i = 0; i < 1000; i++) {
-      double[] efficiency = new double[rnd.nextInt(0, 80)];
-      boolean hullLike = i % 2 == 1; // as groups' hull steps come: runs of falling efficiency, one per group
-      for (int k = 0; k < efficiency.length; k++) {
-        boolean newGroup = k == 0 || rnd.nextInt(4) == 0;
-        efficiency[k] = hullLike && !newGroup ? efficiency[k - 1] - rnd.nextInt(0, 3) / 4.0
-            : rnd.nextInt(0, 6) / 4.0; // few values: many ties
-      }
-      Integer[] expected = new Integer[efficiency.length];
-      for (int k = 0; k < expected.length; k++) {
-        expected[k] = k;
-      }
-      java.util.Arrays.sort(expected, (a, b) -> {
-        int c = Double.compare(efficiency[b], efficiency[a]);
-        return c != 0 ? c : Integer.compare(a, b);
-      });
-
-      assertThat(GreedyKnapsack.takeOrder(efficiency)).containsExactly(expected);
-    }
-  }
-
-  @Test
   void greedy_knapsack_stays_within_capacity_on_larger_instances() {
-    // Too many combinations to enumerate; only feasibility is checked, across tight and loose capacities.
+    // Too many combinations to enumerate: feasibility, and the choice of the sorted greedy, across tight and loose
+    // capacities; values rounded to fours half of the time, so that steps of different groups tie.
     SplittableRandom rnd = new SplittableRandom(7);
     for (int i = 0; i < 2000; i++) {
       int n = rnd.nextInt(1, 40);
@@ -336,11 +313,20 @@ class KnapsackTest {
           case 2 -> peakThenFall(rnd, items);
           default -> runningJob(rnd, items);
         };
+        if (i % 2 == 1) {
+          for (int k = 0; k < values.length; k++) {
+            values[k] = Math.round(values[k] / 4) * 4.0;
+          }
+        }
         groups.add(new KnapsackGroup(UNITS_1248[rnd.nextInt(4)], values));
       }
       int capacity = rnd.nextInt(0, maxWeight(groups) + 2);
 
-      assertFeasible(groups, capacity, GreedyKnapsack.solve(groups, capacity));
+      int[] choice = GreedyKnapsack.solve(groups, capacity);
+
+      assertFeasible(groups, capacity, choice);
+      assertThat(choice).as("%s, capacity %d", groups, capacity)
+          .containsExactly(SortedGreedy.solve(groups, capacity));
     }
   }
 
