@@ -223,14 +223,21 @@ public final class ArylMiniCluster implements AutoCloseable {
   private static final int FIXED_PORTS_FROM = 10_000;
   private static final int FIXED_PORTS_TO = 20_000;
   private static final java.util.Random PORTS = new java.util.Random();
+  /** Every port {@link #freePort} gave: a free port is not bound until its RM starts, and must not be given twice. */
+  private static final Set<Integer> GIVEN_PORTS = ConcurrentHashMap.newKeySet();
 
   /**
-   * A port free now for an RM address that must stay the same across restarts. Not an ephemeral one: while a stopped
-   * RM is down, any outgoing connection in the JVM may be given its old ephemeral port, and it could not come back.
+   * A port free now for an RM address that must stay the same across restarts, and not given before in this JVM (two
+   * addresses of one configuration once drew the same port, and the second service failed to bind). Not an ephemeral
+   * one: while a stopped RM is down, any outgoing connection in the JVM may be given its old ephemeral port, and it
+   * could not come back.
    */
   private static int freePort() {
     for (int attempt = 0; attempt < 1000; attempt++) {
       int port = FIXED_PORTS_FROM + PORTS.nextInt(FIXED_PORTS_TO - FIXED_PORTS_FROM);
+      if (!GIVEN_PORTS.add(port)) {
+        continue;
+      }
       try (ServerSocket s = new ServerSocket(port)) {
         return s.getLocalPort();
       } catch (IOException taken) {
