@@ -180,15 +180,14 @@ final class AllocationGate {
    * Capacity Scheduler takes them out of its own pending asks. Without this an ask kept counting workers already
    * allocated until the ApplicationMaster's next heartbeat: a round in between planned the job that many workers
    * more, and pushed the grant at once, so that a node heartbeat could allocate workers nobody asked for (which the
-   * ApplicationMaster hands back) and the next gang was planned around them. Taken before the commit rather than
-   * after it: a round reading in between may see a worker fewer asked for (made up by the next round), never one more.
-   *
-   * @return what undoes it if the commit then fails
+   * ApplicationMaster hands back) and the next gang was planned around them. Until {@link Allocating#ended} the
+   * workers count as {@linkplain ElasticApps.App#askedOrAllocating() being allocated}, so that a round reading across
+   * the commit does not see them in neither the asks nor the nodes.
    */
-  Runnable allocating(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
-    List<Runnable> undo = new ArrayList<>();
+  Allocating allocating(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
+    Allocating allocating = new Allocating();
     if (request.getContainersToAllocate() == null) {
-      return () -> { };
+      return allocating;
     }
     for (var proposal : request.getContainersToAllocate()) {
       SchedulerContainer<FiCaSchedulerApp, FiCaSchedulerNode> sc = proposal.getAllocatedOrReservedContainer();
@@ -205,20 +204,39 @@ final class AllocationGate {
               && rr.getAllocationRequestId() == c.getAllocationRequestId()) {
             String key = e.getKey();
             String unseen = unseenKey(attempt, c.getPriority(), c.getAllocationRequestId());
+            app.allocationStarted(); // before it leaves the ask: a round reads the asks first
             addToAsk(app, key, -1);
             app.unseen.merge(unseen, 1, Integer::sum);
-            undo.add(() -> {
-              synchronized (app) {
-                addToAsk(app, key, 1);
-                app.unseen.computeIfPresent(unseen, (k, n) -> n > 1 ? n - 1 : null);
-              }
-            });
+            allocating.workers.add(new Allocating.Worker(app, key, unseen));
             break;
           }
         }
       }
     }
-    return () -> undo.forEach(Runnable::run);
+    return allocating;
+  }
+
+  /** The workers of one commit request, taken out of their asks by {@link #allocating}. */
+  static final class Allocating {
+    private record Worker(ElasticApps.App app, String askKey, String unseenKey) { }
+
+    private final List<Worker> workers = new ArrayList<>();
+
+    /**
+     * Once the commit ended and, if it committed, its containers are where a round reads them: a worker not committed
+     * goes back into its ask.
+     */
+    void ended(boolean committed) {
+      for (Worker w : workers) {
+        synchronized (w.app) {
+          if (!committed) {
+            addToAsk(w.app, w.askKey, 1);
+            w.app.unseen.computeIfPresent(w.unseenKey, (k, n) -> n > 1 ? n - 1 : null);
+          }
+          w.app.allocationEnded();
+        }
+      }
+    }
   }
 
   /** The ApplicationMaster was handed these containers: its asks from now on no longer count them. */

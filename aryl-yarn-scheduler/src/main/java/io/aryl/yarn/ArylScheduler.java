@@ -392,37 +392,32 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public boolean tryCommit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
-    boolean committed = true; // unless refused: a node counted for nothing is only read again
+    AllocationGate gate = this.gate;
+    ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request = r;
+    if (gate != null && !gate.accepts(request)) {
+      // What super.tryCommit would have done for a refused proposal, or the app's unconfirmed counter leaks.
+      if (request.getContainersToAllocate() != null && !request.getContainersToAllocate().isEmpty()) {
+        request.getFirstAllocatedOrReservedContainer().getAllocatedOrReservedContainer()
+            .getSchedulerApplicationAttempt().decUnconfirmedRes(request.getTotalAllocatedResource());
+      }
+      return false; // a node counted for nothing is only read again
+    }
+    AllocationGate.Allocating allocating = gate == null ? new AllocationGate.Allocating() : gate.allocating(request);
+    boolean committed = true; // on an exception too: a node counted for nothing is only read again
     try {
-      committed = gatedCommit(cluster, r, updatePending);
+      committed = commit(cluster, r, updatePending);
       return committed;
     } finally {
       if (committed) {
         nodeChanges.committed(r);
       }
+      allocating.ended(committed); // after the node's change is counted: a round then reads the worker on it
     }
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private boolean gatedCommit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
-    AllocationGate gate = this.gate;
-    if (gate != null) {
-      ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request = r;
-      if (!gate.accepts(request)) {
-        // What super.tryCommit would have done for a refused proposal, or the app's unconfirmed counter leaks.
-        if (request.getContainersToAllocate() != null && !request.getContainersToAllocate().isEmpty()) {
-          request.getFirstAllocatedOrReservedContainer().getAllocatedOrReservedContainer()
-              .getSchedulerApplicationAttempt().decUnconfirmedRes(request.getTotalAllocatedResource());
-        }
-        return false;
-      }
-      Runnable undo = gate.allocating(request);
-      boolean committed = super.tryCommit(cluster, r, updatePending);
-      if (!committed) {
-        undo.run();
-      }
-      return committed;
-    }
+  /** The Capacity Scheduler's own commit, once the gate passed the request; tests read the RM in between. */
+  @SuppressWarnings("rawtypes")
+  boolean commit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
     return super.tryCommit(cluster, r, updatePending);
   }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 
@@ -34,6 +35,13 @@ final class ElasticApps {
      * ApplicationMaster sends meanwhile still counts them. Guarded by this App's monitor.
      */
     final Map<String, Integer> unseen = new java.util.HashMap<>();
+    /**
+     * Workers taken out of {@link #asks} whose commit has not ended: in no ask and on no node yet. A round reads the
+     * asks before the nodes, so without them a round reading across a commit saw the job asking for one worker fewer
+     * than it does, planned it that width, and then found the last worker not worth a re-scale: the job stayed a
+     * worker short for good, with a GPU idle and its ask outstanding.
+     */
+    private final AtomicInteger allocating = new AtomicInteger();
 
     App(String id, JobShape shape, long submitMs) {
       this.id = id;
@@ -47,6 +55,25 @@ final class ElasticApps {
         n += rr.getNumContainers();
       }
       return n;
+    }
+
+    /**
+     * The workers a round counts as asked for: {@link #askedWorkers()} and the workers being allocated. Read the nodes
+     * after this: a worker whose commit ended since is on its node by then. The asks are read first: a worker leaves
+     * them only after it is counted as being allocated, so it is never in neither.
+     */
+    int askedOrAllocating() {
+      int asked = askedWorkers();
+      return asked + allocating.get();
+    }
+
+    /** A worker leaves the asks to be committed; {@link #allocationEnded()} follows once its commit ended. */
+    void allocationStarted() {
+      allocating.incrementAndGet();
+    }
+
+    void allocationEnded() {
+      allocating.decrementAndGet();
     }
   }
 

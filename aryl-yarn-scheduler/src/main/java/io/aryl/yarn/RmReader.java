@@ -196,7 +196,7 @@ final class RmReader {
         continue;
       }
       out.put(app.id, new AppView(app.id, app.shape, Math.max(0, (app.submitMs - startMs) / 1000.0),
-          app.askedWorkers(), tenantOf(queue), false));
+          app.askedOrAllocating(), tenantOf(queue), false));
       ApplicationAttemptId attemptId = attempt.getApplicationAttemptId();
       if (amFlagged.contains(attemptId)) {
         flagged.add(attemptId); // flagged once, flagged for good

@@ -41,8 +41,13 @@ final class MockArylRm implements AutoCloseable {
   private final MockNM amNode;
 
   MockArylRm(Path dir) throws Exception {
+    this(dir, ArylScheduler.class);
+  }
+
+  /** @param scheduler ArylScheduler or a test's subclass of it */
+  MockArylRm(Path dir, Class<? extends ArylScheduler> scheduler) throws Exception {
     YarnConfiguration conf = TemplateFiles.conf();
-    conf.set(YarnConfiguration.RM_SCHEDULER, ArylScheduler.class.getName());
+    conf.set(YarnConfiguration.RM_SCHEDULER, scheduler.getName());
     conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(dir.toFile(), "labels").toURI().toString());
     conf.setLong("aryl.scheduler.round-interval-ms", 3_600_000); // rounds run when the test calls them (or asks do)
     conf.set("aryl.scheduler.state-store", "memory");
