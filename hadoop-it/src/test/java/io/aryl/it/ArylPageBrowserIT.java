@@ -68,6 +68,9 @@ class ArylPageBrowserIT {
         cluster.awaitShowingStatus("E holds 16 workers", () -> e.workers() == 16);
         g.askWorkersAtOnce(8);
         cluster.awaitShowingStatus("G holds 8 workers", () -> g.workers() == 8);
+        // The status counts the workers a round saw: the page is compared against it only once a round has seen them.
+        cluster.awaitShowingStatus("a round has seen E's 16 and G's 8 workers",
+            () -> ArylStatus.actualWorkers(cluster, e.id()) == 16 && ArylStatus.actualWorkers(cluster, g.id()) == 8);
         wide.askWorkersAtOnce(30);
 
         long deadline = System.currentTimeMillis() + 120_000;

@@ -37,6 +37,22 @@ final class ArylStatus {
     return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
   }
 
+  /**
+   * The workers of the application that the last planning round saw running ({@code actualWorkers}), or -1 while the
+   * status does not list it or no ResourceManager answers.
+   */
+  static int actualWorkers(ArylMiniCluster cluster, Object appId) {
+    JsonNode s = orNull(cluster);
+    if (s != null) {
+      for (JsonNode a : s.path("applications")) {
+        if (a.path("application").asText().equals(appId.toString())) {
+          return a.path("actualWorkers").asInt();
+        }
+      }
+    }
+    return -1;
+  }
+
   /** Whether the status shows the node owned by inference and on loan to training. */
   static boolean onLoan(ArylMiniCluster cluster, String name) {
     JsonNode s = orNull(cluster);
