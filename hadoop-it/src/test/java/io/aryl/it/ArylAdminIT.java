@@ -57,7 +57,8 @@ class ArylAdminIT {
     cluster.label(0, "training");
     cluster.awaitShowingStatus("node 0 is on loan", () -> loaned().size() == 1);
     // The status reports the workers the last planning round saw, which may predate the AM's count.
-    cluster.awaitShowingStatus("a round has seen the job's 2 workers", () -> ArylStatus.actualWorkers(cluster, job.id()) == 2);
+    cluster.awaitShowingStatus("a round has seen the job's 2 workers",
+        () -> ArylStatus.actualWorkers(cluster, job.id()) == 2);
 
     yarnSite = dir.resolve("yarn-site.xml").toFile();
     clientConf = AdminCommand.writeClientConf(cluster, yarnSite);
@@ -79,7 +80,6 @@ class ArylAdminIT {
       return List.of();
     }
   }
-
 
   private static int doneReclaims() {
     try {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /** Reading Aryl's REST resource ({@code GET /ws/v1/cluster/aryl}) and asking it for reclaims, in tests. */
@@ -41,7 +42,7 @@ final class ArylStatus {
    * The workers of the application that the last planning round saw running ({@code actualWorkers}), or -1 while the
    * status does not list it or no ResourceManager answers.
    */
-  static int actualWorkers(ArylMiniCluster cluster, Object appId) {
+  static int actualWorkers(ArylMiniCluster cluster, ApplicationId appId) {
     JsonNode s = orNull(cluster);
     if (s != null) {
       for (JsonNode a : s.path("applications")) {
