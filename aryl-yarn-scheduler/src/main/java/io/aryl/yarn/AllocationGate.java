@@ -1,5 +1,6 @@
 package io.aryl.yarn;
 
+import io.aryl.yarn.engine.Promises;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
@@ -100,7 +101,8 @@ final class AllocationGate {
       }
       // Node and rack asks of the ApplicationMaster are dropped: the plan places workers.
     }
-    Allocation target = loop.book().target(appId);
+    Promises promises = loop.promises(); // one round's book and fences for the whole heartbeat
+    Allocation target = promises.book().target(appId);
     Map<String, Integer> need = new TreeMap<>();
     Map<String, Integer> live = liveWorkersByNode(attempt);
     target.workersByServer().forEach((node, w) -> {
@@ -110,8 +112,8 @@ final class AllocationGate {
       }
     });
     // Workers being moved off their nodes are as good as gone: their replacements are granted while they still run.
-    int moving = loop.moving(appId);
-    int granted = loop.book().outstanding(appId, liveWorkers(attempt) - moving);
+    int moving = promises.moving(appId);
+    int granted = promises.book().outstanding(appId, liveWorkers(attempt) - moving);
     if (changed && app.askedWorkers() > granted) {
       loop.requestRound(); // new demand: plan for it now rather than at the next tick
     }
@@ -303,7 +305,8 @@ final class AllocationGate {
     FiCaSchedulerApp app = proposal.getSchedulerApplicationAttempt();
     FiCaSchedulerNode node = proposal.getSchedulerNode();
     String nodeId = node.getNodeName();
-    if (loop.fenced().contains(nodeId)) {
+    Promises promises = loop.promises(); // one round's book and fences for the whole proposal
+    if (promises.fenced().contains(nodeId)) {
       return false;
     }
     if (!labelOf.apply(node.getNodeID()).equals(proposal.getNodePartition())) {
@@ -315,13 +318,14 @@ final class AllocationGate {
     boolean reservation = !request.getContainersToReserve().isEmpty();
     if (apps.isElastic(appId) && !app.isWaitingForAMContainer()) {
       // A gang never waits on a reservation: the plan only admits what fits now.
-      return !reservation && loop.book().mayPlace(appId, nodeId, liveWorkersOn(app, node)) && gangFitsNow(app);
+      return !reservation && promises.book().mayPlace(appId, nodeId, liveWorkersOn(app, node))
+          && gangFitsNow(app, promises.book());
     }
     int gpus = RmReader.gpus(reservation ? request.getTotalReservedResource() : request.getTotalAllocatedResource());
     if (gpus == 0) {
       return true;
     }
-    PlanBook book = loop.book();
+    PlanBook book = promises.book();
     Map<String, Integer> promised = book.promisedOn(nodeId);
     if (promised.isEmpty()) {
       return true;
@@ -336,13 +340,13 @@ final class AllocationGate {
    * its first workers allocated as that room trickled free, the next round would find a partial gang, give it up and
    * drain it, and the shrink that made its room would be called off.
    */
-  private boolean gangFitsNow(FiCaSchedulerApp attempt) {
+  private boolean gangFitsNow(FiCaSchedulerApp attempt, PlanBook book) {
     ElasticApps.App app = apps.get(attempt.getApplicationId().toString()).orElse(null);
     if (app == null || liveWorkers(attempt) >= app.shape.minWorkers()) {
       return true;
     }
     Map<String, Integer> live = liveWorkersByNode(attempt);
-    for (Map.Entry<String, Integer> t : loop.book().target(app.id).workersByServer().entrySet()) {
+    for (Map.Entry<String, Integer> t : book.target(app.id).workersByServer().entrySet()) {
       int missing = t.getValue() - live.getOrDefault(t.getKey(), 0);
       if (missing <= 0) {
         continue;

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import io.aryl.yarn.engine.Lifecycle;
+import io.aryl.yarn.engine.Promises;
 import io.aryl.yarn.state.CorruptStateException;
 import io.aryl.yarn.state.DurableState;
 import io.aryl.yarn.state.StateStore;
@@ -64,11 +66,17 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   private final UnplannedDemand unplanned = new UnplannedDemand(this::unplannedAsking, System::nanoTime, 20, 1_000);
   /** How often each node's containers changed; counted whether Aryl is on or not yet. */
   private final NodeChangeCounts nodeChanges = new NodeChangeCounts();
-  /** Null when Aryl is off. Made at init: label events may come before the planning loop starts. */
-  private InferenceOwners owners;
+  /** Where Aryl stands in this ResourceManager: off, standby, recovering, active, deposed or stopped. */
+  private final Lifecycle lifecycle = new Lifecycle();
+  /**
+   * Nodes seen in the inference pool before the planning loop started (label events may come first): handed to the
+   * loop when it starts, which remembers them from then on.
+   */
+  private final java.util.Set<String> inferenceSeenBeforeStart = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private ArylMetrics metrics;
   private StateStore store;
   private DurableState state;
+  /** Set once, when this scheduler becomes active (RECOVERING): what the lifecycle says runs. */
   private volatile PlanningLoop loop;
   private volatile AllocationGate gate;
   private volatile LoanControllerReports reports;
@@ -84,6 +92,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     super.serviceInit(conf);
     settings = readSettings(conf);
     if (!settings.enabled()) {
+      lifecycle.move(Lifecycle.State.NEW, Lifecycle.State.OFF);
       LOG.info("Aryl is off ({}=false): scheduling as the stock CapacityScheduler", ArylConf.ENABLED.key());
       return;
     }
@@ -96,12 +105,12 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
       throw new YarnRuntimeException("Aryl configuration: " + e.getMessage(), e);
     }
     admission = new SubmissionAdmission(this::getRMContext, apps, submissions);
-    owners = new InferenceOwners(settings.inferenceLabel(), settings.inferenceNodes());
     metrics = ArylMetrics.register(settings.metricsQuantileWindowS());
     if (settings.webappNavLink()) {
       // The RM's own configuration object: its web app is set up from it after the scheduler is initialised.
       io.aryl.yarn.web.ArylNavLink.install(conf);
     }
+    lifecycle.move(Lifecycle.State.NEW, Lifecycle.State.STANDBY);
   }
 
   /**
@@ -111,8 +120,8 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   @Override
   public void serviceStart() throws Exception {
     super.serviceStart();
-    if (owners == null) {
-      return;
+    if (lifecycle.get() != Lifecycle.State.STANDBY) {
+      return; // off
     }
     PoolLabels.ensureExclusive(getRMContext().getNodeLabelManager(), settings);
     store = StateStores.open(settings, getConfig(), getRMContext().getResourceManager());
@@ -125,14 +134,21 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
           + ": " + e.getMessage() + " (" + ArylConf.STATE_STORE.key() + ")", e);
     }
     reports = new LoanControllerReports(state);
+    PlanningLoop started;
     try {
-      loop = new PlanningLoop(this, settings, apps, metrics, state, owners);
+      started = new PlanningLoop(this, settings, lifecycle, apps, metrics, state);
     } catch (CorruptStateException e) {
       throw new YarnRuntimeException(e.getMessage(), e);
     }
-    gate = new AllocationGate(apps, loop, this::labelOf);
+    for (String node : inferenceSeenBeforeStart) {
+      started.observeLabel(node, settings.inferenceLabel());
+    }
+    inferenceSeenBeforeStart.clear();
+    loop = started;
+    gate = new AllocationGate(apps, started, this::labelOf);
     offerAdmittedOutsideHeartbeats();
-    loop.start();
+    lifecycle.move(Lifecycle.State.STANDBY, Lifecycle.State.RECOVERING); // the loop is in place for whoever asks
+    started.start();
     LOG.info("Aryl started: pools {}={} and {}={}, round every {} ms, shrink grace {} ms, state in {} {} (epoch {})",
         settings.inferenceLabel(), settings.inferenceQueue(), settings.trainingLabel(), settings.trainingQueue(),
         settings.roundIntervalMs(), settings.shrinkGraceMs(), store.kind(), store.location(), state.epoch());
@@ -140,6 +156,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
 
   @Override
   public void serviceStop() throws Exception {
+    lifecycle.stop();
     PlanningLoop l = loop;
     if (l != null) {
       l.close();
@@ -177,7 +194,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     if (loop != null && !validation) {
       offerAdmittedOutsideHeartbeats(); // the queues' ordering policies are new
     }
-    if (owners != null && !validation) {
+    if (submissions != null && !validation) {
       try {
         submissions.readCaps(getConfiguration());
       } catch (IllegalArgumentException e) {
@@ -192,7 +209,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
 
   @Override
   public void handle(SchedulerEvent event) {
-    if (owners != null) {
+    if (submissions != null) { // Aryl is on
       switch (event.getType()) {
         case APP_ADDED -> {
           if (!admission.admit((AppAddedSchedulerEvent) event)) {
@@ -233,17 +250,18 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
    * a loan comes from.
    */
   private void rememberOwners(NodeLabelsUpdateSchedulerEvent event) {
-    boolean learnt = false;
+    PlanningLoop l = loop;
     for (NodeId nodeId : event.getUpdatedNodeToLabels().keySet()) {
       SchedulerNode node = getSchedulerNode(nodeId);
-      if (node != null) {
-        learnt |= owners.observe(node.getNodeName(), node.getPartition());
+      if (node == null || !settings.inferenceLabel().equals(node.getPartition())) {
+        continue;
       }
-    }
-    PlanningLoop l = loop;
-    if (learnt && l != null) {
+      if (l == null) {
+        inferenceSeenBeforeStart.add(node.getNodeName());
+        continue;
+      }
       try {
-        l.saveOwners();
+        l.observeLabel(node.getNodeName(), node.getPartition());
       } catch (IOException e) {
         LOG.warn("Aryl could not store the inference nodes yet; the next round does: {}", e.toString());
       }
@@ -310,7 +328,8 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     if (loop == null) {
       return allocation.get();
     }
-    return PlanAwareOrderingPolicy.serving(offers.onNode(loop.book().promisedOn(node.getNodeName())), allocation);
+    return PlanAwareOrderingPolicy.serving(offers.onNode(loop.promises().book().promisedOn(node.getNodeName())),
+        allocation);
   }
 
   /**
@@ -320,7 +339,8 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   @Override
   protected boolean noOneToOffer(FiCaSchedulerNode node) {
     PlanningLoop loop = this.loop;
-    return loop != null && loop.book().promisedOn(node.getNodeName()).isEmpty() && !unplanned.mayBeAsking();
+    return loop != null && loop.promises().book().promisedOn(node.getNodeName()).isEmpty()
+        && !unplanned.mayBeAsking();
   }
 
   /** With Aryl on, an idle walk slows down; off, the scheduler is the stock one in this as in everything else. */
@@ -467,8 +487,14 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     return settings;
   }
 
+  /** Whether Aryl runs in this scheduler now: active, or recovering after it became active. */
   public boolean arylEnabled() {
-    return loop != null;
+    return lifecycle.running();
+  }
+
+  /** Where Aryl stands in this ResourceManager. */
+  public Lifecycle.State lifecycle() {
+    return lifecycle.get();
   }
 
   /** Aryl's durable state, or null before this scheduler became active. */
@@ -542,10 +568,10 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
 
   private PlanningLoop requireEnabled() {
     PlanningLoop l = loop;
-    if (l == null) {
-      throw new IllegalStateException(owners == null ? "Aryl is off (" + ArylConf.ENABLED.key() + "=false)"
-          : "Aryl is not active in this ResourceManager");
-    }
-    return l;
+    return switch (lifecycle.get()) {
+      case OFF -> throw new IllegalStateException("Aryl is off (" + ArylConf.ENABLED.key() + "=false)");
+      case NEW, STANDBY, STOPPED -> throw new IllegalStateException("Aryl is not active in this ResourceManager");
+      case RECOVERING, ACTIVE, DEPOSED -> l;
+    };
   }
 }

@@ -1,11 +1,10 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.BooleanSupplier;
 
 /**
  * After a scheduler becomes active, holds back every action on the cluster — drains, kills, shrinks, relabels, new
@@ -20,25 +19,24 @@ final class RecoveryGate {
   private final long startMs;
   private final long maxWaitMs;
   private final Set<String> expected;
-  private final BooleanSupplier rmReady;
   private volatile Set<String> waitingFor;
   private volatile long readyMs = -1;
   private volatile String how = "";
 
-  /**
-   * @param expected nodes to wait for (empty: nothing to wait for but the ResourceManager)
-   * @param rmReady the ResourceManager's own readiness to allocate after its recovery
-   */
-  RecoveryGate(long startMs, long maxWaitMs, Set<String> expected, BooleanSupplier rmReady) {
+  /** @param expected nodes to wait for (empty: nothing to wait for but the ResourceManager) */
+  RecoveryGate(long startMs, long maxWaitMs, Set<String> expected) {
     this.startMs = startMs;
     this.maxWaitMs = maxWaitMs;
     this.expected = Set.copyOf(expected);
-    this.rmReady = rmReady;
     this.waitingFor = new TreeSet<>(expected);
   }
 
-  /** True once recovery is over; stays true. */
-  boolean ready(Set<String> registered, long nowMs) {
+  /**
+   * True once recovery is over; stays true.
+   *
+   * @param rmReady the ResourceManager's own readiness to allocate after its recovery
+   */
+  boolean ready(Set<String> registered, boolean rmReady, long nowMs) {
     if (readyMs >= 0) {
       return true;
     }
@@ -46,7 +44,7 @@ final class RecoveryGate {
     missing.removeAll(registered);
     waitingFor = missing;
     boolean timedOut = nowMs - startMs >= maxWaitMs;
-    if (!rmReady.getAsBoolean() || (!missing.isEmpty() && !timedOut)) {
+    if (!rmReady || (!missing.isEmpty() && !timedOut)) {
       return false;
     }
     readyMs = nowMs;

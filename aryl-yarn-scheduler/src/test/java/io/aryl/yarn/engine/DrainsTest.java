@@ -1,9 +1,9 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.aryl.yarn.Drains.Drain;
-import io.aryl.yarn.Drains.Reason;
+import io.aryl.yarn.engine.Drains.Drain;
+import io.aryl.yarn.engine.Drains.Reason;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.DisplayName;

@@ -1,4 +1,4 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -10,8 +10,8 @@ import io.aryl.core.admission.JobOrder;
 import io.aryl.core.job.JobShape;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
-import io.aryl.yarn.WaitingDiagnostics.Room;
-import io.aryl.yarn.WaitingDiagnostics.Standing;
+import io.aryl.yarn.engine.WaitingMessages.Room;
+import io.aryl.yarn.engine.WaitingMessages.Standing;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
@@ -34,8 +34,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@DisplayName("WaitingDiagnostics: a job whose base gang waits says why in its diagnostics")
-class WaitingDiagnosticsTest {
+@DisplayName("WaitingMessages: a job whose base gang waits says why in its diagnostics")
+class WaitingMessagesTest {
 
   @Nested
   @DisplayName("the message")
@@ -95,7 +95,7 @@ class WaitingDiagnosticsTest {
     @DisplayName("says what the gang needs, what is free now, and where the job stands")
     void says(String description, JobShape shape, Room room, int ahead, JobOrder order, Standing standing,
         String expected) {
-      assertThat(WaitingDiagnostics.message("training", shape, room, ahead, order, standing)).isEqualTo(expected);
+      assertThat(WaitingMessages.message("training", shape, room, ahead, order, standing)).isEqualTo(expected);
     }
   }
 
@@ -105,10 +105,7 @@ class WaitingDiagnosticsTest {
     static final SnapshotTranslator TRANSLATOR = new SnapshotTranslator("training", GpuType.of("gpu"), n -> false);
     static final RoundPlanner PLANNER = new RoundPlanner(PolicyConfig.defaults());
 
-    /** What the sink was told, in order: application id, then message (null: cleared). */
-    final List<Map.Entry<String, String>> told = new ArrayList<>();
-    final WaitingDiagnostics diagnostics = new WaitingDiagnostics("training", PolicyConfig.defaults(),
-        (app, message) -> told.add(new AbstractMap.SimpleEntry<>(app, message)));
+    final WaitingMessages diagnostics = new WaitingMessages("training", PolicyConfig.defaults());
     long seq;
 
     ContainerView worker(String app, int gpus) {
@@ -123,13 +120,13 @@ class WaitingDiagnosticsTest {
       return new AppView(id, new JobShape(min, max, gpus, runtimeS, ""), 0, asked);
     }
 
-    /** Translates and plans as a round does, then publishes; returns what the sink was told. */
+    /** Translates and plans as a round does, then publishes; returns the messages set (null: cleared), in order. */
     Map<String, String> round(List<NodeView> nodes, AppView... apps) {
       return round(PLANNER, diagnostics, nodes, apps);
     }
 
     /** {@link #round(List, AppView...)} at 100 s with another policy's planner and diagnostics. */
-    Map<String, String> round(RoundPlanner planner, WaitingDiagnostics diagnostics, List<NodeView> nodes,
+    Map<String, String> round(RoundPlanner planner, WaitingMessages diagnostics, List<NodeView> nodes,
         AppView... apps) {
       Map<String, AppView> views = new TreeMap<>();
       for (AppView a : apps) {
@@ -137,10 +134,11 @@ class WaitingDiagnosticsTest {
       }
       RoundInput input = TRANSLATOR.translate(100, nodes, views, PlanBook.EMPTY, Set.of(), Set.of(), Map.of());
       Plan plan = planner.plan(input.state());
-      told.clear();
-      diagnostics.publish(views, input, plan);
       Map<String, String> out = new LinkedHashMap<>();
-      told.forEach(e -> out.put(e.getKey(), e.getValue()));
+      for (Action a : diagnostics.publish(views, input, plan)) {
+        Action.Diagnose d = (Action.Diagnose) a;
+        out.put(d.appId(), d.message());
+      }
       return out;
     }
 
@@ -187,8 +185,7 @@ class WaitingDiagnosticsTest {
      */
     Map<String, String> starving(double aSubmitS, int gpus) {
       PolicyConfig policy = PolicyConfig.defaults().withStarvationWaitS(50);
-      WaitingDiagnostics d = new WaitingDiagnostics("training", policy,
-          (app, message) -> told.add(new AbstractMap.SimpleEntry<>(app, message)));
+      WaitingMessages d = new WaitingMessages("training", policy);
       List<NodeView> busy = List.of(node("n1", 4, worker("a", 4)), node("n2", 4, worker("a", 4)));
       return round(new RoundPlanner(policy), d, busy,
           new AppView("a", new JobShape(2, 2, 4, 6000, ""), aSubmitS, 0),
@@ -240,19 +237,6 @@ class WaitingDiagnosticsTest {
       List<NodeView> busy = List.of(node("n1", 4, worker("a", 4)));
       assertThat(round(busy, app("a", 1, 1, 4, 600, 0), app("b", 1, 1, 4, 600, 1))).containsOnlyKeys("b");
       assertThat(round(busy, app("a", 1, 1, 4, 600, 0))).isEmpty();
-    }
-
-    @Test
-    @DisplayName("a sink that fails costs the message, never the round")
-    void failingSink() {
-      WaitingDiagnostics failing = new WaitingDiagnostics("training", PolicyConfig.defaults(), (app, message) -> {
-        throw new IllegalStateException("no such application");
-      });
-      List<NodeView> busy = List.of(node("n1", 4, worker("a", 4)));
-      Map<String, AppView> views = Map.of("a", app("a", 1, 1, 4, 600, 0), "b", app("b", 1, 1, 4, 600, 1));
-      RoundInput input = TRANSLATOR.translate(100, busy, new TreeMap<>(views), PlanBook.EMPTY, Set.of(), Set.of(),
-          Map.of());
-      assertThatCode(() -> failing.publish(views, input, PLANNER.plan(input.state()))).doesNotThrowAnyException();
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.admission.Admission;
@@ -19,10 +19,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,48 +31,30 @@ import org.slf4j.LoggerFactory;
  * <p>"Free" is what a base gang could use this round: a node's GPUs less the base workers of the jobs the plan runs.
  * GPUs held by other jobs' extra (elastic) workers count as free, since a gang takes them back.
  *
- * <p>The message goes where YARN keeps the diagnostics of a running attempt:
- * {@link RMAppAttempt#updateAMLaunchDiagnostics}. The ResourceManager sets that text while an attempt's
+ * <p>The adapter puts the message where YARN keeps the diagnostics of a running attempt:
+ * {@code RMAppAttempt#updateAMLaunchDiagnostics}. The ResourceManager sets that text while an attempt's
  * ApplicationMaster is being launched and clears it when the ApplicationMaster registers; a report of a RUNNING
  * application shows it as long as neither the application nor the attempt has diagnostics of its own (which they get
  * only when they end, and which then take precedence).
  */
-final class WaitingDiagnostics {
-  private static final Logger LOG = LoggerFactory.getLogger(WaitingDiagnostics.class);
+final class WaitingMessages {
+  private static final Logger LOG = LoggerFactory.getLogger(WaitingMessages.class);
 
   /** What every message starts with. */
   static final String PREFIX = "Aryl: ";
-
-  /** Where an application's waiting message goes; {@code null} clears it. */
-  interface Sink {
-    void set(String appId, String message);
-  }
 
   private final String poolLabel;
   private final JobOrder order;
   private final Admission admission;
   private final StarvationGuard guard;
-  private final Sink sink;
   /** Applications that were given a message and have not been cleared since. */
   private final Set<String> told = new HashSet<>();
 
-  WaitingDiagnostics(String poolLabel, PolicyConfig policy, Sink sink) {
+  WaitingMessages(String poolLabel, PolicyConfig policy) {
     this.poolLabel = poolLabel;
     this.order = policy.jobOrder();
     this.guard = policy.starvationGuard();
     this.admission = new Admission(policy.jobOrder(), guard, false);
-    this.sink = sink;
-  }
-
-  /** The sink of a running ResourceManager: the application's current attempt. */
-  static Sink onCurrentAttempt(RMContext rm) {
-    return (appId, message) -> {
-      RMApp app = rm.getRMApps().get(ApplicationId.fromString(appId));
-      RMAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
-      if (attempt != null) {
-        attempt.updateAMLaunchDiagnostics(message);
-      }
-    };
   }
 
   /**
@@ -86,12 +64,14 @@ final class WaitingDiagnostics {
    * @param views the round's elastic applications
    * @param input what the round planned on
    * @param plan what it decided
+   * @return the messages to set and to clear
    */
-  void publish(Map<String, AppView> views, RoundInput input, Plan plan) {
+  List<Action> publish(Map<String, AppView> views, RoundInput input, Plan plan) {
+    List<Action> out = new ArrayList<>();
     try {
       Set<String> waiting = new HashSet<>();
       if (told.isEmpty() && views.values().stream().noneMatch(app -> waits(app, input, plan))) {
-        return; // nobody to tell or to clear: no queue order, no walk of the nodes
+        return out; // nobody to tell or to clear: no queue order, no walk of the nodes
       }
       Queue queue = queueOrder(input.state(), plan);
       Map<String, Integer> positions = new HashMap<>();
@@ -110,18 +90,21 @@ final class WaitingDiagnostics {
         Standing standing = job == null || !admission.isStarving(job, input.state().nowS()) ? Standing.NOT_STARVING
             : queue.lane().contains(app.id()) ? Standing.IN_THE_LANE : Standing.OUTSIDE_THE_LANE;
         Room room = rooms.computeIfAbsent(shape.gpusPerWorker(), g -> Room.of(input.state(), plan, g));
-        sink.set(app.id(), message(poolLabel, shape, room, Math.max(0, position), order, standing));
+        out.add(new Action.Diagnose(app.id(), message(poolLabel, shape, room, Math.max(0, position), order,
+            standing)));
         waiting.add(app.id());
       }
       for (String id : told) {
         if (!waiting.contains(id) && views.containsKey(id)) {
-          sink.set(id, null);
+          out.add(new Action.Diagnose(id, null));
         }
       }
       told.clear();
       told.addAll(waiting);
+      return out;
     } catch (RuntimeException e) {
       LOG.warn("Aryl could not update the diagnostics of waiting jobs: {}", e.toString());
+      return List.of();
     }
   }
 

@@ -1,4 +1,4 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -1,9 +1,10 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Plan;
-import io.aryl.yarn.Drains.Drain;
-import io.aryl.yarn.Drains.Reason;
+import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.engine.Drains.Drain;
+import io.aryl.yarn.engine.Drains.Reason;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.PlanBook;
@@ -15,33 +16,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Predicate;
-import org.apache.hadoop.yarn.api.records.ContainerId;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes workers back: the plan's shrinks and moves and the workers of gangs left below their minimum become
- * {@link Drains}; a stored drain is announced to its ApplicationMaster (a PreemptionMessage); once its grace is over,
- * and if its reason still holds, the container is killed. Reclaims add their own drains ({@link ReclaimExecutor});
- * this class tells and kills for them too.
+ * Which workers the plan takes back, and when: the plan's shrinks and moves and the workers of gangs left below
+ * their minimum become {@link Drains}; a stored drain is announced to its ApplicationMaster; once its grace is over,
+ * and if its reason still holds, the container is killed. Reclaims add their own drains ({@link Reclaims}); this class
+ * announces and kills for them too.
  *
- * <p>A job the plan places elsewhere while it keeps its width (a whole-job move between GPU speeds, or workers
- * traded between nodes) is moved new-workers-first: its old workers are recorded as MOVE drains but announced only
- * once every node of its target holds its new workers (granted meanwhile by {@link AllocationGate}), so that its
- * ApplicationMaster changes generation once, from the old workers to the new. If the plan stops moving the job, or
- * the new workers do not all come within {@code aryl.scheduler.move-timeout-ms}, the move is dropped and the job
- * keeps running where it is.
+ * <p>A job the plan places elsewhere while it keeps its width (a whole-job move between GPU speeds, or workers traded
+ * between nodes) is moved new-workers-first: its old workers are recorded as MOVE drains but announced only once every
+ * node of its target holds its new workers (granted meanwhile by the allocation path), so that its ApplicationMaster
+ * changes generation once, from the old workers to the new. If the plan stops moving the job, or the new workers do
+ * not all come within {@code aryl.scheduler.move-timeout-ms}, the move is dropped and the job keeps running where it
+ * is.
  */
-final class DrainExecutor {
-  private static final Logger LOG = LoggerFactory.getLogger(DrainExecutor.class);
+final class Shrinks {
+  private static final Logger LOG = LoggerFactory.getLogger(Shrinks.class);
 
-  private final ArylScheduler scheduler;
   private final ArylSettings settings;
-  private final ElasticApps apps;
-  private final ArylMetrics metrics;
   private final Drains drains;
   private final Predicate<Drain> reclaimStillReturning;
   /** The last round's input and plan, which held moves are judged by. */
@@ -50,12 +45,8 @@ final class DrainExecutor {
   /** Since when each job has held fewer workers than its minimum, with nothing planned to complete it. */
   private final Map<String, Long> partialSince = new HashMap<>();
 
-  DrainExecutor(ArylScheduler scheduler, ArylSettings settings, ElasticApps apps, ArylMetrics metrics, Drains drains,
-      Predicate<Drain> reclaimStillReturning) {
-    this.scheduler = scheduler;
+  Shrinks(ArylSettings settings, Drains drains, Predicate<Drain> reclaimStillReturning) {
     this.settings = settings;
-    this.apps = apps;
-    this.metrics = metrics;
     this.drains = drains;
     this.reclaimStillReturning = reclaimStillReturning;
   }
@@ -65,7 +56,7 @@ final class DrainExecutor {
    * elsewhere that the job does not hold yet, else shrunk), partial gangs past their grace, and workers beyond a job's
    * maximum (new workers of a move that was given up).
    */
-  void drainWhatThePlanTakes(RoundInput input, Plan plan, List<NodeView> nodes, long now) {
+  void drainWhatThePlanTakes(RoundInput input, Plan plan, List<NodeView> nodes, long now, Tally tally) {
     this.lastInput = input;
     this.lastPlan = plan;
     List<ContainerView> shrunk = ShrinkChooser.choose(input, plan);
@@ -78,20 +69,20 @@ final class DrainExecutor {
     for (ContainerView c : shrunk) {
       if (awaitsNewWorkers(input, plan, c.appId())) {
         long holdUntil = now + settings.moveTimeoutMs();
-        drains.add(new Drain(c.id(), c.appId(), nodeOf.get(c.id()), holdUntil + settings.shrinkGraceMs(),
-            Reason.MOVE, 0, holdUntil)); // counted when told: a move given up costs nothing
+        // Counted when told: a move given up costs nothing.
+        drains.add(Drain.move(c.id(), c.appId(), nodeOf.get(c.id()), holdUntil + settings.shrinkGraceMs(), holdUntil));
       } else {
-        take(c, nodeOf.get(c.id()), Reason.SHRINK, now);
+        take(c, nodeOf.get(c.id()), Reason.SHRINK, now, tally);
       }
     }
-    input.surplus().forEach(c -> take(c, nodeOf.get(c.id()), Reason.SHRINK, now));
-    partial.forEach(c -> take(c, nodeOf.get(c.id()), Reason.ORPHAN, now));
+    input.surplus().forEach(c -> take(c, nodeOf.get(c.id()), Reason.SHRINK, now, tally));
+    partial.forEach(c -> take(c, nodeOf.get(c.id()), Reason.ORPHAN, now, tally));
   }
 
-  private void take(ContainerView c, String node, Reason why, long now) {
+  private void take(ContainerView c, String node, Reason why, long now, Tally tally) {
     if (drains.add(new Drain(c.id(), c.appId(), node, now + settings.shrinkGraceMs(), why, 0))) {
-      metrics.containersShrunk.incr();
-      metrics.gpuSecondsLost.incr(Math.round(c.gpus() * settings.policy().rescaleOverheadS()));
+      tally.containersShrunk++;
+      tally.gpuSecondsLost += Math.round(c.gpus() * settings.policy().rescaleOverheadS());
     }
   }
 
@@ -142,30 +133,40 @@ final class DrainExecutor {
   }
 
   /**
-   * Tells ApplicationMasters about drains not announced yet, but for moves still waiting for their job's new workers;
-   * call only once the drains are stored.
+   * The notices of drains not announced yet, but for moves still waiting for their job's new workers; call only once
+   * the drains are stored.
    */
-  void announceStored(long now) {
+  List<Action> announceStored(long now, Tally tally) {
+    List<Action> out = new ArrayList<>();
     for (Drain d : drains.announce(now, this::moveHold)) {
       if (d.reason() == Reason.MOVE) {
         LOG.info("Aryl moves {} of {} off {}: the job's new workers are allocated", d.container(), d.app(), d.node());
-        metrics.containersMoved.incr();
+        tally.containersMoved++;
       }
-      send(d, SchedulerEventType.MARK_CONTAINER_FOR_PREEMPTION);
+      out.add(new Action.Notice(d.container(), d.app()));
     }
+    return out;
   }
 
-  /** Kills drained containers whose grace is over, if the reason they were asked for still holds. */
-  void killDue(RoundInput input, List<NodeView> nodes, PlanBook book, long now) {
+  /**
+   * The kills of drained containers whose grace is over, if the reason they were asked for still holds; the others'
+   * drains are called off.
+   *
+   * @param minWorkers an application's minimum workers (0 if it is not known any more)
+   */
+  List<Action> killDue(RoundInput input, List<NodeView> nodes, PlanBook book, ToIntFunction<String> minWorkers,
+      long now) {
+    List<Action> out = new ArrayList<>();
     for (Drain d : drains.due(now)) {
-      String why = noLongerNeeded(d, input, nodes, book);
+      String why = noLongerNeeded(d, input, nodes, book, minWorkers);
       if (why != null) {
         LOG.info("Aryl drain of {} ({} of {}) cancelled: {}", d.container(), d.reason(), d.app(), why);
         drains.cancel(d.container());
       } else {
-        send(d, SchedulerEventType.MARK_CONTAINER_FOR_KILLABLE);
+        out.add(new Action.Kill(d.container(), d.app()));
       }
     }
+    return out;
   }
 
   void jobFinished(String appId) {
@@ -173,12 +174,13 @@ final class DrainExecutor {
   }
 
   /** Null when the drain's reason still holds; else why it no longer does. */
-  private String noLongerNeeded(Drain d, RoundInput input, List<NodeView> nodes, PlanBook book) {
+  private String noLongerNeeded(Drain d, RoundInput input, List<NodeView> nodes, PlanBook book,
+      ToIntFunction<String> minWorkers) {
     return switch (d.reason()) {
       case RECLAIM -> reclaimStillReturning.test(d) ? null : "its node is no longer being returned";
       case SHRINK, MOVE -> book.target(d.app()).workersOn(d.node()) > liveWorkers(input, d.app(), d.node())
           ? "the plan wants the worker again" : null;
-      case ORPHAN -> allWorkers(nodes, d.app()) >= apps.get(d.app()).map(a -> a.shape.minWorkers()).orElse(0)
+      case ORPHAN -> allWorkers(nodes, d.app()) >= minWorkers.applyAsInt(d.app())
           ? "its job holds its minimum again" : null;
     };
   }
@@ -197,13 +199,5 @@ final class DrainExecutor {
       }
     }
     return n;
-  }
-
-  private void send(Drain d, SchedulerEventType type) {
-    RMContainer rc = scheduler.getRMContainer(ContainerId.fromString(d.container()));
-    if (rc != null) {
-      scheduler.getRMContext().getDispatcher().getEventHandler().handle(new ContainerPreemptEvent(
-          rc.getApplicationAttemptId(), rc, type));
-    }
   }
 }

@@ -1,63 +1,55 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
+import io.aryl.core.job.CheckpointReport;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Server;
 import io.aryl.core.reclaim.ReclaimCostModel;
 import io.aryl.core.reclaim.ReclaimPlan;
 import io.aryl.core.reclaim.ReclaimPlanner;
 import io.aryl.core.reclaim.ReclaimRequest;
-import io.aryl.yarn.Drains.Drain;
-import io.aryl.yarn.Drains.Reason;
+import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.engine.Drains.Drain;
+import io.aryl.yarn.engine.Drains.Reason;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.reclaim.ReclaimTracker;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries out reclaims: the least-cost loaned nodes are chosen ({@link ReclaimPlanner}) and fenced; their containers
- * drained (flexible workers of jobs that stay above their minimum are shrunk; a job that would fall below is
+ * Carries reclaims out, step by step: the least-cost loaned nodes are chosen ({@link ReclaimPlanner}) and fenced; their
+ * containers drained (flexible workers of jobs that stay above their minimum are shrunk; a job that would fall below is
  * preempted as a whole; anything else is preempted), killed at the grace or one round before the deadline; each node
- * is relabelled {@code inference} only when the scheduler sees no container on it. A node whose NodeManager leaves the
- * cluster before it is back is replaced by another loaned node, so the reclaim still returns what was asked.
+ * is relabelled {@code inference} once nothing runs on it. A node whose NodeManager leaves the cluster before it is
+ * back is replaced by another loaned node, so the reclaim still returns what was asked.
  *
- * <p>It decides and records; the planning loop stores the tracker and the drains before any of it reaches the
- * cluster (see {@link PlanningLoop#commit}).
+ * <p>It decides and records; the engine stores the reclaims and the drains before any of it reaches the cluster.
  */
-final class ReclaimExecutor {
-  private static final Logger LOG = LoggerFactory.getLogger(ReclaimExecutor.class);
+final class ReclaimSteps {
+  private static final Logger LOG = LoggerFactory.getLogger(ReclaimSteps.class);
 
-  private final ArylScheduler scheduler;
   private final ArylSettings settings;
-  private final ElasticApps apps;
-  private final ArylMetrics metrics;
   private final ReclaimTracker tracker;
   private final Drains drains;
   private final JobProgressMeter progress;
-  private final CheckpointTimes checkpoints;
   private final ReclaimCostModel costs;
   private final ReclaimPlanner planner;
 
-  ReclaimExecutor(ArylScheduler scheduler, ArylSettings settings, ElasticApps apps, ArylMetrics metrics,
-      ReclaimTracker tracker, Drains drains, JobProgressMeter progress, CheckpointTimes checkpoints,
+  ReclaimSteps(ArylSettings settings, ReclaimTracker tracker, Drains drains, JobProgressMeter progress,
       ReclaimCostModel costs) {
-    this.scheduler = scheduler;
     this.settings = settings;
-    this.apps = apps;
-    this.metrics = metrics;
     this.tracker = tracker;
     this.drains = drains;
     this.progress = progress;
-    this.checkpoints = checkpoints;
     this.costs = costs;
     this.planner = new ReclaimPlanner(costs);
   }
@@ -68,14 +60,14 @@ final class ReclaimExecutor {
    *
    * @throws IllegalArgumentException when not enough nodes are on loan
    */
-  Reclaim start(int servers, String gpuType, long deadlineMs, ClusterState state, long nowMs) {
+  Reclaim start(int servers, String gpuType, long deadlineMs, ClusterState state, long nowMs, Tally tally) {
     ReclaimPlan plan = planner.plan(state, new ReclaimRequest(servers, gpuType));
     if (!plan.isFeasible()) {
       throw new IllegalArgumentException("reclaim of " + servers + " node(s) refused: " + plan.infeasibleReason().get());
     }
     long deadline = deadlineMs > 0 ? deadlineMs : nowMs + settings.reclaimDeadlineMs();
     Reclaim r = tracker.start(plan, nowMs, deadline);
-    metrics.reclaimsStarted.incr();
+    tally.reclaimsStarted++;
     LOG.info("Aryl reclaim {} started: nodes {}, deadline in {} ms, planned cost {} GPU-s, jobs {}", r.id(),
         r.nodes(), deadline - nowMs, Math.round(plan.costGpuS()), r.jobActions());
     return r;
@@ -91,15 +83,23 @@ final class ReclaimExecutor {
     return false;
   }
 
-  /** Moves every reclaim in flight forward: replaces lost nodes, drains, relabels what is empty. */
-  void advance(List<NodeView> nodes, ClusterState state, long nowMs) {
+  /**
+   * Moves every reclaim in flight forward: replaces lost nodes, drains what runs on the nodes still to return, records
+   * as returned an empty node already labelled {@code inference}, and asks for the other empty ones to be relabelled.
+   *
+   * @param elastic whether an application is an elastic job (its workers are shrunk or preempted as the plan said)
+   * @param checkpoints each job's last checkpoint as its ApplicationMaster reported it
+   * @return the relabels of empty nodes; {@link #relabelled} records each one carried out
+   */
+  List<Action> advance(List<NodeView> nodes, ClusterState state, Predicate<String> elastic,
+      Function<String, CheckpointReport> checkpoints, long nowMs, Tally tally) {
     if (tracker.inFlight().isEmpty()) {
-      metrics.reclaimsInFlight.set(0);
-      return; // most rounds: no map of every node by name
+      return List.of(); // most rounds: no map of every node by name
     }
     Map<String, NodeView> byId = new HashMap<>();
     nodes.forEach(n -> byId.put(n.id(), n));
-    replaceLostNodes(byId, state, nowMs);
+    replaceLostNodes(byId, state, nowMs, tally);
+    List<Action> relabels = new ArrayList<>();
     for (Reclaim r : tracker.inFlight()) {
       long killAt = Math.max(nowMs, Math.min(nowMs + settings.shrinkGraceMs(),
           r.deadlineMs() - settings.roundIntervalMs()));
@@ -109,31 +109,56 @@ final class ReclaimExecutor {
           continue; // cannot happen: lost nodes were replaced above
         }
         if (n.isEmpty()) {
-          relabelIfIdle(r, nodeId, nowMs);
+          if (settings.inferenceLabel().equals(n.label())) {
+            // Relabelled already (by this scheduler before it stopped, or a moment ago): only its record is missing.
+            nodeReturned(r, nodeId, nowMs, tally);
+          } else {
+            relabels.add(new Action.Relabel(nodeId, settings.inferenceLabel()));
+          }
           continue;
         }
         for (ContainerView c : n.containers()) {
-          boolean worker = apps.isElastic(c.appId()) && !c.amContainer();
+          boolean worker = elastic.test(c.appId()) && !c.amContainer();
           if (worker && r.actionFor(c.appId()).equals("SHRINK")) {
-            if (drain(r, c, nodeId, killAt) && recordShrunk(r, c, nodes)) {
-              metrics.containersShrunk.incr();
+            if (drain(r, c, nodeId, killAt) && recordShrunk(r, c, nodes, tally)) {
+              tally.containersShrunk++;
             }
           } else if (worker) {
-            preemptJob(r, c.appId(), nodes, killAt, nowMs);
-          } else if (drain(r, c, nodeId, killAt) && recordPreempted(r, c, nowMs)) {
-            metrics.containersPreempted.incr();
+            preemptJob(r, c.appId(), nodes, killAt, checkpoints, nowMs, tally);
+          } else if (drain(r, c, nodeId, killAt) && recordPreempted(r, c, checkpoints, nowMs, tally)) {
+            tally.containersPreempted++;
           }
         }
       }
     }
-    metrics.reclaimsInFlight.set(tracker.inFlight().size());
+    return relabels;
+  }
+
+  /**
+   * The node was relabelled {@code inference} after it was found empty: if a reclaim in flight returns it, it is
+   * recorded as returned. The relabel comes first and its record after: a scheduler that stops in between finds the
+   * node still pending, already labelled inference and empty, and records it then ({@link #advance}).
+   */
+  void relabelled(String nodeId, long nowMs, Tally tally) {
+    for (Reclaim r : tracker.inFlight()) {
+      if (r.pendingNodes().contains(nodeId)) {
+        nodeReturned(r, nodeId, nowMs, tally);
+        return;
+      }
+    }
+  }
+
+  private void nodeReturned(Reclaim r, String nodeId, long nowMs, Tally tally) {
+    if (tracker.nodeReturned(r, nodeId, nowMs)) {
+      finished(r, tally);
+    }
   }
 
   /**
    * A node that left the cluster (its NodeManager died or was decommissioned) cannot be returned: another loaned node
    * takes its place, chosen by the same least-cost rule, so the reclaim still returns as many as it was asked for.
    */
-  private void replaceLostNodes(Map<String, NodeView> byId, ClusterState state, long nowMs) {
+  private void replaceLostNodes(Map<String, NodeView> byId, ClusterState state, long nowMs, Tally tally) {
     Set<String> taken = new HashSet<>(tracker.fencedNodes());
     for (Reclaim r : tracker.inFlight()) {
       for (String nodeId : r.pendingNodes()) {
@@ -153,7 +178,7 @@ final class ReclaimExecutor {
               + " the reclaim returns {} node(s) fewer", r.id(), nodeId, r.shortBy());
         }
         if (done) {
-          finished(r);
+          finished(r, tally);
           break;
         }
       }
@@ -173,12 +198,13 @@ final class ReclaimExecutor {
   }
 
   /** A job that falls below its minimum stops as a whole: every worker of it drains, wherever it runs. */
-  private void preemptJob(Reclaim r, String appId, List<NodeView> nodes, long killAt, long nowMs) {
+  private void preemptJob(Reclaim r, String appId, List<NodeView> nodes, long killAt,
+      Function<String, CheckpointReport> checkpoints, long nowMs, Tally tally) {
     for (NodeView n : nodes) {
       for (ContainerView c : n.containers()) {
         if (c.appId().equals(appId) && !c.amContainer() && drain(r, c, n.id(), killAt)
-            && recordPreempted(r, c, nowMs)) {
-          metrics.containersPreempted.incr();
+            && recordPreempted(r, c, checkpoints, nowMs, tally)) {
+          tally.containersPreempted++;
         }
       }
     }
@@ -188,11 +214,11 @@ final class ReclaimExecutor {
    * A shrink pauses every GPU of the job while it re-forms its group (the cost model's shrink cost), so the job is
    * charged once per reclaim, with its first shrunk container.
    */
-  private boolean recordShrunk(Reclaim r, ContainerView c, List<NodeView> nodes) {
+  private boolean recordShrunk(Reclaim r, ContainerView c, List<NodeView> nodes, Tally tally) {
     double lost = tracker.chargeJob(r, c.appId()) ? jobGpus(c.appId(), nodes) * costs.rescaleOverheadS() : 0;
     boolean fresh = tracker.recordShrunk(r, c.id(), lost);
     if (fresh) {
-      metrics.gpuSecondsLost.incr(Math.round(lost));
+      tally.gpuSecondsLost += Math.round(lost);
     }
     return fresh;
   }
@@ -209,51 +235,25 @@ final class ReclaimExecutor {
     return gpus;
   }
 
-  /** Priced as the plan priced it: the work since the job's last checkpoint ({@link CheckpointTimes}), and a restart. */
-  private boolean recordPreempted(Reclaim r, ContainerView c, long nowMs) {
-    double since = checkpoints.sinceCheckpointS(c.appId(), progress.get(c.appId()), nowMs);
+  /** Priced as the plan priced it: the work since the job's last checkpoint, and a restart. */
+  private boolean recordPreempted(Reclaim r, ContainerView c, Function<String, CheckpointReport> checkpoints,
+      long nowMs, Tally tally) {
+    double since = checkpoints.apply(c.appId()).sinceCheckpointS(nowMs, progress.get(c.appId()).sinceChangeS());
     double lost = c.gpus() * (since + costs.restartOverheadS());
     boolean fresh = tracker.recordPreempted(r, c.id(), lost);
     if (fresh) {
-      metrics.gpuSecondsLost.incr(Math.round(lost));
+      tally.gpuSecondsLost += Math.round(lost);
     }
     return fresh;
   }
 
-  /**
-   * Relabels a node to inference, but only when the scheduler itself says nothing runs there. The relabel comes
-   * first and its record after: a scheduler that stops in between finds the node still pending, already labelled
-   * inference and empty, and records it then.
-   */
-  private void relabelIfIdle(Reclaim r, String nodeId, long nowMs) {
-    FiCaSchedulerNode node = scheduler.nodeNamed(nodeId);
-    if (node == null) {
-      return; // gone since the round read it: the next round replaces it
-    }
-    if (node.getNumContainers() > 0 || node.getReservedContainer() != null) {
-      return; // relabelling would not stop what runs there; wait for the drain
-    }
-    if (!settings.inferenceLabel().equals(node.getPartition())) {
-      try {
-        scheduler.getRMContext().getNodeLabelManager().replaceLabelsOnNode(
-            Map.of(node.getNodeID(), Set.of(settings.inferenceLabel())));
-      } catch (IOException e) {
-        LOG.warn("Aryl reclaim {}: relabelling {} failed, will retry: {}", r.id(), nodeId, e.toString());
-        return;
-      }
-    }
-    if (tracker.nodeReturned(r, nodeId, nowMs)) {
-      finished(r);
-    }
-  }
-
-  private void finished(Reclaim r) {
-    metrics.reclaimsFinished.incr();
+  private void finished(Reclaim r, Tally tally) {
+    tally.reclaimsFinished++;
     if (r.tookMs() >= 0) {
-      metrics.reclaimDuration.add(r.tookMs());
+      tally.reclaimDurationsMs.add(r.tookMs());
     }
     if (r.late()) {
-      metrics.reclaimsLate.incr();
+      tally.reclaimsLate++;
     }
     LOG.info("Aryl reclaim {} done in {} ms{}: nodes {}, lost {}, {} containers shrunk, {} preempted, {} GPU-s lost",
         r.id(), r.tookMs(), r.late() ? " (LATE)" : "", r.returnedNodes(), r.lostNodes(), r.containersShrunk(),

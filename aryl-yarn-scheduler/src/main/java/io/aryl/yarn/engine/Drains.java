@@ -1,4 +1,4 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
 import io.aryl.yarn.state.DrainList;
 import io.aryl.yarn.state.DrainRecord;
@@ -39,6 +39,11 @@ final class Drains {
       long holdUntilMs) {
     Drain(String container, String app, String node, long killAtMs, Reason reason, long reclaimId) {
       this(container, app, node, killAtMs, reason, reclaimId, 0);
+    }
+
+    /** A worker of a job being moved, told only once the job's new workers are allocated or at {@code holdUntilMs}. */
+    static Drain move(String container, String app, String node, long killAtMs, long holdUntilMs) {
+      return new Drain(container, app, node, killAtMs, Reason.MOVE, 0, holdUntilMs);
     }
 
     DrainRecord toRecord() {

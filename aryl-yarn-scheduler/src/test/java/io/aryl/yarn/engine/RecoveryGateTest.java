@@ -1,9 +1,8 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -34,30 +33,28 @@ class RecoveryGateTest {
   @DisplayName("is ready when the ResourceManager is, and every expected node is back or the wait is over")
   void readiness(String description, Set<String> expected, Set<String> registered, boolean rmReady, long now,
       boolean ready) {
-    RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, expected, () -> rmReady);
-    assertThat(gate.ready(registered, now)).isEqualTo(ready);
+    RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, expected);
+    assertThat(gate.ready(registered, rmReady, now)).isEqualTo(ready);
     assertThat(gate.status()).containsEntry("recovering", !ready);
   }
 
   @Test
   @DisplayName("with every node back, it says it waits for the ResourceManager's own recovery")
   void saysWhenItWaitsForTheResourceManager() {
-    RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, Set.of("a"), () -> false);
-    assertThat(gate.ready(Set.of("a"), START + 5)).isFalse();
+    RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, Set.of("a"));
+    assertThat(gate.ready(Set.of("a"), false, START + 5)).isFalse();
     assertThat(gate.waitingFor()).contains("scheduling-wait-ms");
   }
 
   @Test
   @DisplayName("once ready it stays ready, and reports how long it waited and for what")
   void staysReady() {
-    AtomicBoolean rm = new AtomicBoolean(true);
-    RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, Set.of("a", "b"), rm::get);
-    assertThat(gate.ready(Set.of("a"), START + 5)).isFalse();
+    RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, Set.of("a", "b"));
+    assertThat(gate.ready(Set.of("a"), true, START + 5)).isFalse();
     assertThat(gate.status().get("waitingForNodes")).asList().containsExactly("b");
     assertThat(gate.waitingFor()).startsWith("node(s) [b] to re-register");
-    assertThat(gate.ready(Set.of("a", "b"), START + 2_500)).isTrue();
-    rm.set(false);
-    assertThat(gate.ready(Set.of(), START + 3_000)).isTrue();
+    assertThat(gate.ready(Set.of("a", "b"), true, START + 2_500)).isTrue();
+    assertThat(gate.ready(Set.of(), false, START + 3_000)).as("ready for good").isTrue();
     assertThat(gate.waitedMs()).isEqualTo(2_500);
     assertThat(gate.how()).isEqualTo("all 2 node(s) re-registered");
   }

@@ -1,4 +1,4 @@
-package io.aryl.yarn;
+package io.aryl.yarn.engine;
 
 import io.aryl.yarn.state.Owners;
 import java.util.List;

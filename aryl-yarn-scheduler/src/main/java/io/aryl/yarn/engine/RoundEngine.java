@@ -1,0 +1,403 @@
+package io.aryl.yarn.engine;
+
+import io.aryl.core.RoundPlanner;
+import io.aryl.core.model.Allocation;
+import io.aryl.core.model.GpuType;
+import io.aryl.core.model.Plan;
+import io.aryl.core.predict.HistoryPredictor;
+import io.aryl.core.reclaim.ReclaimCostModel;
+import io.aryl.yarn.ArylConf;
+import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.ArylUnavailableException;
+import io.aryl.yarn.reclaim.Reclaim;
+import io.aryl.yarn.reclaim.ReclaimTracker;
+import io.aryl.yarn.round.AppView;
+import io.aryl.yarn.round.NodeView;
+import io.aryl.yarn.round.PlanBook;
+import io.aryl.yarn.round.RoundInput;
+import io.aryl.yarn.round.SnapshotTranslator;
+import io.aryl.yarn.state.BackgroundSaves;
+import io.aryl.yarn.state.CorruptStateException;
+import io.aryl.yarn.state.DurableState;
+import io.aryl.yarn.state.Section;
+import io.aryl.yarn.state.StoreFencedException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Aryl's round as a function of (what the ResourceManager shows, what Aryl remembers, now): it plans with aryl-core,
+ * decides what to take back and what to return to inference, stores what it decided, and returns the promises and the
+ * actions for the adapter to carry out. It never touches the ResourceManager: every fact it keeps has this one writer,
+ * and whatever an action relies on is stored before the action is returned. After the scheduler becomes active it acts
+ * on nothing until the cluster came back ({@link RecoveryGate}); once another scheduler claimed the store it is
+ * deposed and acts no more.
+ *
+ * <p>Rounds, reclaim requests and the adapter's reports run one at a time (the methods are synchronized); the
+ * promises it returns are immutable and may be read from any thread.
+ */
+public final class RoundEngine {
+  private static final Logger LOG = LoggerFactory.getLogger(RoundEngine.class);
+
+  private final ArylSettings settings;
+  private final DurableState state;
+  /** The jobs' measurements are stored off the round: no action waits on them. */
+  private final BackgroundSaves measurements;
+  private final InferenceOwners owners;
+  private final LoanedNodes loaned;
+  private final SnapshotTranslator translator;
+  private final RoundPlanner planner;
+  private final ReclaimTracker reclaims = new ReclaimTracker();
+  private final Drains drains = new Drains();
+  private final JobProgressMeter progress = new JobProgressMeter();
+  private final ReclaimSteps reclaimSteps;
+  private final Shrinks shrinks;
+  private final WaitingMessages waiting;
+  private final RecoveryGate recovery;
+  private final HistoryPredictor history = new HistoryPredictor();
+  private final long originMs;
+  private final Lifecycle lifecycle;
+
+  private PlanBook book = PlanBook.EMPTY;
+  private volatile Promises promises;
+  /** Why another scheduler's claim of the state store deposed this one; null while it is not deposed. */
+  private volatile String deposedBecause;
+  private long rounds;
+  private Plan lastPlan;
+  private RoundInput lastInput;
+
+  /**
+   * @param lifecycle this scheduler's lifecycle: the engine moves it from RECOVERING to ACTIVE, and to DEPOSED; it acts
+   *     only in those states
+   * @param state the durable state as this scheduler found it when it became active
+   * @param measurements where the jobs' measurements are stored, off the round
+   * @throws CorruptStateException when a stored section contradicts itself
+   */
+  public RoundEngine(ArylSettings settings, Lifecycle lifecycle, DurableState state, BackgroundSaves measurements,
+      long nowMs) throws CorruptStateException {
+    this.settings = settings;
+    this.lifecycle = lifecycle;
+    this.state = state;
+    this.measurements = measurements;
+    this.owners = new InferenceOwners(settings.inferenceLabel(), settings.inferenceNodes());
+    this.loaned = new LoanedNodes(settings.trainingLabel(), owners);
+    this.originMs = state.originMs();
+    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns,
+        owners::changes, settings.speedup());
+    this.planner = new RoundPlanner(settings.policy());
+    ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
+        settings.policy().rescaleOverheadS());
+    this.reclaimSteps = new ReclaimSteps(settings, reclaims, drains, progress, costs);
+    this.shrinks = new Shrinks(settings, drains, reclaimSteps::stillReturning);
+    this.waiting = new WaitingMessages(settings.trainingLabel(), settings.policy());
+
+    restore(Section.OWNERS, owners::restore);
+    restore(Section.RECLAIMS, reclaims::restore);
+    restore(Section.DRAINS, drains::restore);
+    restore(Section.JOBS, progress::restore);
+    Set<String> expected = new HashSet<>(progress.nodesWithWorkers());
+    expected.addAll(reclaims.fencedNodes());
+    expected.addAll(drains.nodes());
+    this.recovery = new RecoveryGate(nowMs, settings.recoveryMaxWaitMs(), expected);
+    this.promises = new Promises(PlanBook.EMPTY, reclaims.fencedNodes(), drains.moving());
+    if (state.recovered()) {
+      LOG.info("Aryl resumes from {} {} (epoch {}): {} inference node(s), {} reclaim(s) in flight, {} draining"
+              + " container(s), {} job(s); waiting for {} node(s) to re-register (at most {} ms)", state.store().kind(),
+          state.store().location(), state.epoch(), state.get(Section.OWNERS).inference().size(),
+          reclaims.inFlight().size(), drains.size(), state.get(Section.JOBS).jobs().size(), expected.size(),
+          settings.recoveryMaxWaitMs());
+    }
+  }
+
+  private <T> void restore(Section<T> section, Consumer<T> into) throws CorruptStateException {
+    try {
+      into.accept(state.get(section));
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw state.corrupt(section, String.valueOf(e.getMessage()));
+    }
+  }
+
+  /** What the allocation path enforces now. */
+  public Promises promises() {
+    return promises;
+  }
+
+  /** Why this engine no longer acts (another scheduler claimed the store), or null while it is not deposed. */
+  public String deposedBecause() {
+    return deposedBecause;
+  }
+
+  /**
+   * One round: plans on {@code view}, records what the plan takes back and what reclaims do next, stores it, and
+   * returns the promises and actions. Nothing unstored is acted on: when the store fails, the drains decided now wait
+   * for the next round, which stores and announces them.
+   */
+  public synchronized Outcome round(RmView view) {
+    Tally tally = new Tally();
+    forget(view.finished());
+    if (lifecycle.running()) {
+      collectFailedSaves();
+    }
+    if (!lifecycle.running()) {
+      return outcome(List.of(), tally);
+    }
+    long now = view.nowMs();
+    List<NodeView> nodes = view.nodes();
+    loaned.update(nodes);
+    List<Action> actions = new ArrayList<>();
+    try {
+      saveOwners();
+      if (!recovered(view)) {
+        return outcome(actions, tally);
+      }
+      progress.update(view.elastic(), nodes, now);
+      if (drains.size() > 0) { // a set of every container's id, only when there is a drain to check against it
+        drains.retainOnly(NodeView.containerIds(nodes));
+      }
+      RoundInput input = translate(view);
+      Plan plan = planner.plan(input.state());
+      PlanBook previous = book;
+      book = book(input, plan, view);
+      Set<String> changed = book.changedSince(previous);
+      changed.removeIf(id -> !view.elastic().containsKey(id)); // a plain application's asks are its own
+      changed.stream().sorted().forEach(id -> actions.add(new Action.Grant(id)));
+      lastPlan = plan;
+      lastInput = input;
+      // The promises change before anything is stored: allocations follow the plan, which needs nothing stored.
+      promises = new Promises(book, reclaims.fencedNodes(), drains.moving());
+
+      shrinks.drainWhatThePlanTakes(input, plan, nodes, now, tally);
+      List<Action> relabels = reclaimSteps.advance(nodes, input.state(), view::isElastic, view::checkpoint, now,
+          tally);
+      actions.addAll(relabels); // a reclaim was stored when it started: its relabels need nothing new stored
+      commit(now);
+      actions.addAll(shrinks.announceStored(now, tally));
+      // Moves stored: their new workers are granted now rather than at each ApplicationMaster's next heartbeat.
+      drains.moving().keySet().stream().sorted().forEach(id -> actions.add(new Action.Grant(id)));
+      promises = new Promises(book, reclaims.fencedNodes(), drains.moving());
+      actions.addAll(shrinks.killDue(input, nodes, book, view::minWorkers, now));
+      actions.addAll(waiting.publish(view.elastic(), input, plan));
+      rounds++;
+    } catch (StoreFencedException e) {
+      depose(e);
+      return outcome(List.of(), tally);
+    } catch (IOException e) {
+      // Nothing unstored was acted on: drains stay unannounced, and the next round stores them again.
+      LOG.warn("Aryl could not store its state; this round's drains wait for the next one: {}", e.toString());
+      rounds++;
+    }
+    return outcome(actions, tally);
+  }
+
+  /** The one target set: the plan's targets, and the gangs whose room the last rounds' drains are still making. */
+  private PlanBook book(RoundInput input, Plan plan, RmView view) {
+    Map<String, Integer> gpusPerWorker = new HashMap<>();
+    input.state().jobs().forEach(j -> gpusPerWorker.put(j.id(), j.gpusPerWorker()));
+    Map<String, Allocation> targets = new HashMap<>(plan.targets());
+    input.starting().forEach((id, promise) -> {
+      targets.put(id, promise);
+      AppView app = view.elastic().containsKey(id) ? view.elastic().get(id) : view.plainDemand().get(id);
+      gpusPerWorker.put(id, app.shape().gpusPerWorker());
+    });
+    return new PlanBook(targets, gpusPerWorker, rounds + 1);
+  }
+
+  private Outcome outcome(List<Action> actions, Tally tally) {
+    Promises now = lifecycle.running() ? promises : Promises.NONE;
+    promises = now;
+    return new Outcome(now, actions, tally, new Outcome.Gauges(loaned.nodes(), loaned.gpus(),
+        reclaims.inFlight().size(), lifecycle.get() == Lifecycle.State.RECOVERING, recovery.waitedMs()));
+  }
+
+  /**
+   * Starts returning {@code servers} loaned nodes to inference by {@code deadlineMs} (0 = the default deadline). The
+   * reclaim is stored before any of its nodes is drained.
+   *
+   * @throws IllegalArgumentException when not enough nodes are on loan, or the GPU type is not declared
+   * @throws ArylUnavailableException while recovering, or when the reclaim cannot be stored
+   */
+  public synchronized Started reclaim(RmView view, int servers, String gpuType, long deadlineMs) {
+    forget(view.finished());
+    if (!lifecycle.running()) {
+      throw new ArylUnavailableException("this scheduler is no longer active"
+          + (deposedBecause == null ? " (" + lifecycle + ")" : ": " + deposedBecause));
+    }
+    if (gpuType != null && settings.gpus().type(gpuType).isEmpty()) {
+      throw new IllegalArgumentException("gpuType '" + gpuType + "' is not one of " + ArylConf.GPU_TYPES.key() + " "
+          + settings.gpus().types().keySet());
+    }
+    if (lifecycle.get() == Lifecycle.State.RECOVERING) {
+      throw new ArylUnavailableException("Aryl is recovering after the ResourceManager became active: waiting for "
+          + recovery.waitingFor() + "; ask again shortly");
+    }
+    long now = view.nowMs();
+    Tally tally = new Tally();
+    loaned.update(view.nodes());
+    RoundInput input = translate(view);
+    Reclaim r = reclaimSteps.start(servers, gpuType, deadlineMs, input.state(), now, tally);
+    try {
+      saveOwners();
+      state.save(Section.RECLAIMS, reclaims.toRecord());
+    } catch (IOException e) {
+      reclaims.abandon(r);
+      if (e instanceof StoreFencedException f) {
+        depose(f);
+      }
+      throw new ArylUnavailableException("reclaim not started: Aryl could not store it (" + e.getMessage() + ")", e);
+    }
+    promises = new Promises(book, reclaims.fencedNodes(), drains.moving());
+    List<Action> actions = new ArrayList<>(reclaimSteps.advance(view.nodes(), input.state(), view::isElastic,
+        view::checkpoint, now, tally));
+    try {
+      commit(now);
+      actions.addAll(shrinks.announceStored(now, tally));
+    } catch (StoreFencedException e) {
+      depose(e);
+      actions.clear();
+    } catch (IOException e) {
+      LOG.warn("Aryl reclaim {}: drains not stored yet, the next round stores and announces them: {}", r.id(),
+          e.toString());
+    }
+    return new Started(r, outcome(actions, tally));
+  }
+
+  /** A reclaim just started, and what starting it decided. */
+  public record Started(Reclaim reclaim, Outcome outcome) {}
+
+  /**
+   * The adapter relabelled the node {@code inference}, as a {@link Action.Relabel} asked: the reclaim returning it
+   * records it returned (stored with the next round's state).
+   */
+  public synchronized Tally relabelled(String node, long nowMs) {
+    Tally tally = new Tally();
+    reclaimSteps.relabelled(node, nowMs, tally);
+    promises = new Promises(promises.book(), reclaims.fencedNodes(), promises.moving());
+    return tally;
+  }
+
+  /**
+   * Remembers a node seen in the inference pool (a label change, before it reaches the scheduler's nodes) and stores
+   * what was learnt. Safe from the scheduler's event thread: it never waits for a round.
+   *
+   * @throws IOException when what was learnt cannot be stored; the next round stores it
+   */
+  public void observeLabel(String node, String label) throws IOException {
+    if (owners.observe(node, label)) {
+      saveOwners();
+    }
+  }
+
+  /** True once the cluster came back after this scheduler became active (RECOVERING, then ACTIVE for good). */
+  private boolean recovered(RmView view) {
+    if (lifecycle.get() == Lifecycle.State.ACTIVE) {
+      return true;
+    }
+    Set<String> registered = new HashSet<>();
+    view.nodes().forEach(n -> registered.add(n.id()));
+    if (!recovery.ready(registered, view.rmReady(), view.nowMs())
+        || !lifecycle.move(Lifecycle.State.RECOVERING, Lifecycle.State.ACTIVE)) {
+      return false;
+    }
+    LOG.info("Aryl recovery done after {} ms: {}", recovery.waitedMs(), recovery.how());
+    return true;
+  }
+
+  /**
+   * Stores what this round decided, before anything relies on it: a container is asked back only once its drain is
+   * durable, so a newly active scheduler kills exactly what its predecessor announced.
+   */
+  private void commit(long now) throws IOException {
+    state.save(Section.RECLAIMS, reclaims.toRecord());
+    state.save(Section.DRAINS, drains.toRecord());
+    if (progress.saveDue(now)) {
+      measurements.save(Section.JOBS, progress.toRecord());
+      progress.saved(now);
+    }
+  }
+
+  /** A failed save of the measurements is made again next time; one fenced by another scheduler deposes this one. */
+  private void collectFailedSaves() {
+    IOException failed = measurements.failure();
+    if (failed instanceof StoreFencedException f) {
+      depose(f);
+    } else if (failed != null) {
+      LOG.warn("Aryl could not store the jobs' measurements; they are stored again: {}", failed.toString());
+      progress.saveAgain();
+    }
+  }
+
+  /** Stores newly learnt inference nodes; a round relies on them only once stored. */
+  private void saveOwners() throws IOException {
+    synchronized (owners) {
+      if (owners.unsaved()) {
+        InferenceOwners.Snapshot s = owners.snapshot();
+        state.save(Section.OWNERS, s.owners());
+        owners.saved(s);
+      }
+    }
+  }
+
+  private void depose(StoreFencedException e) {
+    deposedBecause = e.getMessage();
+    if (!lifecycle.move(Lifecycle.State.ACTIVE, Lifecycle.State.DEPOSED)) {
+      lifecycle.move(Lifecycle.State.RECOVERING, Lifecycle.State.DEPOSED);
+    }
+    book = PlanBook.EMPTY;
+    promises = Promises.NONE;
+    LOG.error("Aryl stops acting: {}", e.getMessage());
+  }
+
+  private void forget(List<RmView.Finished> finished) {
+    for (RmView.Finished f : finished) {
+      var p = progress.remove(f.id());
+      shrinks.jobFinished(f.id());
+      if (f.succeeded() && p != null && f.kind() != null && settings.predictor() == ArylSettings.Predictor.HISTORY) {
+        history.observe(f.kind(), p.attainedBaseS());
+      }
+    }
+  }
+
+  /** The round's snapshot: the elastic applications, plain applications' pending GPU asks, teams. */
+  private RoundInput translate(RmView view) {
+    Map<String, AppView> views = view.elastic();
+    if (settings.predictor() == ArylSettings.Predictor.HISTORY) {
+      // Progress stays measured; the history predictor only replaces the runtime a job's tag announced.
+      views = withHistoryRuntimes(views);
+    }
+    Map<String, AppView> planned = new TreeMap<>(views);
+    // A job being moved wants back, on its new nodes, the workers it is being moved off (left out as draining).
+    drains.moving().forEach((id, n) -> planned.computeIfPresent(id, (k, v) -> v.askingMore(n)));
+    planned.putAll(view.plainDemand());
+    long now = view.nowMs();
+    return translator.translate((now - originMs) / 1000.0, view.nodes(), planned, book, drains.ids(),
+        reclaims.fencedNodes(), progress.all(),
+        (id, p) -> view.checkpoint(id).sinceCheckpointS(now, p.sinceChangeS()), view.tenants());
+  }
+
+  private Map<String, AppView> withHistoryRuntimes(Map<String, AppView> views) {
+    Map<String, AppView> out = new TreeMap<>();
+    views.forEach((id, v) -> {
+      String kind = v.shape().kind();
+      if (kind.isEmpty() || history.samples(kind) < HistoryPredictor.DEFAULT_MIN_SAMPLES) {
+        out.put(id, v);
+      } else {
+        out.put(id, v.withShape(v.shape().withPredictedRuntimeS(history.expectedTotalS(kind))));
+      }
+    });
+    return out;
+  }
+
+  /** What the status shows of what the engine remembers, read under its lock. */
+  public synchronized EngineStatus status() {
+    return new EngineStatus(rounds, owners::owns, reclaims.fencedNodes(), book, lastInput, lastPlan,
+        reclaims.inFlight(), reclaims.finished(), drains.size(), recovery.status(), deposedBecause);
+  }
+}
