@@ -68,11 +68,6 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   private final NodeChangeCounts nodeChanges = new NodeChangeCounts();
   /** Where Aryl stands in this ResourceManager: off, standby, recovering, active, deposed or stopped. */
   private final Lifecycle lifecycle = new Lifecycle();
-  /**
-   * Nodes seen in the inference pool before the planning loop started (label events may come first): handed to the
-   * loop when it starts, which remembers them from then on.
-   */
-  private final java.util.Set<String> inferenceSeenBeforeStart = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private ArylMetrics metrics;
   private StateStore store;
   private DurableState state;
@@ -140,10 +135,6 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     } catch (CorruptStateException e) {
       throw new YarnRuntimeException(e.getMessage(), e);
     }
-    for (String node : inferenceSeenBeforeStart) {
-      started.observeLabel(node, settings.inferenceLabel());
-    }
-    inferenceSeenBeforeStart.clear();
     loop = started;
     gate = new AllocationGate(apps, started, this::labelOf);
     offerAdmittedOutsideHeartbeats();
@@ -225,7 +216,6 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
           }
           apps.remove(id);
         }
-        case NODE_LABELS_UPDATE -> rememberOwners((NodeLabelsUpdateSchedulerEvent) event);
         default -> { }
       }
     }
@@ -242,29 +232,6 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     super.preValidateMoveApplication(appId, newQueue);
     if (admission != null) {
       admission.checkMove(appId, newQueue);
-    }
-  }
-
-  /**
-   * Before a relabel reaches the scheduler, remember (and store) which nodes were in the inference pool: that is where
-   * a loan comes from.
-   */
-  private void rememberOwners(NodeLabelsUpdateSchedulerEvent event) {
-    PlanningLoop l = loop;
-    for (NodeId nodeId : event.getUpdatedNodeToLabels().keySet()) {
-      SchedulerNode node = getSchedulerNode(nodeId);
-      if (node == null || !settings.inferenceLabel().equals(node.getPartition())) {
-        continue;
-      }
-      if (l == null) {
-        inferenceSeenBeforeStart.add(node.getNodeName());
-        continue;
-      }
-      try {
-        l.observeLabel(node.getNodeName(), node.getPartition());
-      } catch (IOException e) {
-        LOG.warn("Aryl could not store the inference nodes yet; the next round does: {}", e.toString());
-      }
     }
   }
 
@@ -552,6 +519,34 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   public void reportLoanController(long epoch, String instance, Object status) {
     requireEnabled();
     reports.accept(epoch, instance, status, System.currentTimeMillis());
+  }
+
+  /**
+   * Lends the named inference nodes to training now, as an operator asked: each must be at home with nothing running
+   * on it; they are stored as being lent, then relabelled.
+   *
+   * @throws IllegalArgumentException naming a node that cannot be lent, and why
+   * @throws IllegalStateException while a loan controller's target decides what is lent
+   * @throws ArylUnavailableException while recovering, or when the loan cannot be stored
+   */
+  public void lend(List<String> nodes) {
+    requireEnabled().lend(nodes);
+  }
+
+  /**
+   * Puts the loan controller's target in force once stored: how many inference nodes may be on loan, by when the
+   * ones above must be back. Rounds lend idle inference nodes and reclaim lent ones to meet it.
+   *
+   * @throws StaleEpochException when a controller of a newer epoch set the target in force
+   * @throws IllegalArgumentException for a value out of range, naming it
+   * @throws ArylUnavailableException when it cannot be stored
+   */
+  public io.aryl.yarn.state.LoanTargetRecord acceptLoanTarget(long epoch, String controller, int maxOnLoan,
+      long returnByMs, long decidedMs, String reason) {
+    io.aryl.yarn.state.LoanTargetRecord t = requireEnabled().engine().acceptLoanTarget(epoch, controller, maxOnLoan,
+        returnByMs, decidedMs, reason, System.currentTimeMillis());
+    loop.requestRound(); // lend or reclaim now, not at the next tick
+    return t;
   }
 
   /**

@@ -332,7 +332,7 @@ final class PlanningLoop implements AutoCloseable {
         return;
       }
     }
-    count(engine.relabelled(r.node(), now));
+    count(engine.relabelled(r.node(), r.label(), now));
   }
 
   /** Sets the message where YARN keeps a running attempt's diagnostics; a message is never worth a round. */
@@ -348,9 +348,16 @@ final class PlanningLoop implements AutoCloseable {
     }
   }
 
-  /** Stores a node seen in the inference pool before its relabel reaches the scheduler's nodes. */
-  void observeLabel(String node, String label) throws IOException {
-    engine.observeLabel(node, label);
+  /**
+   * Lends the named inference nodes to training now, as an operator asked (see {@link RoundEngine#lend}); returns
+   * once they are relabelled, or left home because something started on them meanwhile.
+   */
+  void lend(List<String> nodes) {
+    RmView view;
+    synchronized (this) { // the reader is the round's
+      view = read(System.currentTimeMillis(), false);
+    }
+    apply(engine.lend(view, nodes), view.nowMs());
   }
 
   // ---------------------------------------------------------------------------------------------------------------

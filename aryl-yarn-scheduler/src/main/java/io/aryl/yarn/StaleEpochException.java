@@ -1,14 +1,19 @@
 package io.aryl.yarn;
 
-/** A loan controller report from a leader older than the one in force: its sender was deposed. */
+/** A loan controller report or target from a leader older than the one in force: its sender was deposed. */
 public final class StaleEpochException extends RuntimeException {
   private static final long serialVersionUID = 1L;
   private final long reported;
   private final long current;
 
   StaleEpochException(long reported, long current, String currentInstance, String resetHint) {
-    super("loan controller report of epoch " + reported + " refused: the leader in force is " + currentInstance
-        + " with epoch " + current + " (" + resetHint + ")");
+    this("loan controller report", reported, current, currentInstance, resetHint);
+  }
+
+  /** @param what what was refused, e.g. "loan target" */
+  public StaleEpochException(String what, long reported, long current, String currentInstance, String resetHint) {
+    super(what + " of epoch " + reported + " refused: the leader in force is " + currentInstance + " with epoch "
+        + current + " (" + resetHint + ")");
     this.reported = reported;
     this.current = current;
   }

@@ -47,8 +47,7 @@ final class Drains {
     }
 
     DrainRecord toRecord() {
-      return new DrainRecord(container, app, node, killAtMs, reason.name(),
-          reason == Reason.MOVE ? holdUntilMs : reclaimId);
+      return new DrainRecord(container, app, node, killAtMs, reason.name(), reclaimId, holdUntilMs);
     }
   }
 
@@ -206,9 +205,7 @@ final class Drains {
     entries.clear();
     for (DrainRecord r : stored.containers()) {
       Reason reason = Reason.valueOf(r.reason());
-      Drain d = reason == Reason.MOVE
-          ? new Drain(r.container(), r.app(), r.node(), r.killAtMs(), reason, 0, r.reclaimId())
-          : new Drain(r.container(), r.app(), r.node(), r.killAtMs(), reason, r.reclaimId());
+      Drain d = new Drain(r.container(), r.app(), r.node(), r.killAtMs(), reason, r.reclaimId(), r.holdUntilMs());
       entries.put(r.container(), new Entry(d, false));
     }
   }

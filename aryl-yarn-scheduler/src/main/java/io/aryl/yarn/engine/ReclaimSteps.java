@@ -20,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -43,15 +44,18 @@ final class ReclaimSteps {
   private final JobProgressMeter progress;
   private final ReclaimCostModel costs;
   private final ReclaimPlanner planner;
+  /** Told of every node returned to inference. */
+  private final Consumer<String> returned;
 
   ReclaimSteps(ArylSettings settings, ReclaimTracker tracker, Drains drains, JobProgressMeter progress,
-      ReclaimCostModel costs) {
+      ReclaimCostModel costs, Consumer<String> returned) {
     this.settings = settings;
     this.tracker = tracker;
     this.drains = drains;
     this.progress = progress;
     this.costs = costs;
     this.planner = new ReclaimPlanner(costs);
+    this.returned = returned;
   }
 
   /**
@@ -149,7 +153,9 @@ final class ReclaimSteps {
   }
 
   private void nodeReturned(Reclaim r, String nodeId, long nowMs, Tally tally) {
-    if (tracker.nodeReturned(r, nodeId, nowMs)) {
+    boolean done = tracker.nodeReturned(r, nodeId, nowMs);
+    returned.accept(nodeId);
+    if (done) {
       finished(r, tally);
     }
   }

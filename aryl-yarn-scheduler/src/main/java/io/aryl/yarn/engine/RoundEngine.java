@@ -19,6 +19,7 @@ import io.aryl.yarn.round.SnapshotTranslator;
 import io.aryl.yarn.state.BackgroundSaves;
 import io.aryl.yarn.state.CorruptStateException;
 import io.aryl.yarn.state.DurableState;
+import io.aryl.yarn.state.LoanTargetRecord;
 import io.aryl.yarn.state.Section;
 import io.aryl.yarn.state.StoreFencedException;
 import java.io.IOException;
@@ -51,8 +52,9 @@ public final class RoundEngine {
   private final DurableState state;
   /** The jobs' measurements are stored off the round: no action waits on them. */
   private final BackgroundSaves measurements;
-  private final InferenceOwners owners;
-  private final LoanedNodes loaned;
+  private final InferencePool pool;
+  private final LoanTargets targets = new LoanTargets();
+  private final LoanSteps loans;
   private final SnapshotTranslator translator;
   private final RoundPlanner planner;
   private final ReclaimTracker reclaims = new ReclaimTracker();
@@ -87,19 +89,21 @@ public final class RoundEngine {
     this.lifecycle = lifecycle;
     this.state = state;
     this.measurements = measurements;
-    this.owners = new InferenceOwners(settings.inferenceLabel(), settings.inferenceNodes());
-    this.loaned = new LoanedNodes(settings.trainingLabel(), owners);
+    this.pool = new InferencePool(settings.inferenceLabel(), settings.trainingLabel(), settings.inferenceNodes());
+    this.loans = new LoanSteps(settings, pool, targets);
     this.originMs = state.originMs();
-    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), owners::owns,
-        owners::changes, settings.speedup());
+    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), pool::owns,
+        pool::changes, settings.speedup());
     this.planner = new RoundPlanner(settings.policy());
     ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
         settings.policy().rescaleOverheadS());
-    this.reclaimSteps = new ReclaimSteps(settings, reclaims, drains, progress, costs);
+    this.reclaimSteps = new ReclaimSteps(settings, reclaims, drains, progress, costs, pool::returned);
     this.shrinks = new Shrinks(settings, drains, reclaimSteps::stillReturning);
     this.waiting = new WaitingMessages(settings.trainingLabel(), settings.policy());
 
-    restore(Section.OWNERS, owners::restore);
+    boolean placesFromLabels = state.formatRead() == 1; // format 1 kept inference nodes without their places
+    restore(Section.POOLS, stored -> pool.restore(stored, placesFromLabels));
+    restore(Section.LOAN_TARGET, targets::restore);
     restore(Section.RECLAIMS, reclaims::restore);
     restore(Section.DRAINS, drains::restore);
     restore(Section.JOBS, progress::restore);
@@ -107,11 +111,11 @@ public final class RoundEngine {
     expected.addAll(reclaims.fencedNodes());
     expected.addAll(drains.nodes());
     this.recovery = new RecoveryGate(nowMs, settings.recoveryMaxWaitMs(), expected);
-    this.promises = new Promises(PlanBook.EMPTY, reclaims.fencedNodes(), drains.moving());
+    this.promises = new Promises(PlanBook.EMPTY, fenced(), drains.moving());
     if (state.recovered()) {
       LOG.info("Aryl resumes from {} {} (epoch {}): {} inference node(s), {} reclaim(s) in flight, {} draining"
               + " container(s), {} job(s); waiting for {} node(s) to re-register (at most {} ms)", state.store().kind(),
-          state.store().location(), state.epoch(), state.get(Section.OWNERS).inference().size(),
+          state.store().location(), state.epoch(), state.get(Section.POOLS).nodes().size(),
           reclaims.inFlight().size(), drains.size(), state.get(Section.JOBS).jobs().size(), expected.size(),
           settings.recoveryMaxWaitMs());
     }
@@ -151,10 +155,10 @@ public final class RoundEngine {
     }
     long now = view.nowMs();
     List<NodeView> nodes = view.nodes();
-    loaned.update(nodes);
+    pool.observe(nodes);
     List<Action> actions = new ArrayList<>();
     try {
-      saveOwners();
+      savePool();
       if (!recovered(view)) {
         return outcome(actions, tally);
       }
@@ -172,17 +176,22 @@ public final class RoundEngine {
       lastPlan = plan;
       lastInput = input;
       // The promises change before anything is stored: allocations follow the plan, which needs nothing stored.
-      promises = new Promises(book, reclaims.fencedNodes(), drains.moving());
+      promises = new Promises(book, fenced(), drains.moving());
 
       shrinks.drainWhatThePlanTakes(input, plan, nodes, now, tally);
+      LoanSteps.Decision loan = loans.decide(nodes, reclaims.fencedNodes(), now);
+      if (loan.reclaim() > 0) {
+        startReclaimForTheTarget(loan, input, now, tally);
+      }
       List<Action> relabels = reclaimSteps.advance(nodes, input.state(), view::isElastic, view::checkpoint, now,
           tally);
       actions.addAll(relabels); // a reclaim was stored when it started: its relabels need nothing new stored
       commit(now);
+      actions.addAll(loans.relabelsOwed(nodes)); // the nodes being lent are stored as such now
       actions.addAll(shrinks.announceStored(now, tally));
       // Moves stored: their new workers are granted now rather than at each ApplicationMaster's next heartbeat.
       drains.moving().keySet().stream().sorted().forEach(id -> actions.add(new Action.Grant(id)));
-      promises = new Promises(book, reclaims.fencedNodes(), drains.moving());
+      promises = new Promises(book, fenced(), drains.moving());
       actions.addAll(shrinks.killDue(input, nodes, book, view::minWorkers, now));
       actions.addAll(waiting.publish(view.elastic(), input, plan));
       rounds++;
@@ -210,10 +219,27 @@ public final class RoundEngine {
     return new PlanBook(targets, gpusPerWorker, rounds + 1);
   }
 
+  /** Nodes that take no new container: those a reclaim returns, and those being lent. */
+  private Set<String> fenced() {
+    Set<String> out = reclaims.fencedNodes();
+    out.addAll(pool.in(io.aryl.yarn.state.InferenceNodes.Place.LENDING));
+    return out;
+  }
+
+  /** The loan target is below what is on loan: a reclaim returns the difference, least cost first. */
+  private void startReclaimForTheTarget(LoanSteps.Decision loan, RoundInput input, long now, Tally tally) {
+    try {
+      reclaimSteps.start(loan.reclaim(), null, loan.deadlineMs(), input.state(), now, tally);
+    } catch (IllegalArgumentException e) {
+      // Lent nodes this round cannot plan on (gone, or of no known GPU type) wait until it can.
+      LOG.warn("Aryl cannot start the reclaim the loan target asks for yet: {}", e.getMessage());
+    }
+  }
+
   private Outcome outcome(List<Action> actions, Tally tally) {
     Promises now = lifecycle.running() ? promises : Promises.NONE;
     promises = now;
-    return new Outcome(now, actions, tally, new Outcome.Gauges(loaned.nodes(), loaned.gpus(),
+    return new Outcome(now, actions, tally, new Outcome.Gauges(pool.lentNodes(), pool.lentGpus(),
         reclaims.inFlight().size(), lifecycle.get() == Lifecycle.State.RECOVERING, recovery.waitedMs()));
   }
 
@@ -226,26 +252,21 @@ public final class RoundEngine {
    */
   public synchronized Started reclaim(RmView view, int servers, String gpuType, long deadlineMs) {
     forget(view.finished());
-    if (!lifecycle.running()) {
-      throw new ArylUnavailableException("this scheduler is no longer active"
-          + (deposedBecause == null ? " (" + lifecycle + ")" : ": " + deposedBecause));
-    }
+    requireActive();
     if (gpuType != null && settings.gpus().type(gpuType).isEmpty()) {
       throw new IllegalArgumentException("gpuType '" + gpuType + "' is not one of " + ArylConf.GPU_TYPES.key() + " "
           + settings.gpus().types().keySet());
     }
-    if (lifecycle.get() == Lifecycle.State.RECOVERING) {
-      throw new ArylUnavailableException("Aryl is recovering after the ResourceManager became active: waiting for "
-          + recovery.waitingFor() + "; ask again shortly");
-    }
     long now = view.nowMs();
     Tally tally = new Tally();
-    loaned.update(view.nodes());
+    pool.observe(view.nodes());
     RoundInput input = translate(view);
     Reclaim r = reclaimSteps.start(servers, gpuType, deadlineMs, input.state(), now, tally);
+    LoanTargetRecord lowered = targets.loweredTo(pool.onLoan(reclaims.fencedNodes()));
     try {
-      saveOwners();
+      savePool();
       state.save(Section.RECLAIMS, reclaims.toRecord());
+      state.save(Section.LOAN_TARGET, lowered);
     } catch (IOException e) {
       reclaims.abandon(r);
       if (e instanceof StoreFencedException f) {
@@ -253,7 +274,8 @@ public final class RoundEngine {
       }
       throw new ArylUnavailableException("reclaim not started: Aryl could not store it (" + e.getMessage() + ")", e);
     }
-    promises = new Promises(book, reclaims.fencedNodes(), drains.moving());
+    targets.accepted(lowered);
+    promises = new Promises(book, fenced(), drains.moving());
     List<Action> actions = new ArrayList<>(reclaimSteps.advance(view.nodes(), input.state(), view::isElastic,
         view::checkpoint, now, tally));
     try {
@@ -273,25 +295,96 @@ public final class RoundEngine {
   public record Started(Reclaim reclaim, Outcome outcome) {}
 
   /**
-   * The adapter relabelled the node {@code inference}, as a {@link Action.Relabel} asked: the reclaim returning it
-   * records it returned (stored with the next round's state).
+   * The adapter relabelled the node, as a {@link Action.Relabel} asked: a node being lent is lent; a node a reclaim
+   * returns is recorded returned. Either record is stored with the next round's state: the relabel comes first and
+   * its record after, and a scheduler that stops in between finds the node's label and records it then.
    */
-  public synchronized Tally relabelled(String node, long nowMs) {
+  public synchronized Tally relabelled(String node, String label, long nowMs) {
     Tally tally = new Tally();
-    reclaimSteps.relabelled(node, nowMs, tally);
-    promises = new Promises(promises.book(), reclaims.fencedNodes(), promises.moving());
+    if (label.equals(settings.trainingLabel())) {
+      if (pool.place(node) == io.aryl.yarn.state.InferenceNodes.Place.LENDING) {
+        pool.lent(node);
+      }
+    } else {
+      reclaimSteps.relabelled(node, nowMs, tally);
+    }
+    promises = new Promises(promises.book(), fenced(), promises.moving());
     return tally;
   }
 
   /**
-   * Remembers a node seen in the inference pool (a label change, before it reaches the scheduler's nodes) and stores
-   * what was learnt. Safe from the scheduler's event thread: it never waits for a round.
+   * Lends the named inference nodes to training now, as an operator asked: recorded (and stored) as being lent, then
+   * relabelled by the returned actions.
    *
-   * @throws IOException when what was learnt cannot be stored; the next round stores it
+   * @throws IllegalArgumentException naming a node that is not an idle inference node at home
+   * @throws IllegalStateException while a loan controller's target decides what is lent
+   * @throws ArylUnavailableException while recovering, or when the loan cannot be stored
    */
-  public void observeLabel(String node, String label) throws IOException {
-    if (owners.observe(node, label)) {
-      saveOwners();
+  public synchronized Outcome lend(RmView view, List<String> nodes) {
+    requireActive();
+    pool.observe(view.nodes());
+    loans.lendByHand(nodes, view.nodes());
+    try {
+      savePool();
+    } catch (IOException e) {
+      nodes.forEach(pool::keepHome);
+      if (e instanceof StoreFencedException f) {
+        depose(f);
+      }
+      throw new ArylUnavailableException("nothing lent: Aryl could not store the loan (" + e.getMessage() + ")", e);
+    }
+    promises = new Promises(promises.book(), fenced(), promises.moving());
+    return outcome(loans.relabelsOwed(view.nodes()), new Tally());
+  }
+
+  /**
+   * Puts the loan controller's target in force, once stored: how many inference nodes may be on loan, and by when the
+   * ones above must be back. The rounds lend and reclaim to meet it.
+   *
+   * @throws io.aryl.yarn.StaleEpochException when a controller of a newer epoch set the target in force
+   * @throws IllegalArgumentException for a value out of range, naming it
+   * @throws ArylUnavailableException when the target cannot be stored
+   */
+  public synchronized LoanTargetRecord acceptLoanTarget(long epoch, String controller, int maxOnLoan, long returnByMs,
+      long decidedMs, String reason, long nowMs) {
+    if (!lifecycle.running()) {
+      throw new ArylUnavailableException("this scheduler is not active (" + lifecycle + ")");
+    }
+    LoanTargetRecord next = targets.check(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, nowMs,
+        "if the loan controller's ZooKeeper path was deleted, its epochs start again from 1: stop the"
+            + " ResourceManagers, run `" + state.store().deleteCommand(Section.LOAN_TARGET.name())
+            + "`, and start them again");
+    try {
+      state.save(Section.LOAN_TARGET, next);
+    } catch (IOException e) {
+      if (e instanceof StoreFencedException f) {
+        depose(f);
+      }
+      throw new ArylUnavailableException("loan target not accepted: Aryl could not store it (" + e.getMessage()
+          + ")", e);
+    }
+    targets.accepted(next);
+    return next;
+  }
+
+  /** The loan target in force; {@link LoanTargetRecord#NONE} before a controller set one. */
+  public synchronized LoanTargetRecord loanTarget() {
+    return targets.current();
+  }
+
+  /** Nodes on loan now (lent, or being lent), but for those a reclaim returns. */
+  public synchronized int onLoan() {
+    return pool.onLoan(reclaims.fencedNodes());
+  }
+
+  private void requireActive() {
+    if (!lifecycle.running()) {
+      throw new ArylUnavailableException("this scheduler is no longer active"
+          + (deposedBecause == null ? " (" + lifecycle + ")" : ": " + deposedBecause));
+    }
+    if (lifecycle.get() == Lifecycle.State.RECOVERING) {
+      throw new ArylUnavailableException("Aryl is recovering after the ResourceManager became active: waiting for "
+          + recovery.waitingFor() + "; ask again shortly");
     }
   }
 
@@ -315,6 +408,7 @@ public final class RoundEngine {
    * durable, so a newly active scheduler kills exactly what its predecessor announced.
    */
   private void commit(long now) throws IOException {
+    savePool();
     state.save(Section.RECLAIMS, reclaims.toRecord());
     state.save(Section.DRAINS, drains.toRecord());
     if (progress.saveDue(now)) {
@@ -334,14 +428,11 @@ public final class RoundEngine {
     }
   }
 
-  /** Stores newly learnt inference nodes; a round relies on them only once stored. */
-  private void saveOwners() throws IOException {
-    synchronized (owners) {
-      if (owners.unsaved()) {
-        InferenceOwners.Snapshot s = owners.snapshot();
-        state.save(Section.OWNERS, s.owners());
-        owners.saved(s);
-      }
+  /** Stores the inference nodes' places when they changed: nothing relies on a place before it is stored. */
+  private void savePool() throws IOException {
+    if (pool.unsaved()) {
+      state.save(Section.POOLS, pool.toRecord());
+      pool.saved();
     }
   }
 
@@ -397,7 +488,7 @@ public final class RoundEngine {
 
   /** What the status shows of what the engine remembers, read under its lock. */
   public synchronized EngineStatus status() {
-    return new EngineStatus(rounds, owners::owns, reclaims.fencedNodes(), book, lastInput, lastPlan,
+    return new EngineStatus(rounds, pool::owns, fenced(), book, lastInput, lastPlan,
         reclaims.inFlight(), reclaims.finished(), drains.size(), recovery.status(), deposedBecause);
   }
 }

@@ -15,13 +15,15 @@ import java.util.Map;
  * <table>
  *   <caption>Who writes what</caption>
  *   <tr><th>section</th><th>writer</th><th>written before</th></tr>
- *   <tr><td>owners</td><td>InferenceOwners</td><td>a round relies on the node being inference's</td></tr>
- *   <tr><td>reclaims</td><td>ReclaimExecutor</td><td>a node is fenced, drained or relabelled</td></tr>
+ *   <tr><td>pools</td><td>InferencePool</td><td>a node is relabelled, or a round relies on it being inference's</td>
+ *   </tr>
+ *   <tr><td>reclaims</td><td>ReclaimSteps</td><td>a node is fenced, drained or relabelled</td></tr>
  *   <tr><td>drains</td><td>Drains</td><td>an ApplicationMaster is told to give a container back</td></tr>
  *   <tr><td>jobs</td><td>JobProgressMeter</td><td>(measurements: saved when workers change, else every few rounds)
  *   </td></tr>
  *   <tr><td>controller</td><td>LoanControllerReports</td><td>a loan controller report of a newer epoch is shown
  *   </td></tr>
+ *   <tr><td>loan-target</td><td>LoanTargets</td><td>a loan target is acknowledged</td></tr>
  *   <tr><td>meta</td><td>this class</td><td>the first round</td></tr>
  * </table>
  *
@@ -29,8 +31,8 @@ import java.util.Map;
  * how to reset it. Saving a value equal to the stored one writes nothing.
  */
 public final class DurableState {
-  /** Format of the stored state this Aryl writes and reads. */
-  public static final int VERSION = 1;
+  /** Format of the stored state this Aryl writes and reads; older ones are read through {@link StateFormat}. */
+  public static final int VERSION = 2;
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
@@ -42,6 +44,8 @@ public final class DurableState {
   private final Map<Section<?>, Object> values = new HashMap<>();
   private final Map<Section<?>, byte[]> stored = new HashMap<>();
   private final boolean recovered;
+  /** The format the stored state was written in; 0 when nothing was stored. */
+  private int formatRead;
 
   private DurableState(StateStore store, long epoch, boolean recovered) {
     this.store = store;
@@ -57,20 +61,39 @@ public final class DurableState {
    */
   public static DurableState open(StateStore store, long nowMs) throws IOException {
     long epoch = store.claim();
-    Map<String, byte[]> raw = store.readAll();
+    Map<String, byte[]> raw = new HashMap<>(store.readAll());
     DurableState s = new DurableState(store, epoch, !raw.isEmpty());
+    byte[] metaBytes = raw.get(Section.META.name());
+    if (metaBytes != null) {
+      s.load(Section.META, metaBytes);
+    }
+    Meta meta = s.get(Section.META);
+    s.formatRead = meta == null ? 0 : meta.version();
+    if (meta != null && meta.version() > VERSION) {
+      throw s.corrupt(Section.META, "written by a newer Aryl: format " + meta.version() + ", this one reads up to "
+          + VERSION, null);
+    }
+    Map<String, byte[]> upgraded = Map.of();
+    if (meta != null && meta.version() < VERSION) {
+      try {
+        upgraded = StateFormat.upgrade(raw, meta.version());
+      } catch (IOException | RuntimeException e) {
+        throw s.corrupt(Section.META, "cannot be read as format " + meta.version() + ": " + e.getMessage(), e);
+      }
+    }
     for (Section<?> section : Section.ALL) {
       byte[] bytes = raw.get(section.name());
-      if (bytes != null) {
+      if (bytes != null && section != Section.META) {
         s.load(section, bytes);
       }
     }
-    Meta meta = s.get(Section.META);
+    for (Map.Entry<String, byte[]> e : upgraded.entrySet()) {
+      store.write(e.getKey(), e.getValue());
+    }
     if (meta == null) {
       s.save(Section.META, new Meta(VERSION, nowMs));
-    } else if (meta.version() > VERSION) {
-      throw s.corrupt(Section.META, "written by a newer Aryl: format " + meta.version() + ", this one reads up to "
-          + VERSION, null);
+    } else if (meta.version() < VERSION) {
+      s.save(Section.META, new Meta(VERSION, meta.originMs())); // last: a failed upgrade is read as the old format
     }
     return s;
   }
@@ -121,6 +144,11 @@ public final class DurableState {
     store.write(section.name(), bytes);
     stored.put(section, bytes);
     values.put(section, value);
+  }
+
+  /** The format the stored state was written in when it was opened ({@link #VERSION} once upgraded); 0 if none. */
+  public int formatRead() {
+    return formatRead;
   }
 
   /** True if the store held state when it was opened: this scheduler took over from an earlier one. */

@@ -11,10 +11,13 @@ public final class Section<T> {
   /** The state's format version and the origin of the planning clock. Written once, by the first active scheduler. */
   public static final Section<Meta> META = new Section<>("meta", Meta.class, null,
       "the planning clock restarts (queued jobs' waits are measured afresh)");
-  /** The nodes inference owns. Written by {@code InferenceOwners} when it first sees a node in the inference pool. */
-  public static final Section<Owners> OWNERS = new Section<>("owners", Owners.class, new Owners(List.of()),
-      "nodes on loan then count as training's own until they are labelled inference again");
-  /** Reclaims in flight, the last ones done, and the next reclaim id. Written by {@code ReclaimExecutor}. */
+  /**
+   * The inference pool's nodes and where each one is (home, being lent, lent). Written by the engine's
+   * {@code InferencePool} before a node is relabelled, and when it first sees a node in the inference pool.
+   */
+  public static final Section<InferenceNodes> POOLS = new Section<>("pools", InferenceNodes.class,
+      InferenceNodes.NONE, "nodes on loan then count as training's own until they are labelled inference again");
+  /** Reclaims in flight, the last ones done, and the next reclaim id. Written by the engine's {@code ReclaimSteps}. */
   public static final Section<Reclaims> RECLAIMS = new Section<>("reclaims", Reclaims.class,
       new Reclaims(1, List.of(), List.of()), "reclaims in flight are dropped: their nodes are no longer fenced");
   /** Containers asked to stop and when they are killed. Written by {@code Drains} before the ApplicationMaster is told. */
@@ -32,7 +35,14 @@ public final class Section<T> {
       ControllerLeader.NONE, "the next loan controller report is accepted whatever its epoch (needed once the loan"
           + " controller's ZooKeeper path was deleted, which restarts its epochs from 1)");
 
-  public static final List<Section<?>> ALL = List.of(META, OWNERS, RECLAIMS, DRAINS, JOBS, CONTROLLER);
+  /**
+   * The loan controller's target in force: how many inference nodes may be on loan, by when the rest must be back.
+   * Written by the engine's {@code LoanTargets} before a target is acknowledged.
+   */
+  public static final Section<LoanTargetRecord> LOAN_TARGET = new Section<>("loan-target", LoanTargetRecord.class,
+      LoanTargetRecord.NONE, "nothing more is lent until the loan controller's next target, whatever its epoch");
+
+  public static final List<Section<?>> ALL = List.of(META, POOLS, RECLAIMS, DRAINS, JOBS, CONTROLLER, LOAN_TARGET);
 
   private final String name;
   private final Class<T> type;

@@ -248,7 +248,7 @@ final class EngineRig implements AutoCloseable {
       Node n = nodes.get(r.node());
       if (n != null && n.containers.isEmpty()) {
         n.label = r.label();
-        engine.relabelled(r.node(), nowMs);
+        engine.relabelled(r.node(), r.label(), nowMs);
       }
     }
   }

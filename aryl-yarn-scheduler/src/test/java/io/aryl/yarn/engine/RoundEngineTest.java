@@ -271,6 +271,132 @@ class RoundEngineTest {
   }
 
   @Nested
+  @DisplayName("loans: the scheduler alone lends inference nodes and takes them back, to meet the loan target")
+  class Loans {
+    /** Two idle inference nodes at home and a training node, seen by one round. */
+    void twoIdleInferenceNodes() {
+      rig.node("t1", TRAINING, 4).node("i1", INFERENCE, 4).node("i2", INFERENCE, 4);
+      rig.round(1_000_000);
+    }
+
+    LoanTargetRecordAssert target(int maxOnLoan) {
+      return new LoanTargetRecordAssert(rig.engine.acceptLoanTarget(3, "controller-1", maxOnLoan, 0, rig.nowMs,
+          "rate 10 rps", rig.nowMs));
+    }
+
+    record LoanTargetRecordAssert(io.aryl.yarn.state.LoanTargetRecord record) {}
+
+    @Test
+    @DisplayName("without a target nothing is lent")
+    void noTargetNoLoan() {
+      twoIdleInferenceNodes();
+      assertThat(rig.after(1_000).actions(Action.Relabel.class)).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a target lends idle nodes at home, fenced from the moment they are chosen, lent once relabelled")
+    void targetLends() {
+      twoIdleInferenceNodes();
+      target(1);
+      Outcome o = rig.after(1_000);
+      assertThat(o.actions(Action.Relabel.class)).containsExactly(new Action.Relabel("i1", TRAINING));
+      assertThat(o.promises().fenced()).as("no inference container lands on it before the relabel")
+          .containsExactly("i1");
+      assertThat(rig.store.sections.get("pools")).asString().contains("\"i1\":\"LENDING\"");
+      rig.relabel(o);
+      Outcome after = rig.after(1_000);
+      assertThat(after.promises().fenced()).isEmpty();
+      assertThat(after.gauges().loanedNodes()).isEqualTo(1);
+      assertThat(rig.store.sections.get("pools")).asString().contains("\"i1\":\"LENT\"");
+      assertThat(after.actions(Action.Relabel.class)).as("the target is met").isEmpty();
+    }
+
+    @Test
+    @DisplayName("a node something runs on is not lent")
+    void busyNodeNotLent() {
+      twoIdleInferenceNodes();
+      rig.start("serving", "i1", 4, false);
+      target(2);
+      assertThat(rig.after(1_000).actions(Action.Relabel.class)).containsExactly(new Action.Relabel("i2", TRAINING));
+    }
+
+    @Test
+    @DisplayName("a target below what is on loan asks the difference back, and a node still being lent just stays home")
+    void targetLowered() {
+      twoIdleInferenceNodes();
+      target(2);
+      Outcome lending = rig.after(1_000);
+      rig.node("i1").label = TRAINING; // only i1's relabel went through before the target fell
+      rig.engine.relabelled("i1", TRAINING, rig.nowMs);
+      target(0);
+      Outcome o = rig.after(1_000);
+      assertThat(lending.actions(Action.Relabel.class)).hasSize(2);
+      assertThat(rig.engine.status().reclaimsInFlight()).singleElement()
+          .satisfies(r -> assertThat(r.nodes()).containsExactly("i1"));
+      assertThat(o.actions(Action.Relabel.class)).as("i1 is empty: returned at once")
+          .containsExactly(new Action.Relabel("i1", INFERENCE));
+      rig.relabel(o);
+      assertThat(rig.engine.onLoan()).isZero();
+      assertThat(rig.store.sections.get("pools")).asString().doesNotContain("LENDING");
+    }
+
+    @Test
+    @DisplayName("a target of an older epoch is refused and changes nothing")
+    void staleEpoch() {
+      twoIdleInferenceNodes();
+      target(1);
+      assertThatThrownBy(() -> rig.engine.acceptLoanTarget(2, "controller-0", 2, 0, rig.nowMs, "", rig.nowMs))
+          .isInstanceOf(io.aryl.yarn.StaleEpochException.class)
+          .hasMessageStartingWith("loan target of epoch 2 refused: the leader in force is controller-1 with epoch 3");
+      assertThat(rig.engine.loanTarget().maxOnLoan()).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a node lent by hand is stored as being lent, then relabelled; refused while a controller decides")
+    void byHand() {
+      twoIdleInferenceNodes();
+      Outcome o = rig.engine.lend(rig.view(), List.of("i2"));
+      assertThat(o.actions(Action.Relabel.class)).containsExactly(new Action.Relabel("i2", TRAINING));
+      assertThatThrownBy(() -> rig.engine.lend(rig.view(), List.of("t1")))
+          .hasMessage("node t1 cannot be lent: it is not an inference node");
+      assertThatThrownBy(() -> rig.engine.lend(rig.view(), List.of("i2")))
+          .hasMessage("node i2 cannot be lent: it is lending already");
+      target(1);
+      assertThatThrownBy(() -> rig.engine.lend(rig.view(), List.of("i1")))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("controller-1 (epoch 3) decides");
+    }
+
+    @Test
+    @DisplayName("a reclaim asked by hand lowers the target, so the nodes are not lent again before the controller's"
+        + " next decision")
+    void reclaimByHandLowersTheTarget() {
+      twoIdleInferenceNodes();
+      target(2);
+      rig.relabel(rig.after(1_000));
+      rig.after(1_000);
+      rig.engine.reclaim(rig.view(), 1, null, 0);
+      assertThat(rig.engine.loanTarget().maxOnLoan()).isEqualTo(1);
+      assertThat(rig.engine.loanTarget().reason()).endsWith("lowered to 1 by a reclaim asked by hand");
+      rig.relabel(rig.after(1_000));
+      assertThat(rig.after(1_000).actions(Action.Relabel.class)).as("not lent again").isEmpty();
+    }
+
+    @Test
+    @DisplayName("a loan decided and stored but not relabelled before a restart is carried out by the next scheduler")
+    void lendingSurvivesARestart() throws InterruptedException {
+      twoIdleInferenceNodes();
+      target(1);
+      Outcome o = rig.after(1_000); // the relabel is never carried out: the scheduler stops
+      assertThat(o.actions(Action.Relabel.class)).hasSize(1);
+      EngineRig next = rig.restart();
+      Outcome resumed = next.round(rig.nowMs + 1_000);
+      assertThat(resumed.actions(Action.Relabel.class)).containsExactly(new Action.Relabel("i1", TRAINING));
+      assertThat(next.engine.loanTarget().epoch()).as("the target survives too").isEqualTo(3);
+      next.close();
+    }
+  }
+
+  @Nested
   @DisplayName("partial gangs")
   class PartialGangs {
     @Test
