@@ -54,7 +54,7 @@ class ArylAdminIT {
     job = TestJob.submit(cluster, "e", "training", TestJob.shape(1, 4, 1, 600), 1, true);
     job.askWorkersAtOnce(2);
     cluster.awaitShowingStatus("the elastic job holds 2 workers", () -> job.workers() == 2);
-    cluster.label(0, "training");
+    cluster.lend(0);
     cluster.awaitShowingStatus("node 0 is on loan", () -> loaned().size() == 1);
     // The status reports the workers the last planning round saw, which may predate the AM's count.
     cluster.awaitShowingStatus("a round has seen the job's 2 workers",

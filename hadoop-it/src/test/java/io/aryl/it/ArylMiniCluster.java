@@ -393,6 +393,25 @@ public final class ArylMiniCluster implements AutoCloseable {
     replaceLabels(Map.of(nodeId(node), Set.of(label)));
   }
 
+  /**
+   * Lends these inference nodes to training as an operator would: through the active scheduler, the one writer of
+   * which node is whose (it stores the loan, then relabels). Returns once the scheduler sees them in the training
+   * pool; while Aryl still recovers after becoming active, it asks again.
+   */
+  public void lend(int... nodes) throws Exception {
+    List<String> names = java.util.Arrays.stream(nodes).mapToObj(this::nodeName).toList();
+    await("Aryl lends " + names, Duration.ofSeconds(60), () -> {
+      try {
+        aryl().lend(names);
+        return true;
+      } catch (io.aryl.yarn.ArylUnavailableException e) {
+        return false;
+      }
+    });
+    await(names + " in the training pool", Duration.ofSeconds(30),
+        () -> java.util.Arrays.stream(nodes).allMatch(i -> "training".equals(partitionOf(i))));
+  }
+
   /** Labels of NM i as the scheduler sees them now; null while the node is not registered or no RM is active. */
   public String partitionOf(int i) {
     var node = schedulerNode(i);

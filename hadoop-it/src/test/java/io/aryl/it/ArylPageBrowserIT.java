@@ -46,8 +46,8 @@ class ArylPageBrowserIT {
     try (ArylMiniCluster cluster = ArylMiniCluster.start("page", conf, 2, 1);
         HeadlessChromium chromium = new HeadlessChromium(dir.resolve("chromium-profile"))) {
       ChromeDriver browser = chromium.driver;
-      cluster.label(0, "training");
-      cluster.label(1, "training");
+      cluster.lend(0);
+      cluster.lend(1);
       cluster.awaitShowingStatus("2 nodes on loan", () -> loaned(cluster) == 2);
       // A reclaim of an empty loaned node is done at once: it is the page's last reclaim. Lend the node again.
       Http first = cluster.post(ArylStatus.RECLAIMS, "{\"nodes\":1}");
@@ -58,7 +58,7 @@ class ArylPageBrowserIT {
         return s != null && s.path("reclaimsDone").size() == 1;
       });
       String returned = JSON.readTree(first.body()).path("nodes").get(0).asText();
-      cluster.label(returned.equals(cluster.nodeName(0)) ? 0 : 1, "training");
+      cluster.lend(returned.equals(cluster.nodeName(0)) ? 0 : 1);
       cluster.awaitShowingStatus("2 nodes on loan again", () -> loaned(cluster) == 2);
 
       try (TestJob e = TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 36000), 1, false);

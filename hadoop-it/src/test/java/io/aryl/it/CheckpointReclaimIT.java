@@ -114,10 +114,10 @@ class CheckpointReclaimIT {
       cluster.awaitShowingStatus("the scheduler has both jobs' asks", WAIT,
           () -> asked(cluster, checkpointing) && asked(cluster, silent));
 
-      cluster.label(0, "training");
+      cluster.lend(0);
       cluster.awaitShowingStatus("the checkpointing job's worker runs and wrote its marker", WAIT,
           () -> running(cluster, checkpointing) && Files.exists(ckpt.resolve("aryl-checkpoint")));
-      cluster.label(1, "training");
+      cluster.lend(1);
       cluster.awaitShowingStatus("the silent job's worker runs", WAIT, () -> running(cluster, silent));
       assertThat(loaned(cluster)).isEqualTo(2);
       Thread.sleep(SILENT_RUNS_S * 1000 + 1000);

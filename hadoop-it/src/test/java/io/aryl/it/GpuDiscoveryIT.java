@@ -91,7 +91,7 @@ class GpuDiscoveryIT {
     // One NodeManager, which the test puts in the training pool (the only pool Aryl types nodes in).
     try (ArylMiniCluster cluster = ArylMiniCluster.start("gpu-discovery-" + type, conf, 0, 0)) {
       ArylMiniCluster.await("the scheduler has the NodeManager", WAIT, () -> cluster.registered(0));
-      cluster.label(0, "training");
+      cluster.label(0, "training"); // the bootstrap puts it in the training pool: not a loan
       NodeId id = cluster.nodeId(0);
       String node = cluster.scheduler().getSchedulerNode(id).getNodeName();
       assertThat(node).as("the scheduler's name of the node").isEqualTo(id.getHost());

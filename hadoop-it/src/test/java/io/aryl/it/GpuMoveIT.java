@@ -48,7 +48,7 @@ class GpuMoveIT {
       String a100 = cluster.nodeName(1);
       cluster.restartRmWith(Map.of("aryl.scheduler.gpu-type.nodes",
           "t4=" + t4.replace(".", "\\.") + " a100=" + a100.replace(".", "\\.")));
-      cluster.label(0, "training");
+      cluster.lend(0);
       cluster.awaitShowingStatus("the lent t4 node is typed and serves training", WAIT,
           () -> gpuTypes(cluster).containsAll(List.of("t4", "a100")));
 

@@ -45,7 +45,7 @@ class MixedGpuIT {
       String a100b = cluster.nodeName(2);
       cluster.restartRmWith(Map.of("aryl.scheduler.gpu-type.nodes",
           "t4=" + t4.replace(".", "\\.") + " a100=" + a100a.replace(".", "\\.") + "|" + a100b.replace(".", "\\.")));
-      cluster.label(0, "training");
+      cluster.lend(0);
       cluster.awaitShowingStatus("the lent t4 node and both a100 nodes are typed", WAIT, () -> {
         JsonNode nodes = nodes(cluster);
         return type(nodes, t4).equals("t4") && type(nodes, a100a).equals("a100") && type(nodes, a100b).equals("a100");

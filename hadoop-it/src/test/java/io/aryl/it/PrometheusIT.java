@@ -50,7 +50,7 @@ class PrometheusIT {
     conf.setInt("aryl.scheduler.metrics.quantile-window-s", WINDOW_S);
     try (ArylMiniCluster cluster = ArylMiniCluster.start("prom", conf, 1, 1)) {
       String lent = cluster.nodeName(0);
-      cluster.label(0, "training");
+      cluster.lend(0);
       cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
       try (TestJob e = TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 36000), 1, true)) {
         e.askWorkersAtOnce(16);

@@ -70,7 +70,7 @@ class PyTorchDdpIT {
       AtomicReference<JsonNode> status = new AtomicReference<>();
 
       cluster.awaitShowingStatus("2 workers train on the training node", CHANGE, () -> Torch.training(log, 2, 0));
-      cluster.label(0, "training"); // inference lends its node: the job grows
+      cluster.lend(0); // inference lends its node: the job grows
       cluster.awaitShowingStatus("the job grows to 4 workers", CHANGE, () -> Torch.training(log, 4, 1));
 
       for (String competitor : List.of("first", "second")) {

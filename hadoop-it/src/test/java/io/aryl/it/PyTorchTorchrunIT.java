@@ -107,7 +107,7 @@ class PyTorchTorchrunIT {
 
       cluster.awaitShowingStatus("2 workers train on the training node", CHANGE,
           () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 2, 0));
-      cluster.label(0, "training"); // inference lends its node: the job grows
+      cluster.lend(0); // inference lends its node: the job grows
       cluster.awaitShowingStatus("the job grows to 4 workers", CHANGE,
           () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 4, 1));
 

@@ -56,8 +56,8 @@ class ReclaimIT {
       cluster.awaitShowingStatus("E holds 8 workers", () -> eJob.workers() == 8);
       assertThat(e.workersByNode()).isEqualTo(Map.of(cluster.nodeName(2), 8));
 
-      cluster.label(0, "training");
-      cluster.label(1, "training");
+      cluster.lend(0);
+      cluster.lend(1);
       cluster.awaitShowingStatus("the status shows 2 loaned nodes", () -> loanedNodes(cluster).size() == 2);
       assertThat(loanedNodes(cluster)).containsExactlyInAnyOrder(cluster.nodeName(0), cluster.nodeName(1));
 
@@ -126,8 +126,8 @@ class ReclaimIT {
   @DisplayName("a reclaim of more nodes than are loaned, or with a malformed body, answers 400 and starts nothing")
   void reclaimRefusesWhatItCannotDo() throws Exception {
     try (ArylMiniCluster cluster = ArylMiniCluster.start("refuse", ArylMiniCluster.testConf(dir.toFile()), 2, 1)) {
-      cluster.label(0, "training");
-      cluster.label(1, "training");
+      cluster.lend(0);
+      cluster.lend(1);
       cluster.awaitShowingStatus("the status shows 2 loaned nodes", () -> loanedNodes(cluster).size() == 2);
 
       ArylMiniCluster.Http tooMany = cluster.post(RECLAIMS, "{\"nodes\":3}");

@@ -40,7 +40,7 @@ class ReclaimLostNodeIT {
       e.askWorkersAtOnce(8);
       cluster.awaitShowingStatus("E holds 8 workers on training's own node", () -> e.workers() == 8);
       for (int i = 0; i < 3; i++) {
-        cluster.label(i, "training");
+        cluster.lend(i);
       }
       for (int i = 0; i < 3; i++) {
         String n = cluster.nodeName(i);

@@ -188,7 +188,7 @@ class RestAccessIT {
   /** Lends node 0 to training and waits until Aryl shows the loan; the node's name. */
   private static String lendNodeZero(ArylMiniCluster cluster) throws Exception {
     String lent = cluster.nodeName(0);
-    cluster.label(0, "training");
+    cluster.lend(0);
     cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
     return lent;
   }

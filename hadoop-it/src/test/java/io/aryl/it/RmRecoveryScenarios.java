@@ -60,7 +60,7 @@ abstract class RmRecoveryScenarios {
   void aNodeOnLoanStaysOnLoan() throws Exception {
     try (ArylMiniCluster cluster = ArylMiniCluster.start("loan-survives", conf(dir.toFile()), 1, 1)) {
       String loaned = cluster.nodeName(0);
-      cluster.label(0, "training"); // lent, as the loan controller lends
+      cluster.lend(0); // lent, through the scheduler as the loan controller lends
       cluster.awaitShowingStatus(loaned + " shown owner=inference, loaned=true", () -> onLoan(cluster, loaned));
 
       restartOrFailOver(cluster);
@@ -87,7 +87,7 @@ abstract class RmRecoveryScenarios {
       String loaned = cluster.nodeName(0);
       e.askWorkersAtOnce(8);
       cluster.awaitShowingStatus("E holds 8 workers on training's own node", () -> e.workers() == 8);
-      cluster.label(0, "training");
+      cluster.lend(0);
       cluster.awaitShowingStatus(loaned + " on loan", () -> onLoan(cluster, loaned));
       e.askWorkersAtOnce(8);
       cluster.awaitShowingStatus("E holds 8 more workers, on the loaned node",
@@ -130,7 +130,7 @@ abstract class RmRecoveryScenarios {
       assertThat(done.get("tookMs").asLong()).as("ms to the relabel: the workers had their grace")
           .isGreaterThanOrEqualTo(graceMs(conf));
 
-      cluster.label(0, "training"); // lent again
+      cluster.lend(0); // lent again
       cluster.awaitShowingStatus(loaned + " on loan again", () -> onLoan(cluster, loaned));
       assertThat(reclaim(cluster, 1, 0).get("id").asLong()).as("id of a reclaim started after the " + event())
           .isGreaterThan(id);

@@ -49,7 +49,7 @@ class RmRestartIT extends RmRecoveryScenarios {
     File stateDir = ArylMiniCluster.arylStateDir(dir.toFile());
     try (ArylMiniCluster cluster = ArylMiniCluster.start("corrupt-state", conf(dir.toFile()), 1, 1)) {
       String loaned = cluster.nodeName(0);
-      cluster.label(0, "training"); // something to keep: a loan
+      cluster.lend(0); // something to keep: a loan
       cluster.awaitShowingStatus(loaned + " on loan", () -> onLoan(cluster, loaned));
       cluster.awaitShowingStatus("Aryl's state stored under " + stateDir, RECOVERED,
           () -> !stateFiles(stateDir).isEmpty());
