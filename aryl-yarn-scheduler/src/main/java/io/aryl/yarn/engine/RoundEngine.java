@@ -175,7 +175,7 @@ public final class RoundEngine {
       promises = new Promises(book, reclaims.fencedNodes(), drains.moving());
 
       shrinks.drainWhatThePlanTakes(input, plan, nodes, now, tally);
-      List<Action> relabels = reclaimSteps.advance(nodes, input.state(), view::isElastic, view::checkpoint, now,
+      List<Action> relabels = reclaimSteps.advance(nodes, input.state(), view::minWorkers, view::checkpoint, now,
           tally);
       actions.addAll(relabels); // a reclaim was stored when it started: its relabels need nothing new stored
       commit(now);
@@ -254,7 +254,7 @@ public final class RoundEngine {
       throw new ArylUnavailableException("reclaim not started: Aryl could not store it (" + e.getMessage() + ")", e);
     }
     promises = new Promises(book, reclaims.fencedNodes(), drains.moving());
-    List<Action> actions = new ArrayList<>(reclaimSteps.advance(view.nodes(), input.state(), view::isElastic,
+    List<Action> actions = new ArrayList<>(reclaimSteps.advance(view.nodes(), input.state(), view::minWorkers,
         view::checkpoint, now, tally));
     try {
       commit(now);
