@@ -9,6 +9,7 @@ import io.aryl.core.reclaim.ReclaimCostModel;
 import io.aryl.core.reclaim.ReclaimPlan;
 import io.aryl.core.reclaim.ReclaimPlanner;
 import io.aryl.core.reclaim.ReclaimRequest;
+import io.aryl.core.victim.Fate;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.JobProgress;
@@ -98,7 +99,7 @@ class CheckpointAwareReclaimTest {
 
     assertThat(plan.isFeasible()).isTrue();
     assertThat(plan.servers()).as("the node returned").containsExactly(node);
-    assertThat(plan.jobsWith(ReclaimPlan.Action.PREEMPT)).as("the job preempted").containsExactly(preempted);
+    assertThat(plan.jobsWith(Fate.PREEMPT)).as("the job preempted").containsExactly(preempted);
     assertThat(plan.costGpuS()).as("GPU-seconds lost").isEqualTo(costGpuS);
   }
 

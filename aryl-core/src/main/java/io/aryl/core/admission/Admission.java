@@ -6,6 +6,8 @@ import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.core.placement.WorkerRole;
 import io.aryl.core.tenant.TenantLedger;
+import io.aryl.core.victim.VictimChoice;
+import io.aryl.core.victim.VictimOrder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -44,12 +46,12 @@ import java.util.function.Supplier;
  * its gang is admitted (counting its base GPUs on the own servers, gangs admitted before it included), then the
  * others. A first-pass gang that does not fit even with every flexible worker shed may, once it has been queued
  * {@code tenantReclaimDelayS}, preempt other tenants' running jobs whose GPUs are borrowed ({@link TenantLedger}):
- * victims in {@link TenantLedger#LEAST_COST_FIRST} order, each only if its tenant keeps its guarantee, the cheaper of
- * the first victim that suffices alone and victims taken in order until the gang fits (those it turns out not to
- * need spared); none if the gang would not fit after all. First-pass jobs that failed are offered again after a preemption. Second-pass gangs may not take
- * the GPUs of flexible workers their tenants hold within their guarantees ({@link
- * TenantLedger#protectedFlexible()}). A starving job's reservation never holds back another tenant's job within its
- * guarantee.
+ * victims in {@link VictimOrder}, each only if its tenant keeps its guarantee, the cheaper of the first victim that
+ * suffices alone and victims taken in order until the gang fits (those it turns out not to need spared, {@link
+ * VictimChoice}); none if the gang would not fit after all. First-pass jobs that failed are offered again after a
+ * preemption. Second-pass gangs may not take the GPUs of flexible workers their tenants hold within their guarantees
+ * ({@link TenantLedger#protectedFlexible()}). A starving job's reservation never holds back another tenant's job
+ * within its guarantee.
  */
 public final class Admission {
   private final JobOrder order;
@@ -357,11 +359,11 @@ public final class Admission {
 
     /**
      * Preempts borrowers for a gang within its tenant's guarantee that does not fit even with every flexible worker
-     * shed, at the least cost of two plans (as {@link io.aryl.core.reclaim.ServerChooser#leastCost()} does for
-     * loaned servers): the first victim in {@link TenantLedger#LEAST_COST_FIRST} order that makes room for the gang
-     * alone, or victims taken in that order, each only if it frees GPUs the gang could use, until the gang fits, and
-     * then those it does not need spared (the costliest first). A victim is taken only while its tenant
-     * keeps its guarantee. If the gang fits neither way nobody is preempted. Returns its placement, or null.
+     * shed (criterion 2 of {@link VictimOrder}: flexible workers go first), as {@link VictimChoice} chooses among the
+     * tenant ledger's victims in {@link VictimOrder}: the first that makes room for the gang alone, or victims taken in
+     * order, each only if it frees GPUs the gang could use, until the gang fits, then those it does not need spared,
+     * whichever costs less. A victim is taken only while its tenant keeps its guarantee. If the gang fits neither way
+     * nobody is preempted. Returns its placement, or null.
      */
     private int[] reclaimFor(Job job, boolean[] types, TenantLedger tenants) {
       boolean unheld = reservation != null; // another tenant's: it never holds this job back
@@ -369,13 +371,32 @@ public final class Admission {
         reservation.unhold();
       }
       try {
-        List<TenantLedger.Victim> candidates = tenants.victimsFor(job);
-        List<TenantLedger.Victim> alone = singleVictim(job, types, tenants, candidates);
-        List<TenantLedger.Victim> several = accumulated(job, types, tenants, candidates);
-        List<TenantLedger.Victim> chosen = alone;
-        if (several != null && (alone == null || cost(several) < cost(alone))) {
-          chosen = several;
-        }
+        List<TenantLedger.Victim> chosen = VictimChoice.choose(tenants.victimsFor(job), new VictimChoice.Trial<>() {
+          @Override
+          public boolean mayTake(TenantLedger.Victim v) {
+            return tenants.takesOnlyBorrowed(v) && freesRoom(v, job, types);
+          }
+
+          @Override
+          public boolean fitsWithout(List<TenantLedger.Victim> victims) {
+            return Pass.this.fitsWithout(job, types, tenants, victims);
+          }
+
+          @Override
+          public void take(TenantLedger.Victim v) {
+            tenants.preempt(v, job); // so that the tenant's next job is judged against what is left
+          }
+
+          @Override
+          public void untake(TenantLedger.Victim v) {
+            tenants.restore(v);
+          }
+
+          @Override
+          public double cost(TenantLedger.Victim v) {
+            return v.preemptCostGpuS();
+          }
+        });
         if (chosen == null) {
           return null;
         }
@@ -395,55 +416,6 @@ public final class Admission {
       }
     }
 
-    /** The first victim (the cheapest) that alone makes room for the gang, or null. */
-    private List<TenantLedger.Victim> singleVictim(Job job, boolean[] types, TenantLedger tenants,
-        List<TenantLedger.Victim> candidates) {
-      for (TenantLedger.Victim v : candidates) {
-        if (tenants.takesOnlyBorrowed(v) && freesRoom(v, job, types) && fitsWithout(job, types, tenants,
-            List.of(v))) {
-          return List.of(v);
-        }
-      }
-      return null;
-    }
-
-    /** Victims taken in order until the gang fits, those it turns out not to need spared; null if it never fits. */
-    private List<TenantLedger.Victim> accumulated(Job job, boolean[] types, TenantLedger tenants,
-        List<TenantLedger.Victim> candidates) {
-      GpuBudget work = trial.copy();
-      List<TenantLedger.Victim> chosen = new ArrayList<>();
-      boolean fits = false;
-      try {
-        for (TenantLedger.Victim v : candidates) {
-          if (!tenants.takesOnlyBorrowed(v) || !freesRoom(v, job, types)) {
-            continue;
-          }
-          tenants.vacate(v, work);
-          tenants.preempt(v, job); // so that the tenant's next job is judged against what is left
-          chosen.add(v);
-          if (placeBase(work.copy(), job, types) != null) {
-            fits = true;
-            break;
-          }
-        }
-      } finally {
-        chosen.forEach(tenants::restore);
-      }
-      if (!fits) {
-        return null;
-      }
-      List<TenantLedger.Victim> needed = new ArrayList<>(chosen);
-      for (int i = chosen.size() - 2; i >= 0; i--) { // the last one made it fit: try sparing the others
-        TenantLedger.Victim v = chosen.get(i);
-        List<TenantLedger.Victim> rest = new ArrayList<>(needed);
-        rest.remove(v);
-        if (fitsWithout(job, types, tenants, rest)) {
-          needed = rest;
-        }
-      }
-      return needed;
-    }
-
     /** Whether the gang fits in the trial budget once {@code victims} are gone. */
     private boolean fitsWithout(Job job, boolean[] types, TenantLedger tenants, List<TenantLedger.Victim> victims) {
       GpuBudget without = trial.copy();
@@ -451,14 +423,6 @@ public final class Admission {
         tenants.vacate(v, without);
       }
       return placeBase(without, job, types) != null;
-    }
-
-    private static double cost(List<TenantLedger.Victim> victims) {
-      double c = 0;
-      for (TenantLedger.Victim v : victims) {
-        c += v.preemptCostGpuS();
-      }
-      return c;
     }
 
     /**

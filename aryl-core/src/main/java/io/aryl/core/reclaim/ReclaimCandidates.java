@@ -5,6 +5,7 @@ import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.JobAllocations;
 import io.aryl.core.model.Server;
+import io.aryl.core.victim.Fate;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -192,9 +193,9 @@ public final class ReclaimCandidates {
           continue;
         }
         Job job = jobs.get(j);
-        boolean preempt = totalWorkers[j] - removed[j] < job.minWorkers();
+        Fate fate = Fate.of(totalWorkers[j], removed[j], job.minWorkers());
         Map<String, Integer> taken = new TreeMap<>();
-        if (preempt) {
+        if (fate == Fate.PREEMPT) {
           taken.putAll(state.allocation(job.id()).workersByServer());
         } else {
           for (String s : chosen) {
@@ -206,7 +207,7 @@ public final class ReclaimCandidates {
           }
         }
         out.put(job.id(), new ReclaimPlan.JobImpact(
-            preempt ? ReclaimPlan.Action.PREEMPT : ReclaimPlan.Action.SHRINK,
+            fate,
             Map.copyOf(taken),
             costs.jobCost(job, totalWorkers[j], removed[j])));
       }

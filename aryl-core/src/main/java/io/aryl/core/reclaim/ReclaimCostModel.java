@@ -2,6 +2,7 @@ package io.aryl.core.reclaim;
 
 import io.aryl.core.model.Checks;
 import io.aryl.core.model.Job;
+import io.aryl.core.victim.Fate;
 
 /**
  * What taking workers away from a job costs, in GPU-seconds of training work thrown away.
@@ -36,11 +37,16 @@ public record ReclaimCostModel(double restartOverheadS, double rescaleOverheadS)
     return (double) workers * job.gpusPerWorker() * rescaleOverheadS;
   }
 
-  /** Cost of removing {@code removed} of the job's {@code workers} workers: nothing, a shrink, or a preemption. */
+  /**
+   * Cost of removing {@code removed} of the job's {@code workers} workers: nothing, or a shrink or a preemption as
+   * {@link Fate#of} decides.
+   */
   public double jobCost(Job job, int workers, int removed) {
     if (removed <= 0) {
       return 0;
     }
-    return workers - removed >= job.minWorkers() ? shrinkCost(job, workers) : preemptCost(job, workers);
+    return Fate.of(workers, removed, job.minWorkers()) == Fate.SHRINK
+        ? shrinkCost(job, workers)
+        : preemptCost(job, workers);
   }
 }

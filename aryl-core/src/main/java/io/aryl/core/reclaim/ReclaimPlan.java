@@ -3,6 +3,7 @@ package io.aryl.core.reclaim;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Plan;
+import io.aryl.core.victim.Fate;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -15,21 +16,13 @@ import java.util.TreeMap;
  * servers asked for) or infeasible with the reason.
  */
 public final class ReclaimPlan {
-  /** What a reclaim does to one job. */
-  public enum Action {
-    /** Loses only workers above its minimum and keeps running. */
-    SHRINK,
-    /** Falls below its minimum: stops, and returns to the queue. */
-    PREEMPT
-  }
-
   /**
-   * @param action shrink or preempt
+   * @param action shrink or preempt ({@link Fate#of})
    * @param workersRemoved workers taken away, by server id: for a shrink only those on returned servers, for a
    *     preemption every worker of the job
    * @param costGpuS GPU-seconds of work this costs the job
    */
-  public record JobImpact(Action action, Map<String, Integer> workersRemoved, double costGpuS) {}
+  public record JobImpact(Fate action, Map<String, Integer> workersRemoved, double costGpuS) {}
 
   private final List<String> servers;
   private final Map<String, JobImpact> impacts;
@@ -79,7 +72,7 @@ public final class ReclaimPlan {
     return costGpuS;
   }
 
-  public List<String> jobsWith(Action action) {
+  public List<String> jobsWith(Fate action) {
     return impacts.entrySet().stream().filter(e -> e.getValue().action() == action).map(Map.Entry::getKey).toList();
   }
 
@@ -90,7 +83,7 @@ public final class ReclaimPlan {
       JobImpact impact = impacts.get(e.getKey());
       if (impact == null) {
         targets.put(e.getKey(), e.getValue());
-      } else if (impact.action() == Action.SHRINK) {
+      } else if (impact.action() == Fate.SHRINK) {
         Map<String, Integer> left = new HashMap<>(e.getValue().workersByServer());
         impact.workersRemoved().forEach((s, w) -> left.merge(s, -w, Integer::sum));
         targets.put(e.getKey(), Allocation.of(left));

@@ -7,6 +7,7 @@ import io.aryl.core.model.Tenants;
 import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.core.reclaim.ReclaimCostModel;
+import io.aryl.core.victim.VictimOrder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -27,7 +28,8 @@ import java.util.TreeMap;
  *
  * <p><b>Victims</b> are running jobs of other tenants holding base GPUs on the own servers. One may be preempted
  * for a job only while its tenant keeps at least its guarantee afterwards: only borrowed GPUs are taken back, never
- * owned ones. They are offered in one order, {@link #LEAST_COST_FIRST}.
+ * owned ones ({@link VictimOrder#takesOnlyBorrowed}). They are offered in {@link VictimOrder} ({@link
+ * VictimOrder.Candidate#job}: the least preemption cost first, then the tenant borrowing most, then by job id).
  */
 public final class TenantLedger {
   /** A running job that could be preempted, with what it holds (by server index) and what preempting it costs. */
@@ -38,6 +40,7 @@ public final class TenantLedger {
     private final int ownBaseGpus;
     private final double preemptCostGpuS;
     private int borrowedAtStart;
+    private VictimOrder.Candidate candidate;
 
     Victim(Job job, Map<Integer, Integer> base, Map<Integer, Integer> flexible, int ownBaseGpus, double cost) {
       this.job = job;
@@ -71,20 +74,16 @@ public final class TenantLedger {
       return borrowedAtStart;
     }
 
+    /** As {@link VictimOrder} ranks it, by what it held when victims were first ranked this round. */
+    public VictimOrder.Candidate candidate() {
+      return candidate;
+    }
+
     @Override
     public String toString() {
       return "Victim[" + job.id() + ", " + Math.round(preemptCostGpuS) + " GPU-s]";
     }
   }
-
-  /**
-   * The order victims are offered in: the cheapest preemption first (work lost, as {@link ReclaimCostModel} prices
-   * it), then the job of the tenant that borrowed most, then by job id.
-   */
-  public static final Comparator<Victim> LEAST_COST_FIRST =
-      Comparator.comparingDouble(Victim::preemptCostGpuS)
-          .thenComparing(Comparator.comparingInt(Victim::tenantBorrowedGpus).reversed())
-          .thenComparing(v -> v.job().id());
 
   private final Tenants tenants;
   private final ServerTable table;
@@ -170,13 +169,14 @@ public final class TenantLedger {
     baseOwn.merge(job.tenant(), own, Integer::sum);
   }
 
-  /** Running jobs of tenants other than {@code owner}'s, in {@link #LEAST_COST_FIRST} order. */
+  /** Running jobs of tenants other than {@code owner}'s, in {@link VictimOrder}. */
   public List<Victim> victimsFor(Job owner) {
     if (!sorted) {
       for (Victim v : victims) {
         v.borrowedAtStart = TenantQuota.borrowed(baseOwnGpus(v.job.tenant()), guarantee(v.job.tenant()));
+        v.candidate = VictimOrder.Candidate.job(v.job.id(), v.preemptCostGpuS, v.borrowedAtStart);
       }
-      victims.sort(LEAST_COST_FIRST);
+      victims.sort(Comparator.comparing(Victim::candidate, VictimOrder.ORDER));
       sorted = true;
     }
     List<Victim> out = new ArrayList<>();
@@ -191,7 +191,7 @@ public final class TenantLedger {
   /** True if preempting the victim leaves its tenant at or above its guarantee: it gives back only borrowed GPUs. */
   public boolean takesOnlyBorrowed(Victim v) {
     return !preemptedFor.containsKey(v.job.id())
-        && baseOwnGpus(v.job.tenant()) - v.ownBaseGpus >= guarantee(v.job.tenant());
+        && VictimOrder.takesOnlyBorrowed(baseOwnGpus(v.job.tenant()), v.ownBaseGpus, guarantee(v.job.tenant()));
   }
 
   /** Records the victim as preempted for {@code owner}: its tenant's usage drops by its own base GPUs. */

@@ -6,6 +6,7 @@ import io.aryl.core.reclaim.ReclaimPlan;
 import io.aryl.core.reclaim.ReclaimPlanner;
 import io.aryl.core.reclaim.ReclaimRequest;
 import io.aryl.core.testing.SyntheticClusters;
+import io.aryl.core.victim.Fate;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -46,8 +47,8 @@ public class ReclaimBenchmark {
       throw new IllegalStateException("benchmark state cannot reclaim " + servers + " servers: " + plan);
     }
     System.out.println(System.lineSeparator() + "# " + state + "; reclaiming " + servers + " servers costs "
-        + Math.round(plan.costGpuS()) + " GPU-s: " + plan.jobsWith(ReclaimPlan.Action.SHRINK).size()
-        + " shrunk, " + plan.jobsWith(ReclaimPlan.Action.PREEMPT).size() + " preempted");
+        + Math.round(plan.costGpuS()) + " GPU-s: " + plan.jobsWith(Fate.SHRINK).size()
+        + " shrunk, " + plan.jobsWith(Fate.PREEMPT).size() + " preempted");
   }
 
   @Benchmark

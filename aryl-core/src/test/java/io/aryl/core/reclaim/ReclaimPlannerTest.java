@@ -11,8 +11,8 @@ import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
 import io.aryl.core.model.Server;
-import io.aryl.core.reclaim.ReclaimPlan.Action;
 import io.aryl.core.reclaim.ReclaimPlan.JobImpact;
+import io.aryl.core.victim.Fate;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -119,23 +119,23 @@ class ReclaimPlannerTest {
     // Returning i1 leaves flex 2 of its 4 workers (= min 2): a shrink, 4 workers * 2 GPUs * 30 s = 240.
     // Returning i2 would preempt base: 2 workers * 1 GPU * (600 + 120) = 1440.
     assertThat(one.servers()).containsExactly("i1");
-    assertThat(one.impacts()).containsExactly(entry("flex", new JobImpact(Action.SHRINK, Map.of("i1", 2), 240.0)));
+    assertThat(one.impacts()).containsExactly(entry("flex", new JobImpact(Fate.SHRINK, Map.of("i1", 2), 240.0)));
     assertThat(one.costGpuS()).isEqualTo(240.0);
-    assertThat(one.jobsWith(Action.SHRINK)).containsExactly("flex");
-    assertThat(one.jobsWith(Action.PREEMPT)).isEmpty();
+    assertThat(one.jobsWith(Fate.SHRINK)).containsExactly("flex");
+    assertThat(one.jobsWith(Fate.PREEMPT)).isEmpty();
 
     // The busy-GPU heuristic would have preempted base instead.
     ReclaimPlan byBusy = new ReclaimPlanner(COSTS, ServerChooser.fewestBusyGpus()).plan(state, ReclaimRequest.any(1));
     assertThat(byBusy.servers()).containsExactly("i2");
-    assertThat(byBusy.impacts()).containsExactly(entry("base", new JobImpact(Action.PREEMPT, Map.of("i2", 2), 1440.0)));
+    assertThat(byBusy.impacts()).containsExactly(entry("base", new JobImpact(Fate.PREEMPT, Map.of("i2", 2), 1440.0)));
 
     ReclaimPlan two = PLANNER.plan(state, ReclaimRequest.any(2));
 
     // Both: the shrink (240) and the preemption (1440), 1680 in all.
     assertThat(two.servers()).containsExactly("i1", "i2");
     assertThat(two.impacts()).containsOnly(
-        entry("flex", new JobImpact(Action.SHRINK, Map.of("i1", 2), 240.0)),
-        entry("base", new JobImpact(Action.PREEMPT, Map.of("i2", 2), 1440.0)));
+        entry("flex", new JobImpact(Fate.SHRINK, Map.of("i1", 2), 240.0)),
+        entry("base", new JobImpact(Fate.PREEMPT, Map.of("i2", 2), 1440.0)));
     assertThat(two.costGpuS()).isEqualTo(1680.0);
   }
 
@@ -159,23 +159,23 @@ class ReclaimPlannerTest {
         // 4 - 2 = 2 >= min 2: shrink; 4 workers * 1 GPU * 30 = 120.
         Arguments.of("elastic job keeps its minimum: shrink, only the workers on the server",
             elastic("j", 1, 2, 4, 300), on("t1", 2, "i1", 2),
-            new JobImpact(Action.SHRINK, Map.of("i1", 2), 120.0)),
+            new JobImpact(Fate.SHRINK, Map.of("i1", 2), 120.0)),
         // 7 - 1 = 6 >= min 1: shrink, charged on all 7 workers it held: 7 * 1 * 30 = 210.
         Arguments.of("a shrink pauses every GPU the job held, not only the removed ones",
             elastic("j", 1, 1, 8, 300), on("t1", 6, "i1", 1),
-            new JobImpact(Action.SHRINK, Map.of("i1", 1), 210.0)),
+            new JobImpact(Fate.SHRINK, Map.of("i1", 1), 210.0)),
         // 4 - 2 = 2 < min 3: preempt; 4 workers * 1 GPU * (300 + 120) = 1680; its t1 workers stop too.
         Arguments.of("elastic job that would fall below its minimum: preempt, every worker",
             elastic("j", 1, 3, 4, 300), on("t1", 2, "i1", 2),
-            new JobImpact(Action.PREEMPT, Map.of("t1", 2, "i1", 2), 1680.0)),
+            new JobImpact(Fate.PREEMPT, Map.of("t1", 2, "i1", 2), 1680.0)),
         // 4 - 1 = 3 < min 4: preempt; 4 workers * 2 GPUs * (300 + 120) = 3360.
         Arguments.of("inelastic job losing a single worker: preempt",
             inelastic("j", 2, 4, 300), on("t1", 3, "i1", 1),
-            new JobImpact(Action.PREEMPT, Map.of("t1", 3, "i1", 1), 3360.0)),
+            new JobImpact(Fate.PREEMPT, Map.of("t1", 3, "i1", 1), 3360.0)),
         // 2 - 2 = 0 < min 1: preempt; 2 workers * 2 GPUs * (0 + 120) = 480: a fresh checkpoint still pays restart.
         Arguments.of("job entirely on the server, just checkpointed: preempt pays the restart only",
             elastic("j", 2, 1, 2, 0), on("i1", 2),
-            new JobImpact(Action.PREEMPT, Map.of("i1", 2), 480.0)));
+            new JobImpact(Fate.PREEMPT, Map.of("i1", 2), 480.0)));
   }
 
   @Test
@@ -207,8 +207,8 @@ class ReclaimPlannerTest {
     // i2 for 90 more: 3450.
     assertThat(plan.servers()).containsExactly("i1", "i2");
     assertThat(plan.impacts()).containsOnly(
-        entry("big", new JobImpact(Action.PREEMPT, Map.of("i1", 2, "i2", 2), 3360.0)),
-        entry("flex", new JobImpact(Action.SHRINK, Map.of("i2", 2), 90.0)));
+        entry("big", new JobImpact(Fate.PREEMPT, Map.of("i1", 2, "i2", 2), 3360.0)),
+        entry("flex", new JobImpact(Fate.SHRINK, Map.of("i2", 2), 90.0)));
     assertThat(plan.costGpuS()).isEqualTo(3450.0);
     assertThat(candidates.costOf(List.of("i1", "i3"))).isEqualTo(6760.0);
   }
@@ -403,7 +403,7 @@ class ReclaimPlannerTest {
     assertThat(plan.changes().keySet()).isEqualTo(reclaim.impacts().keySet());
     reclaim.impacts().forEach((job, impact) -> {
       Allocation before = state.allocation(job);
-      if (impact.action() == Action.PREEMPT) {
+      if (impact.action() == Fate.PREEMPT) {
         assertThat(plan.changes().get(job)).isEqualTo(Plan.Change.PREEMPT);
         assertThat(plan.targets()).doesNotContainKey(job);
         assertThat(impact.workersRemoved()).isEqualTo(before.workersByServer());
@@ -502,8 +502,8 @@ class ReclaimPlannerTest {
 
     assertThat(plan.servers()).containsExactly("i5", "i1", "i3", "i4");
     assertThat(plan.costGpuS()).isEqualTo(150.0 + 360.0 + 2520.0);
-    assertThat(plan.jobsWith(Action.SHRINK)).containsExactly("a");
-    assertThat(plan.jobsWith(Action.PREEMPT)).containsExactly("c", "d");
+    assertThat(plan.jobsWith(Fate.SHRINK)).containsExactly("a");
+    assertThat(plan.jobsWith(Fate.PREEMPT)).containsExactly("c", "d");
     assertThat(new HashSet<>(plan.servers())).doesNotContain("i2");
   }
 }

@@ -16,6 +16,7 @@ import io.aryl.core.reclaim.ReclaimPlanner;
 import io.aryl.core.reclaim.ReclaimRequest;
 import io.aryl.core.reclaim.ServerChooser;
 import io.aryl.core.speedup.SpeedupModel;
+import io.aryl.core.victim.Fate;
 import io.aryl.sim.trace.InferenceCurve;
 import io.aryl.sim.trace.TraceJob;
 import java.util.ArrayList;
@@ -114,7 +115,7 @@ public final class Simulator {
       case LEAST_COST -> ServerChooser.leastCost();
       case RANDOM -> ServerChooser.random(seed);
       case FEWEST_BUSY_GPUS -> ServerChooser.fewestBusyGpus();
-      case NEWEST_FIRST -> newestFirst();
+      case NEWEST_FIRST -> ServerChooser.newestFirst(this::newestStartByServer);
     };
   }
 
@@ -362,7 +363,10 @@ public final class Simulator {
     return true;
   }
 
-  /** Takes back every fenced server whose grace is over: workers there are shrunk away or their jobs preempted. */
+  /**
+   * Takes back every fenced server whose grace is over: workers there are shrunk away or their jobs preempted, as
+   * {@link Fate#of} decides on what each job runs then.
+   */
   private boolean returnServers(double t) {
     List<Integer> due = fleet.due(t);
     for (int s : due) {
@@ -372,7 +376,7 @@ public final class Simulator {
         if (w == 0) {
           continue;
         }
-        if (j.workers - w < j.shape.minWorkers()) {
+        if (Fate.of(j.workers, w, j.shape.minWorkers()) == Fate.PREEMPT) {
           preempt(j, t);
         } else {
           Map<String, Integer> left = new HashMap<>(j.allocation.workersByServer());
@@ -386,21 +390,15 @@ public final class Simulator {
     return !due.isEmpty();
   }
 
-  /** Stock YARN's choice: idle loaned servers first, then those whose newest job started latest. */
-  private ServerChooser newestFirst() {
-    return (candidates, count) -> {
-      Map<String, Double> newest = new HashMap<>();
-      for (SimJob j : running) {
-        for (String s : j.allocation.workersByServer().keySet()) {
-          newest.merge(s, j.lastStart, Math::max);
-        }
+  /** When the newest running job on each server started: what stock YARN's newest-first choice ranks servers by. */
+  private Map<String, Double> newestStartByServer() {
+    Map<String, Double> newest = new HashMap<>();
+    for (SimJob j : running) {
+      for (String s : j.allocation.workersByServer().keySet()) {
+        newest.merge(s, j.lastStart, Math::max);
       }
-      return candidates.eligible().stream()
-          .sorted(Comparator.comparingDouble((String s) -> -newest.getOrDefault(s, Double.POSITIVE_INFINITY))
-              .thenComparing(Comparator.naturalOrder()))
-          .limit(count)
-          .toList();
-    };
+    }
+    return newest;
   }
 
   // --- jobs --------------------------------------------------------------------------------------------------------

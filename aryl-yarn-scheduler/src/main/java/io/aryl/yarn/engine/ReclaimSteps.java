@@ -7,6 +7,7 @@ import io.aryl.core.reclaim.ReclaimCostModel;
 import io.aryl.core.reclaim.ReclaimPlan;
 import io.aryl.core.reclaim.ReclaimPlanner;
 import io.aryl.core.reclaim.ReclaimRequest;
+import io.aryl.core.victim.Fate;
 import io.aryl.yarn.ArylSettings;
 import io.aryl.yarn.engine.Drains.Drain;
 import io.aryl.yarn.engine.Drains.Reason;
@@ -22,16 +23,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Carries reclaims out, step by step: the least-cost loaned nodes are chosen ({@link ReclaimPlanner}) and fenced; their
  * containers drained (flexible workers of jobs that stay above their minimum are shrunk; a job that would fall below is
- * preempted as a whole; anything else is preempted), killed at the grace or one round before the deadline; each node
- * is relabelled {@code inference} once nothing runs on it. A node whose NodeManager leaves the cluster before it is
- * back is replaced by another loaned node, so the reclaim still returns what was asked.
+ * preempted as a whole, as {@link Reclaim#fateOf} says; anything else is preempted), killed at the grace or one round
+ * before the deadline; each node is relabelled {@code inference} once nothing runs on it. A node whose NodeManager
+ * leaves the cluster before it is back is replaced by another loaned node, so the reclaim still returns what was asked.
  *
  * <p>It decides and records; the engine stores the reclaims and the drains before any of it reaches the cluster.
  */
@@ -91,11 +92,12 @@ final class ReclaimSteps {
    * Moves every reclaim in flight forward: replaces lost nodes, drains what runs on the nodes still to return, records
    * as returned an empty node already labelled {@code inference}, and asks for the other empty ones to be relabelled.
    *
-   * @param elastic whether an application is an elastic job (its workers are shrunk or preempted as the plan said)
+   * @param elasticMinWorkers an elastic job's minimum workers, 0 for any other application (an elastic job's workers
+   *     are shrunk or it is preempted, as {@link Reclaim#fateOf} says)
    * @param checkpoints each job's last checkpoint as its ApplicationMaster reported it
    * @return the relabels of empty nodes; {@link #relabelled} records each one carried out
    */
-  List<Action> advance(List<NodeView> nodes, ClusterState state, Predicate<String> elastic,
+  List<Action> advance(List<NodeView> nodes, ClusterState state, ToIntFunction<String> elasticMinWorkers,
       Function<String, CheckpointReport> checkpoints, long nowMs, Tally tally) {
     if (tracker.inFlight().isEmpty()) {
       return List.of(); // most rounds: no map of every node by name
@@ -122,12 +124,12 @@ final class ReclaimSteps {
           continue;
         }
         for (ContainerView c : n.containers()) {
-          boolean worker = elastic.test(c.appId()) && !c.amContainer();
-          if (worker && r.actionFor(c.appId()).equals("SHRINK")) {
+          int minWorkers = c.amContainer() ? 0 : elasticMinWorkers.applyAsInt(c.appId());
+          if (minWorkers > 0 && r.fateOf(c.appId(), minWorkers, nodes) == Fate.SHRINK) {
             if (drain(r, c, nodeId, killAt) && recordShrunk(r, c, nodes, tally)) {
               tally.containersShrunk++;
             }
-          } else if (worker) {
+          } else if (minWorkers > 0) {
             preemptJob(r, c.appId(), nodes, killAt, checkpoints, nowMs, tally);
           } else if (drain(r, c, nodeId, killAt) && recordPreempted(r, c, checkpoints, nowMs, tally)) {
             tally.containersPreempted++;

@@ -183,7 +183,7 @@ public final class RoundEngine {
       if (loan.reclaim() > 0) {
         startReclaimForTheTarget(loan, input, now, tally);
       }
-      List<Action> relabels = reclaimSteps.advance(nodes, input.state(), view::isElastic, view::checkpoint, now,
+      List<Action> relabels = reclaimSteps.advance(nodes, input.state(), view::minWorkers, view::checkpoint, now,
           tally);
       actions.addAll(relabels); // a reclaim was stored when it started: its relabels need nothing new stored
       commit(now);
@@ -276,7 +276,7 @@ public final class RoundEngine {
     }
     targets.accepted(lowered);
     promises = new Promises(book, fenced(), drains.moving());
-    List<Action> actions = new ArrayList<>(reclaimSteps.advance(view.nodes(), input.state(), view::isElastic,
+    List<Action> actions = new ArrayList<>(reclaimSteps.advance(view.nodes(), input.state(), view::minWorkers,
         view::checkpoint, now, tally));
     try {
       commit(now);

@@ -1,7 +1,11 @@
 package io.aryl.yarn.reclaim;
 
+import io.aryl.core.victim.Fate;
+import io.aryl.yarn.round.ContainerView;
+import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.state.ReclaimRecord;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -69,6 +73,12 @@ public final class Reclaim {
       throw new IllegalArgumentException("reclaim " + r.id() + ": requested must be 1.." + r.nodes().size()
           + ", was " + r.requested());
     }
+    r.jobActions().forEach((job, action) -> {
+      if (!action.equals(Fate.SHRINK.name()) && !action.equals(Fate.PREEMPT.name())) {
+        throw new IllegalArgumentException("reclaim " + r.id() + ": jobActions[" + job + "] must be SHRINK or PREEMPT,"
+            + " was " + action);
+      }
+    });
     out.requested = r.requested();
     out.returned.addAll(r.returned());
     out.lost.addAll(r.lost());
@@ -115,8 +125,39 @@ public final class Reclaim {
     return Map.copyOf(jobActions);
   }
 
-  public synchronized String actionFor(String appId) {
-    return jobActions.getOrDefault(appId, "PREEMPT");
+  /** What the plan decided for the job, or null if it did not name the job. */
+  public synchronized Fate plannedFate(String appId) {
+    String action = jobActions.get(appId);
+    return action == null ? null : Fate.valueOf(action);
+  }
+
+  /**
+   * What this reclaim does to an elastic job with a worker on one of its pending nodes: what the plan decided, or,
+   * for a job the plan did not name, {@link Fate#of} on the job's workers now and those of them on the pending nodes.
+   * A plan does not name a job whose workers there were draining when it was made (a round's snapshot leaves them
+   * out: a shrink's, or the old workers of a move), nor one that reached the node since; such a job is preempted only
+   * if the reclaim leaves it below its minimum.
+   *
+   * @param minWorkers the job's minimum
+   * @param nodes every node as the round read it
+   */
+  public Fate fateOf(String appId, int minWorkers, List<NodeView> nodes) {
+    Fate planned = plannedFate(appId);
+    if (planned != null) {
+      return planned;
+    }
+    Set<String> pending = new HashSet<>(pendingNodes());
+    int workers = 0;
+    int taken = 0;
+    for (NodeView n : nodes) {
+      for (ContainerView c : n.containers()) {
+        if (c.appId().equals(appId) && !c.amContainer()) {
+          workers++;
+          taken += pending.contains(n.id()) ? 1 : 0;
+        }
+      }
+    }
+    return Fate.of(workers, taken, minWorkers);
   }
 
   public synchronized Phase phase() {

@@ -2,14 +2,15 @@ package io.aryl.yarn.round;
 
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Plan;
+import io.aryl.core.victim.VictimOrder;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Which live worker containers a plan takes away: on each node, the job's workers beyond its target there, newest
- * first (the newest are the flexible workers a job gained last; its base workers are its oldest).
+ * first ({@link VictimOrder#newestFirst}: the newest are the flexible workers a job gained last; its base workers are
+ * its oldest).
  */
 public final class ShrinkChooser {
   private ShrinkChooser() {}
@@ -23,10 +24,7 @@ public final class ShrinkChooser {
         if (excess <= 0) {
           continue;
         }
-        node.getValue().stream()
-            .sorted(Comparator.comparingLong(ContainerView::seq).reversed())
-            .limit(excess)
-            .forEach(out::add);
+        out.addAll(VictimOrder.newestFirst(node.getValue(), ContainerView::seq, excess));
       }
     }
     return out;

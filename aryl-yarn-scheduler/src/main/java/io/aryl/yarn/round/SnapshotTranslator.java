@@ -8,6 +8,7 @@ import io.aryl.core.model.Job;
 import io.aryl.core.model.Tenants;
 import io.aryl.core.model.Server;
 import io.aryl.core.speedup.SpeedupModel;
+import io.aryl.core.victim.VictimOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -143,15 +144,14 @@ public final class SnapshotTranslator {
       gpus.setCapacityAt(position, node.gpus() - blocked);
     }
 
-    // A job holds at most its maximum: any beyond it (the newest; new workers of a move given up) are surplus, their
-    // GPUs held until drained.
+    // A job holds at most its maximum: any beyond it (the newest, VictimOrder.newestFirst; new workers of a move given
+    // up) are surplus, their GPUs held until drained.
     List<ContainerView> surplus = new ArrayList<>();
     for (AppView app : apps.values()) {
       Map<String, List<ContainerView>> live = workers.get(app.id());
       int over = live == null ? 0 : count(live) - app.shape().maxWorkers();
       if (over > 0) {
-        live.values().stream().flatMap(List::stream)
-            .sorted(java.util.Comparator.comparingLong(ContainerView::seq).reversed()).limit(over).toList()
+        VictimOrder.newestFirst(live.values().stream().flatMap(List::stream).toList(), ContainerView::seq, over)
             .forEach(c -> {
               surplus.add(c);
               String node = nodeOf(live, c);

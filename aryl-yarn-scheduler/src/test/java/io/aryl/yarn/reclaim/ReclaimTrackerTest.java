@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.within;
 
+import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.GpuType;
@@ -14,8 +15,17 @@ import io.aryl.core.reclaim.ReclaimCostModel;
 import io.aryl.core.reclaim.ReclaimPlan;
 import io.aryl.core.reclaim.ReclaimPlanner;
 import io.aryl.core.reclaim.ReclaimRequest;
+import io.aryl.core.victim.Fate;
+import io.aryl.yarn.round.AppView;
+import io.aryl.yarn.round.ContainerView;
+import io.aryl.yarn.round.NodeView;
+import io.aryl.yarn.round.PlanBook;
+import io.aryl.yarn.round.RoundInput;
+import io.aryl.yarn.round.SnapshotTranslator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
@@ -311,7 +321,7 @@ class ReclaimTrackerTest {
       assertThat(r.pendingNodes()).containsExactly(substitute);
       assertThat(tracker.fencedNodes()).containsExactly(substitute);
       assertThat(r.nodes()).containsExactly(lost, substitute);
-      assertThat(r.actionFor("app-gang")).isEqualTo("PREEMPT");
+      assertThat(r.plannedFate("app-gang")).isEqualTo(Fate.PREEMPT);
 
       assertThat(tracker.nodeReturned(r, substitute, 5_000)).as("the substitute's return finishes it").isTrue();
       assertThat(r.returnedNodes()).containsExactly(substitute);
@@ -348,6 +358,88 @@ class ReclaimTrackerTest {
   }
 
   @Nested
+  @DisplayName("what a reclaim does to a job with a worker on its nodes")
+  class Fates {
+    private static final SnapshotTranslator TRANSLATOR =
+        new SnapshotTranslator("training", GPU, node -> node.startsWith("inf"));
+
+    private static ContainerView worker(String id, String app, long seq) {
+      return new ContainerView(id, app, seq, 1, false);
+    }
+
+    /** The reclaim of inf-1, planned as the executor plans it: on the round's translation of {@code nodes}. */
+    private static Reclaim reclaimInf1(List<NodeView> nodes, Map<String, JobShape> shapes, Set<String> draining) {
+      Map<String, AppView> apps = new TreeMap<>();
+      shapes.forEach((id, shape) -> apps.put(id, new AppView(id, shape, 0, 0)));
+      RoundInput in = TRANSLATOR.translate(1_000, nodes, apps, PlanBook.EMPTY, draining, Set.of(), Map.of(),
+          (id, p) -> 0);
+      ReclaimPlan plan = PLANNER.plan(in.state(), ReclaimRequest.any(1));
+      assertThat(plan.servers()).as("the only loaned node").containsExactly("inf-1");
+      return new ReclaimTracker().start(plan, 0, 60_000);
+    }
+
+    @Test
+    @DisplayName("a job the plan named: what the plan decided, whatever runs now")
+    void plannedJobs() {
+      Reclaim r = new ReclaimTracker().start(plan(2), 0, 60_000);
+      List<NodeView> nothingRunsNow = List.of();
+
+      assertThat(r.fateOf("app-elastic", 1, nothingRunsNow)).isEqualTo(Fate.SHRINK);
+      assertThat(r.fateOf("app-gang", 2, nothingRunsNow)).isEqualTo(Fate.PREEMPT);
+    }
+
+    /**
+     * app-x (2..4) runs x1 and x2 on t1 and x3 on the loaned inf-1, which a round is shrinking (draining). The round's
+     * snapshot leaves draining workers out, so the reclaim's plan does not name app-x. The job keeps its minimum
+     * without x3: it is shrunk (x3 drained for the reclaim), not preempted whole.
+     */
+    @Test
+    @DisplayName("a job the plan did not name, its worker there draining, keeps its minimum: shrunk, not preempted")
+    void unnamedJobThatKeepsItsMinimumIsShrunk() {
+      List<NodeView> nodes = List.of(
+          new NodeView("t1", "training", 4, List.of(worker("x1", "app-x", 1), worker("x2", "app-x", 2))),
+          new NodeView("inf-1", "training", 4, List.of(worker("x3", "app-x", 3))));
+      Reclaim r = reclaimInf1(nodes, Map.of("app-x", new JobShape(2, 4, 1, 3600, "")), Set.of("x3"));
+
+      assertThat(r.jobActions()).as("the plan saw no worker of app-x on inf-1").isEmpty();
+      assertThat(r.plannedFate("app-x")).isNull();
+      assertThat(r.fateOf("app-x", 2, nodes)).isEqualTo(Fate.SHRINK);
+    }
+
+    /** app-y (2..2) had y1 on t1 when the plan was made; y2 reached inf-1 since. Without y2 it is below its minimum. */
+    @Test
+    @DisplayName("a job the plan did not name that the reclaim leaves below its minimum is preempted")
+    void unnamedJobBelowItsMinimumIsPreempted() {
+      List<NodeView> planned = List.of(
+          new NodeView("t1", "training", 4, List.of(worker("y1", "app-y", 1))),
+          new NodeView("inf-1", "training", 4, List.of()));
+      Reclaim r = reclaimInf1(planned, Map.of("app-y", new JobShape(2, 2, 1, 3600, "")), Set.of());
+      List<NodeView> now = List.of(
+          new NodeView("t1", "training", 4, List.of(worker("y1", "app-y", 1))),
+          new NodeView("inf-1", "training", 4, List.of(worker("y2", "app-y", 2))));
+
+      assertThat(r.plannedFate("app-y")).isNull();
+      assertThat(r.fateOf("app-y", 2, now)).isEqualTo(Fate.PREEMPT);
+    }
+
+    @Test
+    @DisplayName("a job the plan did not name is judged by its workers: its ApplicationMaster is none of them")
+    void applicationMasterIsNoWorker() {
+      List<NodeView> nodes = List.of(
+          new NodeView("t1", "training", 4, List.of(worker("z1", "app-z", 1))),
+          new NodeView("inf-1", "training", 4, List.of(worker("z2", "app-z", 2), worker("z3", "app-z", 3))));
+      Reclaim r = reclaimInf1(nodes, Map.of("app-z", new JobShape(1, 3, 1, 3600, "")), Set.of("z2", "z3"));
+      List<NodeView> withAm = List.of(
+          new NodeView("t1", "training", 4, List.of(worker("z1", "app-z", 1),
+              new ContainerView("am", "app-z", 0, 0, true))),
+          new NodeView("inf-1", "training", 4, List.of(worker("z2", "app-z", 2), worker("z3", "app-z", 3))));
+
+      assertThat(r.fateOf("app-z", 1, withAm)).as("3 workers (its AM is none), 2 taken, min 1").isEqualTo(Fate.SHRINK);
+      assertThat(r.fateOf("app-z", 2, withAm)).as("min 2: 1 left").isEqualTo(Fate.PREEMPT);
+    }
+  }
+
+  @Nested
   @DisplayName("stored and restored")
   class Durable {
     @Test
@@ -376,6 +468,19 @@ class ReclaimTrackerTest {
       assertThat(after.finished()).extracting(Reclaim::id).as("recorded once").containsExactly(flying.id(), done.id());
       Reclaim next = after.start(PLANNER.plan(STATE, ReclaimRequest.any(1)), 400, 500);
       assertThat(next.id()).isGreaterThan(flying.id());
+    }
+
+    @Test
+    @DisplayName("a record with a job action other than SHRINK or PREEMPT is refused, naming the job and the value")
+    void unknownJobActionIsRefused() {
+      io.aryl.yarn.state.ReclaimRecord rec = new ReclaimTracker().start(plan(2), 0, 10).toRecord();
+      io.aryl.yarn.state.ReclaimRecord broken = new io.aryl.yarn.state.ReclaimRecord(rec.id(), rec.requested(),
+          rec.nodes(), rec.requestedMs(), rec.deadlineMs(), rec.plannedCostGpuS(), Map.of("app-gang", "STOP"),
+          rec.returned(), rec.lost(), rec.replacements(), rec.shortBy(), rec.shrunk(), rec.preempted(),
+          rec.chargedJobs(), rec.gpuSecondsLost(), rec.phase(), rec.finishedMs());
+      io.aryl.yarn.state.Reclaims stored = new io.aryl.yarn.state.Reclaims(rec.id() + 1, List.of(broken), List.of());
+      assertThatIllegalArgumentException().isThrownBy(() -> new ReclaimTracker().restore(stored))
+          .withMessage("reclaim 1: jobActions[app-gang] must be SHRINK or PREEMPT, was STOP");
     }
 
     @Test
