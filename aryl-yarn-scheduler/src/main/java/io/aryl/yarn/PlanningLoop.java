@@ -259,7 +259,8 @@ final class PlanningLoop implements AutoCloseable {
       scheduler.sampleHistory(System.currentTimeMillis());
     } catch (RuntimeException | LinkageError e) {
       // A round that fails leaves the last promises in place; the next one starts from the RM's state again. Anything
-      // escaping here would cancel every later round silently, so errors are logged and the loop goes on.
+      // escaping here would cancel every later round silently, so errors are logged, counted and the loop goes on.
+      metrics.planningRoundsFailed.incr();
       LOG.error("Aryl planning round failed", e);
     }
   }
@@ -310,6 +311,7 @@ final class PlanningLoop implements AutoCloseable {
         return;
       }
       Map<String, AppView> views = running.views();
+      Map<String, AppView> plain = reader.plainDemand(originMs);
       progress.update(views, nodes, now);
       if (drains.size() > 0) { // a set of every container's id, only when there is a drain to check against it
         drains.retainOnly(NodeView.containerIds(nodes));
@@ -317,7 +319,7 @@ final class PlanningLoop implements AutoCloseable {
       fenced = reclaims.fencedNodes();
       timer.lap("progress");
 
-      RoundInput input = translate(nodes, views, now);
+      RoundInput input = translate(nodes, views, plain, now);
       timer.lap("translate");
       Plan plan = planner.plan(input.state());
       timer.lap("plan");
@@ -328,7 +330,9 @@ final class PlanningLoop implements AutoCloseable {
       Map<String, Allocation> targets = new HashMap<>(plan.targets());
       input.starting().forEach((id, promise) -> {
         targets.put(id, promise);
-        gpusPerWorker.put(id, views.get(id).shape().gpusPerWorker());
+        // A starting gang may be a plain application's pending containers, which are not among the elastic views.
+        AppView starting = views.containsKey(id) ? views.get(id) : plain.get(id);
+        gpusPerWorker.put(id, starting.shape().gpusPerWorker());
       });
       book = new PlanBook(targets, gpusPerWorker, ++rounds);
       Set<String> changed = book.changedSince(previous);
@@ -435,8 +439,12 @@ final class PlanningLoop implements AutoCloseable {
   }
 
 
-  /** The round's snapshot: the elastic applications {@code views}, plain applications' pending GPU asks, teams. */
-  private RoundInput translate(List<NodeView> nodes, Map<String, AppView> views, long now) {
+  /**
+   * The round's snapshot: the elastic applications {@code views}, plain applications' pending GPU asks {@code plain}
+   * ({@link RmReader#plainDemand}), teams.
+   */
+  private RoundInput translate(List<NodeView> nodes, Map<String, AppView> views, Map<String, AppView> plain,
+      long now) {
     if (settings.predictor() == ArylSettings.Predictor.HISTORY) {
       // Progress stays measured; the history predictor only replaces the runtime a job's tag announced.
       views = withHistoryRuntimes(views);
@@ -444,7 +452,7 @@ final class PlanningLoop implements AutoCloseable {
     Map<String, AppView> planned = new TreeMap<>(views);
     // A job being moved wants back, on its new nodes, the workers it is being moved off (left out as draining).
     drains.moving().forEach((id, n) -> planned.computeIfPresent(id, (k, v) -> v.askingMore(n)));
-    planned.putAll(reader.plainDemand(originMs));
+    planned.putAll(plain);
     return translator.translate((now - originMs) / 1000.0, nodes, planned, book, drains.ids(), fenced, progress.all(),
         (id, p) -> checkpoints.sinceCheckpointS(id, p, now), reader.tenantShares());
   }
@@ -491,7 +499,7 @@ final class PlanningLoop implements AutoCloseable {
     List<NodeView> nodes = reader.nodes(scheduler.getNodeTracker().getAllNodes(), running.unflaggedAm());
     loaned.update(nodes);
     fenced = reclaims.fencedNodes();
-    RoundInput input = translate(nodes, running.views(), now);
+    RoundInput input = translate(nodes, running.views(), reader.plainDemand(originMs), now);
     Reclaim r = executor.start(servers, gpuType, deadlineMs, input.state(), now);
     try {
       saveOwners();
