@@ -69,6 +69,9 @@ public class ArylMetrics {
   @Metric("Planning round latency")
   MutableRate planningRound;
 
+  @Metric("Planning rounds that failed with an error (logged); a failed round grants, drains and kills nothing")
+  MutableCounterLong planningRoundsFailed;
+
   /** Milliseconds of each planning round: PlanningRoundLatencyNumRounds and PlanningRoundLatency99thPercentileMs. */
   final MutableQuantiles planningRoundLatency;
 
@@ -156,5 +159,9 @@ public class ArylMetrics {
 
   public long containersPreempted() {
     return containersPreempted.value();
+  }
+
+  public long planningRoundsFailed() {
+    return planningRoundsFailed.value();
   }
 }

@@ -188,6 +188,7 @@ final class PlanningLoop implements AutoCloseable {
     } catch (RuntimeException | LinkageError e) {
       // A round that fails leaves the last promises in place; the next one starts from the RM's state again. Anything
       // escaping here would cancel every later round silently, so errors are logged and the loop goes on.
+      metrics.planningRoundsFailed.incr();
       LOG.error("Aryl planning round failed", e);
     }
   }
