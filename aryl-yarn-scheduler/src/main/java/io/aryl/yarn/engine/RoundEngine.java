@@ -169,7 +169,7 @@ public final class RoundEngine {
       RoundInput input = translate(view);
       Plan plan = planner.plan(input.state());
       PlanBook previous = book;
-      book = book(input, plan, view);
+      book = book(input, plan);
       Set<String> changed = book.changedSince(previous);
       changed.removeIf(id -> !view.elastic().containsKey(id)); // a plain application's asks are its own
       changed.stream().sorted().forEach(id -> actions.add(new Action.Grant(id)));
@@ -206,17 +206,11 @@ public final class RoundEngine {
     return outcome(actions, tally);
   }
 
-  /** The one target set: the plan's targets, and the gangs whose room the last rounds' drains are still making. */
-  private PlanBook book(RoundInput input, Plan plan, RmView view) {
+  /** The one target set: the plan's, whose snapshot counts gangs waiting for their room as started. */
+  private PlanBook book(RoundInput input, Plan plan) {
     Map<String, Integer> gpusPerWorker = new HashMap<>();
     input.state().jobs().forEach(j -> gpusPerWorker.put(j.id(), j.gpusPerWorker()));
-    Map<String, Allocation> targets = new HashMap<>(plan.targets());
-    input.starting().forEach((id, promise) -> {
-      targets.put(id, promise);
-      AppView app = view.elastic().containsKey(id) ? view.elastic().get(id) : view.plainDemand().get(id);
-      gpusPerWorker.put(id, app.shape().gpusPerWorker());
-    });
-    return new PlanBook(targets, gpusPerWorker, rounds + 1);
+    return new PlanBook(plan.targets(), gpusPerWorker, rounds + 1);
   }
 
   /** Nodes that take no new container: those a reclaim returns, and those being lent. */

@@ -111,7 +111,7 @@ final class WaitingMessages {
   /** Whether the job asks for its base gang and the round left it waiting. */
   private static boolean waits(AppView app, RoundInput input, Plan plan) {
     boolean asksForItsGang = input.liveWorkers(app.id()) + app.askedWorkers() >= app.shape().minWorkers();
-    return asksForItsGang && plan.target(app.id()).isEmpty() && !input.starting().containsKey(app.id());
+    return asksForItsGang && plan.target(app.id()).isEmpty();
   }
 
   /**
