@@ -400,6 +400,9 @@ public final class ArylMiniCluster implements AutoCloseable {
    */
   public void lend(int... nodes) throws Exception {
     List<String> names = java.util.Arrays.stream(nodes).mapToObj(this::nodeName).toList();
+    // Labels set at start reach the scheduler's nodes a moment later: lend what the scheduler sees at home.
+    await(names + " in the inference pool", Duration.ofSeconds(30),
+        () -> java.util.Arrays.stream(nodes).allMatch(i -> "inference".equals(partitionOf(i))));
     await("Aryl lends " + names, Duration.ofSeconds(60), () -> {
       try {
         aryl().lend(names);
