@@ -36,7 +36,7 @@ class RecoveryGateTest {
       boolean ready) {
     RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, expected, () -> rmReady);
     assertThat(gate.ready(registered, now)).isEqualTo(ready);
-    assertThat(gate.status()).containsEntry("recovering", !ready);
+    assertThat(gate.status().recovering()).isEqualTo(!ready);
   }
 
   @Test
@@ -53,7 +53,7 @@ class RecoveryGateTest {
     AtomicBoolean rm = new AtomicBoolean(true);
     RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, Set.of("a", "b"), rm::get);
     assertThat(gate.ready(Set.of("a"), START + 5)).isFalse();
-    assertThat(gate.status().get("waitingForNodes")).asList().containsExactly("b");
+    assertThat(gate.status().waitingForNodes()).containsExactly("b");
     assertThat(gate.waitingFor()).startsWith("node(s) [b] to re-register");
     assertThat(gate.ready(Set.of("a", "b"), START + 2_500)).isTrue();
     rm.set(false);

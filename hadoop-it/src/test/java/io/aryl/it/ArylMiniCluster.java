@@ -300,7 +300,7 @@ public final class ArylMiniCluster implements AutoCloseable {
       // Until then Aryl refuses reclaims with 503 and changes nothing: a started cluster is one Aryl works on. Read
       // in-process: the REST status may need credentials this cluster's callers bring themselves.
       await("Aryl recovered", RmRecoveryScenarios.RECOVERED, () -> c.scheduler() instanceof ArylScheduler s
-          && s.arylStatus().get("recovery") instanceof Map<?, ?> r && Boolean.FALSE.equals(r.get("recovering")));
+          && s.arylStatus().recovery() != null && !s.arylStatus().recovery().recovering());
     }
     return c;
   }

@@ -223,7 +223,8 @@ class SecureLoanControllerIT {
     assertThat(lc.reclaimsRequested()).isEqualTo(1);
     assertThat(lc.nodesLoaned()).isEqualTo(1);
     cluster.awaitShowingStatus("the controller's report reached the scheduler over SPNEGO",
-        () -> cluster.aryl().arylStatus().toString().contains("secure-a"));
+        () -> cluster.aryl().arylStatus().loanController() != null
+            && "secure-a".equals(cluster.aryl().arylStatus().loanController().instance()));
 
     List<ACL> expected = List.of(new ACL(ZooDefs.Perms.ALL, new Id("sasl", "aryl")),
         new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));

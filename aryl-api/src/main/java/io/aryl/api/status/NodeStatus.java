@@ -1,7 +1,7 @@
 package io.aryl.api.status;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonValue;
 
 /**
  * One node of {@code nodes} (and of {@code loanedNodes}) in the status.
@@ -23,10 +23,20 @@ public record NodeStatus(String node, String label, int gpus, int usedGpus, Pool
 
   /** A pool of GPU nodes, as an owner. Its node label is configured ({@code aryl.pools.*.label}); this is not it. */
   public enum Pool {
-    @JsonProperty("inference")
-    INFERENCE,
-    @JsonProperty("training")
-    TRAINING
+    INFERENCE("inference"),
+    TRAINING("training");
+
+    private final String value;
+
+    Pool(String value) {
+      this.value = value;
+    }
+
+    /** Its name in the JSON. */
+    @JsonValue
+    public String value() {
+      return value;
+    }
   }
 
   /** Owned by inference and on loan to training. */
