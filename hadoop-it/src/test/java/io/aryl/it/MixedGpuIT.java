@@ -2,9 +2,10 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.NodeStatus;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -47,7 +48,7 @@ class MixedGpuIT {
           "t4=" + t4.replace(".", "\\.") + " a100=" + a100a.replace(".", "\\.") + "|" + a100b.replace(".", "\\.")));
       cluster.label(0, "training");
       cluster.awaitShowingStatus("the lent t4 node and both a100 nodes are typed", WAIT, () -> {
-        JsonNode nodes = nodes(cluster);
+        List<NodeStatus> nodes = nodes(cluster);
         return type(nodes, t4).equals("t4") && type(nodes, a100a).equals("a100") && type(nodes, a100b).equals("a100");
       });
 
@@ -86,30 +87,22 @@ class MixedGpuIT {
     }
   }
 
-  private static JsonNode nodes(ArylMiniCluster cluster) {
+  private static List<NodeStatus> nodes(ArylMiniCluster cluster) {
     try {
-      return cluster.status().path("nodes");
+      return cluster.status().nodes();
     } catch (java.io.IOException e) {
-      return com.fasterxml.jackson.databind.node.MissingNode.getInstance(); // not answering yet
+      return List.of(); // not answering yet
     }
   }
 
   /** The node's GPUs in use as the last round saw them; -1 while the node is not shown. */
-  private static int usedGpus(JsonNode nodes, String node) {
-    for (JsonNode n : nodes) {
-      if (n.path("node").asText().equals(node)) {
-        return n.path("usedGpus").asInt(-1);
-      }
-    }
-    return -1;
+  private static int usedGpus(List<NodeStatus> nodes, String node) {
+    return nodes.stream().filter(n -> n.node().equals(node)).mapToInt(NodeStatus::usedGpus).findFirst().orElse(-1);
   }
 
-  private static String type(JsonNode nodes, String node) {
-    for (JsonNode n : nodes) {
-      if (n.path("node").asText().equals(node)) {
-        return n.path("gpuType").asText();
-      }
-    }
-    return "";
+  /** The node's GPU type as the status shows it; "" while it is not shown or not typed. */
+  private static String type(List<NodeStatus> nodes, String node) {
+    return nodes.stream().filter(n -> n.node().equals(node) && n.gpuType() != null).map(NodeStatus::gpuType)
+        .findFirst().orElse("");
   }
 }
