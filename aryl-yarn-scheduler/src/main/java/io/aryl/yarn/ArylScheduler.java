@@ -1,5 +1,6 @@
 package io.aryl.yarn;
 
+import io.aryl.api.conf.PoolConf;
 import io.aryl.api.loan.LoanControllerReport;
 import io.aryl.api.reclaim.ReclaimRequest;
 import io.aryl.api.status.HistorySample;
@@ -161,7 +162,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   static ArylSettings readSettings(Configuration conf) {
     Map<String, String> raw = new TreeMap<>();
     for (Map.Entry<String, String> e : conf) {
-      if (e.getKey().startsWith(ArylConf.PREFIX)) {
+      if (e.getKey().startsWith(ArylConf.PREFIX) || e.getKey().startsWith(PoolConf.PREFIX)) {
         raw.put(e.getKey(), conf.get(e.getKey()));
       }
     }

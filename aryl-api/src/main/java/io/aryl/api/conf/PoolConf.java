@@ -60,20 +60,28 @@ public enum PoolConf {
   }
 
   /**
-   * Why a configuration key is refused, in one line, or empty when it is not refused here: a key of {@link #RENAMED}
-   * (naming the old key, its value and the new key), or an {@code aryl.pools.*} key that is not one of these.
+   * Why a configuration key is refused at start, in one line, or empty when it is not refused here: a key of
+   * {@link #RENAMED} ({@link #renamed}), or an {@code aryl.pools.*} key that is not one of these (a typo).
    */
   public static Optional<String> refusal(String key, String value) {
+    Optional<String> renamed = renamed(key, value);
+    if (renamed.isPresent() || !key.startsWith(PREFIX) || byKey(key).isPresent()) {
+      return renamed;
+    }
+    return Optional.of("unknown configuration key " + key + "=" + value + " (known: " + keys() + ")");
+  }
+
+  /**
+   * For a key of {@link #RENAMED}, one line naming it, its value and the key to set instead; else empty. A client that
+   * may be older than the cluster's configuration (aryl-am) refuses only these, which it would otherwise ignore.
+   */
+  public static Optional<String> renamed(String key, String value) {
     PoolConf renamedTo = RENAMED.get(key);
-    if (renamedTo != null) {
-      return Optional.of("configuration key " + key + "=" + value + " was renamed to " + renamedTo.key
-          + ": set " + renamedTo.key + "=" + value + " instead (the scheduler, the loan controller and aryl-am"
-          + " all read it)");
+    if (renamedTo == null) {
+      return Optional.empty();
     }
-    if (key.startsWith(PREFIX) && byKey(key).isEmpty()) {
-      return Optional.of("unknown configuration key " + key + "=" + value + " (known: " + keys() + ")");
-    }
-    return Optional.empty();
+    return Optional.of("configuration key " + key + "=" + value + " was renamed to " + renamedTo.key + ": set "
+        + renamedTo.key + "=" + value + " instead (the scheduler, the loan controller and aryl-am all read it)");
   }
 
   private static Map<String, PoolConf> renamed() {

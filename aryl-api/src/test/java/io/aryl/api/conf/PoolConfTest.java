@@ -29,6 +29,14 @@ class PoolConfTest {
   }
 
   @Test
+  @DisplayName("renamed alone says nothing of a typo: a client older than the cluster's keys refuses only old ones")
+  void renamedOnly() {
+    assertThat(PoolConf.renamed("aryl.scheduler.training.label", "t")).isPresent();
+    assertThat(PoolConf.renamed("aryl.pools.inference.lable", "x")).isEmpty();
+    assertThat(PoolConf.renamed("aryl.pools.inference.label", "x")).isEmpty();
+  }
+
+  @Test
   @DisplayName("an aryl.pools.* key that is not one of them is refused; any other key is not this class's to judge")
   void unknown() {
     assertThat(PoolConf.refusal("aryl.pools.inference.lable", "x")).contains("unknown configuration key"
