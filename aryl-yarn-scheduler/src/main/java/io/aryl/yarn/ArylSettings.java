@@ -1,6 +1,7 @@
 package io.aryl.yarn;
 
 import io.aryl.api.conf.PoolConf;
+import io.aryl.core.ArylPolicy;
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.admission.JobOrder;
 import io.aryl.core.elastic.ElasticValue;
@@ -93,11 +94,11 @@ public record ArylSettings(
         .withStarvationWaitS(r.positiveDouble(ArylConf.STARVATION_WAIT_S))
         .withStarvationShare(r.fraction(ArylConf.STARVATION_SHARE))
         .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S))
-        .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S))
-        .withSpeedAware(r.speedAware());
-    if (policy.speedAware() && !raw.containsKey(ArylConf.ELASTIC_VALUE.key())) {
-      policy = policy.withArylPlus(); // aryl+ as the simulator evaluates it, unless the operator chose a value
-    }
+        .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S));
+    ArylPolicy named = r.policy();
+    // The policy as the simulator evaluates it, unless the operator chose the worth of extra workers.
+    policy = raw.containsKey(ArylConf.ELASTIC_VALUE.key()) ? policy.withSpeedAware(named.speedAware())
+        : named.applyTo(policy);
     GpuCatalog gpus = GpuCatalog.of(r.name(ArylConf.GPU_TYPE), r.value(ArylConf.GPU_TYPES), speeds,
         r.name(ArylConf.GPU_TYPE_ATTRIBUTE), r.value(ArylConf.GPU_TYPE_NODES));
     ArylSettings s = new ArylSettings(
@@ -306,13 +307,9 @@ public record ArylSettings(
       return v;
     }
 
-    boolean speedAware() {
+    ArylPolicy policy() {
       String v = value(ArylConf.POLICY).toLowerCase(Locale.ROOT);
-      return switch (v) {
-        case "aryl" -> false;
-        case "aryl+" -> true;
-        default -> throw wrong(ArylConf.POLICY, v, "aryl or aryl+");
-      };
+      return ArylPolicy.named(v).orElseThrow(() -> wrong(ArylConf.POLICY, v, ArylPolicy.namesInWords()));
     }
 
     Predictor predictor() {

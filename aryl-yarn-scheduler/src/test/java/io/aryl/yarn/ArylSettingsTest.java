@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.aryl.api.conf.PoolConf;
+import io.aryl.core.ArylPolicy;
 import io.aryl.core.admission.JobOrder;
 import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.speedup.SpeedupModel;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
@@ -150,6 +152,22 @@ class ArylSettingsTest {
           "aryl.scheduler.elastic-value", "jct-reduction"));
       assertThat(chosen.policy().speedAware()).isTrue();
       assertThat(chosen.policy().elasticValue()).as("the operator's choice stands").isEqualTo(ElasticValue.JCT_REDUCTION);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ArylPolicy.class)
+    @DisplayName("every policy aryl-core names is accepted by its name, in any case, and runs that policy's round")
+    void everyNamedPolicy(ArylPolicy named) {
+      assertThat(ArylSettings.from(Map.of("aryl.scheduler.policy", named.policyName().toUpperCase(Locale.ROOT))).policy())
+          .isEqualTo(named.applyTo(PolicyConfig.defaults()));
+      assertThat(ArylConf.POLICY.doc()).as("the key's description names it").contains(named.policyName());
+    }
+
+    @Test
+    @DisplayName("a policy name aryl-core does not know is refused, naming the ones it does")
+    void unknownPolicy() {
+      assertThatIllegalArgumentException().isThrownBy(() -> with("aryl.scheduler.policy", "aryl++"))
+          .withMessage("aryl.scheduler.policy must be aryl or aryl+, was 'aryl++'");
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.aryl.api.ArylJson;
 import io.aryl.api.ArylPaths;
 import io.aryl.api.reclaim.ReclaimRequest;
 import io.aryl.api.status.NodeStatus;
+import io.aryl.core.ArylPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,7 +45,7 @@ class GpuMoveIT {
     conf.setInt("aryl.am.heartbeat-ms", 200);
     conf.set("aryl.scheduler.gpu-types", "a100,t4");
     conf.set("aryl.scheduler.gpu-type.t4.speed", "0.5");
-    conf.set("aryl.scheduler.policy", "aryl+");
+    conf.set("aryl.scheduler.policy", ArylPolicy.ARYL_PLUS.policyName());
     Path envs = Files.createDirectories(dir.resolve("envs"));
     // Node 0 inference (t4), node 1 training (a100), node 2 the default partition (ApplicationMasters).
     try (ArylMiniCluster cluster = ArylMiniCluster.start("gpu-move", conf, 1, 1)) {

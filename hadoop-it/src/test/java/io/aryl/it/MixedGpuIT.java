@@ -3,6 +3,7 @@ package io.aryl.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.api.status.NodeStatus;
+import io.aryl.core.ArylPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +39,7 @@ class MixedGpuIT {
     YarnConfiguration conf = ArylMiniCluster.restartableConf(dir.toFile());
     conf.set("aryl.scheduler.gpu-types", "a100,t4");
     conf.set("aryl.scheduler.gpu-type.t4.speed", "0.5");
-    conf.set("aryl.scheduler.policy", "aryl+");
+    conf.set("aryl.scheduler.policy", ArylPolicy.ARYL_PLUS.policyName());
     // Node 0 inference (t4), nodes 1 and 2 training (a100), node 3 the default partition.
     try (ArylMiniCluster cluster = ArylMiniCluster.start("mixed-gpus", conf, 1, 2)) {
       String t4 = cluster.nodeName(0);
