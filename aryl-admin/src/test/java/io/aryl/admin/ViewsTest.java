@@ -2,14 +2,14 @@ package io.aryl.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** The tables drawn from the scheduler's answer (the example of the REST page, abridged). */
 class ViewsTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
   static final String STATUS = """
       {"enabled": true, "round": 5120, "roundLatencyMs": 3,
        "recovery": {"recovering": false, "waitingForNodes": []},
@@ -35,8 +35,16 @@ class ViewsTest {
        "loanController": {"receivedMs": 1764431870000, "status": {"instance": "lc-1", "role": "LEADER"}}}
       """;
 
-  private static JsonNode json(String s) throws Exception {
-    return JSON.readTree(s);
+  /** The status, read as aryl-admin reads it. */
+  private static SchedulerStatus json(String s) throws Exception {
+    return ArylJson.readStatus(s);
+  }
+
+  @Test
+  @DisplayName("the fixture names no field the status lacks: it is the scheduler's answer, abridged, not invented")
+  void fixtureHoldsToTheContract() throws Exception {
+    assertThat(ArylJson.strictReader(SchedulerStatus.class).<SchedulerStatus>readValue(STATUS))
+        .isEqualTo(json(STATUS));
   }
 
   @Test
@@ -97,10 +105,10 @@ class ViewsTest {
   @Test
   @DisplayName("reclaim: the reclaim's id, phase, nodes, deadline and the jobs it touches")
   void reclaim() throws Exception {
-    assertThat(Views.reclaim(json("""
+    assertThat(Views.reclaim(ArylJson.read("""
         {"id": 8, "phase": "DRAINING", "requested": 2, "nodes": ["gpu-inf-3:45454", "gpu-inf-5:45454"],
          "deadlineMs": 1764432000000, "jobs": {"application_1764400000000_0042": "SHRINK"}, "plannedCostGpuS": 120}
-        """), Cli.NOW_MS)).isEqualTo("""
+        """, ReclaimStatus.class), Cli.NOW_MS)).isEqualTo("""
         RECLAIM       8
         phase         DRAINING
         asked         2

@@ -1,5 +1,6 @@
 package io.aryl.demo;
 
+import io.aryl.api.status.NodeStatus;
 import io.aryl.conf.TemplateConf;
 import io.aryl.yarn.ArylMetrics;
 import io.aryl.yarn.ArylScheduler;
@@ -211,12 +212,9 @@ final class DemoCluster implements AutoCloseable {
    */
   Map<String, String> loanedGpuTypes() {
     Map<String, String> out = new java.util.TreeMap<>();
-    if (scheduler() instanceof ArylScheduler a && a.arylEnabled()
-        && a.arylStatus().get("loanedNodes") instanceof List<?> nodes) {
-      for (Object n : nodes) {
-        if (n instanceof Map<?, ?> m) {
-          out.put(String.valueOf(m.get("node")), m.get("gpuType") + " (speed " + m.get("gpuSpeed") + ")");
-        }
+    if (scheduler() instanceof ArylScheduler a && a.arylEnabled()) {
+      for (NodeStatus n : a.arylStatus().loanedNodes()) {
+        out.put(n.node(), n.gpuType() + " (speed " + n.gpuSpeed() + ")");
       }
     }
     return out;

@@ -2,6 +2,7 @@ package io.aryl.demo;
 
 import io.aryl.am.JobSpec;
 import io.aryl.am.JobSubmitter;
+import io.aryl.api.ArylPaths;
 import io.aryl.yarn.ArylMetrics;
 import java.io.File;
 import java.io.PrintStream;
@@ -98,7 +99,7 @@ final class DemoRun {
             s.inferenceDay(), s.windowS(), s.timeScale(), s.durationMs()) : null;
         JobSubmitter submitter = new JobSubmitter(cluster.conf())) {
       out.printf("   ResourceManager web UI: %s (scheduler: %s/cluster/scheduler%s)%n", cluster.webAddress(),
-          cluster.webAddress(), s.aryl() ? ", Aryl: " + cluster.webAddress() + "/ws/v1/cluster/aryl" : "");
+          cluster.webAddress(), s.aryl() ? ", Aryl: " + cluster.webAddress() + ArylPaths.STATUS : "");
       out.println(s.aryl() ? "   ArylScheduler on, policy " + s.mode().policy()
           + "; the loan controller replays the inference curve"
           : "   Aryl off: the stock Capacity Scheduler, no loans (inference nodes stay inference)");

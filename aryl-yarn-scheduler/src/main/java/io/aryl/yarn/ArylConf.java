@@ -7,7 +7,8 @@ import java.util.Optional;
 /**
  * Every configuration key of the scheduler, with its default and what it does. Set them in yarn-site.xml: the
  * ResourceManager's own configuration (the Capacity Scheduler keeps capacity-scheduler.xml apart, so keys there are not
- * seen). {@link ArylSettings} reads and checks them.
+ * seen). {@link ArylSettings} reads and checks them. The pools' labels are not here: the loan controller and aryl-am
+ * read them too, from aryl-api's {@code PoolConf} ({@code aryl.pools.*}).
  */
 public enum ArylConf {
   ENABLED("aryl.scheduler.enabled", "true",
@@ -18,10 +19,6 @@ public enum ArylConf {
       "Milliseconds a worker has between its PreemptionMessage and being killed: time to checkpoint."),
   RECLAIM_DEADLINE_MS("aryl.scheduler.reclaim.default-deadline-ms", "120000",
       "Deadline of a reclaim request that does not name one, in milliseconds from the request."),
-  INFERENCE_LABEL("aryl.scheduler.inference.label", "inference",
-      "Exclusive node label of the inference pool."),
-  TRAINING_LABEL("aryl.scheduler.training.label", "training",
-      "Exclusive node label of the training pool; loaned inference nodes carry it while on loan."),
   INFERENCE_QUEUE("aryl.scheduler.inference.queue", "root.inference",
       "Queue (full path) serving the inference label."),
   TRAINING_QUEUE("aryl.scheduler.training.queue", "root.training",

@@ -1,5 +1,11 @@
 package io.aryl.yarn;
 
+import io.aryl.api.conf.PoolConf;
+import io.aryl.api.loan.LoanControllerReport;
+import io.aryl.api.reclaim.ReclaimRequest;
+import io.aryl.api.status.HistorySample;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -164,7 +170,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   static ArylSettings readSettings(Configuration conf) {
     Map<String, String> raw = new TreeMap<>();
     for (Map.Entry<String, String> e : conf) {
-      if (e.getKey().startsWith(ArylConf.PREFIX)) {
+      if (e.getKey().startsWith(ArylConf.PREFIX) || e.getKey().startsWith(PoolConf.PREFIX)) {
         raw.put(e.getKey(), conf.get(e.getKey()));
       }
     }
@@ -479,19 +485,17 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
     requireEnabled().round();
   }
 
-  /** State for the REST resource: plan, nodes and loans, applications' target vs actual workers, reclaims. */
-  public Map<String, Object> arylStatus() {
+  /**
+   * {@code GET /ws/v1/cluster/aryl}: plan, nodes and loans, applications' target vs actual workers, reclaims, and the
+   * loan controller's last report; {@link SchedulerStatus#disabled()} while Aryl does not run here.
+   */
+  public SchedulerStatus arylStatus() {
     PlanningLoop l = loop;
     if (l == null) {
-      return Map.of("enabled", false);
+      return SchedulerStatus.disabled();
     }
-    Map<String, Object> out = StatusReport.of(l.statusInputs(), settings, store, state.epoch());
     LoanControllerReports.Report report = reports.latest();
-    if (report != null) {
-      out.put("loanController", Map.of("receivedMs", report.receivedMs(), "epoch", report.epoch(), "status",
-          report.status()));
-    }
-    return out;
+    return StatusReport.of(l.statusInputs(), settings, store, state.epoch(), report == null ? null : report.toStatus());
   }
 
   /** The last hours of loaned nodes, queued jobs and GPUs used, one sample a minute (for Aryl's page). */
@@ -503,7 +507,7 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   void sampleHistory(long nowMs) {
     PlanningLoop l = loop;
     if (l != null && history.due(nowMs)) {
-      history.add(StatusHistory.Sample.of(nowMs, StatusReport.of(l.statusInputs(), settings, store, state.epoch())));
+      history.add(HistorySample.of(nowMs, StatusReport.of(l.statusInputs(), settings, store, state.epoch(), null)));
     }
   }
 
@@ -511,14 +515,12 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
    * Shows the loan controller leader's report of itself beside the scheduler's state (its leader posts one every
    * decision), if it comes from the leader in force.
    *
-   * @param epoch the sender's leader epoch
-   * @param instance the sender's instance name
    * @throws StaleEpochException when a leader of a newer epoch has reported
    * @throws ArylUnavailableException when a newer epoch cannot be stored
    */
-  public void reportLoanController(long epoch, String instance, Object status) {
+  public void reportLoanController(LoanControllerReport report) {
     requireEnabled();
-    reports.accept(epoch, instance, status, System.currentTimeMillis());
+    reports.accept(report.epoch(), report.instance(), report.status(), System.currentTimeMillis());
   }
 
   /**
@@ -552,13 +554,13 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   /**
    * Returns {@code nodes} loaned nodes to inference: the least-cost ones are fenced, drained, and relabelled.
    *
-   * @param deadlineMs epoch milliseconds by which they must be back; 0 for the configured default
-   * @return the reclaim's description (id, nodes, jobs affected)
+   * @return the reclaim (id, nodes, jobs affected), as the status lists it
    * @throws IllegalArgumentException if fewer nodes are on loan
    * @throws ArylUnavailableException while Aryl recovers after becoming active, or cannot store the reclaim
    */
-  public Map<String, Object> requestReclaim(int nodes, String gpuType, long deadlineMs) {
-    return StatusReport.describe(requireEnabled().requestReclaim(nodes, gpuType, deadlineMs));
+  public ReclaimStatus requestReclaim(ReclaimRequest request) {
+    return StatusReport.reclaim(requireEnabled().requestReclaim(request.nodes(), request.gpuType(),
+        request.deadlineMs()));
   }
 
   private PlanningLoop requireEnabled() {

@@ -1,17 +1,21 @@
 package io.aryl.yarn;
 
+import io.aryl.api.conf.PoolConf;
+import io.aryl.core.ArylPolicy;
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.admission.JobOrder;
 import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.speedup.SpeedupModel;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * The scheduler's settings, read once at start-up from the {@link ArylConf} keys. A wrong value or an unknown
- * {@code aryl.scheduler.} key stops the start with a message naming the key and the value.
+ * The scheduler's settings, read once at start-up from the {@link ArylConf} keys and the pools' labels
+ * ({@link PoolConf}, shared with the loan controller and aryl-am). A wrong value, an unknown {@code aryl.scheduler.} or
+ * {@code aryl.pools.} key, or a key that was renamed stops the start with one line naming the key and the value.
  */
 public record ArylSettings(
     boolean enabled,
@@ -59,8 +63,8 @@ public record ArylSettings(
   }
 
   /**
-   * Settings from raw key/value pairs (every property whose key starts with {@link ArylConf#PREFIX}; others are
-   * ignored).
+   * Settings from raw key/value pairs (every property whose key starts with {@link ArylConf#PREFIX} or
+   * {@link PoolConf#PREFIX}; others are ignored).
    *
    * @throws IllegalArgumentException naming the key and value of the first wrong setting
    */
@@ -70,6 +74,11 @@ public record ArylSettings(
       if (GpuCatalog.SPEED_KEY.matcher(key).matches()) {
         speeds.put(key, raw.get(key));
         continue;
+      }
+      // A pool label under its old key, or an aryl.pools.* typo: the message says which key to set instead.
+      Optional<String> refused = PoolConf.refusal(key, raw.get(key));
+      if (refused.isPresent()) {
+        throw new IllegalArgumentException(refused.get());
       }
       if (key.startsWith(ArylConf.PREFIX) && ArylConf.byKey(key).isEmpty()) {
         // Name the value too: the operator finds the line (key=value) to fix in yarn-site.xml.
@@ -85,11 +94,11 @@ public record ArylSettings(
         .withStarvationWaitS(r.positiveDouble(ArylConf.STARVATION_WAIT_S))
         .withStarvationShare(r.fraction(ArylConf.STARVATION_SHARE))
         .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S))
-        .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S))
-        .withSpeedAware(r.speedAware());
-    if (policy.speedAware() && !raw.containsKey(ArylConf.ELASTIC_VALUE.key())) {
-      policy = policy.withArylPlus(); // aryl+ as the simulator evaluates it, unless the operator chose a value
-    }
+        .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S));
+    ArylPolicy named = r.policy();
+    // The policy as the simulator evaluates it, unless the operator chose the worth of extra workers.
+    policy = raw.containsKey(ArylConf.ELASTIC_VALUE.key()) ? policy.withSpeedAware(named.speedAware())
+        : named.applyTo(policy);
     GpuCatalog gpus = GpuCatalog.of(r.name(ArylConf.GPU_TYPE), r.value(ArylConf.GPU_TYPES), speeds,
         r.name(ArylConf.GPU_TYPE_ATTRIBUTE), r.value(ArylConf.GPU_TYPE_NODES));
     ArylSettings s = new ArylSettings(
@@ -97,8 +106,8 @@ public record ArylSettings(
         r.positiveLong(ArylConf.ROUND_INTERVAL_MS),
         r.nonNegativeLong(ArylConf.SHRINK_GRACE_MS),
         r.positiveLong(ArylConf.RECLAIM_DEADLINE_MS),
-        r.name(ArylConf.INFERENCE_LABEL),
-        r.name(ArylConf.TRAINING_LABEL),
+        r.poolLabel(PoolConf.INFERENCE_LABEL),
+        r.poolLabel(PoolConf.TRAINING_LABEL),
         r.name(ArylConf.INFERENCE_QUEUE),
         r.name(ArylConf.TRAINING_QUEUE),
         r.pattern(ArylConf.INFERENCE_NODES),
@@ -119,7 +128,7 @@ public record ArylSettings(
         r.positiveInt(ArylConf.METRICS_QUANTILE_WINDOW_S),
         r.bool(ArylConf.WEBAPP_NAV_LINK));
     if (s.inferenceLabel.equals(s.trainingLabel)) {
-      throw new IllegalArgumentException(ArylConf.INFERENCE_LABEL.key() + " and " + ArylConf.TRAINING_LABEL.key()
+      throw new IllegalArgumentException(PoolConf.INFERENCE_LABEL.key() + " and " + PoolConf.TRAINING_LABEL.key()
           + " must differ, both are '" + s.inferenceLabel + "'");
     }
     if (s.inferenceQueue.equals(s.trainingQueue)) {
@@ -239,6 +248,16 @@ public record ArylSettings(
       return v;
     }
 
+    /** A pool's label: a key of its own, read by the loan controller and aryl-am too. */
+    String poolLabel(PoolConf c) {
+      String v = raw.get(c.key());
+      v = v == null ? c.defaultValue() : v.trim();
+      if (v.isEmpty()) {
+        throw new IllegalArgumentException(c.key() + " must be non-empty, was '" + v + "'");
+      }
+      return v;
+    }
+
     Pattern pattern(ArylConf c) {
       String v = value(c);
       if (v.isEmpty()) {
@@ -288,13 +307,9 @@ public record ArylSettings(
       return v;
     }
 
-    boolean speedAware() {
+    ArylPolicy policy() {
       String v = value(ArylConf.POLICY).toLowerCase(Locale.ROOT);
-      return switch (v) {
-        case "aryl" -> false;
-        case "aryl+" -> true;
-        default -> throw wrong(ArylConf.POLICY, v, "aryl or aryl+");
-      };
+      return ArylPolicy.named(v).orElseThrow(() -> wrong(ArylConf.POLICY, v, ArylPolicy.namesInWords()));
     }
 
     Predictor predictor() {

@@ -1,9 +1,11 @@
 package io.aryl.yarn;
 
+import io.aryl.api.status.LoanControllerStatus;
 import io.aryl.yarn.state.ControllerLeader;
 import io.aryl.yarn.state.DurableState;
 import io.aryl.yarn.state.Section;
 import java.io.IOException;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -14,7 +16,12 @@ import java.util.Objects;
  */
 final class LoanControllerReports {
   /** What the loan controller's leader last reported of itself. */
-  record Report(long receivedMs, long epoch, String instance, Object status) {}
+  record Report(long receivedMs, long epoch, String instance, Map<String, Object> status) {
+    /** {@code loanController} of the status. */
+    LoanControllerStatus toStatus() {
+      return new LoanControllerStatus(receivedMs, epoch, status);
+    }
+  }
 
   private final DurableState state;
   private volatile Report latest;
@@ -29,7 +36,7 @@ final class LoanControllerReports {
    * @throws StaleEpochException when a newer leader has reported already
    * @throws ArylUnavailableException when a newer epoch cannot be stored
    */
-  synchronized Report accept(long epoch, String instance, Object status, long nowMs) {
+  synchronized Report accept(long epoch, String instance, Map<String, Object> status, long nowMs) {
     ControllerLeader inForce = state.get(Section.CONTROLLER);
     if (epoch < inForce.epoch()) {
       throw new StaleEpochException(epoch, inForce.epoch(), inForce.instance(), "if the loan controller's ZooKeeper"

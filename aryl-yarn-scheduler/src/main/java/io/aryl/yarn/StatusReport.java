@@ -1,5 +1,15 @@
 package io.aryl.yarn;
 
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.LoanControllerStatus;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.PlainDemand;
+import io.aryl.api.status.PlanStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.RecoveryStatus;
+import io.aryl.api.status.SchedulerStatus;
+import io.aryl.api.status.StoreStatus;
+import io.aryl.api.status.TeamStatus;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
@@ -11,104 +21,72 @@ import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
 import io.aryl.yarn.state.StateStore;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
-/** The JSON of {@code GET /ws/v1/cluster/aryl}: pools and loans, jobs' target against actual width, reclaims, recovery. */
+/**
+ * The status of {@code GET /ws/v1/cluster/aryl} ({@link SchedulerStatus}): pools and loans, jobs' target against actual
+ * width, reclaims, recovery. The one place it is written.
+ */
 final class StatusReport {
   private StatusReport() {}
 
   /** What the planning loop hands over, read under its lock. */
   record Inputs(long rounds, double roundLatencyMs, List<NodeView> nodes, Predicate<String> inferenceOwned,
       Set<String> fenced, List<ElasticApps.App> apps, PlanBook book, RoundInput lastInput, Plan lastPlan,
-      List<Reclaim> inFlight, List<Reclaim> finished, int draining, Map<String, Object> recovery, String deposed) {}
+      List<Reclaim> inFlight, List<Reclaim> finished, int draining, RecoveryStatus recovery, String deposed) {}
 
-  static Map<String, Object> of(Inputs in, ArylSettings settings, StateStore store, long epoch) {
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("enabled", true);
-    out.put("round", in.rounds());
-    out.put("roundLatencyMs", in.roundLatencyMs());
-    out.put("recovery", in.recovery());
-    Map<String, Object> st = new LinkedHashMap<>();
-    st.put("kind", store.kind());
-    st.put("location", store.location());
-    st.put("epoch", epoch);
-    if (in.deposed() != null) {
-      st.put("deposed", in.deposed());
-    }
-    out.put("store", st);
-    List<Map<String, Object>> loaned = new ArrayList<>();
-    List<Map<String, Object>> pools = new ArrayList<>();
+  /**
+   * @param loanController the loan controller leader's last report, or null before one
+   */
+  static SchedulerStatus of(Inputs in, ArylSettings settings, StateStore store, long epoch,
+      LoanControllerStatus loanController) {
+    List<NodeStatus> nodes = new ArrayList<>();
+    List<NodeStatus> loaned = new ArrayList<>();
     for (NodeView n : in.nodes()) {
       boolean owned = in.inferenceOwned().test(n.id());
-      Map<String, Object> node = new LinkedHashMap<>();
-      node.put("node", n.id());
-      node.put("label", n.label());
-      node.put("gpus", n.gpus());
-      node.put("usedGpus", n.containers().stream().mapToInt(ContainerView::gpus).sum());
-      node.put("owner", owned ? "inference" : "training");
-      node.put("loaned", owned && settings.trainingLabel().equals(n.label()));
-      node.put("fenced", in.fenced().contains(n.id()));
-      node.put("gpuType", n.gpuType() == null ? settings.gpuType() : n.gpuType().name());
-      node.put("gpuSpeed", n.gpuType() == null ? 1.0 : n.gpuType().trainingSpeed());
-      if (n.gpuTypeError() != null) {
-        node.put("gpuType", null);
-        node.put("gpuTypeError", n.gpuTypeError());
-      }
-      pools.add(node);
-      if (Boolean.TRUE.equals(node.get("loaned"))) {
+      boolean typed = n.gpuTypeError() == null;
+      NodeStatus node = new NodeStatus(n.id(), n.label(), n.gpus(),
+          n.containers().stream().mapToInt(ContainerView::gpus).sum(),
+          owned ? NodeStatus.Pool.INFERENCE : NodeStatus.Pool.TRAINING,
+          owned && settings.trainingLabel().equals(n.label()), in.fenced().contains(n.id()),
+          !typed ? null : n.gpuType() == null ? settings.gpuType() : n.gpuType().name(),
+          n.gpuType() == null ? 1.0 : n.gpuType().trainingSpeed(), n.gpuTypeError());
+      nodes.add(node);
+      if (node.loaned()) {
         loaned.add(node);
       }
     }
-    out.put("nodes", pools);
-    out.put("loanedNodes", loaned);
-    List<Map<String, Object>> jobs = new ArrayList<>();
+    return new SchedulerStatus(true, in.rounds(), in.roundLatencyMs(), in.recovery(),
+        new StoreStatus(store.kind(), store.location(), epoch, in.deposed()), nodes, loaned, applications(in),
+        teams(in), plainDemand(in), plan(in.lastPlan()), in.inFlight().stream().map(StatusReport::reclaim).toList(),
+        in.finished().stream().map(StatusReport::reclaim).toList(), in.draining(), loanController);
+  }
+
+  private static List<ApplicationStatus> applications(Inputs in) {
+    List<ApplicationStatus> out = new ArrayList<>();
+    Plan p = in.lastPlan();
     for (ElasticApps.App a : in.apps()) {
-      Map<String, Object> j = new LinkedHashMap<>();
-      j.put("application", a.id);
-      j.put("minWorkers", a.shape.minWorkers());
-      j.put("maxWorkers", a.shape.maxWorkers());
-      j.put("gpusPerWorker", a.shape.gpusPerWorker());
-      j.put("predictedRuntimeS", a.shape.predictedRuntimeS());
       Allocation target = in.book().target(a.id);
-      j.put("targetWorkers", target.totalWorkers());
-      j.put("targetByNode", target.workersByServer());
-      j.put("actualWorkers", in.lastInput() == null ? 0 : in.lastInput().liveWorkers(a.id));
-      j.put("askedWorkers", a.askedWorkers());
-      Plan p = in.lastPlan();
-      j.put("change", p == null || p.changes().get(a.id) == null ? "NONE" : p.changes().get(a.id).name());
+      Plan.Change change = p == null ? null : p.changes().get(a.id);
       // What a preemption of the job would lose per GPU, as the last round priced it (CheckpointTimes).
       boolean planned = in.lastInput() != null && in.lastInput().state().hasJob(a.id);
-      j.put("sinceCheckpointS", planned ? in.lastInput().state().job(a.id).sinceCheckpointS() : null);
-      j.put("team", planned ? in.lastInput().state().job(a.id).tenant() : null);
-      jobs.add(j);
+      Job job = planned ? in.lastInput().state().job(a.id) : null;
+      out.add(new ApplicationStatus(a.id, a.shape.minWorkers(), a.shape.maxWorkers(), a.shape.gpusPerWorker(),
+          a.shape.predictedRuntimeS(), target.totalWorkers(), target.workersByServer(),
+          in.lastInput() == null ? 0 : in.lastInput().liveWorkers(a.id), a.askedWorkers(), change(change),
+          job == null ? null : job.sinceCheckpointS(), job == null ? null : job.tenant()));
     }
-    out.put("applications", jobs);
-    out.put("teams", teams(in));
-    out.put("plainDemand", plainDemand(in));
-    Map<String, Object> plan = new LinkedHashMap<>();
-    if (in.lastPlan() != null) {
-      Map<String, Object> targets = new TreeMap<>();
-      in.lastPlan().targets().forEach((id, alloc) -> targets.put(id, alloc.workersByServer()));
-      plan.put("targets", targets);
-      Map<String, String> changes = new TreeMap<>();
-      in.lastPlan().changes().forEach((id, c) -> changes.put(id, c.name()));
-      plan.put("changes", changes);
-    }
-    out.put("plan", plan);
-    out.put("reclaimsInFlight", in.inFlight().stream().map(StatusReport::describe).toList());
-    out.put("reclaimsDone", in.finished().stream().map(StatusReport::describe).toList());
-    out.put("drainingContainers", in.draining());
     return out;
   }
 
   /** Each team's guarantee and the GPUs its planned jobs hold, as the last round saw them; empty without teams. */
-  private static List<Map<String, Object>> teams(Inputs in) {
-    List<Map<String, Object>> out = new ArrayList<>();
+  private static List<TeamStatus> teams(Inputs in) {
+    List<TeamStatus> out = new ArrayList<>();
     if (in.lastInput() == null) {
       return out;
     }
@@ -120,58 +98,51 @@ final class StatusReport {
           used += state.allocation(j.id()).totalWorkers() * j.gpusPerWorker();
         }
       }
-      Map<String, Object> t = new LinkedHashMap<>();
-      t.put("team", team);
-      t.put("guaranteedGpus", guaranteed);
-      t.put("plannedGpus", used);
-      out.add(t);
+      out.add(new TeamStatus(team, guaranteed, used));
     });
     return out;
   }
 
   /** Applications without Aryl's tags whose pending GPU containers the last round planned for. */
-  private static List<Map<String, Object>> plainDemand(Inputs in) {
-    List<Map<String, Object>> out = new ArrayList<>();
+  private static List<PlainDemand> plainDemand(Inputs in) {
+    List<PlainDemand> out = new ArrayList<>();
     if (in.lastInput() == null) {
       return out;
     }
-    Set<String> elastic = new java.util.HashSet<>();
+    Set<String> elastic = new HashSet<>();
     in.apps().forEach(a -> elastic.add(a.id));
     for (Job j : in.lastInput().state().jobs()) {
-      if (elastic.contains(j.id())) {
-        continue;
+      if (!elastic.contains(j.id())) {
+        out.add(new PlainDemand(j.id(), j.tenant(), j.minWorkers(), j.gpusPerWorker(),
+            in.book().target(j.id()).workersByServer()));
       }
-      Map<String, Object> d = new LinkedHashMap<>();
-      d.put("application", j.id());
-      d.put("team", j.tenant());
-      d.put("pendingContainers", j.minWorkers());
-      d.put("gpusPerContainer", j.gpusPerWorker());
-      d.put("roomMadeByNode", in.book().target(j.id()).workersByServer());
-      out.add(d);
     }
     return out;
   }
 
-  static Map<String, Object> describe(Reclaim r) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("id", r.id());
-    m.put("phase", r.phase().name());
-    m.put("requested", r.requested());
-    m.put("nodes", r.nodes());
-    m.put("returnedNodes", r.returnedNodes());
-    m.put("lostNodes", r.lostNodes());
-    m.put("replacements", r.replacements());
-    m.put("shortBy", r.shortBy());
-    m.put("requestedMs", r.requestedMs());
-    m.put("deadlineMs", r.deadlineMs());
-    m.put("finishedMs", r.finishedMs());
-    m.put("tookMs", r.tookMs());
-    m.put("late", r.phase() == Reclaim.Phase.DONE && r.late());
-    m.put("jobs", r.jobActions());
-    m.put("containersShrunk", r.containersShrunk());
-    m.put("containersPreempted", r.containersPreempted());
-    m.put("plannedCostGpuS", Math.round(r.plannedCostGpuS()));
-    m.put("gpuSecondsLost", Math.round(r.gpuSecondsLost()));
-    return m;
+  private static PlanStatus plan(Plan plan) {
+    if (plan == null) {
+      return PlanStatus.NONE;
+    }
+    Map<String, Map<String, Integer>> targets = new TreeMap<>();
+    plan.targets().forEach((id, alloc) -> targets.put(id, alloc.workersByServer()));
+    Map<String, ApplicationStatus.Change> changes = new TreeMap<>();
+    plan.changes().forEach((id, c) -> changes.put(id, change(c)));
+    return new PlanStatus(targets, changes);
+  }
+
+  /** The status's name of a plan's change: the same name, and NONE for no change. */
+  static ApplicationStatus.Change change(Plan.Change c) {
+    return c == null ? ApplicationStatus.Change.NONE : ApplicationStatus.Change.valueOf(c.name());
+  }
+
+  /** A reclaim as the status lists it and {@code POST .../reclaims} answers it. */
+  static ReclaimStatus reclaim(Reclaim r) {
+    Map<String, ReclaimStatus.Action> jobs = new TreeMap<>();
+    r.jobActions().forEach((app, action) -> jobs.put(app, ReclaimStatus.Action.valueOf(action)));
+    return new ReclaimStatus(r.id(), ReclaimStatus.Phase.valueOf(r.phase().name()), r.requested(), r.nodes(),
+        r.returnedNodes(), r.lostNodes(), r.replacements(), r.shortBy(), r.requestedMs(), r.deadlineMs(),
+        r.finishedMs(), r.tookMs(), r.phase() == Reclaim.Phase.DONE && r.late(), jobs, r.containersShrunk(),
+        r.containersPreempted(), Math.round(r.plannedCostGpuS()), Math.round(r.gpuSecondsLost()));
   }
 }

@@ -2,19 +2,26 @@ package io.aryl.yarn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.aryl.api.conf.PoolConf;
+import io.aryl.core.ArylPolicy;
 import io.aryl.core.admission.JobOrder;
 import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.speedup.SpeedupModel;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -37,8 +44,8 @@ class ArylSettingsTest {
       assertThat(s.roundIntervalMs()).isEqualTo(Long.parseLong(ArylConf.ROUND_INTERVAL_MS.defaultValue()));
       assertThat(s.shrinkGraceMs()).isEqualTo(Long.parseLong(ArylConf.SHRINK_GRACE_MS.defaultValue()));
       assertThat(s.reclaimDeadlineMs()).isEqualTo(Long.parseLong(ArylConf.RECLAIM_DEADLINE_MS.defaultValue()));
-      assertThat(s.inferenceLabel()).isEqualTo(ArylConf.INFERENCE_LABEL.defaultValue());
-      assertThat(s.trainingLabel()).isEqualTo(ArylConf.TRAINING_LABEL.defaultValue());
+      assertThat(s.inferenceLabel()).isEqualTo(PoolConf.INFERENCE_LABEL.defaultValue());
+      assertThat(s.trainingLabel()).isEqualTo(PoolConf.TRAINING_LABEL.defaultValue());
       assertThat(s.inferenceQueue()).isEqualTo(ArylConf.INFERENCE_QUEUE.defaultValue());
       assertThat(s.trainingQueue()).isEqualTo(ArylConf.TRAINING_QUEUE.defaultValue());
       assertThat(s.inferenceNodes()).as("an empty pattern means no node is configured as inference").isNull();
@@ -94,8 +101,8 @@ class ArylSettingsTest {
       raw.put("aryl.scheduler.round-interval-ms", " 250");
       raw.put("aryl.scheduler.shrink-grace-ms", "0");
       raw.put("aryl.scheduler.reclaim.default-deadline-ms", "60000");
-      raw.put("aryl.scheduler.inference.label", "serve");
-      raw.put("aryl.scheduler.training.label", "train");
+      raw.put("aryl.pools.inference.label", "serve");
+      raw.put("aryl.pools.training.label", " train ");
       raw.put("aryl.scheduler.inference.queue", "root.serve");
       raw.put("aryl.scheduler.training.queue", "root.research");
       raw.put("aryl.scheduler.inference.nodes", "inf-\\d+(:\\d+)?");
@@ -147,6 +154,22 @@ class ArylSettingsTest {
       assertThat(chosen.policy().elasticValue()).as("the operator's choice stands").isEqualTo(ElasticValue.JCT_REDUCTION);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ArylPolicy.class)
+    @DisplayName("every policy aryl-core names is accepted by its name, in any case, and runs that policy's round")
+    void everyNamedPolicy(ArylPolicy named) {
+      assertThat(ArylSettings.from(Map.of("aryl.scheduler.policy", named.policyName().toUpperCase(Locale.ROOT))).policy())
+          .isEqualTo(named.applyTo(PolicyConfig.defaults()));
+      assertThat(ArylConf.POLICY.doc()).as("the key's description names it").contains(named.policyName());
+    }
+
+    @Test
+    @DisplayName("a policy name aryl-core does not know is refused, naming the ones it does")
+    void unknownPolicy() {
+      assertThatIllegalArgumentException().isThrownBy(() -> with("aryl.scheduler.policy", "aryl++"))
+          .withMessage("aryl.scheduler.policy must be aryl or aryl+, was 'aryl++'");
+    }
+
     @Test
     @DisplayName("keys of other systems, and aryl keys outside aryl.scheduler., are ignored")
     void otherKeysIgnored() {
@@ -175,8 +198,6 @@ class ArylSettingsTest {
           Arguments.of(ArylConf.SHRINK_GRACE_MS, "30s"),
           Arguments.of(ArylConf.RECLAIM_DEADLINE_MS, "0"),
           Arguments.of(ArylConf.RECLAIM_DEADLINE_MS, "two minutes"),
-          Arguments.of(ArylConf.INFERENCE_LABEL, ""),
-          Arguments.of(ArylConf.TRAINING_LABEL, "   "),
           Arguments.of(ArylConf.INFERENCE_QUEUE, ""),
           Arguments.of(ArylConf.TRAINING_QUEUE, ""),
           Arguments.of(ArylConf.GPU_TYPE, ""),
@@ -223,6 +244,33 @@ class ArylSettingsTest {
           .withMessageContaining(ArylConf.ROUND_INTERVAL_MS.key());
     }
 
+    @ParameterizedTest(name = "{0} = ''{1}''")
+    @CsvSource({"aryl.pools.inference.label, ''", "aryl.pools.training.label, '   '"})
+    @DisplayName("a pool's label must not be empty")
+    void poolLabelNotEmpty(String key, String value) {
+      assertThatIllegalArgumentException().isThrownBy(() -> with(key, value))
+          .withMessage(key + " must be non-empty, was ''");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"aryl.scheduler.inference.label, aryl.pools.inference.label",
+        "aryl.scheduler.training.label, aryl.pools.training.label"})
+    @DisplayName("a pool's label under its old key stops the start, in one line naming the old key, its value and the"
+        + " new key")
+    void oldLabelKeyRefused(String old, String renamed) {
+      assertThatIllegalArgumentException().isThrownBy(() -> with(old, "serve"))
+          .withMessage("configuration key " + old + "=serve was renamed to " + renamed + ": set " + renamed
+              + "=serve instead (the scheduler, the loan controller and aryl-am all read it)");
+    }
+
+    @Test
+    @DisplayName("an unknown aryl.pools. key (a typo) is refused, naming it and the known keys")
+    void unknownPoolKeyRefused() {
+      assertThatIllegalArgumentException().isThrownBy(() -> with("aryl.pools.inference.lable", "serve"))
+          .withMessageContaining("aryl.pools.inference.lable=serve")
+          .withMessageContaining(PoolConf.INFERENCE_LABEL.key());
+    }
+
     @Test
     @DisplayName("the bare prefix is an unknown key")
     void barePrefixRefused() {
@@ -235,12 +283,12 @@ class ArylSettingsTest {
     void labelsMustDiffer() {
       assertThatIllegalArgumentException()
           .isThrownBy(() -> ArylSettings.from(Map.of(
-              "aryl.scheduler.inference.label", "gpu", "aryl.scheduler.training.label", "gpu")))
-          .withMessageContaining(ArylConf.INFERENCE_LABEL.key())
-          .withMessageContaining(ArylConf.TRAINING_LABEL.key())
+              "aryl.pools.inference.label", "gpu", "aryl.pools.training.label", "gpu")))
+          .withMessageContaining(PoolConf.INFERENCE_LABEL.key())
+          .withMessageContaining(PoolConf.TRAINING_LABEL.key())
           .withMessageContaining("'gpu'");
       assertThatIllegalArgumentException()
-          .isThrownBy(() -> with("aryl.scheduler.inference.label", "training"))
+          .isThrownBy(() -> with("aryl.pools.inference.label", "training"))
           .withMessageContaining("'training'");
     }
 
@@ -277,6 +325,37 @@ class ArylSettingsTest {
     @DisplayName("matches the whole node name against aryl.scheduler.inference.nodes")
     void matchesWholeName(String pattern, String node, boolean expected) {
       assertThat(with(ArylConf.INFERENCE_NODES.key(), pattern).configuredAsInference(node)).isEqualTo(expected);
+    }
+  }
+
+  @Nested
+  @DisplayName("read from the ResourceManager's configuration")
+  class FromTheRmConfiguration {
+    private static Configuration conf(String... keysAndValues) {
+      Configuration conf = new Configuration(false);
+      for (int i = 0; i < keysAndValues.length; i += 2) {
+        conf.set(keysAndValues[i], keysAndValues[i + 1]);
+      }
+      return conf;
+    }
+
+    @Test
+    @DisplayName("the aryl.scheduler. and aryl.pools. keys are read; others are not Aryl's")
+    void bothPrefixesRead() {
+      ArylSettings s = ArylScheduler.readSettings(conf("aryl.pools.inference.label", "serve",
+          "aryl.scheduler.inference.queue", "root.serve", "yarn.scheduler.capacity.root.queues", "serve,training"));
+      assertThat(s.inferenceLabel()).isEqualTo("serve");
+      assertThat(s.inferenceQueue()).isEqualTo("root.serve");
+    }
+
+    @Test
+    @DisplayName("a label under its old key stops the start in one line, the RM's prefix before it")
+    void oldKeyStopsTheStart() {
+      assertThatThrownBy(() -> ArylScheduler.readSettings(conf("aryl.scheduler.training.label", "train")))
+          .isInstanceOf(YarnRuntimeException.class)
+          .hasMessage("Aryl configuration: configuration key aryl.scheduler.training.label=train was renamed to"
+              + " aryl.pools.training.label: set aryl.pools.training.label=train instead (the scheduler, the loan"
+              + " controller and aryl-am all read it)");
     }
   }
 }

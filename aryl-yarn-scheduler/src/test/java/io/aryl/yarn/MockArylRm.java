@@ -1,5 +1,6 @@
 package io.aryl.yarn;
 
+import io.aryl.api.status.ApplicationStatus;
 import io.aryl.core.job.JobShape;
 import java.io.File;
 import java.nio.file.Path;
@@ -134,7 +135,7 @@ final class MockArylRm implements AutoCloseable {
   }
 
   long rounds() {
-    return ((Number) aryl.arylStatus().get("round")).longValue();
+    return aryl.arylStatus().round();
   }
 
   /** A new request object every time, as over RPC. */
@@ -149,20 +150,17 @@ final class MockArylRm implements AutoCloseable {
   }
 
   /** The application's entry in Aryl's status. */
-  @SuppressWarnings("unchecked")
-  Map<String, Object> application(MockAM am) {
+  ApplicationStatus application(MockAM am) {
     String id = am.getApplicationAttemptId().getApplicationId().toString();
-    for (Map<String, Object> a : (List<Map<String, Object>>) aryl.arylStatus().get("applications")) {
-      if (id.equals(a.get("application"))) {
-        return a;
-      }
+    ApplicationStatus a = aryl.arylStatus().application(id);
+    if (a == null) {
+      throw new AssertionError(id + " is not in the status");
     }
-    throw new AssertionError(id + " is not in the status");
+    return a;
   }
 
-  @SuppressWarnings("unchecked")
   Map<String, Integer> targetByNode(MockAM am) {
-    return (Map<String, Integer>) application(am).get("targetByNode");
+    return application(am).targetByNode();
   }
 
   static Map<String, Integer> byNode(List<Container> containers) {

@@ -2,6 +2,7 @@ package io.aryl.yarn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.api.status.ApplicationStatus;
 import io.aryl.core.job.JobShape;
 import java.nio.file.Path;
 import java.util.List;
@@ -71,21 +72,21 @@ class WorkersBeingCommittedStayAskedTest {
     assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers()).isEmpty(); // takes the grant
     assertThat(rm.targetByNode(e)).isEqualTo(Map.of("127.1.0.1", 8));
 
-    AtomicReference<Map<String, Object>> seen = new AtomicReference<>();
+    AtomicReference<ApplicationStatus> seen = new AtomicReference<>();
     RoundDuringCommit.duringCommit.set(() -> {
       rm.aryl.runRound();
       seen.set(rm.application(e));
     });
     rm.heartbeat(own);
     assertThat(seen.get()).as("the round during the commit ran").isNotNull();
-    assertThat(seen.get().get("targetWorkers")).as("its target for the job").isEqualTo(8);
+    assertThat(seen.get().targetWorkers()).as("its target for the job").isEqualTo(8);
 
     int handed = e.allocate(List.of(), List.of()).getAllocatedContainers().size();
     rm.aryl.runRound();
     rm.heartbeat(own);
     handed += e.allocate(List.of(), List.of()).getAllocatedContainers().size();
     assertThat(handed).as("workers handed to the job").isEqualTo(8);
-    assertThat(rm.application(e).get("targetWorkers")).isEqualTo(8);
-    assertThat(rm.application(e).get("askedWorkers")).isEqualTo(0);
+    assertThat(rm.application(e).targetWorkers()).isEqualTo(8);
+    assertThat(rm.application(e).askedWorkers()).isEqualTo(0);
   }
 }

@@ -1,7 +1,8 @@
 package io.aryl.it;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.conf.TemplateConf;
 import io.aryl.yarn.ArylScheduler;
 import java.io.File;
@@ -84,7 +85,6 @@ public final class ArylMiniCluster implements AutoCloseable {
   /** The two ResourceManagers of the HA mode. */
   public static final List<String> HA_RM_IDS = List.of("rm0", "rm1");
 
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Yarn cluster;
   private final YarnConfiguration conf;
@@ -300,7 +300,7 @@ public final class ArylMiniCluster implements AutoCloseable {
       // Until then Aryl refuses reclaims with 503 and changes nothing: a started cluster is one Aryl works on. Read
       // in-process: the REST status may need credentials this cluster's callers bring themselves.
       await("Aryl recovered", RmRecoveryScenarios.RECOVERED, () -> c.scheduler() instanceof ArylScheduler s
-          && s.arylStatus().get("recovery") instanceof Map<?, ?> r && Boolean.FALSE.equals(r.get("recovering")));
+          && s.arylStatus().recovery() != null && !s.arylStatus().recovery().recovering());
     }
     return c;
   }
@@ -582,13 +582,13 @@ public final class ArylMiniCluster implements AutoCloseable {
     return http("POST", path, json);
   }
 
-  /** {@code GET /ws/v1/cluster/aryl}, parsed. */
-  public JsonNode status() throws IOException {
-    Http r = get("/ws/v1/cluster/aryl");
+  /** {@code GET /ws/v1/cluster/aryl}, read as aryl-admin and the loan controller read it. */
+  public SchedulerStatus status() throws IOException {
+    Http r = get(ArylPaths.STATUS);
     if (r.status() != 200) {
-      throw new IOException("GET /ws/v1/cluster/aryl answered " + r.status() + ": " + r.body());
+      throw new IOException("GET " + ArylPaths.STATUS + " answered " + r.status() + ": " + r.body());
     }
-    return JSON.readTree(r.body());
+    return ArylJson.readStatus(r.body());
   }
 
   /** HTTP {@code method} on the RM web app with this JSON body (null: none); returns status and body. */
@@ -637,7 +637,7 @@ public final class ArylMiniCluster implements AutoCloseable {
     } catch (AssertionError e) {
       String status;
       try {
-        status = get("/ws/v1/cluster/aryl").body();
+        status = get(ArylPaths.STATUS).body();
       } catch (IOException | RuntimeException io) {
         status = io.toString();
       }

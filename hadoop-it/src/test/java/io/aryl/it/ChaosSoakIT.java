@@ -2,7 +2,9 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanEntry;
 import io.aryl.labels.LoanState;
@@ -165,7 +167,7 @@ class ChaosSoakIT {
           () -> disagreementsNow(rig, lc, gone).isEmpty());
       watch.close();
 
-      JsonNode status = cluster.status();
+      SchedulerStatus status = cluster.status();
       report(jobs, status, lc, takeovers, gone, watch);
 
       assertThat(jobs).as("every submitted job finished").allSatisfy(j -> assertThat(j.finished)
@@ -175,11 +177,11 @@ class ChaosSoakIT {
             .as("%s final status", j.job.id()).isEqualTo(FinalApplicationStatus.SUCCEEDED);
       }
       assertThat(watch.violations).as("pool violations over %d samples", watch.samples).isEmpty();
-      assertThat(status.path("nodes")).as("no node left fenced")
-          .allSatisfy(n -> assertThat(n.path("fenced").asBoolean()).as(n.toString()).isFalse());
-      assertThat(status.path("reclaimsInFlight")).as("no reclaim left in flight").isEmpty();
-      assertThat(status.path("reclaimsDone")).as("every reclaim done").allSatisfy(r ->
-          assertThat(r.path("phase").asText()).isEqualTo("DONE"));
+      assertThat(status.nodes()).as("no node left fenced")
+          .allSatisfy(n -> assertThat(n.fenced()).as(n.toString()).isFalse());
+      assertThat(status.reclaimsInFlight()).as("no reclaim left in flight").isEmpty();
+      assertThat(status.reclaimsDone()).as("every reclaim done").allSatisfy(r ->
+          assertThat(r.phase()).isEqualTo(ReclaimStatus.Phase.DONE));
       assertThat(unexplainedLosses(jobs, gone < 0 ? null : cluster.nodeName(gone)))
           .as("workers taken without a PreemptionMessage, off the lost node").isEmpty();
       assertThat(disagreements(rig, lc, status, gone)).as("ledger, scheduler and labels").isEmpty();
@@ -243,7 +245,7 @@ class ChaosSoakIT {
 
   private static boolean noReclaimInFlight(ArylMiniCluster cluster) {
     try {
-      return cluster.status().path("reclaimsInFlight").isEmpty();
+      return cluster.status().reclaimsInFlight().isEmpty();
     } catch (Exception e) {
       return false;
     }
@@ -280,10 +282,8 @@ class ChaosSoakIT {
   }
 
   /** Where the ledger, the scheduler's view and the labels disagree about an inference node. */
-  private static List<String> disagreements(LoanRig rig, LoanController lc, JsonNode status, int lost) {
+  private static List<String> disagreements(LoanRig rig, LoanController lc, SchedulerStatus status, int lost) {
     List<String> out = new ArrayList<>();
-    Map<String, JsonNode> shown = new TreeMap<>();
-    status.path("nodes").forEach(n -> shown.put(n.path("node").asText(), n));
     Map<String, LoanEntry> ledger = new TreeMap<>();
     lc.ledgerView().forEach(e -> ledger.put(e.node(), e));
     for (int i = 0; i < INFERENCE + TRAINING; i++) {
@@ -292,17 +292,18 @@ class ChaosSoakIT {
       }
       String name = rig.cluster.nodeName(i);
       String label = rig.cluster.partitionOf(i);
-      JsonNode s = shown.get(name);
+      NodeStatus s = status.node(name);
       boolean inference = i < INFERENCE;
       if (s == null) {
         out.add(name + " missing from the scheduler's status");
         continue;
       }
-      if (!s.path("owner").asText().equals(inference ? "inference" : "training")) {
-        out.add(name + " owner " + s.path("owner").asText() + ", expected " + (inference ? "inference" : "training"));
+      NodeStatus.Pool owner = inference ? NodeStatus.Pool.INFERENCE : NodeStatus.Pool.TRAINING;
+      if (s.owner() != owner) {
+        out.add(name + " owner " + s.owner() + ", expected " + owner);
       }
-      if (s.path("loaned").asBoolean() != (inference && "training".equals(label))) {
-        out.add(name + " loaned=" + s.path("loaned").asBoolean() + " but labelled " + label);
+      if (s.loaned() != (inference && "training".equals(label))) {
+        out.add(name + " loaned=" + s.loaned() + " but labelled " + label);
       }
       LoanEntry e = ledger.get(name);
       if (inference && (e == null || (e.state() == LoanState.HOME) != "inference".equals(label)
@@ -316,7 +317,7 @@ class ChaosSoakIT {
     return out;
   }
 
-  private void report(List<SoakJob> jobs, JsonNode status, LoanController lc, int takeovers, int lost,
+  private void report(List<SoakJob> jobs, SchedulerStatus status, LoanController lc, int takeovers, int lost,
       LoanRig.PoolWatch watch) {
     int notices = 0;
     int killed = 0;
@@ -334,14 +335,14 @@ class ChaosSoakIT {
         elastic.add(j.job.id().toString());
       }
     }
-    int reclaims = status.path("reclaimsDone").size();
+    int reclaims = status.reclaimsDone().size();
     int late = 0;
     List<String> lateOnes = new ArrayList<>();
-    for (JsonNode r : status.path("reclaimsDone")) {
-      if (r.path("late").asBoolean()) {
+    for (ReclaimStatus r : status.reclaimsDone()) {
+      if (r.late()) {
         late++;
-        lateOnes.add("reclaim " + r.path("id").asLong() + " took " + r.path("tookMs").asLong() + " ms, lost "
-            + r.path("lostNodes") + ", replaced " + r.path("replacements") + ", short by " + r.path("shortBy"));
+        lateOnes.add("reclaim " + r.id() + " took " + r.tookMs() + " ms, lost " + r.lostNodes() + ", replaced "
+            + r.replacements() + ", short by " + r.shortBy());
       }
     }
     StringBuilder b = new StringBuilder("\nChaos soak report\n");

@@ -385,7 +385,7 @@ class CoexistenceIT {
 
     /** Aryl's round counter (GET /ws/v1/cluster/aryl); 0 under the stock scheduler. */
     private long rounds() throws IOException {
-      return cluster.scheduler() instanceof ArylScheduler ? cluster.status().path("round").asLong() : 0;
+      return cluster.scheduler() instanceof ArylScheduler ? cluster.status().round() : 0;
     }
 
     /**

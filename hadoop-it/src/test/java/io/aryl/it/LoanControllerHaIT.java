@@ -3,7 +3,7 @@ package io.aryl.it;
 import static io.aryl.it.LoanRig.inState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanState;
 import io.aryl.labels.Pools;
@@ -88,16 +88,15 @@ class LoanControllerHaIT {
         long takeoverMs = System.currentTimeMillis() - riseMs;
         assertThat(a.isActing()).isFalse();
         cluster.awaitShowingStatus("b records the reclaim a asked for", () -> b.reclaimsAdopted() == 1);
-        assertThat(LoanControllerIT.status(cluster).get("reclaimsInFlight")).as("still draining when adopted")
-            .hasSize(1);
+        assertThat(cluster.status().reclaimsInFlight()).as("still draining when adopted").hasSize(1);
         cluster.awaitShowingStatus("both nodes home", () -> rig.count("inference") == 3
             && inState(b, LoanState.HOME) == 3);
         long homeMs = System.currentTimeMillis() - riseMs;
 
-        JsonNode s = LoanControllerIT.status(cluster);
-        assertThat(s.get("reclaimsInFlight")).isEmpty();
-        assertThat(s.get("reclaimsDone")).as("one reclaim: adopted, not asked for again").hasSize(1);
-        assertThat(s.get("reclaimsDone").get(0).get("late").asBoolean()).isFalse();
+        SchedulerStatus s = cluster.status();
+        assertThat(s.reclaimsInFlight()).isEmpty();
+        assertThat(s.reclaimsDone()).as("one reclaim: adopted, not asked for again").hasSize(1);
+        assertThat(s.reclaimsDone().get(0).late()).isFalse();
         assertThat(a.reclaimsRequested()).as("a asked once").isEqualTo(1);
         assertThat(b.reclaimsRequested()).as("b asked for nothing itself").isZero();
         assertThat(b.ledgerView()).as("entries written under epochs up to b's").allSatisfy(

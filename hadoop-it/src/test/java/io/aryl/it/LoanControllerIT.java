@@ -3,8 +3,10 @@ package io.aryl.it;
 import static io.aryl.it.LoanRig.inState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.loan.LoanControllerReport;
+import io.aryl.api.status.LoanControllerStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanState;
 import java.nio.file.Path;
@@ -20,7 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  * (8 GPUs each), training's own node 3. Demand is set by the test; 100 rps per server, no margin, no hold.
  */
 class LoanControllerIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
 
@@ -46,11 +47,11 @@ class LoanControllerIT {
       cluster.awaitShowingStatus("2 idle inference nodes loaned", () -> rig.count("training") == 2
           && inState(lc, LoanState.LOANED) == 2);
       long loanedAfterMs = System.currentTimeMillis() - fallMs;
-      assertThat(status(cluster).get("loanedNodes")).as("the scheduler sees the loans").hasSize(2);
-      JsonNode shown = status(cluster).path("loanController").path("status");
-      assertThat(shown.path("role").asText()).as("the controller's state, in the scheduler's REST resource")
-          .isEqualTo("LEADER");
-      assertThat(shown.path("instance").asText()).isEqualTo(lc.instanceId());
+      assertThat(cluster.status().loanedNodes()).as("the scheduler sees the loans").hasSize(2);
+      LoanControllerStatus shown = cluster.status().loanController();
+      assertThat(shown.role()).as("the controller's state, in the scheduler's REST resource")
+          .isEqualTo(LoanControllerReport.LEADER);
+      assertThat(shown.instance()).isEqualTo(lc.instanceId());
 
       try (TestJob job = TestJob.submit(cluster, "t", "training", TestJob.shape(1, 24, 1, 3600), 1, false)) {
         job.askWorkersAtOnce(24);
@@ -65,12 +66,12 @@ class LoanControllerIT {
             && inState(lc, LoanState.HOME) == 3);
         long homeAfterMs = System.currentTimeMillis() - riseMs;
 
-        JsonNode s = status(cluster);
-        assertThat(s.get("reclaimsDone")).as("one reclaim of both nodes").hasSize(1);
-        JsonNode done = s.get("reclaimsDone").get(0);
-        assertThat(done.get("nodes")).hasSize(2);
-        assertThat(done.get("late").asBoolean()).isFalse();
-        assertThat(done.get("finishedMs").asLong()).isLessThanOrEqualTo(done.get("deadlineMs").asLong());
+        SchedulerStatus s = cluster.status();
+        assertThat(s.reclaimsDone()).as("one reclaim of both nodes").hasSize(1);
+        ReclaimStatus done = s.reclaimsDone().get(0);
+        assertThat(done.nodes()).hasSize(2);
+        assertThat(done.late()).isFalse();
+        assertThat(done.finishedMs()).isLessThanOrEqualTo(done.deadlineMs());
         assertThat(homeAfterMs).as("ms from the rise to both nodes home").isLessThan(LoanRig.DEADLINE_MS);
         assertThat(lc.reclaimsRequested()).isEqualTo(1);
         assertThat(job.workersByNode()).as("training keeps its own node").containsOnlyKeys(cluster.nodeName(3));
@@ -78,8 +79,8 @@ class LoanControllerIT {
         assertThat(watch.violations).isEmpty();
         assertThat(watch.samples).isPositive();
         System.out.printf("LoanControllerIT: loaned %d ms after the fall; home %d ms after the rise (reclaim took %d"
-            + " ms, %d containers preempted, %d shrunk)%n", loanedAfterMs, homeAfterMs, done.get("tookMs").asLong(),
-            done.get("containersPreempted").asInt(), done.get("containersShrunk").asInt());
+            + " ms, %d containers preempted, %d shrunk)%n", loanedAfterMs, homeAfterMs, done.tookMs(),
+            done.containersPreempted(), done.containersShrunk());
       }
       assertThat(rig.ledgerMatchesLabels(lc)).isTrue();
     }
@@ -109,11 +110,5 @@ class LoanControllerIT {
       rig.zk.restart();
       cluster.awaitShowingStatus("with ZooKeeper back, the idle nodes are loaned", () -> rig.count("training") == 3);
     }
-  }
-
-  static JsonNode status(ArylMiniCluster cluster) throws Exception {
-    ArylMiniCluster.Http r = cluster.get("/ws/v1/cluster/aryl");
-    assertThat(r.status()).as(r.body()).isEqualTo(200);
-    return JSON.readTree(r.body());
   }
 }

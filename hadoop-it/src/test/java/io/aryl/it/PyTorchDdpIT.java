@@ -27,7 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
 class PyTorchDdpIT {
   private static final Duration CHANGE = Duration.ofSeconds(90);
   private static final int CHECKPOINT_EVERY = 20;
-  private static final String RECLAIMS = "/ws/v1/cluster/aryl/reclaims";
 
   @TempDir Path dir;
 
@@ -87,8 +86,7 @@ class PyTorchDdpIT {
       }
 
       int beforeReclaim = Torch.starts(log).size();
-      ArylMiniCluster.Http reclaim = cluster.post(RECLAIMS, "{\"nodes\":1}");
-      assertThat(reclaim.status()).as(reclaim.body()).isBetween(200, 299);
+      ArylStatus.reclaim(cluster, 1, 0);
       cluster.awaitShowingStatus("the reclaimed node is home", CHANGE,
           () -> cluster.partitionOf(0).equals("inference"));
       cluster.awaitShowingStatus("the job trains on with its 2 base workers", CHANGE,

@@ -2,8 +2,12 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.loan.StaleReport;
+import io.aryl.api.status.LoanControllerStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.it.ArylMiniCluster.Http;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,9 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * reclaims or reports for the loan controller, only the leader in force reports, and a bad body changes nothing.
  */
 class RestAccessIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String RECLAIMS = ArylStatus.RECLAIMS;
-  private static final String REPORTS = "/ws/v1/cluster/aryl/loan-controller";
+  private static final String RECLAIMS = ArylPaths.RECLAIMS;
+  private static final String REPORTS = ArylPaths.LOAN_CONTROLLER;
   private static final String AS_ADMIN = "?user.name=admin";
   private static final String AS_BOB = "?user.name=bob";
 
@@ -63,15 +66,15 @@ class RestAccessIT {
       assertThat(bobStatus.exit()).as(bobStatus.err()).isZero();
       assertThat(bobStatus.out()).contains(lent);
 
-      JsonNode status = cluster.status();
-      assertThat(status.path("reclaimsInFlight")).as("no reclaim started").isEmpty();
-      assertThat(ArylStatus.node(status, lent).path("fenced").asBoolean()).as("nothing fenced").isFalse();
-      assertThat(status.has("loanController")).as("bob's report is not shown").isFalse();
+      SchedulerStatus status = cluster.status();
+      assertThat(status.reclaimsInFlight()).as("no reclaim started").isEmpty();
+      assertThat(status.node(lent).fenced()).as("nothing fenced").isFalse();
+      assertThat(status.loanController()).as("bob's report is not shown").isNull();
 
       // The admin, with aryl-admin: the reclaim as the scheduler answered it.
       AdminCommand.Run admin = AdminCommand.onClusterAs("admin", yarnSite, "reclaim", "--nodes", "1", "--json");
       assertThat(admin.exit()).as(admin.out() + admin.err()).isZero();
-      assertThat(JSON.readTree(admin.out()).path("nodes")).extracting(JsonNode::asText).containsExactly(lent);
+      assertThat(ArylJson.read(admin.out(), ReclaimStatus.class).nodes()).containsExactly(lent);
       cluster.awaitShowingStatus("node 0 back with inference", Duration.ofSeconds(30),
           () -> "inference".equals(cluster.partitionOf(0)));
     }
@@ -87,17 +90,17 @@ class RestAccessIT {
 
       Http stale = cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 11));
       assertThat(stale.status()).as(stale.body()).isEqualTo(409);
-      JsonNode answer = JSON.readTree(stale.body());
-      assertThat(answer.path("epoch").asLong()).isEqualTo(1);
-      assertThat(answer.path("currentEpoch").asLong()).isEqualTo(2);
-      assertThat(answer.path("error").asText()).contains("epoch 1 refused", "c2 with epoch 2");
+      StaleReport answer = ArylJson.read(stale.body(), StaleReport.class);
+      assertThat(answer.epoch()).isEqualTo(1);
+      assertThat(answer.currentEpoch()).isEqualTo(2);
+      assertThat(answer.error()).contains("epoch 1 refused", "c2 with epoch 2");
       assertThat(shownTicks(cluster)).as("the shown state does not change").isEqualTo(20);
 
       cluster.restartRm();
 
       Http afterRestart = cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 12));
       assertThat(afterRestart.status()).as("the new RM read the epoch back: %s", afterRestart.body()).isEqualTo(409);
-      assertThat(cluster.status().has("loanController")).as("nothing shown before the leader reports").isFalse();
+      assertThat(cluster.status().loanController()).as("nothing shown before the leader reports").isNull();
       assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 21)).status()).isEqualTo(200);
       assertThat(shownTicks(cluster)).isEqualTo(21);
     }
@@ -176,10 +179,10 @@ class RestAccessIT {
       }
       assertThat(wrong).as("requests not refused as specified").isEmpty();
 
-      JsonNode status = cluster.status();
-      assertThat(status.path("reclaimsInFlight")).isEmpty();
-      assertThat(status.path("reclaimsDone")).isEmpty();
-      assertThat(ArylStatus.node(status, lent).path("fenced").asBoolean()).isFalse();
+      SchedulerStatus status = cluster.status();
+      assertThat(status.reclaimsInFlight()).isEmpty();
+      assertThat(status.reclaimsDone()).isEmpty();
+      assertThat(status.node(lent).fenced()).isFalse();
       assertThat(ArylStatus.onLoan(cluster, lent)).isTrue();
       assertThat(shownTicks(cluster)).as("the loan controller's shown state").isEqualTo(20);
     }
@@ -200,10 +203,11 @@ class RestAccessIT {
   }
 
   private static long shownTicks(ArylMiniCluster cluster) throws Exception {
-    return cluster.status().path("loanController").path("status").path("ticks").asLong(-1);
+    LoanControllerStatus shown = cluster.status().loanController();
+    return shown != null && shown.status().get("ticks") instanceof Number n ? n.longValue() : -1;
   }
 
   private static String error(Http answer) throws Exception {
-    return JSON.readTree(answer.body()).path("error").asText();
+    return ArylStatus.error(answer);
   }
 }

@@ -2,16 +2,17 @@ package io.aryl.it;
 
 import static io.aryl.it.ArylStatus.doneWithId;
 import static io.aryl.it.ArylStatus.graceMs;
-import static io.aryl.it.ArylStatus.node;
 import static io.aryl.it.ArylStatus.onLoan;
 import static io.aryl.it.ArylStatus.orNull;
 import static io.aryl.it.ArylStatus.reclaim;
 import static io.aryl.it.ArylStatus.roundMs;
-import static io.aryl.it.ArylStatus.texts;
 import static io.aryl.it.LoanRig.inState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.RecoveryStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanEntry;
 import io.aryl.labels.LoanState;
@@ -68,8 +69,8 @@ abstract class RmRecoveryScenarios {
       cluster.awaitShowingStatus(loaned + " still shown owner=inference, loaned=true after the " + event(), RECOVERED,
           () -> onLoan(cluster, loaned));
       awaitRecovered(cluster);
-      JsonNode r = reclaim(cluster, 1, 0);
-      assertThat(texts(r.get("nodes"))).containsExactly(loaned);
+      ReclaimStatus r = reclaim(cluster, 1, 0);
+      assertThat(r.nodes()).containsExactly(loaned);
       cluster.awaitShowingStatus(loaned + " back in the inference pool",
           () -> "inference".equals(cluster.partitionOf(0)));
     }
@@ -96,17 +97,17 @@ abstract class RmRecoveryScenarios {
       assertThat(e.launchFailures()).as("workers that could not be launched").isEmpty();
 
       long deadline = System.currentTimeMillis() + 20_000;
-      JsonNode started = reclaim(cluster, 1, deadline);
-      long id = started.get("id").asLong();
-      assertThat(texts(started.get("nodes"))).containsExactly(loaned);
+      ReclaimStatus started = reclaim(cluster, 1, deadline);
+      long id = started.id();
+      assertThat(started.nodes()).containsExactly(loaned);
       cluster.awaitShowingStatus("E told to give up its workers on " + loaned,
           () -> e.preemptionNotices().containsAll(draining));
 
       restartOrFailOver(cluster);
 
-      JsonNode after = cluster.status();
-      JsonNode shown = node(after, loaned);
-      assertThat(shown.path("fenced").asBoolean() || "inference".equals(shown.path("label").asText()))
+      SchedulerStatus after = cluster.status();
+      NodeStatus shown = after.node(loaned);
+      assertThat(shown != null && (shown.fenced() || "inference".equals(shown.label())))
           .as("right after the %s, %s is still fenced (or already home); status %s", event(), loaned, after).isTrue();
       e.askWorkers(8); // E asks again for the workers it is losing
       long round = roundMs(conf);
@@ -120,19 +121,19 @@ abstract class RmRecoveryScenarios {
       assertThat(statusesOf(e, draining)).as("E's workers on %s, which ignored the PreemptionMessage", loaned)
           .hasSize(draining.size())
           .allSatisfy(c -> assertThat(c.getExitStatus()).isEqualTo(ContainerExitStatus.PREEMPTED));
-      JsonNode s = cluster.status();
-      assertThat(s.get("reclaimsInFlight")).as("reclaims in flight; status %s", s).isEmpty();
+      SchedulerStatus s = cluster.status();
+      assertThat(s.reclaimsInFlight()).as("reclaims in flight; status %s", s).isEmpty();
       assertThat(doneWithId(s, id)).as("reclaim %d among the finished ones; status %s", id, s).hasSize(1);
-      assertThat(s.get("reclaimsDone")).as("finished reclaims").hasSize(1);
-      JsonNode done = doneWithId(s, id).get(0);
-      assertThat(done.get("late").asBoolean()).as("late").isFalse();
-      assertThat(done.get("finishedMs").asLong()).as("finishedMs vs the deadline").isLessThanOrEqualTo(deadline);
-      assertThat(done.get("tookMs").asLong()).as("ms to the relabel: the workers had their grace")
+      assertThat(s.reclaimsDone()).as("finished reclaims").hasSize(1);
+      ReclaimStatus done = doneWithId(s, id).get(0);
+      assertThat(done.late()).as("late").isFalse();
+      assertThat(done.finishedMs()).as("finishedMs vs the deadline").isLessThanOrEqualTo(deadline);
+      assertThat(done.tookMs()).as("ms to the relabel: the workers had their grace")
           .isGreaterThanOrEqualTo(graceMs(conf));
 
       cluster.lend(0); // lent again
       cluster.awaitShowingStatus(loaned + " on loan again", () -> onLoan(cluster, loaned));
-      assertThat(reclaim(cluster, 1, 0).get("id").asLong()).as("id of a reclaim started after the " + event())
+      assertThat(reclaim(cluster, 1, 0).id()).as("id of a reclaim started after the " + event())
           .isGreaterThan(id);
     }
   }
@@ -158,7 +159,7 @@ abstract class RmRecoveryScenarios {
       assertThat(cluster.registered(0)).as("%s re-registers %d ms late", late, delay).isFalse();
       assertThat(cluster.scheduler().getNumClusterNodes()).as("nodes registered while %s is held back", late)
           .isEqualTo(2);
-      JsonNode whileAway = orNull(cluster);
+      SchedulerStatus whileAway = orNull(cluster);
       cluster.awaitShowingStatus(late + " re-registered", Duration.ofMillis(delay + 10_000),
           () -> cluster.registered(0));
       Thread.sleep(grace + 4 * roundMs(conf)); // a drain started at the return would have killed by now
@@ -166,10 +167,10 @@ abstract class RmRecoveryScenarios {
       assertThat(job.completed()).as("containers of the job that completed").isEmpty();
       assertThat(job.preemptionNotices()).as("containers the job was told to give up").isEmpty();
       assertThat(job.workers()).isEqualTo(16);
-      JsonNode recovery = whileAway == null ? null : whileAway.path("recovery");
+      RecoveryStatus recovery = whileAway == null ? null : whileAway.recovery();
       assertThat(recovery).as("status while %s was away", late).isNotNull();
-      assertThat(recovery.path("recovering").asBoolean()).as("recovering, in %s", whileAway).isTrue();
-      assertThat(texts(recovery.path("waitingForNodes"))).as("nodes waited for, in %s", whileAway).contains(late);
+      assertThat(recovery.recovering()).as("recovering, in %s", whileAway).isTrue();
+      assertThat(recovery.waitingForNodes()).as("nodes waited for, in %s", whileAway).contains(late);
     }
   }
 
@@ -215,9 +216,9 @@ abstract class RmRecoveryScenarios {
         rig.rate.set(300.0);
         cluster.awaitShowingStatus("the other loaned node reclaimed through the new ResourceManager",
             () -> rig.count("inference") == 3 && inState(lc, LoanState.HOME) == 3);
-        JsonNode s = cluster.status();
+        SchedulerStatus s = cluster.status();
         assertThat(doneWithId(s, reclaiming.reclaimId())).as("the first reclaim, done; status %s", s).hasSize(1)
-            .allSatisfy(r -> assertThat(r.get("late").asBoolean()).as("late").isFalse());
+            .allSatisfy(r -> assertThat(r.late()).as("late").isFalse());
         assertThat(rig.ledgerMatchesLabels(lc)).as("ledger %s matches the labels", lc.ledgerView()).isTrue();
       }
     }
@@ -228,8 +229,8 @@ abstract class RmRecoveryScenarios {
   /** Waits until Aryl no longer reports itself recovering (it changes nothing, and takes no reclaim, until then). */
   static void awaitRecovered(ArylMiniCluster cluster) throws InterruptedException {
     cluster.awaitShowingStatus("Aryl recovered", RECOVERED, () -> {
-      JsonNode s = orNull(cluster);
-      return s != null && !s.path("recovery").path("recovering").asBoolean();
+      SchedulerStatus s = orNull(cluster);
+      return s != null && (s.recovery() == null || !s.recovery().recovering());
     });
   }
 

@@ -4,6 +4,7 @@ import static io.aryl.it.LoanRig.inState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.aryl.api.ArylPaths;
 import io.aryl.core.loan.LoanPolicy;
 import io.aryl.labels.ActiveRmWebApp;
 import io.aryl.labels.ActiveRmWebApp.Answer;
@@ -223,7 +224,8 @@ class SecureLoanControllerIT {
     assertThat(lc.reclaimsRequested()).isEqualTo(1);
     assertThat(lc.nodesLoaned()).isEqualTo(1);
     cluster.awaitShowingStatus("the controller's report reached the scheduler over SPNEGO",
-        () -> cluster.aryl().arylStatus().toString().contains("secure-a"));
+        () -> cluster.aryl().arylStatus().loanController() != null
+            && "secure-a".equals(cluster.aryl().arylStatus().loanController().instance()));
 
     List<ACL> expected = List.of(new ACL(ZooDefs.Perms.ALL, new Id("sasl", "aryl")),
         new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
@@ -254,9 +256,9 @@ class SecureLoanControllerIT {
     assertForgeriesRefused(c);
 
     ActiveRmWebApp web = ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm", localhost(cluster.webAddress())));
-    Answer reclaim = web.send("POST", "/ws/v1/cluster/aryl/reclaims", "{\"nodes\": 1}");
+    Answer reclaim = web.send("POST", ArylPaths.RECLAIMS, "{\"nodes\": 1}");
     assertThat(reclaim.status()).as("POST reclaims without SPNEGO: %s", reclaim.body()).isEqualTo(401);
-    Answer report = web.send("PUT", "/ws/v1/cluster/aryl/loan-controller", "{\"role\": \"LEADER\"}");
+    Answer report = web.send("PUT", ArylPaths.LOAN_CONTROLLER, "{\"role\": \"LEADER\"}");
     assertThat(report.status()).as("PUT loan-controller without SPNEGO: %s", report.body()).isEqualTo(401);
   }
 
@@ -275,12 +277,12 @@ class SecureLoanControllerIT {
         malloryKeytab.getAbsolutePath());
     ActiveRmWebApp web = ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm", localhost(cluster.webAddress())),
         new Spnego(ugi));
-    Answer status = web.get("/ws/v1/cluster/aryl");
+    Answer status = web.get(ArylPaths.STATUS);
     assertThat(status.status()).as("GET with mallory's SPNEGO: authenticated, may read").isEqualTo(200);
-    Answer reclaim = web.send("POST", "/ws/v1/cluster/aryl/reclaims", "{\"nodes\": 1}");
+    Answer reclaim = web.send("POST", ArylPaths.RECLAIMS, "{\"nodes\": 1}");
     assertThat(reclaim.status()).as("POST reclaims as mallory: %s", reclaim.body()).isEqualTo(403);
     assertThat(reclaim.body()).contains("mallory");
-    Answer report = web.send("PUT", "/ws/v1/cluster/aryl/loan-controller", "{\"role\": \"LEADER\"}");
+    Answer report = web.send("PUT", ArylPaths.LOAN_CONTROLLER, "{\"role\": \"LEADER\"}");
     assertThat(report.status()).as("PUT loan-controller as mallory: %s", report.body()).isEqualTo(403);
 
     NodeId node = cluster.nodeId(0);

@@ -146,7 +146,7 @@ class SubmitCapsIT {
     assertThat(cluster.rm().getRMContext().getRMApps().get(s.id()).getAppAttempts())
         .as("attempts of the rejected %s", s.id()).isEmpty();
     assertThat(cluster.aryl().getSchedulerApplications()).doesNotContainKey(s.id());
-    assertThat(cluster.aryl().arylStatus().get("applications").toString()).doesNotContain(s.id().toString());
+    assertThat(cluster.aryl().arylStatus().application(s.id().toString())).isNull();
   }
 
   Stream<Arguments> overTheCaps() {
@@ -222,7 +222,7 @@ class SubmitCapsIT {
     try {
       await("alice's job accepted", Duration.ofSeconds(30),
           () -> report(alice.id()).getYarnApplicationState() == YarnApplicationState.ACCEPTED);
-      assertThat(cluster.aryl().arylStatus().get("applications").toString()).contains(alice.id().toString());
+      assertThat(cluster.aryl().arylStatus().application(alice.id().toString())).isNotNull();
     } finally {
       cluster.client().killApplication(alice.id());
     }

@@ -1,5 +1,6 @@
 package io.aryl.labels;
 
+import io.aryl.api.conf.PoolConf;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -214,6 +215,9 @@ public final class ArylLabels {
     public Integer call() {
       System.out.println("| key | default | meaning |");
       System.out.println("|---|---|---|");
+      for (PoolConf k : PoolConf.values()) {
+        System.out.println("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
+      }
       for (LabelsConf k : LabelsConf.values()) {
         System.out.println("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
       }

@@ -7,13 +7,10 @@ import java.util.Optional;
 /**
  * Every configuration key of aryl-labels (the label bootstrap and the loan controller), with its default and what it
  * does. Set them in the Hadoop configuration the tool reads (yarn-site.xml on its class path, {@code -conf FILE}) or
- * as {@code -D key=value}. {@link LabelsSettings} reads and checks them.
+ * as {@code -D key=value}. {@link LabelsSettings} reads and checks them, and the pools' labels, which the scheduler and
+ * aryl-am read too, from aryl-api's {@code PoolConf} ({@code aryl.pools.*}).
  */
 public enum LabelsConf {
-  INFERENCE_LABEL("aryl.labels.inference.label", "inference",
-      "Exclusive node label of the inference pool (the scheduler's aryl.scheduler.inference.label)."),
-  TRAINING_LABEL("aryl.labels.training.label", "training",
-      "Exclusive node label of the training pool; a loaned inference node carries it while on loan."),
   ZK_CONNECT("aryl.labels.zk.connect", "",
       "ZooKeeper connect string (host:port,...) of the ledger and the leader election; falls back to"
           + " hadoop.zk.address."),

@@ -1,16 +1,19 @@
 package io.aryl.labels;
 
+import io.aryl.api.conf.PoolConf;
 import io.aryl.core.loan.LoanPolicy;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The {@link LabelsConf} keys read from a Hadoop configuration and checked: a wrong value or an unknown
- * {@code aryl.labels.*} key is refused with a message naming the key and the value.
+ * The {@link LabelsConf} keys and the pools' labels ({@link PoolConf}, shared with the scheduler and aryl-am) read from a
+ * Hadoop configuration and checked: a wrong value, an unknown {@code aryl.labels.*} or {@code aryl.pools.*} key, or a
+ * key that was renamed is refused with one line naming the key and the value.
  */
 public record LabelsSettings(String inferenceLabel, String trainingLabel, String zkConnect, String zkRoot,
     int zkSessionTimeoutMs, int zkConnectionTimeoutMs, String instanceId, long intervalMs, LoanPolicy policy,
@@ -21,6 +24,10 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
 
   public static LabelsSettings from(Configuration conf) {
     for (Map.Entry<String, String> e : conf) {
+      Optional<String> refused = PoolConf.refusal(e.getKey(), e.getValue());
+      if (refused.isPresent()) {
+        throw new IllegalArgumentException(refused.get());
+      }
       if (e.getKey().startsWith(LabelsConf.PREFIX) && LabelsConf.byKey(e.getKey()).isEmpty()) {
         throw new IllegalArgumentException("unknown key " + e.getKey() + " (known: " + LabelsConf.keys() + ")");
       }
@@ -50,7 +57,7 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
     }
     LoanPolicy policy = new LoanPolicy(dbl(conf, LabelsConf.CAPACITY_PER_SERVER), dbl(conf, LabelsConf.HEADROOM),
         integer(conf, LabelsConf.SAFETY_MARGIN, 0));
-    LabelsSettings s = new LabelsSettings(str(conf, LabelsConf.INFERENCE_LABEL), str(conf, LabelsConf.TRAINING_LABEL),
+    LabelsSettings s = new LabelsSettings(label(conf, PoolConf.INFERENCE_LABEL), label(conf, PoolConf.TRAINING_LABEL),
         zk, str(conf, LabelsConf.ZK_ROOT), integer(conf, LabelsConf.ZK_SESSION_TIMEOUT_MS, 1),
         integer(conf, LabelsConf.ZK_CONNECTION_TIMEOUT_MS, 1), id, lng(conf, LabelsConf.INTERVAL_MS, 1), policy,
         lng(conf, LabelsConf.LOAN_HOLD_MS, 0), lng(conf, LabelsConf.LOAN_COOLDOWN_MS, 0),
@@ -62,7 +69,7 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
         integer(conf, LabelsConf.GPUS_PER_SERVER, 1), str(conf, LabelsConf.HTTP_HOST),
         integer(conf, LabelsConf.HTTP_PORT, -1));
     if (s.inferenceLabel.isEmpty() || s.trainingLabel.isEmpty() || s.inferenceLabel.equals(s.trainingLabel)) {
-      throw new IllegalArgumentException(LabelsConf.INFERENCE_LABEL.key() + " and " + LabelsConf.TRAINING_LABEL.key()
+      throw new IllegalArgumentException(PoolConf.INFERENCE_LABEL.key() + " and " + PoolConf.TRAINING_LABEL.key()
           + " must be two different non-empty labels, were " + s.inferenceLabel + " and " + s.trainingLabel);
     }
     if (sources.contains("replay") && s.replayFile.isEmpty()) {
@@ -99,6 +106,10 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
   }
 
   private static String str(Configuration conf, LabelsConf key) {
+    return conf.getTrimmed(key.key(), key.defaultValue());
+  }
+
+  private static String label(Configuration conf, PoolConf key) {
     return conf.getTrimmed(key.key(), key.defaultValue());
   }
 

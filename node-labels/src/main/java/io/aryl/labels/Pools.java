@@ -1,5 +1,6 @@
 package io.aryl.labels;
 
+import io.aryl.api.status.ReclaimStatus;
 import io.aryl.core.model.Checks;
 import java.io.IOException;
 import java.util.List;
@@ -67,14 +68,24 @@ public interface Pools {
     }
   }
 
-  /** A reclaim as the scheduler reports it. */
-  record SchedulerReclaim(long id, String phase, List<String> nodes, long requestedMs, long deadlineMs) {
+  /**
+   * A reclaim as the scheduler reports it, narrowed to what the controller reads of a {@link ReclaimStatus}.
+   *
+   * @param phase where it is; null when the scheduler names a phase this version does not know (not done)
+   */
+  record SchedulerReclaim(long id, ReclaimStatus.Phase phase, List<String> nodes, long requestedMs,
+      long deadlineMs) {
     public SchedulerReclaim {
       nodes = List.copyOf(nodes);
     }
 
+    /** What the controller reads of a reclaim the scheduler lists or answers. */
+    public static SchedulerReclaim of(ReclaimStatus r) {
+      return new SchedulerReclaim(r.id(), r.phase(), r.nodes(), r.requestedMs(), r.deadlineMs());
+    }
+
     public boolean done() {
-      return "DONE".equals(phase);
+      return phase == ReclaimStatus.Phase.DONE;
     }
   }
 

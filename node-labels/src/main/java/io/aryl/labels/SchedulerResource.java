@@ -1,7 +1,11 @@
 package io.aryl.labels;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.ErrorBody;
+import io.aryl.api.reclaim.ReclaimRequest;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.core.model.Checks;
 import io.aryl.labels.ActiveRmWebApp.Answer;
 import io.aryl.labels.Pools.ReclaimRefusedException;
@@ -15,15 +19,11 @@ import java.util.Map;
 /**
  * ArylScheduler's REST resource on the active ResourceManager: {@code GET /ws/v1/cluster/aryl} (its reclaims and
  * whether it is recovering), {@code POST /ws/v1/cluster/aryl/reclaims} and {@code PUT
- * /ws/v1/cluster/aryl/loan-controller}. Every call goes through {@link ActiveRmWebApp}, so after a failover the next
- * one reaches the new active RM.
+ * /ws/v1/cluster/aryl/loan-controller}, with aryl-api's paths and records ({@link ArylPaths}, {@link SchedulerStatus},
+ * {@link ReclaimRequest}, {@link ReclaimStatus}, {@link ErrorBody}), read leniently. Every call goes through
+ * {@link ActiveRmWebApp}, so after a failover the next one reaches the new active RM.
  */
 public final class SchedulerResource {
-  static final String STATUS = "/ws/v1/cluster/aryl";
-  static final String RECLAIMS = STATUS + "/reclaims";
-  static final String LOAN_CONTROLLER = STATUS + "/loan-controller";
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private final ActiveRmWebApp web;
 
   public SchedulerResource(ActiveRmWebApp web) {
@@ -36,21 +36,18 @@ public final class SchedulerResource {
 
   /** The reclaims in flight and recently done, and {@code recovery.recovering} (absent: an older scheduler, false). */
   public SchedulerView view() throws IOException {
-    Answer a = web.get(STATUS);
+    Answer a = web.get(ArylPaths.STATUS);
     if (a.status() != 200) {
-      throw new IOException("GET " + STATUS + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
+      throw new IOException("GET " + ArylPaths.STATUS + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
     }
-    return view(JSON.readTree(a.body()));
+    return view(ArylJson.readStatus(a.body()));
   }
 
-  static SchedulerView view(JsonNode status) {
+  static SchedulerView view(SchedulerStatus status) {
     List<SchedulerReclaim> out = new ArrayList<>();
-    for (String field : List.of("reclaimsInFlight", "reclaimsDone")) {
-      for (JsonNode n : status.path(field)) {
-        out.add(reclaim(n));
-      }
-    }
-    return new SchedulerView(out, status.path("recovery").path("recovering").asBoolean(false));
+    status.reclaimsInFlight().forEach(r -> out.add(SchedulerReclaim.of(r)));
+    status.reclaimsDone().forEach(r -> out.add(SchedulerReclaim.of(r)));
+    return new SchedulerView(out, status.recovery() != null && status.recovery().recovering());
   }
 
   /**
@@ -58,16 +55,16 @@ public final class SchedulerResource {
    *     or 503 (not now: the scheduler is recovering, or cannot store the reclaim)
    */
   public SchedulerReclaim requestReclaim(int nodes, long deadlineMs) throws IOException, ReclaimRefusedException {
-    Answer a = web.send("POST", RECLAIMS, JSON.writeValueAsString(Map.of("nodes", nodes, "deadlineMs", deadlineMs)));
+    Answer a = web.send("POST", ArylPaths.RECLAIMS, ArylJson.write(new ReclaimRequest(nodes, deadlineMs, null)));
     if (a.status() == 201) {
-      return reclaim(JSON.readTree(a.body()));
+      return SchedulerReclaim.of(ArylJson.read(a.body(), ReclaimStatus.class));
     }
     if (a.status() == 400 || a.status() == 503) {
-      JsonNode error = readOrNull(a.body()).path("error");
-      String reason = error.isMissingNode() ? a.body() : error.asText();
+      String reason = error(a.body());
       throw new ReclaimRefusedException(a.status() == 503 ? "unavailable: " + reason : reason);
     }
-    throw new IOException("POST " + RECLAIMS + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
+    throw new IOException("POST " + ArylPaths.RECLAIMS + " on " + a.rm() + " answered " + a.status() + ": "
+        + a.body());
   }
 
   /** The scheduler refused a report because a leader of a newer epoch has reported: this instance was deposed. */
@@ -79,30 +76,30 @@ public final class SchedulerResource {
     }
   }
 
-  /** @throws StaleReportException (409) when the scheduler has heard from a leader of a newer epoch */
+  /**
+   * Sends the controller's status as its report ({@link io.aryl.api.loan.LoanControllerReport}: the scheduler checks
+   * its epoch, instance and role and shows the rest as it came).
+   *
+   * @throws StaleReportException (409) when the scheduler has heard from a leader of a newer epoch
+   */
   public void report(Map<String, Object> status) throws IOException {
-    Answer a = web.send("PUT", LOAN_CONTROLLER, JSON.writeValueAsString(status));
+    Answer a = web.send("PUT", ArylPaths.LOAN_CONTROLLER, ArylJson.write(status));
     if (a.status() == 409) {
-      JsonNode error = readOrNull(a.body()).path("error");
-      throw new StaleReportException(error.isMissingNode() ? a.body() : error.asText());
+      throw new StaleReportException(error(a.body()));
     }
     if (a.status() != 200) {
-      throw new IOException("PUT " + LOAN_CONTROLLER + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
+      throw new IOException("PUT " + ArylPaths.LOAN_CONTROLLER + " on " + a.rm() + " answered " + a.status() + ": "
+          + a.body());
     }
   }
 
-  private static JsonNode readOrNull(String body) {
+  /** A refusal's {@code error}, or the body as it came when it is not an {@link ErrorBody}. */
+  private static String error(String body) {
     try {
-      return JSON.readTree(body);
-    } catch (IOException e) {
-      return JSON.missingNode();
+      ErrorBody e = ArylJson.read(body, ErrorBody.class);
+      return e == null || e.error() == null ? body : e.error();
+    } catch (IOException notJson) {
+      return body;
     }
-  }
-
-  private static SchedulerReclaim reclaim(JsonNode n) {
-    List<String> nodes = new ArrayList<>();
-    n.path("nodes").forEach(x -> nodes.add(x.asText()));
-    return new SchedulerReclaim(n.path("id").asLong(), n.path("phase").asText(), nodes, n.path("requestedMs").asLong(),
-        n.path("deadlineMs").asLong());
   }
 }

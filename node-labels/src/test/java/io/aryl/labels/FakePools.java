@@ -1,5 +1,6 @@
 package io.aryl.labels;
 
+import io.aryl.api.status.ReclaimStatus.Phase;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -85,7 +86,7 @@ final class FakePools implements Pools {
       if (loaned.size() < nodes) {
         throw new ReclaimRefusedException("asked for " + nodes + ", only " + loaned.size() + " are loaned");
       }
-      r = new SchedulerReclaim(nextReclaimId.getAndIncrement(), "DRAINING", loaned.subList(0, nodes),
+      r = new SchedulerReclaim(nextReclaimId.getAndIncrement(), Phase.DRAINING, loaned.subList(0, nodes),
           clock.getAsLong(), deadlineMs);
       reclaims.add(r);
     }
@@ -99,7 +100,7 @@ final class FakePools implements Pools {
       SchedulerReclaim r = reclaims.get(i);
       if (!r.done()) {
         r.nodes().forEach(n -> labels.put(n, "inference"));
-        reclaims.set(i, new SchedulerReclaim(r.id(), "DONE", r.nodes(), r.requestedMs(), r.deadlineMs()));
+        reclaims.set(i, new SchedulerReclaim(r.id(), Phase.DONE, r.nodes(), r.requestedMs(), r.deadlineMs()));
       }
     }
   }

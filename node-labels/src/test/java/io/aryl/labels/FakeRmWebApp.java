@@ -2,12 +2,16 @@ package io.aryl.labels;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.ReclaimStatus;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -33,8 +37,9 @@ final class FakeRmWebApp implements AutoCloseable {
   volatile int reclaimStatus = 201;
   volatile int reportStatus = 200;
   volatile String reportBody = "{\"accepted\": true}";
-  volatile String reclaimBody =
-      "{\"id\": 7, \"phase\": \"DRAINING\", \"nodes\": [\"inf-0:1\"], \"requestedMs\": 1, \"deadlineMs\": 2}";
+  /** A reclaim as the scheduler answers one. */
+  volatile String reclaimBody = ArylJson.write(new ReclaimStatus(7, ReclaimStatus.Phase.DRAINING, 1,
+      List.of("inf-0:1"), List.of(), List.of(), Map.of(), 0, 1, 2, -1, -1, false, Map.of(), 0, 0, 0, 0));
   /** Reads every call and hangs up without an answer, as an RM dying in the middle of it. */
   volatile boolean hangsUp;
   /** Every call, as "METHOD path", and the bodies received, in order. */
@@ -93,11 +98,11 @@ final class FakeRmWebApp implements AutoCloseable {
         case NO_ACTIVE_PAGE -> send(x, 200, "There is no active RM right now.\nHA Zookeeper Connection State:"
             + " CONNECTED");
       }
-    } else if (call.equals("GET /ws/v1/cluster/aryl")) {
+    } else if (call.equals("GET " + ArylPaths.STATUS)) {
       send(x, 200, arylStatus);
-    } else if (call.equals("POST /ws/v1/cluster/aryl/reclaims")) {
+    } else if (call.equals("POST " + ArylPaths.RECLAIMS)) {
       send(x, reclaimStatus, reclaimBody);
-    } else if (call.equals("PUT /ws/v1/cluster/aryl/loan-controller")) {
+    } else if (call.equals("PUT " + ArylPaths.LOAN_CONTROLLER)) {
       send(x, reportStatus, reportBody);
     } else {
       send(x, 404, "{\"error\": \"no such resource " + path + "\"}");

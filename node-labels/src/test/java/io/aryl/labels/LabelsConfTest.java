@@ -3,6 +3,7 @@ package io.aryl.labels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.aryl.api.conf.PoolConf;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
@@ -15,6 +16,39 @@ class LabelsConfTest {
     for (LabelsConf k : LabelsConf.values()) {
       assertThat(readme).as(k.key()).contains("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
     }
+    for (PoolConf k : PoolConf.values()) {
+      assertThat(readme).as(k.key()).contains("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
+    }
+  }
+
+  @Test
+  void readsThePoolsLabelsFromTheKeysTheSchedulerReads() {
+    Configuration c = new Configuration(false);
+    c.set(PoolConf.INFERENCE_LABEL.key(), " serve ");
+    c.set(PoolConf.TRAINING_LABEL.key(), "train");
+    LabelsSettings s = LabelsSettings.from(c);
+    assertThat(s.inferenceLabel()).isEqualTo("serve");
+    assertThat(s.trainingLabel()).isEqualTo("train");
+    assertThat(LabelsSettings.from(new Configuration(false)).inferenceLabel())
+        .isEqualTo(PoolConf.INFERENCE_LABEL.defaultValue());
+  }
+
+  @Test
+  void refusesALabelUnderItsOldKeyInOneLineNamingTheNewKey() {
+    for (String old : new String[] {"aryl.labels.inference.label", "aryl.scheduler.inference.label"}) {
+      Configuration c = new Configuration(false);
+      c.set(old, "serve");
+      assertThatThrownBy(() -> LabelsSettings.from(c)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("configuration key " + old + "=serve was renamed to aryl.pools.inference.label: set"
+              + " aryl.pools.inference.label=serve instead (the scheduler, the loan controller and aryl-am all read it)");
+    }
+    Configuration typo = new Configuration(false);
+    typo.set("aryl.pools.training.lable", "train");
+    assertThatThrownBy(() -> LabelsSettings.from(typo)).hasMessageContaining("aryl.pools.training.lable=train");
+    Configuration same = new Configuration(false);
+    same.set(PoolConf.TRAINING_LABEL.key(), "inference");
+    assertThatThrownBy(() -> LabelsSettings.from(same)).hasMessageContaining(PoolConf.INFERENCE_LABEL.key())
+        .hasMessageContaining(PoolConf.TRAINING_LABEL.key());
   }
 
   @Test

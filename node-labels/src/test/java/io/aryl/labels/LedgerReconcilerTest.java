@@ -2,6 +2,7 @@ package io.aryl.labels;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.api.status.ReclaimStatus.Phase;
 import io.aryl.labels.LedgerReconciler.Result;
 import io.aryl.labels.LedgerReconciler.Unlisted;
 import io.aryl.labels.LoanLedger.PutEntry;
@@ -60,7 +61,7 @@ class LedgerReconcilerTest {
    */
   private SchedulerView settledView(Says says) throws IOException {
     pools.reclaims.clear();
-    pools.reclaims.add(new SchedulerReclaim(RECLAIM, "DRAINING", List.of(NODE), 1, DEADLINE_MS));
+    pools.reclaims.add(new SchedulerReclaim(RECLAIM, Phase.DRAINING, List.of(NODE), 1, DEADLINE_MS));
     pools.forgetsReclaims = says == Says.FORGOT;
     pools.recovering = says == Says.UNSETTLED;
     SchedulerView view = pools.scheduler();

@@ -3,6 +3,7 @@ package io.aryl.labels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.aryl.api.ArylPaths;
 import io.aryl.labels.FakeRmWebApp.Ha;
 import io.aryl.labels.Pools.ReclaimRefusedException;
 import io.aryl.labels.Pools.SchedulerReclaim;
@@ -20,8 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 @DisplayName("SchedulerResource: ArylScheduler's REST resource on whichever ResourceManager is active")
 class SchedulerResourceTest {
-  private static final String PUT_REPORT = "PUT /ws/v1/cluster/aryl/loan-controller";
-  private static final String POST_RECLAIM = "POST /ws/v1/cluster/aryl/reclaims";
+  private static final String PUT_REPORT = "PUT " + ArylPaths.LOAN_CONTROLLER;
+  private static final String POST_RECLAIM = "POST " + ArylPaths.RECLAIMS;
 
   private FakeRmWebApp rm1;
   private FakeRmWebApp rm2;
@@ -66,6 +67,15 @@ class SchedulerResourceTest {
   }
 
   @Test
+  @DisplayName("a reclaim in a phase this version does not know is read, and is not done")
+  void unknownPhase() throws IOException {
+    rm1.arylStatus = "{\"reclaimsInFlight\": [{\"id\": 4, \"phase\": \"VERIFYING\", \"nodes\": [\"inf-2:1\"]}]}";
+    SchedulerView view = scheduler.view();
+    assertThat(view.lists(4, "inf-2:1")).isTrue();
+    assertThat(view.reclaims().get(0).done()).isFalse();
+  }
+
+  @Test
   @DisplayName("a report refused as stale (409) is told apart, with the scheduler's reason")
   void staleReportIsToldApart() {
     rm1.reportStatus = 409;
@@ -90,6 +100,9 @@ class SchedulerResourceTest {
     SchedulerReclaim r = scheduler.requestReclaim(1, 2);
     assertThat(r.id()).isEqualTo(7);
     assertThat(r.nodes()).containsExactly("inf-0:1");
+    assertThat(r.done()).isFalse();
+    assertThat(rm2.bodies.get(rm2.calls.lastIndexOf(POST_RECLAIM))).as("a ReclaimRequest, no GPU type named")
+        .isEqualTo("{\"nodes\":1,\"deadlineMs\":2}");
     assertThat(rm2.calls(POST_RECLAIM)).isEqualTo(1);
     assertThat(rm1.calls(POST_RECLAIM)).as("the standby never takes a reclaim").isZero();
   }

@@ -4,8 +4,8 @@ import io.aryl.core.model.Plan;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
+import io.aryl.api.status.RecoveryStatus;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -26,4 +26,4 @@ import java.util.function.Predicate;
  */
 public record EngineStatus(long rounds, Predicate<String> inferenceOwned, Set<String> fenced, PlanBook book,
     RoundInput lastInput, Plan lastPlan, List<Reclaim> reclaimsInFlight, List<Reclaim> reclaimsDone, int draining,
-    Map<String, Object> recovery, String deposed) {}
+    RecoveryStatus recovery, String deposed) {}

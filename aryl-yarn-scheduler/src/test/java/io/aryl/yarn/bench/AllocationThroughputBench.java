@@ -1,5 +1,7 @@
 package io.aryl.yarn.bench;
 
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.core.job.JobShape;
 import io.aryl.yarn.ArylScheduler;
 import io.aryl.yarn.TemplateFiles;
@@ -474,14 +476,9 @@ public final class AllocationThroughputBench {
     return waiting + " applications still pending " + gpus + " GPUs at the scheduler";
   }
 
-  @SuppressWarnings("unchecked")
   static int plannedWorkers(Cluster c) {
-    Map<String, Object> status = ((ArylScheduler) c.rm.getResourceScheduler()).arylStatus();
-    int sum = 0;
-    for (Map<String, Object> app : (List<Map<String, Object>>) status.get("applications")) {
-      sum += ((Number) app.get("targetWorkers")).intValue();
-    }
-    return sum;
+    SchedulerStatus status = ((ArylScheduler) c.rm.getResourceScheduler()).arylStatus();
+    return status.applications().stream().mapToInt(ApplicationStatus::targetWorkers).sum();
   }
 
   static RunResult runOnce(Variant v, Params p) throws Exception {

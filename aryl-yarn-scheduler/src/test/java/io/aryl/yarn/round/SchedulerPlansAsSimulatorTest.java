@@ -3,6 +3,7 @@ package io.aryl.yarn.round;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.aryl.core.ArylPolicy;
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
@@ -29,7 +30,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The scheduler decides as the simulator does. The simulator runs a seeded trace on a cluster of two GPU types
@@ -59,9 +60,10 @@ class SchedulerPlansAsSimulatorTest {
   private record Round(ClusterState state, Plan plan) {}
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"aryl", "aryl+"})
+  @EnumSource(ArylPolicy.class)
   @DisplayName("for every round of a seeded run, both sides see the same cluster and plan the same")
-  void samePlans(String policy) {
+  void samePlans(ArylPolicy named) {
+    String policy = named.policyName();
     int compared = 0;
     int withLoans = 0;
     int withFenced = 0;
@@ -109,7 +111,8 @@ class SchedulerPlansAsSimulatorTest {
     conf.put("aryl.scheduler.policy", policy);
     // The simulator's aryl+ is speed-aware and values spare GPUs shortest remaining first (PolicySpec.ARYL_CORE_PLUS);
     // the scheduler sets the two apart.
-    conf.put("aryl.scheduler.elastic-value", policy.equals("aryl+") ? "shortest-remaining-first" : "jct-reduction");
+    conf.put("aryl.scheduler.elastic-value",
+        policy.equals(ArylPolicy.ARYL_PLUS.policyName()) ? "shortest-remaining-first" : "jct-reduction");
     conf.put("aryl.scheduler.gpu-types", "training-gpu,inference-gpu");
     conf.put("aryl.scheduler.gpu-type.inference-gpu.speed", Double.toString(INFERENCE_SPEED));
     conf.put("aryl.scheduler.inference.nodes", "i\\d+\\.gpu\\.example:8041");

@@ -1,10 +1,8 @@
-package io.aryl.yarn.web;
+package io.aryl.api.body;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,21 +11,11 @@ import java.util.Set;
 
 /**
  * A REST request's body read strictly: at most a stated size, one JSON object, no duplicate or unknown fields, and
- * typed accessors whose errors name the field and the value. Nothing is acted on until the whole body passed.
+ * typed accessors whose errors name the field and the value. Nothing is acted on until the whole body passed. The
+ * request records ({@link io.aryl.api.reclaim.ReclaimRequest}, {@link io.aryl.api.loan.LoanControllerReport}) parse
+ * themselves with it.
  */
-final class JsonObjectBody {
-  /** A request that is refused as it stands (400), with what was wrong. */
-  static final class BadRequest extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    BadRequest(String message) {
-      super(message);
-    }
-  }
-
-  private static final ObjectMapper STRICT = new ObjectMapper()
-      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+public final class JsonObjectBody {
   /** Longest value quoted back in an error. */
   private static final int QUOTE_CHARS = 80;
 
@@ -42,38 +30,38 @@ final class JsonObjectBody {
    *
    * @param example a valid body, shown when this one is not an object
    */
-  static JsonObjectBody read(InputStream in, int maxBytes, String example) throws BadRequest {
+  public static JsonObjectBody read(InputStream in, int maxBytes, String example) throws BadRequestException {
     byte[] bytes;
     try {
       bytes = in == null ? new byte[0] : in.readNBytes(maxBytes + 1);
     } catch (IOException e) {
-      throw new BadRequest("body could not be read: " + e.getMessage());
+      throw new BadRequestException("body could not be read: " + e.getMessage());
     }
     if (bytes.length > maxBytes) {
-      throw new BadRequest("body is longer than " + maxBytes + " bytes");
+      throw new BadRequestException("body is longer than " + maxBytes + " bytes");
     }
     String text = new String(bytes, StandardCharsets.UTF_8);
     if (text.isBlank()) {
-      throw new BadRequest("body is empty: send a JSON object like " + example);
+      throw new BadRequestException("body is empty: send a JSON object like " + example);
     }
     JsonNode node;
     try {
-      node = STRICT.readTree(text);
+      node = ArylJson.readStrictTree(text);
     } catch (JsonProcessingException e) {
-      throw new BadRequest("body is not JSON: " + e.getOriginalMessage() + location(e));
+      throw new BadRequestException("body is not JSON: " + e.getOriginalMessage() + location(e));
     }
     if (node == null || !node.isObject()) {
-      throw new BadRequest("body must be a JSON object like " + example + ", was " + quote(node));
+      throw new BadRequestException("body must be a JSON object like " + example + ", was " + quote(node));
     }
     return new JsonObjectBody(node);
   }
 
   /** Refuses any field not in {@code known}, naming it and the fields there are. */
-  JsonObjectBody onlyFields(Set<String> known) throws BadRequest {
+  public JsonObjectBody onlyFields(Set<String> known) throws BadRequestException {
     for (Iterator<String> it = object.fieldNames(); it.hasNext(); ) {
       String field = it.next();
       if (!known.contains(field)) {
-        throw new BadRequest("unknown field '" + quoteText(field) + "'; the fields are " + String.join(", ",
+        throw new BadRequestException("unknown field '" + quoteText(field) + "'; the fields are " + String.join(", ",
             known.stream().sorted().toList()));
       }
     }
@@ -81,56 +69,58 @@ final class JsonObjectBody {
   }
 
   /** The field as an integer in [min, max]; {@code absent} when missing (or null), refused when {@code required}. */
-  long integer(String field, long min, long max, boolean required, long absent) throws BadRequest {
+  public long integer(String field, long min, long max, boolean required, long absent) throws BadRequestException {
     JsonNode v = object.get(field);
     if (v == null || v.isNull()) {
       if (required) {
-        throw new BadRequest(field + " is required: an integer in [" + min + ", " + max + "]");
+        throw new BadRequestException(field + " is required: an integer in [" + min + ", " + max + "]");
       }
       return absent;
     }
     if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < min || v.asLong() > max) {
-      throw new BadRequest(field + " must be an integer in [" + min + ", " + max + "], was " + quote(v));
+      throw new BadRequestException(field + " must be an integer in [" + min + ", " + max + "], was " + quote(v));
     }
     return v.asLong();
   }
 
   /** The field as text of 1..maxChars characters, each a letter, digit or one of {@code ._-}; null when missing. */
-  String name(String field, int maxChars, boolean required) throws BadRequest {
+  public String name(String field, int maxChars, boolean required) throws BadRequestException {
     JsonNode v = object.get(field);
     if (v == null || v.isNull()) {
       if (required) {
-        throw new BadRequest(field + " is required: a name of up to " + maxChars + " characters");
+        throw new BadRequestException(field + " is required: a name of up to " + maxChars + " characters");
       }
       return null;
     }
     String text = v.isTextual() ? v.asText() : null;
     if (text == null || text.isEmpty() || text.length() > maxChars || !text.matches("[A-Za-z0-9._-]+")) {
-      throw new BadRequest(field + " must be a name of 1-" + maxChars + " letters, digits, '.', '_' or '-', was "
-          + quote(v));
+      throw new BadRequestException(field + " must be a name of 1-" + maxChars + " letters, digits, '.', '_' or '-',"
+          + " was " + quote(v));
     }
     return text;
   }
 
   /** The field as printable text of 1..maxChars characters. */
-  String text(String field, int maxChars) throws BadRequest {
+  public String text(String field, int maxChars) throws BadRequestException {
     JsonNode v = object.get(field);
     String text = v != null && v.isTextual() ? v.asText() : null;
     if (text == null || text.isBlank() || text.length() > maxChars || text.chars().anyMatch(Character::isISOControl)) {
-      throw new BadRequest(field + " must be printable text of 1-" + maxChars + " characters, was " + quote(v));
+      throw new BadRequestException(field + " must be printable text of 1-" + maxChars + " characters, was "
+          + quote(v));
     }
     return text;
   }
 
   /** The field as text equal to {@code expected}. */
-  void equalTo(String field, String expected, String why) throws BadRequest {
+  public void equalTo(String field, String expected, String why) throws BadRequestException {
     JsonNode v = object.get(field);
     if (v == null || !v.isTextual() || !expected.equals(v.asText())) {
-      throw new BadRequest(field + " must be \"" + expected + "\" (" + why + "), was " + quote(v));
+      throw new BadRequestException(field + " must be \"" + expected + "\" (" + why + "), was " + quote(v));
     }
   }
 
-  JsonNode node() {
+  /** The whole object, as read. */
+  public JsonNode node() {
     return object;
   }
 
