@@ -26,6 +26,17 @@ public final class ArylPaths {
    */
   public static final String LOAN_CONTROLLER_PATH = STATUS_PATH + "/loan-controller";
 
+  /**
+   * {@code PUT}: the loan controller's target ({@link io.aryl.api.loan.LoanTarget}, answered with a
+   * {@link io.aryl.api.loan.LoanTargetAccepted}), relative to {@link #ROOT}.
+   */
+  public static final String LOAN_TARGET_PATH = STATUS_PATH + "/loan-target";
+  /**
+   * {@code POST}: nodes lent by hand ({@link io.aryl.api.loan.LendRequest}, answered with a
+   * {@link io.aryl.api.loan.LendAnswer}), relative to {@link #ROOT}.
+   */
+  public static final String LOANS_PATH = STATUS_PATH + "/loans";
+
   /** {@code GET /ws/v1/cluster/aryl}. */
   public static final String STATUS = ROOT + STATUS_PATH;
   /** {@code GET /ws/v1/cluster/aryl/page}. */
@@ -36,6 +47,11 @@ public final class ArylPaths {
   public static final String RECLAIMS = ROOT + RECLAIMS_PATH;
   /** {@code PUT /ws/v1/cluster/aryl/loan-controller}. */
   public static final String LOAN_CONTROLLER = ROOT + LOAN_CONTROLLER_PATH;
+
+  /** {@code PUT /ws/v1/cluster/aryl/loan-target}. */
+  public static final String LOAN_TARGET = ROOT + LOAN_TARGET_PATH;
+  /** {@code POST /ws/v1/cluster/aryl/loans}. */
+  public static final String LOANS = ROOT + LOANS_PATH;
 
   private ArylPaths() {}
 }

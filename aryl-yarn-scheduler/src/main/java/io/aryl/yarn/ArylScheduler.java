@@ -531,8 +531,8 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
    * @throws IllegalStateException while a loan controller's target decides what is lent
    * @throws ArylUnavailableException while recovering, or when the loan cannot be stored
    */
-  public void lend(List<String> nodes) {
-    requireEnabled().lend(nodes);
+  public io.aryl.api.loan.LendAnswer lend(List<String> nodes) {
+    return requireEnabled().lend(nodes);
   }
 
   /**
@@ -543,12 +543,15 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
    * @throws IllegalArgumentException for a value out of range, naming it
    * @throws ArylUnavailableException when it cannot be stored
    */
-  public io.aryl.yarn.state.LoanTargetRecord acceptLoanTarget(long epoch, String controller, int maxOnLoan,
-      long returnByMs, long decidedMs, String reason) {
-    io.aryl.yarn.state.LoanTargetRecord t = requireEnabled().engine().acceptLoanTarget(epoch, controller, maxOnLoan,
-        returnByMs, decidedMs, reason, System.currentTimeMillis());
-    loop.requestRound(); // lend or reclaim now, not at the next tick
-    return t;
+  public io.aryl.api.loan.LoanTargetAccepted acceptLoanTarget(io.aryl.api.loan.LoanTarget target) {
+    PlanningLoop l = requireEnabled();
+    io.aryl.yarn.engine.RoundEngine engine = l.engine();
+    engine.acceptLoanTarget(target.epoch(), target.controller(), target.maxOnLoan(), target.returnByMs(),
+        target.decidedMs(), target.reason(), System.currentTimeMillis());
+    l.requestRound(); // lend or reclaim now, not at the next tick
+    var status = engine.status();
+    return new io.aryl.api.loan.LoanTargetAccepted(status.loanTarget(), status.places().size(),
+        lifecycle.get() == Lifecycle.State.RECOVERING);
   }
 
   /**

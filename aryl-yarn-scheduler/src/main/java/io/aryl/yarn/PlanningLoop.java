@@ -353,12 +353,19 @@ final class PlanningLoop implements AutoCloseable {
    * Lends the named inference nodes to training now, as an operator asked (see {@link RoundEngine#lend}); returns
    * once they are relabelled, or left home because something started on them meanwhile.
    */
-  void lend(List<String> nodes) {
+  io.aryl.api.loan.LendAnswer lend(List<String> nodes) {
     RmView view;
     synchronized (this) { // the reader is the round's
       view = read(System.currentTimeMillis(), false);
     }
     apply(engine.lend(view, nodes), view.nowMs());
+    Map<String, io.aryl.api.status.NodeStatus.Place> places = engine.status().places();
+    List<String> lent = new ArrayList<>();
+    List<String> home = new ArrayList<>();
+    for (String n : nodes) {
+      (places.get(n) == io.aryl.api.status.NodeStatus.Place.LENT ? lent : home).add(n);
+    }
+    return new io.aryl.api.loan.LendAnswer(lent, home);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -392,6 +399,6 @@ final class PlanningLoop implements AutoCloseable {
     }
     return new StatusReport.Inputs(s.rounds(), lastRoundLatencyMs, nodes, s.inferenceOwned(), s.fenced(),
         apps.all(), s.book(), s.lastInput(), s.lastPlan(), s.reclaimsInFlight(), s.reclaimsDone(), s.draining(),
-        s.recovery(), s.deposed());
+        s.recovery(), s.deposed(), s.places(), s.loanTarget());
   }
 }

@@ -2,6 +2,7 @@ package io.aryl.yarn;
 
 import io.aryl.api.status.ApplicationStatus;
 import io.aryl.api.status.LoanControllerStatus;
+import io.aryl.api.status.LoanTargetStatus;
 import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.PlainDemand;
 import io.aryl.api.status.PlanStatus;
@@ -38,7 +39,8 @@ final class StatusReport {
   /** What the planning loop hands over, read under its lock. */
   record Inputs(long rounds, double roundLatencyMs, List<NodeView> nodes, Predicate<String> inferenceOwned,
       Set<String> fenced, List<ElasticApps.App> apps, PlanBook book, RoundInput lastInput, Plan lastPlan,
-      List<Reclaim> inFlight, List<Reclaim> finished, int draining, RecoveryStatus recovery, String deposed) {}
+      List<Reclaim> inFlight, List<Reclaim> finished, int draining, RecoveryStatus recovery, String deposed,
+      Map<String, NodeStatus.Place> places, LoanTargetStatus loanTarget) {}
 
   /**
    * @param loanController the loan controller leader's last report, or null before one
@@ -55,7 +57,7 @@ final class StatusReport {
           owned ? NodeStatus.Pool.INFERENCE : NodeStatus.Pool.TRAINING,
           owned && settings.trainingLabel().equals(n.label()), in.fenced().contains(n.id()),
           !typed ? null : n.gpuType() == null ? settings.gpuType() : n.gpuType().name(),
-          n.gpuType() == null ? 1.0 : n.gpuType().trainingSpeed(), n.gpuTypeError());
+          n.gpuType() == null ? 1.0 : n.gpuType().trainingSpeed(), n.gpuTypeError(), in.places().get(n.id()));
       nodes.add(node);
       if (node.loaned()) {
         loaned.add(node);
@@ -64,7 +66,7 @@ final class StatusReport {
     return new SchedulerStatus(true, in.rounds(), in.roundLatencyMs(), in.recovery(),
         new StoreStatus(store.kind(), store.location(), epoch, in.deposed()), nodes, loaned, applications(in),
         teams(in), plainDemand(in), plan(in.lastPlan()), in.inFlight().stream().map(StatusReport::reclaim).toList(),
-        in.finished().stream().map(StatusReport::reclaim).toList(), in.draining(), loanController);
+        in.finished().stream().map(StatusReport::reclaim).toList(), in.draining(), loanController, in.loanTarget());
   }
 
   private static List<ApplicationStatus> applications(Inputs in) {

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.api.ArylJson;
 import io.aryl.api.ArylPaths;
+import io.aryl.api.loan.LoanTargetAccepted;
 import io.aryl.api.loan.StaleReport;
+import io.aryl.api.loan.StaleTarget;
+import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.LoanControllerStatus;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
@@ -27,6 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 class RestAccessIT {
   private static final String RECLAIMS = ArylPaths.RECLAIMS;
   private static final String REPORTS = ArylPaths.LOAN_CONTROLLER;
+  private static final String TARGET = ArylPaths.LOAN_TARGET;
+  private static final String LOANS = ArylPaths.LOANS;
   private static final String AS_ADMIN = "?user.name=admin";
   private static final String AS_BOB = "?user.name=bob";
 
@@ -106,6 +111,50 @@ class RestAccessIT {
     }
   }
 
+  @Test
+  @DisplayName("the loan controller's target: only an admin sets it, the scheduler lends and reclaims to meet it, and a"
+      + " deposed controller's target is refused with both epochs, also after an RM restart")
+  void loanTargetIsTheSchedulersToCarryOut() throws Exception {
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-target", aclConf(dir.toFile()), 1, 1)) {
+      String node = cluster.nodeName(0);
+      ArylMiniCluster.await("node 0 at home", Duration.ofSeconds(30),
+          () -> "inference".equals(cluster.partitionOf(0)));
+      Http bob = cluster.http("PUT", TARGET + AS_BOB, target(1, "c1", 1));
+      assertThat(bob.status()).as(bob.body()).isEqualTo(403);
+
+      Http first = cluster.http("PUT", TARGET + AS_ADMIN, target(1, "c1", 1));
+      assertThat(first.status()).as(first.body()).isEqualTo(200);
+      LoanTargetAccepted accepted = ArylJson.read(first.body(), LoanTargetAccepted.class);
+      assertThat(accepted.target().maxOnLoan()).isEqualTo(1);
+      assertThat(accepted.inferenceNodes()).isEqualTo(1);
+      cluster.awaitShowingStatus("node 0 lent by the scheduler to meet the target", Duration.ofSeconds(30),
+          () -> ArylStatus.onLoan(cluster, node) && "training".equals(cluster.partitionOf(0)));
+      assertThat(cluster.status().node(node).place()).isEqualTo(NodeStatus.Place.LENT);
+      Http byHand = cluster.post(LOANS + AS_ADMIN, "{\"nodes\":[\"" + node + "\"]}");
+      assertThat(byHand.status()).as("a controller decides: %s", byHand.body()).isEqualTo(409);
+
+      Http lower = cluster.http("PUT", TARGET + AS_ADMIN, target(2, "c2", 0));
+      assertThat(lower.status()).as(lower.body()).isEqualTo(200);
+      cluster.awaitShowingStatus("node 0 returned to meet the lower target", Duration.ofSeconds(30),
+          () -> "inference".equals(cluster.partitionOf(0)));
+
+      Http stale = cluster.http("PUT", TARGET + AS_ADMIN, target(1, "c1", 1));
+      assertThat(stale.status()).as(stale.body()).isEqualTo(409);
+      StaleTarget answer = ArylJson.read(stale.body(), StaleTarget.class);
+      assertThat(answer.epoch()).isEqualTo(1);
+      assertThat(answer.currentEpoch()).isEqualTo(2);
+      assertThat(answer.error()).contains("loan target of epoch 1 refused", "c2 with epoch 2");
+
+      cluster.restartRm();
+
+      Http afterRestart = cluster.http("PUT", TARGET + AS_ADMIN, target(1, "c1", 1));
+      assertThat(afterRestart.status()).as("the new RM read the target back: %s", afterRestart.body())
+          .isEqualTo(409);
+      assertThat(cluster.status().loanTarget().controller()).isEqualTo("c2");
+      assertThat(cluster.status().loanTarget().maxOnLoan()).isZero();
+    }
+  }
+
   /** A bad request: method, path (query included), body, and what its 400 must say. */
   private record Bad(String name, String method, String path, String body, String says) {
     @Override
@@ -114,7 +163,7 @@ class RestAccessIT {
     }
   }
 
-  private static List<Bad> badRequests(long now) {
+  private static List<Bad> badRequests(long now, String lent, String trainingNode) {
     String pad = "x".repeat(5000);
     List<Bad> t = new ArrayList<>();
     t.add(new Bad("empty body", "POST", RECLAIMS, "", "body is empty"));
@@ -156,6 +205,17 @@ class RestAccessIT {
     t.add(new Bad("report too long", "PUT", REPORTS, "{\"epoch\":3,\"instance\":\"c3\",\"role\":\"LEADER\",\"x\":\""
         + "y".repeat(70_000) + "\"}", "longer than 65536 bytes"));
     t.add(new Bad("report an array", "PUT", REPORTS, "[]", "body must be a JSON object"));
+    t.add(new Bad("target without epoch", "PUT", TARGET, "{\"controller\":\"c3\",\"maxOnLoan\":1}",
+        "epoch is required"));
+    t.add(new Bad("target below zero", "PUT", TARGET, "{\"epoch\":3,\"controller\":\"c3\",\"maxOnLoan\":-1}",
+        "maxOnLoan must be an integer in [0, 100000], was -1"));
+    t.add(new Bad("target naming nodes", "PUT", TARGET,
+        "{\"epoch\":3,\"controller\":\"c3\",\"maxOnLoan\":1,\"nodes\":[\"x\"]}", "unknown field 'nodes'"));
+    t.add(new Bad("lend none", "POST", LOANS, "{\"nodes\":[]}", "nodes must be a list of 1-1000 names, was []"));
+    t.add(new Bad("lend a training node", "POST", LOANS, "{\"nodes\":[\"" + trainingNode + "\"]}",
+        "node " + trainingNode + " cannot be lent: it is not an inference node"));
+    t.add(new Bad("lend a lent node", "POST", LOANS, "{\"nodes\":[\"" + lent + "\"]}",
+        "node " + lent + " cannot be lent: it is lent already"));
     return t;
   }
 
@@ -166,7 +226,7 @@ class RestAccessIT {
       String lent = lendNodeZero(cluster);
       assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 20)).status()).isEqualTo(200);
 
-      List<Bad> table = badRequests(System.currentTimeMillis());
+      List<Bad> table = badRequests(System.currentTimeMillis(), lent, cluster.nodeName(1));
       assertThat(table).hasSizeGreaterThanOrEqualTo(20);
       List<String> wrong = new ArrayList<>();
       for (Bad b : table) {
@@ -185,6 +245,7 @@ class RestAccessIT {
       assertThat(status.node(lent).fenced()).isFalse();
       assertThat(ArylStatus.onLoan(cluster, lent)).isTrue();
       assertThat(shownTicks(cluster)).as("the loan controller's shown state").isEqualTo(20);
+      assertThat(status.loanTarget()).as("no target set").isNull();
     }
   }
 
@@ -194,6 +255,12 @@ class RestAccessIT {
     cluster.lend(0);
     cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
     return lent;
+  }
+
+  /** A loan controller leader's target, as it sends one. */
+  private static String target(long epoch, String controller, int maxOnLoan) {
+    return "{\"epoch\":" + epoch + ",\"controller\":\"" + controller + "\",\"maxOnLoan\":" + maxOnLoan
+        + ",\"reason\":\"test\"}";
   }
 
   /** A loan controller leader's report, as it sends one (fields beyond the envelope shown as reported). */

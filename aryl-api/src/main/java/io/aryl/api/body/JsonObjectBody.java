@@ -111,6 +111,45 @@ public final class JsonObjectBody {
     return text;
   }
 
+  /** The field as printable text of at most maxChars characters; {@code ""} when missing or null. */
+  public String optionalText(String field, int maxChars) throws BadRequestException {
+    JsonNode v = object.get(field);
+    if (v == null || v.isNull()) {
+      return "";
+    }
+    String text = v.isTextual() ? v.asText() : null;
+    if (text == null || text.length() > maxChars || text.chars().anyMatch(Character::isISOControl)) {
+      throw new BadRequestException(field + " must be printable text of at most " + maxChars + " characters, was "
+          + quote(v));
+    }
+    return text;
+  }
+
+  /**
+   * The field as a list of 1..maxItems distinct texts, each of 1..maxChars characters, none blank nor with control
+   * characters.
+   */
+  public java.util.List<String> texts(String field, int maxItems, int maxChars) throws BadRequestException {
+    JsonNode v = object.get(field);
+    if (v == null || !v.isArray() || v.isEmpty() || v.size() > maxItems) {
+      throw new BadRequestException(field + " must be a list of 1-" + maxItems + " names, was " + quote(v));
+    }
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (JsonNode item : v) {
+      String text = item.isTextual() ? item.asText() : null;
+      if (text == null || text.isBlank() || text.length() > maxChars
+          || text.chars().anyMatch(Character::isISOControl)) {
+        throw new BadRequestException(field + " must hold names of 1-" + maxChars + " printable characters, had "
+            + quote(item));
+      }
+      if (out.contains(text)) {
+        throw new BadRequestException(field + " names " + quote(item) + " twice");
+      }
+      out.add(text);
+    }
+    return out;
+  }
+
   /** The field as text equal to {@code expected}. */
   public void equalTo(String field, String expected, String why) throws BadRequestException {
     JsonNode v = object.get(field);

@@ -17,9 +17,24 @@ import com.fasterxml.jackson.annotation.JsonValue;
  * @param gpuType its GPU type; {@code null} when its type is unknown ({@code gpuTypeError} says why)
  * @param gpuSpeed its GPUs' training speed relative to the reference GPU
  * @param gpuTypeError why its GPU type is unknown; absent when it is known
+ * @param place where an inference node is, as the scheduler (the one writer of it) recorded it; absent for the
+ *     training pool's own nodes
  */
 public record NodeStatus(String node, String label, int gpus, int usedGpus, Pool owner, boolean loaned,
-    boolean fenced, String gpuType, double gpuSpeed, @JsonInclude(JsonInclude.Include.NON_NULL) String gpuTypeError) {
+    boolean fenced, String gpuType, double gpuSpeed, @JsonInclude(JsonInclude.Include.NON_NULL) String gpuTypeError,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Place place) {
+
+  /** Where an inference node is. */
+  public enum Place {
+    /** In the inference pool. */
+    HOME,
+    /** Chosen to be lent: fenced until it is relabelled training. */
+    LENDING,
+    /** Lent to training. */
+    LENT,
+    /** Lent, and being returned by a reclaim in flight. */
+    RETURNING
+  }
 
   /** A pool of GPU nodes, as an owner. Its node label is configured ({@code aryl.pools.*.label}); this is not it. */
   public enum Pool {

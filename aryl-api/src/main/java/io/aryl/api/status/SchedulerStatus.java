@@ -28,12 +28,14 @@ import java.util.List;
  * @param reclaimsDone the last reclaims done, oldest first
  * @param drainingContainers containers being drained now
  * @param loanController the loan controller leader's last report; absent before one
+ * @param loanTarget the loan controller's target in force and what is on loan; absent before a controller set one
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SchedulerStatus(boolean enabled, Long round, Double roundLatencyMs, RecoveryStatus recovery,
     StoreStatus store, List<NodeStatus> nodes, List<NodeStatus> loanedNodes, List<ApplicationStatus> applications,
     List<TeamStatus> teams, List<PlainDemand> plainDemand, PlanStatus plan, List<ReclaimStatus> reclaimsInFlight,
-    List<ReclaimStatus> reclaimsDone, Integer drainingContainers, LoanControllerStatus loanController) {
+    List<ReclaimStatus> reclaimsDone, Integer drainingContainers, LoanControllerStatus loanController,
+    LoanTargetStatus loanTarget) {
 
   public SchedulerStatus {
     nodes = Copies.listOrNull(nodes);
@@ -48,7 +50,7 @@ public record SchedulerStatus(boolean enabled, Long round, Double roundLatencyMs
   /** The answer while Aryl is off: {@code {"enabled": false}}. */
   public static SchedulerStatus disabled() {
     return new SchedulerStatus(false, null, null, null, null, null, null, null, null, null, null, null, null, null,
-        null);
+        null, null);
   }
 
   /** The entry of {@code nodes} with this name, or null. */

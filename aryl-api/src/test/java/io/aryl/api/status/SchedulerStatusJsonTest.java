@@ -40,7 +40,7 @@ class SchedulerStatusJsonTest {
           .map(Map.Entry::getKey).toList();
       assertThat(names).containsExactly("enabled", "round", "roundLatencyMs", "recovery", "store", "nodes",
           "loanedNodes", "applications", "teams", "plainDemand", "plan", "reclaimsInFlight", "reclaimsDone",
-          "drainingContainers", "loanController");
+          "drainingContainers", "loanController", "loanTarget");
     }
 
     @Test
@@ -51,19 +51,23 @@ class SchedulerStatusJsonTest {
 
     @Test
     @DisplayName("absent until they apply: recovery's outcome, the store's deposed, a node's gpuTypeError, the plan"
-        + " before the first round, the loan controller before its first report")
+        + " before the first round, the loan controller before its first report, the loan target before one is set,"
+        + " a training node's place")
     void optionalFieldsAbsent() throws Exception {
       SchedulerStatus f = StatusExamples.full();
       SchedulerStatus early = new SchedulerStatus(true, 0L, 0.0,
           new RecoveryStatus(true, 1, -1, 60000, 1, List.of("n:1"), null), new StoreStatus("memory", "", 1, null),
           List.of(StatusExamples.TRAINING_NODE), List.of(), List.of(), List.of(), List.of(), PlanStatus.NONE,
-          List.of(), List.of(), 0, null);
+          List.of(), List.of(), 0, null, null);
       JsonNode json = tree(ArylJson.write(early));
       assertThat(json.path("recovery").has("outcome")).isFalse();
       assertThat(json.path("store").has("deposed")).isFalse();
       assertThat(json.path("nodes").get(0).has("gpuTypeError")).isFalse();
       assertThat(json.path("plan")).isEqualTo(tree("{}"));
       assertThat(json.has("loanController")).isFalse();
+      assertThat(json.has("loanTarget")).isFalse();
+      assertThat(json.path("nodes").get(0).has("place")).as("a training node has no place in the inference pool")
+          .isFalse();
       assertThat(json.path("round").asLong(-1)).as("a zero is a value, not an absence").isZero();
       assertThat(tree(ArylJson.write(f)).path("nodes").get(2).get("gpuType").isNull())
           .as("an unknown GPU type is written as null, beside its error").isTrue();

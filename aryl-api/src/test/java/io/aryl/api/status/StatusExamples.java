@@ -13,11 +13,11 @@ final class StatusExamples {
   private StatusExamples() {}
 
   static final NodeStatus TRAINING_NODE = new NodeStatus("gpu-tr-1:45454", "training", 8, 8, Pool.TRAINING, false,
-      false, "a100", 1.0, null);
+      false, "a100", 1.0, null, null);
   static final NodeStatus LENT_NODE = new NodeStatus("gpu-inf-3:45454", "training", 8, 6, Pool.INFERENCE, true, true,
-      "t4", 0.5, null);
+      "t4", 0.5, null, NodeStatus.Place.RETURNING);
   static final NodeStatus UNTYPED_NODE = new NodeStatus("gpu-inf-4:45454", "inference", 4, 2, Pool.INFERENCE, false,
-      false, null, 1.0, "no rule of aryl.scheduler.gpu-type.nodes names it");
+      false, null, 1.0, "no rule of aryl.scheduler.gpu-type.nodes names it", NodeStatus.Place.HOME);
 
   static final ReclaimStatus IN_FLIGHT = new ReclaimStatus(8, Phase.DRAINING, 2, List.of("gpu-inf-3:45454",
       "gpu-inf-6:45454"), List.of(), List.of("gpu-inf-5:45454"), Map.of("gpu-inf-5:45454", "gpu-inf-6:45454"), 0,
@@ -44,7 +44,9 @@ final class StatusExamples {
         List.of(new PlainDemand("application_1764400000000_0044", "nlp", 2, 4, Map.of("gpu-tr-2:45454", 2))),
         new PlanStatus(Map.of("application_1764400000000_0042", Map.of("gpu-tr-1:45454", 2, "gpu-inf-3:45454", 4)),
             Map.of("application_1764400000000_0042", Change.GROW)),
-        List.of(IN_FLIGHT), List.of(DONE), 3, new LoanControllerStatus(1764431500000L, 4, report));
+        List.of(IN_FLIGHT), List.of(DONE), 3, new LoanControllerStatus(1764431500000L, 4, report),
+        new LoanTargetStatus(4, "lc-1", 1, 1764432000000L, 1764431880000L, "rate 10 rps needs 3 of 5", 1764431880100L,
+            2));
   }
 
   /** {@link #full()} as the scheduler writes it: every field name of the contract, once. */
@@ -59,13 +61,13 @@ final class StatusExamples {
          {"node": "gpu-tr-1:45454", "label": "training", "gpus": 8, "usedGpus": 8, "owner": "training",
           "loaned": false, "fenced": false, "gpuType": "a100", "gpuSpeed": 1.0},
          {"node": "gpu-inf-3:45454", "label": "training", "gpus": 8, "usedGpus": 6, "owner": "inference",
-          "loaned": true, "fenced": true, "gpuType": "t4", "gpuSpeed": 0.5},
+          "loaned": true, "fenced": true, "gpuType": "t4", "gpuSpeed": 0.5, "place": "RETURNING"},
          {"node": "gpu-inf-4:45454", "label": "inference", "gpus": 4, "usedGpus": 2, "owner": "inference",
           "loaned": false, "fenced": false, "gpuType": null, "gpuSpeed": 1.0,
-          "gpuTypeError": "no rule of aryl.scheduler.gpu-type.nodes names it"}],
+          "gpuTypeError": "no rule of aryl.scheduler.gpu-type.nodes names it", "place": "HOME"}],
        "loanedNodes": [
          {"node": "gpu-inf-3:45454", "label": "training", "gpus": 8, "usedGpus": 6, "owner": "inference",
-          "loaned": true, "fenced": true, "gpuType": "t4", "gpuSpeed": 0.5}],
+          "loaned": true, "fenced": true, "gpuType": "t4", "gpuSpeed": 0.5, "place": "RETURNING"}],
        "applications": [
          {"application": "application_1764400000000_0042", "minWorkers": 2, "maxWorkers": 8, "gpusPerWorker": 1,
           "predictedRuntimeS": 3600.0, "targetWorkers": 6,
@@ -91,6 +93,9 @@ final class StatusExamples {
           "plannedCostGpuS": 60, "gpuSecondsLost": 75}],
        "drainingContainers": 3,
        "loanController": {"receivedMs": 1764431500000, "epoch": 4,
-                          "status": {"instance": "lc-1", "role": "LEADER", "epoch": 4, "lastError": null}}}
+                          "status": {"instance": "lc-1", "role": "LEADER", "epoch": 4, "lastError": null}},
+       "loanTarget": {"epoch": 4, "controller": "lc-1", "maxOnLoan": 1, "returnByMs": 1764432000000,
+                      "decidedMs": 1764431880000, "reason": "rate 10 rps needs 3 of 5", "receivedMs": 1764431880100,
+                      "onLoan": 2}}
       """;
 }

@@ -1,5 +1,7 @@
 package io.aryl.yarn.engine;
 
+import io.aryl.api.status.LoanTargetStatus;
+import io.aryl.api.status.NodeStatus;
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.GpuType;
@@ -482,7 +484,14 @@ public final class RoundEngine {
 
   /** What the status shows of what the engine remembers, read under its lock. */
   public synchronized EngineStatus status() {
+    Set<String> returning = reclaims.fencedNodes();
+    Map<String, NodeStatus.Place> places = new TreeMap<>();
+    pool.toRecord().nodes().forEach((node, place) -> places.put(node, returning.contains(node)
+        ? NodeStatus.Place.RETURNING : NodeStatus.Place.valueOf(place.name())));
+    LoanTargetRecord t = targets.current();
+    LoanTargetStatus target = !t.set() ? null : new LoanTargetStatus(t.epoch(), t.controller(), t.maxOnLoan(),
+        t.returnByMs(), t.decidedMs(), t.reason(), t.receivedMs(), pool.onLoan(returning));
     return new EngineStatus(rounds, pool::owns, fenced(), book, lastInput, lastPlan,
-        reclaims.inFlight(), reclaims.finished(), drains.size(), recovery.status(), deposedBecause);
+        reclaims.inFlight(), reclaims.finished(), drains.size(), recovery.status(), deposedBecause, places, target);
   }
 }

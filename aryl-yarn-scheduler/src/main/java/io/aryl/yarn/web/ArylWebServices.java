@@ -4,7 +4,10 @@ import io.aryl.api.ArylJson;
 import io.aryl.api.ArylPaths;
 import io.aryl.api.ErrorBody;
 import io.aryl.api.body.BadRequestException;
+import io.aryl.api.loan.LendRequest;
 import io.aryl.api.loan.LoanControllerReport;
+import io.aryl.api.loan.LoanTarget;
+import io.aryl.api.loan.StaleTarget;
 import io.aryl.api.loan.ReportAccepted;
 import io.aryl.api.loan.StaleReport;
 import io.aryl.api.reclaim.ReclaimRequest;
@@ -195,6 +198,68 @@ public class ArylWebServices extends RMWebServices {
       return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
     } catch (IllegalStateException e) {
       return json(Response.Status.NOT_FOUND, error(e.getMessage()));
+    }
+  }
+
+  /**
+   * The loan controller leader's target: how many inference nodes may be on loan now and by when the ones above must
+   * be back. Stored before it is answered; a target of an older epoch than the one in force is a 409.
+   */
+  @javax.ws.rs.PUT
+  @Path(ArylPaths.LOAN_TARGET_PATH)
+  @Consumes(MediaType.APPLICATION_JSON)
+  @Produces(MediaType.APPLICATION_JSON)
+  public Response loanTarget(@Context HttpServletRequest hsr, InputStream body) {
+    ArylScheduler s = scheduler();
+    Response refused = refuseWrite(s, hsr);
+    if (refused != null) {
+      return refused;
+    }
+    LoanTarget target;
+    try {
+      target = LoanTarget.parse(body, System.currentTimeMillis());
+    } catch (BadRequestException e) {
+      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
+    }
+    try {
+      return json(Response.Status.OK, s.acceptLoanTarget(target));
+    } catch (StaleEpochException e) {
+      return json(Response.Status.CONFLICT, new StaleTarget(e.getMessage(), e.reported(), e.current()));
+    } catch (ArylUnavailableException e) {
+      return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
+    } catch (IllegalArgumentException e) {
+      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
+    }
+  }
+
+  /**
+   * Nodes lent by hand, where no loan controller decides: each an inference node at home with nothing running on it.
+   * A 409 while a controller's target is in force.
+   */
+  @POST
+  @Path(ArylPaths.LOANS_PATH)
+  @Consumes(MediaType.APPLICATION_JSON)
+  @Produces(MediaType.APPLICATION_JSON)
+  public Response lend(@Context HttpServletRequest hsr, InputStream body) {
+    ArylScheduler s = scheduler();
+    Response refused = refuseWrite(s, hsr);
+    if (refused != null) {
+      return refused;
+    }
+    LendRequest request;
+    try {
+      request = LendRequest.parse(body);
+    } catch (BadRequestException e) {
+      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
+    }
+    try {
+      return json(Response.Status.CREATED, s.lend(request.nodes()));
+    } catch (ArylUnavailableException e) {
+      return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
+    } catch (IllegalStateException e) {
+      return json(Response.Status.CONFLICT, error(e.getMessage()));
+    } catch (IllegalArgumentException e) {
+      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
     }
   }
 

@@ -23,7 +23,7 @@ class ArylPageTest {
 
   private static NodeStatus node(String name, String label, Pool owner, boolean loaned, boolean fenced, int gpus,
       int used) {
-    return new NodeStatus(name, label, gpus, used, owner, loaned, fenced, "a100", 1.0, null);
+    return new NodeStatus(name, label, gpus, used, owner, loaned, fenced, "a100", 1.0, null, null);
   }
 
   private static ApplicationStatus app(String id, int actual, String team) {
@@ -44,7 +44,7 @@ class ArylPageTest {
             node("n2:1", "training", Pool.TRAINING, false, false, 8, 8)), List.of(lent),
         List.of(app("application_1_0001", 14, "<script>alert(1)</script>"), app("application_1_0002", 0, null)),
         List.of(), List.of(), PlanStatus.NONE, List.of(reclaim(1, Phase.DRAINING, -1, false)),
-        List.of(reclaim(0, Phase.DONE, 2500, true)), 0, null);
+        List.of(reclaim(0, Phase.DONE, 2500, true)), 0, null, null);
   }
 
   private static String render(SchedulerStatus status, List<HistorySample> history) {
