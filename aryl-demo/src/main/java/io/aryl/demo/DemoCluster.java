@@ -2,7 +2,7 @@ package io.aryl.demo;
 
 import io.aryl.api.status.NodeStatus;
 import io.aryl.conf.TemplateConf;
-import io.aryl.yarn.ArylMetrics;
+import io.aryl.yarn.rm.ArylMetrics;
 import io.aryl.yarn.ArylScheduler;
 import java.io.File;
 import java.io.IOException;
@@ -212,8 +212,8 @@ final class DemoCluster implements AutoCloseable {
    */
   Map<String, String> loanedGpuTypes() {
     Map<String, String> out = new java.util.TreeMap<>();
-    if (scheduler() instanceof ArylScheduler a && a.arylEnabled()) {
-      for (NodeStatus n : a.arylStatus().loanedNodes()) {
+    if (scheduler() instanceof ArylScheduler a && a.aryl().running()) {
+      for (NodeStatus n : a.aryl().status().loanedNodes()) {
         out.put(n.node(), n.gpuType() + " (speed " + n.gpuSpeed() + ")");
       }
     }
@@ -253,7 +253,7 @@ final class DemoCluster implements AutoCloseable {
 
   /** Aryl's metrics, or null when Aryl is off. */
   ArylMetrics arylMetrics() {
-    return scheduler() instanceof ArylScheduler a ? a.metrics() : null;
+    return scheduler() instanceof ArylScheduler a ? a.aryl().metrics() : null;
   }
 
   NodeId nodeId(int i) {

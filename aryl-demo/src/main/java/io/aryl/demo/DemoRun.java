@@ -3,7 +3,7 @@ package io.aryl.demo;
 import io.aryl.am.JobSpec;
 import io.aryl.am.JobSubmitter;
 import io.aryl.api.ArylPaths;
-import io.aryl.yarn.ArylMetrics;
+import io.aryl.yarn.rm.ArylMetrics;
 import java.io.File;
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -72,7 +72,7 @@ public final class SlsRun {
     sls.start();
     ResourceManager rm = SlsInternals.rm(sls);
     if (rm.getResourceScheduler() instanceof ArylScheduler aryl) {
-      aryl.metrics().onRound((wallMs, cpuMs) -> {
+      aryl.aryl().metrics().onRound((wallMs, cpuMs) -> {
         roundsMs.add(wallMs);
         roundsCpuMs.add(cpuMs);
       });

@@ -3,7 +3,7 @@ package io.aryl.conf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.api.conf.PoolConf;
-import io.aryl.yarn.ArylConf;
+import io.aryl.yarn.conf.ArylConf;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;

@@ -296,11 +296,11 @@ public final class ArylMiniCluster implements AutoCloseable {
     if (!labels.isEmpty()) {
       c.replaceLabels(labels);
     }
-    if (c.scheduler() instanceof ArylScheduler a && a.arylEnabled()) {
+    if (c.scheduler() instanceof ArylScheduler a && a.aryl().running()) {
       // Until then Aryl refuses reclaims with 503 and changes nothing: a started cluster is one Aryl works on. Read
       // in-process: the REST status may need credentials this cluster's callers bring themselves.
       await("Aryl recovered", RmRecoveryScenarios.RECOVERED, () -> c.scheduler() instanceof ArylScheduler s
-          && s.arylStatus().recovery() != null && !s.arylStatus().recovery().recovering());
+          && s.aryl().lifecycle() == io.aryl.yarn.engine.Lifecycle.State.ACTIVE);
     }
     return c;
   }
@@ -367,8 +367,14 @@ public final class ArylMiniCluster implements AutoCloseable {
     return rm().getResourceScheduler();
   }
 
-  public ArylScheduler aryl() {
+  /** The active ResourceManager's scheduler. */
+  public ArylScheduler arylScheduler() {
     return (ArylScheduler) scheduler();
+  }
+
+  /** What Aryl does in the active ResourceManager: its status, metrics, loans and reclaims. */
+  public io.aryl.yarn.rm.ArylOperations aryl() {
+    return arylScheduler().aryl();
   }
 
   public NodeId nodeId(int i) {
@@ -407,7 +413,7 @@ public final class ArylMiniCluster implements AutoCloseable {
       try {
         aryl().lend(names);
         return true;
-      } catch (io.aryl.yarn.ArylUnavailableException e) {
+      } catch (io.aryl.yarn.engine.ArylUnavailableException e) {
         return false;
       }
     });

@@ -132,7 +132,7 @@ class CoexistenceIT {
     @Override
     void checkScheduler() {
       assertThat(cluster.scheduler()).isExactlyInstanceOf(ArylScheduler.class);
-      assertThat(cluster.aryl().arylEnabled()).isTrue();
+      assertThat(cluster.aryl().running()).isTrue();
     }
   }
 
@@ -378,8 +378,8 @@ class CoexistenceIT {
         // Aryl's rounds ran all along (every 250 ms here) and none shrank or preempted anything.
         assertThat(roundsAfter - roundsBefore).as("Aryl rounds while the stock applications ran")
             .isGreaterThan(DS_SECONDS);
-        assertThat(aryl.metrics().containersShrunk()).isZero();
-        assertThat(aryl.metrics().containersPreempted()).isZero();
+        assertThat(aryl.aryl().metrics().containersShrunk()).isZero();
+        assertThat(aryl.aryl().metrics().containersPreempted()).isZero();
       }
     }
 

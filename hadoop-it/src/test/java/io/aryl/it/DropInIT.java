@@ -72,7 +72,7 @@ class DropInIT {
   @DisplayName("the scheduler is ArylScheduler with Aryl enabled and the REST class from the templates")
   void schedulerIsAryl() {
     assertThat(cluster.scheduler()).isExactlyInstanceOf(ArylScheduler.class);
-    assertThat(cluster.aryl().arylEnabled()).isTrue();
+    assertThat(cluster.aryl().running()).isTrue();
     assertThat(cluster.aryl().metrics()).isNotNull();
     assertThat(cluster.rm().getConfig().get(YarnConfiguration.YARN_WEBAPP_CUSTOM_WEBSERVICE_CLASS))
         .isEqualTo(ArylWebServices.class.getName());

@@ -17,7 +17,7 @@ import io.aryl.labels.LoanLedger;
 import io.aryl.labels.LoanState;
 import io.aryl.labels.Spnego;
 import io.aryl.labels.YarnPools;
-import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.state.StateStore;
 import io.aryl.yarn.state.StateStores;
 import java.io.File;
@@ -224,8 +224,8 @@ class SecureLoanControllerIT {
     assertThat(lc.reclaimsRequested()).isEqualTo(1);
     assertThat(lc.nodesLoaned()).isEqualTo(1);
     cluster.awaitShowingStatus("the controller's report reached the scheduler over SPNEGO",
-        () -> cluster.aryl().arylStatus().loanController() != null
-            && "secure-a".equals(cluster.aryl().arylStatus().loanController().instance()));
+        () -> cluster.aryl().status().loanController() != null
+            && "secure-a".equals(cluster.aryl().status().loanController().instance()));
 
     List<ACL> expected = List.of(new ACL(ZooDefs.Perms.ALL, new Id("sasl", "aryl")),
         new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));

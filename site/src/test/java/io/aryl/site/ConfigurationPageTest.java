@@ -80,7 +80,7 @@ class ConfigurationPageTest {
       poolKeys = enumKeys(pools);
       renamedKeys = new LinkedHashSet<>(((Map<?, ?>) pools.getField("RENAMED").get(null)).keySet().stream()
           .map(String::valueOf).toList());
-      schedulerKeys = enumKeys(loader.loadClass("io.aryl.yarn.ArylConf"));
+      schedulerKeys = enumKeys(loader.loadClass("io.aryl.yarn.conf.ArylConf"));
       labelsKeys = enumKeys(loader.loadClass("io.aryl.labels.LabelsConf"));
       amKeys = constantKeys(loader.loadClass("io.aryl.am.AmKeys"), "aryl.am.");
     }

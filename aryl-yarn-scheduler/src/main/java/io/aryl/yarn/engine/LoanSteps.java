@@ -1,6 +1,6 @@
 package io.aryl.yarn.engine;
 
-import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.state.InferenceNodes.Place;
 import io.aryl.yarn.state.LoanTargetRecord;

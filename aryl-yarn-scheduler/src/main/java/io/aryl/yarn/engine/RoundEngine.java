@@ -1,23 +1,15 @@
 package io.aryl.yarn.engine;
 
-import io.aryl.api.status.LoanTargetStatus;
-import io.aryl.api.status.NodeStatus;
 import io.aryl.core.RoundPlanner;
-import io.aryl.core.model.Allocation;
-import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
-import io.aryl.core.predict.HistoryPredictor;
 import io.aryl.core.reclaim.ReclaimCostModel;
-import io.aryl.yarn.ArylConf;
-import io.aryl.yarn.ArylSettings;
-import io.aryl.yarn.ArylUnavailableException;
+import io.aryl.yarn.conf.ArylConf;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.reclaim.ReclaimTracker;
-import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
-import io.aryl.yarn.round.SnapshotTranslator;
 import io.aryl.yarn.state.BackgroundSaves;
 import io.aryl.yarn.state.CorruptStateException;
 import io.aryl.yarn.state.DurableState;
@@ -31,8 +23,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,22 +42,19 @@ public final class RoundEngine {
 
   private final ArylSettings settings;
   private final DurableState state;
-  /** The jobs' measurements are stored off the round: no action waits on them. */
-  private final BackgroundSaves measurements;
+  /** What Aryl remembers; its parts, short-named, as every step uses them. */
+  private final Memory memory;
   private final InferencePool pool;
-  private final LoanTargets targets = new LoanTargets();
+  private final ReclaimTracker reclaims;
+  private final Drains drains;
+  private final JobProgressMeter progress;
   private final LoanSteps loans;
-  private final SnapshotTranslator translator;
+  private final RoundSnapshot snapshot;
   private final RoundPlanner planner;
-  private final ReclaimTracker reclaims = new ReclaimTracker();
-  private final Drains drains = new Drains();
-  private final JobProgressMeter progress = new JobProgressMeter();
   private final ReclaimSteps reclaimSteps;
   private final Shrinks shrinks;
   private final WaitingMessages waiting;
   private final RecoveryGate recovery;
-  private final HistoryPredictor history = new HistoryPredictor();
-  private final long originMs;
   private final Lifecycle lifecycle;
 
   private PlanBook book = PlanBook.EMPTY;
@@ -90,44 +77,28 @@ public final class RoundEngine {
     this.settings = settings;
     this.lifecycle = lifecycle;
     this.state = state;
-    this.measurements = measurements;
-    this.pool = new InferencePool(settings.inferenceLabel(), settings.trainingLabel(), settings.inferenceNodes());
-    this.loans = new LoanSteps(settings, pool, targets);
-    this.originMs = state.originMs();
-    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), pool::owns,
-        pool::changes, settings.speedup());
+    this.memory = new Memory(settings, state, measurements);
+    this.pool = memory.pool;
+    this.reclaims = memory.reclaims;
+    this.drains = memory.drains;
+    this.progress = memory.progress;
+    this.loans = new LoanSteps(settings, pool, memory.targets);
+    this.snapshot = new RoundSnapshot(settings, pool::owns, pool::changes, state.originMs());
     this.planner = new RoundPlanner(settings.policy());
     ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
         settings.policy().rescaleOverheadS());
     this.reclaimSteps = new ReclaimSteps(settings, reclaims, drains, progress, costs, pool::returned);
     this.shrinks = new Shrinks(settings, drains, reclaimSteps::stillReturning);
     this.waiting = new WaitingMessages(settings.trainingLabel(), settings.policy());
-
-    boolean placesFromLabels = state.formatRead() == 1; // format 1 kept inference nodes without their places
-    restore(Section.POOLS, stored -> pool.restore(stored, placesFromLabels));
-    restore(Section.LOAN_TARGET, targets::restore);
-    restore(Section.RECLAIMS, reclaims::restore);
-    restore(Section.DRAINS, drains::restore);
-    restore(Section.JOBS, progress::restore);
-    Set<String> expected = new HashSet<>(progress.nodesWithWorkers());
-    expected.addAll(reclaims.fencedNodes());
-    expected.addAll(drains.nodes());
+    Set<String> expected = memory.nodesToWaitFor();
     this.recovery = new RecoveryGate(nowMs, settings.recoveryMaxWaitMs(), expected);
-    this.promises = new Promises(PlanBook.EMPTY, fenced(), drains.moving());
+    this.promises = new Promises(PlanBook.EMPTY, memory.fenced(), drains.moving());
     if (state.recovered()) {
       LOG.info("Aryl resumes from {} {} (epoch {}): {} inference node(s), {} reclaim(s) in flight, {} draining"
               + " container(s), {} job(s); waiting for {} node(s) to re-register (at most {} ms)", state.store().kind(),
           state.store().location(), state.epoch(), state.get(Section.POOLS).nodes().size(),
           reclaims.inFlight().size(), drains.size(), state.get(Section.JOBS).jobs().size(), expected.size(),
           settings.recoveryMaxWaitMs());
-    }
-  }
-
-  private <T> void restore(Section<T> section, Consumer<T> into) throws CorruptStateException {
-    try {
-      into.accept(state.get(section));
-    } catch (IllegalArgumentException | NullPointerException e) {
-      throw state.corrupt(section, String.valueOf(e.getMessage()));
     }
   }
 
@@ -149,8 +120,11 @@ public final class RoundEngine {
   public synchronized Outcome round(RmView view) {
     Tally tally = new Tally();
     forget(view.finished());
-    if (lifecycle.running()) {
-      collectFailedSaves();
+    IOException failed = lifecycle.running() ? memory.failedMeasurements() : null;
+    if (failed instanceof StoreFencedException f) {
+      depose(f);
+    } else if (failed != null) {
+      LOG.warn("Aryl could not store the jobs' measurements; they are stored again: {}", failed.toString());
     }
     if (!lifecycle.running()) {
       return outcome(List.of(), tally);
@@ -160,7 +134,7 @@ public final class RoundEngine {
     pool.observe(nodes);
     List<Action> actions = new ArrayList<>();
     try {
-      savePool();
+      memory.savePool();
       if (!recovered(view)) {
         return outcome(actions, tally);
       }
@@ -178,7 +152,7 @@ public final class RoundEngine {
       lastPlan = plan;
       lastInput = input;
       // The promises change before anything is stored: allocations follow the plan, which needs nothing stored.
-      promises = new Promises(book, fenced(), drains.moving());
+      promises = new Promises(book, memory.fenced(), drains.moving());
 
       shrinks.drainWhatThePlanTakes(input, plan, nodes, now, tally);
       LoanSteps.Decision loan = loans.decide(nodes, reclaims.fencedNodes(), now);
@@ -188,12 +162,12 @@ public final class RoundEngine {
       List<Action> relabels = reclaimSteps.advance(nodes, input.state(), view::minWorkers, view::checkpoint, now,
           tally);
       actions.addAll(relabels); // a reclaim was stored when it started: its relabels need nothing new stored
-      commit(now);
+      memory.commit(now);
       actions.addAll(loans.relabelsOwed(nodes)); // the nodes being lent are stored as such now
       actions.addAll(shrinks.announceStored(now, tally));
       // Moves stored: their new workers are granted now rather than at each ApplicationMaster's next heartbeat.
       drains.moving().keySet().stream().sorted().forEach(id -> actions.add(new Action.Grant(id)));
-      promises = new Promises(book, fenced(), drains.moving());
+      promises = new Promises(book, memory.fenced(), drains.moving());
       actions.addAll(shrinks.killDue(input, nodes, book, view::minWorkers, now));
       actions.addAll(waiting.publish(view.elastic(), input, plan));
       rounds++;
@@ -215,12 +189,6 @@ public final class RoundEngine {
     return new PlanBook(plan.targets(), gpusPerWorker, rounds + 1);
   }
 
-  /** Nodes that take no new container: those a reclaim returns, and those being lent. */
-  private Set<String> fenced() {
-    Set<String> out = reclaims.fencedNodes();
-    out.addAll(pool.in(io.aryl.yarn.state.InferenceNodes.Place.LENDING));
-    return out;
-  }
 
   /** The loan target is below what is on loan: a reclaim returns the difference, least cost first. */
   private void startReclaimForTheTarget(LoanSteps.Decision loan, RoundInput input, long now, Tally tally) {
@@ -258,11 +226,11 @@ public final class RoundEngine {
     pool.observe(view.nodes());
     RoundInput input = translate(view);
     Reclaim r = reclaimSteps.start(servers, gpuType, deadlineMs, input.state(), now, tally);
-    LoanTargetRecord lowered = targets.loweredTo(pool.onLoan(reclaims.fencedNodes()));
+    LoanTargetRecord lowered = memory.targets.loweredTo(pool.onLoan(reclaims.fencedNodes()));
     try {
-      savePool();
-      state.save(Section.RECLAIMS, reclaims.toRecord());
-      state.save(Section.LOAN_TARGET, lowered);
+      memory.savePool();
+      memory.saveReclaims();
+      memory.saveTarget(lowered);
     } catch (IOException e) {
       reclaims.abandon(r);
       if (e instanceof StoreFencedException f) {
@@ -270,12 +238,12 @@ public final class RoundEngine {
       }
       throw new ArylUnavailableException("reclaim not started: Aryl could not store it (" + e.getMessage() + ")", e);
     }
-    targets.accepted(lowered);
-    promises = new Promises(book, fenced(), drains.moving());
+    memory.targets.accepted(lowered);
+    promises = new Promises(book, memory.fenced(), drains.moving());
     List<Action> actions = new ArrayList<>(reclaimSteps.advance(view.nodes(), input.state(), view::minWorkers,
         view::checkpoint, now, tally));
     try {
-      commit(now);
+      memory.commit(now);
       actions.addAll(shrinks.announceStored(now, tally));
     } catch (StoreFencedException e) {
       depose(e);
@@ -304,7 +272,7 @@ public final class RoundEngine {
     } else {
       reclaimSteps.relabelled(node, nowMs, tally);
     }
-    promises = new Promises(promises.book(), fenced(), promises.moving());
+    promises = new Promises(promises.book(), memory.fenced(), promises.moving());
     return tally;
   }
 
@@ -321,7 +289,7 @@ public final class RoundEngine {
     pool.observe(view.nodes());
     loans.lendByHand(nodes, view.nodes());
     try {
-      savePool();
+      memory.savePool();
     } catch (IOException e) {
       nodes.forEach(pool::keepHome);
       if (e instanceof StoreFencedException f) {
@@ -329,7 +297,7 @@ public final class RoundEngine {
       }
       throw new ArylUnavailableException("nothing lent: Aryl could not store the loan (" + e.getMessage() + ")", e);
     }
-    promises = new Promises(promises.book(), fenced(), promises.moving());
+    promises = new Promises(promises.book(), memory.fenced(), promises.moving());
     return outcome(loans.relabelsOwed(view.nodes()), new Tally());
   }
 
@@ -337,7 +305,7 @@ public final class RoundEngine {
    * Puts the loan controller's target in force, once stored: how many inference nodes may be on loan, and by when the
    * ones above must be back. The rounds lend and reclaim to meet it.
    *
-   * @throws io.aryl.yarn.StaleEpochException when a controller of a newer epoch set the target in force
+   * @throws io.aryl.yarn.engine.StaleEpochException when a controller of a newer epoch set the target in force
    * @throws IllegalArgumentException for a value out of range, naming it
    * @throws ArylUnavailableException when the target cannot be stored
    */
@@ -346,12 +314,12 @@ public final class RoundEngine {
     if (!lifecycle.running()) {
       throw new ArylUnavailableException("this scheduler is not active (" + lifecycle + ")");
     }
-    LoanTargetRecord next = targets.check(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, nowMs,
+    LoanTargetRecord next = memory.targets.check(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, nowMs,
         "if the loan controller's ZooKeeper path was deleted, its epochs start again from 1: stop the"
             + " ResourceManagers, run `" + state.store().deleteCommand(Section.LOAN_TARGET.name())
             + "`, and start them again");
     try {
-      state.save(Section.LOAN_TARGET, next);
+      memory.saveTarget(next);
     } catch (IOException e) {
       if (e instanceof StoreFencedException f) {
         depose(f);
@@ -359,13 +327,13 @@ public final class RoundEngine {
       throw new ArylUnavailableException("loan target not accepted: Aryl could not store it (" + e.getMessage()
           + ")", e);
     }
-    targets.accepted(next);
+    memory.targets.accepted(next);
     return next;
   }
 
   /** The loan target in force; {@link LoanTargetRecord#NONE} before a controller set one. */
   public synchronized LoanTargetRecord loanTarget() {
-    return targets.current();
+    return memory.targets.current();
   }
 
   /** Nodes on loan now (lent, or being lent), but for those a reclaim returns. */
@@ -399,39 +367,6 @@ public final class RoundEngine {
     return true;
   }
 
-  /**
-   * Stores what this round decided, before anything relies on it: a container is asked back only once its drain is
-   * durable, so a newly active scheduler kills exactly what its predecessor announced.
-   */
-  private void commit(long now) throws IOException {
-    savePool();
-    state.save(Section.RECLAIMS, reclaims.toRecord());
-    state.save(Section.DRAINS, drains.toRecord());
-    if (progress.saveDue(now)) {
-      measurements.save(Section.JOBS, progress.toRecord());
-      progress.saved(now);
-    }
-  }
-
-  /** A failed save of the measurements is made again next time; one fenced by another scheduler deposes this one. */
-  private void collectFailedSaves() {
-    IOException failed = measurements.failure();
-    if (failed instanceof StoreFencedException f) {
-      depose(f);
-    } else if (failed != null) {
-      LOG.warn("Aryl could not store the jobs' measurements; they are stored again: {}", failed.toString());
-      progress.saveAgain();
-    }
-  }
-
-  /** Stores the inference nodes' places when they changed: nothing relies on a place before it is stored. */
-  private void savePool() throws IOException {
-    if (pool.unsaved()) {
-      state.save(Section.POOLS, pool.toRecord());
-      pool.saved();
-    }
-  }
-
   private void depose(StoreFencedException e) {
     deposedBecause = e.getMessage();
     if (!lifecycle.move(Lifecycle.State.ACTIVE, Lifecycle.State.DEPOSED)) {
@@ -446,52 +381,19 @@ public final class RoundEngine {
     for (RmView.Finished f : finished) {
       var p = progress.remove(f.id());
       shrinks.jobFinished(f.id());
-      if (f.succeeded() && p != null && f.kind() != null && settings.predictor() == ArylSettings.Predictor.HISTORY) {
-        history.observe(f.kind(), p.attainedBaseS());
+      if (f.succeeded() && p != null && f.kind() != null) {
+        snapshot.finished(f.kind(), p.attainedBaseS());
       }
     }
   }
 
-  /** The round's snapshot: the elastic applications, plain applications' pending GPU asks, teams. */
   private RoundInput translate(RmView view) {
-    Map<String, AppView> views = view.elastic();
-    if (settings.predictor() == ArylSettings.Predictor.HISTORY) {
-      // Progress stays measured; the history predictor only replaces the runtime a job's tag announced.
-      views = withHistoryRuntimes(views);
-    }
-    Map<String, AppView> planned = new TreeMap<>(views);
-    // A job being moved wants back, on its new nodes, the workers it is being moved off (left out as draining).
-    drains.moving().forEach((id, n) -> planned.computeIfPresent(id, (k, v) -> v.askingMore(n)));
-    planned.putAll(view.plainDemand());
-    long now = view.nowMs();
-    return translator.translate((now - originMs) / 1000.0, view.nodes(), planned, book, drains.ids(),
-        reclaims.fencedNodes(), progress.all(),
-        (id, p) -> view.checkpoint(id).sinceCheckpointS(now, p.sinceChangeS()), view.tenants());
-  }
-
-  private Map<String, AppView> withHistoryRuntimes(Map<String, AppView> views) {
-    Map<String, AppView> out = new TreeMap<>();
-    views.forEach((id, v) -> {
-      String kind = v.shape().kind();
-      if (kind.isEmpty() || history.samples(kind) < HistoryPredictor.DEFAULT_MIN_SAMPLES) {
-        out.put(id, v);
-      } else {
-        out.put(id, v.withShape(v.shape().withPredictedRuntimeS(history.expectedTotalS(kind))));
-      }
-    });
-    return out;
+    return snapshot.translate(view, book, drains.moving(), drains.ids(), reclaims.fencedNodes(), progress.all());
   }
 
   /** What the status shows of what the engine remembers, read under its lock. */
   public synchronized EngineStatus status() {
-    Set<String> returning = reclaims.fencedNodes();
-    Map<String, NodeStatus.Place> places = new TreeMap<>();
-    pool.toRecord().nodes().forEach((node, place) -> places.put(node, returning.contains(node)
-        ? NodeStatus.Place.RETURNING : NodeStatus.Place.valueOf(place.name())));
-    LoanTargetRecord t = targets.current();
-    LoanTargetStatus target = !t.set() ? null : new LoanTargetStatus(t.epoch(), t.controller(), t.maxOnLoan(),
-        t.returnByMs(), t.decidedMs(), t.reason(), t.receivedMs(), pool.onLoan(returning));
-    return new EngineStatus(rounds, pool::owns, fenced(), book, lastInput, lastPlan,
-        reclaims.inFlight(), reclaims.finished(), drains.size(), recovery.status(), deposedBecause, places, target);
+    return new EngineStatus(rounds, pool::owns, memory.fenced(), book, lastInput, lastPlan, reclaims.inFlight(),
+        reclaims.finished(), drains.size(), recovery.status(), deposedBecause, memory.places(), memory.loanTarget());
   }
 }

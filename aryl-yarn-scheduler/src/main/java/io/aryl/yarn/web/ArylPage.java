@@ -6,7 +6,7 @@ import io.aryl.api.status.HistorySample;
 import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
-import io.aryl.yarn.StatusHistory;
+import io.aryl.yarn.rm.StatusHistory;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;

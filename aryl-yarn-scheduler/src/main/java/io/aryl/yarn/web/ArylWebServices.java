@@ -12,9 +12,9 @@ import io.aryl.api.loan.ReportAccepted;
 import io.aryl.api.loan.StaleReport;
 import io.aryl.api.reclaim.ReclaimRequest;
 import io.aryl.api.status.SchedulerStatus;
-import io.aryl.yarn.ArylScheduler;
-import io.aryl.yarn.ArylUnavailableException;
-import io.aryl.yarn.StaleEpochException;
+import io.aryl.yarn.rm.ArylOperations;
+import io.aryl.yarn.engine.ArylUnavailableException;
+import io.aryl.yarn.engine.StaleEpochException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Set;
@@ -81,11 +81,11 @@ public class ArylWebServices extends RMWebServices {
   @Path(ArylPaths.STATUS_PATH)
   @Produces(MediaType.APPLICATION_JSON)
   public Response arylStatus() {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     if (s == null) {
       return json(Response.Status.NOT_FOUND, error("the scheduler is not ArylScheduler"));
     }
-    return json(Response.Status.OK, s.arylStatus());
+    return json(Response.Status.OK, s.status());
   }
 
   /**
@@ -98,12 +98,12 @@ public class ArylWebServices extends RMWebServices {
   @Path(ArylPaths.PAGE_PATH)
   @Produces(MediaType.TEXT_HTML)
   public Response arylPage(@Context HttpServletRequest hsr) {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     if (s == null) {
       return Response.status(Response.Status.NOT_FOUND).type(MediaType.TEXT_HTML)
           .entity("<!DOCTYPE html><html><body><p>The scheduler is not ArylScheduler.</p></body></html>").build();
     }
-    SchedulerStatus status = s.arylStatus();
+    SchedulerStatus status = s.status();
     ArylPage.Inputs in = new ArylPage.Inputs(status, s.history().samples(), System.currentTimeMillis(),
         s.settings().inferenceLabel(), s.settings().trainingLabel(), mayView(hsr));
     return Response.ok(ArylPage.render(in), MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
@@ -115,7 +115,7 @@ public class ArylWebServices extends RMWebServices {
   @Path(ArylPaths.HISTORY_PATH)
   @Produces(MediaType.APPLICATION_JSON)
   public Response arylHistory() {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     if (s == null) {
       return json(Response.Status.NOT_FOUND, error("the scheduler is not ArylScheduler"));
     }
@@ -149,7 +149,7 @@ public class ArylWebServices extends RMWebServices {
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
   public Response reclaim(@Context HttpServletRequest hsr, InputStream body) {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     Response refused = refuseWrite(s, hsr);
     if (refused != null) {
       return refused;
@@ -161,7 +161,7 @@ public class ArylWebServices extends RMWebServices {
       return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
     }
     try {
-      return json(Response.Status.CREATED, s.requestReclaim(request));
+      return json(Response.Status.CREATED, s.reclaim(request));
     } catch (ArylUnavailableException e) {
       return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
     } catch (IllegalArgumentException | IllegalStateException e) {
@@ -178,7 +178,7 @@ public class ArylWebServices extends RMWebServices {
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
   public Response loanControllerReport(@Context HttpServletRequest hsr, InputStream body) {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     Response refused = refuseWrite(s, hsr);
     if (refused != null) {
       return refused;
@@ -210,7 +210,7 @@ public class ArylWebServices extends RMWebServices {
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
   public Response loanTarget(@Context HttpServletRequest hsr, InputStream body) {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     Response refused = refuseWrite(s, hsr);
     if (refused != null) {
       return refused;
@@ -241,7 +241,7 @@ public class ArylWebServices extends RMWebServices {
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
   public Response lend(@Context HttpServletRequest hsr, InputStream body) {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     Response refused = refuseWrite(s, hsr);
     if (refused != null) {
       return refused;
@@ -264,8 +264,8 @@ public class ArylWebServices extends RMWebServices {
   }
 
   /** 404 without a running Aryl; 401/403 when ACLs are on and the caller is not a YARN admin; else null. */
-  private Response refuseWrite(ArylScheduler s, HttpServletRequest hsr) {
-    if (s == null || !s.arylEnabled()) {
+  private Response refuseWrite(ArylOperations s, HttpServletRequest hsr) {
+    if (s == null || !s.running()) {
       return json(Response.Status.NOT_FOUND, error("Aryl is not running in this ResourceManager"));
     }
     for (String parameter : hsr.getParameterMap().keySet()) {
@@ -288,8 +288,9 @@ public class ArylWebServices extends RMWebServices {
     return null;
   }
 
-  private ArylScheduler scheduler() {
-    return rm.getResourceScheduler() instanceof ArylScheduler s ? s : null;
+  /** Aryl in this ResourceManager's scheduler, or null when the scheduler is not ArylScheduler. */
+  private ArylOperations aryl() {
+    return rm.getResourceScheduler() instanceof ArylOperations.Provider p ? p.aryl() : null;
   }
 
   private static ErrorBody error(String message) {

@@ -477,7 +477,7 @@ public final class AllocationThroughputBench {
   }
 
   static int plannedWorkers(Cluster c) {
-    SchedulerStatus status = ((ArylScheduler) c.rm.getResourceScheduler()).arylStatus();
+    SchedulerStatus status = ((ArylScheduler) c.rm.getResourceScheduler()).aryl().status();
     return status.applications().stream().mapToInt(ApplicationStatus::targetWorkers).sum();
   }
 
@@ -516,7 +516,7 @@ public final class AllocationThroughputBench {
         am.allocate(List.of(workerAsk(p)), List.of());
       }
       out.add(new Latency("queued (asks in, 0 workers)", timeRounds(aryl, p.latencyRounds)));
-      RunResult r = drive(Variant.ARYL, c, p, 0, aryl::runRound);
+      RunResult r = drive(Variant.ARYL, c, p, 0, aryl.aryl()::runRound);
       String running = "running (" + r.containers() + " workers)";
       out.add(new Latency(running, timeRounds(aryl, p.latencyRounds)));
     }
@@ -527,7 +527,7 @@ public final class AllocationThroughputBench {
     double[] ms = new double[n];
     for (int i = 0; i < n; i++) {
       long t0 = System.nanoTime();
-      aryl.runRound();
+      aryl.aryl().runRound();
       ms[i] = (System.nanoTime() - t0) / 1e6;
     }
     return ms;

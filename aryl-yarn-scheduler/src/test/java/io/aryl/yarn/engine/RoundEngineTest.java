@@ -5,7 +5,6 @@ import static io.aryl.yarn.engine.EngineRig.TRAINING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.aryl.yarn.ArylUnavailableException;
 import io.aryl.yarn.reclaim.Reclaim;
 import java.io.IOException;
 import java.util.List;
@@ -346,7 +345,7 @@ class RoundEngineTest {
       twoIdleInferenceNodes();
       target(1);
       assertThatThrownBy(() -> rig.engine.acceptLoanTarget(2, "controller-0", 2, 0, rig.nowMs, "", rig.nowMs))
-          .isInstanceOf(io.aryl.yarn.StaleEpochException.class)
+          .isInstanceOf(io.aryl.yarn.engine.StaleEpochException.class)
           .hasMessageStartingWith("loan target of epoch 2 refused: the leader in force is controller-1 with epoch 3");
       assertThat(rig.engine.loanTarget().maxOnLoan()).isEqualTo(1);
     }
