@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConfigurationPageTest {
   private static final String POOLS = "aryl-api/src/main/java/io/aryl/api/conf/PoolConf.java";
-  private static final String SCHEDULER = "aryl-yarn-scheduler/src/main/java/io/aryl/yarn/ArylConf.java";
+  private static final String SCHEDULER = "aryl-yarn-scheduler/src/main/java/io/aryl/yarn/conf/ArylConf.java";
   private static final String LABELS = "node-labels/src/main/java/io/aryl/labels/LabelsConf.java";
   private static final String AM = "aryl-am/src/main/java/io/aryl/am/AmKeys.java";
 
