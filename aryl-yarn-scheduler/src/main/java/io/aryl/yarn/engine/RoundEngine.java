@@ -309,11 +309,13 @@ public final class RoundEngine {
    * @throws IllegalArgumentException for a value out of range, naming it
    * @throws ArylUnavailableException when the target cannot be stored
    */
-  public synchronized LoanTargetRecord acceptLoanTarget(long epoch, String controller, int maxOnLoan, long returnByMs,
-      long decidedMs, String reason, long nowMs) {
+  public synchronized LoanTargetRecord acceptLoanTarget(RmView view, long epoch, String controller, int maxOnLoan,
+      long returnByMs, long decidedMs, String reason) {
     if (!lifecycle.running()) {
       throw new ArylUnavailableException("this scheduler is not active (" + lifecycle + ")");
     }
+    long nowMs = view.nowMs();
+    pool.observe(view.nodes()); // the answer counts the inference nodes there are now
     LoanTargetRecord next = memory.targets.check(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, nowMs,
         "if the loan controller's ZooKeeper path was deleted, its epochs start again from 1: stop the"
             + " ResourceManagers, run `" + state.store().deleteCommand(Section.LOAN_TARGET.name())

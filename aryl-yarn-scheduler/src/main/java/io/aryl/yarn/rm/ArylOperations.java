@@ -11,7 +11,6 @@ import io.aryl.yarn.conf.ArylConf;
 import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.engine.ArylUnavailableException;
 import io.aryl.yarn.engine.Lifecycle;
-import io.aryl.yarn.engine.RoundEngine;
 import io.aryl.yarn.engine.StaleEpochException;
 import io.aryl.yarn.state.DurableState;
 import java.util.List;
@@ -132,11 +131,8 @@ public final class ArylOperations {
    */
   public LoanTargetAccepted acceptLoanTarget(LoanTarget target) {
     RoundRunner r = runner();
-    RoundEngine engine = r.engine();
-    engine.acceptLoanTarget(target.epoch(), target.controller(), target.maxOnLoan(), target.returnByMs(),
-        target.decidedMs(), target.reason(), System.currentTimeMillis());
-    r.requestRound(); // lend or reclaim now, not at the next tick
-    var status = engine.status();
+    r.acceptLoanTarget(target);
+    var status = r.engine().status();
     return new LoanTargetAccepted(status.loanTarget(), status.places().size(),
         lifecycle.get() == Lifecycle.State.RECOVERING);
   }

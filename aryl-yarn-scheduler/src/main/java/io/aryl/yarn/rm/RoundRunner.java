@@ -288,6 +288,18 @@ public final class RoundRunner implements AutoCloseable {
     }
   }
 
+  /** Puts the loan controller's target in force once stored (see {@link RoundEngine#acceptLoanTarget}). */
+  io.aryl.yarn.state.LoanTargetRecord acceptLoanTarget(io.aryl.api.loan.LoanTarget target) {
+    RmView view;
+    synchronized (this) { // the reader is the round's
+      view = read(System.currentTimeMillis(), false);
+    }
+    io.aryl.yarn.state.LoanTargetRecord accepted = engine.acceptLoanTarget(view, target.epoch(), target.controller(),
+        target.maxOnLoan(), target.returnByMs(), target.decidedMs(), target.reason());
+    requestRound(); // lend or reclaim now, not at the next tick
+    return accepted;
+  }
+
   /**
    * Lends the named inference nodes to training now, as an operator asked (see {@link RoundEngine#lend}); returns
    * once they are relabelled, or left home because something started on them meanwhile.

@@ -279,8 +279,8 @@ class RoundEngineTest {
     }
 
     LoanTargetRecordAssert target(int maxOnLoan) {
-      return new LoanTargetRecordAssert(rig.engine.acceptLoanTarget(3, "controller-1", maxOnLoan, 0, rig.nowMs,
-          "rate 10 rps", rig.nowMs));
+      return new LoanTargetRecordAssert(rig.engine.acceptLoanTarget(rig.view(), 3, "controller-1", maxOnLoan, 0,
+          rig.nowMs, "rate 10 rps"));
     }
 
     record LoanTargetRecordAssert(io.aryl.yarn.state.LoanTargetRecord record) {}
@@ -344,7 +344,7 @@ class RoundEngineTest {
     void staleEpoch() {
       twoIdleInferenceNodes();
       target(1);
-      assertThatThrownBy(() -> rig.engine.acceptLoanTarget(2, "controller-0", 2, 0, rig.nowMs, "", rig.nowMs))
+      assertThatThrownBy(() -> rig.engine.acceptLoanTarget(rig.view(), 2, "controller-0", 2, 0, rig.nowMs, ""))
           .isInstanceOf(io.aryl.yarn.engine.StaleEpochException.class)
           .hasMessageStartingWith("loan target of epoch 2 refused: the leader in force is controller-1 with epoch 3");
       assertThat(rig.engine.loanTarget().maxOnLoan()).isEqualTo(1);
