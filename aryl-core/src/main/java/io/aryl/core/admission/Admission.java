@@ -369,7 +369,8 @@ public final class Admission {
       return new Result(
           placeDecreasing(admitted, trialPlacement, budget, reservation, withinGuarantee, protectedFlexible),
           Collections.unmodifiableList(reservedFor), preempted,
-          Collections.unmodifiableList(firstOffers == null ? offered : firstOffers), Collections.unmodifiableList(lane));
+          Collections.unmodifiableList(firstOffers == null ? offered : firstOffers),
+          Collections.unmodifiableList(lane));
     }
 
     /**
