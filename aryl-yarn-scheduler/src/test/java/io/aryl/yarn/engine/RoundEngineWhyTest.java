@@ -10,7 +10,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.test.GenericTestUtils.LogCapturer;
+import org.apache.log4j.Level;
+import org.apache.log4j.Logger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -26,11 +29,20 @@ class RoundEngineWhyTest {
   static final long START_MS = 1_000_000;
 
   EngineRig rig = new EngineRig(Map.of("aryl.scheduler.starvation-wait-s", "50"));
+  /** The engine's log at INFO, whatever level tests before this one left it at (MockArylRm turns the root to WARN). */
+  final Logger engineLog = Logger.getLogger(RoundEngine.class);
+  final Level levelBefore = engineLog.getLevel();
   final LogCapturer log = LogCapturer.captureLogs(LoggerFactory.getLogger(RoundEngine.class));
+
+  @BeforeEach
+  void logAtInfo() {
+    engineLog.setLevel(Level.INFO);
+  }
 
   @AfterEach
   void close() throws InterruptedException {
     log.stopCapturing();
+    engineLog.setLevel(levelBefore);
     rig.close();
   }
 
