@@ -68,6 +68,7 @@ class ElasticScalingIT {
 
       ApplicationStatus app = application(cluster, e);
       assertThat(app.targetWorkers()).isEqualTo(16);
+      assertThat(app.belowMaxBecause()).as("at its maximum: no reason to give").isNull();
       cluster.awaitShowingStatus("the status shows E's 16 workers",
           () -> uncheckedApplication(cluster, e).actualWorkers() == 16);
 
@@ -109,6 +110,8 @@ class ElasticScalingIT {
         ApplicationStatus app = application(cluster, e);
         assertThat(app.targetWorkers()).as("E's target once it holds all it asked for: %s", app)
             .isEqualTo(want);
+        assertThat(app.belowMaxBecause()).as("why E runs below its 16")
+            .isEqualTo("its ApplicationMaster asks for no more: it holds and asks for " + want + " workers in all");
         assertThat(e.workers()).isEqualTo(want);
       }
     }

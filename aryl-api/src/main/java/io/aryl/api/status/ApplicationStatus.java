@@ -20,12 +20,22 @@ import java.util.Map;
  *     it; null when the last round did not plan it
  * @param team the child queue of the training queue it runs in ({@code ""} without teams); null when the last round
  *     did not plan it
+ * @param belowMaxBecause why the last round runs it below its {@code maxWorkers}, in words (the round's reason, or its
+ *     ApplicationMaster asking for fewer); null when the round runs it at its maximum or does not run it
  */
 public record ApplicationStatus(String application, int minWorkers, int maxWorkers, int gpusPerWorker,
     double predictedRuntimeS, int targetWorkers, Map<String, Integer> targetByNode, int actualWorkers,
-    int askedWorkers, Change change, Double sinceCheckpointS, String team) {
+    int askedWorkers, Change change, Double sinceCheckpointS, String team, String belowMaxBecause) {
   public ApplicationStatus {
     targetByNode = Copies.map(targetByNode);
+  }
+
+  /** An application the last round runs at its maximum, or does not run: no reason to give. */
+  public ApplicationStatus(String application, int minWorkers, int maxWorkers, int gpusPerWorker,
+      double predictedRuntimeS, int targetWorkers, Map<String, Integer> targetByNode, int actualWorkers,
+      int askedWorkers, Change change, Double sinceCheckpointS, String team) {
+    this(application, minWorkers, maxWorkers, gpusPerWorker, predictedRuntimeS, targetWorkers, targetByNode,
+        actualWorkers, askedWorkers, change, sinceCheckpointS, team, null);
   }
 
   /** How a round changed a job's allocation; {@link #NONE} when it did not. */

@@ -74,7 +74,7 @@ class SchedulerStatusJsonTest {
     }
 
     @Test
-    @DisplayName("null where the last round did not plan the application: sinceCheckpointS and team")
+    @DisplayName("null where the last round did not plan the application: sinceCheckpointS, team, belowMaxBecause")
     void nullsThatMean() throws Exception {
       ApplicationStatus unplanned = new ApplicationStatus("application_1_0001", 1, 2, 1, 60, 0, Map.of(), 0, 1,
           Change.NONE, null, null);
@@ -82,6 +82,8 @@ class SchedulerStatusJsonTest {
       assertThat(json.has("sinceCheckpointS")).isTrue();
       assertThat(json.get("sinceCheckpointS").isNull()).isTrue();
       assertThat(json.get("team").isNull()).isTrue();
+      assertThat(json.has("belowMaxBecause")).as("written as null: it runs at its maximum or not at all").isTrue();
+      assertThat(json.get("belowMaxBecause").isNull()).isTrue();
     }
   }
 
@@ -139,6 +141,15 @@ class SchedulerStatusJsonTest {
       assertThat(s.plan().targets()).isEmpty();
       assertThat(s.plan().changes()).isEmpty();
       assertThat(s.loanController()).isNull();
+    }
+
+    @Test
+    @DisplayName("an application from a scheduler that gives no reason for its width reads with belowMaxBecause null")
+    void noReasonGiven() throws Exception {
+      SchedulerStatus s = ArylJson.readStatus("{\"enabled\": true, \"applications\": [{\"application\": \"app\","
+          + " \"maxWorkers\": 8, \"targetWorkers\": 6}]}");
+      assertThat(s.applications().get(0).targetWorkers()).isEqualTo(6);
+      assertThat(s.applications().get(0).belowMaxBecause()).isNull();
     }
 
     @Test

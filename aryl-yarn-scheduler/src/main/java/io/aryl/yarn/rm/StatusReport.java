@@ -17,6 +17,7 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
+import io.aryl.yarn.engine.WhyBelowMax;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
@@ -80,10 +81,13 @@ final class StatusReport {
       // What a preemption of the job would lose per GPU, as the last round priced it (CheckpointTimes).
       boolean planned = in.lastInput() != null && in.lastInput().state().hasJob(a.id);
       Job job = planned ? in.lastInput().state().job(a.id) : null;
+      int live = in.lastInput() == null ? 0 : in.lastInput().liveWorkers(a.id);
+      // Why the last round runs it below its maximum, as that round recorded it (WhyBelowMax), in words.
+      WhyBelowMax why = WhyBelowMax.of(a.id, a.shape, live, a.askedWorkers(), in.lastInput(), p);
       out.add(new ApplicationStatus(a.id, a.shape.minWorkers(), a.shape.maxWorkers(), a.shape.gpusPerWorker(),
-          a.shape.predictedRuntimeS(), target.totalWorkers(), target.workersByServer(),
-          in.lastInput() == null ? 0 : in.lastInput().liveWorkers(a.id), a.askedWorkers(), change(change),
-          job == null ? null : job.sinceCheckpointS(), job == null ? null : job.tenant()));
+          a.shape.predictedRuntimeS(), target.totalWorkers(), target.workersByServer(), live, a.askedWorkers(),
+          change(change), job == null ? null : job.sinceCheckpointS(), job == null ? null : job.tenant(),
+          why == null ? null : why.words()));
     }
     return out;
   }
