@@ -47,6 +47,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.log4j.Level;
+import org.apache.log4j.Logger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -116,6 +120,25 @@ class SchedulerActsAsSimulatorTest {
   /** The planning clock's origin: the simulator's time 0. */
   private static final long ORIGIN_MS = 1_700_000_000_000L;
   private static final double EPS = 1e-6;
+
+  /**
+   * The engine's log, quiet while this test runs: a fresh engine for each of some 700 rounds logs how it resumed and
+   * what it decides, thousands of lines that slowed the test several times over on a busy machine and say nothing a
+   * failed comparison does not.
+   */
+  private static final Logger ENGINE_LOG = Logger.getLogger(RoundEngine.class.getPackageName());
+  private static Level engineLogLevel;
+
+  @BeforeAll
+  static void quietEngineLog() {
+    engineLogLevel = ENGINE_LOG.getLevel();
+    ENGINE_LOG.setLevel(Level.WARN);
+  }
+
+  @AfterAll
+  static void restoreEngineLog() {
+    ENGINE_LOG.setLevel(engineLogLevel);
+  }
 
   /** What the simulator did, in the order it did it. */
   private sealed interface Event permits Planned, Reclaimed {}
