@@ -1,7 +1,6 @@
 package io.aryl.yarn;
 
 import io.aryl.api.conf.PoolConf;
-import io.aryl.api.loan.LoanControllerReport;
 import io.aryl.api.reclaim.ReclaimRequest;
 import io.aryl.api.status.HistorySample;
 import io.aryl.api.status.ReclaimStatus;
@@ -80,7 +79,6 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   /** Set once, when this scheduler becomes active (RECOVERING): what the lifecycle says runs. */
   private volatile PlanningLoop loop;
   private volatile AllocationGate gate;
-  private volatile LoanControllerReports reports;
   /** What a job's shape must meet in its queue; its caps are re-read with the queues. */
   private SubmissionCheck submissions;
   /** Null when Aryl is off. */
@@ -134,7 +132,6 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
       throw new YarnRuntimeException("Aryl could not read its state at " + store.kind() + " " + store.location()
           + ": " + e.getMessage() + " (" + ArylConf.STATE_STORE.key() + ")", e);
     }
-    reports = new LoanControllerReports(state);
     PlanningLoop started;
     try {
       started = new PlanningLoop(this, settings, lifecycle, apps, metrics, state);
@@ -487,15 +484,14 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
 
   /**
    * {@code GET /ws/v1/cluster/aryl}: plan, nodes and loans, applications' target vs actual workers, reclaims, and the
-   * loan controller's last report; {@link SchedulerStatus#disabled()} while Aryl does not run here.
+   * loan controller's target in force; {@link SchedulerStatus#disabled()} while Aryl does not run here.
    */
   public SchedulerStatus arylStatus() {
     PlanningLoop l = loop;
     if (l == null) {
       return SchedulerStatus.disabled();
     }
-    LoanControllerReports.Report report = reports.latest();
-    return StatusReport.of(l.statusInputs(), settings, store, state.epoch(), report == null ? null : report.toStatus());
+    return StatusReport.of(l.statusInputs(), settings, store, state.epoch());
   }
 
   /** The last hours of loaned nodes, queued jobs and GPUs used, one sample a minute (for Aryl's page). */
@@ -507,20 +503,8 @@ public class ArylScheduler extends NodeScopedCapacityScheduler {
   void sampleHistory(long nowMs) {
     PlanningLoop l = loop;
     if (l != null && history.due(nowMs)) {
-      history.add(HistorySample.of(nowMs, StatusReport.of(l.statusInputs(), settings, store, state.epoch(), null)));
+      history.add(HistorySample.of(nowMs, StatusReport.of(l.statusInputs(), settings, store, state.epoch())));
     }
-  }
-
-  /**
-   * Shows the loan controller leader's report of itself beside the scheduler's state (its leader posts one every
-   * decision), if it comes from the leader in force.
-   *
-   * @throws StaleEpochException when a leader of a newer epoch has reported
-   * @throws ArylUnavailableException when a newer epoch cannot be stored
-   */
-  public void reportLoanController(LoanControllerReport report) {
-    requireEnabled();
-    reports.accept(report.epoch(), report.instance(), report.status(), System.currentTimeMillis());
   }
 
   /**
