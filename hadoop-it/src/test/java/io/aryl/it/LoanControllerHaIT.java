@@ -89,7 +89,8 @@ class LoanControllerHaIT {
         targets.close();
         long riseMs = System.currentTimeMillis();
         rig.rate.set(300.0);
-        cluster.awaitShowingStatus("both lent nodes home", () -> rig.count("inference") == 3);
+        cluster.awaitShowingStatus("both lent nodes home, the reclaim done", () -> rig.count("inference") == 3
+            && rig.noReclaimInFlight());
         long homeMs = System.currentTimeMillis() - riseMs;
         SchedulerStatus s = cluster.status();
         assertThat(s.loanTarget().maxOnLoan()).isZero();

@@ -65,7 +65,8 @@ class LoanControllerIT {
         LoanTargetStatus lowered = rig.target();
         assertThat(lowered.returnByMs()).as("the rest back within the controller's deadline")
             .isBetween(riseMs, System.currentTimeMillis() + LoanRig.DEADLINE_MS);
-        cluster.awaitShowingStatus("both lent nodes back home", () -> rig.count("inference") == 3);
+        cluster.awaitShowingStatus("both lent nodes back home, the reclaim done", () -> rig.count("inference") == 3
+            && rig.noReclaimInFlight());
         long homeAfterMs = System.currentTimeMillis() - riseMs;
 
         SchedulerStatus s = cluster.status();

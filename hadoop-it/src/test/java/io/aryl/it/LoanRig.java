@@ -100,6 +100,15 @@ final class LoanRig implements AutoCloseable {
     return s == null ? null : s.loanTarget();
   }
 
+  /**
+   * True when no reclaim is in flight: the labels turn inference a round before the reclaim that relabelled them is
+   * recorded done.
+   */
+  boolean noReclaimInFlight() {
+    SchedulerStatus s = ArylStatus.orNull(cluster);
+    return s != null && s.reclaimsInFlight().isEmpty();
+  }
+
   /** True when the target in force allows {@code maxOnLoan} and was set by {@code lc} under its epoch now. */
   boolean targetFrom(LoanController lc, int maxOnLoan) {
     LoanTargetStatus t = target();

@@ -205,7 +205,7 @@ abstract class RmRecoveryScenarios {
 
         rig.rate.set(300.0);
         cluster.awaitShowingStatus("target 0, the other lent node reclaimed through the new ResourceManager",
-            () -> rig.targetFrom(lc, 0) && rig.count("inference") == 3);
+            () -> rig.targetFrom(lc, 0) && rig.count("inference") == 3 && rig.noReclaimInFlight());
         SchedulerStatus s = cluster.status();
         assertThat(doneWithId(s, reclaim.id())).as("the first reclaim, done; status %s", s).hasSize(1)
             .allSatisfy(r -> assertThat(r.late()).as("late").isFalse());
