@@ -1,7 +1,7 @@
 package io.aryl.admin;
 
 import io.aryl.api.status.ApplicationStatus;
-import io.aryl.api.status.LoanControllerStatus;
+import io.aryl.api.status.LoanTargetStatus;
 import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.RecoveryStatus;
@@ -80,7 +80,7 @@ final class Views {
     return out.toString();
   }
 
-  /** One line: round, recovery, store, loan controller. */
+  /** One line: round, recovery, store, the loan target in force and who set it. */
   static String summary(SchedulerStatus s, long nowMs) {
     StringBuilder l = new StringBuilder("Aryl scheduler: round ").append(s.round() == null ? "-" : s.round());
     RecoveryStatus recovery = s.recovery();
@@ -90,12 +90,16 @@ final class Views {
     if (store != null) {
       l.append(", store ").append(store.kind() == null ? "-" : store.kind()).append(" epoch ").append(store.epoch());
     }
-    LoanControllerStatus lc = s.loanController();
-    if (lc == null) {
-      l.append(", no loan controller report");
+    LoanTargetStatus t = s.loanTarget();
+    if (t == null) {
+      l.append(", no loan target");
     } else {
-      l.append(", loan controller ").append(lc.instance() == null ? "?" : lc.instance()).append(' ')
-          .append(lc.role() == null ? "?" : lc.role()).append(" reported ").append(when(lc.receivedMs(), nowMs));
+      l.append(", loan target ").append(t.maxOnLoan()).append(" (").append(t.onLoan()).append(" on loan");
+      if (t.returnByMs() > 0 && t.onLoan() > t.maxOnLoan()) {
+        l.append(", the rest back by ").append(when(t.returnByMs(), nowMs));
+      }
+      l.append(") from ").append(t.controller()).append(" epoch ").append(t.epoch()).append(", received ")
+          .append(when(t.receivedMs(), nowMs));
     }
     return l.toString();
   }

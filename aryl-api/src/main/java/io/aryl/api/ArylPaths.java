@@ -21,12 +21,6 @@ public final class ArylPaths {
    */
   public static final String RECLAIMS_PATH = STATUS_PATH + "/reclaims";
   /**
-   * {@code PUT}: the loan controller's report ({@link io.aryl.api.loan.LoanControllerReport}), relative to
-   * {@link #ROOT}.
-   */
-  public static final String LOAN_CONTROLLER_PATH = STATUS_PATH + "/loan-controller";
-
-  /**
    * {@code PUT}: the loan controller's target ({@link io.aryl.api.loan.LoanTarget}, answered with a
    * {@link io.aryl.api.loan.LoanTargetAccepted}), relative to {@link #ROOT}.
    */
@@ -45,9 +39,6 @@ public final class ArylPaths {
   public static final String HISTORY = ROOT + HISTORY_PATH;
   /** {@code POST /ws/v1/cluster/aryl/reclaims}. */
   public static final String RECLAIMS = ROOT + RECLAIMS_PATH;
-  /** {@code PUT /ws/v1/cluster/aryl/loan-controller}. */
-  public static final String LOAN_CONTROLLER = ROOT + LOAN_CONTROLLER_PATH;
-
   /** {@code PUT /ws/v1/cluster/aryl/loan-target}. */
   public static final String LOAN_TARGET = ROOT + LOAN_TARGET_PATH;
   /** {@code POST /ws/v1/cluster/aryl/loans}. */

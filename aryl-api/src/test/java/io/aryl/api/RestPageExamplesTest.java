@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.aryl.api.loan.ReportAccepted;
-import io.aryl.api.loan.StaleReport;
+import io.aryl.api.loan.LoanTargetAccepted;
+import io.aryl.api.loan.StaleTarget;
 import io.aryl.api.status.History;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
@@ -53,8 +53,7 @@ class RestPageExamplesTest {
 
   /**
    * Every field path of the tree: objects' names joined by dots, arrays' elements as []. Maps keyed by data (by node,
-   * by application) and the loan controller's free-form report come out the same on both sides, as the record keeps
-   * their entries.
+   * by application) come out the same on both sides, as the record keeps their entries.
    */
   private static TreeSet<String> paths(JsonNode n, String at, TreeSet<String> out) {
     if (n.isObject()) {
@@ -93,14 +92,12 @@ class RestPageExamplesTest {
   }
 
   @Test
-  @DisplayName("PUT /ws/v1/cluster/aryl/loan-controller: the 409's body")
-  void staleReport() throws Exception {
-    List<String> ex = examples("`PUT /ws/v1/cluster/aryl/loan-controller`");
-    assertThat(ex).hasSize(1);
-    namesEveryField(ex.get(0), StaleReport.class);
-    String section = page.substring(page.indexOf("\n## `PUT /ws/v1/cluster/aryl/loan-controller`"));
-    assertThat(section).contains("`200 " + ArylJson.write(ReportAccepted.of(4)).replace(",", ", ")
-        .replace(":", ": ") + "`");
+  @DisplayName("PUT /ws/v1/cluster/aryl/loan-target: the 200's and the 409's bodies")
+  void loanTarget() throws Exception {
+    List<String> ex = examples("`PUT /ws/v1/cluster/aryl/loan-target`");
+    assertThat(ex).hasSize(2);
+    namesEveryField(ex.get(0), LoanTargetAccepted.class);
+    namesEveryField(ex.get(1), StaleTarget.class);
   }
 
   @Test

@@ -269,8 +269,8 @@ final class DemoRun {
       }
     }
     String demand = loans == null ? ""
-        : String.format(Locale.ROOT, " | inference demand %.0f rps, needs %d node%s", loans.rate(),
-            loans.serversNeeded(), loans.serversNeeded() == 1 ? "" : "s");
+        : String.format(Locale.ROOT, " | inference demand %.0f rps, needs %d node%s, loan target %s", loans.rate(),
+            loans.serversNeeded(), loans.serversNeeded() == 1 ? "" : "s", loans.target() < 0 ? "-" : loans.target());
     out.printf(Locale.ROOT, "   [%-8s %s] pools: inference %d, training %d + %d loaned | jobs: %d running, %d "
         + "queued, %d done, %d to come | training GPUs %d/%d%s%n", s.label(), clock(now), p.inferenceNodes(),
         p.trainingNodes(), p.loanedNodes(), running, queued, done, toCome, p.trainingUsedGpus(), p.trainingGpus(),

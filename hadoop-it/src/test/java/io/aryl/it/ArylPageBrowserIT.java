@@ -283,7 +283,7 @@ class ArylPageBrowserIT {
         a.minWorkers(), a.maxWorkers(), a.gpusPerWorker(), a.predictedRuntimeS(), a.targetWorkers(), a.targetByNode(),
         a.actualWorkers(), a.askedWorkers(), a.change(), null, a.team())).toList();
     return java.util.Arrays.asList(s.enabled(), s.nodes(), s.loanedNodes(), apps, s.reclaimsInFlight(),
-        s.reclaimsDone(), s.drainingContainers(), s.loanController());
+        s.reclaimsDone(), s.drainingContainers());
   }
 
   /** GET as a browser asks for a page ({@link ArylMiniCluster#get} asks for JSON). */

@@ -6,8 +6,6 @@ import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
-import io.aryl.labels.LoanEntry;
-import io.aryl.labels.LoanState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A bounded chaos soak: a stream of elastic and rigid jobs on a cluster whose inference nodes are lent and reclaimed by
- * the loan controller following a demand curve, while the active ResourceManager fails over (or restarts) and a
+ * the scheduler to meet the loan controller's target, which follows a demand curve, while the active ResourceManager fails over (or restarts) and a
  * NodeManager dies at seeded random times. Afterwards it checks, and prints, that nothing was lost:
  *
  * <ul>
@@ -38,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>no node is left fenced and every reclaim is done (a late one says so);
  *   <li>no worker was taken except after a PreemptionMessage the scheduler sent (a shrink or a reclaim), or with the
  *       NodeManager that died;
- *   <li>the ledger, the scheduler and the ResourceManager's labels agree.
+ *   <li>the scheduler's record of each inference node's place and the ResourceManager's labels agree.
  * </ul>
  *
  * About a minute in the build; {@code -Daryl.soak.seconds=600} soaks longer, {@code -Daryl.soak.seed=N} replays another
@@ -97,7 +95,7 @@ class ChaosSoakIT {
 
   @Test
   @DisplayName("jobs, loans and reclaims through failovers and a lost NodeManager: every job finishes, nothing is lost,"
-      + " and the ledger, the scheduler and the labels agree")
+      + " and the scheduler's places and the labels agree")
   void soak() throws Exception {
     Random rnd = new Random(SEED);
     YarnConfiguration conf = RESTART ? ArylMiniCluster.restartableConf(dir.toFile())
@@ -111,10 +109,10 @@ class ChaosSoakIT {
 
     try (LoanRig rig = new LoanRig(ArylMiniCluster.start("soak", conf, INFERENCE, TRAINING), INFERENCE)) {
       ArylMiniCluster cluster = rig.cluster;
-      LoanController lc = rig.controller("soak", rig.client(), rig.pools());
+      LoanController lc = rig.controller("soak", rig.client());
       LoanRig.PoolWatch watch = rig.watch();
-      cluster.awaitShowingStatus("the controller leads with every inference node home",
-          () -> lc.isActing() && LoanRig.inState(lc, LoanState.HOME) == INFERENCE);
+      cluster.awaitShowingStatus("the controller leads, its target 0 in force, every inference node home",
+          () -> lc.isActing() && rig.targetFrom(lc, 0) && rig.count("inference") == INFERENCE);
 
       List<SoakJob> jobs = new ArrayList<>();
       long start = System.currentTimeMillis();
@@ -162,9 +160,9 @@ class ChaosSoakIT {
       int gone = lost;
       cluster.awaitShowingStatus("every running inference node home, no reclaim in flight", Duration.ofSeconds(90),
           () -> allHome(rig, gone) && noReclaimInFlight(cluster));
-      // The controller records what the scheduler did at its next decisions: give it a few.
-      ArylMiniCluster.await("the ledger catching up with the labels", Duration.ofSeconds(10),
-          () -> disagreementsNow(rig, lc, gone).isEmpty());
+      ArylMiniCluster.await("the scheduler's places and the labels agree", Duration.ofSeconds(10),
+          () -> disagreementsNow(rig, gone).isEmpty());
+      assertThat(rig.targetFrom(lc, 0)).as("the controller's target 0 in force: %s", rig.target()).isTrue();
       watch.close();
 
       SchedulerStatus status = cluster.status();
@@ -184,7 +182,7 @@ class ChaosSoakIT {
           assertThat(r.phase()).isEqualTo(ReclaimStatus.Phase.DONE));
       assertThat(unexplainedLosses(jobs, gone < 0 ? null : cluster.nodeName(gone)))
           .as("workers taken without a PreemptionMessage, off the lost node").isEmpty();
-      assertThat(disagreements(rig, lc, status, gone)).as("ledger, scheduler and labels").isEmpty();
+      assertThat(disagreements(rig, status, gone)).as("the scheduler's places and the labels").isEmpty();
     }
   }
 
@@ -273,19 +271,17 @@ class ChaosSoakIT {
     return out;
   }
 
-  private static List<String> disagreementsNow(LoanRig rig, LoanController lc, int lost) {
+  private static List<String> disagreementsNow(LoanRig rig, int lost) {
     try {
-      return disagreements(rig, lc, rig.cluster.status(), lost);
+      return disagreements(rig, rig.cluster.status(), lost);
     } catch (Exception e) {
       return List.of(e.toString());
     }
   }
 
-  /** Where the ledger, the scheduler's view and the labels disagree about an inference node. */
-  private static List<String> disagreements(LoanRig rig, LoanController lc, SchedulerStatus status, int lost) {
+  /** Where the scheduler's view (owner, loan, place) and the labels disagree about a node. */
+  private static List<String> disagreements(LoanRig rig, SchedulerStatus status, int lost) {
     List<String> out = new ArrayList<>();
-    Map<String, LoanEntry> ledger = new TreeMap<>();
-    lc.ledgerView().forEach(e -> ledger.put(e.node(), e));
     for (int i = 0; i < INFERENCE + TRAINING; i++) {
       if (i == lost) {
         continue;
@@ -305,13 +301,10 @@ class ChaosSoakIT {
       if (s.loaned() != (inference && "training".equals(label))) {
         out.add(name + " loaned=" + s.loaned() + " but labelled " + label);
       }
-      LoanEntry e = ledger.get(name);
-      if (inference && (e == null || (e.state() == LoanState.HOME) != "inference".equals(label)
-          || e.state() == LoanState.RECLAIMING)) {
-        out.add(name + " ledger " + (e == null ? "none" : e.state()) + " but labelled " + label);
-      }
-      if (!inference && e != null) {
-        out.add(name + " is training's own but in the ledger as " + e.state());
+      NodeStatus.Place expected = !inference ? null
+          : "inference".equals(label) ? NodeStatus.Place.HOME : NodeStatus.Place.LENT;
+      if (s.place() != expected) {
+        out.add(name + " place " + s.place() + " but labelled " + label);
       }
     }
     return out;
@@ -351,8 +344,8 @@ class ChaosSoakIT {
         lost < 0 ? "none" : "yes"));
     b.append(String.format("  jobs: %d submitted (%d elastic), %d finished%n", jobs.size(), elastic.size(),
         jobs.stream().filter(j -> j.finished).count()));
-    b.append(String.format("  loans by the controller: %d; reclaims: %d requested, %d done, %d late%n",
-        lc.nodesLoaned(), lc.reclaimsRequested(), reclaims, late));
+    b.append(String.format("  loan targets accepted from the controller: %d (epoch %d); reclaims: %d done, %d late%n",
+        lc.targetsAccepted(), lc.epoch(), reclaims, late));
     lateOnes.forEach(l -> b.append("    ").append(l).append('\n'));
     b.append(String.format("  workers: %d preemption notices, %d containers completed before their job ended, %d"
         + " killed after the grace (-102)%n", notices, completed, killed));

@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.aryl.api.ArylJson;
 import io.aryl.api.ArylPaths;
 import io.aryl.api.loan.LoanTargetAccepted;
-import io.aryl.api.loan.StaleReport;
 import io.aryl.api.loan.StaleTarget;
 import io.aryl.api.status.NodeStatus;
-import io.aryl.api.status.LoanControllerStatus;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
 import io.aryl.it.ArylMiniCluster.Http;
@@ -25,11 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Who may write to Aryl's REST resource, and what a write must look like, on a real ResourceManager with
  * {@code yarn.acl.enable=true}, {@code yarn.admin.acl=admin} and Hadoop's simple HTTP authentication (the caller
  * names itself with {@code user.name}; anonymous callers may read, as the RM's own pages allow): only an admin
- * reclaims or reports for the loan controller, only the leader in force reports, and a bad body changes nothing.
+ * reclaims or sets the loan target, only the loan controller in force sets it, and a bad body changes nothing.
  */
 class RestAccessIT {
   private static final String RECLAIMS = ArylPaths.RECLAIMS;
-  private static final String REPORTS = ArylPaths.LOAN_CONTROLLER;
   private static final String TARGET = ArylPaths.LOAN_TARGET;
   private static final String LOANS = ArylPaths.LOANS;
   private static final String AS_ADMIN = "?user.name=admin";
@@ -58,8 +55,8 @@ class RestAccessIT {
       Http bob = cluster.post(RECLAIMS + AS_BOB, "{\"nodes\":1}");
       assertThat(bob.status()).as(bob.body()).isEqualTo(403);
       assertThat(error(bob)).isEqualTo("user bob is not a YARN admin");
-      Http bobReports = cluster.http("PUT", REPORTS + AS_BOB, report(1, "c1", 0));
-      assertThat(bobReports.status()).as(bobReports.body()).isEqualTo(403);
+      Http bobTarget = cluster.http("PUT", TARGET + AS_BOB, target(1, "c1", 0));
+      assertThat(bobTarget.status()).as(bobTarget.body()).isEqualTo(403);
       // bob with aryl-admin: the same refusal, exit 1, one line; he may still read.
       java.io.File yarnSite = dir.resolve("yarn-site.xml").toFile();
       AdminCommand.writeClientConf(cluster, yarnSite);
@@ -74,7 +71,7 @@ class RestAccessIT {
       SchedulerStatus status = cluster.status();
       assertThat(status.reclaimsInFlight()).as("no reclaim started").isEmpty();
       assertThat(status.node(lent).fenced()).as("nothing fenced").isFalse();
-      assertThat(status.loanController()).as("bob's report is not shown").isNull();
+      assertThat(status.loanTarget()).as("bob's target is not in force").isNull();
 
       // The admin, with aryl-admin: the reclaim as the scheduler answered it.
       AdminCommand.Run admin = AdminCommand.onClusterAs("admin", yarnSite, "reclaim", "--nodes", "1", "--json");
@@ -82,32 +79,6 @@ class RestAccessIT {
       assertThat(ArylJson.read(admin.out(), ReclaimStatus.class).nodes()).containsExactly(lent);
       cluster.awaitShowingStatus("node 0 back with inference", Duration.ofSeconds(30),
           () -> "inference".equals(cluster.partitionOf(0)));
-    }
-  }
-
-  @Test
-  @DisplayName("a deposed loan controller's report is refused with both epochs, also after an RM restart")
-  void staleLoanControllerIsRefused() throws Exception {
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-epoch", aclConf(dir.toFile()), 1, 1)) {
-      assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 10)).status()).isEqualTo(200);
-      Http successor = cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 20));
-      assertThat(successor.status()).as(successor.body()).isEqualTo(200);
-
-      Http stale = cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 11));
-      assertThat(stale.status()).as(stale.body()).isEqualTo(409);
-      StaleReport answer = ArylJson.read(stale.body(), StaleReport.class);
-      assertThat(answer.epoch()).isEqualTo(1);
-      assertThat(answer.currentEpoch()).isEqualTo(2);
-      assertThat(answer.error()).contains("epoch 1 refused", "c2 with epoch 2");
-      assertThat(shownTicks(cluster)).as("the shown state does not change").isEqualTo(20);
-
-      cluster.restartRm();
-
-      Http afterRestart = cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 12));
-      assertThat(afterRestart.status()).as("the new RM read the epoch back: %s", afterRestart.body()).isEqualTo(409);
-      assertThat(cluster.status().loanController()).as("nothing shown before the leader reports").isNull();
-      assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 21)).status()).isEqualTo(200);
-      assertThat(shownTicks(cluster)).isEqualTo(21);
     }
   }
 
@@ -196,15 +167,14 @@ class RestAccessIT {
     t.add(new Bad("body too long", "POST", RECLAIMS, "{\"nodes\":1,\"gpuType\":\"" + pad + "\"}", "longer than 4096 bytes"));
     t.add(new Bad("arguments in the query", "POST", RECLAIMS + AS_ADMIN + "&nodes=1", "{\"nodes\":1}",
         "unknown query parameter 'nodes'"));
-    t.add(new Bad("report without epoch", "PUT", REPORTS, "{\"instance\":\"c3\",\"role\":\"LEADER\"}", "epoch is required"));
-    t.add(new Bad("report epoch zero", "PUT", REPORTS, report(0, "c3", 1), "epoch must be an integer in [1, "));
-    t.add(new Bad("report epoch as text", "PUT", REPORTS, "{\"epoch\":\"3\",\"instance\":\"c3\",\"role\":\"LEADER\"}", "was \"3\""));
-    t.add(new Bad("report from a standby", "PUT", REPORTS, "{\"epoch\":3,\"instance\":\"c3\",\"role\":\"STANDBY\"}",
-        "role must be \"LEADER\""));
-    t.add(new Bad("report without instance", "PUT", REPORTS, "{\"epoch\":3,\"role\":\"LEADER\"}", "instance must be printable text"));
-    t.add(new Bad("report too long", "PUT", REPORTS, "{\"epoch\":3,\"instance\":\"c3\",\"role\":\"LEADER\",\"x\":\""
-        + "y".repeat(70_000) + "\"}", "longer than 65536 bytes"));
-    t.add(new Bad("report an array", "PUT", REPORTS, "[]", "body must be a JSON object"));
+    t.add(new Bad("target epoch zero", "PUT", TARGET, target(0, "c3", 1), "epoch must be an integer in [1, "));
+    t.add(new Bad("target epoch as text", "PUT", TARGET, "{\"epoch\":\"3\",\"controller\":\"c3\",\"maxOnLoan\":1}",
+        "was \"3\""));
+    t.add(new Bad("target without controller", "PUT", TARGET, "{\"epoch\":3,\"maxOnLoan\":1}",
+        "controller must be printable text"));
+    t.add(new Bad("target too long", "PUT", TARGET, "{\"epoch\":3,\"controller\":\"c3\",\"maxOnLoan\":1,\"reason\":\""
+        + "y".repeat(9_000) + "\"}", "longer than 8192 bytes"));
+    t.add(new Bad("target an array", "PUT", TARGET, "[]", "body must be a JSON object"));
     t.add(new Bad("target without epoch", "PUT", TARGET, "{\"controller\":\"c3\",\"maxOnLoan\":1}",
         "epoch is required"));
     t.add(new Bad("target below zero", "PUT", TARGET, "{\"epoch\":3,\"controller\":\"c3\",\"maxOnLoan\":-1}",
@@ -224,8 +194,6 @@ class RestAccessIT {
   void badRequestsChangeNothing() throws Exception {
     try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-bad", aclConf(dir.toFile()), 1, 1)) {
       String lent = lendNodeZero(cluster);
-      assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 20)).status()).isEqualTo(200);
-
       List<Bad> table = badRequests(System.currentTimeMillis(), lent, cluster.nodeName(1));
       assertThat(table).hasSizeGreaterThanOrEqualTo(20);
       List<String> wrong = new ArrayList<>();
@@ -244,7 +212,6 @@ class RestAccessIT {
       assertThat(status.reclaimsDone()).isEmpty();
       assertThat(status.node(lent).fenced()).isFalse();
       assertThat(ArylStatus.onLoan(cluster, lent)).isTrue();
-      assertThat(shownTicks(cluster)).as("the loan controller's shown state").isEqualTo(20);
       assertThat(status.loanTarget()).as("no target set").isNull();
     }
   }
@@ -261,17 +228,6 @@ class RestAccessIT {
   private static String target(long epoch, String controller, int maxOnLoan) {
     return "{\"epoch\":" + epoch + ",\"controller\":\"" + controller + "\",\"maxOnLoan\":" + maxOnLoan
         + ",\"reason\":\"test\"}";
-  }
-
-  /** A loan controller leader's report, as it sends one (fields beyond the envelope shown as reported). */
-  private static String report(long epoch, String instance, long ticks) {
-    return "{\"instance\":\"" + instance + "\",\"role\":\"LEADER\",\"acting\":true,\"epoch\":" + epoch
-        + ",\"ticks\":" + ticks + "}";
-  }
-
-  private static long shownTicks(ArylMiniCluster cluster) throws Exception {
-    LoanControllerStatus shown = cluster.status().loanController();
-    return shown != null && shown.status().get("ticks") instanceof Number n ? n.longValue() : -1;
   }
 
   private static String error(Http answer) throws Exception {

@@ -6,7 +6,6 @@ import static io.aryl.it.ArylStatus.onLoan;
 import static io.aryl.it.ArylStatus.orNull;
 import static io.aryl.it.ArylStatus.reclaim;
 import static io.aryl.it.ArylStatus.roundMs;
-import static io.aryl.it.LoanRig.inState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.api.status.NodeStatus;
@@ -14,16 +13,12 @@ import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.RecoveryStatus;
 import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
-import io.aryl.labels.LoanEntry;
-import io.aryl.labels.LoanState;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArraySet;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
@@ -175,51 +170,45 @@ abstract class RmRecoveryScenarios {
   }
 
   @Test
-  @DisplayName("the loan controller carries on: a node being reclaimed stays RECLAIMING and comes home by its"
-      + " deadline, and a later reclaim goes through the new ResourceManager")
+  @DisplayName("the loan controller carries on: the target in force is read back, the reclaim that meets a lowered"
+      + " target brings its node home by its deadline, and a later target goes through the new ResourceManager")
   void theLoanControllerCarriesOn() throws Exception {
     YarnConfiguration conf = conf(dir.toFile());
     conf.setLong("aryl.scheduler.shrink-grace-ms", 7000); // the drain outlasts the restart or failover
     try (LoanRig rig = new LoanRig(ArylMiniCluster.start("loan-controller", conf, 3, 1), 3)) {
       ArylMiniCluster cluster = rig.cluster;
-      LoanController lc = rig.controller("a", rig.client(), rig.pools());
-      cluster.awaitShowingStatus("the controller leads with 3 nodes home",
-          () -> lc.isActing() && inState(lc, LoanState.HOME) == 3);
+      LoanController lc = rig.controller("a", rig.client());
+      cluster.awaitShowingStatus("the controller leads with target 0", () -> lc.isActing() && rig.targetFrom(lc, 0));
       rig.rate.set(100.0);
-      cluster.awaitShowingStatus("2 nodes loaned", () -> rig.count("training") == 2
-          && inState(lc, LoanState.LOANED) == 2);
+      cluster.awaitShowingStatus("target 2, 2 nodes lent", () -> rig.targetFrom(lc, 2) && rig.count("training") == 2);
       try (TestJob job = TestJob.submit(cluster, "t", "training", TestJob.shape(1, 24, 1, 36000), 1, false)) {
         job.askWorkersAtOnce(24);
-        cluster.awaitShowingStatus("training fills its node and both loaned ones", () -> job.workers() == 24);
+        cluster.awaitShowingStatus("training fills its node and both lent ones", () -> job.workers() == 24);
         rig.rate.set(200.0);
-        cluster.awaitShowingStatus("one node RECLAIMING, one LOANED", () -> inState(lc, LoanState.RECLAIMING) == 1
-            && inState(lc, LoanState.LOANED) == 1);
-        LoanEntry reclaiming = lc.ledgerView().stream().filter(en -> en.state() == LoanState.RECLAIMING).findFirst()
-            .orElseThrow();
-        int index = rig.indexOf(reclaiming.node());
+        cluster.awaitShowingStatus("target 1, one node being reclaimed", () -> {
+          SchedulerStatus s = orNull(cluster);
+          return rig.targetFrom(lc, 1) && s != null && s.reclaimsInFlight().size() == 1;
+        });
+        ReclaimStatus reclaim = cluster.status().reclaimsInFlight().get(0);
+        int index = rig.indexOf(reclaim.nodes().get(0));
 
-        try (LedgerWatch watch = new LedgerWatch(lc, reclaiming.node())) {
-          restartOrFailOver(cluster);
+        restartOrFailOver(cluster);
+        SchedulerStatus after = orNull(cluster);
+        assertThat(after == null ? null : after.loanTarget()).as("the target, read back after the %s", event())
+            .isNotNull().extracting(t -> t.maxOnLoan()).isEqualTo(1);
 
-          long round = roundMs(conf);
-          cluster.awaitShowingStatus(reclaiming.node() + " relabelled inference by its deadline (plus 3 rounds), or on"
-                  + " loan again in the ledger",
-              Duration.ofMillis(Math.max(1000, reclaiming.deadlineMs() - System.currentTimeMillis() + 3 * round)),
-              () -> watch.sawLoaned() || "inference".equals(cluster.partitionOf(index)));
-          assertThat(watch.loaned()).as("ledger entries of %s, RECLAIMING before the %s, showing it LOANED",
-              reclaiming.node(), event()).isEmpty();
-          cluster.awaitShowingStatus(reclaiming.node() + " HOME in the ledger", () -> lc.ledgerView().stream()
-              .anyMatch(en -> en.node().equals(reclaiming.node()) && en.state() == LoanState.HOME));
-          assertThat(watch.loaned()).as("ledger entries of %s showing it LOANED", reclaiming.node()).isEmpty();
-        }
+        long round = roundMs(conf);
+        cluster.awaitShowingStatus(reclaim.nodes().get(0) + " relabelled inference by its deadline (plus 3 rounds)",
+            Duration.ofMillis(Math.max(1000, reclaim.deadlineMs() - System.currentTimeMillis() + 3 * round)),
+            () -> "inference".equals(cluster.partitionOf(index)));
+        assertThat(rig.count("training")).as("the other node stays lent: the target allows 1").isEqualTo(1);
 
         rig.rate.set(300.0);
-        cluster.awaitShowingStatus("the other loaned node reclaimed through the new ResourceManager",
-            () -> rig.count("inference") == 3 && inState(lc, LoanState.HOME) == 3);
+        cluster.awaitShowingStatus("target 0, the other lent node reclaimed through the new ResourceManager",
+            () -> rig.targetFrom(lc, 0) && rig.count("inference") == 3 && rig.noReclaimInFlight());
         SchedulerStatus s = cluster.status();
-        assertThat(doneWithId(s, reclaiming.reclaimId())).as("the first reclaim, done; status %s", s).hasSize(1)
+        assertThat(doneWithId(s, reclaim.id())).as("the first reclaim, done; status %s", s).hasSize(1)
             .allSatisfy(r -> assertThat(r.late()).as("late").isFalse());
-        assertThat(rig.ledgerMatchesLabels(lc)).as("ledger %s matches the labels", lc.ledgerView()).isTrue();
       }
     }
   }
@@ -241,42 +230,5 @@ abstract class RmRecoveryScenarios {
 
   static List<ContainerStatus> statusesOf(TestJob job, Set<ContainerId> ids) {
     return job.completed().stream().filter(s -> ids.contains(s.getContainerId())).toList();
-  }
-
-  /** Samples a controller's ledger every few milliseconds and keeps each entry of the node that shows it LOANED. */
-  private static final class LedgerWatch implements AutoCloseable {
-    private final Set<LoanEntry> loaned = new CopyOnWriteArraySet<>();
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final Thread thread;
-
-    LedgerWatch(LoanController lc, String node) {
-      thread = new Thread(() -> {
-        while (running.get()) {
-          lc.ledgerView().stream().filter(en -> en.node().equals(node) && en.state() == LoanState.LOANED)
-              .forEach(loaned::add);
-          try {
-            Thread.sleep(10);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "ledger-watch");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    boolean sawLoaned() {
-      return !loaned.isEmpty();
-    }
-
-    List<LoanEntry> loaned() {
-      return List.copyOf(loaned);
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      running.set(false);
-      thread.join(2000);
-    }
   }
 }

@@ -12,12 +12,12 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * The {@link LabelsConf} keys and the pools' labels ({@link PoolConf}, shared with the scheduler and aryl-am) read from a
- * Hadoop configuration and checked: a wrong value, an unknown {@code aryl.labels.*} or {@code aryl.pools.*} key, or a
- * key that was renamed is refused with one line naming the key and the value.
+ * Hadoop configuration and checked: a wrong value, an unknown {@code aryl.labels.*} or {@code aryl.pools.*} key, a
+ * key that was renamed, or one that is gone ({@link LabelsConf#GONE}) is refused with one line naming the key.
  */
 public record LabelsSettings(String inferenceLabel, String trainingLabel, String zkConnect, String zkRoot,
     int zkSessionTimeoutMs, int zkConnectionTimeoutMs, String instanceId, long intervalMs, LoanPolicy policy,
-    long loanHoldMs, long loanCooldownMs, int loanMaxStep, long reclaimDeadlineMs, long reclaimUnknownGraceMs,
+    long loanHoldMs, long loanCooldownMs, int loanMaxStep, long reclaimDeadlineMs,
     List<String> demandSources, String replayFile, String replayModel, double replayTimeScale, double replayStartS,
     double replayRateScale, String httpUrl, String httpPointer, long httpTimeoutMs, String queuePath,
     int gpusPerServer, String httpHost, int httpPort) {
@@ -27,6 +27,10 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
       Optional<String> refused = PoolConf.refusal(e.getKey(), e.getValue());
       if (refused.isPresent()) {
         throw new IllegalArgumentException(refused.get());
+      }
+      String gone = LabelsConf.GONE.get(e.getKey());
+      if (gone != null) {
+        throw new IllegalArgumentException("configuration key " + e.getKey() + " is gone: " + gone + "; remove it");
       }
       if (e.getKey().startsWith(LabelsConf.PREFIX) && LabelsConf.byKey(e.getKey()).isEmpty()) {
         throw new IllegalArgumentException("unknown key " + e.getKey() + " (known: " + LabelsConf.keys() + ")");
@@ -61,8 +65,7 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
         zk, str(conf, LabelsConf.ZK_ROOT), integer(conf, LabelsConf.ZK_SESSION_TIMEOUT_MS, 1),
         integer(conf, LabelsConf.ZK_CONNECTION_TIMEOUT_MS, 1), id, lng(conf, LabelsConf.INTERVAL_MS, 1), policy,
         lng(conf, LabelsConf.LOAN_HOLD_MS, 0), lng(conf, LabelsConf.LOAN_COOLDOWN_MS, 0),
-        integer(conf, LabelsConf.LOAN_MAX_STEP, 1), lng(conf, LabelsConf.RECLAIM_DEADLINE_MS, 1),
-        lng(conf, LabelsConf.RECLAIM_UNKNOWN_GRACE_MS, 0), List.copyOf(sources),
+        integer(conf, LabelsConf.LOAN_MAX_STEP, 1), lng(conf, LabelsConf.RECLAIM_DEADLINE_MS, 1), List.copyOf(sources),
         str(conf, LabelsConf.REPLAY_FILE), str(conf, LabelsConf.REPLAY_MODEL), dbl(conf, LabelsConf.REPLAY_TIME_SCALE),
         dbl(conf, LabelsConf.REPLAY_START_S), dbl(conf, LabelsConf.REPLAY_RATE_SCALE), str(conf, LabelsConf.HTTP_URL),
         str(conf, LabelsConf.HTTP_POINTER), lng(conf, LabelsConf.HTTP_TIMEOUT_MS, 1), str(conf, LabelsConf.QUEUE_PATH),
@@ -87,12 +90,11 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
 
   /** The decision's settings. */
   public LoanDecider.Settings deciderSettings() {
-    return new LoanDecider.Settings(policy, loanHoldMs, loanCooldownMs, loanMaxStep);
+    return new LoanDecider.Settings(policy, loanHoldMs, loanCooldownMs, loanMaxStep, reclaimDeadlineMs);
   }
 
   public LoanController.Config controllerConfig() {
-    return new LoanController.Config(instanceId, inferenceLabel, trainingLabel, zkRoot, intervalMs, reclaimDeadlineMs,
-        reclaimUnknownGraceMs, deciderSettings());
+    return new LoanController.Config(instanceId, zkRoot, intervalMs, deciderSettings());
   }
 
   private static String defaultInstanceId() {

@@ -56,20 +56,19 @@ class LabelsConfTest {
     LabelsSettings s = LabelsSettings.from(new Configuration(false));
     assertThat(s.policy().serversNeeded(100)).isEqualTo(2); // 100 * 1.2 / 100
     assertThat(s.controllerConfig().intervalMs()).isEqualTo(5000);
-    assertThat(s.controllerConfig().reclaimUnknownGraceMs()).isEqualTo(60_000);
+    assertThat(s.controllerConfig().decider().returnWithinMs()).isEqualTo(120_000);
   }
 
   @Test
-  void readsTheReclaimGraceAndRefusesABadOneNamingKeyAndValue() {
+  void refusesAKeyThatIsGoneInOneLineNamingItAndWhy() {
     Configuration c = new Configuration(false);
-    c.set(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.key(), "15000");
-    assertThat(LabelsSettings.from(c).controllerConfig().reclaimUnknownGraceMs()).isEqualTo(15_000);
-    for (String bad : new String[] {"-1", "a minute"}) {
-      Configuration d = new Configuration(false);
-      d.set(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.key(), bad);
-      assertThatThrownBy(() -> LabelsSettings.from(d)).hasMessageContaining(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.key())
-          .hasMessageContaining(bad);
-    }
+    c.set("aryl.labels.reclaim.unknown-grace-ms", "15000");
+    assertThatThrownBy(() -> LabelsSettings.from(c)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("configuration key aryl.labels.reclaim.unknown-grace-ms is gone: the loan controller keeps no"
+            + " ledger of reclaims any more: it sends a loan target, and the scheduler tracks the reclaims that meet"
+            + " it itself; remove it");
+    assertThat(LabelsConf.GONE.keySet()).as("a key that is gone is not a key any more")
+        .doesNotContainAnyElementsOf(LabelsConf.keys());
   }
 
   @Test

@@ -54,6 +54,8 @@ class ConfigurationPageTest {
   @TempDir static Path classes;
   static List<Key> poolKeys;
   static Set<String> renamedKeys;
+  /** Keys that are gone, refused at start with why: the pages tell operators to remove them. */
+  static Set<String> goneKeys;
   static List<Key> schedulerKeys;
   static List<Key> labelsKeys;
   static List<Key> amKeys;
@@ -81,7 +83,10 @@ class ConfigurationPageTest {
       renamedKeys = new LinkedHashSet<>(((Map<?, ?>) pools.getField("RENAMED").get(null)).keySet().stream()
           .map(String::valueOf).toList());
       schedulerKeys = enumKeys(loader.loadClass("io.aryl.yarn.conf.ArylConf"));
-      labelsKeys = enumKeys(loader.loadClass("io.aryl.labels.LabelsConf"));
+      Class<?> labels = loader.loadClass("io.aryl.labels.LabelsConf");
+      labelsKeys = enumKeys(labels);
+      goneKeys = new LinkedHashSet<>(((Map<?, ?>) labels.getField("GONE").get(null)).keySet().stream()
+          .map(String::valueOf).toList());
       amKeys = constantKeys(loader.loadClass("io.aryl.am.AmKeys"), "aryl.am.");
     }
     rows = new LinkedHashMap<>();
@@ -147,6 +152,17 @@ class ConfigurationPageTest {
   }
 
   @Test
+  @DisplayName("the keys LabelsConf says are gone are no row, and the page names each of them")
+  void goneKeys() throws IOException {
+    assertThat(goneKeys).isNotEmpty();
+    String page = Files.readString(SiteSources.markdownDir().resolve("configuration.md"));
+    for (String gone : goneKeys) {
+      assertThat(rows).as("rows of configuration.md").doesNotContainKey(gone);
+      assertThat(page).as("configuration.md names the gone %s", gone).contains("`" + gone + "`");
+    }
+  }
+
+  @Test
   @DisplayName("the keys PoolConf says were renamed are no row, and the page names each of them")
   void renamedKeys() throws IOException {
     assertThat(renamedKeys).isNotEmpty();
@@ -207,7 +223,7 @@ class ConfigurationPageTest {
       for (Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
         Matcher m = MENTION.matcher(Files.readString(page));
         while (m.find()) {
-          if (!known.contains(m.group()) && !renamedKeys.contains(m.group())) {
+          if (!known.contains(m.group()) && !renamedKeys.contains(m.group()) && !goneKeys.contains(m.group())) {
             unknown.put(m.group(), page.getFileName().toString());
           }
         }

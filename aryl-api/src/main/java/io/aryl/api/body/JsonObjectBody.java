@@ -12,7 +12,7 @@ import java.util.Set;
 /**
  * A REST request's body read strictly: at most a stated size, one JSON object, no duplicate or unknown fields, and
  * typed accessors whose errors name the field and the value. Nothing is acted on until the whole body passed. The
- * request records ({@link io.aryl.api.reclaim.ReclaimRequest}, {@link io.aryl.api.loan.LoanControllerReport}) parse
+ * request records ({@link io.aryl.api.reclaim.ReclaimRequest}, {@link io.aryl.api.loan.LoanTarget}, {@link io.aryl.api.loan.LendRequest}) parse
  * themselves with it.
  */
 public final class JsonObjectBody {

@@ -40,7 +40,7 @@ class SchedulerStatusJsonTest {
           .map(Map.Entry::getKey).toList();
       assertThat(names).containsExactly("enabled", "round", "roundLatencyMs", "recovery", "store", "nodes",
           "loanedNodes", "applications", "teams", "plainDemand", "plan", "reclaimsInFlight", "reclaimsDone",
-          "drainingContainers", "loanController", "loanTarget");
+          "drainingContainers", "loanTarget");
     }
 
     @Test
@@ -58,13 +58,12 @@ class SchedulerStatusJsonTest {
       SchedulerStatus early = new SchedulerStatus(true, 0L, 0.0,
           new RecoveryStatus(true, 1, -1, 60000, 1, List.of("n:1"), null), new StoreStatus("memory", "", 1, null),
           List.of(StatusExamples.TRAINING_NODE), List.of(), List.of(), List.of(), List.of(), PlanStatus.NONE,
-          List.of(), List.of(), 0, null, null);
+          List.of(), List.of(), 0, null);
       JsonNode json = tree(ArylJson.write(early));
       assertThat(json.path("recovery").has("outcome")).isFalse();
       assertThat(json.path("store").has("deposed")).isFalse();
       assertThat(json.path("nodes").get(0).has("gpuTypeError")).isFalse();
       assertThat(json.path("plan")).isEqualTo(tree("{}"));
-      assertThat(json.has("loanController")).isFalse();
       assertThat(json.has("loanTarget")).isFalse();
       assertThat(json.path("nodes").get(0).has("place")).as("a training node has no place in the inference pool")
           .isFalse();
@@ -140,7 +139,6 @@ class SchedulerStatusJsonTest {
       assertThat(s.reclaimsDone().get(0).done()).isTrue();
       assertThat(s.plan().targets()).isEmpty();
       assertThat(s.plan().changes()).isEmpty();
-      assertThat(s.loanController()).isNull();
     }
 
     @Test
@@ -168,16 +166,6 @@ class SchedulerStatusJsonTest {
       assertThatThrownBy(() -> ArylJson.strictReader(SchedulerStatus.class).readValue("{\"enabled\": true,"
           + " \"rounds\": 3}")).isInstanceOf(UnrecognizedPropertyException.class).hasMessageContaining("\"rounds\"");
     }
-  }
-
-  @Test
-  @DisplayName("the loan controller's report: its instance and role read from the report as it came")
-  void loanControllerReport() {
-    LoanControllerStatus lc = StatusExamples.full().loanController();
-    assertThat(lc.instance()).isEqualTo("lc-1");
-    assertThat(lc.role()).isEqualTo("LEADER");
-    assertThat(lc.status()).containsEntry("lastError", null);
-    assertThat(new LoanControllerStatus(1, 1, Map.of()).instance()).isNull();
   }
 
   @Test

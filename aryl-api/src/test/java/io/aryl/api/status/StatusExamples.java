@@ -4,7 +4,6 @@ import io.aryl.api.status.ApplicationStatus.Change;
 import io.aryl.api.status.NodeStatus.Pool;
 import io.aryl.api.status.ReclaimStatus.Action;
 import io.aryl.api.status.ReclaimStatus.Phase;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -28,11 +27,6 @@ final class StatusExamples {
       Map.of("application_1764400000000_0040", Action.PREEMPT), 0, 2, 60, 75);
 
   static SchedulerStatus full() {
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("instance", "lc-1");
-    report.put("role", "LEADER");
-    report.put("epoch", 4);
-    report.put("lastError", null);
     return new SchedulerStatus(true, 5120L, 3.5,
         new RecoveryStatus(false, 1764400000000L, 1764400004200L, 60000, 3, List.of("gpu-inf-9:45454"),
             "waited 60000 ms; still missing [gpu-inf-9:45454]"),
@@ -45,7 +39,7 @@ final class StatusExamples {
         List.of(new PlainDemand("application_1764400000000_0044", "nlp", 2, 4, Map.of("gpu-tr-2:45454", 2))),
         new PlanStatus(Map.of("application_1764400000000_0042", Map.of("gpu-tr-1:45454", 2, "gpu-inf-3:45454", 4)),
             Map.of("application_1764400000000_0042", Change.GROW)),
-        List.of(IN_FLIGHT), List.of(DONE), 3, new LoanControllerStatus(1764431500000L, 4, report),
+        List.of(IN_FLIGHT), List.of(DONE), 3,
         new LoanTargetStatus(4, "lc-1", 1, 1764432000000L, 1764431880000L, "rate 10 rps needs 3 of 5", 1764431880100L,
             2));
   }
@@ -94,8 +88,6 @@ final class StatusExamples {
           "jobs": {"application_1764400000000_0040": "PREEMPT"}, "containersShrunk": 0, "containersPreempted": 2,
           "plannedCostGpuS": 60, "gpuSecondsLost": 75}],
        "drainingContainers": 3,
-       "loanController": {"receivedMs": 1764431500000, "epoch": 4,
-                          "status": {"instance": "lc-1", "role": "LEADER", "epoch": 4, "lastError": null}},
        "loanTarget": {"epoch": 4, "controller": "lc-1", "maxOnLoan": 1, "returnByMs": 1764432000000,
                       "decidedMs": 1764431880000, "reason": "rate 10 rps needs 3 of 5", "receivedMs": 1764431880100,
                       "onLoan": 2}}

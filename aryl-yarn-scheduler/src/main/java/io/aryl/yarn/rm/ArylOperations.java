@@ -1,7 +1,6 @@
 package io.aryl.yarn.rm;
 
 import io.aryl.api.loan.LendAnswer;
-import io.aryl.api.loan.LoanControllerReport;
 import io.aryl.api.loan.LoanTarget;
 import io.aryl.api.loan.LoanTargetAccepted;
 import io.aryl.api.reclaim.ReclaimRequest;
@@ -80,17 +79,11 @@ public final class ArylOperations {
    * workers, the plan, reclaims; {@link SchedulerStatus#disabled()} while Aryl does not run here.
    */
   public SchedulerStatus status() {
-    return status(true);
-  }
-
-  SchedulerStatus status(boolean withController) {
     RoundRunner r = runtime == null ? null : runtime.runner();
     if (r == null) {
       return SchedulerStatus.disabled();
     }
-    LoanControllerReports.Report report = withController ? runtime.reports().latest() : null;
-    return StatusReport.of(r.statusInputs(), runtime.settings(), runtime.store(), runtime.state().epoch(),
-        report == null ? null : report.toStatus());
+    return StatusReport.of(r.statusInputs(), runtime.settings(), runtime.store(), runtime.state().epoch());
   }
 
   /** Runs one planning round now (rounds also run on their own). */
@@ -135,18 +128,6 @@ public final class ArylOperations {
     var status = r.engine().status();
     return new LoanTargetAccepted(status.loanTarget(), status.places().size(),
         lifecycle.get() == Lifecycle.State.RECOVERING);
-  }
-
-  /**
-   * Shows the loan controller leader's report of itself beside the scheduler's state, if it comes from the leader in
-   * force.
-   *
-   * @throws StaleEpochException when a leader of a newer epoch has reported
-   * @throws ArylUnavailableException when a newer epoch cannot be stored
-   */
-  public void reportLoanController(LoanControllerReport report) {
-    runner();
-    runtime.reports().accept(report.epoch(), report.instance(), report.status(), System.currentTimeMillis());
   }
 
   private RoundRunner runner() {

@@ -62,7 +62,6 @@ public final class ArylRuntime {
   /** Set once, when this ResourceManager becomes active. */
   private volatile RoundRunner runner;
   private volatile AllocationGate gate;
-  private volatile LoanControllerReports reports;
 
   private ArylRuntime(CapacityScheduler scheduler, ArylSettings settings, Lifecycle lifecycle,
       NodeChangeCounts nodeChanges, Consumer<List<ResourceRequest>> normalize) {
@@ -113,7 +112,6 @@ public final class ArylRuntime {
       throw new YarnRuntimeException("Aryl could not read its state at " + store.kind() + " " + store.location()
           + ": " + e.getMessage() + " (" + ArylConf.STATE_STORE.key() + ")", e);
     }
-    reports = new LoanControllerReports(state);
     RoundRunner started;
     try {
       started = new RoundRunner(scheduler, settings, lifecycle, apps, metrics, state, nodeChanges, this::pushGrants,
@@ -322,7 +320,7 @@ public final class ArylRuntime {
   private void sampleHistory(long nowMs) {
     RoundRunner r = runner;
     if (r != null && history.due(nowMs)) {
-      history.add(io.aryl.api.status.HistorySample.of(nowMs, operations().status(false)));
+      history.add(io.aryl.api.status.HistorySample.of(nowMs, operations().status()));
     }
   }
 
@@ -350,10 +348,6 @@ public final class ArylRuntime {
 
   DurableState state() {
     return state;
-  }
-
-  LoanControllerReports reports() {
-    return reports;
   }
 
   ArylMetrics metrics() {

@@ -3,7 +3,6 @@ package io.aryl.yarn.rm;
 import io.aryl.yarn.conf.ArylSettings;
 
 import io.aryl.api.status.ApplicationStatus;
-import io.aryl.api.status.LoanControllerStatus;
 import io.aryl.api.status.LoanTargetStatus;
 import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.PlainDemand;
@@ -45,11 +44,7 @@ final class StatusReport {
       List<Reclaim> inFlight, List<Reclaim> finished, int draining, RecoveryStatus recovery, String deposed,
       Map<String, NodeStatus.Place> places, LoanTargetStatus loanTarget) {}
 
-  /**
-   * @param loanController the loan controller leader's last report, or null before one
-   */
-  static SchedulerStatus of(Inputs in, ArylSettings settings, StateStore store, long epoch,
-      LoanControllerStatus loanController) {
+  static SchedulerStatus of(Inputs in, ArylSettings settings, StateStore store, long epoch) {
     List<NodeStatus> nodes = new ArrayList<>();
     List<NodeStatus> loaned = new ArrayList<>();
     for (NodeView n : in.nodes()) {
@@ -69,7 +64,7 @@ final class StatusReport {
     return new SchedulerStatus(true, in.rounds(), in.roundLatencyMs(), in.recovery(),
         new StoreStatus(store.kind(), store.location(), epoch, in.deposed()), nodes, loaned, applications(in),
         teams(in), plainDemand(in), plan(in.lastPlan()), in.inFlight().stream().map(StatusReport::reclaim).toList(),
-        in.finished().stream().map(StatusReport::reclaim).toList(), in.draining(), loanController, in.loanTarget());
+        in.finished().stream().map(StatusReport::reclaim).toList(), in.draining(), in.loanTarget());
   }
 
   private static List<ApplicationStatus> applications(Inputs in) {

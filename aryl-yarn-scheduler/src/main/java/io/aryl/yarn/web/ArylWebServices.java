@@ -5,11 +5,8 @@ import io.aryl.api.ArylPaths;
 import io.aryl.api.ErrorBody;
 import io.aryl.api.body.BadRequestException;
 import io.aryl.api.loan.LendRequest;
-import io.aryl.api.loan.LoanControllerReport;
 import io.aryl.api.loan.LoanTarget;
 import io.aryl.api.loan.StaleTarget;
-import io.aryl.api.loan.ReportAccepted;
-import io.aryl.api.loan.StaleReport;
 import io.aryl.api.reclaim.ReclaimRequest;
 import io.aryl.api.status.SchedulerStatus;
 import io.aryl.yarn.rm.ArylOperations;
@@ -53,13 +50,17 @@ import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMWebServices;
  *       ({@code deadlineMs} and {@code gpuType} optional): return N loaned nodes to inference. Admin only when
  *       {@code yarn.acl.enable} is on. 201 with the reclaim, 400 when it cannot be done, with the reason, 503 while
  *       Aryl recovers after the ResourceManager became active (or cannot store the reclaim): ask again shortly.
- *   <li>{@code PUT /ws/v1/cluster/aryl/loan-controller} with a JSON object: the loan controller's leader reports its
- *       state (role, epoch, demand, decision), shown under {@code loanController} in {@code GET}. Admin only when
- *       {@code yarn.acl.enable} is on. 409 when a leader of a newer epoch has reported: the sender was deposed.
+ *   <li>{@code PUT /ws/v1/cluster/aryl/loan-target} with a {@link LoanTarget}: the loan controller's leader says how
+ *       many inference nodes may be on loan, and by when the ones above must be back; shown under {@code loanTarget}
+ *       in {@code GET}. Admin only when {@code yarn.acl.enable} is on. 409 when a target of a newer epoch is in force:
+ *       the sender was deposed.
+ *   <li>{@code POST /ws/v1/cluster/aryl/loans} with a {@link LendRequest}: nodes lent by hand, where no loan
+ *       controller decides. Admin only when {@code yarn.acl.enable} is on.
  * </ul>
  *
  * <p>The paths, bodies and answers are aryl-api's ({@link ArylPaths}, {@link ReclaimRequest},
- * {@link LoanControllerReport}, {@link SchedulerStatus}, {@link ErrorBody}), the types the clients compile against.
+ * {@link LoanTarget}, {@link LendRequest}, {@link SchedulerStatus}, {@link ErrorBody}), the types the clients compile
+ * against.
  * Every write reads its body strictly ({@link io.aryl.api.body.JsonObjectBody}): a body too long, not one JSON object,
  * with an unknown or duplicate field, a value of the wrong type or out of range, or a query parameter other than
  * Hadoop's authentication ones is a 400 naming the field and the value, and nothing changes.
@@ -166,38 +167,6 @@ public class ArylWebServices extends RMWebServices {
       return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
     } catch (IllegalArgumentException | IllegalStateException e) {
       return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
-    }
-  }
-
-  /**
-   * The loan controller leader's report of itself: {@code epoch} (its leader epoch), {@code instance} and {@code role}
-   * {@code LEADER} are checked; the rest is its status, shown as reported.
-   */
-  @javax.ws.rs.PUT
-  @Path(ArylPaths.LOAN_CONTROLLER_PATH)
-  @Consumes(MediaType.APPLICATION_JSON)
-  @Produces(MediaType.APPLICATION_JSON)
-  public Response loanControllerReport(@Context HttpServletRequest hsr, InputStream body) {
-    ArylOperations s = aryl();
-    Response refused = refuseWrite(s, hsr);
-    if (refused != null) {
-      return refused;
-    }
-    LoanControllerReport report;
-    try {
-      report = LoanControllerReport.parse(body);
-    } catch (BadRequestException e) {
-      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
-    }
-    try {
-      s.reportLoanController(report);
-      return json(Response.Status.OK, ReportAccepted.of(report.epoch()));
-    } catch (StaleEpochException e) {
-      return json(Response.Status.CONFLICT, new StaleReport(e.getMessage(), e.reported(), e.current()));
-    } catch (ArylUnavailableException e) {
-      return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
-    } catch (IllegalStateException e) {
-      return json(Response.Status.NOT_FOUND, error(e.getMessage()));
     }
   }
 

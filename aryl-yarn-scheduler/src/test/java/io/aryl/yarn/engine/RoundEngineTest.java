@@ -340,6 +340,30 @@ class RoundEngineTest {
     }
 
     @Test
+    @DisplayName("a lent node whose NodeManager is gone is not asked back while it is gone: the others above the"
+        + " target are, and it is once it re-registers")
+    void aLostLentNodeWaitsForItsNodeManager() {
+      twoIdleInferenceNodes();
+      target(2);
+      rig.relabel(rig.after(1_000));
+      rig.after(1_000);
+      assertThat(rig.engine.onLoan()).isEqualTo(2);
+      rig.lose("i2");
+      target(0);
+      Outcome o = rig.after(1_000);
+      assertThat(rig.engine.status().reclaimsInFlight()).as("only i1 can be returned now").singleElement()
+          .satisfies(r -> assertThat(r.nodes()).containsExactly("i1"));
+      rig.relabel(o);
+      rig.after(1_000);
+      assertThat(rig.engine.onLoan()).as("i2, gone, is still lent").isEqualTo(1);
+      rig.node("i2", TRAINING, 4); // re-registers, still labelled training
+      Outcome back = rig.after(1_000);
+      rig.relabel(back);
+      rig.after(1_000);
+      assertThat(rig.engine.onLoan()).as("i2 asked back once it re-registered").isZero();
+    }
+
+    @Test
     @DisplayName("a target of an older epoch is refused and changes nothing")
     void staleEpoch() {
       twoIdleInferenceNodes();

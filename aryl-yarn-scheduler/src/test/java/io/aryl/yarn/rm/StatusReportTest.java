@@ -77,7 +77,7 @@ class StatusReportTest {
         List.of(e, new ElasticApps.App("r", rShape, 0)), new PlanBook(plan.targets(), 1), input, plan, List.of(),
         List.of(), 0, new RecoveryStatus(false, 0, 0, 0, 0, List.of(), null), null, Map.of(), null);
 
-    SchedulerStatus status = StatusReport.of(in, ArylSettings.defaults(), new MemoryStateStore(), 1, null);
+    SchedulerStatus status = StatusReport.of(in, ArylSettings.defaults(), new MemoryStateStore(), 1);
     Map<String, ApplicationStatus> apps = new TreeMap<>();
     status.applications().forEach(a -> apps.put(a.application(), a));
     assertThat(apps.get("e").targetWorkers()).isEqualTo(2);

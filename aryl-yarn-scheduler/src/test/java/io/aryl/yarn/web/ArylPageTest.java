@@ -44,7 +44,7 @@ class ArylPageTest {
             node("n2:1", "training", Pool.TRAINING, false, false, 8, 8)), List.of(lent),
         List.of(app("application_1_0001", 14, "<script>alert(1)</script>"), app("application_1_0002", 0, null)),
         List.of(), List.of(), PlanStatus.NONE, List.of(reclaim(1, Phase.DRAINING, -1, false)),
-        List.of(reclaim(0, Phase.DONE, 2500, true)), 0, null, null);
+        List.of(reclaim(0, Phase.DONE, 2500, true)), 0, null);
   }
 
   private static String render(SchedulerStatus status, List<HistorySample> history) {
