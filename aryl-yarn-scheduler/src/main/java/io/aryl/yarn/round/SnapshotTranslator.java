@@ -235,6 +235,41 @@ public final class SnapshotTranslator {
       awaitingDrains.add(app.id());
     }
 
+    // Then a running job's promises that wait for the drains on their node, as a gang's do: a worker promised into room
+    // a shrink or another job's move frees (the moved job's old workers, held until its new ones run) is promised
+    // already. Dropped meanwhile, the round planned again without that room and undid the move or the shrink that
+    // was making it. Gangs had the drains' GPUs first; these take what is left of them.
+    for (AppView app : apps.values()) {
+      Map<String, Integer> a = alloc.get(app.id());
+      int g = app.shape().gpusPerWorker();
+      int held = sum(a);
+      if (held < app.shape().minWorkers() || awaitingDrains.contains(app.id())) {
+        continue; // not running: a gang, partial or whole, is the loops' above and below
+      }
+      int headroom = Math.min(app.shape().maxWorkers(),
+          Math.max(liveWorkers(workers, app.id()) + app.askedWorkers(), app.shape().minWorkers())) - held;
+      for (Map.Entry<String, Integer> p : book.target(app.id()).workersByServer().entrySet()) {
+        String node = p.getKey();
+        int extra = Math.min(p.getValue() - a.getOrDefault(node, 0), headroom);
+        int leaving = drainingGpus.getOrDefault(node, 0);
+        if (extra <= 0 || leaving <= 0 || !gpus.plans(node) || fenced.contains(node)) {
+          continue;
+        }
+        int free = Math.max(0, gpus.capacity(node) - gpus.used(node));
+        int take = Math.min(extra, (free + leaving) / g);
+        int fromDrains = take * g - free;
+        if (take <= 0 || fromDrains <= 0) {
+          continue; // what fits in the free room was counted already
+        }
+        gpus.addCapacity(node, fromDrains);
+        drainingGpus.merge(node, -fromDrains, Integer::sum);
+        roomFromDrains.merge(node, fromDrains, Integer::sum);
+        a.merge(node, take, Integer::sum);
+        gpus.addUsed(node, take * g);
+        headroom -= take;
+      }
+    }
+
     // Partial gangs, before any job is modelled: their orphans shrink capacity, which every job's fit must see.
     for (AppView app : apps.values()) {
       JobShape shape = app.shape();

@@ -90,15 +90,16 @@ import org.junit.jupiter.params.provider.EnumSource;
  * recovery gate does not stand in the way: every node the stored state names is registered, so a fresh engine acts
  * in its first round.
  *
- * <p><b>Not compared: a move re-planned halfway (a disagreement, not a mapping).</b> The rounds after a move plan
- * again, on a cluster halfway through the simulator's plan, which the simulator never plans on: it applies a plan at
- * once. A promise into room that a moved job's old workers still hold does not fit yet; the translation drops it
- * (only a gang still short of its minimum keeps a promise that waits for drains), and the round re-plans without that
- * room, changing targets the simulator kept. In seed 1 of {@code aryl} at t=25860, the simulator moves one of
- * job040's two workers from t00001 to t00000 and grows job018 into the room that frees on t00001; the engine holds
- * job040's old worker until its new one runs, then cannot fit job018's promised worker on t00001, re-plans, and
- * shrinks job040 to its one worker on t00000 to make that room. A moved job whose target stops being the
- * simulator's before its old workers are told is left out of the comparison from then on.
+ * <p><b>Not compared: a move not carried through as the simulator did (a disagreement, not a mapping).</b> The rounds
+ * after a move plan again, on a cluster halfway through the simulator's plan, which the simulator never plans on: it
+ * applies a plan at once. A promise into room that a moved job's old workers still hold counts as the job's (the
+ * translation counts a running job's promise into room a drain frees, as a gang's), so most moves go through as the
+ * simulator's; some are still re-planned halfway (the round, planning again with the moved job's old workers held,
+ * finds another plan worth more), and two jobs swapping servers wait on each other: each one's new workers need room
+ * the other's old workers hold until their own new workers run. The simulator applies both at once; the engine, new
+ * workers first, gives both up at the move timeout and the jobs keep running where they are. Such moves are left out
+ * of the comparison from then on, and must stay the exception: at most one in eight (3 of 32 in
+ * {@code aryl}, 7 of 66 in {@code aryl+}; 6 and 11 before a running job's promise into draining room counted).
  *
  * <p>What legitimately differs, besides what {@link SchedulerPlansAsSimulatorTest.RmView} maps:
  *
@@ -160,6 +161,8 @@ class SchedulerActsAsSimulatorTest {
     int withReclaimDrains;
     int heldMoves;
     int toldMoves;
+    /** Moves re-planned halfway, or whose new workers wait for another move's held old workers: see the class. */
+    int notCarriedThrough;
     int reclaims;
     int reclaimShrinks;
     int reclaimPreemptions;
@@ -204,6 +207,9 @@ class SchedulerActsAsSimulatorTest {
       assertThat(seen.toldMoves).as("jobs moved, their old workers told once the new ones were allocated")
           .isPositive();
     }
+    // The moves not carried through as the simulator did (see the class) stay the exception.
+    assertThat(seen.notCarriedThrough).as("moves re-planned halfway or waiting on each other, of %d", seen.heldMoves)
+        .isLessThanOrEqualTo(seen.heldMoves / 8);
     assertThat(seen.reclaims).as("reclaims compared").isPositive();
     assertThat(seen.reclaimShrinks).as("jobs a reclaim shrinks").isPositive();
     assertThat(seen.reclaimPreemptions).as("jobs a reclaim preempts").isPositive();
@@ -256,7 +262,9 @@ class SchedulerActsAsSimulatorTest {
 
       seen.heldMoves += expected.held().size();
       if (!expected.held().isEmpty()) {
-        seen.toldMoves += afterTheNewWorkers(at, engine, view, o, plan, expected, names);
+        int told = afterTheNewWorkers(at, engine, view, o, plan, expected, names);
+        seen.toldMoves += told;
+        seen.notCarriedThrough += expected.held().size() - told;
       }
       seen.rounds++;
       seen.shrinksTold += (int) plan.shrunk().stream().filter(expected.told()::containsKey).count();
@@ -319,8 +327,34 @@ class SchedulerActsAsSimulatorTest {
         }
       }
     }
-    assertThat(waiting).as(at + "moves whose new workers never came though their target stood").isEmpty();
+    // Left waiting: moves whose new workers wait for another move's old workers, which wait for theirs (a swap). The
+    // simulator applies both at once; the engine, new workers first, holds both until the move timeout gives them up
+    // and the jobs keep running where they are.
+    for (String job : waiting) {
+      assertThat(waitsOnAnotherMove(job, plan, expected, view, names)).as(at + job
+          + "'s new workers never came though its target stood, and no other move holds their room").isTrue();
+    }
     return compared;
+  }
+
+  /**
+   * Whether the servers where the job's new workers are still missing hold old workers of another job being moved,
+   * held until that job's own new workers run.
+   */
+  private static boolean waitsOnAnotherMove(String job, Plan plan, Takes expected, RmView view, Names names) {
+    Map<String, Map<String, Integer>> holding = perJobAndServer(view.nodes(), names);
+    Map<String, Integer> has = holding.getOrDefault(job, Map.of());
+    for (Map.Entry<String, Integer> t : plan.target(job).workersByServer().entrySet()) {
+      if (has.getOrDefault(t.getKey(), 0) >= t.getValue()) {
+        continue;
+      }
+      for (Map.Entry<String, Map<String, Integer>> other : expected.held().entrySet()) {
+        if (!other.getKey().equals(job) && other.getValue().containsKey(t.getKey())) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /**
