@@ -79,6 +79,9 @@ class LoanControllerIT {
         assertThat(homeAfterMs).as("ms from the rise to both nodes home").isLessThan(LoanRig.DEADLINE_MS);
         assertThat(s.nodes().stream().filter(n -> n.place() != null)).as("every inference node home")
             .allSatisfy(n -> assertThat(n.place()).isEqualTo(NodeStatus.Place.HOME));
+        // The job hears of its workers' end on its next heartbeat, after the scheduler finished the reclaim.
+        cluster.awaitShowingStatus("the job told its workers on the lent nodes ended",
+            () -> job.workersByNode().keySet().stream().noneMatch(onLoan::contains));
         assertThat(job.workersByNode()).as("training keeps its own node").containsOnlyKeys(cluster.nodeName(3));
         watch.close();
         assertThat(watch.violations).isEmpty();
