@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Gang admission on a real ResourceManager: two training nodes of 8 GPUs; A holds 12, B needs 8 at once, C needs 4.
- * The same scenario runs three ways: Aryl on, Aryl switched off, and the stock CapacityScheduler.
+ * Gang admission on a real ResourceManager: two training nodes of 8 GPUs; A holds 12, B needs 8 at
+ * once, C needs 4. The same scenario runs three ways: Aryl on, Aryl switched off, and the stock
+ * CapacityScheduler.
  */
 class GangAdmissionIT {
   @TempDir Path dir;
@@ -22,11 +23,14 @@ class GangAdmissionIT {
 
   private Outcome run(YarnConfiguration conf) throws Exception {
     try (ArylMiniCluster cluster = ArylMiniCluster.start("gang", conf, 0, 2);
-        TestJob a = TestJob.submit(cluster, "a", "training", TestJob.shape(12, 12, 1, 600), 1, true)) {
+        TestJob a =
+            TestJob.submit(cluster, "a", "training", TestJob.shape(12, 12, 1, 600), 1, true)) {
       a.askWorkers(12);
       await("A holds 12 workers", Duration.ofSeconds(30), () -> a.workers() == 12);
-      try (TestJob b = TestJob.submit(cluster, "b", "training", TestJob.shape(8, 8, 1, 100), 1, true);
-          TestJob c = TestJob.submit(cluster, "c", "training", TestJob.shape(4, 4, 1, 1000), 1, true)) {
+      try (TestJob b =
+              TestJob.submit(cluster, "b", "training", TestJob.shape(8, 8, 1, 100), 1, true);
+          TestJob c =
+              TestJob.submit(cluster, "c", "training", TestJob.shape(4, 4, 1, 1000), 1, true)) {
         b.askWorkers(8);
         Thread.sleep(500); // B asks first: a stock scheduler hands it the 4 free GPUs
         c.askWorkers(4);
@@ -43,7 +47,8 @@ class GangAdmissionIT {
   }
 
   @Test
-  @DisplayName("Aryl on: a gang that does not fit holds nothing, a smaller job backfills, the gang starts whole later")
+  @DisplayName(
+      "Aryl on: a gang that does not fit holds nothing, a smaller job backfills, the gang starts whole later")
   void arylHoldsNoPartialGang() throws Exception {
     Outcome o = run(ArylMiniCluster.testConf(dir.toFile()));
     assertThat(o.bMaxWhileAHolds()).as("B's workers while A held 12 of 16 GPUs").isZero();
@@ -60,10 +65,14 @@ class GangAdmissionIT {
 
     YarnConfiguration stock = ArylMiniCluster.testConf(dir.resolve("stock").toFile());
     stock.set(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class.getName());
-    stock.set("yarn.scheduler.capacity.root.training.ordering-policy", "fifo"); // nothing of Aryl's at all
+    stock.set(
+        "yarn.scheduler.capacity.root.training.ordering-policy",
+        "fifo"); // nothing of Aryl's at all
     Outcome stockOutcome = run(stock);
 
     assertThat(arylOff).isEqualTo(stockOutcome);
-    assertThat(stockOutcome.bWhileAHolds()).as("the stock scheduler gives B part of its gang").isEqualTo(4);
+    assertThat(stockOutcome.bWhileAHolds())
+        .as("the stock scheduler gives B part of its gang")
+        .isEqualTo(4);
   }
 }
