@@ -305,9 +305,9 @@ public final class ArylRuntime {
     }
     if (attempt != null
         && offers.offeredEveryNode(attempt)
-        && (ask != null && !ask.isEmpty() || schedulingRequests)) {
-      unplanned
-          .changed(); // before the asks are pending: a scan that missed them cannot clear them away
+        && ((ask != null && !ask.isEmpty()) || schedulingRequests)) {
+      // Before the asks are pending: a scan that missed them cannot clear them away.
+      unplanned.changed();
     }
     if (attempt == null || !current) {
       return allocate.apply(ask);

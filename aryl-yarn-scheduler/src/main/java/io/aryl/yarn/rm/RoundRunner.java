@@ -141,6 +141,11 @@ public final class RoundRunner implements AutoCloseable {
         CheckpointTimes.onRm(scheduler.getRMContext(), apps, settings.checkpointPollMs());
   }
 
+  /**
+   * Rounds every interval from now on. Nothing waits on their future: a round catches what it
+   * throws ({@link #roundSafely}), and {@link #close} ends them.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored")
   void start() {
     checkpoints.start();
     thread.scheduleWithFixedDelay(
