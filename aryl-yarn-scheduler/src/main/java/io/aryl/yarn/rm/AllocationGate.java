@@ -173,7 +173,7 @@ public final class AllocationGate {
         if (n == 0) {
           break;
         }
-        String rack = loop.rackOf(nd.getKey());
+        String rack = loop.nodeLookup().rackOf(nd.getKey());
         int k = Math.min(n, nd.getValue());
         if (k <= 0 || rack == null) {
           continue;
@@ -334,7 +334,7 @@ public final class AllocationGate {
     Map<String, Integer> out = new HashMap<>();
     for (RMContainer c : attempt.getLiveContainers()) {
       if (!c.isAMContainer() && c.getNodeId() != null) {
-        String name = loop.nodeNameOf(c.getNodeId());
+        String name = loop.nodeLookup().nameOf(c.getNodeId());
         if (name != null) {
           out.merge(name, 1, Integer::sum);
         }
@@ -405,7 +405,7 @@ public final class AllocationGate {
       if (missing <= 0) {
         continue;
       }
-      FiCaSchedulerNode node = loop.nodeNamed(t.getKey());
+      FiCaSchedulerNode node = loop.nodeLookup().named(t.getKey());
       if (node == null
           || RmReader.gpus(node.getUnallocatedResource()) < missing * app.shape.gpusPerWorker()) {
         return false;
