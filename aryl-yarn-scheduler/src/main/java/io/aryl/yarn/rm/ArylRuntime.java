@@ -72,7 +72,13 @@ public final class ArylRuntime {
   /** Set once, when this ResourceManager becomes active. */
   private volatile RoundRunner runner;
 
-  private volatile AllocationGate gate;
+  /**
+   * The allocation path's checks, set once after the runner: what a heartbeat passes on, the asks
+   * it grants from, and whether a proposal may be committed.
+   */
+  private record AllocationPath(AllocationGate gate, AskLedger ledger, ProposalCheck proposals) {}
+
+  private volatile AllocationPath path;
 
   private ArylRuntime(
       CapacityScheduler scheduler,
@@ -166,7 +172,12 @@ public final class ArylRuntime {
       throw new YarnRuntimeException(e.getMessage(), e);
     }
     runner = started;
-    gate = new AllocationGate(apps, started, this::labelOf);
+    AskLedger ledger = new AskLedger(apps);
+    path =
+        new AllocationPath(
+            new AllocationGate(apps, ledger, started),
+            ledger,
+            new ProposalCheck(apps, started, this::labelOf));
     offerAdmittedOutsideHeartbeats();
     lifecycle.move(
         Lifecycle.State.STANDBY,
@@ -299,8 +310,8 @@ public final class ArylRuntime {
       List<ResourceRequest> ask,
       boolean schedulingRequests,
       java.util.function.Function<List<ResourceRequest>, Allocation> allocate) {
-    AllocationGate g = gate;
-    if (g == null) {
+    AllocationPath p = path;
+    if (p == null) {
       return allocate.apply(ask);
     }
     if (attempt != null
@@ -312,8 +323,8 @@ public final class ArylRuntime {
     if (attempt == null || !current) {
       return allocate.apply(ask);
     }
-    Allocation allocation = allocate.apply(g.asks(attempt, ask));
-    g.handedOver(attempt, allocation == null ? null : allocation.getContainers());
+    Allocation allocation = allocate.apply(p.gate().asks(attempt, ask));
+    p.ledger().handedOver(attempt, allocation == null ? null : allocation.getContainers());
     return allocation;
   }
 
@@ -322,18 +333,18 @@ public final class ArylRuntime {
    * every one passes.
    */
   public boolean refuses(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
-    AllocationGate g = gate;
-    return g != null && !g.accepts(request);
+    AllocationPath p = path;
+    return p != null && !p.proposals().accepts(request);
   }
 
   /**
    * The proposal's workers, taken out of their asks while they are committed ({@link
-   * AllocationGate#allocating}).
+   * AskLedger#allocating}).
    */
-  public AllocationGate.Allocating allocating(
+  public AllocatingWorkers allocating(
       ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
-    AllocationGate g = gate;
-    return g == null ? new AllocationGate.Allocating() : g.allocating(request);
+    AllocationPath p = path;
+    return p == null ? new AllocatingWorkers() : p.ledger().allocating(request);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -396,7 +407,7 @@ public final class ArylRuntime {
       if (attempt == null || attempt.isWaitingForAMContainer()) {
         continue;
       }
-      List<ResourceRequest> asks = new ArrayList<>(gate.asks(attempt, List.of()));
+      List<ResourceRequest> asks = new ArrayList<>(path.gate().asks(attempt, List.of()));
       normalize.accept(asks);
       boolean updated;
       attempt.getWriteLock().lock();
