@@ -9,15 +9,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 
 /**
  * What an elastic application's ApplicationMaster heartbeat passes on to the Capacity Scheduler:
  * its worker asks only as far as the plan grants them, so a job not admitted asks for nothing and
- * cannot hold part of its gang, and an admitted one asks only for the nodes the plan chose. The
- * asks it grants from are kept by the {@link AskLedger}; the proposals that follow are checked by
- * {@link ProposalCheck}.
+ * cannot hold part of its gang, and an admitted one asks only for the nodes the plan chose. After a
+ * round the grants are passed on at once ({@link #push}), as the next heartbeat would. The asks it
+ * grants from are kept by the {@link AskLedger}; the proposals that follow are checked by {@link
+ * ProposalCheck}.
  */
 final class AllocationGate {
   /**
@@ -26,11 +31,23 @@ final class AllocationGate {
    */
   private static final String MOVE_KEY = "move";
 
+  private final CapacityScheduler scheduler;
+
+  /** The Capacity Scheduler's own normalisation of asks, which it keeps to its subclasses. */
+  private final Consumer<List<ResourceRequest>> normalize;
+
   private final ElasticApps apps;
   private final AskLedger ledger;
   private final RoundRunner rounds;
 
-  AllocationGate(ElasticApps apps, AskLedger ledger, RoundRunner rounds) {
+  AllocationGate(
+      CapacityScheduler scheduler,
+      Consumer<List<ResourceRequest>> normalize,
+      ElasticApps apps,
+      AskLedger ledger,
+      RoundRunner rounds) {
+    this.scheduler = scheduler;
+    this.normalize = normalize;
     this.apps = apps;
     this.ledger = ledger;
     this.rounds = rounds;
@@ -53,6 +70,33 @@ final class AllocationGate {
     synchronized (app) {
       boolean changed = ledger.record(app, attempt, ask);
       return grantedAsks(app, attempt, changed);
+    }
+  }
+
+  /**
+   * Hands a round's grants to the Capacity Scheduler at once, as the applications' next heartbeats
+   * would: without this, a job admitted now would wait for its ApplicationMaster's next heartbeat
+   * before any node could take it.
+   */
+  void push(Set<String> appIds) {
+    for (String id : appIds) {
+      var sa = scheduler.getSchedulerApplications().get(ApplicationId.fromString(id));
+      FiCaSchedulerApp attempt = sa == null ? null : sa.getCurrentAppAttempt();
+      if (attempt == null || attempt.isWaitingForAMContainer()) {
+        continue;
+      }
+      List<ResourceRequest> asks = new ArrayList<>(asks(attempt, List.of()));
+      normalize.accept(asks);
+      boolean updated;
+      attempt.getWriteLock().lock();
+      try {
+        updated = !attempt.isStopped() && attempt.updateResourceRequests(asks);
+      } finally {
+        attempt.getWriteLock().unlock();
+      }
+      if (updated && attempt.getQueue() instanceof AbstractLeafQueue q) {
+        q.getOrderingPolicy().demandUpdated(attempt);
+      }
     }
   }
 
