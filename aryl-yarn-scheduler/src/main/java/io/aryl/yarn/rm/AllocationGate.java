@@ -148,44 +148,54 @@ final class AllocationGate {
       if (!e.getKey().equals(MOVE_KEY)) {
         granted -= n;
       }
-      Map<String, Integer> placed = new TreeMap<>();
-      Map<String, Integer> racks = new TreeMap<>();
-      for (Map.Entry<String, Integer> nd : need.entrySet()) {
-        if (n == 0) {
-          break;
-        }
-        String rack = rounds.nodeLookup().rackOf(nd.getKey());
-        int k = Math.min(n, nd.getValue());
-        if (k <= 0 || rack == null) {
-          continue;
-        }
-        n -= k;
-        nd.setValue(nd.getValue() - k);
-        placed.put(nd.getKey(), k);
-        racks.merge(rack, k, Integer::sum);
-      }
-      Set<String> names = new HashSet<>();
-      placed.forEach((node, k) -> out.add(localAsk(any, node, k, true)));
-      racks.forEach((rack, k) -> out.add(localAsk(any, rack, k, false)));
-      names.addAll(placed.keySet());
-      names.addAll(racks.keySet());
-      // Names asked for before and not now go to zero, or the Capacity Scheduler keeps the old
-      // count.
-      Set<String> previous = app.sentNames.getOrDefault(e.getKey(), Set.of());
-      for (String old : previous) {
-        if (!names.contains(old)) {
-          out.add(localAsk(any, old, 0, !old.startsWith("/")));
-        }
-      }
-      app.sentNames.put(e.getKey(), names);
-      ResourceRequest strictAny = ResourceRequest.clone(any);
-      strictAny.setNumContainers(placed.values().stream().mapToInt(Integer::intValue).sum());
-      strictAny.setRelaxLocality(false);
-      out.add(strictAny);
+      out.addAll(strictAsks(app, e.getKey(), any, n, need));
     }
     if (moveGrant == 0) {
       app.sentNames.remove(MOVE_KEY); // its zeroes were sent above, once
     }
+    return out;
+  }
+
+  /**
+   * One of the application's asks, granted {@code n} workers, as strict asks on the nodes that
+   * still {@code need} them (taken out of {@code need}), their racks, and a strict ANY ask; the
+   * names this ask was last sent for and not now go to zero, or the Capacity Scheduler keeps their
+   * old counts.
+   */
+  private List<ResourceRequest> strictAsks(
+      ElasticApps.App app, String key, ResourceRequest any, int n, Map<String, Integer> need) {
+    Map<String, Integer> placed = new TreeMap<>();
+    Map<String, Integer> racks = new TreeMap<>();
+    for (Map.Entry<String, Integer> nd : need.entrySet()) {
+      if (n == 0) {
+        break;
+      }
+      String rack = rounds.nodeLookup().rackOf(nd.getKey());
+      int k = Math.min(n, nd.getValue());
+      if (k <= 0 || rack == null) {
+        continue;
+      }
+      n -= k;
+      nd.setValue(nd.getValue() - k);
+      placed.put(nd.getKey(), k);
+      racks.merge(rack, k, Integer::sum);
+    }
+    List<ResourceRequest> out = new ArrayList<>();
+    placed.forEach((node, k) -> out.add(localAsk(any, node, k, true)));
+    racks.forEach((rack, k) -> out.add(localAsk(any, rack, k, false)));
+    Set<String> names = new HashSet<>();
+    names.addAll(placed.keySet());
+    names.addAll(racks.keySet());
+    for (String old : app.sentNames.getOrDefault(key, Set.of())) {
+      if (!names.contains(old)) {
+        out.add(localAsk(any, old, 0, !old.startsWith("/")));
+      }
+    }
+    app.sentNames.put(key, names);
+    ResourceRequest strictAny = ResourceRequest.clone(any);
+    strictAny.setNumContainers(placed.values().stream().mapToInt(Integer::intValue).sum());
+    strictAny.setRelaxLocality(false);
+    out.add(strictAny);
     return out;
   }
 
