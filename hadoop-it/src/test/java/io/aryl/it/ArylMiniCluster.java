@@ -307,8 +307,30 @@ public final class ArylMiniCluster implements AutoCloseable {
       // in-process: the REST status may need credentials this cluster's callers bring themselves.
       await("Aryl recovered", RmRecoveryScenarios.RECOVERED, () -> c.scheduler() instanceof ArylScheduler s
           && s.arylStatus().get("recovery") instanceof Map<?, ?> r && Boolean.FALSE.equals(r.get("recovering")));
+      // Aryl learns which nodes inference owns from a round that sees them labelled so: until then it refuses to lend
+      // them ("not an inference node"), and a test lending one at once failed now and then.
+      Set<String> inferenceNodes = new TreeSet<>();
+      for (int i = 0; i < inference; i++) {
+        inferenceNodes.add(c.nodeName(i));
+      }
+      await("Aryl owns " + inferenceNodes + " as inference's", RmRecoveryScenarios.RECOVERED,
+          () -> c.inferenceOwned().containsAll(inferenceNodes));
     }
     return c;
+  }
+
+  /** The nodes the active Aryl scheduler's last round saw as inference's, lent or not (read in-process). */
+  private Set<String> inferenceOwned() {
+    Set<String> out = new TreeSet<>();
+    if (activeRm() != null && scheduler() instanceof ArylScheduler a
+        && a.arylStatus().get("nodes") instanceof List<?> nodes) {
+      for (Object n : nodes) {
+        if (n instanceof Map<?, ?> node && "inference".equals(node.get("owner"))) {
+          out.add(String.valueOf(node.get("node")));
+        }
+      }
+    }
+    return out;
   }
 
   /** The configuration as each file the ResourceManager reads through its configuration provider. */
