@@ -149,11 +149,22 @@ final class EngineRig implements AutoCloseable {
 
   /** A plain application (no Aryl tags) asking for {@code containers} of {@code gpus} GPUs in the training pool. */
   EngineRig plain(String id, int containers, int gpus) {
+    return plain(id, containers, gpus, "");
+  }
+
+  /** {@link #plain(String, int, int)} in a team's queue (a child of the training queue; "" for none). */
+  EngineRig plain(String id, int containers, int gpus, String team) {
     if (containers == 0) {
       plain.remove(id);
     } else {
-      plain.put(id, new AppView(id, new JobShape(containers, containers, gpus, 1, ""), 0, containers, "", true));
+      plain.put(id, new AppView(id, new JobShape(containers, containers, gpus, 1, ""), 0, containers, team, true));
     }
+    return this;
+  }
+
+  /** The elastic job belongs to a team: its queue is that child of the training queue. */
+  EngineRig team(String id, String team) {
+    jobs.get(id).team = team;
     return this;
   }
 
