@@ -217,11 +217,20 @@ public final class ArylMiniCluster implements AutoCloseable {
   }
 
   /**
-   * Ports the fixed RM addresses are taken from: below Linux's ephemeral range (32768-60999), and below the range the
-   * elastic AM takes its workers' master ports from (20000-32767).
+   * Surefire's number of this test JVM (system property {@code aryl.it.fork}, set from {@code surefire.forkNumber}; 1
+   * outside surefire). Test classes run in two JVMs at once, each giving fixed ports from a slice of its own.
    */
-  private static final int FIXED_PORTS_FROM = 10_000;
-  private static final int FIXED_PORTS_TO = 20_000;
+  private static final int FORK = Integer.getInteger("aryl.it.fork", 1);
+  /** Ports per slice: four JVMs at most share the range below. */
+  private static final int FIXED_PORTS_SLICE = 2_500;
+
+  /**
+   * Ports the fixed RM addresses are taken from: below Linux's ephemeral range (32768-60999), and below the range the
+   * elastic AM takes its workers' master ports from (20000-32767); in 10000-19999, this JVM's slice (see {@link #FORK}):
+   * a port another JVM found free but has not bound yet is never given here too.
+   */
+  private static final int FIXED_PORTS_FROM = 10_000 + Math.floorMod(FORK - 1, 4) * FIXED_PORTS_SLICE;
+  private static final int FIXED_PORTS_TO = FIXED_PORTS_FROM + FIXED_PORTS_SLICE;
   private static final java.util.Random PORTS = new java.util.Random();
   /** Every port {@link #freePort} gave: a free port is not bound until its RM starts, and must not be given twice. */
   private static final Set<Integer> GIVEN_PORTS = ConcurrentHashMap.newKeySet();
