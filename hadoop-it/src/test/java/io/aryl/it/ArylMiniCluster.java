@@ -18,6 +18,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,9 @@ import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.ha.HAServiceProtocol.HAServiceState;
 import org.apache.hadoop.service.Service;
 import org.apache.hadoop.yarn.FileSystemBasedConfigurationProvider;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.HAUtil;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -459,6 +462,29 @@ public final class ArylMiniCluster implements AutoCloseable {
     var node = schedulerNode(i);
     return node == null ? 0 : node.getNumContainers();
   }
+
+  /**
+   * Kills every application that has not ended and returns once none is left and no node holds a container: what a
+   * test class that shares one cluster among its tests does after each, so that the next one starts on an idle
+   * cluster whatever the last one left behind.
+   */
+  public void killAllAndAwaitIdle() throws Exception {
+    for (ApplicationReport app : client.getApplications(UNFINISHED)) {
+      client.killApplication(app.getApplicationId());
+    }
+    await("every application ended and every node empty", Duration.ofSeconds(60), () -> {
+      try {
+        return client.getApplications(UNFINISHED).isEmpty()
+            && IntStream.range(0, cluster.nodeManagers).allMatch(i -> containersOn(i) == 0);
+      } catch (YarnException | IOException e) {
+        return false;
+      }
+    });
+  }
+
+  private static final EnumSet<YarnApplicationState> UNFINISHED = EnumSet.of(YarnApplicationState.NEW,
+      YarnApplicationState.NEW_SAVING, YarnApplicationState.SUBMITTED, YarnApplicationState.ACCEPTED,
+      YarnApplicationState.RUNNING);
 
   /** Whether the active ResourceManager's scheduler has NM i. */
   public boolean registered(int i) {
