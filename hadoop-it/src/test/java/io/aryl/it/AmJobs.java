@@ -28,6 +28,12 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  * {@code yarn jar} does), and shell workers that record their environment to files.
  */
 final class AmJobs {
+  /**
+   * JVM options for the short-lived client JVMs the tests start (RunJar, the stock clients): quick to start, one GC
+   * thread. They change how fast the client starts, not what it does.
+   */
+  static final String QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+
   private AmJobs() {}
 
   /** The cluster configuration plus the AM's test settings: staging under the test dir, quick generations. */
@@ -139,8 +145,10 @@ final class AmJobs {
     try (OutputStream out = new FileOutputStream(new File(confDir, "yarn-site.xml"))) {
       conf.writeXml(out);
     }
-    List<String> cmd = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java", "-Xmx256m", "-cp",
-        confDir + File.pathSeparator + System.getProperty("java.class.path"), "org.apache.hadoop.util.RunJar", jar));
+    List<String> cmd = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java", "-Xmx256m"));
+    cmd.addAll(List.of(QUICK_JVM.split(" ")));
+    cmd.addAll(List.of("-cp", confDir + File.pathSeparator + System.getProperty("java.class.path"),
+        "org.apache.hadoop.util.RunJar", jar));
     cmd.addAll(List.of(args));
     File outFile = new File(dir, "runjar-" + System.nanoTime() + ".out");
     ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(outFile);
