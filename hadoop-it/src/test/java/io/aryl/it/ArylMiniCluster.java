@@ -229,8 +229,8 @@ public final class ArylMiniCluster implements AutoCloseable {
 
   /**
    * Ports the fixed RM addresses are taken from: below Linux's ephemeral range (32768-60999), and below the range the
-   * elastic AM takes its workers' master ports from (20000-32767); in 10000-19999, this JVM's slice (see {@link #FORK}):
-   * a port another JVM found free but has not bound yet is never given here too.
+   * elastic AM takes its workers' master ports from (20000-32767); in 10000-19999, this JVM's slice (see
+   * {@link #FORK}): a port another JVM found free but has not bound yet is never given here too.
    */
   private static final int FIXED_PORTS_FROM = 10_000 + Math.floorMod(FORK - 1, 4) * FIXED_PORTS_SLICE;
   private static final int FIXED_PORTS_TO = FIXED_PORTS_FROM + FIXED_PORTS_SLICE;

@@ -40,9 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>the ledger, the scheduler and the ResourceManager's labels agree.
  * </ul>
  *
- * Tagged {@value #TAG}: not part of the main build, run behind the {@code soak} profile (about a minute; see the module's
- * README for the command). {@code -Daryl.soak.seconds=600} soaks longer, {@code -Daryl.soak.seed=N} replays another
- * schedule, {@code -Daryl.soak.mode=restart} restarts a single ResourceManager instead of failing over.
+ * Tagged {@value #TAG}: not part of the main build, run behind the {@code soak} profile (about a minute; see the
+ * module's README for the command). {@code -Daryl.soak.seconds=600} soaks longer, {@code -Daryl.soak.seed=N} replays
+ * another schedule, {@code -Daryl.soak.mode=restart} restarts a single ResourceManager instead of failing over.
  */
 @Tag(ChaosSoakIT.TAG)
 class ChaosSoakIT {

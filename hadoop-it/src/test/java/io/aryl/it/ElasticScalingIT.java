@@ -24,13 +24,13 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Elastic scaling on a real ResourceManager: two training nodes of 8 GPUs, one cluster for the class. An elastic job E (min 2, max 16, one GPU
- * per worker) grows into the idle cluster, never beyond what its ApplicationMaster asks for; an inelastic job Q (8
- * workers) then needs room, and E gives back its flexible workers, either by releasing them when told (cooperative)
- * or by being killed once the grace is over. The round's decisions (growing only as far as the asks, the newest
- * flexible workers asked back for a gang, the kill at the grace) are specified by aryl-yarn-scheduler's
- * {@code engine.RoundEngineTest}; here, what a real ApplicationMaster receives and how fast: allocations,
- * PreemptionMessages, containers preempted with exit status -102.
+ * Elastic scaling on a real ResourceManager: two training nodes of 8 GPUs, one cluster for the class. An elastic job
+ * E (min 2, max 16, one GPU per worker) grows into the idle cluster, never beyond what its ApplicationMaster asks
+ * for; an inelastic job Q (8 workers) then needs room, and E gives back its flexible workers, either by releasing them
+ * when told (cooperative) or by being killed once the grace is over. The round's decisions (growing only as far as the
+ * asks, the newest flexible workers asked back for a gang, the kill at the grace) are specified by
+ * aryl-yarn-scheduler's {@code engine.RoundEngineTest}; here, what a real ApplicationMaster receives and how fast:
+ * allocations, PreemptionMessages, containers preempted with exit status -102.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ElasticScalingIT {
