@@ -1,8 +1,11 @@
 package io.aryl.admin;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.ErrorBody;
+import io.aryl.api.reclaim.ReclaimRequest;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -36,7 +39,8 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code aryl-admin}: the operator's view of ArylScheduler through the active ResourceManager's
- * {@code /ws/v1/cluster/aryl} ({@code status}, {@code nodes}) and reclaims on demand ({@code reclaim}). The
+ * {@code /ws/v1/cluster/aryl} ({@code status}, {@code nodes}) and reclaims on demand ({@code reclaim}), read and
+ * written as aryl-api's records ({@link SchedulerStatus}, {@link ReclaimRequest}, {@link ReclaimStatus}). The
  * ResourceManager is found from the Hadoop configuration as the loan controller finds it ({@link ActiveRmWebApp}:
  * every RM of an HA pair, following failovers). {@link #run} is the whole program; {@link #main} only exits with its
  * code.
@@ -58,10 +62,6 @@ public final class ArylAdmin implements Callable<Integer> {
   public static final int REFUSED = 1;
   public static final int USAGE = 2;
   public static final int UNREACHABLE = 3;
-
-  static final String STATUS = "/ws/v1/cluster/aryl";
-  static final String RECLAIMS = STATUS + "/reclaims";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @Spec CommandSpec spec;
 
@@ -190,8 +190,18 @@ public final class ArylAdmin implements Callable<Integer> {
 
   /** The active ResourceManager's web app, as this caller. */
   record Rm(ActiveRmWebApp web, String user) {
-    /** A 2xx answer: who answered, the body as it came, and parsed. */
-    record Reply(URI rm, String body, JsonNode json) {}
+    /** A 2xx answer: who answered, what was asked, and the body as it came. */
+    record Reply(URI rm, String method, String path, int status, String body) {
+      /** The body as the record it is, read leniently (fields this version does not know are skipped). */
+      <T> T read(Class<T> type) throws Failure {
+        try {
+          return ArylJson.read(body, type);
+        } catch (IOException notTheRecord) {
+          throw new Failure(REFUSED, "the ResourceManager at " + rm + " answered " + method + " " + path + " ("
+              + status + ") with no " + type.getSimpleName() + ": " + oneLine(abbreviate(body)));
+        }
+      }
+    }
 
     Reply call(String method, String path, String body) throws Failure {
       String query = user == null ? "" : "?user.name=" + URLEncoder.encode(user, StandardCharsets.UTF_8);
@@ -207,22 +217,24 @@ public final class ArylAdmin implements Callable<Integer> {
         }
         throw new Failure(UNREACHABLE, msg);
       }
-      JsonNode json = null;
-      try {
-        json = a.body() == null || a.body().isBlank() ? null : JSON.readTree(a.body());
-      } catch (IOException notJson) {
-        // said below
-      }
       if (a.status() / 100 != 2) {
-        String error = json != null && json.hasNonNull("error") ? json.get("error").asText() : abbreviate(a.body());
         throw new Failure(REFUSED, "the ResourceManager at " + a.rm() + " refused " + method + " " + path + " ("
-            + a.status() + "): " + oneLine(error));
+            + a.status() + "): " + oneLine(error(a.body())));
       }
-      if (json == null || !json.isObject()) {
-        throw new Failure(REFUSED, "the ResourceManager at " + a.rm() + " answered " + method + " " + path + " ("
-            + a.status() + ") with no JSON object: " + oneLine(abbreviate(a.body())));
+      return new Reply(a.rm(), method, path, a.status(), a.body());
+    }
+
+    /** The refusal's {@code error}, or the start of the body when it is not an {@link ErrorBody}. */
+    private static String error(String body) {
+      try {
+        ErrorBody e = body == null || body.isBlank() ? null : ArylJson.read(body, ErrorBody.class);
+        if (e != null && e.error() != null) {
+          return e.error();
+        }
+      } catch (IOException notJson) {
+        // an HTML page, a proxy's text: quoted below
       }
-      return new Reply(a.rm(), a.body(), json);
+      return abbreviate(body);
     }
 
     private static boolean neverDelivered(IOException e) {
@@ -275,8 +287,8 @@ public final class ArylAdmin implements Callable<Integer> {
   static final class Status extends Base {
     @Override
     void run(PrintWriter out) throws Failure {
-      Rm.Reply r = common.connect().call("GET", STATUS, null);
-      print(out, r, Views.status(r.json(), clock.getAsLong()));
+      Rm.Reply r = common.connect().call("GET", ArylPaths.STATUS, null);
+      print(out, r, Views.status(r.read(SchedulerStatus.class), clock.getAsLong()));
     }
   }
 
@@ -285,8 +297,8 @@ public final class ArylAdmin implements Callable<Integer> {
   static final class Nodes extends Base {
     @Override
     void run(PrintWriter out) throws Failure {
-      Rm.Reply r = common.connect().call("GET", STATUS, null);
-      print(out, r, Views.nodes(r.json()));
+      Rm.Reply r = common.connect().call("GET", ArylPaths.STATUS, null);
+      print(out, r, Views.nodes(r.read(SchedulerStatus.class)));
     }
   }
 
@@ -311,16 +323,9 @@ public final class ArylAdmin implements Callable<Integer> {
     void run(PrintWriter out) throws Failure {
       Rm rm = common.connect();
       long now = clock.getAsLong();
-      ObjectNode body = JSON.createObjectNode();
-      body.put("nodes", nodes);
-      if (deadline != null) {
-        body.put("deadlineMs", now + deadline.toMillis());
-      }
-      if (gpuType != null) {
-        body.put("gpuType", gpuType);
-      }
-      Rm.Reply r = rm.call("POST", RECLAIMS, body.toString());
-      print(out, r, Views.reclaim(r.json(), now));
+      ReclaimRequest body = new ReclaimRequest(nodes, deadline == null ? 0 : now + deadline.toMillis(), gpuType);
+      Rm.Reply r = rm.call("POST", ArylPaths.RECLAIMS, ArylJson.write(body));
+      print(out, r, Views.reclaim(r.read(ReclaimStatus.class), now));
     }
   }
 

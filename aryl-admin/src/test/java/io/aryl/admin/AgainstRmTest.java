@@ -3,6 +3,8 @@ package io.aryl.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -54,13 +56,12 @@ class AgainstRmTest {
   void statusAndNodes() throws Exception {
     Cli status = Cli.run("status", "--rm", url());
     assertThat(status.exit()).as(status.err()).isZero();
-    assertThat(status.out()).isEqualTo(Views.status(new com.fasterxml.jackson.databind.ObjectMapper()
-        .readTree(ViewsTest.STATUS), Cli.NOW_MS));
+    assertThat(status.out()).isEqualTo(Views.status(ArylJson.readStatus(ViewsTest.STATUS), Cli.NOW_MS));
     Cli nodes = Cli.run("nodes", "-D", "yarn.resourcemanager.webapp.address=127.0.0.1:" + rm.getAddress().getPort());
     assertThat(nodes.exit()).as(nodes.err()).isZero();
     assertThat(nodes.out()).startsWith("NODE ").contains("gpu-inf-3:45454");
-    assertThat(requests).containsExactly("GET /ws/v1/cluster/aryl?user.name=" + user(),
-        "GET /ws/v1/cluster/aryl?user.name=" + user());
+    assertThat(requests).containsExactly("GET " + ArylPaths.STATUS + "?user.name=" + user(),
+        "GET " + ArylPaths.STATUS + "?user.name=" + user());
   }
 
   @Test
@@ -79,7 +80,7 @@ class AgainstRmTest {
         + "\"deadlineMs\":" + (Cli.NOW_MS + 300_000) + ",\"jobs\":{}}";
     Cli r = Cli.run("reclaim", "--nodes", "2", "--deadline", "5m", "--gpu-type", "t4", "--rm", url());
     assertThat(r.exit()).as(r.err()).isZero();
-    assertThat(requests).containsExactly("POST /ws/v1/cluster/aryl/reclaims?user.name=" + user()
+    assertThat(requests).containsExactly("POST " + ArylPaths.RECLAIMS + "?user.name=" + user()
         + " {\"nodes\":2,\"deadlineMs\":" + (Cli.NOW_MS + 300_000) + ",\"gpuType\":\"t4\"}");
     assertThat(r.out()).startsWith("RECLAIM       9\n").contains("nodes         n1:1,n2:1\n", "(in 5m0s)");
   }
@@ -90,7 +91,7 @@ class AgainstRmTest {
     answerStatus = 201;
     answerBody = "{\"id\":9}";
     assertThat(Cli.run("reclaim", "--nodes", "1", "--rm", url()).exit()).isZero();
-    assertThat(requests).containsExactly("POST /ws/v1/cluster/aryl/reclaims?user.name=" + user() + " {\"nodes\":1}");
+    assertThat(requests).containsExactly("POST " + ArylPaths.RECLAIMS + "?user.name=" + user() + " {\"nodes\":1}");
   }
 
   @Test
@@ -101,8 +102,18 @@ class AgainstRmTest {
     Cli r = Cli.run("reclaim", "--nodes", "3", "--rm", url());
     assertThat(r.exit()).isEqualTo(ArylAdmin.REFUSED);
     assertThat(r.err()).isEqualTo("aryl-admin reclaim: the ResourceManager at " + url() + " refused POST"
-        + " /ws/v1/cluster/aryl/reclaims (400): asked for 3 loaned node(s), only 2 are loaned\n");
+        + " " + ArylPaths.RECLAIMS + " (400): asked for 3 loaned node(s), only 2 are loaned\n");
     assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("an answer that is not the status exits 1 naming what was expected and quoting what came")
+  void notTheStatus() {
+    answerBody = "{\"nodes\": \"many\"}";
+    Cli r = Cli.run("nodes", "--rm", url());
+    assertThat(r.exit()).isEqualTo(ArylAdmin.REFUSED);
+    assertThat(r.err()).isEqualTo("aryl-admin nodes: the ResourceManager at " + url() + " answered GET "
+        + ArylPaths.STATUS + " (200) with no SchedulerStatus: {\"nodes\": \"many\"}\n");
   }
 
   @Test
@@ -112,7 +123,7 @@ class AgainstRmTest {
     answerBody = "<html>\n<body>Not Found</body>\n</html>";
     Cli r = Cli.run("status", "--rm", url());
     assertThat(r.exit()).isEqualTo(ArylAdmin.REFUSED);
-    assertThat(r.err()).contains("refused GET /ws/v1/cluster/aryl (404): <html> <body>Not Found</body> </html>")
+    assertThat(r.err()).contains("refused GET " + ArylPaths.STATUS + " (404): <html> <body>Not Found</body> </html>")
         .hasLineCount(1);
   }
 
@@ -173,6 +184,6 @@ class AgainstRmTest {
         "-D", "yarn.resourcemanager.webapp.address.rm2=127.0.0.1:" + rm.getAddress().getPort());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("gpu-inf-3:45454");
-    assertThat(requests).containsExactly("/ws/v1/cluster/info", "/ws/v1/cluster/aryl");
+    assertThat(requests).containsExactly("/ws/v1/cluster/info", ArylPaths.STATUS);
   }
 }

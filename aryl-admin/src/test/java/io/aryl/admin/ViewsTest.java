@@ -2,14 +2,14 @@ package io.aryl.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** The tables drawn from the scheduler's answer (the example of the REST page, abridged). */
 class ViewsTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
   static final String STATUS = """
       {"enabled": true, "round": 5120, "roundLatencyMs": 3,
        "recovery": {"recovering": false, "waitingForNodes": []},
@@ -32,19 +32,29 @@ class ViewsTest {
           "tookMs": 12000, "late": false, "gpuSecondsLost": 0},
          {"id": 7, "phase": "DONE", "requested": 1, "returnedNodes": ["gpu-inf-2:45454"], "finishedMs": 1764431031000,
           "tookMs": 31000, "late": true, "gpuSecondsLost": 60}],
-       "loanController": {"receivedMs": 1764431870000, "status": {"instance": "lc-1", "role": "LEADER"}}}
+       "loanTarget": {"epoch": 4, "controller": "lc-1", "maxOnLoan": 1, "returnByMs": 0, "decidedMs": 1764431869990,
+                      "reason": "rate 150.0 rps needs 2 server(s) + margin 1 of 4", "receivedMs": 1764431870000,
+                      "onLoan": 1}}
       """;
 
-  private static JsonNode json(String s) throws Exception {
-    return JSON.readTree(s);
+  /** The status, read as aryl-admin reads it. */
+  private static SchedulerStatus json(String s) throws Exception {
+    return ArylJson.readStatus(s);
+  }
+
+  @Test
+  @DisplayName("the fixture names no field the status lacks: it is the scheduler's answer, abridged, not invented")
+  void fixtureHoldsToTheContract() throws Exception {
+    assertThat(ArylJson.strictReader(SchedulerStatus.class).<SchedulerStatus>readValue(STATUS))
+        .isEqualTo(json(STATUS));
   }
 
   @Test
   @DisplayName("status: one summary line, then pools, reclaims in flight, the last done newest first, elastic jobs")
   void status() throws Exception {
     assertThat(Views.status(json(STATUS), Cli.NOW_MS)).isEqualTo("""
-        Aryl scheduler: round 5120, not recovering, store zookeeper epoch 12, loan controller lc-1 LEADER reported \
-        2025-11-29T15:57:50Z (10s ago)
+        Aryl scheduler: round 5120, not recovering, store zookeeper epoch 12, loan target 1 (1 on loan) from lc-1 \
+        epoch 4, received 2025-11-29T15:57:50Z (10s ago)
 
         Pools
         POOL       NODES  GPUS  USED-GPUS  ON-LOAN  FENCED
@@ -72,8 +82,17 @@ class ViewsTest {
     String s = Views.status(json("{\"enabled\":true,\"round\":1,\"recovery\":{\"recovering\":true,"
         + "\"waitingForNodes\":[\"a:1\",\"b:1\"]},\"nodes\":[],\"applications\":[],\"reclaimsInFlight\":[],"
         + "\"reclaimsDone\":[]}"), Cli.NOW_MS);
-    assertThat(s).startsWith("Aryl scheduler: round 1, RECOVERING (waiting for 2 node(s)), no loan controller report")
+    assertThat(s).startsWith("Aryl scheduler: round 1, RECOVERING (waiting for 2 node(s)), no loan target")
         .contains("Reclaims in flight\n(none)\n", "Reclaims done (last 0 of 0)\n(none)\n", "Elastic jobs\n(none)\n");
+  }
+
+  @Test
+  @DisplayName("the summary shows a lowered target with the deadline of the nodes above it")
+  void loweredTarget() throws Exception {
+    String s = Views.summary(json("{\"enabled\":true,\"round\":7,\"loanTarget\":{\"epoch\":5,\"controller\":\"lc-2\","
+        + "\"maxOnLoan\":0,\"returnByMs\":1764432000000,\"receivedMs\":1764431870000,\"onLoan\":2}}"), Cli.NOW_MS);
+    assertThat(s).isEqualTo("Aryl scheduler: round 7, not recovering, loan target 0 (2 on loan, the rest back by"
+        + " 2025-11-29T16:00:00Z (in 2m0s)) from lc-2 epoch 5, received 2025-11-29T15:57:50Z (10s ago)");
   }
 
   @Test
@@ -97,10 +116,10 @@ class ViewsTest {
   @Test
   @DisplayName("reclaim: the reclaim's id, phase, nodes, deadline and the jobs it touches")
   void reclaim() throws Exception {
-    assertThat(Views.reclaim(json("""
+    assertThat(Views.reclaim(ArylJson.read("""
         {"id": 8, "phase": "DRAINING", "requested": 2, "nodes": ["gpu-inf-3:45454", "gpu-inf-5:45454"],
          "deadlineMs": 1764432000000, "jobs": {"application_1764400000000_0042": "SHRINK"}, "plannedCostGpuS": 120}
-        """), Cli.NOW_MS)).isEqualTo("""
+        """, ReclaimStatus.class), Cli.NOW_MS)).isEqualTo("""
         RECLAIM       8
         phase         DRAINING
         asked         2

@@ -1,7 +1,10 @@
 package io.aryl.am;
 
+import io.aryl.api.conf.PoolConf;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -11,12 +14,6 @@ import org.apache.hadoop.conf.Configuration;
  * ({@link GangFitCheck}), the checkpoint directory ({@link CheckpointDirCheck}).
  */
 final class SubmissionChecks {
-  /**
-   * The scheduler's key (aryl-yarn-scheduler's ArylConf) naming the inference pool's label, read from the same
-   * yarn-site.xml: its nodes are the ones that may be lent to training.
-   */
-  static final String INFERENCE_LABEL = "aryl.scheduler.inference.label";
-  static final String INFERENCE_LABEL_DEFAULT = "inference";
   /**
    * The scheduler's key (aryl-yarn-scheduler's ArylConf) declaring the cluster's GPU types. Checked only when this
    * client's configuration sets it; otherwise the ResourceManager checks {@code --gpu-types} at submission.
@@ -44,14 +41,33 @@ final class SubmissionChecks {
    * @throws IllegalArgumentException for the first check that refuses the job, naming the option and the value
    */
   static List<String> check(JobSpec spec, ClusterFacts facts, Configuration conf) {
+    refuseRenamedKeys(conf);
     QueueCheck.Queue queue = QueueCheck.leaf(spec.queue(), facts.queues());
     ContainerSizeCheck.check(spec.gpusPerWorker(), facts.maxContainerGpus());
     List<String> warnings = new ArrayList<>();
     GangFitCheck.check(spec.minWorkers(), spec.gpusPerWorker(), queue.defaultNodeLabel(),
-        conf.getTrimmed(INFERENCE_LABEL, INFERENCE_LABEL_DEFAULT), facts.nodes()).ifPresent(warnings::add);
+        inferenceLabel(conf), facts.nodes()).ifPresent(warnings::add);
     CheckpointDirCheck.check(spec.checkpointDir(), conf);
     checkGpuTypes(spec.gpuTypes(), conf.getTrimmed(GPU_TYPES, ""));
     return warnings;
+  }
+
+  /**
+   * The inference pool's label, from the key the scheduler and the loan controller read in the same yarn-site.xml
+   * (aryl-api's {@link PoolConf}): its nodes are the ones that may be lent to training.
+   */
+  static String inferenceLabel(Configuration conf) {
+    return conf.getTrimmed(PoolConf.INFERENCE_LABEL.key(), PoolConf.INFERENCE_LABEL.defaultValue());
+  }
+
+  /** A pool's label under a key it no longer has would be ignored here: refused, naming the key to set instead. */
+  private static void refuseRenamedKeys(Configuration conf) {
+    for (Map.Entry<String, String> e : conf) {
+      Optional<String> renamed = PoolConf.renamed(e.getKey(), e.getValue());
+      if (renamed.isPresent()) {
+        throw new IllegalArgumentException(renamed.get());
+      }
+    }
   }
 
   /** Every type asked for must be one the cluster declares, when this client knows which. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.aryl.am.GangFitCheck.Node;
 import io.aryl.am.QueueCheck.Queue;
 import io.aryl.am.SubmissionChecks.ClusterFacts;
+import io.aryl.api.conf.PoolConf;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,10 +83,22 @@ class SubmissionChecksTest {
   @DisplayName("the lendable pool is the scheduler's inference label, read from the same configuration")
   void inferenceLabelFromTheSchedulersKey() {
     Configuration conf = new Configuration(false);
-    conf.set(SubmissionChecks.INFERENCE_LABEL, "serving");
+    conf.set(PoolConf.INFERENCE_LABEL.key(), "serving");
     assertThatThrownBy(() -> SubmissionChecks.check(spec("training", 3, 8, ""), FACTS, conf))
         .hasMessage("--min-workers 3 needs 3 workers of 8 GPUs at once; the training pool holds at most 2"
             + " (2 nodes now)");
+  }
+
+  @Test
+  @DisplayName("the label under the scheduler's old key is refused, naming the key to set, not silently ignored")
+  void oldInferenceLabelKeyRefused() {
+    Configuration conf = new Configuration(false);
+    conf.set("aryl.scheduler.inference.label", "serving");
+    assertThatThrownBy(() -> SubmissionChecks.check(spec("training", 1, 1, ""), FACTS, conf))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("configuration key aryl.scheduler.inference.label=serving was renamed to"
+            + " aryl.pools.inference.label: set aryl.pools.inference.label=serving instead (the scheduler, the loan"
+            + " controller and aryl-am all read it)");
   }
 
   @Test

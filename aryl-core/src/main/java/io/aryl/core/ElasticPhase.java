@@ -2,6 +2,7 @@ package io.aryl.core;
 
 import io.aryl.core.elastic.ElasticAllocator;
 import io.aryl.core.elastic.KnapsackGroup;
+import io.aryl.core.model.BelowMax;
 import io.aryl.core.placement.FreeGpuIndex;
 import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
@@ -32,9 +33,12 @@ final class ElasticPhase {
     this.allocator = new ElasticAllocator(config.exactKnapsackOpsLimit());
   }
 
-  /** What phase 2 chose: per elastic job (in {@code jobs} order) its knapsack group and the extras it got. */
-  record Growth(List<PlacedJob> jobs, List<KnapsackGroup> groups, int[] got) {
-    static final Growth NONE = new Growth(List.of(), List.of(), new int[0]);
+  /**
+   * What phase 2 chose: per elastic job (in {@code jobs} order) its knapsack group, the extras the knapsack chose for
+   * it ({@code want}) and the extras it got.
+   */
+  record Growth(List<PlacedJob> jobs, List<KnapsackGroup> groups, int[] want, int[] got) {
+    static final Growth NONE = new Growth(List.of(), List.of(), new int[0], new int[0]);
   }
 
   /** Gives extras to the elastic jobs of {@code placed} that are not settled, taking their GPUs from the budget. */
@@ -113,7 +117,7 @@ final class ElasticPhase {
       smallest = Math.min(smallest, g);
     }
     if (room < smallest) {
-      return new Growth(elastic, groups, got);
+      return new Growth(elastic, groups, want, got);
     }
     // Only jobs that gain from one more worker take part: the others would place none and change no room, so
     // leaving them out of the order (most jobs of a round, at their widest) changes nothing but the sort's length.
@@ -147,7 +151,97 @@ final class ElasticPhase {
         break;
       }
     }
-    return new Growth(elastic, groups, got);
+    return new Growth(elastic, groups, want, got);
+  }
+
+  /**
+   * Why phase 2 left each job of {@code growth} below its {@code maxWorkers}, into {@code out} by job id, read off
+   * what it decided (each job's knapsack group, the extras the knapsack chose and those placed) and the GPUs {@code
+   * budget} has left spare after it:
+   *
+   * <ul>
+   *   <li>it got fewer extras than the knapsack chose for it, or every extra the spare GPUs of its types held when
+   *       phase 2 began ({@link KnapsackGroup#maxItem()}): no room ({@link BelowMax.NoRoom});
+   *   <li>otherwise the knapsack chose fewer than fitted. If room is left for one more of its workers, one more was
+   *       not worth its pause ({@link BelowMax.NotWorthThePause}): the pass after placement gives one more worker to
+   *       every job that gains from it while there is room for one. If no room is left and a wider item that fitted
+   *       was worth more, the GPUs went to jobs worth more per GPU ({@link BelowMax.OthersWorthMore}); if none was,
+   *       not worth the pause.
+   * </ul>
+   */
+  void whyBelowMax(Growth growth, GpuBudget budget, ServerTable table, Map<String, BelowMax> out) {
+    Map<Long, Room> rooms = null; // the same for every job of one worker size and set of types
+    for (int i = 0; i < growth.jobs().size(); i++) {
+      PlacedJob p = growth.jobs().get(i);
+      int got = growth.got()[i];
+      if (p.job.minWorkers() + got >= p.job.maxWorkers()) {
+        continue;
+      }
+      if (rooms == null) {
+        rooms = new HashMap<>();
+      }
+      int gpus = p.job.gpusPerWorker();
+      Room room = rooms.computeIfAbsent(gpus * 1_000_003L + ServerTable.mask(p.types),
+          k -> Room.of(gpus, p.types, budget, table));
+      KnapsackGroup g = growth.groups().get(i);
+      if (got < growth.want()[i] || got >= g.maxItem()) {
+        out.put(p.job.id(), room.noRoom()); // what the knapsack chose did not fit, or nothing more fitted at all
+        continue;
+      }
+      int worth = 0; // with no room left: the fewest more workers that fitted and were worth more than it got
+      for (int more = 1; room.fitting() == 0 && got + more <= g.maxItem() && worth == 0; more++) {
+        if (g.value(got + more) > g.value(got)) {
+          worth = more;
+        }
+      }
+      out.put(p.job.id(), worth > 0
+          ? new BelowMax.OthersWorthMore(worth, gainS(p, got, worth), pauseS(p, got, worth))
+          : new BelowMax.NotWorthThePause(gainS(p, got, 1), pauseS(p, got, 1)));
+    }
+  }
+
+  /** Predicted seconds {@code more} workers save a job running {@code got} extras. */
+  private static double gainS(PlacedJob p, int got, int more) {
+    int width = p.job.minWorkers() + got;
+    return p.job.predictedRuntimeAt(width) - p.job.predictedRuntimeAt(width + more);
+  }
+
+  /**
+   * The re-scale pause {@code more} workers add to a job running {@code got} extras, as {@link
+   * ElasticAllocator#groupFor} prices items: a running job pays one whenever its width changes, so only the item of
+   * the extras it runs now pays none.
+   */
+  private double pauseS(PlacedJob p, int got, int more) {
+    boolean pausesWider = p.running && got + more != p.flexibleNowCount;
+    boolean pausesNow = p.running && got != p.flexibleNowCount;
+    return pausesWider && !pausesNow ? config.rescaleOverheadS() : 0;
+  }
+
+  /**
+   * What the budget has left for workers of one size on a set of types: how many fit, and the spare GPUs as {@link
+   * BelowMax.NoRoom} says them.
+   */
+  private record Room(int fitting, BelowMax.NoRoom noRoom) {
+    static Room of(int gpus, boolean[] types, GpuBudget budget, ServerTable table) {
+      int spare = 0;
+      int largest = 0;
+      int fitting = 0;
+      for (int s = 0; s < table.size(); s++) {
+        if (table.open(s) && types[table.typeIndex(s)]) {
+          int free = budget.spare(s);
+          spare += free;
+          largest = Math.max(largest, free);
+          fitting += free / gpus;
+        }
+      }
+      List<String> names = new ArrayList<>();
+      for (int t = 0; t < types.length; t++) {
+        if (types[t]) {
+          names.add(table.types().get(t).name());
+        }
+      }
+      return new Room(fitting, new BelowMax.NoRoom(names, spare, largest));
+    }
   }
 
   /**

@@ -3,11 +3,13 @@ package io.aryl.core;
 import io.aryl.core.admission.Admission;
 import io.aryl.core.elastic.ElasticAllocator;
 import io.aryl.core.model.Allocation;
+import io.aryl.core.model.BelowMax;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.JobAllocations;
 import io.aryl.core.model.Plan;
 import io.aryl.core.model.Pool;
+import io.aryl.core.model.QueuePlace;
 import io.aryl.core.model.Server;
 import io.aryl.core.placement.GpuBudget;
 import io.aryl.core.placement.ServerTable;
@@ -19,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -41,8 +44,16 @@ import java.util.TreeMap;
  * {@link Plan.Change#PREEMPT}ed. Phase 2 first offers each tenant's idle guarantee to its own elastic jobs, then
  * shares the GPUs still spare among every tenant's elastic jobs by value (see {@link ElasticPhase}).
  * With one tenant or none the round is exactly the round without tenants.
+ *
+ * <p><b>Why.</b> The plan records its reasons as the round takes them, at no second computation: where admission put
+ * every queued job it left waiting ({@link Plan#waiting()}: its place in the offer order, its standing with the
+ * starvation guard, whether servers are held for it), and why phase 2 did not widen each elastic job it runs below
+ * its maximum ({@link Plan#belowMax()}, see {@link ElasticPhase#whyBelowMax}).
  */
 public final class RoundPlanner {
+  private static final BelowMax ELASTIC_OFF = new BelowMax.ElasticOff();
+  private static final BelowMax MOVED_WHOLE = new BelowMax.MovedWhole();
+
   private final PolicyConfig config;
   private final Admission admission;
   private final ElasticPhase phase2;
@@ -168,11 +179,14 @@ public final class RoundPlanner {
       placed.add(PlacedJob.admitted(e.getKey(), e.getValue()));
     }
 
+    Map<String, BelowMax> belowMax = new HashMap<>();
     if (config.elastic()) {
       if (config.speedAware()) {
         tierMoves.apply(placed, budget, table);
       }
-      phase2.grow(placed, budget, table, tenants == null ? null : idleQuota(state, placed, table));
+      ElasticPhase.Growth growth =
+          phase2.grow(placed, budget, table, tenants == null ? null : idleQuota(state, placed, table));
+      phase2.whyBelowMax(growth, budget, table, belowMax);
     }
 
     // Most jobs keep the very allocation they started the round with: the targets are the snapshot's, changed where
@@ -186,8 +200,33 @@ public final class RoundPlanner {
       if (target != p.now) {
         changed.put(p.job.id(), target);
       }
+      if (p.job.isElastic() && (!config.elastic() || p.settled) && target.totalWorkers() < p.job.maxWorkers()) {
+        belowMax.put(p.job.id(), config.elastic() ? MOVED_WHOLE : ELASTIC_OFF);
+      }
     }
-    return Plan.between(state, state.allocations().with(changed));
+    return Plan.between(state, state.allocations().with(changed))
+        .withReasons(waiting(admitted, state.nowS()), belowMax);
+  }
+
+  /** Where admission put each queued job it did not admit: its place in the offer order, and the guard's say. */
+  private Map<String, QueuePlace> waiting(Admission.Result admitted, double nowS) {
+    if (admitted.offered().size() == admitted.admitted().size()) {
+      return Map.of(); // nobody left waiting
+    }
+    Set<Job> lane = admitted.lane().isEmpty() ? Set.of() : new HashSet<>(admitted.lane());
+    Map<String, QueuePlace> out = new HashMap<>();
+    int offeredBefore = 0;
+    int waitingAhead = 0;
+    for (Job job : admitted.offered()) {
+      if (!admitted.admitted().containsKey(job)) {
+        QueuePlace.Standing standing = !admission.isStarving(job, nowS) ? QueuePlace.Standing.NOT_STARVING
+            : lane.contains(job) ? QueuePlace.Standing.IN_THE_LANE : QueuePlace.Standing.OUTSIDE_THE_LANE;
+        out.put(job.id(), new QueuePlace(waitingAhead++, offeredBefore, standing,
+            admitted.reservedFor().contains(job.id())));
+      }
+      offeredBefore++;
+    }
+    return out;
   }
 
   private ServerTable tableOf(List<Server> servers) {

@@ -1,7 +1,8 @@
 package io.aryl.demo;
 
+import io.aryl.api.status.NodeStatus;
 import io.aryl.conf.TemplateConf;
-import io.aryl.yarn.ArylMetrics;
+import io.aryl.yarn.rm.ArylMetrics;
 import io.aryl.yarn.ArylScheduler;
 import java.io.File;
 import java.io.IOException;
@@ -211,12 +212,9 @@ final class DemoCluster implements AutoCloseable {
    */
   Map<String, String> loanedGpuTypes() {
     Map<String, String> out = new java.util.TreeMap<>();
-    if (scheduler() instanceof ArylScheduler a && a.arylEnabled()
-        && a.arylStatus().get("loanedNodes") instanceof List<?> nodes) {
-      for (Object n : nodes) {
-        if (n instanceof Map<?, ?> m) {
-          out.put(String.valueOf(m.get("node")), m.get("gpuType") + " (speed " + m.get("gpuSpeed") + ")");
-        }
+    if (scheduler() instanceof ArylScheduler a && a.aryl().running()) {
+      for (NodeStatus n : a.aryl().status().loanedNodes()) {
+        out.put(n.node(), n.gpuType() + " (speed " + n.gpuSpeed() + ")");
       }
     }
     return out;
@@ -255,7 +253,7 @@ final class DemoCluster implements AutoCloseable {
 
   /** Aryl's metrics, or null when Aryl is off. */
   ArylMetrics arylMetrics() {
-    return scheduler() instanceof ArylScheduler a ? a.metrics() : null;
+    return scheduler() instanceof ArylScheduler a ? a.aryl().metrics() : null;
   }
 
   NodeId nodeId(int i) {

@@ -2,7 +2,8 @@ package io.aryl.demo;
 
 import io.aryl.am.JobSpec;
 import io.aryl.am.JobSubmitter;
-import io.aryl.yarn.ArylMetrics;
+import io.aryl.api.ArylPaths;
+import io.aryl.yarn.rm.ArylMetrics;
 import java.io.File;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -98,7 +99,7 @@ final class DemoRun {
             s.inferenceDay(), s.windowS(), s.timeScale(), s.durationMs()) : null;
         JobSubmitter submitter = new JobSubmitter(cluster.conf())) {
       out.printf("   ResourceManager web UI: %s (scheduler: %s/cluster/scheduler%s)%n", cluster.webAddress(),
-          cluster.webAddress(), s.aryl() ? ", Aryl: " + cluster.webAddress() + "/ws/v1/cluster/aryl" : "");
+          cluster.webAddress(), s.aryl() ? ", Aryl: " + cluster.webAddress() + ArylPaths.STATUS : "");
       out.println(s.aryl() ? "   ArylScheduler on, policy " + s.mode().policy()
           + "; the loan controller replays the inference curve"
           : "   Aryl off: the stock Capacity Scheduler, no loans (inference nodes stay inference)");
@@ -268,8 +269,8 @@ final class DemoRun {
       }
     }
     String demand = loans == null ? ""
-        : String.format(Locale.ROOT, " | inference demand %.0f rps, needs %d node%s", loans.rate(),
-            loans.serversNeeded(), loans.serversNeeded() == 1 ? "" : "s");
+        : String.format(Locale.ROOT, " | inference demand %.0f rps, needs %d node%s, loan target %s", loans.rate(),
+            loans.serversNeeded(), loans.serversNeeded() == 1 ? "" : "s", loans.target() < 0 ? "-" : loans.target());
     out.printf(Locale.ROOT, "   [%-8s %s] pools: inference %d, training %d + %d loaned | jobs: %d running, %d "
         + "queued, %d done, %d to come | training GPUs %d/%d%s%n", s.label(), clock(now), p.inferenceNodes(),
         p.trainingNodes(), p.loanedNodes(), running, queued, done, toCome, p.trainingUsedGpus(), p.trainingGpus(),

@@ -1,11 +1,12 @@
 package io.aryl.demo;
 
 import io.aryl.core.loan.LoanPolicy;
+import io.aryl.labels.ActiveRmWebApp;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanDecider;
 import io.aryl.labels.RateTrace;
 import io.aryl.labels.ReplayDemand;
-import io.aryl.labels.YarnPools;
+import io.aryl.labels.SchedulerResource;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -21,7 +22,8 @@ import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 
 /**
  * The loan side of a run: an embedded ZooKeeper, and one loan controller that replays a day of the inference curve
- * compressed to the run's length and loans idle inference nodes to training, or asks them back, accordingly.
+ * compressed to the run's length and sets the loan target accordingly; the scheduler lends idle inference nodes to
+ * training up to it, and takes back what is above it.
  */
 final class Loans implements AutoCloseable {
   private final List<AutoCloseable> open = new ArrayList<>();
@@ -77,15 +79,15 @@ final class Loans implements AutoCloseable {
     double headroom = 0.2;
     policy = new LoanPolicy(Math.max(1e-6, peak * (1 + headroom) / cluster.inferenceNodes()), headroom, 0);
     demand = new ReplayDemand(RateTrace.of(rows), timeScale, 0, 1, System::currentTimeMillis);
-    YarnPools pools = new YarnPools(cluster.conf(), cluster.webAddress());
-    open.add(pools);
-    // Test-sized timings: a decision a second, a loan after 2 s of low demand, no loan within 5% of the run after a
-    // reclaim, reclaims due in 1/12 of the run (at least 10 s).
+    SchedulerResource scheduler = new SchedulerResource(ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm",
+        cluster.webAddress())));
+    // Test-sized timings: a decision a second, a higher target after 2 s of low demand, none within 5% of the run after
+    // lowering it, the nodes above a lowered target due in 1/12 of the run (at least 10 s).
     long cooldownMs = Math.max(3_000, durationMs / 20);
     long deadlineMs = Math.max(10_000, durationMs / 12);
-    LoanController.Config config = new LoanController.Config("demo", "inference", "training",
-        "/aryl/loan-controller", 1_000, deadlineMs, new LoanDecider.Settings(policy, 2_000, cooldownMs, 4));
-    controller = new LoanController(client, config, List.of(demand), pools, System::currentTimeMillis);
+    LoanController.Config config = new LoanController.Config("demo", "/aryl/loan-controller", 1_000,
+        new LoanDecider.Settings(policy, 2_000, cooldownMs, 4, deadlineMs));
+    controller = new LoanController(client, config, List.of(demand), scheduler, System::currentTimeMillis);
     open.add(controller);
     controller.start();
   }
@@ -100,12 +102,9 @@ final class Loans implements AutoCloseable {
     return policy == null ? 0 : policy.serversNeeded(rate());
   }
 
-  long nodesLoaned() {
-    return controller == null ? 0 : controller.nodesLoaned();
-  }
-
-  long reclaimsRequested() {
-    return controller == null ? 0 : controller.reclaimsRequested();
+  /** How many inference nodes the controller's last decision allows on loan; -1 before one. */
+  int target() {
+    return controller == null ? -1 : controller.lastTarget();
   }
 
   static int freePort() throws IOException {

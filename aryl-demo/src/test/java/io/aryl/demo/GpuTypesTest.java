@@ -2,7 +2,7 @@ package io.aryl.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.aryl.yarn.GpuCatalog;
+import io.aryl.yarn.conf.GpuCatalog;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;

@@ -1,7 +1,7 @@
 package io.aryl.sls;
 
 import io.aryl.conf.TemplateConf;
-import io.aryl.yarn.ArylConf;
+import io.aryl.yarn.conf.ArylConf;
 import java.io.File;
 import java.util.List;
 import java.util.Locale;

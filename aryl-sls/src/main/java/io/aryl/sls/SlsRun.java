@@ -2,8 +2,8 @@ package io.aryl.sls;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.aryl.api.conf.PoolConf;
 import io.aryl.sls.SlsConf.Scheduler;
-import io.aryl.yarn.ArylConf;
 import io.aryl.yarn.ArylScheduler;
 import java.io.File;
 import java.io.IOException;
@@ -72,7 +72,7 @@ public final class SlsRun {
     sls.start();
     ResourceManager rm = SlsInternals.rm(sls);
     if (rm.getResourceScheduler() instanceof ArylScheduler aryl) {
-      aryl.metrics().onRound((wallMs, cpuMs) -> {
+      aryl.aryl().metrics().onRound((wallMs, cpuMs) -> {
         roundsMs.add(wallMs);
         roundsCpuMs.add(cpuMs);
       });
@@ -108,7 +108,7 @@ public final class SlsRun {
     store.start();
     try {
       List<NodeLabel> labels = new ArrayList<>();
-      for (ArylConf key : List.of(ArylConf.INFERENCE_LABEL, ArylConf.TRAINING_LABEL)) {
+      for (PoolConf key : PoolConf.values()) {
         String name = conf.get(key.key(), key.defaultValue());
         if (!store.getClusterNodeLabelNames().contains(name)) {
           labels.add(NodeLabel.newInstance(name, true));

@@ -62,9 +62,9 @@ class AllocatedWorkersLeaveTheAskTest {
 
     // Both inference nodes are lent to training, and a round runs before E's next heartbeat.
     loan();
-    rm.aryl.runRound();
-    assertThat(rm.application(e).get("askedWorkers")).isEqualTo(0);
-    assertThat(rm.application(e).get("targetByNode")).as("E's target").isEqualTo(Map.of("127.1.0.1", 8));
+    rm.aryl.aryl().runRound();
+    assertThat(rm.application(e).askedWorkers()).isEqualTo(0);
+    assertThat(rm.application(e).targetByNode()).as("E's target").isEqualTo(Map.of("127.1.0.1", 8));
     rm.heartbeat(loanedA);
     rm.heartbeat(loanedB);
     assertThat(e.allocate(List.of(MockArylRm.workers(0, 1)), List.of()).getAllocatedContainers())
@@ -95,16 +95,16 @@ class AllocatedWorkersLeaveTheAskTest {
     // The ApplicationMaster asks for one worker more (9 in all, by YARN's absolute asks) in the very heartbeat that
     // hands it the 8: it had not seen them when it counted.
     assertThat(MockArylRm.byNode(rm.ask(e, 9, 1))).isEqualTo(first);
-    rm.aryl.runRound();
-    assertThat(rm.application(e).get("askedWorkers")).isEqualTo(1);
-    assertThat(rm.application(e).get("targetWorkers")).isEqualTo(9);
+    rm.aryl.aryl().runRound();
+    assertThat(rm.application(e).askedWorkers()).isEqualTo(1);
+    assertThat(rm.application(e).targetWorkers()).isEqualTo(9);
     assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers()).isEmpty(); // takes the grant
     for (MockNM nm : List.of(own, loanedA, loanedB)) {
       rm.heartbeat(nm);
     }
     assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers()).hasSize(1);
-    rm.aryl.runRound();
-    assertThat(rm.application(e).get("askedWorkers")).isEqualTo(0);
+    rm.aryl.aryl().runRound();
+    assertThat(rm.application(e).askedWorkers()).isEqualTo(0);
   }
 
   /**
@@ -112,7 +112,7 @@ class AllocatedWorkersLeaveTheAskTest {
    * planning thread may push its grants while the ask's own heartbeat still passes the grants of the round before.
    */
   private void round(MockAM... ams) throws Exception {
-    rm.aryl.runRound();
+    rm.aryl.aryl().runRound();
     for (MockAM am : ams) {
       assertThat(am.allocate(List.of(), List.of()).getAllocatedContainers()).isEmpty();
     }

@@ -53,7 +53,7 @@ class GangWaitsForItsRoomTest {
   void gangStartsWholeAfterTheDrains() throws Exception {
     MockAM p = rm.submit("p", new JobShape(2, 4, 2, 600, ""));
     rm.ask(p, 4, 2);
-    rm.aryl.runRound();
+    rm.aryl.aryl().runRound();
     p.allocate(List.of(), List.of()); // takes the grant
     rm.heartbeat(own);
     List<Container> pWorkers = p.allocate(List.of(), List.of()).getAllocatedContainers();
@@ -61,7 +61,7 @@ class GangWaitsForItsRoomTest {
 
     MockAM q = rm.submit("q", new JobShape(2, 2, 2, 60, ""));
     rm.ask(q, 2, 2);
-    rm.aryl.runRound();
+    rm.aryl.aryl().runRound();
     assertThat(rm.targetByNode(q)).as("Q's target").isEqualTo(Map.of(NODE, 2));
     assertThat(rm.targetByNode(p)).as("P's target").isEqualTo(Map.of(NODE, 2));
     List<ContainerId> drained = preempted(p.allocate(List.of(), List.of()));
@@ -73,7 +73,7 @@ class GangWaitsForItsRoomTest {
     rm.heartbeat(own);
     assertThat(q.allocate(List.of(), List.of()).getAllocatedContainers()).as("Q's workers with half its room free")
         .isEmpty();
-    rm.aryl.runRound();
+    rm.aryl.aryl().runRound();
     assertThat(rm.targetByNode(q)).as("Q's target after a round in between").isEqualTo(Map.of(NODE, 2));
     assertThat(rm.targetByNode(p)).as("P's target after a round in between").isEqualTo(Map.of(NODE, 2));
 

@@ -1,5 +1,6 @@
 package io.aryl.yarn;
 
+import io.aryl.api.status.ApplicationStatus;
 import io.aryl.core.job.JobShape;
 import java.io.File;
 import java.nio.file.Path;
@@ -31,21 +32,21 @@ import org.slf4j.event.Level;
  * the test says so. The configuration is the conf-templates one; ApplicationMasters run on a node of their own on the
  * default partition, workers are asked for in the training partition.
  */
-final class MockArylRm implements AutoCloseable {
-  static final String GPU = ResourceInformation.GPU_URI;
-  static final String TRAINING = "training";
-  static final String INFERENCE = "inference";
+public final class MockArylRm implements AutoCloseable {
+  public static final String GPU = ResourceInformation.GPU_URI;
+  public static final String TRAINING = "training";
+  public static final String INFERENCE = "inference";
 
-  final MockRM rm;
-  final ArylScheduler aryl;
+  public final MockRM rm;
+  public final ArylScheduler aryl;
   private final MockNM amNode;
 
-  MockArylRm(Path dir) throws Exception {
+  public MockArylRm(Path dir) throws Exception {
     this(dir, ArylScheduler.class);
   }
 
   /** @param scheduler ArylScheduler or a test's subclass of it */
-  MockArylRm(Path dir, Class<? extends ArylScheduler> scheduler) throws Exception {
+  public MockArylRm(Path dir, Class<? extends ArylScheduler> scheduler) throws Exception {
     YarnConfiguration conf = TemplateFiles.conf();
     conf.set(YarnConfiguration.RM_SCHEDULER, scheduler.getName());
     conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(dir.toFile(), "labels").toURI().toString());
@@ -61,7 +62,7 @@ final class MockArylRm implements AutoCloseable {
   }
 
   /** Registers a node of 8 GPUs at {@code host}, labelled {@code label}. */
-  MockNM gpuNode(String host, String label) throws Exception {
+  public MockNM gpuNode(String host, String label) throws Exception {
     rm.getRMContext().getNodeLabelManager().replaceLabelsOnNode(Map.of(nodeId(host), Set.of(label)));
     MockNM nm = rm.registerNode(host + ":8041", Resource.newInstance(64 * 1024, 32, Map.of(GPU, 8L)));
     rm.drainEvents();
@@ -69,11 +70,11 @@ final class MockArylRm implements AutoCloseable {
   }
 
   /** The node the ApplicationMasters run on (no GPUs, default partition). */
-  MockNM amNode() {
+  public MockNM amNode() {
     return amNode;
   }
 
-  void relabel(String label, String... hosts) throws Exception {
+  public void relabel(String label, String... hosts) throws Exception {
     Map<NodeId, Set<String>> m = new TreeMap<>();
     for (String h : hosts) {
       m.put(nodeId(h), Set.of(label));
@@ -82,7 +83,7 @@ final class MockArylRm implements AutoCloseable {
     rm.drainEvents();
   }
 
-  MockAM submit(String name, JobShape shape) throws Exception {
+  public MockAM submit(String name, JobShape shape) throws Exception {
     RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
         .createWithResource(Resource.newInstance(1024, 1), rm)
         .withAppName(name)
@@ -103,7 +104,7 @@ final class MockArylRm implements AutoCloseable {
    * the attempt to be SCHEDULED: the asynchronous scheduling thread may allocate the master container before that
    * wait looks, and the wait then times out.
    */
-  MockAM launchAndRegister(RMApp app) throws Exception {
+  public MockAM launchAndRegister(RMApp app) throws Exception {
     rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
     RMAppAttempt attempt = app.getCurrentAppAttempt();
     GenericTestUtils.waitFor(() -> {
@@ -125,7 +126,7 @@ final class MockArylRm implements AutoCloseable {
    * The ApplicationMaster's heartbeat with a new ask of n workers of {@code gpus} GPUs, which starts a round on the
    * planning thread: returns once that round ran, so that it cannot run later in the middle of a step.
    */
-  List<Container> ask(MockAM am, int n, int gpus) throws Exception {
+  public List<Container> ask(MockAM am, int n, int gpus) throws Exception {
     long before = rounds();
     List<Container> handed = am.allocate(List.of(workers(n, gpus)), List.of()).getAllocatedContainers();
     GenericTestUtils.waitFor(() -> rounds() > before, 10, 10_000);
@@ -133,45 +134,42 @@ final class MockArylRm implements AutoCloseable {
     return handed;
   }
 
-  long rounds() {
-    return ((Number) aryl.arylStatus().get("round")).longValue();
+  public long rounds() {
+    return aryl.aryl().status().round();
   }
 
   /** A new request object every time, as over RPC. */
-  static ResourceRequest workers(int n, int gpus) {
+  public static ResourceRequest workers(int n, int gpus) {
     return ResourceRequest.newInstance(Priority.newInstance(1), ResourceRequest.ANY,
         Resource.newInstance(1024, 1, Map.of(GPU, (long) gpus)), n, true, TRAINING);
   }
 
-  void heartbeat(MockNM nm) throws Exception {
+  public void heartbeat(MockNM nm) throws Exception {
     nm.nodeHeartbeat(true);
     rm.drainEvents();
   }
 
   /** The application's entry in Aryl's status. */
-  @SuppressWarnings("unchecked")
-  Map<String, Object> application(MockAM am) {
+  public ApplicationStatus application(MockAM am) {
     String id = am.getApplicationAttemptId().getApplicationId().toString();
-    for (Map<String, Object> a : (List<Map<String, Object>>) aryl.arylStatus().get("applications")) {
-      if (id.equals(a.get("application"))) {
-        return a;
-      }
+    ApplicationStatus a = aryl.aryl().status().application(id);
+    if (a == null) {
+      throw new AssertionError(id + " is not in the status");
     }
-    throw new AssertionError(id + " is not in the status");
+    return a;
   }
 
-  @SuppressWarnings("unchecked")
-  Map<String, Integer> targetByNode(MockAM am) {
-    return (Map<String, Integer>) application(am).get("targetByNode");
+  public Map<String, Integer> targetByNode(MockAM am) {
+    return application(am).targetByNode();
   }
 
-  static Map<String, Integer> byNode(List<Container> containers) {
+  public static Map<String, Integer> byNode(List<Container> containers) {
     Map<String, Integer> out = new TreeMap<>();
     containers.forEach(c -> out.merge(c.getNodeId().getHost(), 1, Integer::sum));
     return out;
   }
 
-  static NodeId nodeId(String host) {
+  public static NodeId nodeId(String host) {
     return NodeId.newInstance(host, 8041);
   }
 

@@ -58,7 +58,7 @@ class PlainAppWaitsForItsRoomTest {
   void roundsRunWhileAPlainApplicationWaitsForDrains() throws Exception {
     MockAM elastic = rm.submit("elastic", new JobShape(2, 4, 2, 600, ""));
     rm.ask(elastic, 4, 2);
-    rm.aryl.runRound();
+    rm.aryl.aryl().runRound();
     elastic.allocate(List.of(), List.of()); // takes the grant
     rm.heartbeat(own);
     assertThat(elastic.allocate(List.of(), List.of()).getAllocatedContainers()).as("the elastic job's workers")
@@ -66,17 +66,17 @@ class PlainAppWaitsForItsRoomTest {
 
     MockAM plain = submitPlain("plain-gpu-app");
     plain.allocate(List.of(MockArylRm.workers(2, 2)), List.of());
-    rm.aryl.runRound();
+    rm.aryl.aryl().runRound();
     assertThat(rm.targetByNode(elastic)).as("the elastic job's target: its extras make room")
         .isEqualTo(Map.of(NODE, 2));
     List<ContainerId> drained = preempted(elastic.allocate(List.of(), List.of()));
     assertThat(drained).as("the elastic job's workers asked back").hasSize(2);
 
     // The elastic job keeps its two drained workers for now: the plain application's room is still held.
-    assertThatCode(rm.aryl::runRound).as("a round while the plain application waits for its room")
+    assertThatCode(rm.aryl.aryl()::runRound).as("a round while the plain application waits for its room")
         .doesNotThrowAnyException();
-    assertThatCode(rm.aryl::runRound).as("and the next one").doesNotThrowAnyException();
-    assertThat(rm.aryl.metrics().planningRoundsFailed()).as("planning rounds failed, on the planning thread too")
+    assertThatCode(rm.aryl.aryl()::runRound).as("and the next one").doesNotThrowAnyException();
+    assertThat(rm.aryl.aryl().metrics().planningRoundsFailed()).as("planning rounds failed, on the planning thread too")
         .isZero();
 
     elastic.allocate(List.of(), drained);
@@ -86,7 +86,7 @@ class PlainAppWaitsForItsRoomTest {
     got.addAll(plain.allocate(List.of(), List.of()).getAllocatedContainers());
     assertThat(MockArylRm.byNode(got)).as("the plain application's containers once its room is free")
         .isEqualTo(Map.of(NODE, 2));
-    assertThat(rm.aryl.metrics().planningRoundsFailed()).isZero();
+    assertThat(rm.aryl.aryl().metrics().planningRoundsFailed()).isZero();
   }
 
   /** An application without Aryl's tags in the training queue, its ApplicationMaster on the AM node. */

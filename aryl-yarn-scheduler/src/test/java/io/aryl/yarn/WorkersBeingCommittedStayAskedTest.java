@@ -2,6 +2,7 @@ package io.aryl.yarn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.api.status.ApplicationStatus;
 import io.aryl.core.job.JobShape;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,7 +38,7 @@ class WorkersBeingCommittedStayAskedTest {
 
     @Override
     @SuppressWarnings("rawtypes")
-    boolean commit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
+    protected boolean commit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
       Runnable hook = r.getContainersToAllocate().isEmpty() ? null : duringCommit.getAndSet(null);
       if (hook != null) {
         hook.run();
@@ -67,25 +68,25 @@ class WorkersBeingCommittedStayAskedTest {
     // job once planned at 7 stays at 7.
     MockAM e = rm.submit("e", new JobShape(1, 8, 1, 600, ""));
     rm.ask(e, 8, 1);
-    rm.aryl.runRound();
+    rm.aryl.aryl().runRound();
     assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers()).isEmpty(); // takes the grant
     assertThat(rm.targetByNode(e)).isEqualTo(Map.of("127.1.0.1", 8));
 
-    AtomicReference<Map<String, Object>> seen = new AtomicReference<>();
+    AtomicReference<ApplicationStatus> seen = new AtomicReference<>();
     RoundDuringCommit.duringCommit.set(() -> {
-      rm.aryl.runRound();
+      rm.aryl.aryl().runRound();
       seen.set(rm.application(e));
     });
     rm.heartbeat(own);
     assertThat(seen.get()).as("the round during the commit ran").isNotNull();
-    assertThat(seen.get().get("targetWorkers")).as("its target for the job").isEqualTo(8);
+    assertThat(seen.get().targetWorkers()).as("its target for the job").isEqualTo(8);
 
     int handed = e.allocate(List.of(), List.of()).getAllocatedContainers().size();
-    rm.aryl.runRound();
+    rm.aryl.aryl().runRound();
     rm.heartbeat(own);
     handed += e.allocate(List.of(), List.of()).getAllocatedContainers().size();
     assertThat(handed).as("workers handed to the job").isEqualTo(8);
-    assertThat(rm.application(e).get("targetWorkers")).isEqualTo(8);
-    assertThat(rm.application(e).get("askedWorkers")).isEqualTo(0);
+    assertThat(rm.application(e).targetWorkers()).isEqualTo(8);
+    assertThat(rm.application(e).askedWorkers()).isEqualTo(0);
   }
 }

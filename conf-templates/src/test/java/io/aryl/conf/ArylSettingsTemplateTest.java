@@ -2,8 +2,10 @@ package io.aryl.conf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.aryl.yarn.ArylConf;
+import io.aryl.api.conf.PoolConf;
+import io.aryl.yarn.conf.ArylConf;
 import java.util.List;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -15,12 +17,20 @@ class ArylSettingsTemplateTest {
     return Templates.allProperties().stream().filter(p -> p.name().startsWith("aryl.")).toList();
   }
 
+  /** A key as the code defines it: the scheduler's own (ArylConf) or the pools' labels (aryl-api's PoolConf). */
+  private record Key(String name, String defaultValue, String doc) {}
+
+  private static Optional<Key> key(String name) {
+    return ArylConf.byKey(name).map(k -> new Key(k.key(), k.defaultValue(), k.doc()))
+        .or(() -> PoolConf.byKey(name).map(k -> new Key(k.key(), k.defaultValue(), k.doc())));
+  }
+
   @Test
-  @DisplayName("every aryl.* property in any template is a key of ArylConf")
+  @DisplayName("every aryl.* property in any template is a key of ArylConf or PoolConf")
   void everyArylPropertyIsAnArylConfKey() {
     assertThat(arylProperties()).isNotEmpty();
     assertThat(arylProperties()).allSatisfy(p ->
-        assertThat(ArylConf.byKey(p.name())).as("%s is not a key of ArylConf", p).isPresent());
+        assertThat(key(p.name())).as("%s is not a key of ArylConf or PoolConf", p).isPresent());
   }
 
   @Test
@@ -32,7 +42,7 @@ class ArylSettingsTemplateTest {
         if (!p.name().startsWith("aryl.")) {
           continue;
         }
-        String defaultValue = ArylConf.byKey(p.name()).orElseThrow().defaultValue();
+        String defaultValue = key(p.name()).orElseThrow().defaultValue();
         assertThat(p.value()).as("value written for %s", p).isEqualTo(defaultValue);
         if (defaultValue.isEmpty()) {
           // Hadoop drops a property whose value is empty; the scheduler then falls back to the (empty) default.
@@ -45,25 +55,27 @@ class ArylSettingsTemplateTest {
   }
 
   @Test
-  @DisplayName("yarn-site.xml lists every ArylConf key")
+  @DisplayName("yarn-site.xml lists every ArylConf and PoolConf key, and none PoolConf says was renamed")
   void yarnSiteListsEveryKey() {
     List<String> names = Templates.properties(Templates.YARN_SITE).stream()
         .map(Templates.Property::name).toList();
-    assertThat(names).containsAll(ArylConf.keys());
+    assertThat(names).containsAll(ArylConf.keys()).containsAll(PoolConf.keys())
+        .doesNotContainAnyElementsOf(PoolConf.RENAMED.keySet());
   }
 
   @Test
-  @DisplayName("the comment before each aryl.* property begins with ArylConf's own description of it")
+  @DisplayName("the comment before each aryl.* property begins with the code's own description of it")
   void commentsAreTheEnumDocs() {
     assertThat(arylProperties()).allSatisfy(p ->
         assertThat(p.comment()).as("comment before %s", p)
-            .startsWith(Templates.normalize(ArylConf.byKey(p.name()).orElseThrow().doc())));
+            .startsWith(Templates.normalize(key(p.name()).orElseThrow().doc())));
   }
 
   @Test
-  @DisplayName("every aryl.* key is under ArylConf.PREFIX, so start-up does not refuse it")
+  @DisplayName("every aryl.* key is under ArylConf.PREFIX or PoolConf.PREFIX, so start-up does not refuse it")
   void everyArylPropertyHasThePrefix() {
     assertThat(arylProperties()).extracting(Templates.Property::name)
-        .allSatisfy(name -> assertThat(name).startsWith(ArylConf.PREFIX));
+        .allSatisfy(name -> assertThat(name).matches(n -> n.startsWith(ArylConf.PREFIX)
+            || n.startsWith(PoolConf.PREFIX), "starts with " + ArylConf.PREFIX + " or " + PoolConf.PREFIX));
   }
 }

@@ -2,7 +2,8 @@ package io.aryl.conf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.aryl.yarn.ArylConf;
+import io.aryl.api.conf.PoolConf;
+import io.aryl.yarn.conf.ArylConf;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
@@ -17,8 +18,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class CapacitySchedulerTemplateTest {
 
   private static final String PREFIX = CapacitySchedulerConfiguration.PREFIX;
-  private static final String INFERENCE = ArylConf.INFERENCE_LABEL.defaultValue();
-  private static final String TRAINING = ArylConf.TRAINING_LABEL.defaultValue();
+  private static final String INFERENCE = PoolConf.INFERENCE_LABEL.defaultValue();
+  private static final String TRAINING = PoolConf.TRAINING_LABEL.defaultValue();
 
   private final Configuration raw = Templates.load(Templates.CAPACITY_SCHEDULER);
 

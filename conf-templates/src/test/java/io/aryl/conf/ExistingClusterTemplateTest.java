@@ -2,7 +2,8 @@ package io.aryl.conf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.aryl.yarn.ArylConf;
+import io.aryl.api.conf.PoolConf;
+import io.aryl.yarn.conf.ArylConf;
 import io.aryl.yarn.PlanAwareOrderingPolicy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -35,8 +36,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ExistingClusterTemplateTest {
 
   private static final String PREFIX = CapacitySchedulerConfiguration.PREFIX;
-  private static final String INFERENCE = ArylConf.INFERENCE_LABEL.defaultValue();
-  private static final String TRAINING = ArylConf.TRAINING_LABEL.defaultValue();
+  private static final String INFERENCE = PoolConf.INFERENCE_LABEL.defaultValue();
+  private static final String TRAINING = PoolConf.TRAINING_LABEL.defaultValue();
   /** The default partition: the unlabelled nodes, where the cluster's existing queues run. */
   private static final String DEFAULT_PARTITION = "";
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.aryl.yarn.ArylMetrics;
+import io.aryl.yarn.rm.ArylMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringWriter;

@@ -2,9 +2,12 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aryl.admin.ArylAdmin;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.OutputStream;
@@ -32,8 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ArylAdminIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   @TempDir static Path dir;
   private static ArylMiniCluster cluster;
   private static TestJob job;
@@ -73,9 +74,7 @@ class ArylAdminIT {
 
   private static List<String> loaned() {
     try {
-      List<String> out = new ArrayList<>();
-      cluster.status().path("loanedNodes").forEach(n -> out.add(n.path("node").asText()));
-      return out;
+      return cluster.status().loanedNodes().stream().map(NodeStatus::node).toList();
     } catch (Exception e) {
       return List.of();
     }
@@ -83,7 +82,7 @@ class ArylAdminIT {
 
   private static int doneReclaims() {
     try {
-      return cluster.status().path("reclaimsDone").size();
+      return cluster.status().reclaimsDone().size();
     } catch (Exception e) {
       return 0;
     }
@@ -123,9 +122,9 @@ class ArylAdminIT {
     for (String command : List.of("status", "nodes")) {
       AdminCommand.Run r = onCluster(command, "--json");
       assertThat(r.exit()).as(r.err()).isZero();
-      JsonNode j = JSON.readTree(r.out());
-      assertThat(j.path("nodes").size()).isEqualTo(4);
-      assertThat(j.path("loanedNodes").get(0).path("node").asText()).isEqualTo(cluster.nodeName(0));
+      SchedulerStatus j = ArylJson.readStatus(r.out());
+      assertThat(j.nodes()).hasSize(4);
+      assertThat(j.loanedNodes().get(0).node()).isEqualTo(cluster.nodeName(0));
     }
   }
 
@@ -154,7 +153,7 @@ class ArylAdminIT {
   void refusedReclaims() {
     AdminCommand.Run tooMany = onCluster("reclaim", "--nodes", "3");
     assertThat(tooMany.exit()).as(tooMany.err()).isEqualTo(1);
-    assertThat(tooMany.err()).hasLineCount(1).contains("refused POST /ws/v1/cluster/aryl/reclaims (400): ")
+    assertThat(tooMany.err()).hasLineCount(1).contains("refused POST " + ArylPaths.RECLAIMS + " (400): ")
         .contains("asked for 3").contains("only 1 are loaned");
     AdminCommand.Run type = onCluster("reclaim", "--nodes", "1", "--gpu-type", "h100");
     assertThat(type.exit()).as(type.err()).isEqualTo(1);
@@ -171,16 +170,17 @@ class ArylAdminIT {
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).startsWith("RECLAIM ").containsPattern("(?m)^nodes\\s+" + cluster.nodeName(0) + "$")
         .containsPattern("(?m)^deadline\\s+\\S+Z \\(in 5m0s\\)$");
-    JsonNode reclaim = cluster.status().path("reclaimsInFlight").size() > 0
-        ? cluster.status().path("reclaimsInFlight").get(0) : cluster.status().path("reclaimsDone").get(0);
-    assertThat(reclaim.path("deadlineMs").asLong()).isBetween(before + 300_000, System.currentTimeMillis() + 300_000);
+    SchedulerStatus now = cluster.status();
+    ReclaimStatus reclaim = !now.reclaimsInFlight().isEmpty() ? now.reclaimsInFlight().get(0)
+        : now.reclaimsDone().get(0);
+    assertThat(reclaim.deadlineMs()).isBetween(before + 300_000, System.currentTimeMillis() + 300_000);
 
     cluster.awaitShowingStatus("node 0 is back and the reclaim done", () -> "inference".equals(cluster.partitionOf(0))
         && doneReclaims() > 0);
     AdminCommand.Run status = onCluster("status");
     assertThat(status.exit()).as(status.err()).isZero();
     assertThat(status.out()).containsPattern("(?m)^inference\\s+2\\s+\\d+\\s+\\d+\\s+0\\s+\\d$")
-        .containsPattern("(?m)^" + reclaim.path("id").asText() + "\\s+1\\s+" + cluster.nodeName(0) + "\\s+");
+        .containsPattern("(?m)^" + reclaim.id() + "\\s+1\\s+" + cluster.nodeName(0) + "\\s+");
   }
 
   @Test

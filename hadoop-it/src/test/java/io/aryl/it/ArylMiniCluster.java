@@ -1,7 +1,8 @@
 package io.aryl.it;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.conf.TemplateConf;
 import io.aryl.yarn.ArylScheduler;
 import java.io.File;
@@ -86,8 +87,6 @@ public final class ArylMiniCluster implements AutoCloseable {
 
   /** The two ResourceManagers of the HA mode. */
   public static final List<String> HA_RM_IDS = List.of("rm0", "rm1");
-
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Yarn cluster;
   private final YarnConfiguration conf;
@@ -314,35 +313,13 @@ public final class ArylMiniCluster implements AutoCloseable {
     if (!labels.isEmpty()) {
       c.replaceLabels(labels);
     }
-    if (c.scheduler() instanceof ArylScheduler a && a.arylEnabled()) {
+    if (c.scheduler() instanceof ArylScheduler a && a.aryl().running()) {
       // Until then Aryl refuses reclaims with 503 and changes nothing: a started cluster is one Aryl works on. Read
       // in-process: the REST status may need credentials this cluster's callers bring themselves.
       await("Aryl recovered", RmRecoveryScenarios.RECOVERED, () -> c.scheduler() instanceof ArylScheduler s
-          && s.arylStatus().get("recovery") instanceof Map<?, ?> r && Boolean.FALSE.equals(r.get("recovering")));
-      // Aryl learns which nodes inference owns from a round that sees them labelled so: until then it refuses to lend
-      // them ("not an inference node"), and a test lending one at once failed now and then.
-      Set<String> inferenceNodes = new TreeSet<>();
-      for (int i = 0; i < inference; i++) {
-        inferenceNodes.add(c.nodeName(i));
-      }
-      await("Aryl owns " + inferenceNodes + " as inference's", RmRecoveryScenarios.RECOVERED,
-          () -> c.inferenceOwned().containsAll(inferenceNodes));
+          && s.aryl().lifecycle() == io.aryl.yarn.engine.Lifecycle.State.ACTIVE);
     }
     return c;
-  }
-
-  /** The nodes the active Aryl scheduler's last round saw as inference's, lent or not (read in-process). */
-  private Set<String> inferenceOwned() {
-    Set<String> out = new TreeSet<>();
-    if (activeRm() != null && scheduler() instanceof ArylScheduler a
-        && a.arylStatus().get("nodes") instanceof List<?> nodes) {
-      for (Object n : nodes) {
-        if (n instanceof Map<?, ?> node && "inference".equals(node.get("owner"))) {
-          out.add(String.valueOf(node.get("node")));
-        }
-      }
-    }
-    return out;
   }
 
   /** The configuration as each file the ResourceManager reads through its configuration provider. */
@@ -407,8 +384,14 @@ public final class ArylMiniCluster implements AutoCloseable {
     return rm().getResourceScheduler();
   }
 
-  public ArylScheduler aryl() {
+  /** The active ResourceManager's scheduler. */
+  public ArylScheduler arylScheduler() {
     return (ArylScheduler) scheduler();
+  }
+
+  /** What Aryl does in the active ResourceManager: its status, metrics, loans and reclaims. */
+  public io.aryl.yarn.rm.ArylOperations aryl() {
+    return arylScheduler().aryl();
   }
 
   public NodeId nodeId(int i) {
@@ -440,11 +423,14 @@ public final class ArylMiniCluster implements AutoCloseable {
    */
   public void lend(int... nodes) throws Exception {
     List<String> names = java.util.Arrays.stream(nodes).mapToObj(this::nodeName).toList();
+    // Labels set at start reach the scheduler's nodes a moment later: lend what the scheduler sees at home.
+    await(names + " in the inference pool", Duration.ofSeconds(30),
+        () -> java.util.Arrays.stream(nodes).allMatch(i -> "inference".equals(partitionOf(i))));
     await("Aryl lends " + names, Duration.ofSeconds(60), () -> {
       try {
         aryl().lend(names);
         return true;
-      } catch (io.aryl.yarn.ArylUnavailableException e) {
+      } catch (io.aryl.yarn.engine.ArylUnavailableException e) {
         return false;
       }
     });
@@ -642,13 +628,13 @@ public final class ArylMiniCluster implements AutoCloseable {
     return http("POST", path, json);
   }
 
-  /** {@code GET /ws/v1/cluster/aryl}, parsed. */
-  public JsonNode status() throws IOException {
-    Http r = get("/ws/v1/cluster/aryl");
+  /** {@code GET /ws/v1/cluster/aryl}, read as aryl-admin and the loan controller read it. */
+  public SchedulerStatus status() throws IOException {
+    Http r = get(ArylPaths.STATUS);
     if (r.status() != 200) {
-      throw new IOException("GET /ws/v1/cluster/aryl answered " + r.status() + ": " + r.body());
+      throw new IOException("GET " + ArylPaths.STATUS + " answered " + r.status() + ": " + r.body());
     }
-    return JSON.readTree(r.body());
+    return ArylJson.readStatus(r.body());
   }
 
   /** HTTP {@code method} on the RM web app with this JSON body (null: none); returns status and body. */
@@ -697,7 +683,7 @@ public final class ArylMiniCluster implements AutoCloseable {
     } catch (AssertionError e) {
       String status;
       try {
-        status = get("/ws/v1/cluster/aryl").body();
+        status = get(ArylPaths.STATUS).body();
       } catch (IOException | RuntimeException io) {
         status = io.toString();
       }

@@ -2,8 +2,13 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.History;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.it.ArylMiniCluster.Http;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,8 +35,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  */
 @DisplayName("Aryl's page in headless Chromium: tiles, reclaims, applications and charts as the REST status; RM access rules")
 class ArylPageBrowserIT {
-  private static final String PAGE = "/ws/v1/cluster/aryl/page";
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String PAGE = ArylPaths.PAGE;
   private static final Duration WAIT = Duration.ofSeconds(20);
   /** Long enough that the reclaim in flight is still draining while the page is read. */
   private static final long GRACE_MS = 90_000;
@@ -50,14 +54,13 @@ class ArylPageBrowserIT {
       cluster.lend(1);
       cluster.awaitShowingStatus("2 nodes on loan", () -> loaned(cluster) == 2);
       // A reclaim of an empty loaned node is done at once: it is the page's last reclaim. Lend the node again.
-      Http first = cluster.post(ArylStatus.RECLAIMS, "{\"nodes\":1}");
-      assertThat(first.status()).as(first.body()).isEqualTo(201);
-      String firstId = JSON.readTree(first.body()).path("id").asText();
+      ReclaimStatus first = ArylStatus.reclaim(cluster, 1, 0);
+      String firstId = Long.toString(first.id());
       cluster.awaitShowingStatus("the first reclaim done", () -> {
-        JsonNode s = ArylStatus.orNull(cluster);
-        return s != null && s.path("reclaimsDone").size() == 1;
+        SchedulerStatus s = ArylStatus.orNull(cluster);
+        return s != null && s.reclaimsDone().size() == 1;
       });
-      String returned = JSON.readTree(first.body()).path("nodes").get(0).asText();
+      String returned = first.nodes().get(0);
       cluster.lend(returned.equals(cluster.nodeName(0)) ? 0 : 1);
       cluster.awaitShowingStatus("2 nodes on loan again", () -> loaned(cluster) == 2);
 
@@ -74,17 +77,14 @@ class ArylPageBrowserIT {
         wide.askWorkersAtOnce(30);
 
         long deadline = System.currentTimeMillis() + 120_000;
-        Http reclaim = cluster.post(ArylStatus.RECLAIMS, "{\"nodes\":1,\"deadlineMs\":" + deadline + "}");
-        assertThat(reclaim.status()).as(reclaim.body()).isEqualTo(201);
-        String reclaimId = JSON.readTree(reclaim.body()).path("id").asText();
+        String reclaimId = Long.toString(ArylStatus.reclaim(cluster, 1, deadline).id());
         cluster.awaitShowingStatus("the reclaim draining", () -> {
-          JsonNode s = ArylStatus.orNull(cluster);
-          return s != null && s.path("reclaimsInFlight").size() == 1
-              && s.path("reclaimsInFlight").get(0).path("jobs").size() > 0;
+          SchedulerStatus s = ArylStatus.orNull(cluster);
+          return s != null && s.reclaimsInFlight().size() == 1 && !s.reclaimsInFlight().get(0).jobs().isEmpty();
         });
 
         long t0 = System.nanoTime();
-        JsonNode status = openMatching(cluster, browser);
+        SchedulerStatus status = openMatching(cluster, browser);
         System.out.printf("page loaded and matched in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
 
         // Readable without JavaScript: no script at all; it reloads itself.
@@ -93,58 +93,59 @@ class ArylPageBrowserIT {
             .isEqualTo("10");
 
         // Tiles: one per node, in the pool (label) it serves, as the status says.
-        for (JsonNode n : status.path("nodes")) {
-          String node = n.path("node").asText();
+        for (NodeStatus n : status.nodes()) {
+          String node = n.node();
           WebElement tile = browser.findElement(By.cssSelector(".tile[data-node='" + node + "']"));
           WebElement pool = tile.findElement(By.xpath("ancestor::div[@class='pool']"));
-          assertThat(pool.getAttribute("data-pool")).as("pool of %s", node).isEqualTo(n.path("label").asText());
-          assertThat(tile.findElement(By.cssSelector(".owner")).getText()).isEqualTo(n.path("owner").asText());
-          assertThat(tile.findElement(By.cssSelector(".label")).getText()).isEqualTo(n.path("label").asText());
+          assertThat(pool.getAttribute("data-pool")).as("pool of %s", node).isEqualTo(n.label());
+          assertThat(tile.findElement(By.cssSelector(".owner")).getText()).isEqualTo(n.owner().value());
+          assertThat(tile.findElement(By.cssSelector(".label")).getText()).isEqualTo(n.label());
           assertThat(tile.findElement(By.cssSelector(".gpus")).getText())
-              .as("GPUs of %s", node).isEqualTo(n.path("usedGpus").asInt() + " / " + n.path("gpus").asInt());
-          assertThat(tile.getText().contains("on loan")).as("%s on loan", node).isEqualTo(n.path("loaned").asBoolean());
-          assertThat(tile.getText().contains("fenced")).as("%s fenced", node).isEqualTo(n.path("fenced").asBoolean());
+              .as("GPUs of %s", node).isEqualTo(n.usedGpus() + " / " + n.gpus());
+          assertThat(tile.getText().contains("on loan")).as("%s on loan", node).isEqualTo(n.loaned());
+          assertThat(tile.getText().contains("fenced")).as("%s fenced", node).isEqualTo(n.fenced());
         }
-        assertThat(browser.findElements(By.cssSelector(".tile"))).hasSize(status.path("nodes").size());
+        assertThat(browser.findElements(By.cssSelector(".tile"))).hasSize(status.nodes().size());
         assertThat(browser.findElements(By.cssSelector(".tile.loaned"))).hasSize(2);
         assertThat(browser.findElements(By.cssSelector(".tile.fenced"))).as("the node being returned").hasSize(1);
 
         // The reclaim in flight: nodes, deadline, time left, what it drains.
-        JsonNode r = status.path("reclaimsInFlight").get(0);
-        assertThat(r.path("id").asText()).isEqualTo(reclaimId);
+        ReclaimStatus r = status.reclaimsInFlight().get(0);
+        assertThat(Long.toString(r.id())).isEqualTo(reclaimId);
         WebElement row = browser.findElement(By.cssSelector("#reclaims-in-flight tr[data-reclaim='" + reclaimId + "']"));
-        assertThat(row.findElement(By.cssSelector(".phase")).getText()).isEqualTo(r.path("phase").asText());
-        assertThat(row.findElement(By.cssSelector(".nodes")).getText()).isEqualTo(String.join(", ",
-            ArylStatus.texts(r.path("nodes"))));
+        assertThat(row.findElement(By.cssSelector(".phase")).getText()).isEqualTo(r.phase().name());
+        assertThat(row.findElement(By.cssSelector(".nodes")).getText()).isEqualTo(String.join(", ", r.nodes()));
         assertThat(row.findElement(By.cssSelector(".deadline")).getAttribute("data-deadline-ms"))
-            .isEqualTo(Long.toString(deadline)).isEqualTo(r.path("deadlineMs").asText());
+            .isEqualTo(Long.toString(deadline)).isEqualTo(Long.toString(r.deadlineMs()));
         assertThat(row.findElement(By.cssSelector(".left")).getText()).matches("\\d+ s");
         assertThat(Integer.parseInt(row.findElement(By.cssSelector(".left")).getText().split(" ")[0]))
             .isBetween(1, 120);
-        assertThat(drained(row)).as("jobs drained").isEqualTo(ArylStatus.textMap(r.path("jobs")));
-        assertThat(row.findElement(By.cssSelector(".shrunk")).getText()).isEqualTo(r.path("containersShrunk").asText());
+        Map<String, String> jobs = new TreeMap<>();
+        r.jobs().forEach((app, action) -> jobs.put(app, action.name()));
+        assertThat(drained(row)).as("jobs drained").isEqualTo(jobs);
+        assertThat(row.findElement(By.cssSelector(".shrunk")).getText())
+            .isEqualTo(Integer.toString(r.containersShrunk()));
         assertThat(row.findElement(By.cssSelector(".preempted")).getText())
-            .isEqualTo(r.path("containersPreempted").asText());
+            .isEqualTo(Integer.toString(r.containersPreempted()));
 
         // The last reclaim: done, on time, how long it took.
-        JsonNode done = status.path("reclaimsDone").get(0);
+        ReclaimStatus done = status.reclaimsDone().get(0);
         WebElement doneRow = browser.findElement(By.cssSelector("#reclaims-done tr[data-reclaim='" + firstId + "']"));
         assertThat(doneRow.findElement(By.cssSelector(".phase")).getText()).isEqualTo("DONE");
         assertThat(doneRow.findElement(By.cssSelector(".nodes")).getText()).isEqualTo(returned);
         assertThat(doneRow.findElement(By.cssSelector(".took")).getText())
-            .isEqualTo(String.format(java.util.Locale.ROOT, "%.1f s", done.path("tookMs").asLong() / 1000.0));
+            .isEqualTo(String.format(java.util.Locale.ROOT, "%.1f s", done.tookMs() / 1000.0));
         assertThat(doneRow.findElement(By.cssSelector(".late")).getText()).isEqualTo("on time");
 
         // Each elastic application's min / target / actual / max.
-        assertThat(status.path("applications")).hasSize(3);
-        for (JsonNode a : status.path("applications")) {
-          String id = a.path("application").asText();
+        assertThat(status.applications()).hasSize(3);
+        for (ApplicationStatus a : status.applications()) {
+          String id = a.application();
           WebElement app = browser.findElement(By.cssSelector("#applications tr[data-application='" + id + "']"));
-          for (String[] f : new String[][] {{"min", "minWorkers"}, {"target", "targetWorkers"},
-              {"actual", "actualWorkers"}, {"max", "maxWorkers"}, {"change", "change"}}) {
-            assertThat(app.findElement(By.cssSelector("." + f[0])).getText()).as("%s of %s", f[1], id)
-                .isEqualTo(a.path(f[1]).asText());
-          }
+          Map<String, Object> shownAs = Map.of("min", a.minWorkers(), "target", a.targetWorkers(), "actual",
+              a.actualWorkers(), "max", a.maxWorkers(), "change", a.change());
+          shownAs.forEach((css, value) -> assertThat(app.findElement(By.cssSelector("." + css)).getText())
+              .as("%s of %s", css, id).isEqualTo(String.valueOf(value)));
           assertThat(app.findElement(By.cssSelector(".application a")).getAttribute("href"))
               .isEqualTo(cluster.webAddress() + "/cluster/app/" + id);
         }
@@ -152,22 +153,22 @@ class ArylPageBrowserIT {
 
         // Charts end at the current status: loaned nodes, queued jobs, GPUs used by pool.
         Map<String, Integer> used = new TreeMap<>();
-        for (JsonNode n : status.path("nodes")) {
-          used.merge(n.path("label").asText(), n.path("usedGpus").asInt(), Integer::sum);
+        for (NodeStatus n : status.nodes()) {
+          used.merge(n.label(), n.usedGpus(), Integer::sum);
         }
         int queued = 0;
-        for (JsonNode a : status.path("applications")) {
-          queued += a.path("actualWorkers").asInt() == 0 ? 1 : 0;
+        for (ApplicationStatus a : status.applications()) {
+          queued += a.actualWorkers() == 0 ? 1 : 0;
         }
         assertThat(queued).as("the wide job waits").isEqualTo(1);
-        assertThat(last(browser, "loaned", "on loan")).isEqualTo(status.path("loanedNodes").size()).isEqualTo(2);
+        assertThat(last(browser, "loaned", "on loan")).isEqualTo(status.loanedNodes().size()).isEqualTo(2);
         assertThat(last(browser, "queued", "queued")).isEqualTo(queued);
         assertThat(last(browser, "gpus", "training")).isEqualTo(used.get("training")).isEqualTo(24);
         assertThat(last(browser, "gpus", "inference")).isEqualTo(used.getOrDefault("inference", 0));
-        JsonNode history = JSON.readTree(cluster.get("/ws/v1/cluster/aryl/history").body());
-        assertThat(history.path("intervalMs").asLong()).isEqualTo(60_000);
-        assertThat(history.path("capacity").asInt()).isEqualTo(360);
-        assertThat(history.path("samples").size()).as("a sample since the RM started").isGreaterThanOrEqualTo(1);
+        History history = ArylJson.read(cluster.get(ArylPaths.HISTORY).body(), History.class);
+        assertThat(history.intervalMs()).isEqualTo(60_000);
+        assertThat(history.capacity()).isEqualTo(360);
+        assertThat(history.samples()).as("a sample since the RM started").isNotEmpty();
         for (String chart : List.of("loaned", "queued", "gpus")) {
           WebElement svg = browser.findElement(By.cssSelector("#chart-" + chart + " svg"));
           assertThat(svg.getSize().getWidth()).as("chart %s drawn", chart).isGreaterThan(300);
@@ -190,7 +191,7 @@ class ArylPageBrowserIT {
             .isEqualTo("Scheduler");
         entry.click();
         new WebDriverWait(browser, WAIT).until(d -> d.getCurrentUrl().endsWith(PAGE));
-        assertThat(browser.findElements(By.cssSelector(".tile"))).hasSize(status.path("nodes").size());
+        assertThat(browser.findElements(By.cssSelector(".tile"))).hasSize(status.nodes().size());
       }
     }
   }
@@ -217,7 +218,7 @@ class ArylPageBrowserIT {
       cluster.await("the job holds 2 workers", WAIT, () -> job.workers() == 2);
 
       // No user: refused as the RM's own pages are.
-      for (String path : List.of("/cluster/scheduler", "/ws/v1/cluster/aryl", PAGE)) {
+      for (String path : List.of("/cluster/scheduler", ArylPaths.STATUS, PAGE)) {
         assertThat(html(cluster, path).status()).as("anonymous GET %s", path).isEqualTo(401);
       }
       // bob may read the pages, but not see another user's application, neither in the RM's list nor on the page.
@@ -257,13 +258,13 @@ class ArylPageBrowserIT {
    * Opens the page between two reads of the status until both reads agree on what the page shows (a round may move
    * things in between); returns that status.
    */
-  private static JsonNode openMatching(ArylMiniCluster cluster, ChromeDriver browser) throws Exception {
-    AtomicReference<JsonNode> status = new AtomicReference<>();
+  private static SchedulerStatus openMatching(ArylMiniCluster cluster, ChromeDriver browser) throws Exception {
+    AtomicReference<SchedulerStatus> status = new AtomicReference<>();
     ArylMiniCluster.await("the status stays put while the page loads", WAIT, () -> {
       try {
-        JsonNode before = cluster.status();
+        SchedulerStatus before = cluster.status();
         browser.get(cluster.webAddress() + PAGE);
-        JsonNode after = cluster.status();
+        SchedulerStatus after = cluster.status();
         status.set(after);
         return shown(before).equals(shown(after));
       } catch (Exception e) {
@@ -273,12 +274,16 @@ class ArylPageBrowserIT {
     return status.get();
   }
 
-  /** What of a status the page shows, without what changes every round. */
-  private static JsonNode shown(JsonNode status) {
-    com.fasterxml.jackson.databind.node.ObjectNode s = status.deepCopy();
-    s.remove(List.of("round", "roundLatencyMs", "recovery", "store", "plan", "teams", "plainDemand"));
-    s.path("applications").forEach(a -> ((com.fasterxml.jackson.databind.node.ObjectNode) a).remove("sinceCheckpointS"));
-    return s;
+  /**
+   * What of a status the page shows, without what changes every round (round, its latency, recovery, store, plan,
+   * teams, plain demand, and the applications' sinceCheckpointS).
+   */
+  private static List<Object> shown(SchedulerStatus s) {
+    List<ApplicationStatus> apps = s.applications().stream().map(a -> new ApplicationStatus(a.application(),
+        a.minWorkers(), a.maxWorkers(), a.gpusPerWorker(), a.predictedRuntimeS(), a.targetWorkers(), a.targetByNode(),
+        a.actualWorkers(), a.askedWorkers(), a.change(), null, a.team())).toList();
+    return java.util.Arrays.asList(s.enabled(), s.nodes(), s.loanedNodes(), apps, s.reclaimsInFlight(),
+        s.reclaimsDone(), s.drainingContainers());
   }
 
   /** GET as a browser asks for a page ({@link ArylMiniCluster#get} asks for JSON). */
@@ -309,7 +314,7 @@ class ArylPageBrowserIT {
   }
 
   private static int loaned(ArylMiniCluster cluster) {
-    JsonNode s = ArylStatus.orNull(cluster);
-    return s == null ? -1 : s.path("loanedNodes").size();
+    SchedulerStatus s = ArylStatus.orNull(cluster);
+    return s == null ? -1 : s.loanedNodes().size();
   }
 }

@@ -2,25 +2,28 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.ErrorBody;
+import io.aryl.api.reclaim.ReclaimRequest;
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
-/** Reading Aryl's REST resource ({@code GET /ws/v1/cluster/aryl}) and asking it for reclaims, in tests. */
+/**
+ * Reading Aryl's REST resource ({@code GET /ws/v1/cluster/aryl}) and asking it for reclaims, in tests: through the
+ * records of aryl-api, as aryl-admin and the loan controller do.
+ */
 final class ArylStatus {
-  static final String RECLAIMS = "/ws/v1/cluster/aryl/reclaims";
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private ArylStatus() {}
 
   /** The status, or null when no ResourceManager answers it (a condition polled across a restart). */
-  static JsonNode orNull(ArylMiniCluster cluster) {
+  static SchedulerStatus orNull(ArylMiniCluster cluster) {
     try {
       return cluster.status();
     } catch (IOException | RuntimeException e) {
@@ -28,72 +31,39 @@ final class ArylStatus {
     }
   }
 
-  /** The entry of {@code nodes[]} for the node, or a missing node. */
-  static JsonNode node(JsonNode status, String name) {
-    for (JsonNode n : status.path("nodes")) {
-      if (name.equals(n.path("node").asText())) {
-        return n;
-      }
-    }
-    return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
-  }
-
   /**
    * The workers of the application that the last planning round saw running ({@code actualWorkers}), or -1 while the
    * status does not list it or no ResourceManager answers.
    */
   static int actualWorkers(ArylMiniCluster cluster, ApplicationId appId) {
-    JsonNode s = orNull(cluster);
-    if (s != null) {
-      for (JsonNode a : s.path("applications")) {
-        if (a.path("application").asText().equals(appId.toString())) {
-          return a.path("actualWorkers").asInt();
-        }
-      }
-    }
-    return -1;
+    SchedulerStatus s = orNull(cluster);
+    ApplicationStatus a = s == null ? null : s.application(appId.toString());
+    return a == null ? -1 : a.actualWorkers();
   }
 
   /** Whether the status shows the node owned by inference and on loan to training. */
   static boolean onLoan(ArylMiniCluster cluster, String name) {
-    JsonNode s = orNull(cluster);
-    if (s == null) {
-      return false;
-    }
-    JsonNode n = node(s, name);
-    return "inference".equals(n.path("owner").asText()) && n.path("loaned").asBoolean();
-  }
-
-  static List<String> texts(JsonNode array) {
-    List<String> out = new ArrayList<>();
-    array.forEach(n -> out.add(n.asText()));
-    return out;
-  }
-
-  static Map<String, String> textMap(JsonNode object) {
-    Map<String, String> out = new TreeMap<>();
-    object.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
-    return out;
+    SchedulerStatus s = orNull(cluster);
+    NodeStatus n = s == null ? null : s.node(name);
+    return n != null && n.onLoan();
   }
 
   /** The done reclaims with this id. */
-  static List<JsonNode> doneWithId(JsonNode status, long id) {
-    List<JsonNode> out = new ArrayList<>();
-    for (JsonNode r : status.path("reclaimsDone")) {
-      if (r.path("id").asLong() == id) {
-        out.add(r);
-      }
-    }
-    return out;
+  static List<ReclaimStatus> doneWithId(SchedulerStatus status, long id) {
+    return status.reclaimsDone().stream().filter(r -> r.id() == id).toList();
   }
 
   /** Asks for {@code nodes} nodes back ({@code deadlineMs} 0: the default deadline) and returns the 201's reclaim. */
-  static JsonNode reclaim(ArylMiniCluster cluster, int nodes, long deadlineMs) throws IOException {
-    String body = deadlineMs > 0 ? "{\"nodes\":" + nodes + ",\"deadlineMs\":" + deadlineMs + "}"
-        : "{\"nodes\":" + nodes + "}";
-    ArylMiniCluster.Http answer = cluster.post(RECLAIMS, body);
-    assertThat(answer.status()).as("POST %s %s answered %s", RECLAIMS, body, answer.body()).isEqualTo(201);
-    return JSON.readTree(answer.body());
+  static ReclaimStatus reclaim(ArylMiniCluster cluster, int nodes, long deadlineMs) throws IOException {
+    String body = ArylJson.write(new ReclaimRequest(nodes, deadlineMs, null));
+    ArylMiniCluster.Http answer = cluster.post(ArylPaths.RECLAIMS, body);
+    assertThat(answer.status()).as("POST %s %s answered %s", ArylPaths.RECLAIMS, body, answer.body()).isEqualTo(201);
+    return ArylJson.read(answer.body(), ReclaimStatus.class);
+  }
+
+  /** The {@code error} of a refusal. */
+  static String error(ArylMiniCluster.Http answer) throws IOException {
+    return ArylJson.read(answer.body(), ErrorBody.class).error();
   }
 
   static long roundMs(YarnConfiguration conf) {

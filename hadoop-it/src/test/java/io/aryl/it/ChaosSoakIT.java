@@ -2,10 +2,10 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
-import io.aryl.labels.LoanEntry;
-import io.aryl.labels.LoanState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A bounded chaos soak: a stream of elastic and rigid jobs on a cluster whose inference nodes are lent and reclaimed by
- * the loan controller following a demand curve, while the active ResourceManager fails over (or restarts) and a
+ * the scheduler to meet the loan controller's target, which follows a demand curve, while the active ResourceManager fails over (or restarts) and a
  * NodeManager dies at seeded random times. Afterwards it checks, and prints, that nothing was lost:
  *
  * <ul>
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>no node is left fenced and every reclaim is done (a late one says so);
  *   <li>no worker was taken except after a PreemptionMessage the scheduler sent (a shrink or a reclaim), or with the
  *       NodeManager that died;
- *   <li>the ledger, the scheduler and the ResourceManager's labels agree.
+ *   <li>the scheduler's record of each inference node's place and the ResourceManager's labels agree.
  * </ul>
  *
  * Tagged {@value #TAG}: not part of the main build, run behind the {@code soak} profile (about a minute; see the
@@ -101,7 +101,7 @@ class ChaosSoakIT {
 
   @Test
   @DisplayName("jobs, loans and reclaims through failovers and a lost NodeManager: every job finishes, nothing is lost,"
-      + " and the ledger, the scheduler and the labels agree")
+      + " and the scheduler's places and the labels agree")
   void soak() throws Exception {
     Random rnd = new Random(SEED);
     YarnConfiguration conf = RESTART ? ArylMiniCluster.restartableConf(dir.toFile())
@@ -115,10 +115,10 @@ class ChaosSoakIT {
 
     try (LoanRig rig = new LoanRig(ArylMiniCluster.start("soak", conf, INFERENCE, TRAINING), INFERENCE)) {
       ArylMiniCluster cluster = rig.cluster;
-      LoanController lc = rig.controller("soak", rig.client(), rig.pools());
+      LoanController lc = rig.controller("soak", rig.client());
       LoanRig.PoolWatch watch = rig.watch();
-      cluster.awaitShowingStatus("the controller leads with every inference node home",
-          () -> lc.isActing() && LoanRig.inState(lc, LoanState.HOME) == INFERENCE);
+      cluster.awaitShowingStatus("the controller leads, its target 0 in force, every inference node home",
+          () -> lc.isActing() && rig.targetFrom(lc, 0) && rig.count("inference") == INFERENCE);
 
       List<SoakJob> jobs = new ArrayList<>();
       long start = System.currentTimeMillis();
@@ -166,12 +166,12 @@ class ChaosSoakIT {
       int gone = lost;
       cluster.awaitShowingStatus("every running inference node home, no reclaim in flight", Duration.ofSeconds(90),
           () -> allHome(rig, gone) && noReclaimInFlight(cluster));
-      // The controller records what the scheduler did at its next decisions: give it a few.
-      ArylMiniCluster.await("the ledger catching up with the labels", Duration.ofSeconds(10),
-          () -> disagreementsNow(rig, lc, gone).isEmpty());
+      ArylMiniCluster.await("the scheduler's places and the labels agree", Duration.ofSeconds(10),
+          () -> disagreementsNow(rig, gone).isEmpty());
+      assertThat(rig.targetFrom(lc, 0)).as("the controller's target 0 in force: %s", rig.target()).isTrue();
       watch.close();
 
-      JsonNode status = cluster.status();
+      SchedulerStatus status = cluster.status();
       report(jobs, status, lc, takeovers, gone, watch);
 
       assertThat(jobs).as("every submitted job finished").allSatisfy(j -> assertThat(j.finished)
@@ -181,14 +181,14 @@ class ChaosSoakIT {
             .as("%s final status", j.job.id()).isEqualTo(FinalApplicationStatus.SUCCEEDED);
       }
       assertThat(watch.violations).as("pool violations over %d samples", watch.samples).isEmpty();
-      assertThat(status.path("nodes")).as("no node left fenced")
-          .allSatisfy(n -> assertThat(n.path("fenced").asBoolean()).as(n.toString()).isFalse());
-      assertThat(status.path("reclaimsInFlight")).as("no reclaim left in flight").isEmpty();
-      assertThat(status.path("reclaimsDone")).as("every reclaim done").allSatisfy(r ->
-          assertThat(r.path("phase").asText()).isEqualTo("DONE"));
+      assertThat(status.nodes()).as("no node left fenced")
+          .allSatisfy(n -> assertThat(n.fenced()).as(n.toString()).isFalse());
+      assertThat(status.reclaimsInFlight()).as("no reclaim left in flight").isEmpty();
+      assertThat(status.reclaimsDone()).as("every reclaim done").allSatisfy(r ->
+          assertThat(r.phase()).isEqualTo(ReclaimStatus.Phase.DONE));
       assertThat(unexplainedLosses(jobs, gone < 0 ? null : cluster.nodeName(gone)))
           .as("workers taken without a PreemptionMessage, off the lost node").isEmpty();
-      assertThat(disagreements(rig, lc, status, gone)).as("ledger, scheduler and labels").isEmpty();
+      assertThat(disagreements(rig, status, gone)).as("the scheduler's places and the labels").isEmpty();
     }
   }
 
@@ -249,7 +249,7 @@ class ChaosSoakIT {
 
   private static boolean noReclaimInFlight(ArylMiniCluster cluster) {
     try {
-      return cluster.status().path("reclaimsInFlight").isEmpty();
+      return cluster.status().reclaimsInFlight().isEmpty();
     } catch (Exception e) {
       return false;
     }
@@ -277,52 +277,46 @@ class ChaosSoakIT {
     return out;
   }
 
-  private static List<String> disagreementsNow(LoanRig rig, LoanController lc, int lost) {
+  private static List<String> disagreementsNow(LoanRig rig, int lost) {
     try {
-      return disagreements(rig, lc, rig.cluster.status(), lost);
+      return disagreements(rig, rig.cluster.status(), lost);
     } catch (Exception e) {
       return List.of(e.toString());
     }
   }
 
-  /** Where the ledger, the scheduler's view and the labels disagree about an inference node. */
-  private static List<String> disagreements(LoanRig rig, LoanController lc, JsonNode status, int lost) {
+  /** Where the scheduler's view (owner, loan, place) and the labels disagree about a node. */
+  private static List<String> disagreements(LoanRig rig, SchedulerStatus status, int lost) {
     List<String> out = new ArrayList<>();
-    Map<String, JsonNode> shown = new TreeMap<>();
-    status.path("nodes").forEach(n -> shown.put(n.path("node").asText(), n));
-    Map<String, LoanEntry> ledger = new TreeMap<>();
-    lc.ledgerView().forEach(e -> ledger.put(e.node(), e));
     for (int i = 0; i < INFERENCE + TRAINING; i++) {
       if (i == lost) {
         continue;
       }
       String name = rig.cluster.nodeName(i);
       String label = rig.cluster.partitionOf(i);
-      JsonNode s = shown.get(name);
+      NodeStatus s = status.node(name);
       boolean inference = i < INFERENCE;
       if (s == null) {
         out.add(name + " missing from the scheduler's status");
         continue;
       }
-      if (!s.path("owner").asText().equals(inference ? "inference" : "training")) {
-        out.add(name + " owner " + s.path("owner").asText() + ", expected " + (inference ? "inference" : "training"));
+      NodeStatus.Pool owner = inference ? NodeStatus.Pool.INFERENCE : NodeStatus.Pool.TRAINING;
+      if (s.owner() != owner) {
+        out.add(name + " owner " + s.owner() + ", expected " + owner);
       }
-      if (s.path("loaned").asBoolean() != (inference && "training".equals(label))) {
-        out.add(name + " loaned=" + s.path("loaned").asBoolean() + " but labelled " + label);
+      if (s.loaned() != (inference && "training".equals(label))) {
+        out.add(name + " loaned=" + s.loaned() + " but labelled " + label);
       }
-      LoanEntry e = ledger.get(name);
-      if (inference && (e == null || (e.state() == LoanState.HOME) != "inference".equals(label)
-          || e.state() == LoanState.RECLAIMING)) {
-        out.add(name + " ledger " + (e == null ? "none" : e.state()) + " but labelled " + label);
-      }
-      if (!inference && e != null) {
-        out.add(name + " is training's own but in the ledger as " + e.state());
+      NodeStatus.Place expected = !inference ? null
+          : "inference".equals(label) ? NodeStatus.Place.HOME : NodeStatus.Place.LENT;
+      if (s.place() != expected) {
+        out.add(name + " place " + s.place() + " but labelled " + label);
       }
     }
     return out;
   }
 
-  private void report(List<SoakJob> jobs, JsonNode status, LoanController lc, int takeovers, int lost,
+  private void report(List<SoakJob> jobs, SchedulerStatus status, LoanController lc, int takeovers, int lost,
       LoanRig.PoolWatch watch) {
     int notices = 0;
     int killed = 0;
@@ -340,14 +334,14 @@ class ChaosSoakIT {
         elastic.add(j.job.id().toString());
       }
     }
-    int reclaims = status.path("reclaimsDone").size();
+    int reclaims = status.reclaimsDone().size();
     int late = 0;
     List<String> lateOnes = new ArrayList<>();
-    for (JsonNode r : status.path("reclaimsDone")) {
-      if (r.path("late").asBoolean()) {
+    for (ReclaimStatus r : status.reclaimsDone()) {
+      if (r.late()) {
         late++;
-        lateOnes.add("reclaim " + r.path("id").asLong() + " took " + r.path("tookMs").asLong() + " ms, lost "
-            + r.path("lostNodes") + ", replaced " + r.path("replacements") + ", short by " + r.path("shortBy"));
+        lateOnes.add("reclaim " + r.id() + " took " + r.tookMs() + " ms, lost " + r.lostNodes() + ", replaced "
+            + r.replacements() + ", short by " + r.shortBy());
       }
     }
     StringBuilder b = new StringBuilder("\nChaos soak report\n");
@@ -356,8 +350,8 @@ class ChaosSoakIT {
         lost < 0 ? "none" : "yes"));
     b.append(String.format("  jobs: %d submitted (%d elastic), %d finished%n", jobs.size(), elastic.size(),
         jobs.stream().filter(j -> j.finished).count()));
-    b.append(String.format("  loans by the controller: %d; reclaims: %d requested, %d done, %d late%n",
-        lc.nodesLoaned(), lc.reclaimsRequested(), reclaims, late));
+    b.append(String.format("  loan targets accepted from the controller: %d (epoch %d); reclaims: %d done, %d late%n",
+        lc.targetsAccepted(), lc.epoch(), reclaims, late));
     lateOnes.forEach(l -> b.append("    ").append(l).append('\n'));
     b.append(String.format("  workers: %d preemption notices, %d containers completed before their job ended, %d"
         + " killed after the grace (-102)%n", notices, completed, killed));

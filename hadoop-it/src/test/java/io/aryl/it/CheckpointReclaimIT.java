@@ -3,7 +3,9 @@ package io.aryl.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  * off asks no ApplicationMaster, by {@code CheckpointTimesTest}.
  */
 class CheckpointReclaimIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration WAIT = Duration.ofSeconds(90);
   /** How long the younger job runs before the reclaim: far more than the checkpointing job's report can lag. */
   private static final long SILENT_RUNS_S = 12;
@@ -58,30 +59,30 @@ class CheckpointReclaimIT {
     assertThat(o.sinceCheckpointS(o.silentId())).as("what a preemption of the silent job loses, s")
         .isGreaterThanOrEqualTo(SILENT_RUNS_S);
     assertThat(o.chosen()).as("the node returned").isEqualTo(o.nodeOf(o.checkpointingId()));
-    assertThat(o.jobs()).isEqualTo(Map.of(o.checkpointingId().toString(), "PREEMPT"));
+    assertThat(o.jobs()).isEqualTo(Map.of(o.checkpointingId().toString(), ReclaimStatus.Action.PREEMPT));
     assertThat(o.plannedCostGpuS()).as("8 GPUs x (seconds lost + 120 s restart)")
         .isLessThanOrEqualTo(8 * (REPORT_LAG_S + 120));
   }
 
   /** What the scheduler and the ApplicationMasters showed just before the reclaim, and what the reclaim chose. */
   private record Outcome(ApplicationId checkpointingId, ApplicationId silentId, JsonNode checkpointing,
-      JsonNode silent, JsonNode scheduler, String chosen, Map<String, String> jobs, double plannedCostGpuS) {
-    JsonNode application(ApplicationId id) {
-      for (JsonNode a : scheduler.path("applications")) {
-        if (a.path("application").asText().equals(id.toString())) {
-          return a;
-        }
+      JsonNode silent, SchedulerStatus scheduler, String chosen, Map<String, ReclaimStatus.Action> jobs,
+      double plannedCostGpuS) {
+    ApplicationStatus application(ApplicationId id) {
+      ApplicationStatus a = scheduler.application(id.toString());
+      if (a == null) {
+        throw new AssertionError("no application " + id + " in " + scheduler);
       }
-      throw new AssertionError("no application " + id + " in " + scheduler);
+      return a;
     }
 
     double sinceCheckpointS(ApplicationId id) {
-      return application(id).path("sinceCheckpointS").asDouble();
+      Double s = application(id).sinceCheckpointS();
+      return s == null ? 0 : s;
     }
 
     String nodeOf(ApplicationId id) {
-      List<String> nodes = new ArrayList<>();
-      application(id).path("targetByNode").fieldNames().forEachRemaining(nodes::add);
+      List<String> nodes = new ArrayList<>(application(id).targetByNode().keySet());
       assertThat(nodes).as("nodes of %s", id).hasSize(1);
       return nodes.get(0);
     }
@@ -121,17 +122,13 @@ class CheckpointReclaimIT {
       cluster.awaitShowingStatus("the scheduler priced the checkpointing job by its report", WAIT,
           () -> since(cluster, checkpointing) <= REPORT_LAG_S);
 
-      JsonNode before = cluster.status();
+      SchedulerStatus before = cluster.status();
       JsonNode checkpointingStatus = AmJobs.status(cluster, checkpointing);
       JsonNode silentStatus = AmJobs.status(cluster, silent);
-      ArylMiniCluster.Http answer = cluster.post("/ws/v1/cluster/aryl/reclaims", "{\"nodes\":1}");
-      assertThat(answer.status()).as(answer.body()).isEqualTo(201);
-      JsonNode reclaim = JSON.readTree(answer.body());
-      assertThat(reclaim.get("nodes")).hasSize(1);
-      @SuppressWarnings("unchecked")
-      Map<String, String> jobs = JSON.convertValue(reclaim.get("jobs"), Map.class);
-      Outcome o = new Outcome(checkpointing, silent, checkpointingStatus, silentStatus, before,
-          reclaim.get("nodes").get(0).asText(), jobs, planned(cluster));
+      ReclaimStatus reclaim = ArylStatus.reclaim(cluster, 1, 0);
+      assertThat(reclaim.nodes()).hasSize(1);
+      Outcome o = new Outcome(checkpointing, silent, checkpointingStatus, silentStatus, before, reclaim.nodes().get(0),
+          reclaim.jobs(), planned(cluster));
 
       ApplicationId kept = o.jobs().containsKey(checkpointing.toString()) ? silent : checkpointing;
       cluster.awaitShowingStatus("the reclaimed node is back in the inference pool", WAIT,
@@ -172,7 +169,7 @@ class CheckpointReclaimIT {
 
   private static int loaned(ArylMiniCluster cluster) {
     try {
-      return cluster.status().path("loanedNodes").size();
+      return cluster.status().loanedNodes().size();
     } catch (IOException e) {
       return -1;
     }
@@ -181,11 +178,8 @@ class CheckpointReclaimIT {
   /** True once the scheduler sees the job asking for its worker. */
   private static boolean asked(ArylMiniCluster cluster, ApplicationId id) {
     try {
-      for (JsonNode a : cluster.status().path("applications")) {
-        if (a.path("application").asText().equals(id.toString())) {
-          return a.path("askedWorkers").asInt() >= 1;
-        }
-      }
+      ApplicationStatus a = cluster.status().application(id.toString());
+      return a != null && a.askedWorkers() >= 1;
     } catch (IOException e) {
       // not answering yet
     }
@@ -195,10 +189,9 @@ class CheckpointReclaimIT {
   /** The seconds a preemption of the job would lose, as the status prices it; NaN while it does not show them. */
   private static double since(ArylMiniCluster cluster, ApplicationId id) {
     try {
-      for (JsonNode a : cluster.status().path("applications")) {
-        if (a.path("application").asText().equals(id.toString()) && a.path("sinceCheckpointS").isNumber()) {
-          return a.path("sinceCheckpointS").asDouble();
-        }
+      ApplicationStatus a = cluster.status().application(id.toString());
+      if (a != null && a.sinceCheckpointS() != null) {
+        return a.sinceCheckpointS();
       }
     } catch (IOException e) {
       // not answering yet
@@ -208,10 +201,10 @@ class CheckpointReclaimIT {
 
   /** The planned cost of the reclaim the scheduler holds, in flight or done. */
   private static double planned(ArylMiniCluster cluster) throws IOException {
-    JsonNode s = cluster.status();
-    for (String list : List.of("reclaimsInFlight", "reclaimsDone")) {
-      for (JsonNode r : s.path(list)) {
-        return r.path("plannedCostGpuS").asDouble();
+    SchedulerStatus s = cluster.status();
+    for (List<ReclaimStatus> list : List.of(s.reclaimsInFlight(), s.reclaimsDone())) {
+      for (ReclaimStatus r : list) {
+        return r.plannedCostGpuS();
       }
     }
     throw new AssertionError("no reclaim in " + s);

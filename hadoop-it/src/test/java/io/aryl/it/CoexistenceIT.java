@@ -135,7 +135,7 @@ class CoexistenceIT {
     @Override
     void checkScheduler() {
       assertThat(cluster.scheduler()).isExactlyInstanceOf(ArylScheduler.class);
-      assertThat(cluster.aryl().arylEnabled()).isTrue();
+      assertThat(cluster.aryl().running()).isTrue();
     }
   }
 
@@ -382,14 +382,14 @@ class CoexistenceIT {
         // containers ran) and none shrank or preempted anything.
         assertThat(roundsAfter - roundsBefore).as("Aryl rounds while the stock applications ran")
             .isGreaterThan(2 * DS_SECONDS);
-        assertThat(aryl.metrics().containersShrunk()).isZero();
-        assertThat(aryl.metrics().containersPreempted()).isZero();
+        assertThat(aryl.aryl().metrics().containersShrunk()).isZero();
+        assertThat(aryl.aryl().metrics().containersPreempted()).isZero();
       }
     }
 
     /** Aryl's round counter (GET /ws/v1/cluster/aryl); 0 under the stock scheduler. */
     private long rounds() throws IOException {
-      return cluster.scheduler() instanceof ArylScheduler ? cluster.status().path("round").asLong() : 0;
+      return cluster.scheduler() instanceof ArylScheduler ? cluster.status().round() : 0;
     }
 
     /**

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.it.ArylMiniCluster.Http;
 import io.aryl.yarn.ArylScheduler;
 import io.aryl.yarn.web.ArylWebServices;
@@ -67,7 +72,7 @@ class DropInIT {
   @DisplayName("the scheduler is ArylScheduler with Aryl enabled and the REST class from the templates")
   void schedulerIsAryl() {
     assertThat(cluster.scheduler()).isExactlyInstanceOf(ArylScheduler.class);
-    assertThat(cluster.aryl().arylEnabled()).isTrue();
+    assertThat(cluster.aryl().running()).isTrue();
     assertThat(cluster.aryl().metrics()).isNotNull();
     assertThat(cluster.rm().getConfig().get(YarnConfiguration.YARN_WEBAPP_CUSTOM_WEBSERVICE_CLASS))
         .isEqualTo(ArylWebServices.class.getName());
@@ -101,24 +106,24 @@ class DropInIT {
   }
 
   @Test
-  @DisplayName("GET /ws/v1/cluster/aryl answers JSON: 5 nodes, 2 labelled inference, plan and reclaim lists")
+  @DisplayName("GET /ws/v1/cluster/aryl answers the status, no field beyond the record: 5 nodes, 2 labelled"
+      + " inference, plan and reclaim lists")
   void arylStatus() throws Exception {
-    JsonNode s = getJson("/ws/v1/cluster/aryl");
-    assertThat(s.path("enabled").asBoolean()).isTrue();
-    JsonNode nodes = s.path("nodes");
-    assertThat(nodes.isArray()).isTrue();
-    assertThat(nodes).hasSize(5);
-    List<String> labels = new ArrayList<>();
-    nodes.forEach(n -> labels.add(n.path("label").asText()));
+    Http h = cluster.get(ArylPaths.STATUS);
+    assertThat(h.status()).as(h.body()).isEqualTo(200);
+    SchedulerStatus s = ArylJson.strictReader(SchedulerStatus.class).readValue(h.body());
+    assertThat(s.enabled()).isTrue();
+    assertThat(s.nodes()).hasSize(5);
+    List<String> labels = s.nodes().stream().map(NodeStatus::label).toList();
     assertThat(labels).filteredOn("inference"::equals).hasSize(2);
     assertThat(labels).filteredOn("training"::equals).hasSize(2);
-    nodes.forEach(n -> assertThat(n.path("loaned").asBoolean()).as("%s loaned", n).isFalse());
-    assertThat(s.path("loanedNodes").isArray()).isTrue();
-    assertThat(s.path("loanedNodes")).isEmpty();
-    assertThat(s.path("plan").isObject()).as("plan in %s", s).isTrue();
-    assertThat(s.path("reclaimsInFlight").isArray()).isTrue();
-    assertThat(s.path("reclaimsDone").isArray()).isTrue();
-    assertThat(s.path("applications").isArray()).isTrue();
+    assertThat(s.nodes()).allSatisfy(n -> assertThat(n.loaned()).as("%s loaned", n).isFalse());
+    assertThat(s.loanedNodes()).isEmpty();
+    assertThat(s.plan()).as("plan in %s", s).isNotNull();
+    assertThat(s.recovery()).isNotNull();
+    assertThat(s.store()).isNotNull();
+    assertThat(s.reclaimsInFlight()).isEmpty();
+    assertThat(s.reclaimsDone()).isEmpty();
   }
 
   @Test
@@ -127,32 +132,23 @@ class DropInIT {
     try (TestJob job = TestJob.submit(cluster, "elastic", "training", TestJob.shape(1, 4, 1, 60), 1, true)) {
       job.askWorkers(4);
       String id = job.id().toString();
-      AtomicReference<JsonNode> last = new AtomicReference<>();
+      AtomicReference<ApplicationStatus> last = new AtomicReference<>();
       await("targetWorkers and actualWorkers of " + id + " reach 4", Duration.ofSeconds(45), () -> {
         try {
-          JsonNode entry = entryOf(getJson("/ws/v1/cluster/aryl"), id);
+          ApplicationStatus entry = cluster.status().application(id);
           last.set(entry);
-          return entry != null && entry.path("targetWorkers").asInt() == 4 && entry.path("actualWorkers").asInt() == 4;
+          return entry != null && entry.targetWorkers() == 4 && entry.actualWorkers() == 4;
         } catch (IOException e) {
           return false;
         }
       });
-      JsonNode entry = last.get();
-      assertThat(entry.path("minWorkers").asInt()).isEqualTo(1);
-      assertThat(entry.path("maxWorkers").asInt()).isEqualTo(4);
-      assertThat(entry.path("gpusPerWorker").asInt()).isEqualTo(1);
+      ApplicationStatus entry = last.get();
+      assertThat(entry.minWorkers()).isEqualTo(1);
+      assertThat(entry.maxWorkers()).isEqualTo(4);
+      assertThat(entry.gpusPerWorker()).isEqualTo(1);
       // The scheduler counts containers from allocation on; the AM holds them after its next heartbeat.
       await("the job holds its 4 workers", Duration.ofSeconds(30), () -> job.workers() == 4);
     }
-  }
-
-  private static JsonNode entryOf(JsonNode status, String appId) {
-    for (JsonNode a : status.path("applications")) {
-      if (appId.equals(a.path("application").asText())) {
-        return a;
-      }
-    }
-    return null;
   }
 
   @Test
@@ -196,27 +192,27 @@ class DropInIT {
   @Test
   @DisplayName("POST /ws/v1/cluster/aryl/reclaims with no loaned node answers 400 with the reason")
   void reclaimWithoutLoansIsRefused() throws Exception {
-    Http h = cluster.post("/ws/v1/cluster/aryl/reclaims", "{\"nodes\": 1}");
+    Http h = cluster.post(ArylPaths.RECLAIMS, "{\"nodes\": 1}");
     assertThat(h.status()).as(h.body()).isEqualTo(400);
-    String error = json(h).path("error").asText();
+    String error = ArylStatus.error(h);
     assertThat(error).contains("reclaim of 1 node(s) refused", "but only 0 are loaned");
-    assertThat(getJson("/ws/v1/cluster/aryl").path("reclaimsInFlight")).isEmpty();
+    assertThat(cluster.status().reclaimsInFlight()).isEmpty();
     assertThat(cluster.aryl().metrics().reclaimsStarted()).isZero();
   }
 
   @Test
   @DisplayName("POST /ws/v1/cluster/aryl/reclaims with a malformed body answers 400 with the reason")
   void malformedReclaimIsRefused() throws Exception {
-    Http notJson = cluster.post("/ws/v1/cluster/aryl/reclaims", "{nodes: ");
+    Http notJson = cluster.post(ArylPaths.RECLAIMS, "{nodes: ");
     assertThat(notJson.status()).as(notJson.body()).isEqualTo(400);
-    assertThat(json(notJson).path("error").asText()).startsWith("body is not JSON");
+    assertThat(ArylStatus.error(notJson)).startsWith("body is not JSON");
 
-    Http noNodes = cluster.post("/ws/v1/cluster/aryl/reclaims", "{\"nodes\": 0}");
+    Http noNodes = cluster.post(ArylPaths.RECLAIMS, "{\"nodes\": 0}");
     assertThat(noNodes.status()).as(noNodes.body()).isEqualTo(400);
-    assertThat(json(noNodes).path("error").asText()).contains("nodes must be an integer in [1, 10000], was 0");
+    assertThat(ArylStatus.error(noNodes)).contains("nodes must be an integer in [1, 10000], was 0");
 
-    Http notObject = cluster.post("/ws/v1/cluster/aryl/reclaims", "[1]");
+    Http notObject = cluster.post(ArylPaths.RECLAIMS, "[1]");
     assertThat(notObject.status()).as(notObject.body()).isEqualTo(400);
-    assertThat(json(notObject).path("error").asText()).contains("body must be a JSON object");
+    assertThat(ArylStatus.error(notObject)).contains("body must be a JSON object");
   }
 }

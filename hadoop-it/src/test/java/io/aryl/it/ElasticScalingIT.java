@@ -2,8 +2,9 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.SchedulerStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -34,7 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ElasticScalingIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
   /** Waits are generous: other builds share this machine. What is asserted stays strict. */
   private static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -89,10 +89,11 @@ class ElasticScalingIT {
       assertThat(e.preemptionNotices()).as("notices to a job alone on the cluster").isEmpty();
       assertThat(e.completed()).isEmpty();
 
-      JsonNode app = application(cluster, e);
-      assertThat(app.get("targetWorkers").asInt()).isEqualTo(16);
+      ApplicationStatus app = application(cluster, e);
+      assertThat(app.targetWorkers()).isEqualTo(16);
+      assertThat(app.belowMaxBecause()).as("at its maximum: no reason to give").isNull();
       cluster.awaitShowingStatus("the status shows E's 16 workers",
-          () -> uncheckedApplication(cluster, e).get("actualWorkers").asInt() == 16);
+          () -> uncheckedApplication(cluster, e).actualWorkers() == 16);
 
       Thread.sleep(4 * roundMs(cluster.conf()));
       assertThat(e.workers()).as("E stays at its max").isEqualTo(16);
@@ -109,7 +110,7 @@ class ElasticScalingIT {
       cluster.awaitShowingStatus("E holds 4 workers", () -> e.workers() == 4);
       assertThat(e.received()).as("E's containers").hasSize(4)
           .allSatisfy(c -> assertThat(c.getResource().getResourceValue("yarn.io/gpu")).isEqualTo(1));
-      long used = cluster.status().path("nodes").findValues("usedGpus").stream().mapToLong(JsonNode::asLong).sum();
+      long used = cluster.status().nodes().stream().mapToLong(NodeStatus::usedGpus).sum();
       assertThat(used).as("GPUs in use on the cluster").isEqualTo(4);
     }
   }
@@ -125,11 +126,13 @@ class ElasticScalingIT {
         e.askWorkersAtOnce(4);
         cluster.awaitShowingStatus("E holds " + want + " workers", () -> e.workers() == target);
         cluster.awaitShowingStatus("E's ask is spent",
-            () -> uncheckedApplication(cluster, e).get("askedWorkers").asInt() == 0);
+            () -> uncheckedApplication(cluster, e).askedWorkers() == 0);
         Thread.sleep(3 * roundMs(cluster.conf()));
-        JsonNode app = application(cluster, e);
-        assertThat(app.get("targetWorkers").asInt()).as("E's target once it holds all it asked for: %s", app)
+        ApplicationStatus app = application(cluster, e);
+        assertThat(app.targetWorkers()).as("E's target once it holds all it asked for: %s", app)
             .isEqualTo(want);
+        assertThat(app.belowMaxBecause()).as("why E runs below its 16")
+            .isEqualTo("its ApplicationMaster asks for no more: it holds and asks for " + want + " workers in all");
         assertThat(e.workers()).isEqualTo(want);
       }
     }
@@ -233,18 +236,16 @@ class ElasticScalingIT {
     return job.completed().stream().filter(s -> ids.contains(s.getContainerId())).collect(Collectors.toList());
   }
 
-  private static JsonNode application(ArylMiniCluster cluster, TestJob job) throws Exception {
-    ArylMiniCluster.Http r = cluster.get("/ws/v1/cluster/aryl");
-    assertThat(r.status()).as(r.body()).isEqualTo(200);
-    for (JsonNode a : JSON.readTree(r.body()).get("applications")) {
-      if (a.get("application").asText().equals(job.id().toString())) {
-        return a;
-      }
+  private static ApplicationStatus application(ArylMiniCluster cluster, TestJob job) throws Exception {
+    SchedulerStatus s = cluster.status();
+    ApplicationStatus a = s.application(job.id().toString());
+    if (a == null) {
+      throw new AssertionError(job.id() + " is not in " + s);
     }
-    throw new AssertionError(job.id() + " is not in " + r.body());
+    return a;
   }
 
-  private static JsonNode uncheckedApplication(ArylMiniCluster cluster, TestJob job) {
+  private static ApplicationStatus uncheckedApplication(ArylMiniCluster cluster, TestJob job) {
     try {
       return application(cluster, job);
     } catch (Exception e) {

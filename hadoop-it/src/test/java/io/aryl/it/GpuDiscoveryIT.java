@@ -2,7 +2,7 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.NodeStatus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -139,12 +139,12 @@ class GpuDiscoveryIT {
       // ... and Aryl's status shows the node's type from it: no node-name rule is set.
       assertThat(conf.get("aryl.scheduler.gpu-type.nodes", "")).isEmpty();
       cluster.awaitShowingStatus("Aryl types " + node + " " + type, WAIT,
-          () -> type.equals(statusOf(cluster, node).path("gpuType").asText()));
-      JsonNode status = statusOf(cluster, node);
+          () -> statusOf(cluster, node) != null && type.equals(statusOf(cluster, node).gpuType()));
+      NodeStatus status = statusOf(cluster, node);
       System.out.printf("GpuDiscoveryIT: Aryl status of %s: %s%n", node, status);
-      assertThat(status.path("gpuSpeed").asDouble()).as("gpuSpeed").isEqualTo(speed);
-      assertThat(status.path("gpus").asInt()).as("gpus").isEqualTo(gpus);
-      assertThat(status.has("gpuTypeError")).as("gpuTypeError in " + status).isFalse();
+      assertThat(status.gpuSpeed()).as("gpuSpeed").isEqualTo(speed);
+      assertThat(status.gpus()).as("gpus").isEqualTo(gpus);
+      assertThat(status.gpuTypeError()).as("gpuTypeError in " + status).isNull();
     }
   }
 
@@ -189,16 +189,12 @@ class GpuDiscoveryIT {
     return out;
   }
 
-  private static JsonNode statusOf(ArylMiniCluster cluster, String node) {
+  /** The node's entry in the status, or null while it is not shown or no ResourceManager answers. */
+  private static NodeStatus statusOf(ArylMiniCluster cluster, String node) {
     try {
-      for (JsonNode n : cluster.status().path("nodes")) {
-        if (n.path("node").asText().equals(node)) {
-          return n;
-        }
-      }
+      return cluster.status().node(node);
     } catch (IOException e) {
-      // not answering yet
+      return null; // not answering yet
     }
-    return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
   }
 }

@@ -3,6 +3,11 @@ package io.aryl.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.reclaim.ReclaimRequest;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.core.ArylPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +45,7 @@ class GpuMoveIT {
     conf.setInt("aryl.am.heartbeat-ms", 200);
     conf.set("aryl.scheduler.gpu-types", "a100,t4");
     conf.set("aryl.scheduler.gpu-type.t4.speed", "0.5");
-    conf.set("aryl.scheduler.policy", "aryl+");
+    conf.set("aryl.scheduler.policy", ArylPolicy.ARYL_PLUS.policyName());
     Path envs = Files.createDirectories(dir.resolve("envs"));
     // Node 0 inference (t4), node 1 training (a100), node 2 the default partition (ApplicationMasters).
     try (ArylMiniCluster cluster = ArylMiniCluster.start("gpu-move", conf, 1, 1)) {
@@ -94,24 +99,29 @@ class GpuMoveIT {
       }
 
       // A reclaim may ask for a GPU type: only a lent node of that type goes back.
-      ArylMiniCluster.Http unknown = cluster.post(RECLAIMS, "{\"nodes\":1,\"gpuType\":\"v100\"}");
+      ArylMiniCluster.Http unknown = cluster.post(RECLAIMS, reclaimOf("v100"));
       assertThat(unknown.status()).as(unknown.body()).isEqualTo(400);
       assertThat(unknown.body()).contains("v100").contains("aryl.scheduler.gpu-types");
-      ArylMiniCluster.Http notLent = cluster.post(RECLAIMS, "{\"nodes\":1,\"gpuType\":\"a100\"}");
+      ArylMiniCluster.Http notLent = cluster.post(RECLAIMS, reclaimOf("a100"));
       assertThat(notLent.status()).as(notLent.body()).isEqualTo(400);
       assertThat(notLent.body()).contains("a100");
-      ArylMiniCluster.Http t4Back = cluster.post(RECLAIMS, "{\"nodes\":1,\"gpuType\":\"t4\"}");
+      ArylMiniCluster.Http t4Back = cluster.post(RECLAIMS, reclaimOf("t4"));
       assertThat(t4Back.status()).as(t4Back.body()).isEqualTo(201);
       cluster.awaitShowingStatus("the t4 node is inference's again", WAIT,
           () -> cluster.partitionOf(0).equals("inference"));
     }
   }
 
-  private static final String RECLAIMS = "/ws/v1/cluster/aryl/reclaims";
+  private static final String RECLAIMS = ArylPaths.RECLAIMS;
+
+  /** A reclaim of one lent node of this GPU type. */
+  private static String reclaimOf(String gpuType) {
+    return ArylJson.write(new ReclaimRequest(1, 0, gpuType));
+  }
 
   private static List<String> gpuTypes(ArylMiniCluster cluster) {
     try {
-      return cluster.status().path("nodes").findValuesAsText("gpuType");
+      return cluster.status().nodes().stream().map(NodeStatus::gpuType).filter(java.util.Objects::nonNull).toList();
     } catch (java.io.IOException e) {
       return List.of(); // not answering yet
     }

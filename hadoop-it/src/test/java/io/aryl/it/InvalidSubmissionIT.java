@@ -81,8 +81,7 @@ class InvalidSubmissionIT {
     assertThat(r.getYarnApplicationState()).as("state of %s, diagnostics: %s", name, r.getDiagnostics())
         .isEqualTo(YarnApplicationState.FAILED);
     assertThat(r.getDiagnostics()).contains(diagnostics);
-    assertThat(cluster.aryl().arylStatus().get("applications").toString())
-        .doesNotContain(r.getApplicationId().toString());
+    assertThat(cluster.aryl().status().application(r.getApplicationId().toString())).isNull();
   }
 
   private static Set<String> with(Set<String> tags, String... extra) {
@@ -143,7 +142,7 @@ class InvalidSubmissionIT {
     try (TestJob job = TestJob.submit(cluster, "valid", "training", TestJob.shape(1, 2, 1, 60), 1, true)) {
       ApplicationReport r = cluster.client().getApplicationReport(job.id());
       assertThat(r.getYarnApplicationState()).as(r.getDiagnostics()).isIn(ACCEPTED);
-      assertThat(cluster.aryl().arylStatus().get("applications").toString()).contains(job.id().toString());
+      assertThat(cluster.aryl().status().application(job.id().toString())).isNotNull();
       job.askWorkers(2);
       await("the valid job gets 2 workers", Duration.ofSeconds(30), () -> job.workers() == 2);
       assertThat(cluster.client().getApplicationReport(job.id()).getYarnApplicationState()).isIn(ACCEPTED);
@@ -164,7 +163,7 @@ class InvalidSubmissionIT {
     Thread.sleep(1000); // a rejection would come with the scheduler's APP_ADDED, well within this
     ApplicationReport r = cluster.client().getApplicationReport(id);
     assertThat(r.getYarnApplicationState()).as(r.getDiagnostics()).isIn(ACCEPTED);
-    assertThat(cluster.aryl().arylStatus().get("applications").toString()).doesNotContain(id.toString());
+    assertThat(cluster.aryl().status().application(id.toString())).isNull();
     cluster.client().killApplication(id);
   }
 }

@@ -1,26 +1,26 @@
 package io.aryl.it;
 
-import static io.aryl.it.LoanRig.inState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.status.LoanTargetStatus;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
-import io.aryl.labels.LoanState;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The loan controller on a real ResourceManager running ArylScheduler, with an embedded ZooKeeper: inference nodes 0-2
- * (8 GPUs each), training's own node 3. Demand is set by the test; 100 rps per server, no margin, no hold.
+ * (8 GPUs each), training's own node 3. Demand is set by the test; 100 rps per server, no margin, no hold. The
+ * controller sends the loan target; the scheduler lends and reclaims to meet it.
  */
 class LoanControllerIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
 
@@ -29,72 +29,83 @@ class LoanControllerIT {
   }
 
   @Test
-  @DisplayName("demand falls: idle inference nodes are loaned and used by training; demand rises: they come back in"
-      + " time")
-  void loansWhenDemandFallsAndReclaimsWhenItRises() throws Exception {
+  @DisplayName("demand falls: the target rises, the scheduler lends idle inference nodes and training uses them;"
+      + " demand rises: the target is lowered and they come back by its deadline")
+  void targetRisesAsDemandFallsAndFallsAsItRises() throws Exception {
     try (LoanRig rig = rig("loan")) {
       ArylMiniCluster cluster = rig.cluster;
-      LoanController lc = rig.controller("a", rig.client(), rig.pools());
+      LoanController lc = rig.controller("a", rig.client());
       LoanRig.PoolWatch watch = rig.watch();
-      cluster.awaitShowingStatus("the controller leads and records 3 nodes home",
-          () -> lc.isActing() && inState(lc, LoanState.HOME) == 3);
+      cluster.awaitShowingStatus("the controller leads and its target 0 is in force",
+          () -> lc.isActing() && rig.targetFrom(lc, 0));
       Thread.sleep(600);
       assertThat(rig.count("training")).as("300 rps needs all 3 servers").isZero();
 
       long fallMs = System.currentTimeMillis();
       rig.rate.set(100.0);
-      cluster.awaitShowingStatus("2 idle inference nodes loaned", () -> rig.count("training") == 2
-          && inState(lc, LoanState.LOANED) == 2);
-      long loanedAfterMs = System.currentTimeMillis() - fallMs;
-      assertThat(status(cluster).get("loanedNodes")).as("the scheduler sees the loans").hasSize(2);
-      JsonNode shown = status(cluster).path("loanController").path("status");
-      assertThat(shown.path("role").asText()).as("the controller's state, in the scheduler's REST resource")
-          .isEqualTo("LEADER");
-      assertThat(shown.path("instance").asText()).isEqualTo(lc.instanceId());
+      cluster.awaitShowingStatus("target 2 in force and 2 idle inference nodes lent", () -> rig.targetFrom(lc, 2)
+          && rig.count("training") == 2);
+      long lentAfterMs = System.currentTimeMillis() - fallMs;
+      SchedulerStatus lent = cluster.status();
+      assertThat(lent.loanedNodes()).as("the scheduler sees the loans").hasSize(2);
+      assertThat(lent.loanTarget().onLoan()).isEqualTo(2);
+      Set<String> onLoan = lent.nodes().stream().filter(n -> n.place() == NodeStatus.Place.LENT)
+          .map(NodeStatus::node).collect(Collectors.toSet());
+      assertThat(onLoan).hasSize(2);
+      assertThat(lc.status()).containsEntry("role", "LEADER");
 
       try (TestJob job = TestJob.submit(cluster, "t", "training", TestJob.shape(1, 24, 1, 3600), 1, false)) {
         job.askWorkersAtOnce(24);
-        cluster.awaitShowingStatus("training fills its node and both loaned ones", () -> job.workers() == 24);
-        Set<String> loaned = new HashSet<>();
-        lc.ledgerView().stream().filter(e -> e.state() == LoanState.LOANED).forEach(e -> loaned.add(e.node()));
-        assertThat(job.workersByNode()).as("workers on the loaned nodes").containsKeys(loaned.toArray(String[]::new));
+        cluster.awaitShowingStatus("training fills its node and both lent ones", () -> job.workers() == 24);
+        assertThat(job.workersByNode()).as("workers on the lent nodes").containsKeys(onLoan.toArray(String[]::new));
 
         long riseMs = System.currentTimeMillis();
         rig.rate.set(300.0);
-        cluster.awaitShowingStatus("both loaned nodes back home", () -> rig.count("inference") == 3
-            && inState(lc, LoanState.HOME) == 3);
+        cluster.awaitShowingStatus("target 0 in force", () -> rig.targetFrom(lc, 0));
+        LoanTargetStatus lowered = rig.target();
+        assertThat(lowered.returnByMs()).as("the rest back within the controller's deadline")
+            .isBetween(riseMs, System.currentTimeMillis() + LoanRig.DEADLINE_MS);
+        cluster.awaitShowingStatus("both lent nodes back home, the reclaim done", () -> rig.count("inference") == 3
+            && rig.noReclaimInFlight());
         long homeAfterMs = System.currentTimeMillis() - riseMs;
 
-        JsonNode s = status(cluster);
-        assertThat(s.get("reclaimsDone")).as("one reclaim of both nodes").hasSize(1);
-        JsonNode done = s.get("reclaimsDone").get(0);
-        assertThat(done.get("nodes")).hasSize(2);
-        assertThat(done.get("late").asBoolean()).isFalse();
-        assertThat(done.get("finishedMs").asLong()).isLessThanOrEqualTo(done.get("deadlineMs").asLong());
+        SchedulerStatus s = cluster.status();
+        assertThat(s.reclaimsDone()).as("one reclaim of both nodes").hasSize(1);
+        ReclaimStatus done = s.reclaimsDone().get(0);
+        assertThat(done.nodes()).containsExactlyInAnyOrderElementsOf(onLoan);
+        assertThat(done.late()).isFalse();
+        assertThat(done.deadlineMs()).as("the target's deadline").isEqualTo(lowered.returnByMs());
+        assertThat(done.finishedMs()).isLessThanOrEqualTo(done.deadlineMs());
         assertThat(homeAfterMs).as("ms from the rise to both nodes home").isLessThan(LoanRig.DEADLINE_MS);
-        assertThat(lc.reclaimsRequested()).isEqualTo(1);
+        assertThat(s.nodes().stream().filter(n -> n.place() != null)).as("every inference node home")
+            .allSatisfy(n -> assertThat(n.place()).isEqualTo(NodeStatus.Place.HOME));
+        // The job hears of its workers' end on its next heartbeat, after the scheduler finished the reclaim.
+        cluster.awaitShowingStatus("the job told its workers on the lent nodes ended",
+            () -> job.workersByNode().keySet().stream().noneMatch(onLoan::contains));
         assertThat(job.workersByNode()).as("training keeps its own node").containsOnlyKeys(cluster.nodeName(3));
         watch.close();
         assertThat(watch.violations).isEmpty();
         assertThat(watch.samples).isPositive();
-        System.out.printf("LoanControllerIT: loaned %d ms after the fall; home %d ms after the rise (reclaim took %d"
-            + " ms, %d containers preempted, %d shrunk)%n", loanedAfterMs, homeAfterMs, done.get("tookMs").asLong(),
-            done.get("containersPreempted").asInt(), done.get("containersShrunk").asInt());
+        System.out.printf("LoanControllerIT: lent %d ms after the fall; home %d ms after the rise (reclaim took %d"
+            + " ms, %d containers preempted, %d shrunk)%n", lentAfterMs, homeAfterMs, done.tookMs(),
+            done.containersPreempted(), done.containersShrunk());
       }
-      assertThat(rig.ledgerMatchesLabels(lc)).isTrue();
     }
   }
 
   @Test
-  @DisplayName("ZooKeeper down: nothing new is loaned while the scheduler keeps scheduling")
-  void withoutZooKeeperNothingIsLoanedAndTheSchedulerKeepsScheduling() throws Exception {
+  @DisplayName("ZooKeeper down: no target is sent and nothing new is lent, while the scheduler keeps scheduling")
+  void withoutZooKeeperNothingIsLent() throws Exception {
     try (LoanRig rig = rig("zk-down")) {
       ArylMiniCluster cluster = rig.cluster;
-      LoanController lc = rig.controller("a", rig.client(), rig.pools());
-      cluster.awaitShowingStatus("the controller leads", () -> lc.isActing() && inState(lc, LoanState.HOME) == 3);
+      LoanController lc = rig.controller("a", rig.client());
+      cluster.awaitShowingStatus("the controller leads and its target 0 is in force",
+          () -> lc.isActing() && rig.targetFrom(lc, 0));
+      long epoch = lc.epoch();
 
       rig.zk.stop();
       cluster.awaitShowingStatus("the controller stops acting", () -> !lc.isActing());
+      long received = rig.target().receivedMs();
       rig.rate.set(0.0);
       try (TestJob job = TestJob.submit(cluster, "t", "training", TestJob.shape(1, 8, 1, 3600), 1, true)) {
         job.askWorkersAtOnce(8);
@@ -102,18 +113,15 @@ class LoanControllerIT {
         Thread.sleep(2000);
         assertThat(job.workersByNode()).isEqualTo(Map.of(cluster.nodeName(3), 8));
       }
-      assertThat(rig.count("inference")).as("nothing loaned without ZooKeeper").isEqualTo(3);
-      assertThat(lc.nodesLoaned()).isZero();
+      assertThat(rig.count("inference")).as("nothing lent without ZooKeeper").isEqualTo(3);
+      assertThat(rig.target().receivedMs()).as("no target sent without ZooKeeper").isEqualTo(received);
+      assertThat(rig.target().maxOnLoan()).as("the target in force stands").isZero();
       assertThat(lc.role()).isEqualTo(LoanController.Role.SUSPENDED);
 
       rig.zk.restart();
-      cluster.awaitShowingStatus("with ZooKeeper back, the idle nodes are loaned", () -> rig.count("training") == 3);
+      cluster.awaitShowingStatus("with ZooKeeper back, a newer epoch raises the target and the idle nodes are lent",
+          () -> rig.targetFrom(lc, 3) && rig.count("training") == 3);
+      assertThat(lc.epoch()).isGreaterThan(epoch);
     }
-  }
-
-  static JsonNode status(ArylMiniCluster cluster) throws Exception {
-    ArylMiniCluster.Http r = cluster.get("/ws/v1/cluster/aryl");
-    assertThat(r.status()).as(r.body()).isEqualTo(200);
-    return JSON.readTree(r.body());
   }
 }

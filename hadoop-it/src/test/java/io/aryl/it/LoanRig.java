@@ -1,12 +1,13 @@
 package io.aryl.it;
 
+import io.aryl.api.status.LoanTargetStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.core.loan.LoanPolicy;
+import io.aryl.labels.ActiveRmWebApp;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanDecider;
-import io.aryl.labels.LoanEntry;
-import io.aryl.labels.LoanState;
-import io.aryl.labels.Pools;
-import io.aryl.labels.YarnPools;
+import io.aryl.labels.SchedulerLink;
+import io.aryl.labels.SchedulerResource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,7 +28,7 @@ import org.apache.curator.test.TestingServer;
 /**
  * What the loan-controller tests share: a MiniYARNCluster with inference nodes 0..n-1 and training's own node n, an
  * embedded ZooKeeper, a demand the test sets, and controllers with test-sized timings (decisions every 200 ms, no
- * hold, no margin, 100 rps per server).
+ * hold, no margin, 100 rps per server, the rest back within {@link #DEADLINE_MS} of lowering the target).
  */
 final class LoanRig implements AutoCloseable {
   static final long DEADLINE_MS = 20_000;
@@ -74,20 +75,45 @@ final class LoanRig implements AutoCloseable {
     return out.lines().filter(l -> l.startsWith("/")).toList();
   }
 
-  YarnPools pools() throws Exception {
-    // Every RM's web app, as candidates: the controller follows the active one across a failover.
-    YarnPools p = new YarnPools(cluster.conf(), String.join(",", cluster.webAddresses()));
-    open.add(p);
-    return p;
+  /** The scheduler's REST resource, with every RM's web app as a candidate: it follows the active one. */
+  SchedulerResource scheduler() {
+    return new SchedulerResource(ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm",
+        String.join(",", cluster.webAddresses()))));
   }
 
-  LoanController controller(String id, CuratorFramework c, Pools pools) throws Exception {
-    LoanController.Config cfg = new LoanController.Config(id, "inference", "training", "/aryl/loan-controller", 200,
-        DEADLINE_MS, new LoanDecider.Settings(new LoanPolicy(100, 0, 0), 0, 0, 4));
-    LoanController lc = new LoanController(c, cfg, List.of(() -> rate.get()), pools, System::currentTimeMillis);
+  LoanController controller(String id, CuratorFramework c) throws Exception {
+    return controller(id, c, scheduler());
+  }
+
+  LoanController controller(String id, CuratorFramework c, SchedulerLink scheduler) throws Exception {
+    LoanController.Config cfg = new LoanController.Config(id, "/aryl/loan-controller", 200,
+        new LoanDecider.Settings(new LoanPolicy(100, 0, 0), 0, 0, 4, DEADLINE_MS));
+    LoanController lc = new LoanController(c, cfg, List.of(() -> rate.get()), scheduler, System::currentTimeMillis);
     open.add(lc);
     lc.start();
     return lc;
+  }
+
+  /** The target in force in the active scheduler; null before one, or while no scheduler answers. */
+  LoanTargetStatus target() {
+    SchedulerStatus s = ArylStatus.orNull(cluster);
+    return s == null ? null : s.loanTarget();
+  }
+
+  /**
+   * True when no reclaim is in flight: the labels turn inference a round before the reclaim that relabelled them is
+   * recorded done.
+   */
+  boolean noReclaimInFlight() {
+    SchedulerStatus s = ArylStatus.orNull(cluster);
+    return s != null && s.reclaimsInFlight().isEmpty();
+  }
+
+  /** True when the target in force allows {@code maxOnLoan} and was set by {@code lc} under its epoch now. */
+  boolean targetFrom(LoanController lc, int maxOnLoan) {
+    LoanTargetStatus t = target();
+    return t != null && t.maxOnLoan() == maxOnLoan && t.controller().equals(lc.instanceId())
+        && t.epoch() == lc.epoch();
   }
 
   /** Inference nodes labelled {@code label} now. */
@@ -99,27 +125,6 @@ final class LoanRig implements AutoCloseable {
       }
     }
     return n;
-  }
-
-  static long inState(LoanController c, LoanState s) {
-    return c.ledgerView().stream().filter(e -> e.state() == s).count();
-  }
-
-  /** The ledger agrees with the labels: HOME where labelled inference, away where labelled training. */
-  boolean ledgerMatchesLabels(LoanController c) {
-    List<LoanEntry> view = c.ledgerView();
-    if (view.size() != inference) {
-      return false;
-    }
-    for (LoanEntry e : view) {
-      int i = indexOf(e.node());
-      String label = cluster.partitionOf(i);
-      boolean home = e.state() == LoanState.HOME;
-      if (home != "inference".equals(label)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   int indexOf(String node) {

@@ -2,9 +2,11 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.core.ArylPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -37,7 +39,7 @@ class MixedGpuIT {
     YarnConfiguration conf = ArylMiniCluster.restartableConf(dir.toFile());
     conf.set("aryl.scheduler.gpu-types", "a100,t4");
     conf.set("aryl.scheduler.gpu-type.t4.speed", "0.5");
-    conf.set("aryl.scheduler.policy", "aryl+");
+    conf.set("aryl.scheduler.policy", ArylPolicy.ARYL_PLUS.policyName());
     // Node 0 inference (t4), nodes 1 and 2 training (a100), node 3 the default partition.
     try (ArylMiniCluster cluster = ArylMiniCluster.start("mixed-gpus", conf, 1, 2)) {
       String t4 = cluster.nodeName(0);
@@ -47,7 +49,7 @@ class MixedGpuIT {
           "t4=" + t4.replace(".", "\\.") + " a100=" + a100a.replace(".", "\\.") + "|" + a100b.replace(".", "\\.")));
       cluster.lend(0);
       cluster.awaitShowingStatus("the lent t4 node and both a100 nodes are typed", WAIT, () -> {
-        JsonNode nodes = nodes(cluster);
+        List<NodeStatus> nodes = nodes(cluster);
         return type(nodes, t4).equals("t4") && type(nodes, a100a).equals("a100") && type(nodes, a100b).equals("a100");
       });
 
@@ -86,30 +88,22 @@ class MixedGpuIT {
     }
   }
 
-  private static JsonNode nodes(ArylMiniCluster cluster) {
+  private static List<NodeStatus> nodes(ArylMiniCluster cluster) {
     try {
-      return cluster.status().path("nodes");
+      return cluster.status().nodes();
     } catch (java.io.IOException e) {
-      return com.fasterxml.jackson.databind.node.MissingNode.getInstance(); // not answering yet
+      return List.of(); // not answering yet
     }
   }
 
   /** The node's GPUs in use as the last round saw them; -1 while the node is not shown. */
-  private static int usedGpus(JsonNode nodes, String node) {
-    for (JsonNode n : nodes) {
-      if (n.path("node").asText().equals(node)) {
-        return n.path("usedGpus").asInt(-1);
-      }
-    }
-    return -1;
+  private static int usedGpus(List<NodeStatus> nodes, String node) {
+    return nodes.stream().filter(n -> n.node().equals(node)).mapToInt(NodeStatus::usedGpus).findFirst().orElse(-1);
   }
 
-  private static String type(JsonNode nodes, String node) {
-    for (JsonNode n : nodes) {
-      if (n.path("node").asText().equals(node)) {
-        return n.path("gpuType").asText();
-      }
-    }
-    return "";
+  /** The node's GPU type as the status shows it; "" while it is not shown or not typed. */
+  private static String type(List<NodeStatus> nodes, String node) {
+    return nodes.stream().filter(n -> n.node().equals(node) && n.gpuType() != null).map(NodeStatus::gpuType)
+        .findFirst().orElse("");
   }
 }

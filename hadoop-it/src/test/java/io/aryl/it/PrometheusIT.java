@@ -2,7 +2,7 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.SchedulerStatus;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,10 +58,12 @@ class PrometheusIT {
         // JMX shows a snapshot refreshed once per metrics period: wait for one taken after the loan.
         ArylMiniCluster.await("JMX shows the loan", Duration.ofSeconds(10), () -> jmxLong("LoanedNodes") == 1);
 
-        long id = ArylStatus.reclaim(cluster, 1, 0).path("id").asLong();
-        cluster.awaitShowingStatus("the reclaim is done", () -> !ArylStatus.doneWithId(statusOrEmpty(cluster), id)
-            .isEmpty());
-        long tookMs = ArylStatus.doneWithId(cluster.status(), id).get(0).path("tookMs").asLong();
+        long id = ArylStatus.reclaim(cluster, 1, 0).id();
+        cluster.awaitShowingStatus("the reclaim is done", () -> {
+          SchedulerStatus s = ArylStatus.orNull(cluster);
+          return s != null && !ArylStatus.doneWithId(s, id).isEmpty();
+        });
+        long tookMs = ArylStatus.doneWithId(cluster.status(), id).get(0).tookMs();
         assertThat(e.workers()).as("E shrunk to the training node").isEqualTo(8);
         // The window holding the reclaim has ended: its percentiles are shown for the next WINDOW_S seconds.
         ArylMiniCluster.await("JMX shows the reclaim's percentile window", Duration.ofSeconds(3 * WINDOW_S),
@@ -86,11 +88,6 @@ class PrometheusIT {
             c.prom);
       }
     }
-  }
-
-  private static JsonNode statusOrEmpty(ArylMiniCluster cluster) {
-    JsonNode s = ArylStatus.orNull(cluster);
-    return s == null ? com.fasterxml.jackson.databind.node.MissingNode.getInstance() : s;
   }
 
   /** One bean reading, one scrape, and the bean read again; their values by JMX attribute name. */

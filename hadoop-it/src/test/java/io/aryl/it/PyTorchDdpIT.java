@@ -38,7 +38,6 @@ class PyTorchDdpIT {
    * what it trains after it is waited for.
    */
   private static final int STEPS = 300;
-  private static final String RECLAIMS = "/ws/v1/cluster/aryl/reclaims";
 
   /** The cluster's files: the ApplicationMasters' staging directory among them. */
   @TempDir static Path clusterDir;
@@ -119,8 +118,7 @@ class PyTorchDdpIT {
     }
 
     int beforeReclaim = Torch.starts(log).size();
-    ArylMiniCluster.Http reclaim = cluster.post(RECLAIMS, "{\"nodes\":1}");
-    assertThat(reclaim.status()).as(reclaim.body()).isBetween(200, 299);
+    ArylStatus.reclaim(cluster, 1, 0);
     cluster.awaitShowingStatus("the reclaimed node is home", CHANGE,
         () -> cluster.partitionOf(0).equals("inference"));
     cluster.awaitShowingStatus("the job trains on with its 2 base workers", CHANGE,

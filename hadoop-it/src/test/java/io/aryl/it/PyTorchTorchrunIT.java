@@ -51,7 +51,6 @@ class PyTorchTorchrunIT {
    * trains after it is waited for.
    */
   private static final int STEPS = 400;
-  private static final String RECLAIMS = "/ws/v1/cluster/aryl/reclaims";
   /** torchrun's agents log this (LOGLEVEL=INFO) after each round; their workers' master follows. */
   private static final Pattern ROUND = Pattern.compile("Rendezvous complete for workers\\. Result:\\s+"
       + "restart_count=\\d+\\s+master_addr=(\\S+)\\s+master_port=(\\d+)\\s+group_rank=(\\d+)\\s+"
@@ -157,8 +156,7 @@ class PyTorchTorchrunIT {
     }
 
     int beforeReclaim = Torch.starts(log).size();
-    ArylMiniCluster.Http reclaim = cluster.post(RECLAIMS, "{\"nodes\":1}");
-    assertThat(reclaim.status()).as(reclaim.body()).isBetween(200, 299);
+    ArylStatus.reclaim(cluster, 1, 0);
     cluster.awaitShowingStatus("the reclaimed node is home", CHANGE,
         () -> cluster.partitionOf(0).equals("inference"));
     cluster.awaitShowingStatus("the job trains on with its 2 base workers", CHANGE,

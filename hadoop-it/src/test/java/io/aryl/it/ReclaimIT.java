@@ -2,8 +2,10 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and must relabel the node only once nothing runs on it.
  */
 class ReclaimIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String RECLAIMS = "/ws/v1/cluster/aryl/reclaims";
+  private static final String RECLAIMS = ArylPaths.RECLAIMS;
 
   @TempDir Path dir;
 
@@ -66,7 +67,7 @@ class ReclaimIT {
       TestJob fJob = f;
       cluster.awaitShowingStatus("F holds its 8 workers", () -> fJob.workers() == 8);
       assertThat(f.workersByNode()).as("F lands whole on one loaned node (best fit); E holds %s, status %s",
-          e.workersByNode(), status(cluster)).hasSize(1);
+          e.workersByNode(), cluster.status()).hasSize(1);
       String fNode = f.workersByNode().keySet().iterator().next();
       assertThat(fNode).isIn(cluster.nodeName(0), cluster.nodeName(1));
 
@@ -150,9 +151,9 @@ class ReclaimIT {
       assertThat(notJson.status()).as(notJson.body()).isEqualTo(400);
       assertThat(error(notJson)).contains("not JSON");
 
-      JsonNode status = status(cluster);
-      assertThat(status.get("reclaimsInFlight")).isEmpty();
-      assertThat(status.get("reclaimsDone")).isEmpty();
+      SchedulerStatus status = cluster.status();
+      assertThat(status.reclaimsInFlight()).isEmpty();
+      assertThat(status.reclaimsDone()).isEmpty();
       assertThat(loanedNodes(cluster)).hasSize(2);
       assertThat(cluster.partitionOf(0)).isEqualTo("training");
       assertThat(cluster.partitionOf(1)).isEqualTo("training");
@@ -177,17 +178,15 @@ class ReclaimIT {
     RelabelWatch watch = new RelabelWatch(cluster, 0, 1);
     try {
       long deadline = System.currentTimeMillis() + 20_000;
-      ArylMiniCluster.Http answer = cluster.post(RECLAIMS, "{\"nodes\":1,\"deadlineMs\":" + deadline + "}");
-      assertThat(answer.status()).as(answer.body()).isEqualTo(201);
-      JsonNode reclaim = JSON.readTree(answer.body());
-      assertThat(reclaim.get("nodes")).hasSize(1);
-      String chosen = reclaim.get("nodes").get(0).asText();
+      ReclaimStatus reclaim = ArylStatus.reclaim(cluster, 1, deadline);
+      assertThat(reclaim.nodes()).hasSize(1);
+      String chosen = reclaim.nodes().get(0);
       int chosenIndex = chosen.equals(cluster.nodeName(0)) ? 0 : 1;
       assertThat(chosen).as("the reclaimed node").isIn(cluster.nodeName(0), cluster.nodeName(1))
           .as("least cost: the node of E's flexible workers, not F's").isNotEqualTo(s.fNode());
-      assertThat(reclaim.get("deadlineMs").asLong()).isEqualTo(deadline);
-      assertThat(JSON.convertValue(reclaim.get("jobs"), Map.class))
-          .as("what the reclaim does to each job").isEqualTo(Map.of(e.id().toString(), "SHRINK"));
+      assertThat(reclaim.deadlineMs()).isEqualTo(deadline);
+      assertThat(reclaim.jobs()).as("what the reclaim does to each job")
+          .isEqualTo(Map.of(e.id().toString(), ReclaimStatus.Action.SHRINK));
 
       cluster.awaitShowingStatus("the reclaimed node is back in the inference pool",
           () -> "inference".equals(cluster.partitionOf(chosenIndex)));
@@ -210,19 +209,18 @@ class ReclaimIT {
       assertThat(e.workersByNode()).as("E keeps its workers elsewhere").isEqualTo(eExpected);
       assertNeverBelowAfterReaching(e, 1);
 
-      JsonNode status = status(cluster);
-      assertThat(status.get("reclaimsInFlight")).isEmpty();
-      assertThat(status.get("reclaimsDone")).hasSize(1);
-      JsonNode done = status.get("reclaimsDone").get(0);
-      assertThat(done.get("phase").asText()).isEqualTo("DONE");
-      assertThat(done.get("nodes")).hasSize(1);
-      assertThat(done.get("nodes").get(0).asText()).isEqualTo(chosen);
-      assertThat(done.get("containersShrunk").asInt()).isEqualTo(eBefore.get(chosen)).isPositive();
-      assertThat(done.get("containersPreempted").asInt()).isZero();
-      assertThat(done.get("late").asBoolean()).isFalse();
-      assertThat(done.get("finishedMs").asLong()).isLessThanOrEqualTo(deadline);
+      SchedulerStatus status = cluster.status();
+      assertThat(status.reclaimsInFlight()).isEmpty();
+      assertThat(status.reclaimsDone()).hasSize(1);
+      ReclaimStatus done = status.reclaimsDone().get(0);
+      assertThat(done.phase()).isEqualTo(ReclaimStatus.Phase.DONE);
+      assertThat(done.nodes()).containsExactly(chosen);
+      assertThat(done.containersShrunk()).isEqualTo(eBefore.get(chosen)).isPositive();
+      assertThat(done.containersPreempted()).isZero();
+      assertThat(done.late()).isFalse();
+      assertThat(done.finishedMs()).isLessThanOrEqualTo(deadline);
       assertThat(loanedNodes(cluster)).containsExactly(cluster.nodeName(1 - chosenIndex));
-      return new Reclaimed(chosen, done.get("tookMs").asLong());
+      return new Reclaimed(chosen, done.tookMs());
     } finally {
       watch.close();
     }
@@ -308,19 +306,13 @@ class ReclaimIT {
     return conf.getLong("aryl.scheduler.round-interval-ms", -1);
   }
 
-  private static JsonNode status(ArylMiniCluster cluster) throws Exception {
-    ArylMiniCluster.Http r = cluster.get("/ws/v1/cluster/aryl");
-    assertThat(r.status()).as(r.body()).isEqualTo(200);
-    return JSON.readTree(r.body());
-  }
-
   /** Names of the nodes the status reports as loaned. */
   private static Set<String> loanedNodes(ArylMiniCluster cluster) {
     try {
       Set<String> out = new HashSet<>();
-      for (JsonNode n : status(cluster).get("nodes")) {
-        if (n.get("loaned").asBoolean()) {
-          out.add(n.get("node").asText());
+      for (NodeStatus n : cluster.status().nodes()) {
+        if (n.loaned()) {
+          out.add(n.node());
         }
       }
       return out;
@@ -330,8 +322,8 @@ class ReclaimIT {
   }
 
   private static String error(ArylMiniCluster.Http answer) throws Exception {
-    JsonNode body = JSON.readTree(answer.body());
-    assertThat(body.has("error")).as(answer.body()).isTrue();
-    return body.get("error").asText();
+    String error = ArylStatus.error(answer);
+    assertThat(error).as(answer.body()).isNotNull();
+    return error;
   }
 }

@@ -4,11 +4,10 @@ import static io.aryl.it.ArylStatus.doneWithId;
 import static io.aryl.it.ArylStatus.onLoan;
 import static io.aryl.it.ArylStatus.reclaim;
 import static io.aryl.it.ArylStatus.roundMs;
-import static io.aryl.it.ArylStatus.textMap;
-import static io.aryl.it.ArylStatus.texts;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,9 +50,9 @@ class ReclaimLostNodeIT {
       assertThat(e.workersByNode()).as("E's workers").hasSize(4).allSatisfy((n, w) -> assertThat(w).isEqualTo(8));
 
       long deadline = System.currentTimeMillis() + 20_000;
-      JsonNode started = reclaim(cluster, 1, deadline);
-      long id = started.get("id").asLong();
-      String lost = texts(started.get("nodes")).get(0);
+      ReclaimStatus started = reclaim(cluster, 1, deadline);
+      long id = started.id();
+      String lost = started.nodes().get(0);
       int lostIndex = indexOf(cluster, lost);
       Set<ContainerId> draining = RmRecoveryScenarios.idsOn(e.received(), lost);
       cluster.awaitShowingStatus("E told to give up its workers on " + lost,
@@ -63,7 +62,7 @@ class ReclaimLostNodeIT {
 
       cluster.awaitShowingStatus("reclaim " + id + " done by its deadline (plus 3 rounds)",
           Duration.ofMillis(Math.max(1000, deadline - System.currentTimeMillis() + 3 * roundMs(conf))), () -> {
-            JsonNode s = ArylStatus.orNull(cluster);
+            SchedulerStatus s = ArylStatus.orNull(cluster);
             return s != null && !doneWithId(s, id).isEmpty();
           });
       List<String> substitutes = new ArrayList<>();
@@ -72,13 +71,13 @@ class ReclaimLostNodeIT {
           substitutes.add(cluster.nodeName(i));
         }
       }
-      JsonNode s = cluster.status();
+      SchedulerStatus s = cluster.status();
       assertThat(substitutes).as("loaned nodes returned in place of the lost %s; status %s", lost, s).hasSize(1);
-      JsonNode done = doneWithId(s, id).get(0);
-      assertThat(done.get("late").asBoolean()).as("late").isFalse();
-      assertThat(done.get("finishedMs").asLong()).as("finishedMs vs the deadline").isLessThanOrEqualTo(deadline);
-      assertThat(texts(done.path("lostNodes"))).as("lostNodes of %s", done).containsExactly(lost);
-      assertThat(textMap(done.path("replacements"))).as("replacements of %s", done)
+      ReclaimStatus done = doneWithId(s, id).get(0);
+      assertThat(done.late()).as("late").isFalse();
+      assertThat(done.finishedMs()).as("finishedMs vs the deadline").isLessThanOrEqualTo(deadline);
+      assertThat(done.lostNodes()).as("lostNodes of %s", done).containsExactly(lost);
+      assertThat(done.replacements()).as("replacements of %s", done)
           .isEqualTo(Map.of(lost, substitutes.get(0)));
     }
   }

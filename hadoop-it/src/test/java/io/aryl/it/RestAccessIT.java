@@ -2,8 +2,13 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.loan.LoanTargetAccepted;
+import io.aryl.api.loan.StaleTarget;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.it.ArylMiniCluster.Http;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,12 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
  * Who may write to Aryl's REST resource, and what a write must look like, on a real ResourceManager with
  * {@code yarn.acl.enable=true}, {@code yarn.admin.acl=admin} and Hadoop's simple HTTP authentication (the caller
  * names itself with {@code user.name}; anonymous callers may read, as the RM's own pages allow): only an admin
- * reclaims or reports for the loan controller, only the leader in force reports, and a bad body changes nothing.
+ * reclaims or sets the loan target, only the loan controller in force sets it, and a bad body changes nothing.
  */
 class RestAccessIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String RECLAIMS = ArylStatus.RECLAIMS;
-  private static final String REPORTS = "/ws/v1/cluster/aryl/loan-controller";
+  private static final String RECLAIMS = ArylPaths.RECLAIMS;
+  private static final String TARGET = ArylPaths.LOAN_TARGET;
+  private static final String LOANS = ArylPaths.LOANS;
   private static final String AS_ADMIN = "?user.name=admin";
   private static final String AS_BOB = "?user.name=bob";
 
@@ -50,8 +55,8 @@ class RestAccessIT {
       Http bob = cluster.post(RECLAIMS + AS_BOB, "{\"nodes\":1}");
       assertThat(bob.status()).as(bob.body()).isEqualTo(403);
       assertThat(error(bob)).isEqualTo("user bob is not a YARN admin");
-      Http bobReports = cluster.http("PUT", REPORTS + AS_BOB, report(1, "c1", 0));
-      assertThat(bobReports.status()).as(bobReports.body()).isEqualTo(403);
+      Http bobTarget = cluster.http("PUT", TARGET + AS_BOB, target(1, "c1", 0));
+      assertThat(bobTarget.status()).as(bobTarget.body()).isEqualTo(403);
       // bob with aryl-admin: the same refusal, exit 1, one line; he may still read.
       java.io.File yarnSite = dir.resolve("yarn-site.xml").toFile();
       AdminCommand.writeClientConf(cluster, yarnSite);
@@ -63,43 +68,61 @@ class RestAccessIT {
       assertThat(bobStatus.exit()).as(bobStatus.err()).isZero();
       assertThat(bobStatus.out()).contains(lent);
 
-      JsonNode status = cluster.status();
-      assertThat(status.path("reclaimsInFlight")).as("no reclaim started").isEmpty();
-      assertThat(ArylStatus.node(status, lent).path("fenced").asBoolean()).as("nothing fenced").isFalse();
-      assertThat(status.has("loanController")).as("bob's report is not shown").isFalse();
+      SchedulerStatus status = cluster.status();
+      assertThat(status.reclaimsInFlight()).as("no reclaim started").isEmpty();
+      assertThat(status.node(lent).fenced()).as("nothing fenced").isFalse();
+      assertThat(status.loanTarget()).as("bob's target is not in force").isNull();
 
       // The admin, with aryl-admin: the reclaim as the scheduler answered it.
       AdminCommand.Run admin = AdminCommand.onClusterAs("admin", yarnSite, "reclaim", "--nodes", "1", "--json");
       assertThat(admin.exit()).as(admin.out() + admin.err()).isZero();
-      assertThat(JSON.readTree(admin.out()).path("nodes")).extracting(JsonNode::asText).containsExactly(lent);
+      assertThat(ArylJson.read(admin.out(), ReclaimStatus.class).nodes()).containsExactly(lent);
       cluster.awaitShowingStatus("node 0 back with inference", Duration.ofSeconds(30),
           () -> "inference".equals(cluster.partitionOf(0)));
     }
   }
 
   @Test
-  @DisplayName("a deposed loan controller's report is refused with both epochs, also after an RM restart")
-  void staleLoanControllerIsRefused() throws Exception {
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-epoch", aclConf(dir.toFile()), 1, 1)) {
-      assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 10)).status()).isEqualTo(200);
-      Http successor = cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 20));
-      assertThat(successor.status()).as(successor.body()).isEqualTo(200);
+  @DisplayName("the loan controller's target: only an admin sets it, the scheduler lends and reclaims to meet it, and a"
+      + " deposed controller's target is refused with both epochs, also after an RM restart")
+  void loanTargetIsTheSchedulersToCarryOut() throws Exception {
+    try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-target", aclConf(dir.toFile()), 1, 1)) {
+      String node = cluster.nodeName(0);
+      ArylMiniCluster.await("node 0 at home", Duration.ofSeconds(30),
+          () -> "inference".equals(cluster.partitionOf(0)));
+      Http bob = cluster.http("PUT", TARGET + AS_BOB, target(1, "c1", 1));
+      assertThat(bob.status()).as(bob.body()).isEqualTo(403);
 
-      Http stale = cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 11));
+      Http first = cluster.http("PUT", TARGET + AS_ADMIN, target(1, "c1", 1));
+      assertThat(first.status()).as(first.body()).isEqualTo(200);
+      LoanTargetAccepted accepted = ArylJson.read(first.body(), LoanTargetAccepted.class);
+      assertThat(accepted.target().maxOnLoan()).isEqualTo(1);
+      assertThat(accepted.inferenceNodes()).isEqualTo(1);
+      cluster.awaitShowingStatus("node 0 lent by the scheduler to meet the target", Duration.ofSeconds(30),
+          () -> ArylStatus.onLoan(cluster, node) && "training".equals(cluster.partitionOf(0)));
+      assertThat(cluster.status().node(node).place()).isEqualTo(NodeStatus.Place.LENT);
+      Http byHand = cluster.post(LOANS + AS_ADMIN, "{\"nodes\":[\"" + node + "\"]}");
+      assertThat(byHand.status()).as("a controller decides: %s", byHand.body()).isEqualTo(409);
+
+      Http lower = cluster.http("PUT", TARGET + AS_ADMIN, target(2, "c2", 0));
+      assertThat(lower.status()).as(lower.body()).isEqualTo(200);
+      cluster.awaitShowingStatus("node 0 returned to meet the lower target", Duration.ofSeconds(30),
+          () -> "inference".equals(cluster.partitionOf(0)));
+
+      Http stale = cluster.http("PUT", TARGET + AS_ADMIN, target(1, "c1", 1));
       assertThat(stale.status()).as(stale.body()).isEqualTo(409);
-      JsonNode answer = JSON.readTree(stale.body());
-      assertThat(answer.path("epoch").asLong()).isEqualTo(1);
-      assertThat(answer.path("currentEpoch").asLong()).isEqualTo(2);
-      assertThat(answer.path("error").asText()).contains("epoch 1 refused", "c2 with epoch 2");
-      assertThat(shownTicks(cluster)).as("the shown state does not change").isEqualTo(20);
+      StaleTarget answer = ArylJson.read(stale.body(), StaleTarget.class);
+      assertThat(answer.epoch()).isEqualTo(1);
+      assertThat(answer.currentEpoch()).isEqualTo(2);
+      assertThat(answer.error()).contains("loan target of epoch 1 refused", "c2 with epoch 2");
 
       cluster.restartRm();
 
-      Http afterRestart = cluster.http("PUT", REPORTS + AS_ADMIN, report(1, "c1", 12));
-      assertThat(afterRestart.status()).as("the new RM read the epoch back: %s", afterRestart.body()).isEqualTo(409);
-      assertThat(cluster.status().has("loanController")).as("nothing shown before the leader reports").isFalse();
-      assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 21)).status()).isEqualTo(200);
-      assertThat(shownTicks(cluster)).isEqualTo(21);
+      Http afterRestart = cluster.http("PUT", TARGET + AS_ADMIN, target(1, "c1", 1));
+      assertThat(afterRestart.status()).as("the new RM read the target back: %s", afterRestart.body())
+          .isEqualTo(409);
+      assertThat(cluster.status().loanTarget().controller()).isEqualTo("c2");
+      assertThat(cluster.status().loanTarget().maxOnLoan()).isZero();
     }
   }
 
@@ -111,7 +134,7 @@ class RestAccessIT {
     }
   }
 
-  private static List<Bad> badRequests(long now) {
+  private static List<Bad> badRequests(long now, String lent, String trainingNode) {
     String pad = "x".repeat(5000);
     List<Bad> t = new ArrayList<>();
     t.add(new Bad("empty body", "POST", RECLAIMS, "", "body is empty"));
@@ -144,15 +167,25 @@ class RestAccessIT {
     t.add(new Bad("body too long", "POST", RECLAIMS, "{\"nodes\":1,\"gpuType\":\"" + pad + "\"}", "longer than 4096 bytes"));
     t.add(new Bad("arguments in the query", "POST", RECLAIMS + AS_ADMIN + "&nodes=1", "{\"nodes\":1}",
         "unknown query parameter 'nodes'"));
-    t.add(new Bad("report without epoch", "PUT", REPORTS, "{\"instance\":\"c3\",\"role\":\"LEADER\"}", "epoch is required"));
-    t.add(new Bad("report epoch zero", "PUT", REPORTS, report(0, "c3", 1), "epoch must be an integer in [1, "));
-    t.add(new Bad("report epoch as text", "PUT", REPORTS, "{\"epoch\":\"3\",\"instance\":\"c3\",\"role\":\"LEADER\"}", "was \"3\""));
-    t.add(new Bad("report from a standby", "PUT", REPORTS, "{\"epoch\":3,\"instance\":\"c3\",\"role\":\"STANDBY\"}",
-        "role must be \"LEADER\""));
-    t.add(new Bad("report without instance", "PUT", REPORTS, "{\"epoch\":3,\"role\":\"LEADER\"}", "instance must be printable text"));
-    t.add(new Bad("report too long", "PUT", REPORTS, "{\"epoch\":3,\"instance\":\"c3\",\"role\":\"LEADER\",\"x\":\""
-        + "y".repeat(70_000) + "\"}", "longer than 65536 bytes"));
-    t.add(new Bad("report an array", "PUT", REPORTS, "[]", "body must be a JSON object"));
+    t.add(new Bad("target epoch zero", "PUT", TARGET, target(0, "c3", 1), "epoch must be an integer in [1, "));
+    t.add(new Bad("target epoch as text", "PUT", TARGET, "{\"epoch\":\"3\",\"controller\":\"c3\",\"maxOnLoan\":1}",
+        "was \"3\""));
+    t.add(new Bad("target without controller", "PUT", TARGET, "{\"epoch\":3,\"maxOnLoan\":1}",
+        "controller must be printable text"));
+    t.add(new Bad("target too long", "PUT", TARGET, "{\"epoch\":3,\"controller\":\"c3\",\"maxOnLoan\":1,\"reason\":\""
+        + "y".repeat(9_000) + "\"}", "longer than 8192 bytes"));
+    t.add(new Bad("target an array", "PUT", TARGET, "[]", "body must be a JSON object"));
+    t.add(new Bad("target without epoch", "PUT", TARGET, "{\"controller\":\"c3\",\"maxOnLoan\":1}",
+        "epoch is required"));
+    t.add(new Bad("target below zero", "PUT", TARGET, "{\"epoch\":3,\"controller\":\"c3\",\"maxOnLoan\":-1}",
+        "maxOnLoan must be an integer in [0, 100000], was -1"));
+    t.add(new Bad("target naming nodes", "PUT", TARGET,
+        "{\"epoch\":3,\"controller\":\"c3\",\"maxOnLoan\":1,\"nodes\":[\"x\"]}", "unknown field 'nodes'"));
+    t.add(new Bad("lend none", "POST", LOANS, "{\"nodes\":[]}", "nodes must be a list of 1-1000 names, was []"));
+    t.add(new Bad("lend a training node", "POST", LOANS, "{\"nodes\":[\"" + trainingNode + "\"]}",
+        "node " + trainingNode + " cannot be lent: it is not an inference node"));
+    t.add(new Bad("lend a lent node", "POST", LOANS, "{\"nodes\":[\"" + lent + "\"]}",
+        "node " + lent + " cannot be lent: it is lent already"));
     return t;
   }
 
@@ -161,9 +194,7 @@ class RestAccessIT {
   void badRequestsChangeNothing() throws Exception {
     try (ArylMiniCluster cluster = ArylMiniCluster.start("rest-bad", aclConf(dir.toFile()), 1, 1)) {
       String lent = lendNodeZero(cluster);
-      assertThat(cluster.http("PUT", REPORTS + AS_ADMIN, report(2, "c2", 20)).status()).isEqualTo(200);
-
-      List<Bad> table = badRequests(System.currentTimeMillis());
+      List<Bad> table = badRequests(System.currentTimeMillis(), lent, cluster.nodeName(1));
       assertThat(table).hasSizeGreaterThanOrEqualTo(20);
       List<String> wrong = new ArrayList<>();
       for (Bad b : table) {
@@ -176,12 +207,12 @@ class RestAccessIT {
       }
       assertThat(wrong).as("requests not refused as specified").isEmpty();
 
-      JsonNode status = cluster.status();
-      assertThat(status.path("reclaimsInFlight")).isEmpty();
-      assertThat(status.path("reclaimsDone")).isEmpty();
-      assertThat(ArylStatus.node(status, lent).path("fenced").asBoolean()).isFalse();
+      SchedulerStatus status = cluster.status();
+      assertThat(status.reclaimsInFlight()).isEmpty();
+      assertThat(status.reclaimsDone()).isEmpty();
+      assertThat(status.node(lent).fenced()).isFalse();
       assertThat(ArylStatus.onLoan(cluster, lent)).isTrue();
-      assertThat(shownTicks(cluster)).as("the loan controller's shown state").isEqualTo(20);
+      assertThat(status.loanTarget()).as("no target set").isNull();
     }
   }
 
@@ -193,17 +224,13 @@ class RestAccessIT {
     return lent;
   }
 
-  /** A loan controller leader's report, as it sends one (fields beyond the envelope shown as reported). */
-  private static String report(long epoch, String instance, long ticks) {
-    return "{\"instance\":\"" + instance + "\",\"role\":\"LEADER\",\"acting\":true,\"epoch\":" + epoch
-        + ",\"ticks\":" + ticks + "}";
-  }
-
-  private static long shownTicks(ArylMiniCluster cluster) throws Exception {
-    return cluster.status().path("loanController").path("status").path("ticks").asLong(-1);
+  /** A loan controller leader's target, as it sends one. */
+  private static String target(long epoch, String controller, int maxOnLoan) {
+    return "{\"epoch\":" + epoch + ",\"controller\":\"" + controller + "\",\"maxOnLoan\":" + maxOnLoan
+        + ",\"reason\":\"test\"}";
   }
 
   private static String error(Http answer) throws Exception {
-    return JSON.readTree(answer.body()).path("error").asText();
+    return ArylStatus.error(answer);
   }
 }

@@ -2,27 +2,23 @@ package io.aryl.it;
 
 import static io.aryl.it.ArylStatus.doneWithId;
 import static io.aryl.it.ArylStatus.graceMs;
-import static io.aryl.it.ArylStatus.node;
 import static io.aryl.it.ArylStatus.onLoan;
 import static io.aryl.it.ArylStatus.orNull;
 import static io.aryl.it.ArylStatus.reclaim;
 import static io.aryl.it.ArylStatus.roundMs;
-import static io.aryl.it.ArylStatus.texts;
-import static io.aryl.it.LoanRig.inState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.RecoveryStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
-import io.aryl.labels.LoanEntry;
-import io.aryl.labels.LoanState;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArraySet;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
@@ -68,8 +64,8 @@ abstract class RmRecoveryScenarios {
       cluster.awaitShowingStatus(loaned + " still shown owner=inference, loaned=true after the " + event(), RECOVERED,
           () -> onLoan(cluster, loaned));
       awaitRecovered(cluster);
-      JsonNode r = reclaim(cluster, 1, 0);
-      assertThat(texts(r.get("nodes"))).containsExactly(loaned);
+      ReclaimStatus r = reclaim(cluster, 1, 0);
+      assertThat(r.nodes()).containsExactly(loaned);
       cluster.awaitShowingStatus(loaned + " back in the inference pool",
           () -> "inference".equals(cluster.partitionOf(0)));
     }
@@ -96,17 +92,17 @@ abstract class RmRecoveryScenarios {
       assertThat(e.launchFailures()).as("workers that could not be launched").isEmpty();
 
       long deadline = System.currentTimeMillis() + 20_000;
-      JsonNode started = reclaim(cluster, 1, deadline);
-      long id = started.get("id").asLong();
-      assertThat(texts(started.get("nodes"))).containsExactly(loaned);
+      ReclaimStatus started = reclaim(cluster, 1, deadline);
+      long id = started.id();
+      assertThat(started.nodes()).containsExactly(loaned);
       cluster.awaitShowingStatus("E told to give up its workers on " + loaned,
           () -> e.preemptionNotices().containsAll(draining));
 
       restartOrFailOver(cluster);
 
-      JsonNode after = cluster.status();
-      JsonNode shown = node(after, loaned);
-      assertThat(shown.path("fenced").asBoolean() || "inference".equals(shown.path("label").asText()))
+      SchedulerStatus after = cluster.status();
+      NodeStatus shown = after.node(loaned);
+      assertThat(shown != null && (shown.fenced() || "inference".equals(shown.label())))
           .as("right after the %s, %s is still fenced (or already home); status %s", event(), loaned, after).isTrue();
       e.askWorkers(8); // E asks again for the workers it is losing
       long round = roundMs(conf);
@@ -120,19 +116,19 @@ abstract class RmRecoveryScenarios {
       assertThat(statusesOf(e, draining)).as("E's workers on %s, which ignored the PreemptionMessage", loaned)
           .hasSize(draining.size())
           .allSatisfy(c -> assertThat(c.getExitStatus()).isEqualTo(ContainerExitStatus.PREEMPTED));
-      JsonNode s = cluster.status();
-      assertThat(s.get("reclaimsInFlight")).as("reclaims in flight; status %s", s).isEmpty();
+      SchedulerStatus s = cluster.status();
+      assertThat(s.reclaimsInFlight()).as("reclaims in flight; status %s", s).isEmpty();
       assertThat(doneWithId(s, id)).as("reclaim %d among the finished ones; status %s", id, s).hasSize(1);
-      assertThat(s.get("reclaimsDone")).as("finished reclaims").hasSize(1);
-      JsonNode done = doneWithId(s, id).get(0);
-      assertThat(done.get("late").asBoolean()).as("late").isFalse();
-      assertThat(done.get("finishedMs").asLong()).as("finishedMs vs the deadline").isLessThanOrEqualTo(deadline);
-      assertThat(done.get("tookMs").asLong()).as("ms to the relabel: the workers had their grace")
+      assertThat(s.reclaimsDone()).as("finished reclaims").hasSize(1);
+      ReclaimStatus done = doneWithId(s, id).get(0);
+      assertThat(done.late()).as("late").isFalse();
+      assertThat(done.finishedMs()).as("finishedMs vs the deadline").isLessThanOrEqualTo(deadline);
+      assertThat(done.tookMs()).as("ms to the relabel: the workers had their grace")
           .isGreaterThanOrEqualTo(graceMs(conf));
 
       cluster.lend(0); // lent again
       cluster.awaitShowingStatus(loaned + " on loan again", () -> onLoan(cluster, loaned));
-      assertThat(reclaim(cluster, 1, 0).get("id").asLong()).as("id of a reclaim started after the " + event())
+      assertThat(reclaim(cluster, 1, 0).id()).as("id of a reclaim started after the " + event())
           .isGreaterThan(id);
     }
   }
@@ -158,7 +154,7 @@ abstract class RmRecoveryScenarios {
       assertThat(cluster.registered(0)).as("%s re-registers %d ms late", late, delay).isFalse();
       assertThat(cluster.scheduler().getNumClusterNodes()).as("nodes registered while %s is held back", late)
           .isEqualTo(2);
-      JsonNode whileAway = orNull(cluster);
+      SchedulerStatus whileAway = orNull(cluster);
       cluster.awaitShowingStatus(late + " re-registered", Duration.ofMillis(delay + 10_000),
           () -> cluster.registered(0));
       Thread.sleep(grace + 4 * roundMs(conf)); // a drain started at the return would have killed by now
@@ -166,59 +162,53 @@ abstract class RmRecoveryScenarios {
       assertThat(job.completed()).as("containers of the job that completed").isEmpty();
       assertThat(job.preemptionNotices()).as("containers the job was told to give up").isEmpty();
       assertThat(job.workers()).isEqualTo(16);
-      JsonNode recovery = whileAway == null ? null : whileAway.path("recovery");
+      RecoveryStatus recovery = whileAway == null ? null : whileAway.recovery();
       assertThat(recovery).as("status while %s was away", late).isNotNull();
-      assertThat(recovery.path("recovering").asBoolean()).as("recovering, in %s", whileAway).isTrue();
-      assertThat(texts(recovery.path("waitingForNodes"))).as("nodes waited for, in %s", whileAway).contains(late);
+      assertThat(recovery.recovering()).as("recovering, in %s", whileAway).isTrue();
+      assertThat(recovery.waitingForNodes()).as("nodes waited for, in %s", whileAway).contains(late);
     }
   }
 
   @Test
-  @DisplayName("the loan controller carries on: a node being reclaimed stays RECLAIMING and comes home by its"
-      + " deadline, and a later reclaim goes through the new ResourceManager")
+  @DisplayName("the loan controller carries on: the target in force is read back, the reclaim that meets a lowered"
+      + " target brings its node home by its deadline, and a later target goes through the new ResourceManager")
   void theLoanControllerCarriesOn() throws Exception {
     YarnConfiguration conf = conf(dir.toFile());
     conf.setLong("aryl.scheduler.shrink-grace-ms", 7000); // the drain outlasts the restart or failover
     try (LoanRig rig = new LoanRig(ArylMiniCluster.start(event() + "-loan-controller", conf, 3, 1), 3)) {
       ArylMiniCluster cluster = rig.cluster;
-      LoanController lc = rig.controller("a", rig.client(), rig.pools());
-      cluster.awaitShowingStatus("the controller leads with 3 nodes home",
-          () -> lc.isActing() && inState(lc, LoanState.HOME) == 3);
+      LoanController lc = rig.controller("a", rig.client());
+      cluster.awaitShowingStatus("the controller leads with target 0", () -> lc.isActing() && rig.targetFrom(lc, 0));
       rig.rate.set(100.0);
-      cluster.awaitShowingStatus("2 nodes loaned", () -> rig.count("training") == 2
-          && inState(lc, LoanState.LOANED) == 2);
+      cluster.awaitShowingStatus("target 2, 2 nodes lent", () -> rig.targetFrom(lc, 2) && rig.count("training") == 2);
       try (TestJob job = TestJob.submit(cluster, "t", "training", TestJob.shape(1, 24, 1, 36000), 1, false)) {
         job.askWorkersAtOnce(24);
-        cluster.awaitShowingStatus("training fills its node and both loaned ones", () -> job.workers() == 24);
+        cluster.awaitShowingStatus("training fills its node and both lent ones", () -> job.workers() == 24);
         rig.rate.set(200.0);
-        cluster.awaitShowingStatus("one node RECLAIMING, one LOANED", () -> inState(lc, LoanState.RECLAIMING) == 1
-            && inState(lc, LoanState.LOANED) == 1);
-        LoanEntry reclaiming = lc.ledgerView().stream().filter(en -> en.state() == LoanState.RECLAIMING).findFirst()
-            .orElseThrow();
-        int index = rig.indexOf(reclaiming.node());
+        cluster.awaitShowingStatus("target 1, one node being reclaimed", () -> {
+          SchedulerStatus s = orNull(cluster);
+          return rig.targetFrom(lc, 1) && s != null && s.reclaimsInFlight().size() == 1;
+        });
+        ReclaimStatus reclaim = cluster.status().reclaimsInFlight().get(0);
+        int index = rig.indexOf(reclaim.nodes().get(0));
 
-        try (LedgerWatch watch = new LedgerWatch(lc, reclaiming.node())) {
-          restartOrFailOver(cluster);
+        restartOrFailOver(cluster);
+        SchedulerStatus after = orNull(cluster);
+        assertThat(after == null ? null : after.loanTarget()).as("the target, read back after the %s", event())
+            .isNotNull().extracting(t -> t.maxOnLoan()).isEqualTo(1);
 
-          long round = roundMs(conf);
-          cluster.awaitShowingStatus(reclaiming.node() + " relabelled inference by its deadline (plus 3 rounds), or on"
-                  + " loan again in the ledger",
-              Duration.ofMillis(Math.max(1000, reclaiming.deadlineMs() - System.currentTimeMillis() + 3 * round)),
-              () -> watch.sawLoaned() || "inference".equals(cluster.partitionOf(index)));
-          assertThat(watch.loaned()).as("ledger entries of %s, RECLAIMING before the %s, showing it LOANED",
-              reclaiming.node(), event()).isEmpty();
-          cluster.awaitShowingStatus(reclaiming.node() + " HOME in the ledger", () -> lc.ledgerView().stream()
-              .anyMatch(en -> en.node().equals(reclaiming.node()) && en.state() == LoanState.HOME));
-          assertThat(watch.loaned()).as("ledger entries of %s showing it LOANED", reclaiming.node()).isEmpty();
-        }
+        long round = roundMs(conf);
+        cluster.awaitShowingStatus(reclaim.nodes().get(0) + " relabelled inference by its deadline (plus 3 rounds)",
+            Duration.ofMillis(Math.max(1000, reclaim.deadlineMs() - System.currentTimeMillis() + 3 * round)),
+            () -> "inference".equals(cluster.partitionOf(index)));
+        assertThat(rig.count("training")).as("the other node stays lent: the target allows 1").isEqualTo(1);
 
         rig.rate.set(300.0);
-        cluster.awaitShowingStatus("the other loaned node reclaimed through the new ResourceManager",
-            () -> rig.count("inference") == 3 && inState(lc, LoanState.HOME) == 3);
-        JsonNode s = cluster.status();
-        assertThat(doneWithId(s, reclaiming.reclaimId())).as("the first reclaim, done; status %s", s).hasSize(1)
-            .allSatisfy(r -> assertThat(r.get("late").asBoolean()).as("late").isFalse());
-        assertThat(rig.ledgerMatchesLabels(lc)).as("ledger %s matches the labels", lc.ledgerView()).isTrue();
+        cluster.awaitShowingStatus("target 0, the other lent node reclaimed through the new ResourceManager",
+            () -> rig.targetFrom(lc, 0) && rig.count("inference") == 3 && rig.noReclaimInFlight());
+        SchedulerStatus s = cluster.status();
+        assertThat(doneWithId(s, reclaim.id())).as("the first reclaim, done; status %s", s).hasSize(1)
+            .allSatisfy(r -> assertThat(r.late()).as("late").isFalse());
       }
     }
   }
@@ -228,8 +218,8 @@ abstract class RmRecoveryScenarios {
   /** Waits until Aryl no longer reports itself recovering (it changes nothing, and takes no reclaim, until then). */
   static void awaitRecovered(ArylMiniCluster cluster) throws InterruptedException {
     cluster.awaitShowingStatus("Aryl recovered", RECOVERED, () -> {
-      JsonNode s = orNull(cluster);
-      return s != null && !s.path("recovery").path("recovering").asBoolean();
+      SchedulerStatus s = orNull(cluster);
+      return s != null && (s.recovery() == null || !s.recovery().recovering());
     });
   }
 
@@ -240,42 +230,5 @@ abstract class RmRecoveryScenarios {
 
   static List<ContainerStatus> statusesOf(TestJob job, Set<ContainerId> ids) {
     return job.completed().stream().filter(s -> ids.contains(s.getContainerId())).toList();
-  }
-
-  /** Samples a controller's ledger every few milliseconds and keeps each entry of the node that shows it LOANED. */
-  private static final class LedgerWatch implements AutoCloseable {
-    private final Set<LoanEntry> loaned = new CopyOnWriteArraySet<>();
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final Thread thread;
-
-    LedgerWatch(LoanController lc, String node) {
-      thread = new Thread(() -> {
-        while (running.get()) {
-          lc.ledgerView().stream().filter(en -> en.node().equals(node) && en.state() == LoanState.LOANED)
-              .forEach(loaned::add);
-          try {
-            Thread.sleep(10);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "ledger-watch");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    boolean sawLoaned() {
-      return !loaned.isEmpty();
-    }
-
-    List<LoanEntry> loaned() {
-      return List.copyOf(loaned);
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      running.set(false);
-      thread.join(2000);
-    }
   }
 }

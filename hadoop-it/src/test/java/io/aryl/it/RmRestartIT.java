@@ -70,7 +70,7 @@ class RmRestartIT extends RmRecoveryScenarios {
         Files.delete(f); // the reset
       }
       cluster.restartRm();
-      assertThat(cluster.aryl().arylEnabled()).as("Aryl runs after the reset").isTrue();
+      assertThat(cluster.aryl().running()).as("Aryl runs after the reset").isTrue();
     }
   }
 

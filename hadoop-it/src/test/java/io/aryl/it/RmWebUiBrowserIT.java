@@ -2,8 +2,11 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.SchedulerStatus;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.File;
@@ -49,7 +52,6 @@ class RmWebUiBrowserIT {
   private static final String CHROMIUM = System.getProperty("aryl.it.chromium", "/usr/bin/chromium");
   private static final String CHROMEDRIVER = System.getProperty("aryl.it.chromedriver", "/usr/bin/chromedriver");
   private static final Duration WAIT = Duration.ofSeconds(10);
-  private static final ObjectMapper JSON = new ObjectMapper();
   /**
    * Selenium warns that it has no DevTools (CDP) bindings for this Chromium; these tests do not use CDP. Held here so
    * the level is not lost with a collected logger.
@@ -164,43 +166,38 @@ class RmWebUiBrowserIT {
   @DisplayName("/ws/v1/cluster/aryl in the browser shows Aryl's nodes and the elastic job with targetWorkers 4")
   void arylResource() throws Exception {
     String id = job.id().toString();
-    AtomicReference<JsonNode> status = new AtomicReference<>();
+    AtomicReference<SchedulerStatus> status = new AtomicReference<>();
     // Aryl publishes its plan every round: reload until the job's entry is there with its target reached.
     ArylMiniCluster.await("the browser shows " + id + " with targetWorkers 4", WAIT, () -> {
-      browser.get(cluster.webAddress() + "/ws/v1/cluster/aryl");
+      browser.get(cluster.webAddress() + ArylPaths.STATUS);
       try {
-        JsonNode s = JSON.readTree(browser.findElement(By.tagName("pre")).getText());
+        SchedulerStatus s = ArylJson.readStatus(browser.findElement(By.tagName("pre")).getText());
         status.set(s);
-        JsonNode app = applicationIn(s, id);
-        return app != null && app.path("targetWorkers").asInt() == 4;
+        ApplicationStatus app = s.application(id);
+        return app != null && app.targetWorkers() == 4;
       } catch (IOException | RuntimeException e) {
         return false;
       }
     });
-    JsonNode s = status.get();
-    assertThat(s.path("enabled").asBoolean()).isTrue();
+    SchedulerStatus s = status.get();
+    assertThat(s.enabled()).isTrue();
 
-    List<String> labels = new ArrayList<>();
-    s.path("nodes").forEach(n -> labels.add(n.path("label").asText()));
+    List<String> labels = s.nodes().stream().map(NodeStatus::label).toList();
     assertThat(labels).as("node labels in %s", s).hasSize(5);
     assertThat(labels).filteredOn("inference"::equals).hasSize(2);
     assertThat(labels).filteredOn("training"::equals).hasSize(2);
-    int gpus = 0;
-    for (JsonNode n : s.path("nodes")) {
-      gpus += n.path("gpus").asInt();
-    }
-    assertThat(gpus).as("GPUs over all nodes").isEqualTo(40);
+    assertThat(s.nodes().stream().mapToInt(NodeStatus::gpus).sum()).as("GPUs over all nodes").isEqualTo(40);
 
-    JsonNode app = applicationIn(s, id);
-    assertThat(app.path("minWorkers").asInt()).isEqualTo(1);
-    assertThat(app.path("maxWorkers").asInt()).isEqualTo(4);
-    assertThat(app.path("gpusPerWorker").asInt()).isEqualTo(1);
-    assertThat(app.path("targetWorkers").asInt()).isEqualTo(4);
-    assertThat(app.path("actualWorkers").asInt()).isEqualTo(4);
+    ApplicationStatus app = s.application(id);
+    assertThat(app.minWorkers()).isEqualTo(1);
+    assertThat(app.maxWorkers()).isEqualTo(4);
+    assertThat(app.gpusPerWorker()).isEqualTo(1);
+    assertThat(app.targetWorkers()).isEqualTo(4);
+    assertThat(app.actualWorkers()).isEqualTo(4);
     int targeted = 0;
-    for (Map.Entry<String, JsonNode> e : app.path("targetByNode").properties()) {
-      assertThat(labelOf(s, e.getKey())).as("label of %s", e.getKey()).isEqualTo("training");
-      targeted += e.getValue().asInt();
+    for (Map.Entry<String, Integer> e : app.targetByNode().entrySet()) {
+      assertThat(s.node(e.getKey()).label()).as("label of %s", e.getKey()).isEqualTo("training");
+      targeted += e.getValue();
     }
     assertThat(targeted).as("targetByNode of %s", app).isEqualTo(4);
 
@@ -232,24 +229,6 @@ class RmWebUiBrowserIT {
     wait.until(d -> (Boolean) ((JavascriptExecutor) d)
         .executeScript("return !window.jQuery || jQuery(':animated').length === 0;"));
     return children;
-  }
-
-  private static JsonNode applicationIn(JsonNode status, String appId) {
-    for (JsonNode a : status.path("applications")) {
-      if (appId.equals(a.path("application").asText())) {
-        return a;
-      }
-    }
-    return null;
-  }
-
-  private static String labelOf(JsonNode status, String node) {
-    for (JsonNode n : status.path("nodes")) {
-      if (node.equals(n.path("node").asText())) {
-        return n.path("label").asText();
-      }
-    }
-    return null;
   }
 
   /** Saves a PNG of the whole page (the window is grown to the page's size, at most 4000 x 8000, meanwhile). */

@@ -1,9 +1,10 @@
 package io.aryl.it;
 
-import static io.aryl.it.LoanRig.inState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.LoanTargetStatus;
 import io.aryl.core.loan.LoanPolicy;
 import io.aryl.labels.ActiveRmWebApp;
 import io.aryl.labels.ActiveRmWebApp.Answer;
@@ -12,24 +13,20 @@ import io.aryl.labels.ControllerZk;
 import io.aryl.labels.LabelsConf;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanDecider;
-import io.aryl.labels.LoanLedger;
-import io.aryl.labels.LoanState;
+import io.aryl.labels.SchedulerResource;
 import io.aryl.labels.Spnego;
-import io.aryl.labels.YarnPools;
-import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.state.StateStore;
 import io.aryl.yarn.state.StateStores;
 import java.io.File;
 import java.net.InetAddress;
 import java.net.URI;
 import java.nio.file.Path;
-import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.security.auth.login.AppConfigurationEntry;
@@ -43,11 +40,7 @@ import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.minikdc.MiniKdc;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.authentication.util.KerberosUtil;
-import org.apache.hadoop.yarn.api.records.NodeId;
-import org.apache.hadoop.yarn.client.ClientRMProxy;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.apache.hadoop.yarn.server.api.ResourceManagerAdministrationProtocol;
-import org.apache.hadoop.yarn.server.api.protocolrecords.ReplaceLabelsOnNodeRequest;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.client.ZKClientConfig;
@@ -76,6 +69,8 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SecureLoanControllerIT {
   private static final String ROOT = "/aryl/loan-controller";
+  /** A target of a far newer epoch: in force, it would fence the real controller. */
+  private static final String FORGED_TARGET = "{\"epoch\": 999, \"controller\": \"mallory\", \"maxOnLoan\": 2}";
 
   @TempDir static Path dir;
 
@@ -186,9 +181,9 @@ class SecureLoanControllerIT {
 
   @Test
   @Order(1)
-  @DisplayName("the controller, logged in from its keytab, leads over SASL, lends an idle node and reclaims it over"
-      + " SPNEGO; its znodes carry sasl:aryl:cdrwa,world:anyone:r")
-  void controllerWithItsKeytabLendsAndReclaims() throws Exception {
+  @DisplayName("the controller, logged in from its keytab, leads over SASL and sets the loan target over SPNEGO: the"
+      + " scheduler lends an idle node and brings it back; its znodes carry sasl:aryl:cdrwa,world:anyone:r")
+  void controllerWithItsKeytabSetsTheTarget() throws Exception {
     YarnConfiguration conf = controllerConf();
     ControllerSecurity security = ControllerSecurity.from(conf);
     assertThat(security.kerberos()).isTrue();
@@ -201,52 +196,50 @@ class SecureLoanControllerIT {
     assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
     ActiveRmWebApp web = ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm", localhost(cluster.webAddress())),
         new Spnego(login));
-    YarnPools pools = new YarnPools(conf, web, login);
-    open.add(pools);
     AtomicReference<Double> rate = new AtomicReference<>(200.0);
-    LoanController lc = new LoanController(client, new LoanController.Config("secure-a", "inference", "training",
-        ROOT, 200, LoanRig.DEADLINE_MS, new LoanDecider.Settings(new LoanPolicy(100, 0, 0), 0, 0, 4)),
-        List.of(rate::get), pools, System::currentTimeMillis);
+    LoanController lc = new LoanController(client, new LoanController.Config("secure-a", ROOT, 200,
+        new LoanDecider.Settings(new LoanPolicy(100, 0, 0), 0, 0, 4, LoanRig.DEADLINE_MS)), List.of(rate::get),
+        new SchedulerResource(web), System::currentTimeMillis);
     open.add(lc);
     lc.start();
 
     long t0 = System.currentTimeMillis();
-    cluster.awaitShowingStatus("the controller leads and records 2 nodes home",
-        () -> lc.isActing() && inState(lc, LoanState.HOME) == 2);
+    cluster.awaitShowingStatus("the controller leads and its target 0, sent over SPNEGO, is in force",
+        () -> lc.isActing() && targetFrom(lc, 0));
     rate.set(100.0);
-    cluster.awaitShowingStatus("1 idle inference node loaned", () -> count("training") == 1
-        && inState(lc, LoanState.LOANED) == 1);
-    long loanedMs = System.currentTimeMillis() - t0;
+    cluster.awaitShowingStatus("target 1: one idle inference node lent", () -> targetFrom(lc, 1)
+        && count("training") == 1);
+    long lentMs = System.currentTimeMillis() - t0;
     rate.set(200.0);
-    cluster.awaitShowingStatus("the loaned node reclaimed and home", () -> count("inference") == 2
-        && inState(lc, LoanState.HOME) == 2);
-    assertThat(lc.reclaimsRequested()).isEqualTo(1);
-    assertThat(lc.nodesLoaned()).isEqualTo(1);
-    cluster.awaitShowingStatus("the controller's report reached the scheduler over SPNEGO",
-        () -> cluster.aryl().arylStatus().toString().contains("secure-a"));
+    cluster.awaitShowingStatus("target 0: the lent node back home", () -> targetFrom(lc, 0)
+        && count("inference") == 2);
+    assertThat(lc.targetsAccepted()).isPositive();
+    assertThat(lc.status()).containsEntry("lastError", null);
 
     List<ACL> expected = List.of(new ACL(ZooDefs.Perms.ALL, new Id("sasl", "aryl")),
         new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
-    LoanLedger ledger = new LoanLedger(client, ROOT);
-    List<String> znodes = new ArrayList<>(List.of(ROOT, ledger.epochPath(), ledger.ledgerPath(), ROOT + "/leader",
-        "/aryl"));
-    for (String child : client.getChildren().forPath(ledger.ledgerPath())) {
-      znodes.add(ledger.ledgerPath() + "/" + child);
-    }
+    List<String> znodes = new ArrayList<>(List.of(ROOT, ROOT + "/epoch", ROOT + "/leader", "/aryl"));
     for (String child : client.getChildren().forPath(ROOT + "/leader")) {
       znodes.add(ROOT + "/leader/" + child);
     }
     for (String z : znodes) {
       assertThat(client.getACL().forPath(z)).as("ACL of %s", z).containsExactlyInAnyOrderElementsOf(expected);
     }
-    System.out.printf("SecureLoanControllerIT: loaned %d ms after start, reclaimed %d ms after start, %d znodes with"
-        + " %s%n", loanedMs, System.currentTimeMillis() - t0, znodes.size(), security.zkAclText());
+    System.out.printf("SecureLoanControllerIT: lent %d ms after start, home %d ms after start, %d znodes with"
+        + " %s%n", lentMs, System.currentTimeMillis() - t0, znodes.size(), security.zkAclText());
+  }
+
+  /** The target in force in the scheduler: {@code maxOnLoan}, set by {@code lc} under its epoch now. */
+  private static boolean targetFrom(LoanController lc, int maxOnLoan) {
+    LoanTargetStatus t = cluster.aryl().status().loanTarget();
+    return t != null && t.maxOnLoan() == maxOnLoan && t.controller().equals(lc.instanceId())
+        && t.epoch() == lc.epoch();
   }
 
   @Test
   @Order(2)
-  @DisplayName("a ZooKeeper client without credentials reads the ledger but cannot write, delete or join the election"
-      + " (NoAuth); without SPNEGO the write endpoints answer 401")
+  @DisplayName("a ZooKeeper client without credentials reads the epoch but cannot claim one, delete it or join the"
+      + " election (NoAuth); without SPNEGO the write endpoints answer 401")
   void noCredentialsAreRefused() throws Exception {
     ZKClientConfig anonymous = new ZKClientConfig();
     anonymous.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "false");
@@ -254,16 +247,16 @@ class SecureLoanControllerIT {
     assertForgeriesRefused(c);
 
     ActiveRmWebApp web = ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm", localhost(cluster.webAddress())));
-    Answer reclaim = web.send("POST", "/ws/v1/cluster/aryl/reclaims", "{\"nodes\": 1}");
+    Answer reclaim = web.send("POST", ArylPaths.RECLAIMS, "{\"nodes\": 1}");
     assertThat(reclaim.status()).as("POST reclaims without SPNEGO: %s", reclaim.body()).isEqualTo(401);
-    Answer report = web.send("PUT", "/ws/v1/cluster/aryl/loan-controller", "{\"role\": \"LEADER\"}");
-    assertThat(report.status()).as("PUT loan-controller without SPNEGO: %s", report.body()).isEqualTo(401);
+    Answer target = web.send("PUT", ArylPaths.LOAN_TARGET, FORGED_TARGET);
+    assertThat(target.status()).as("PUT loan-target without SPNEGO: %s", target.body()).isEqualTo(401);
   }
 
   @Test
   @Order(3)
-  @DisplayName("another principal (mallory) authenticates, but ZooKeeper refuses its writes (NoAuth), the write"
-      + " endpoints answer 403 and the RM admin protocol refuses its relabel")
+  @DisplayName("another principal (mallory) authenticates, but ZooKeeper refuses its writes (NoAuth) and the write"
+      + " endpoints answer 403: it can neither set the loan target nor reclaim")
   void anotherPrincipalIsRefused() throws Exception {
     ZKClientConfig mallory = new ZKClientConfig();
     mallory.setProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, "Mallory");
@@ -275,26 +268,16 @@ class SecureLoanControllerIT {
         malloryKeytab.getAbsolutePath());
     ActiveRmWebApp web = ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm", localhost(cluster.webAddress())),
         new Spnego(ugi));
-    Answer status = web.get("/ws/v1/cluster/aryl");
+    Answer status = web.get(ArylPaths.STATUS);
     assertThat(status.status()).as("GET with mallory's SPNEGO: authenticated, may read").isEqualTo(200);
-    Answer reclaim = web.send("POST", "/ws/v1/cluster/aryl/reclaims", "{\"nodes\": 1}");
+    Answer reclaim = web.send("POST", ArylPaths.RECLAIMS, "{\"nodes\": 1}");
     assertThat(reclaim.status()).as("POST reclaims as mallory: %s", reclaim.body()).isEqualTo(403);
     assertThat(reclaim.body()).contains("mallory");
-    Answer report = web.send("PUT", "/ws/v1/cluster/aryl/loan-controller", "{\"role\": \"LEADER\"}");
-    assertThat(report.status()).as("PUT loan-controller as mallory: %s", report.body()).isEqualTo(403);
+    Answer target = web.send("PUT", ArylPaths.LOAN_TARGET, FORGED_TARGET);
+    assertThat(target.status()).as("PUT loan-target as mallory: %s", target.body()).isEqualTo(403);
+    assertThat(cluster.aryl().status().loanTarget().controller()).as("the target in force is the controller's")
+        .isEqualTo("secure-a");
 
-    NodeId node = cluster.nodeId(0);
-    assertThatThrownBy(() -> ugi.doAs((PrivilegedExceptionAction<Object>) () -> {
-      ResourceManagerAdministrationProtocol admin = ClientRMProxy.createRMProxy(cluster.conf(),
-          ResourceManagerAdministrationProtocol.class);
-      try {
-        return admin.replaceLabelsOnNode(ReplaceLabelsOnNodeRequest.newInstance(Map.of(node, Set.of("training"))));
-      } finally {
-        org.apache.hadoop.ipc.RPC.stopProxy(admin);
-      }
-    })).as("relabel as mallory")
-        .hasStackTraceContaining("User mallory doesn't have permission to call 'replaceLabelsOnNode'");
-    assertThat(cluster.partitionOf(0)).isEqualTo("inference");
   }
 
   @Test
@@ -332,27 +315,18 @@ class SecureLoanControllerIT {
 
   /** Every write a forger would need, refused with NoAuth; reading stays open. */
   private static void assertForgeriesRefused(CuratorFramework c) throws Exception {
-    LoanLedger ledger = new LoanLedger(c, ROOT);
-    List<String> entries = c.getChildren().forPath(ledger.ledgerPath());
-    assertThat(entries).as("the ledger is readable").isNotEmpty();
-    String entry = ledger.ledgerPath() + "/" + entries.get(0);
-    assertThatThrownBy(() -> c.setData().forPath(entry, "{\"state\":\"LOANED\"}".getBytes()))
-        .as("overwrite a ledger entry").isInstanceOf(KeeperException.NoAuthException.class);
-    assertThatThrownBy(() -> c.create().forPath(ledger.ledgerPath() + "/forged:1", new byte[0]))
-        .as("forge a ledger entry").isInstanceOf(KeeperException.NoAuthException.class);
-    assertThatThrownBy(() -> c.create().forPath(ledger.intentPath(), "{}".getBytes()))
-        .as("forge a reclaim intent").isInstanceOf(KeeperException.NoAuthException.class);
-    assertThatThrownBy(() -> c.setData().forPath(ledger.epochPath(), "mallory".getBytes()))
+    assertThat(c.getData().forPath(ROOT + "/epoch")).as("the epoch is readable").isNotNull();
+    assertThatThrownBy(() -> c.setData().forPath(ROOT + "/epoch", "mallory".getBytes()))
         .as("claim an epoch").isInstanceOf(KeeperException.NoAuthException.class);
-    assertThatThrownBy(() -> c.delete().forPath(entry)).as("delete a ledger entry")
+    assertThatThrownBy(() -> c.delete().forPath(ROOT + "/epoch")).as("delete the epoch")
         .isInstanceOf(KeeperException.NoAuthException.class);
+    assertThatThrownBy(() -> c.create().forPath(ROOT + "/forged", new byte[0]))
+        .as("create under the controller's root").isInstanceOf(KeeperException.NoAuthException.class);
     assertThatThrownBy(() -> c.create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL)
         .forPath(ROOT + "/leader/latch-", new byte[0])).as("join the election")
         .isInstanceOf(KeeperException.NoAuthException.class);
     assertThatThrownBy(() -> c.setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(ROOT))
         .as("open the ACL").isInstanceOf(KeeperException.NoAuthException.class);
-    assertThatThrownBy(() -> new LoanLedger(c, ROOT).claimEpoch("mallory")).as("claim an epoch through the ledger")
-        .isInstanceOf(KeeperException.NoAuthException.class);
   }
 
   private static CuratorFramework plainClient(ZKClientConfig config) throws InterruptedException {

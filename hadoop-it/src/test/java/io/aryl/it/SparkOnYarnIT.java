@@ -2,7 +2,8 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.PlainDemand;
+import io.aryl.api.status.SchedulerStatus;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -142,7 +143,7 @@ class SparkOnYarnIT {
       cluster.conf().writeXml(out);
     }
     shrunkBefore = cluster.aryl().metrics().containersShrunk();
-    roundsBefore = cluster.status().path("round").asLong();
+    roundsBefore = cluster.status().round();
     asks = new AskWatch(cluster, SPARK_NAME);
     sparkStartMs = System.currentTimeMillis();
     sparkSubmit = startSparkSubmit(confDir);
@@ -179,7 +180,7 @@ class SparkOnYarnIT {
       whyNotGrownBack = e.getMessage() + "; elastic job's status: " + AmJobs.statusJson(cluster, elastic);
       step(t0, "elastic job NOT back at its maximum: %s", whyNotGrownBack);
     }
-    roundsAfter = cluster.status().path("round").asLong();
+    roundsAfter = cluster.status().round();
     step(t0, "%d Aryl rounds since spark-submit started, %d failed", roundsAfter - roundsBefore,
         cluster.aryl().metrics().planningRoundsFailed());
   }
@@ -489,7 +490,7 @@ class SparkOnYarnIT {
     private volatile ApplicationId app;
     private volatile long firstGpuAskMs;
     private volatile String firstAsk = "";
-    private volatile JsonNode plainDemand;
+    private volatile List<PlainDemand> plainDemand;
 
     AskWatch(ArylMiniCluster cluster, String name) {
       this.cluster = cluster;
@@ -505,9 +506,9 @@ class SparkOnYarnIT {
           if (firstGpuAskMs == 0) {
             look();
           } else {
-            JsonNode status = ArylStatus.orNull(cluster);
-            JsonNode demand = status == null ? null : status.path("plainDemand");
-            if (demand != null && demand.size() > 0) {
+            SchedulerStatus status = ArylStatus.orNull(cluster);
+            List<PlainDemand> demand = status == null ? null : status.plainDemand();
+            if (demand != null && !demand.isEmpty()) {
               plainDemand = demand;
             }
           }
@@ -560,7 +561,7 @@ class SparkOnYarnIT {
     }
 
     /** Aryl's {@code plainDemand} once it showed Spark's asks; null if it never did. */
-    JsonNode plainDemand() {
+    List<PlainDemand> plainDemand() {
       return plainDemand;
     }
 

@@ -44,7 +44,7 @@ class StartupChecksIT {
       cluster.start();
       assertThat(cluster.getResourceManager().getServiceState()).isEqualTo(Service.STATE.STARTED);
       ArylScheduler s = (ArylScheduler) cluster.getResourceManager().getResourceScheduler();
-      assertThat(s.arylEnabled()).isEqualTo(!expectArylOff);
+      assertThat(s.aryl().running()).isEqualTo(!expectArylOff);
       return null;
     } catch (Exception e) {
       return e;

@@ -127,7 +127,7 @@ class SubmitCapsIT {
 
   /** The application's worker containers (those with GPUs) running now. */
   private long runningWorkers(ApplicationId id) {
-    SchedulerApplication<?> app = cluster.aryl().getSchedulerApplications().get(id);
+    SchedulerApplication<?> app = cluster.arylScheduler().getSchedulerApplications().get(id);
     if (app == null || app.getCurrentAppAttempt() == null) {
       return 0;
     }
@@ -145,8 +145,8 @@ class SubmitCapsIT {
     assertThat(r.getDiagnostics()).contains(diagnostics);
     assertThat(cluster.rm().getRMContext().getRMApps().get(s.id()).getAppAttempts())
         .as("attempts of the rejected %s", s.id()).isEmpty();
-    assertThat(cluster.aryl().getSchedulerApplications()).doesNotContainKey(s.id());
-    assertThat(cluster.aryl().arylStatus().get("applications").toString()).doesNotContain(s.id().toString());
+    assertThat(cluster.arylScheduler().getSchedulerApplications()).doesNotContainKey(s.id());
+    assertThat(cluster.aryl().status().application(s.id().toString())).isNull();
   }
 
   Stream<Arguments> overTheCaps() {
@@ -222,7 +222,7 @@ class SubmitCapsIT {
     try {
       await("alice's job accepted", Duration.ofSeconds(30),
           () -> report(alice.id()).getYarnApplicationState() == YarnApplicationState.ACCEPTED);
-      assertThat(cluster.aryl().arylStatus().get("applications").toString()).contains(alice.id().toString());
+      assertThat(cluster.aryl().status().application(alice.id().toString())).isNotNull();
     } finally {
       cluster.client().killApplication(alice.id());
     }
@@ -262,19 +262,19 @@ class SubmitCapsIT {
     var rmContext = cluster.rm().getRMContext();
     try {
       // What yarn rmadmin -refreshQueues does once it has read the files.
-      assertThatThrownBy(() -> cluster.aryl().reinitialize(wrong, rmContext)).isInstanceOf(IOException.class)
+      assertThatThrownBy(() -> cluster.arylScheduler().reinitialize(wrong, rmContext)).isInstanceOf(IOException.class)
           .hasMessageContaining(TRAINING_GPUS + " must be an integer >= 0 (0: no cap of its own), was '-2'")
           .hasMessageContaining("the caps in force are unchanged: " + TRAINING_WORKERS + "=3, " + CLUSTER_GPUS + "=8, "
               + TRAINING_GPUS + "=4");
       assertRejected(submitAs(ALICE, "after-wrong-refresh", "training", TestJob.shape(1, 1, 5, 60)),
           "= 5 GPUs is more than queue root.training allows (" + TRAINING_GPUS + "=4)");
 
-      cluster.aryl().reinitialize(lowered, rmContext);
+      cluster.arylScheduler().reinitialize(lowered, rmContext);
       assertRejected(submitAs(ALICE, "after-refresh", "training", TestJob.shape(1, 1, 3, 60)),
           "aryl.min-workers=1 x aryl.gpus-per-worker=3 = 3 GPUs is more than queue root.training allows ("
               + TRAINING_GPUS + "=2)");
     } finally {
-      cluster.aryl().reinitialize(new YarnConfiguration(cluster.rm().getConfig()), rmContext);
+      cluster.arylScheduler().reinitialize(new YarnConfiguration(cluster.rm().getConfig()), rmContext);
     }
   }
 }

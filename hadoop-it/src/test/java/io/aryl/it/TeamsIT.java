@@ -2,7 +2,8 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.aryl.api.status.SchedulerStatus;
+import io.aryl.api.status.TeamStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -119,13 +120,12 @@ class TeamsIT {
         // Guarantees are shares of the GPUs the plan may use: while nlp's two extras drain, their GPUs are outside
         // it, and a round that ran then shows less. The first round after the drains shows the shares of all 15.
         cluster.awaitShowingStatus("the guarantees of a round after the drains", WAIT, () -> {
-          JsonNode status = ArylStatus.orNull(cluster);
-          return status != null
-              && status.path("teams").findValues("guaranteedGpus").stream().mapToInt(JsonNode::asInt).sum() == 15;
+          SchedulerStatus status = ArylStatus.orNull(cluster);
+          return status != null && status.teams().stream().mapToInt(TeamStatus::guaranteedGpus).sum() == 15;
         });
-        JsonNode teams = cluster.status().path("teams");
-        assertThat(teams.findValuesAsText("team")).containsExactly("nlp", "vision");
-        assertThat(teams.findValues("guaranteedGpus")).extracting(JsonNode::asInt).containsExactly(6, 9);
+        List<TeamStatus> teams = cluster.status().teams();
+        assertThat(teams).extracting(TeamStatus::team).containsExactly("nlp", "vision");
+        assertThat(teams).extracting(TeamStatus::guaranteedGpus).containsExactly(6, 9);
         vision.finish();
       }
       nlp.finish();

@@ -1,5 +1,6 @@
 package io.aryl.labels;
 
+import io.aryl.api.conf.PoolConf;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -24,8 +25,8 @@ import picocli.CommandLine.Option;
 
 /** {@code aryl-labels}: {@code init} bootstraps the two pools' labels, {@code run} runs the loan controller. */
 @Command(name = "aryl-labels", mixinStandardHelpOptions = true, version = "aryl-labels 0.1",
-    description = "Node labels of Aryl's two GPU pools, and the loan controller that lends idle inference nodes to"
-        + " training.",
+    description = "Node labels of Aryl's two GPU pools, and the loan controller that decides how many inference nodes"
+        + " the scheduler may lend to training.",
     subcommands = {ArylLabels.Init.class, ArylLabels.Run.class, ArylLabels.Keys.class})
 public final class ArylLabels {
   public static void main(String[] args) {
@@ -159,35 +160,33 @@ public final class ArylLabels {
         zk.close();
         return 2;
       }
-      // One view of which RM is active, shared by the pools and the yarn-queue demand source.
-      try (YarnPools pools = new YarnPools(c, web, login)) {
-        LoanController controller = new LoanController(zk, s.controllerConfig(), demandSources(s, web),
-            pools, System::currentTimeMillis);
-        StatusServer status = s.httpPort() < 0 ? null : new StatusServer(controller, s.httpHost(), s.httpPort());
-        CountDownLatch stop = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-          try {
-            if (status != null) {
-              status.close();
-            }
-            controller.close();
-          } catch (Exception e) {
-            System.err.println("aryl-labels run: closing: " + e);
-          } finally {
-            zk.close();
-            stop.countDown();
+      // One view of which RM is active, shared by the target's sender and the yarn-queue demand source.
+      LoanController controller = new LoanController(zk, s.controllerConfig(), demandSources(s, web),
+          new SchedulerResource(web), System::currentTimeMillis);
+      StatusServer status = s.httpPort() < 0 ? null : new StatusServer(controller, s.httpHost(), s.httpPort());
+      CountDownLatch stop = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          if (status != null) {
+            status.close();
           }
-        }, "aryl-labels-stop"));
-        controller.start();
-        if (status != null) {
-          status.start();
+          controller.close();
+        } catch (Exception e) {
+          System.err.println("aryl-labels run: closing: " + e);
+        } finally {
+          zk.close();
+          stop.countDown();
         }
-        System.out.println("aryl-labels run: " + s.instanceId() + (security.kerberos()
-            ? " as " + login.getUserName() + ", znodes with ACL " + security.zkAclText() : "")
-            + (status == null ? "" : ", status on http://" + s.httpHost() + ":" + status.port() + "/status"));
-        stop.await();
-        return 0;
+      }, "aryl-labels-stop"));
+      controller.start();
+      if (status != null) {
+        status.start();
       }
+      System.out.println("aryl-labels run: " + s.instanceId() + (security.kerberos()
+          ? " as " + login.getUserName() + ", znodes with ACL " + security.zkAclText() : "")
+          + (status == null ? "" : ", status on http://" + s.httpHost() + ":" + status.port() + "/status"));
+      stop.await();
+      return 0;
     }
 
     static List<DemandSource> demandSources(LabelsSettings s, ActiveRmWebApp web) throws Exception {
@@ -214,6 +213,9 @@ public final class ArylLabels {
     public Integer call() {
       System.out.println("| key | default | meaning |");
       System.out.println("|---|---|---|");
+      for (PoolConf k : PoolConf.values()) {
+        System.out.println("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
+      }
       for (LabelsConf k : LabelsConf.values()) {
         System.out.println("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
       }

@@ -22,7 +22,7 @@ import org.apache.zookeeper.data.ACL;
  *
  * <p>With {@code hadoop.security.authentication=kerberos} the controller logs in from {@code aryl.labels.kerberos.keytab}
  * as {@code aryl.labels.kerberos.principal} ({@code _HOST} replaced by this host's canonical name, as every Hadoop daemon
- * does); the same identity calls the ResourceManager (RPC with Kerberos, the REST resource with SPNEGO) and ZooKeeper
+ * does); the same identity calls the ResourceManager's web app (the REST resource, with SPNEGO) and ZooKeeper
  * (SASL, through Hadoop's own {@code HadoopZookeeperFactory}, with {@code hadoop.zk.server.principal} as the server's
  * principal when set). Every znode it creates carries {@code aryl.labels.zk.acl}; its default gives the controller's
  * principal every right and everyone else read: {@code sasl:<primary>:cdrwa,world:anyone:r}, where {@code <primary>} is

@@ -1,48 +1,75 @@
 package io.aryl.labels;
 
+import io.aryl.api.status.LoanTargetStatus;
 import io.aryl.core.model.Checks;
-import io.aryl.labels.LedgerReconciler.Unlisted;
 import io.aryl.labels.LoanDecider.Decision;
-import io.aryl.labels.LoanDecisions.Taken;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
  * Everything the status endpoint shows, as one immutable snapshot of a controller; {@link #toMap()} gives it the
- * shape of the JSON that {@code GET /status} answers and that the leader shows the scheduler.
+ * shape of the JSON that {@code GET /status} answers.
  *
  * @param epoch the epoch held, -1 when not acting
  * @param demand the last demand reading, null before the first
  * @param scheduler the scheduler as the last decision found it, null before the first
  * @param decision the last decision, null before the first
- * @param ledger the ledger as last read
- * @param unlisted RECLAIMING nodes whose reclaim the scheduler did not list, by node
- * @param pendingReclaimRequest a reclaim request on its way, null when none
- * @param reportedToSchedulerMs when the status last reached the scheduler, epoch ms; 0 never
+ * @param sent the last target sent and the scheduler's answer, null before the first
  * @param lastError the last error, null until the first
  */
 record ControllerStatus(String instance, LoanController.Role role, boolean acting, long epoch,
     boolean zooKeeperConnected, long lastTickMs, long ticks, DemandReading demand, SchedulerSeen scheduler,
-    Taken decision, List<LoanEntry> ledger, Map<String, Unlisted> unlisted, ReclaimIntent pendingReclaimRequest,
-    ReclaimBackoff backoff, LoanCounters.Snapshot counters, long reportedToSchedulerMs, ErrorNote lastError) {
+    Taken decision, Sent sent, LoanCounters.Snapshot counters, ErrorNote lastError) {
 
-  /** The scheduler as a decision found it. */
-  record SchedulerSeen(long atMs, boolean reachable, boolean recovering, String address) {}
+  /**
+   * The scheduler as a decision found it.
+   *
+   * @param view what it showed; null when it could not be reached
+   */
+  record SchedulerSeen(long atMs, String address, SchedulerLink.SchedulerView view) {
+    boolean reachable() {
+      return view != null;
+    }
+  }
+
+  /** A decision and when it was taken, epoch ms. */
+  record Taken(Decision decision, long atMs) {}
+
+  /** What became of a target sent. */
+  enum Answer {
+    /** Stored and in force ({@code 200}). */
+    ACCEPTED,
+    /** Not taken: a value it refuses ({@code 400}) or not now ({@code 503}). */
+    REFUSED,
+    /** A target of a newer epoch is in force ({@code 409}): this instance stood down. */
+    STALE,
+    /** No answer, or not the scheduler's. */
+    FAILED
+  }
+
+  /**
+   * A target sent and the scheduler's answer.
+   *
+   * @param inForce the target in force as the scheduler answered it (with what it had on loan); null unless ACCEPTED
+   * @param inferenceNodes the scheduler's inference nodes, as it answered; -1 unless ACCEPTED
+   * @param detail the refusal's or the failure's reason; null when ACCEPTED
+   */
+  record Sent(long atMs, long epoch, int maxOnLoan, long returnByMs, Answer answer, LoanTargetStatus inForce,
+      int inferenceNodes, boolean recovering, String detail) {
+    Sent {
+      Checks.notNull("answer", answer);
+    }
+  }
 
   /** An error with when it happened (epoch ms); kept until a newer one replaces it. */
   record ErrorNote(String message, long atMs) {}
 
   ControllerStatus {
     Checks.notNull("role", role);
-    ledger = List.copyOf(ledger);
-    unlisted = Map.copyOf(unlisted);
-    Checks.notNull("backoff", backoff);
     Checks.notNull("counters", counters);
   }
 
-  /** A new map each time, in a fixed key order; absent parts are null, or left out where the JSON leaves them out. */
+  /** A new map each time, in a fixed key order; absent parts are null. */
   Map<String, Object> toMap() {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("instance", instance);
@@ -53,76 +80,77 @@ record ControllerStatus(String instance, LoanController.Role role, boolean actin
     out.put("lastTickMs", lastTickMs);
     out.put("ticks", ticks);
     out.put("demand", demand == null ? Map.of() : demand.toStatus());
-    if (scheduler != null) {
-      Map<String, Object> sm = new LinkedHashMap<>();
-      sm.put("atMs", scheduler.atMs());
-      sm.put("reachable", scheduler.reachable());
-      sm.put("recovering", scheduler.recovering());
-      sm.put("address", scheduler.address());
-      out.put("scheduler", sm);
-    }
-    if (decision != null) {
-      Decision d = decision.decision();
-      Map<String, Object> dm = new LinkedHashMap<>();
-      dm.put("atMs", decision.atMs());
-      dm.put("needed", d.needed());
-      dm.put("loan", d.loan());
-      dm.put("reclaim", d.reclaim());
-      dm.put("reason", d.reason());
-      out.put("decision", dm);
-    }
-    List<Map<String, Object>> entries = new ArrayList<>();
-    Map<String, Integer> counts = new LinkedHashMap<>();
-    for (LoanState s : LoanState.values()) {
-      counts.put(s.name(), 0);
-    }
-    for (LoanEntry e : ledger) {
-      counts.merge(e.state().name(), 1, Integer::sum);
-      entries.add(entryStatus(e));
-    }
-    out.put("counts", counts);
-    out.put("ledger", entries);
-    out.put("pendingReclaimRequest", pendingReclaimRequest);
-    out.put("reclaimBackoff", backoff.refusals() > 0 ? backoffStatus(backoff) : null);
+    out.put("scheduler", scheduler == null ? null : schedulerStatus(scheduler));
+    out.put("decision", decision == null ? null : decisionStatus(decision));
+    out.put("lastTarget", sent == null ? null : sentStatus(sent));
     Map<String, Object> c = new LinkedHashMap<>();
-    c.put("nodesLoaned", counters.nodesLoaned());
-    c.put("reclaimsRequested", counters.reclaimsRequested());
-    c.put("reclaimsAdopted", counters.reclaimsAdopted());
-    c.put("reclaimsRefused", counters.reclaimsRefused());
-    c.put("nodesReturned", counters.nodesReturned());
-    c.put("fencedWrites", counters.fencedWrites());
+    c.put("decisions", counters.decisions());
+    c.put("raised", counters.raised());
+    c.put("lowered", counters.lowered());
+    c.put("targetsSent", counters.targetsSent());
+    c.put("targetsAccepted", counters.targetsAccepted());
+    c.put("targetsRefused", counters.targetsRefused());
+    c.put("targetsStale", counters.targetsStale());
+    c.put("sendFailures", counters.sendFailures());
     c.put("epochsClaimed", counters.epochsClaimed());
+    c.put("standDowns", counters.standDowns());
     out.put("counters", c);
-    out.put("reportedToSchedulerMs", reportedToSchedulerMs);
     out.put("lastError", lastError == null ? null : lastError.message());
     out.put("lastErrorMs", lastError == null ? null : lastError.atMs());
     return out;
   }
 
-  private Map<String, Object> entryStatus(LoanEntry e) {
+  private static Map<String, Object> schedulerStatus(SchedulerSeen s) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("node", e.node());
-    m.put("state", e.state().name());
-    m.put("epoch", e.epoch());
-    m.put("sinceMs", e.sinceMs());
-    m.put("reason", e.reason());
-    if (e.state() == LoanState.RECLAIMING) {
-      m.put("reclaimId", e.reclaimId());
-      m.put("deadlineMs", e.deadlineMs());
-      Unlisted u = unlisted.get(e.node());
-      // Only for the reclaim the node is under now: a period of an earlier reclaim says nothing about this one.
-      if (u != null && u.reclaimId() == e.reclaimId()) {
-        m.put("unlistedSinceMs", u.sinceMs());
-      }
-    }
+    m.put("atMs", s.atMs());
+    m.put("reachable", s.reachable());
+    m.put("recovering", s.reachable() && s.view().recovering());
+    m.put("address", s.address());
+    m.put("inferenceNodes", s.reachable() ? s.view().inferenceNodes() : null);
+    m.put("onLoan", s.reachable() ? s.view().onLoan() : null);
+    m.put("target", s.reachable() ? targetStatus(s.view().target()) : null);
     return m;
   }
 
-  private static Map<String, Object> backoffStatus(ReclaimBackoff b) {
-    Map<String, Object> bm = new LinkedHashMap<>();
-    bm.put("refusals", b.refusals());
-    bm.put("lastRefusal", b.lastRefusal());
-    bm.put("nextAttemptMs", b.nextAttemptMs());
-    return bm;
+  private static Map<String, Object> decisionStatus(Taken t) {
+    Decision d = t.decision();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("atMs", t.atMs());
+    m.put("needed", d.needed());
+    m.put("change", d.change().name());
+    m.put("maxOnLoan", d.target() == null ? null : d.target().maxOnLoan());
+    m.put("returnByMs", d.target() == null ? null : d.target().returnByMs());
+    m.put("reason", d.reason());
+    return m;
+  }
+
+  private static Map<String, Object> sentStatus(Sent s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("atMs", s.atMs());
+    m.put("epoch", s.epoch());
+    m.put("maxOnLoan", s.maxOnLoan());
+    m.put("returnByMs", s.returnByMs());
+    m.put("answer", s.answer().name());
+    m.put("detail", s.detail());
+    m.put("inForce", targetStatus(s.inForce()));
+    m.put("inferenceNodes", s.answer() == Answer.ACCEPTED ? s.inferenceNodes() : null);
+    m.put("recovering", s.answer() == Answer.ACCEPTED ? s.recovering() : null);
+    return m;
+  }
+
+  /** The scheduler's target in force, with what it had on loan; null when none. */
+  private static Map<String, Object> targetStatus(LoanTargetStatus t) {
+    if (t == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("epoch", t.epoch());
+    m.put("controller", t.controller());
+    m.put("maxOnLoan", t.maxOnLoan());
+    m.put("returnByMs", t.returnByMs());
+    m.put("onLoan", t.onLoan());
+    m.put("receivedMs", t.receivedMs());
+    m.put("reason", t.reason());
+    return m;
   }
 }

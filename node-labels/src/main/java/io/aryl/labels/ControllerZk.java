@@ -19,8 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The controller's ZooKeeper client: every znode it creates (the leader latch's, the epoch, the ledger, the intent, and
- * the parents of the root) carries {@link ControllerSecurity#zkAcl()}; with Kerberos on it authenticates over SASL as
+ * The controller's ZooKeeper client: every znode it creates (the leader latch's, the epoch, and the parents of the
+ * root) carries {@link ControllerSecurity#zkAcl()}; with Kerberos on it authenticates over SASL as
  * the controller's principal, through Hadoop's {@code ZKCuratorManager.HadoopZookeeperFactory} — the client the
  * ResourceManager's own ZooKeeper connection uses (a JAAS {@code Client} section given with
  * {@code -Djava.security.auth.login.config} wins over the keytab, as it does there).

@@ -1,27 +1,32 @@
 package io.aryl.labels;
 
+import io.aryl.api.loan.LoanTarget;
+import io.aryl.api.loan.LoanTargetAccepted;
+import io.aryl.labels.ControllerStatus.Answer;
 import io.aryl.labels.ControllerStatus.SchedulerSeen;
-import io.aryl.labels.IntentAdoption.Adopt;
-import io.aryl.labels.IntentAdoption.Forget;
+import io.aryl.labels.ControllerStatus.Sent;
+import io.aryl.labels.ControllerStatus.Taken;
+import io.aryl.labels.EpochZnode.Epoch;
+import io.aryl.labels.LoanDecider.Change;
 import io.aryl.labels.LoanDecider.Decision;
-import io.aryl.labels.LoanLedger.Epoch;
-import io.aryl.labels.LoanLedger.Versioned;
-import io.aryl.labels.Pools.PoolNode;
-import io.aryl.labels.Pools.SchedulerView;
+import io.aryl.labels.LoanDecider.Memory;
+import io.aryl.labels.LoanDecider.Observation;
+import io.aryl.labels.LoanDecider.SchedulerState;
+import io.aryl.labels.LoanDecider.Target;
+import io.aryl.labels.SchedulerLink.SchedulerView;
+import io.aryl.labels.SchedulerLink.StaleTargetException;
+import io.aryl.labels.SchedulerLink.TargetRefusedException;
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One decision of the leader, in order: the scheduler's word, a reclaim request left unanswered, the ledger brought in
- * line with the labels ({@link LedgerReconciler}), demand ({@link DemandReading}), the decision
- * ({@link LoanDecisions}), and what it says to do ({@link LoanActions}). What the round last saw is kept for the
- * status; what it remembers from one decision to the next is the leader's, and a new leader starts it afresh.
+ * One decision of the leader, in order: the scheduler's status, demand, the target ({@link LoanDecider}), and the
+ * target sent to the scheduler with the leader's epoch. What the round last saw and sent is kept for the status; the
+ * decider's memory is the leader's, and a new leader starts it afresh (it starts from the target in force).
  *
  * <p>Runs on the controller's decision thread; the getters may be read from any.
  */
@@ -29,161 +34,127 @@ final class DecisionRound {
   // The controller's logger: its log lines keep the name deployments already filter on.
   private static final Logger LOG = LoggerFactory.getLogger(LoanController.class);
 
-  private final LoanController.Config config;
+  private final String instanceId;
   private final List<DemandSource> demand;
-  private final Pools pools;
-  private final LoanLedger ledger;
+  private final SchedulerLink scheduler;
   private final Leadership leadership;
+  private final LoanDecider decider;
   private final LongSupplier clock;
   private final LoanCounters counters;
   private final Consumer<String> errors;
-  private final LedgerReconciler reconciler;
-  private final LoanDecisions decisions;
-  private final LoanActions actions;
 
+  private Memory memory = Memory.NONE;
+  /** Why the last decision found the scheduler unsettled ("" when settled): logged when it changes. */
+  private String lastUnsettled = "";
   private volatile DemandReading lastDemand;
   private volatile SchedulerSeen schedulerSeen;
-  private volatile List<LoanEntry> lastLedger = List.of();
-  private volatile ReclaimIntent lastIntent;
-  /** Why the last decision could not be taken ("" when it could): logged when it changes, not every decision. */
-  private String lastUnsettled = "";
+  private volatile Taken lastDecision;
+  private volatile Sent lastSent;
 
   /** @param errors where an error the status shows is recorded */
-  DecisionRound(LoanController.Config config, List<DemandSource> demand, Pools pools, LoanLedger ledger,
-      Leadership leadership, LongSupplier clock, LoanCounters counters, Consumer<String> errors) {
-    this.config = config;
+  DecisionRound(String instanceId, List<DemandSource> demand, SchedulerLink scheduler, Leadership leadership,
+      LoanDecider decider, LongSupplier clock, LoanCounters counters, Consumer<String> errors) {
+    this.instanceId = instanceId;
     this.demand = demand;
-    this.pools = pools;
-    this.ledger = ledger;
+    this.scheduler = scheduler;
     this.leadership = leadership;
+    this.decider = decider;
     this.clock = clock;
     this.counters = counters;
     this.errors = errors;
-    this.reconciler = new LedgerReconciler(config.inferenceLabel(), config.trainingLabel(),
-        config.reclaimUnknownGraceMs());
-    this.decisions = new LoanDecisions(new LoanDecider(config.decider()));
-    this.actions = new LoanActions(leadership, pools, config, counters, errors);
   }
 
-  /** One decision under epoch {@code e}. */
-  void run(Epoch e) throws Exception {
+  /**
+   * One decision under epoch {@code e}.
+   *
+   * @throws StaleTargetException the scheduler refused the target: a newer epoch is in force
+   * @throws Leadership.NotActingException leadership was lost during the decision: nothing was sent
+   */
+  void run(Epoch e) throws StaleTargetException, Leadership.NotActingException {
     long now = clock.getAsLong();
-    List<PoolNode> nodes;
-    try {
-      nodes = pools.nodes();
-    } catch (IOException ex) {
-      String why = "the ResourceManager is unreachable: " + ex.getMessage();
-      errors.accept(why);
-      decisions.none(now, Double.NaN, why);
-      return;
-    }
-
-    // 0. The scheduler's word: what it does not list means something only when it is reachable and not recovering.
     SchedulerView view = null;
     String unsettled = "";
     try {
-      view = pools.scheduler();
+      view = scheduler.view();
       if (view.recovering()) {
-        unsettled = "the scheduler is recovering (NodeManagers re-registering after a restart or failover)";
+        unsettled = "the scheduler is recovering (nodes re-registering after a restart or failover)";
       }
     } catch (IOException ex) {
-      unsettled = "the scheduler is unreachable: " + ex.getMessage();
+      unsettled = "the scheduler cannot be reached: " + ex.getMessage();
       errors.accept(unsettled);
     }
-    schedulerSeen = new SchedulerSeen(now, view != null, view != null && view.recovering(), pools.schedulerAddress());
-    boolean settled = unsettled.isEmpty();
+    schedulerSeen = new SchedulerSeen(now, scheduler.address(), view);
     if (!unsettled.equals(lastUnsettled)) {
-      if (settled) {
-        LOG.info("loan controller {}: the scheduler is settled again: decisions resume", config.instanceId());
+      if (unsettled.isEmpty()) {
+        LOG.info("loan controller {}: the scheduler is settled again", instanceId);
       } else {
-        LOG.warn("loan controller {}: no decision while {}", config.instanceId(), unsettled);
+        LOG.warn("loan controller {}: the target is not raised while {}", instanceId, unsettled);
       }
       lastUnsettled = unsettled;
     }
 
-    // 1. A reclaim request whose answer was never recorded: adopt the scheduler's reclaim, or forget the request.
-    // Without the scheduler's word it is neither; while the scheduler recovers it may be adopted, not forgotten.
-    Optional<Versioned<ReclaimIntent>> intent = ledger.intent();
-    Map<String, Versioned<LoanEntry>> entries = ledger.entries();
-    boolean requestInTransit = false;
-    if (intent.isPresent()) {
-      requestInTransit = view == null || !resolve(e, intent.get(), entries, view.reclaims(), now, settled);
-      entries = ledger.entries();
-    }
-
-    // 2. The ledger follows the labels.
-    LedgerReconciler.Result r = reconciler.reconcile(nodes, entries, settled ? view : null, e.version(), now);
-    counters.nodesReturned.addAndGet(r.returned());
-    r.notes().forEach(note -> LOG.info("loan controller {}: {}", config.instanceId(), note));
-    if (!r.writes().isEmpty()) {
-      leadership.commit(e, r.writes());
-      entries = ledger.entries();
-    }
-    lastLedger = entries.values().stream().map(Versioned::value).toList();
-    lastIntent = ledger.intent().map(Versioned::value).orElse(null);
-
-    // 3. Demand.
     DemandReading d = DemandReading.read(demand);
     lastDemand = d;
 
-    // 4. Decide, only on the word of a settled scheduler.
-    if (!settled) {
-      decisions.none(now, d.rate(), unsettled);
-      return;
+    SchedulerState state = view == null ? SchedulerState.UNREACHABLE
+        : view.recovering() ? SchedulerState.RECOVERING : SchedulerState.SETTLED;
+    Target inForce = view == null || view.target() == null ? null
+        : new Target(view.target().maxOnLoan(), view.target().returnByMs());
+    Observation o = new Observation(now, d.rate(), d.complete(), state, view == null ? 0 : view.inferenceNodes(),
+        view == null ? 0 : view.onLoan(), inForce);
+    Decision decision = decider.decide(o, memory);
+    memory = decision.memory();
+    lastDecision = new Taken(decision, now);
+    counters.decisions.incrementAndGet();
+    if (decision.change() == Change.RAISED || decision.change() == Change.LOWERED) {
+      LOG.info("loan controller {} (epoch {}): {}", instanceId, e.version(), decision.reason());
     }
-    PoolCensus census = PoolCensus.of(entries.values(), nodes, config.inferenceLabel());
-    Decision decision = decisions.decide(census.observation(now, d.rate(), d.complete()), requestInTransit,
-        actions.backoff());
-
-    // 5. Act.
-    if (decision.loan() > 0) {
-      actions.loan(e, entries, census.idle().subList(0, decision.loan()), decision.reason(), now);
-    } else if (decision.reclaim() > 0) {
-      actions.reclaim(e, entries, decision.reclaim(), decision.reason(), now);
+    if (decision.target() != null) {
+      send(e, decision, now);
     }
   }
 
-  /**
-   * Adopts or forgets an unanswered reclaim request.
-   *
-   * @param mayForget false while the scheduler recovers
-   * @return false while the request may still reach the scheduler (nothing adopted or forgotten yet)
-   */
-  private boolean resolve(Epoch e, Versioned<ReclaimIntent> intent, Map<String, Versioned<LoanEntry>> entries,
-      List<Pools.SchedulerReclaim> reclaims, long now, boolean mayForget) throws Exception {
-    IntentAdoption.Outcome outcome = IntentAdoption.of(intent, entries, reclaims, e.version(), now, mayForget);
-    long askedUnder = intent.value().epoch();
-    if (outcome instanceof Adopt a) {
-      leadership.commit(e, a.writes());
-      counters.reclaimsAdopted.incrementAndGet();
-      LOG.info("loan controller {} (epoch {}): adopted reclaim {} of {} requested under epoch {}",
-          config.instanceId(), e.version(), a.reclaim().id(), a.reclaim().nodes(), askedUnder);
-      return true;
+  private void send(Epoch e, Decision decision, long now) throws StaleTargetException,
+      Leadership.NotActingException {
+    leadership.requireActing(e); // the connection may have gone while demand was read
+    Target t = decision.target();
+    String reason = decision.reason();
+    if (reason.length() > LoanTarget.MAX_REASON_CHARS) {
+      reason = reason.substring(0, LoanTarget.MAX_REASON_CHARS);
     }
-    if (outcome instanceof Forget f) {
-      leadership.commit(e, f.writes());
-      LOG.info("loan controller {}: reclaim request of epoch {} never reached the scheduler: forgotten",
-          config.instanceId(), askedUnder);
-      return true;
-    }
-    return false;
-  }
-
-  /** Shows the ledger as it is now, without acting: what a standby instance does at each decision. */
-  void readLedger() {
+    LoanTarget target = new LoanTarget(e.version(), instanceId, t.maxOnLoan(), t.returnByMs(), now, reason);
+    counters.targetsSent.incrementAndGet();
     try {
-      lastLedger = ledger.entries().values().stream().map(Versioned::value).toList();
-      lastIntent = ledger.intent().map(Versioned::value).orElse(null);
-    } catch (Exception e) {
-      errors.accept("reading the ledger: " + e);
+      LoanTargetAccepted a = scheduler.send(target);
+      counters.targetsAccepted.incrementAndGet();
+      if (decision.change() == Change.RAISED) {
+        counters.raised.incrementAndGet();
+      } else if (decision.change() == Change.LOWERED) {
+        counters.lowered.incrementAndGet();
+      }
+      lastSent = new Sent(now, e.version(), t.maxOnLoan(), t.returnByMs(), Answer.ACCEPTED, a.target(),
+          a.inferenceNodes(), a.recovering(), null);
+    } catch (StaleTargetException ex) {
+      counters.targetsStale.incrementAndGet();
+      lastSent = new Sent(now, e.version(), t.maxOnLoan(), t.returnByMs(), Answer.STALE, null, -1, false,
+          ex.getMessage());
+      throw ex;
+    } catch (TargetRefusedException ex) {
+      counters.targetsRefused.incrementAndGet();
+      lastSent = new Sent(now, e.version(), t.maxOnLoan(), t.returnByMs(), Answer.REFUSED, null, -1, false,
+          ex.status() + ": " + ex.getMessage());
+      errors.accept("target refused (" + ex.status() + "): " + ex.getMessage());
+    } catch (IOException ex) {
+      counters.sendFailures.incrementAndGet();
+      lastSent = new Sent(now, e.version(), t.maxOnLoan(), t.returnByMs(), Answer.FAILED, null, -1, false,
+          ex.getMessage());
+      errors.accept("target not sent: " + ex.getMessage());
     }
   }
 
-  /** Starts afresh for a new leader: the decisions' memory, the unlisted reclaims, the refusal backoff. */
+  /** Starts afresh for a new leader: no hold under way, nothing lowered, no target of its own yet. */
   void forget() {
-    decisions.forget();
-    reconciler.forget();
-    actions.forgetBackoff();
+    memory = Memory.NONE;
   }
 
   /** The last demand reading, or null before the first. */
@@ -196,25 +167,13 @@ final class DecisionRound {
     return schedulerSeen;
   }
 
-  LoanDecisions.Taken lastDecision() {
-    return decisions.last();
+  /** The last decision, or null before the first. */
+  Taken lastDecision() {
+    return lastDecision;
   }
 
-  /** The ledger as last read. */
-  List<LoanEntry> lastLedger() {
-    return lastLedger;
-  }
-
-  /** The reclaim request on its way as last read, or null. */
-  ReclaimIntent lastIntent() {
-    return lastIntent;
-  }
-
-  Map<String, LedgerReconciler.Unlisted> unlisted() {
-    return reconciler.unlisted();
-  }
-
-  ReclaimBackoff backoff() {
-    return actions.backoff();
+  /** The last target sent and its answer, or null before the first. */
+  Sent lastSent() {
+    return lastSent;
   }
 }

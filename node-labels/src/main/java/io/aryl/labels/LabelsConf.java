@@ -2,62 +2,60 @@ package io.aryl.labels;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Every configuration key of aryl-labels (the label bootstrap and the loan controller), with its default and what it
  * does. Set them in the Hadoop configuration the tool reads (yarn-site.xml on its class path, {@code -conf FILE}) or
- * as {@code -D key=value}. {@link LabelsSettings} reads and checks them.
+ * as {@code -D key=value}. {@link LabelsSettings} reads and checks them, and the pools' labels, which the scheduler and
+ * aryl-am read too, from aryl-api's {@code PoolConf} ({@code aryl.pools.*}).
  */
 public enum LabelsConf {
-  INFERENCE_LABEL("aryl.labels.inference.label", "inference",
-      "Exclusive node label of the inference pool (the scheduler's aryl.scheduler.inference.label)."),
-  TRAINING_LABEL("aryl.labels.training.label", "training",
-      "Exclusive node label of the training pool; a loaned inference node carries it while on loan."),
   ZK_CONNECT("aryl.labels.zk.connect", "",
-      "ZooKeeper connect string (host:port,...) of the ledger and the leader election; falls back to"
+      "ZooKeeper connect string (host:port,...) of the leader election and its epoch; falls back to"
           + " hadoop.zk.address."),
   ZK_ROOT("aryl.labels.zk.root", "/aryl/loan-controller",
-      "ZooKeeper path under which the controller keeps its leader latch, epoch and loan ledger."),
+      "ZooKeeper path under which the controller keeps its leader latch and its epoch."),
   ZK_SESSION_TIMEOUT_MS("aryl.labels.zk.session-timeout-ms", "30000",
       "ZooKeeper session timeout in milliseconds: how long a leader cut off from ZooKeeper keeps its session."),
   ZK_CONNECTION_TIMEOUT_MS("aryl.labels.zk.connection-timeout-ms", "15000",
       "Milliseconds to wait for a ZooKeeper connection before a call fails."),
   ZK_ACL("aryl.labels.zk.acl", "",
-      "ACL of every znode the controller creates (leader latch, epoch, ledger, intent), as hadoop.zk.acl writes one"
+      "ACL of every znode the controller creates (leader latch, epoch), as hadoop.zk.acl writes one"
           + " (scheme:id:perms,...); empty: sasl:<first component of aryl.labels.kerberos.principal>:cdrwa,"
           + "world:anyone:r with Kerberos on, world:anyone:cdrwa without."),
   KERBEROS_PRINCIPAL("aryl.labels.kerberos.principal", "",
       "Kerberos principal of the controller, e.g. aryl/_HOST@EXAMPLE.COM (_HOST: this host's canonical name);"
-          + " required when hadoop.security.authentication=kerberos. It calls the ResourceManager (RPC, SPNEGO) and"
-          + " ZooKeeper (SASL) as this principal."),
+          + " required when hadoop.security.authentication=kerberos. It calls the ResourceManager's web app (SPNEGO)"
+          + " and ZooKeeper (SASL) as this principal."),
   KERBEROS_KEYTAB("aryl.labels.kerberos.keytab", "",
       "Keytab file holding the key of aryl.labels.kerberos.principal, readable by the controller only; required"
           + " when hadoop.security.authentication=kerberos."),
   INSTANCE_ID("aryl.labels.instance-id", "",
-      "Name of this controller instance in the election and the ledger; empty: hostname and process id."),
+      "Name of this controller instance in the election and in the targets it sends; empty: hostname and process"
+          + " id."),
   INTERVAL_MS("aryl.labels.interval-ms", "5000",
-      "Milliseconds between two decisions of the leader (read demand, reconcile the ledger, loan or reclaim)."),
+      "Milliseconds between two decisions of the leader (read demand and the scheduler's status, send the loan"
+          + " target)."),
   CAPACITY_PER_SERVER("aryl.labels.capacity-per-server", "100",
       "Inference requests per second one inference server serves."),
   HEADROOM("aryl.labels.headroom", "0.2",
       "Fraction of capacity kept above the demanded rate to absorb bursts: servers needed ="
           + " ceil(rate * (1 + headroom) / capacity-per-server)."),
   SAFETY_MARGIN("aryl.labels.safety-margin-servers", "1",
-      "Servers kept home beyond the need before any is loaned; reclaims start only below the need itself, so"
-          + " demand may move within this band without loaning or reclaiming (hysteresis)."),
+      "Servers kept home beyond the need before the target allows more on loan; it is lowered only when fewer than"
+          + " the need itself would be home, so demand may move within this band without changing it (hysteresis)."),
   LOAN_HOLD_MS("aryl.labels.loan.hold-ms", "300000",
-      "Demand must have allowed a loan continuously for this many milliseconds before a node is loaned."),
+      "Demand must have allowed a higher loan target continuously for this many milliseconds before it is raised."),
   LOAN_COOLDOWN_MS("aryl.labels.loan.cooldown-ms", "600000",
-      "No new loan for this many milliseconds after a reclaim was requested: rising demand rarely falls at once."),
+      "The loan target is not raised for this many milliseconds after it was lowered: rising demand rarely falls at"
+          + " once."),
   LOAN_MAX_STEP("aryl.labels.loan.max-step", "4",
-      "At most this many nodes are loaned in one decision."),
+      "A raised loan target allows at most this many servers on loan beyond those on loan now."),
   RECLAIM_DEADLINE_MS("aryl.labels.reclaim.deadline-ms", "120000",
-      "Deadline given to the scheduler for a reclaim, in milliseconds from the request."),
-  RECLAIM_UNKNOWN_GRACE_MS("aryl.labels.reclaim.unknown-grace-ms", "60000",
-      "A node being reclaimed goes back on loan (to be asked for anew) only once the scheduler, reachable and not"
-          + " recovering, has not listed its reclaim for this many milliseconds without a break, and never before the"
-          + " reclaim's deadline."),
+      "When the loan target is lowered, the servers above it must be back within this many milliseconds of the"
+          + " decision (the target's returnByMs)."),
   DEMAND_SOURCES("aryl.labels.demand.sources", "yarn-queue",
       "Comma-separated demand sources, the largest demand wins: replay, http, yarn-queue."),
   REPLAY_FILE("aryl.labels.demand.replay.file", "",
@@ -92,6 +90,14 @@ public enum LabelsConf {
 
   /** Prefix of every key above; a key with this prefix that is not above is a typo and refused at start-up. */
   public static final String PREFIX = "aryl.labels.";
+
+  /**
+   * Keys that are gone, and why: each is refused at start-up with one line naming it, so a configuration written for
+   * an earlier controller does not silently keep a setting that no longer does anything.
+   */
+  public static final Map<String, String> GONE = Map.of(
+      "aryl.labels.reclaim.unknown-grace-ms", "the loan controller keeps no ledger of reclaims any more: it sends a"
+          + " loan target, and the scheduler tracks the reclaims that meet it itself");
 
   private final String key;
   private final String defaultValue;

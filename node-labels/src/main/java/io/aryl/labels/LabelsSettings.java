@@ -1,26 +1,37 @@
 package io.aryl.labels;
 
+import io.aryl.api.conf.PoolConf;
 import io.aryl.core.loan.LoanPolicy;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The {@link LabelsConf} keys read from a Hadoop configuration and checked: a wrong value or an unknown
- * {@code aryl.labels.*} key is refused with a message naming the key and the value.
+ * The {@link LabelsConf} keys and the pools' labels ({@link PoolConf}, shared with the scheduler and aryl-am) read from a
+ * Hadoop configuration and checked: a wrong value, an unknown {@code aryl.labels.*} or {@code aryl.pools.*} key, a
+ * key that was renamed, or one that is gone ({@link LabelsConf#GONE}) is refused with one line naming the key.
  */
 public record LabelsSettings(String inferenceLabel, String trainingLabel, String zkConnect, String zkRoot,
     int zkSessionTimeoutMs, int zkConnectionTimeoutMs, String instanceId, long intervalMs, LoanPolicy policy,
-    long loanHoldMs, long loanCooldownMs, int loanMaxStep, long reclaimDeadlineMs, long reclaimUnknownGraceMs,
+    long loanHoldMs, long loanCooldownMs, int loanMaxStep, long reclaimDeadlineMs,
     List<String> demandSources, String replayFile, String replayModel, double replayTimeScale, double replayStartS,
     double replayRateScale, String httpUrl, String httpPointer, long httpTimeoutMs, String queuePath,
     int gpusPerServer, String httpHost, int httpPort) {
 
   public static LabelsSettings from(Configuration conf) {
     for (Map.Entry<String, String> e : conf) {
+      Optional<String> refused = PoolConf.refusal(e.getKey(), e.getValue());
+      if (refused.isPresent()) {
+        throw new IllegalArgumentException(refused.get());
+      }
+      String gone = LabelsConf.GONE.get(e.getKey());
+      if (gone != null) {
+        throw new IllegalArgumentException("configuration key " + e.getKey() + " is gone: " + gone + "; remove it");
+      }
       if (e.getKey().startsWith(LabelsConf.PREFIX) && LabelsConf.byKey(e.getKey()).isEmpty()) {
         throw new IllegalArgumentException("unknown key " + e.getKey() + " (known: " + LabelsConf.keys() + ")");
       }
@@ -50,19 +61,18 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
     }
     LoanPolicy policy = new LoanPolicy(dbl(conf, LabelsConf.CAPACITY_PER_SERVER), dbl(conf, LabelsConf.HEADROOM),
         integer(conf, LabelsConf.SAFETY_MARGIN, 0));
-    LabelsSettings s = new LabelsSettings(str(conf, LabelsConf.INFERENCE_LABEL), str(conf, LabelsConf.TRAINING_LABEL),
+    LabelsSettings s = new LabelsSettings(label(conf, PoolConf.INFERENCE_LABEL), label(conf, PoolConf.TRAINING_LABEL),
         zk, str(conf, LabelsConf.ZK_ROOT), integer(conf, LabelsConf.ZK_SESSION_TIMEOUT_MS, 1),
         integer(conf, LabelsConf.ZK_CONNECTION_TIMEOUT_MS, 1), id, lng(conf, LabelsConf.INTERVAL_MS, 1), policy,
         lng(conf, LabelsConf.LOAN_HOLD_MS, 0), lng(conf, LabelsConf.LOAN_COOLDOWN_MS, 0),
-        integer(conf, LabelsConf.LOAN_MAX_STEP, 1), lng(conf, LabelsConf.RECLAIM_DEADLINE_MS, 1),
-        lng(conf, LabelsConf.RECLAIM_UNKNOWN_GRACE_MS, 0), List.copyOf(sources),
+        integer(conf, LabelsConf.LOAN_MAX_STEP, 1), lng(conf, LabelsConf.RECLAIM_DEADLINE_MS, 1), List.copyOf(sources),
         str(conf, LabelsConf.REPLAY_FILE), str(conf, LabelsConf.REPLAY_MODEL), dbl(conf, LabelsConf.REPLAY_TIME_SCALE),
         dbl(conf, LabelsConf.REPLAY_START_S), dbl(conf, LabelsConf.REPLAY_RATE_SCALE), str(conf, LabelsConf.HTTP_URL),
         str(conf, LabelsConf.HTTP_POINTER), lng(conf, LabelsConf.HTTP_TIMEOUT_MS, 1), str(conf, LabelsConf.QUEUE_PATH),
         integer(conf, LabelsConf.GPUS_PER_SERVER, 1), str(conf, LabelsConf.HTTP_HOST),
         integer(conf, LabelsConf.HTTP_PORT, -1));
     if (s.inferenceLabel.isEmpty() || s.trainingLabel.isEmpty() || s.inferenceLabel.equals(s.trainingLabel)) {
-      throw new IllegalArgumentException(LabelsConf.INFERENCE_LABEL.key() + " and " + LabelsConf.TRAINING_LABEL.key()
+      throw new IllegalArgumentException(PoolConf.INFERENCE_LABEL.key() + " and " + PoolConf.TRAINING_LABEL.key()
           + " must be two different non-empty labels, were " + s.inferenceLabel + " and " + s.trainingLabel);
     }
     if (sources.contains("replay") && s.replayFile.isEmpty()) {
@@ -80,12 +90,11 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
 
   /** The decision's settings. */
   public LoanDecider.Settings deciderSettings() {
-    return new LoanDecider.Settings(policy, loanHoldMs, loanCooldownMs, loanMaxStep);
+    return new LoanDecider.Settings(policy, loanHoldMs, loanCooldownMs, loanMaxStep, reclaimDeadlineMs);
   }
 
   public LoanController.Config controllerConfig() {
-    return new LoanController.Config(instanceId, inferenceLabel, trainingLabel, zkRoot, intervalMs, reclaimDeadlineMs,
-        reclaimUnknownGraceMs, deciderSettings());
+    return new LoanController.Config(instanceId, zkRoot, intervalMs, deciderSettings());
   }
 
   private static String defaultInstanceId() {
@@ -99,6 +108,10 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
   }
 
   private static String str(Configuration conf, LabelsConf key) {
+    return conf.getTrimmed(key.key(), key.defaultValue());
+  }
+
+  private static String label(Configuration conf, PoolConf key) {
     return conf.getTrimmed(key.key(), key.defaultValue());
   }
 

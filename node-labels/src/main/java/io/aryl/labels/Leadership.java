@@ -1,9 +1,8 @@
 package io.aryl.labels;
 
+import io.aryl.labels.EpochZnode.Epoch;
 import io.aryl.labels.LoanController.Role;
-import io.aryl.labels.LoanLedger.Epoch;
-import io.aryl.labels.LoanLedger.Write;
-import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
@@ -13,16 +12,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One controller instance's standing in the election, and the epoch that fences its writes.
+ * One controller instance's standing in the election, and the epoch its targets carry.
  *
- * <p>Leadership is a Curator {@link LeaderLatch}. The instance stops acting the moment its ZooKeeper connection is
- * SUSPENDED or LOST, before its next side effect, and claims a new {@linkplain LoanLedger#claimEpoch epoch} each time
- * it (re)gains leadership. Every ledger write goes through {@link #commit}, which checks that this instance still
- * acts under the epoch, and ZooKeeper checks that the epoch is still the one in force: a deposed leader's writes fail.
+ * <p>The standing — role and epoch — is one immutable value in one field, changed only by compare-and-set, as
+ * Curator's {@link LeaderLatch} keeps its own state: the connection listener's thread and the decision thread both
+ * change it, and a change made on the strength of a standing that the other thread has replaced since fails instead
+ * of overwriting it. So an epoch claimed while the connection was SUSPENDED in between is never taken up, and a
+ * SUSPENDED or LOST connection stops the instance acting before its next target, whatever the decision thread does.
+ *
+ * <p>Leadership is a Curator {@link LeaderLatch}; each time the instance (re)gains it, it claims a new epoch
+ * ({@link EpochZnode}). When the scheduler refuses a target because a newer epoch is in force, the instance
+ * {@linkplain #resign resigns}: it leaves the election and joins it again at the back, so that it does not claim an
+ * epoch over its successor's.
  */
 final class Leadership implements ConnectionStateListener {
   // The controller's logger: its log lines keep the name deployments already filter on.
   private static final Logger LOG = LoggerFactory.getLogger(LoanController.class);
+
+  /**
+   * Where the instance stands: LEADER with the epoch it claimed, any other role without one. A new value for each
+   * change, so a compare-and-set never mistakes a standing that came back for the one it read.
+   */
+  record Standing(Role role, Epoch epoch) {
+    Standing {
+      if ((role == Role.LEADER) != (epoch != null)) {
+        throw new IllegalArgumentException("a LEADER holds an epoch and no other role does, was " + role + " with "
+            + epoch);
+      }
+    }
+
+    /** Connected to ZooKeeper as far as the last connection event said. */
+    boolean connected() {
+      return role == Role.STANDBY || role == Role.LEADER;
+    }
+  }
 
   /** Thrown inside a decision when this instance must stop acting before its next side effect. */
   static final class NotActingException extends Exception {
@@ -34,29 +57,29 @@ final class Leadership implements ConnectionStateListener {
   }
 
   private final CuratorFramework client;
-  private final LoanLedger ledger;
+  private final EpochZnode epochs;
   private final String instanceId;
-  private final LeaderLatch latch;
+  private final String latchPath;
+  private final AtomicReference<Standing> standing = new AtomicReference<>(new Standing(Role.NEW, null));
+  /** Replaced only on the decision thread ({@link #resign}); read by any. */
+  private volatile LeaderLatch latch;
 
-  private volatile boolean connected;
-  private volatile Role role = Role.NEW;
-  private volatile Epoch epoch;
-
-  Leadership(CuratorFramework client, LoanLedger ledger, String instanceId, String latchPath) {
+  Leadership(CuratorFramework client, EpochZnode epochs, String instanceId, String latchPath) {
     this.client = client;
-    this.ledger = ledger;
+    this.epochs = epochs;
     this.instanceId = instanceId;
+    this.latchPath = latchPath;
     this.latch = new LeaderLatch(client, latchPath, instanceId);
   }
 
   /** Listens to the connection and joins the election; once only. */
-  synchronized void start() throws Exception {
-    if (role != Role.NEW) {
-      throw new IllegalStateException("start() may be called once, role is " + role);
+  void start() throws Exception {
+    Standing now = standing.get();
+    Role first = client.getZookeeperClient().isConnected() ? Role.STANDBY : Role.SUSPENDED;
+    if (now.role() != Role.NEW || !standing.compareAndSet(now, new Standing(first, null))) {
+      throw new IllegalStateException("start() may be called once, role is " + standing.get().role());
     }
     client.getConnectionStateListenable().addListener(this);
-    connected = client.getZookeeperClient().isConnected();
-    role = connected ? Role.STANDBY : Role.SUSPENDED;
     latch.start();
   }
 
@@ -65,39 +88,27 @@ final class Leadership implements ConnectionStateListener {
    *
    * @return false when already closed
    */
-  synchronized boolean stop() {
-    if (role == Role.CLOSED) {
-      return false;
-    }
-    role = Role.CLOSED;
-    epoch = null;
-    return true;
+  boolean stop() {
+    return standing.getAndSet(new Standing(Role.CLOSED, null)).role() != Role.CLOSED;
   }
 
   /** Stops listening and leaves the election; after {@link #stop()}. */
   void leave() {
     client.getConnectionStateListenable().removeListener(this);
-    try {
-      latch.close();
-    } catch (Exception | AssertionError e) {
-      LOG.debug("leader latch of {} did not close cleanly: {}", instanceId, e.toString());
-    }
+    closeLatch(latch);
   }
 
   @Override
   public void stateChanged(CuratorFramework c, ConnectionState state) {
     if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
-      connected = false;
-      if (epoch != null) {
+      Standing was = standing.getAndUpdate(s -> s.role() == Role.NEW || s.role() == Role.CLOSED ? s
+          : new Standing(Role.SUSPENDED, null));
+      if (was.epoch() != null) {
         LOG.warn("loan controller {}: ZooKeeper connection {}: stops acting (epoch {})", instanceId, state,
-            epoch.version());
-      }
-      epoch = null;
-      if (role != Role.CLOSED) {
-        role = Role.SUSPENDED;
+            was.epoch().version());
       }
     } else if (state.isConnected()) {
-      connected = true;
+      standing.updateAndGet(s -> s.role() == Role.SUSPENDED ? new Standing(Role.STANDBY, null) : s);
     }
   }
 
@@ -107,69 +118,101 @@ final class Leadership implements ConnectionStateListener {
    */
   boolean leads() {
     if (client.getState() != CuratorFrameworkState.STARTED) {
-      connected = false; // the client was closed under us: no events will come any more
+      // The client was closed under us: no connection events will come any more.
+      standing.updateAndGet(s -> s.role() == Role.CLOSED || s.role() == Role.SUSPENDED ? s
+          : new Standing(Role.SUSPENDED, null));
     }
-    if (connected && latch.hasLeadership()) {
+    Standing s = standing.get();
+    if (s.connected() && latch.hasLeadership()) {
       return true;
     }
-    if (epoch != null) {
-      LOG.warn("loan controller {} lost leadership: stops acting (epoch {})", instanceId, epoch.version());
+    if (s.role() == Role.LEADER && standing.compareAndSet(s, new Standing(Role.STANDBY, null))) {
+      LOG.warn("loan controller {} lost leadership: stops acting (epoch {})", instanceId, s.epoch().version());
     }
-    standDown();
     return false;
   }
 
   /**
    * Claims a new epoch, on gaining leadership.
    *
-   * @return false when leadership was lost while claiming: the next leader claims after this one and fences it
+   * @return the epoch, or null when the standing changed while claiming (the connection was suspended, the instance
+   *     closed): the epoch is not taken up, and the next leader claims after it
    */
-  boolean claim() throws Exception {
-    Epoch claimed = ledger.claimEpoch(instanceId);
-    if (!connected || !latch.hasLeadership()) {
-      return false;
+  Epoch claim() throws Exception {
+    Standing before = standing.get();
+    if (before.role() != Role.STANDBY) {
+      return null;
     }
-    epoch = claimed;
-    role = Role.LEADER;
+    Epoch claimed = epochs.claim(instanceId);
+    if (!latch.hasLeadership() || !standing.compareAndSet(before, new Standing(Role.LEADER, claimed))) {
+      LOG.info("loan controller {}: epoch {} claimed, but leadership changed meanwhile: not taken up", instanceId,
+          claimed.version());
+      return null;
+    }
     LOG.info("loan controller {} leads with epoch {}", instanceId, claimed.version());
-    return true;
+    return claimed;
   }
 
-  /** Drops the epoch and stands by (suspended, without a connection): leadership lost, or a write fenced. */
-  void standDown() {
-    epoch = null;
-    role = connected ? Role.STANDBY : Role.SUSPENDED;
-  }
-
-  /** Writes {@code writes} to the ledger, all or none, only while this instance still acts under {@code e}. */
-  void commit(Epoch e, List<? extends Write> writes) throws Exception {
-    requireActing(e);
-    ledger.commit(e, writes);
+  /**
+   * A target of a newer epoch is in force: stops acting under {@code e}, leaves the election and joins it again at the
+   * back, so that this instance does not claim an epoch over its successor's while its latch still says it leads.
+   */
+  void resign(Epoch e, String why) throws Exception {
+    Standing s = standing.get();
+    if (s.role() != Role.LEADER || s.epoch() != e) {
+      return; // already not acting under e
+    }
+    if (!standing.compareAndSet(s, new Standing(Role.STANDBY, null))) {
+      return; // the connection went meanwhile: nothing left to give up
+    }
+    LOG.warn("loan controller {} stands down (epoch {}): {}", instanceId, e.version(), why);
+    LeaderLatch old = latch;
+    LeaderLatch next = new LeaderLatch(client, latchPath, instanceId);
+    latch = next;
+    closeLatch(old);
+    if (standing.get().role() != Role.CLOSED) {
+      next.start();
+    }
   }
 
   /** Before every side effect: throws unless this instance still leads, connected, under {@code e}. */
   void requireActing(Epoch e) throws NotActingException {
-    if (!connected || epoch != e || role == Role.CLOSED || !latch.hasLeadership()) {
-      throw new NotActingException("no longer leader with epoch " + e.version() + ": action skipped");
+    Standing s = standing.get();
+    if (s.role() != Role.LEADER || s.epoch() != e || !latch.hasLeadership()) {
+      throw new NotActingException("no longer leader with epoch " + e.version() + " (" + s.role()
+          + "): target not sent");
     }
   }
 
   /** True while this instance is the leader with a claimed epoch and a live ZooKeeper connection. */
   boolean isActing() {
-    return epoch != null && connected && client.getState() == CuratorFrameworkState.STARTED && latch.hasLeadership()
-        && role == Role.LEADER;
+    Standing s = standing.get();
+    return s.role() == Role.LEADER && client.getState() == CuratorFrameworkState.STARTED && latch.hasLeadership();
   }
 
   /** The epoch held, or null when not acting. */
   Epoch held() {
-    return epoch;
+    return standing.get().epoch();
   }
 
   boolean connected() {
-    return connected;
+    return standing.get().connected();
   }
 
   Role role() {
-    return role;
+    return standing.get().role();
+  }
+
+  /** The whole standing at one moment. */
+  Standing standing() {
+    return standing.get();
+  }
+
+  private void closeLatch(LeaderLatch l) {
+    try {
+      l.close();
+    } catch (Exception | AssertionError e) {
+      LOG.debug("leader latch of {} did not close cleanly: {}", instanceId, e.toString());
+    }
   }
 }

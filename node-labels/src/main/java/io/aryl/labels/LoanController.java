@@ -2,10 +2,9 @@ package io.aryl.labels;
 
 import io.aryl.core.model.Checks;
 import io.aryl.labels.ControllerStatus.ErrorNote;
+import io.aryl.labels.EpochZnode.Epoch;
 import io.aryl.labels.Leadership.NotActingException;
-import io.aryl.labels.LoanLedger.Epoch;
-import io.aryl.labels.LoanLedger.FencedException;
-import io.aryl.labels.Pools.SchedulerView;
+import io.aryl.labels.SchedulerLink.StaleTargetException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -21,28 +20,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The loan controller: every {@code intervalMs} the leader among any number of instances reads inference demand,
- * brings the loan ledger in line with the nodes' labels, asks {@link LoanDecider} what to do, and does it — loans an
- * idle inference node by relabelling it {@code training}, or asks the scheduler for a count of loaned nodes back with
- * a deadline.
+ * The loan controller: every {@code intervalMs} the leader among any number of instances reads inference demand and
+ * the scheduler's status, decides how many inference servers may be on loan now and by when those above must be back
+ * ({@link LoanDecider}), and sends that target with its epoch to the scheduler on the active ResourceManager. The
+ * scheduler is the one writer of which node is where: it stores the target before it answers, lends idle inference
+ * nodes up to it and reclaims, least cost first, what is above it. The controller keeps no record of nodes and
+ * relabels nothing.
  *
- * <p>Leadership is a Curator {@link LeaderLatch}. The instance stops acting the moment its ZooKeeper connection is
- * SUSPENDED or LOST, and claims a new {@linkplain LoanLedger#claimEpoch epoch} each time it (re)gains leadership:
- * every ledger write is fenced by that epoch, and every loan is written to the ledger before the node is relabelled,
- * so without ZooKeeper nothing new is loaned, and a deposed leader cannot overwrite its successor. A new leader
- * resumes what its predecessor left: nodes being reclaimed stay RECLAIMING until the scheduler relabels them, and a
- * reclaim request whose answer was never recorded is found among the scheduler's reclaims and adopted.
+ * <p>Leadership is a Curator {@link LeaderLatch} ({@link Leadership}). The instance stops acting the moment its
+ * ZooKeeper connection is SUSPENDED or LOST, and claims a new epoch ({@link EpochZnode}) each time it (re)gains
+ * leadership. The scheduler refuses a target of an older epoch than the one in force (409): a deposed leader that
+ * still runs cannot undo its successor's target, and on that refusal it stands down.
  *
- * <p>The scheduler may restart or fail over to another ResourceManager, and a new scheduler knows little at first.
- * While it is unreachable or {@linkplain SchedulerView#recovering recovering}, nothing is loaned or reclaimed; a
- * RECLAIMING node goes back to LOANED only once a reachable, settled scheduler has not listed its reclaim for
- * {@code reclaimUnknownGraceMs} without a break, and never before the reclaim's deadline. A reclaim the scheduler
- * refuses is asked for again after a {@link ReclaimBackoff}.
- *
- * <p>The parts, one job each: {@code Leadership} (election, epoch, fencing), {@code DecisionRound} (one decision, step
- * by step, through {@code IntentAdoption}, {@code LedgerReconciler}, {@code DemandReading}, {@code PoolCensus},
- * {@code LoanDecisions} and {@code LoanActions}), and {@code ControllerStatus} (the status). This class runs them on a
- * schedule and answers for them.
+ * <p>The parts, one job each: {@code Leadership} (election, epoch), {@code DecisionRound} (one decision, and the target
+ * sent), {@code ControllerStatus} (the status). This class runs them on a schedule and answers for them.
  *
  * <p>Lifecycle: {@link #start()} once, {@link #close()} once. The Curator client is the caller's.
  */
@@ -53,48 +44,23 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
   public enum Role { NEW, STANDBY, LEADER, SUSPENDED, CLOSED }
 
   /**
-   * @param instanceId this instance's name in the election and the ledger
-   * @param inferenceLabel label of the inference pool
-   * @param trainingLabel label of the training pool
-   * @param zkRoot ZooKeeper path of the latch, epoch and ledger
+   * @param instanceId this instance's name in the election and in its targets
+   * @param zkRoot ZooKeeper path of the latch and the epoch
    * @param intervalMs milliseconds between decisions
-   * @param reclaimDeadlineMs deadline of a reclaim, from the request
-   * @param reclaimUnknownGraceMs how long a settled scheduler must not have listed a reclaim, without a break, before
-   *     its nodes count as on loan again (and never before its deadline)
    * @param decider the decision's settings
    */
-  public record Config(String instanceId, String inferenceLabel, String trainingLabel, String zkRoot, long intervalMs,
-      long reclaimDeadlineMs, long reclaimUnknownGraceMs, LoanDecider.Settings decider) {
+  public record Config(String instanceId, String zkRoot, long intervalMs, LoanDecider.Settings decider) {
     public Config {
       Checks.notBlank("instanceId", instanceId);
-      Checks.notBlank("inferenceLabel", inferenceLabel);
-      Checks.notBlank("trainingLabel", trainingLabel);
-      if (inferenceLabel.equals(trainingLabel)) {
-        throw new IllegalArgumentException("inferenceLabel and trainingLabel must differ, both were " + trainingLabel);
-      }
       Checks.notBlank("zkRoot", zkRoot);
       if (intervalMs <= 0) {
         throw new IllegalArgumentException("intervalMs must be > 0, was " + intervalMs);
       }
-      if (reclaimDeadlineMs <= 0) {
-        throw new IllegalArgumentException("reclaimDeadlineMs must be > 0, was " + reclaimDeadlineMs);
-      }
-      if (reclaimUnknownGraceMs < 0) {
-        throw new IllegalArgumentException("reclaimUnknownGraceMs must be >= 0, was " + reclaimUnknownGraceMs);
-      }
       Checks.notNull("decider", decider);
-    }
-
-    /** With the default grace of {@code aryl.labels.reclaim.unknown-grace-ms}. */
-    public Config(String instanceId, String inferenceLabel, String trainingLabel, String zkRoot, long intervalMs,
-        long reclaimDeadlineMs, LoanDecider.Settings decider) {
-      this(instanceId, inferenceLabel, trainingLabel, zkRoot, intervalMs, reclaimDeadlineMs,
-          Long.parseLong(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.defaultValue()), decider);
     }
   }
 
   private final Config config;
-  private final Pools pools;
   private final LongSupplier clock;
   private final Leadership leadership;
   private final DecisionRound round;
@@ -103,10 +69,9 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
   private final AtomicLong ticks = new AtomicLong();
 
   private volatile long lastTickMs;
-  private volatile long reportedMs;
   private volatile ErrorNote lastError;
 
-  public LoanController(CuratorFramework client, Config config, List<DemandSource> demand, Pools pools,
+  public LoanController(CuratorFramework client, Config config, List<DemandSource> demand, SchedulerLink scheduler,
       LongSupplier clock) {
     Checks.notNull("client", client);
     this.config = Checks.notNull("config", config);
@@ -114,11 +79,12 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     if (sources.isEmpty()) {
       throw new IllegalArgumentException("demand must name at least one source, was empty");
     }
-    this.pools = Checks.notNull("pools", pools);
+    Checks.notNull("scheduler", scheduler);
     this.clock = Checks.notNull("clock", clock);
-    LoanLedger ledger = new LoanLedger(client, config.zkRoot());
-    this.leadership = new Leadership(client, ledger, config.instanceId(), config.zkRoot() + "/leader");
-    this.round = new DecisionRound(config, sources, pools, ledger, leadership, clock, counters, this::recordError);
+    this.leadership = new Leadership(client, new EpochZnode(client, config.zkRoot()), config.instanceId(),
+        config.zkRoot() + "/leader");
+    this.round = new DecisionRound(config.instanceId(), sources, scheduler, leadership,
+        new LoanDecider(config.decider()), clock, counters, this::recordError);
     this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "loan-controller-" + config.instanceId());
       t.setDaemon(true);
@@ -126,7 +92,7 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     });
   }
 
-  public synchronized void start() throws Exception {
+  public void start() throws Exception {
     leadership.start();
     executor.scheduleWithFixedDelay(this::tick, 0, config.intervalMs(), TimeUnit.MILLISECONDS);
     LOG.info("loan controller {} started under {}", config.instanceId(), config.zkRoot());
@@ -134,10 +100,8 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
 
   @Override
   public void close() throws Exception {
-    synchronized (this) {
-      if (!leadership.stop()) {
-        return;
-      }
+    if (!leadership.stop()) {
+      return;
     }
     executor.shutdownNow();
     executor.awaitTermination(10, TimeUnit.SECONDS);
@@ -170,46 +134,37 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     return e == null ? -1 : e.version();
   }
 
-  /** Nodes this instance loaned, since start. */
-  public long nodesLoaned() {
-    return counters.nodesLoaned.get();
+  /** Targets the scheduler accepted from this instance, since start. */
+  public long targetsAccepted() {
+    return counters.targetsAccepted.get();
   }
 
-  public long reclaimsRequested() {
-    return counters.reclaimsRequested.get();
+  /** Targets the scheduler refused as stale (409), since start. */
+  public long targetsStale() {
+    return counters.targetsStale.get();
   }
 
-  public long reclaimsAdopted() {
-    return counters.reclaimsAdopted.get();
-  }
-
-  /** Reclaims the scheduler refused, since start. */
-  public long reclaimsRefused() {
-    return counters.reclaimsRefused.get();
-  }
-
-  public long fencedWrites() {
-    return counters.fencedWrites.get();
+  /** Times this instance stood down on a stale target, since start. */
+  public long standDowns() {
+    return counters.standDowns.get();
   }
 
   public long ticks() {
     return ticks.get();
   }
 
-  /** The ledger as this instance last read it. */
-  public List<LoanEntry> ledgerView() {
-    return round.lastLedger();
+  /** The target of the last decision, or -1 before one had a target (or when the scheduler could not be reached). */
+  public int lastTarget() {
+    ControllerStatus.Taken t = round.lastDecision();
+    return t == null || t.decision().target() == null ? -1 : t.decision().target().maxOnLoan();
   }
 
   /** Everything the status endpoint shows. */
   public Map<String, Object> status() {
-    return snapshot().toMap();
-  }
-
-  private ControllerStatus snapshot() {
-    return new ControllerStatus(config.instanceId(), leadership.role(), isActing(), epoch(), leadership.connected(),
-        lastTickMs, ticks.get(), round.lastDemand(), round.schedulerSeen(), round.lastDecision(), round.lastLedger(),
-        round.unlisted(), round.lastIntent(), round.backoff(), counters.snapshot(), reportedMs, lastError);
+    Leadership.Standing s = leadership.standing();
+    return new ControllerStatus(config.instanceId(), s.role(), isActing(), s.epoch() == null ? -1
+        : s.epoch().version(), s.connected(), lastTickMs, ticks.get(), round.lastDemand(), round.schedulerSeen(),
+        round.lastDecision(), round.lastSent(), counters.snapshot(), lastError).toMap();
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -220,57 +175,39 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     }
     ticks.incrementAndGet();
     lastTickMs = clock.getAsLong();
-    boolean led = false;
+    Epoch e = null;
     try {
       if (!leadership.leads()) {
-        if (leadership.connected()) {
-          round.readLedger();
-        }
         return;
       }
-      if (leadership.held() == null) {
-        if (!leadership.claim()) {
+      e = leadership.held();
+      if (e == null) {
+        e = leadership.claim();
+        if (e == null) {
           return;
         }
         round.forget();
         counters.epochsClaimed.incrementAndGet();
       }
-      led = true;
-      round.run(leadership.held());
-    } catch (FencedException e) {
-      counters.fencedWrites.incrementAndGet();
-      recordError(e.getMessage());
-      LOG.warn("loan controller {}: {}; stops acting", config.instanceId(), e.getMessage());
-      leadership.standDown();
-    } catch (NotActingException e) {
-      recordError(e.getMessage());
-      LOG.warn("loan controller {}: {}", config.instanceId(), e.getMessage());
-    } catch (Exception e) {
-      recordError(e.toString());
-      LOG.warn("loan controller {}: decision failed: {}", config.instanceId(), e.toString());
-    }
-    if (led && isActing()) {
-      reportToScheduler(); // every decision, so that a newly active scheduler hears from the leader at once
+      round.run(e);
+    } catch (StaleTargetException ex) {
+      recordError("target of epoch " + e.version() + " refused: " + ex.getMessage());
+      counters.standDowns.incrementAndGet();
+      try {
+        leadership.resign(e, ex.getMessage());
+      } catch (Exception resign) {
+        LOG.warn("loan controller {}: rejoining the election failed: {}", config.instanceId(), resign.toString());
+      }
+    } catch (NotActingException ex) {
+      recordError(ex.getMessage());
+      LOG.warn("loan controller {}: {}", config.instanceId(), ex.getMessage());
+    } catch (Exception ex) {
+      recordError(ex.toString());
+      LOG.warn("loan controller {}: decision failed: {}", config.instanceId(), ex.toString());
     }
   }
 
   private void recordError(String message) {
     lastError = new ErrorNote(message, clock.getAsLong());
-  }
-
-  /**
-   * The leader shows its state in the scheduler's REST resource (after a failover: the new active RM's); a failure
-   * there never stops a decision.
-   */
-  private void reportToScheduler() {
-    try {
-      pools.reportStatus(status());
-      reportedMs = clock.getAsLong();
-    } catch (SchedulerResource.StaleReportException e) {
-      recordError(e.getMessage());
-      LOG.warn("loan controller {}: the scheduler refused its status: {}", config.instanceId(), e.getMessage());
-    } catch (Exception e) {
-      LOG.debug("loan controller {}: status not shown in the scheduler: {}", config.instanceId(), e.toString());
-    }
   }
 }

@@ -4,15 +4,19 @@ import io.aryl.core.loan.LoanPolicy;
 import io.aryl.core.model.Checks;
 
 /**
- * The loan controller's decision, a pure function: given the demanded rate, the inference pool's nodes and what was
- * decided before, how many idle inference nodes to loan to training now and how many loaned ones to ask back.
+ * The loan controller's decision, a pure function: from inference demand, the inference servers there are, how many
+ * are on loan now and what earlier decisions left, the loan target — how many inference servers may be on loan now,
+ * and by when the ones above that must be back. The scheduler lends and reclaims to meet it; this class only counts.
  *
- * <p>The servers needed, the lendable count and the shortfall are aryl-core's {@link LoanPolicy}: nodes are loaned
- * only beyond the need plus the safety margin, and asked back only once the nodes at home fall below the need, so
- * demand moving within the margin changes nothing. On top of that: a loan waits until demand has allowed it for
- * {@code loanHoldMs} without a break, no loan follows a reclaim within {@code loanCooldownMs}, at most
- * {@code loanMaxStep} nodes are loaned at once, and nothing is loaned while demand is unknown or partly unknown. A
- * reclaim never waits: the deadline is what protects inference.
+ * <p>The bounds are aryl-core's {@link LoanPolicy}: servers may be on loan beyond the need plus the safety margin
+ * ({@link LoanPolicy#lendable}), and must come back once those at home fall below the need itself. So the target is
+ * lowered, at once, only when it would leave fewer than the need at home, and raised only when the need plus the
+ * margin leaves room above it: demand moving within the margin changes nothing. A lowered target carries a deadline
+ * ({@code returnWithinMs} from the decision), and that deadline is what protects inference. Raising waits: until demand
+ * has allowed it for {@code loanHoldMs} without a break, never within {@code loanCooldownMs} of lowering it, and by at
+ * most {@code loanMaxStep} above what is on loan now. Nothing is raised while demand is unknown or partly unknown, and
+ * nothing changes while the scheduler recovers (its node counts may still miss nodes that have not re-registered) or
+ * cannot be reached: the last target stands, and the reason says why.
  */
 public final class LoanDecider {
   private final Settings settings;
@@ -22,12 +26,14 @@ public final class LoanDecider {
   }
 
   /**
-   * @param policy servers needed for a rate, lendable servers, shortfall
-   * @param loanHoldMs milliseconds demand must allow a loan without a break before one is made
-   * @param loanCooldownMs milliseconds after a reclaim request during which nothing is loaned
-   * @param loanMaxStep most nodes loaned in one decision
+   * @param policy servers needed for a rate, and how many may be on loan
+   * @param loanHoldMs milliseconds demand must allow a higher target without a break before it is raised
+   * @param loanCooldownMs milliseconds after the target was lowered during which it is not raised
+   * @param loanMaxStep most servers a raised target allows on loan beyond those on loan now
+   * @param returnWithinMs deadline of the servers above a lowered target, in milliseconds from the decision
    */
-  public record Settings(LoanPolicy policy, long loanHoldMs, long loanCooldownMs, int loanMaxStep) {
+  public record Settings(LoanPolicy policy, long loanHoldMs, long loanCooldownMs, int loanMaxStep,
+      long returnWithinMs) {
     public Settings {
       Checks.notNull("policy", policy);
       if (loanHoldMs < 0) {
@@ -37,7 +43,33 @@ public final class LoanDecider {
         throw new IllegalArgumentException("loanCooldownMs must be >= 0, was " + loanCooldownMs);
       }
       Checks.positive("loanMaxStep", loanMaxStep);
+      if (returnWithinMs <= 0) {
+        throw new IllegalArgumentException("returnWithinMs must be > 0, was " + returnWithinMs);
+      }
     }
+  }
+
+  /**
+   * A loan target.
+   *
+   * @param maxOnLoan how many inference servers may be on loan
+   * @param returnByMs by when the servers above it must be back, epoch ms; 0 for the scheduler's default deadline
+   */
+  public record Target(int maxOnLoan, long returnByMs) {
+    public Target {
+      Checks.nonNegative("maxOnLoan", maxOnLoan);
+      Checks.nonNegative("returnByMs", returnByMs);
+    }
+  }
+
+  /** How the scheduler answered the status request of this decision. */
+  public enum SchedulerState {
+    /** Reachable and settled: its counts are what there is. */
+    SETTLED,
+    /** A newly active scheduler waiting for its nodes to re-register: its counts may miss some. */
+    RECOVERING,
+    /** No answer: nothing is known of it. */
+    UNREACHABLE
   }
 
   /**
@@ -45,52 +77,64 @@ public final class LoanDecider {
    *
    * @param nowMs the time of the decision, epoch ms
    * @param rate demanded inference requests per second; NaN when no source answered
-   * @param demandComplete false when some demand source did not answer: reclaims still follow {@code rate}, loans wait
-   * @param inferenceServers nodes owned by inference, wherever they are now (home, loaned, coming back)
-   * @param idleHome nodes at home (labelled inference) with no container: the only ones that may be loaned
-   * @param loaned nodes on loan that nobody asked back yet
-   * @param reclaiming nodes on loan already asked back
+   * @param demandComplete false when some demand source did not answer: the target may be lowered on the rate of the
+   *     sources that did, not raised
+   * @param scheduler how the scheduler answered; when UNREACHABLE the counts below are 0 and {@code inForce} null
+   * @param inferenceServers the inference pool's servers the scheduler knows, wherever they are now
+   * @param onLoan servers on loan now (lent, or being lent), but for those a reclaim returns already
+   * @param inForce the target in force at the scheduler, whoever set it; null when none is
    */
-  public record Observation(long nowMs, double rate, boolean demandComplete, int inferenceServers, int idleHome,
-      int loaned, int reclaiming) {
+  public record Observation(long nowMs, double rate, boolean demandComplete, SchedulerState scheduler,
+      int inferenceServers, int onLoan, Target inForce) {
     public Observation {
       if (!Double.isNaN(rate)) {
         Checks.nonNegative("rate", rate);
       }
+      Checks.notNull("scheduler", scheduler);
       Checks.nonNegative("inferenceServers", inferenceServers);
-      Checks.nonNegative("idleHome", idleHome);
-      Checks.nonNegative("loaned", loaned);
-      Checks.nonNegative("reclaiming", reclaiming);
-      if (idleHome + loaned + reclaiming > inferenceServers) {
-        throw new IllegalArgumentException("idleHome + loaned + reclaiming must be <= inferenceServers, was idleHome="
-            + idleHome + ", loaned=" + loaned + ", reclaiming=" + reclaiming + ", inferenceServers=" + inferenceServers);
+      Checks.nonNegative("onLoan", onLoan);
+      if (onLoan > inferenceServers) {
+        throw new IllegalArgumentException("onLoan must be <= inferenceServers, was onLoan=" + onLoan
+            + ", inferenceServers=" + inferenceServers);
       }
-    }
-
-    /** Nodes away from home: on loan, asked back or not. */
-    public int away() {
-      return loaned + reclaiming;
     }
   }
 
   /**
-   * What earlier decisions leave for the next one.
+   * What earlier decisions of this leader leave for the next one.
    *
-   * @param lendableSinceMs since when demand has allowed a loan without a break; -1 when it does not now
-   * @param lastReclaimMs when a reclaim was last requested; -1 never
+   * @param lendableSinceMs since when demand has allowed a higher target without a break; -1 when it does not now
+   * @param lastLoweredMs when this leader last lowered the target; -1 never
+   * @param last the target this leader last decided; null before the first
    */
-  public record Memory(long lendableSinceMs, long lastReclaimMs) {
-    public static final Memory NONE = new Memory(-1, -1);
+  public record Memory(long lendableSinceMs, long lastLoweredMs, Target last) {
+    public static final Memory NONE = new Memory(-1, -1, null);
   }
 
-  /** What to do: loan {@code loan} idle nodes, or ask for {@code reclaim} loaned nodes back; never both. */
-  public record Decision(int loan, int reclaim, int needed, String reason, Memory memory) {
+  /** How a decision's target compares with the one it started from. */
+  public enum Change {
+    /** More servers may be on loan. */
+    RAISED,
+    /** Fewer: the ones above it come back by its deadline. */
+    LOWERED,
+    /** The same number. */
+    KEPT,
+    /** No target: the scheduler cannot be reached, nothing is sent. */
+    NONE
+  }
+
+  /**
+   * The target to send.
+   *
+   * @param target the target; null when there is nothing to send ({@link Change#NONE})
+   * @param needed servers the demand needs; -1 when demand is unknown
+   */
+  public record Decision(Target target, Change change, int needed, String reason, Memory memory) {
     public Decision {
-      Checks.nonNegative("loan", loan);
-      Checks.nonNegative("reclaim", reclaim);
-      if (loan > 0 && reclaim > 0) {
-        throw new IllegalArgumentException("a decision loans or reclaims, not both, was loan=" + loan + ", reclaim="
-            + reclaim);
+      Checks.notNull("change", change);
+      if ((target == null) != (change == Change.NONE)) {
+        throw new IllegalArgumentException("a decision has a target unless its change is NONE, was target=" + target
+            + ", change=" + change);
       }
       Checks.notBlank("reason", reason);
       Checks.notNull("memory", memory);
@@ -102,43 +146,72 @@ public final class LoanDecider {
   }
 
   public Decision decide(Observation o, Memory m) {
-    LoanPolicy policy = settings.policy();
     long now = o.nowMs();
+    if (o.scheduler() == SchedulerState.UNREACHABLE) {
+      return new Decision(null, Change.NONE, needed(o.rate()), "the scheduler cannot be reached: "
+          + (m.last() == null ? "no target sent yet" : "the last target (" + m.last().maxOnLoan() + " on loan) stands"),
+          new Memory(-1, m.lastLoweredMs(), m.last()));
+    }
+    // What stands: the scheduler's target in force (after a failover of either side it is the predecessor's), else
+    // this leader's last one (a scheduler whose state was reset), else what is on loan now.
+    Target base = o.inForce() != null ? o.inForce() : m.last() != null ? m.last() : new Target(o.onLoan(), 0);
+    Target kept = new Target(base.maxOnLoan(), base.returnByMs() > now ? base.returnByMs() : 0);
+    if (o.scheduler() == SchedulerState.RECOVERING) {
+      return keep(kept, needed(o.rate()), "the scheduler is recovering (nodes re-registering): the target ("
+          + kept.maxOnLoan() + " on loan) stands", m);
+    }
     if (Double.isNaN(o.rate())) {
-      return new Decision(0, 0, -1, "demand unknown: nothing loaned or reclaimed", new Memory(-1, m.lastReclaimMs()));
+      return keep(kept, -1, "demand unknown (no source answered): the target (" + kept.maxOnLoan()
+          + " on loan) stands", m);
     }
+    LoanPolicy policy = settings.policy();
+    int servers = o.inferenceServers();
     int needed = policy.serversNeeded(o.rate());
-    int shortfall = policy.toReclaim(o.rate(), o.inferenceServers(), o.away()) - o.reclaiming();
-    int reclaim = Math.max(0, Math.min(shortfall, o.loaned()));
-    if (reclaim > 0) {
-      return new Decision(0, reclaim, needed, String.format("rate %.1f rps needs %d server(s), %d at home, %d coming"
-          + " back: reclaim %d", o.rate(), needed, o.inferenceServers() - o.away(), o.reclaiming(), reclaim),
-          new Memory(-1, now));
+    int ceiling = Math.max(0, servers - needed);
+    if (base.maxOnLoan() > ceiling) {
+      Target lowered = new Target(ceiling, now + settings.returnWithinMs());
+      return new Decision(lowered, Change.LOWERED, needed, String.format("rate %.1f rps needs %d of %d server(s):"
+          + " target lowered from %d to %d on loan, the rest back within %d ms", o.rate(), needed, servers,
+          base.maxOnLoan(), ceiling, settings.returnWithinMs()), new Memory(-1, now, lowered));
     }
-    int extra = policy.lendable(o.rate(), o.inferenceServers()) - o.away();
-    if (extra <= 0) {
-      return new Decision(0, 0, needed, String.format("rate %.1f rps needs %d server(s) + margin %d: nothing to loan",
-          o.rate(), needed, policy.safetyMarginServers()), new Memory(-1, m.lastReclaimMs()));
+    int lendable = policy.lendable(o.rate(), servers);
+    String need = String.format("rate %.1f rps needs %d server(s) + margin %d of %d", o.rate(), needed,
+        policy.safetyMarginServers(), servers);
+    if (lendable <= base.maxOnLoan()) {
+      return keep(kept, needed, need + ": the target (" + kept.maxOnLoan() + " on loan) stands", m);
     }
     if (!o.demandComplete()) {
-      return new Decision(0, 0, needed, "a demand source did not answer: nothing loaned",
-          new Memory(-1, m.lastReclaimMs()));
+      return keep(kept, needed, need + ", but a demand source did not answer: the target (" + kept.maxOnLoan()
+          + " on loan) is not raised", m);
     }
     long since = m.lendableSinceMs() < 0 ? now : m.lendableSinceMs();
-    Memory next = new Memory(since, m.lastReclaimMs());
+    Memory held = new Memory(since, m.lastLoweredMs(), kept);
     if (now - since < settings.loanHoldMs()) {
-      return new Decision(0, 0, needed, String.format("%d lendable, held %d of %d ms", extra, now - since,
-          settings.loanHoldMs()), next);
+      return new Decision(kept, Change.KEPT, needed, String.format("%s: %d may be on loan, held %d of %d ms; the"
+          + " target (%d) stands", need, lendable, now - since, settings.loanHoldMs(), kept.maxOnLoan()), held);
     }
-    if (m.lastReclaimMs() >= 0 && now - m.lastReclaimMs() < settings.loanCooldownMs()) {
-      return new Decision(0, 0, needed, String.format("%d lendable, cooling down %d of %d ms after a reclaim", extra,
-          now - m.lastReclaimMs(), settings.loanCooldownMs()), next);
+    if (m.lastLoweredMs() >= 0 && now - m.lastLoweredMs() < settings.loanCooldownMs()) {
+      return new Decision(kept, Change.KEPT, needed, String.format("%s: %d may be on loan, cooling down %d of %d ms"
+          + " after lowering; the target (%d) stands", need, lendable, now - m.lastLoweredMs(),
+          settings.loanCooldownMs(), kept.maxOnLoan()), held);
     }
-    int loan = Math.min(Math.min(extra, o.idleHome()), settings.loanMaxStep());
-    if (loan == 0) {
-      return new Decision(0, 0, needed, extra + " lendable but no idle node at home", next);
+    int raised = Math.min(lendable, o.onLoan() + settings.loanMaxStep());
+    if (raised <= base.maxOnLoan()) {
+      return new Decision(kept, Change.KEPT, needed, String.format("%s: %d may be on loan, but %d are and at most %d"
+          + " more at once; the target (%d) stands", need, lendable, o.onLoan(), settings.loanMaxStep(),
+          kept.maxOnLoan()), held);
     }
-    return new Decision(loan, 0, needed, String.format("rate %.1f rps needs %d server(s) + margin %d of %d: loan %d",
-        o.rate(), needed, policy.safetyMarginServers(), o.inferenceServers(), loan), next);
+    Target up = new Target(raised, 0);
+    return new Decision(up, Change.RAISED, needed, String.format("%s: target raised from %d to %d on loan", need,
+        base.maxOnLoan(), raised), new Memory(since, m.lastLoweredMs(), up));
+  }
+
+  /** The target stands; the hold starts afresh, since demand did not allow more without a break. */
+  private static Decision keep(Target kept, int needed, String reason, Memory m) {
+    return new Decision(kept, Change.KEPT, needed, reason, new Memory(-1, m.lastLoweredMs(), kept));
+  }
+
+  private int needed(double rate) {
+    return Double.isNaN(rate) ? -1 : settings.policy().serversNeeded(rate);
   }
 }

@@ -1,29 +1,25 @@
 package io.aryl.labels;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.ErrorBody;
+import io.aryl.api.loan.LoanTarget;
+import io.aryl.api.loan.LoanTargetAccepted;
+import io.aryl.api.loan.StaleTarget;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.core.model.Checks;
 import io.aryl.labels.ActiveRmWebApp.Answer;
-import io.aryl.labels.Pools.ReclaimRefusedException;
-import io.aryl.labels.Pools.SchedulerReclaim;
-import io.aryl.labels.Pools.SchedulerView;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 
 /**
- * ArylScheduler's REST resource on the active ResourceManager: {@code GET /ws/v1/cluster/aryl} (its reclaims and
- * whether it is recovering), {@code POST /ws/v1/cluster/aryl/reclaims} and {@code PUT
- * /ws/v1/cluster/aryl/loan-controller}. Every call goes through {@link ActiveRmWebApp}, so after a failover the next
- * one reaches the new active RM.
+ * ArylScheduler's REST resource on the active ResourceManager: {@code GET /ws/v1/cluster/aryl} (the inference nodes'
+ * places, the target in force, whether it is recovering) and {@code PUT /ws/v1/cluster/aryl/loan-target}, with
+ * aryl-api's paths and records ({@link ArylPaths}, {@link SchedulerStatus}, {@link LoanTarget},
+ * {@link LoanTargetAccepted}, {@link StaleTarget}, {@link ErrorBody}), read leniently. Every call goes through
+ * {@link ActiveRmWebApp}, so after a failover the next one reaches the new active RM.
  */
-public final class SchedulerResource {
-  static final String STATUS = "/ws/v1/cluster/aryl";
-  static final String RECLAIMS = STATUS + "/reclaims";
-  static final String LOAN_CONTROLLER = STATUS + "/loan-controller";
-  private static final ObjectMapper JSON = new ObjectMapper();
-
+public final class SchedulerResource implements SchedulerLink {
   private final ActiveRmWebApp web;
 
   public SchedulerResource(ActiveRmWebApp web) {
@@ -34,75 +30,75 @@ public final class SchedulerResource {
     return web;
   }
 
-  /** The reclaims in flight and recently done, and {@code recovery.recovering} (absent: an older scheduler, false). */
+  /**
+   * The inference nodes (those with a place), those lent or being lent, {@code recovery.recovering} (absent: false)
+   * and {@code loanTarget}.
+   *
+   * @throws IOException also when Aryl does not run in the active ResourceManager ({@code "enabled": false})
+   */
+  @Override
   public SchedulerView view() throws IOException {
-    Answer a = web.get(STATUS);
+    Answer a = web.get(ArylPaths.STATUS);
     if (a.status() != 200) {
-      throw new IOException("GET " + STATUS + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
+      throw new IOException("GET " + ArylPaths.STATUS + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
     }
-    return view(JSON.readTree(a.body()));
+    SchedulerStatus status = ArylJson.readStatus(a.body());
+    if (!status.enabled()) {
+      throw new IOException("Aryl does not run in the ResourceManager at " + a.rm() + " (aryl.scheduler.enabled)");
+    }
+    return view(status);
   }
 
-  static SchedulerView view(JsonNode status) {
-    List<SchedulerReclaim> out = new ArrayList<>();
-    for (String field : List.of("reclaimsInFlight", "reclaimsDone")) {
-      for (JsonNode n : status.path(field)) {
-        out.add(reclaim(n));
+  static SchedulerView view(SchedulerStatus status) {
+    int inference = 0;
+    int onLoan = 0;
+    for (NodeStatus n : status.nodes() == null ? java.util.List.<NodeStatus>of() : status.nodes()) {
+      if (n.place() == null) {
+        continue; // the training pool's own node, or a place this version does not know
+      }
+      inference++;
+      if (n.place() == NodeStatus.Place.LENDING || n.place() == NodeStatus.Place.LENT) {
+        onLoan++;
       }
     }
-    return new SchedulerView(out, status.path("recovery").path("recovering").asBoolean(false));
+    return new SchedulerView(status.recovery() != null && status.recovery().recovering(), inference, onLoan,
+        status.loanTarget());
   }
 
-  /**
-   * @throws ReclaimRefusedException the scheduler did not take the reclaim, with its reason: 400 (it cannot be done),
-   *     or 503 (not now: the scheduler is recovering, or cannot store the reclaim)
-   */
-  public SchedulerReclaim requestReclaim(int nodes, long deadlineMs) throws IOException, ReclaimRefusedException {
-    Answer a = web.send("POST", RECLAIMS, JSON.writeValueAsString(Map.of("nodes", nodes, "deadlineMs", deadlineMs)));
-    if (a.status() == 201) {
-      return reclaim(JSON.readTree(a.body()));
-    }
-    if (a.status() == 400 || a.status() == 503) {
-      JsonNode error = readOrNull(a.body()).path("error");
-      String reason = error.isMissingNode() ? a.body() : error.asText();
-      throw new ReclaimRefusedException(a.status() == 503 ? "unavailable: " + reason : reason);
-    }
-    throw new IOException("POST " + RECLAIMS + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
-  }
-
-  /** The scheduler refused a report because a leader of a newer epoch has reported: this instance was deposed. */
-  public static final class StaleReportException extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    StaleReportException(String message) {
-      super(message);
+  @Override
+  public LoanTargetAccepted send(LoanTarget target) throws IOException, TargetRefusedException, StaleTargetException {
+    Answer a = web.send("PUT", ArylPaths.LOAN_TARGET, ArylJson.write(target));
+    switch (a.status()) {
+      case 200 -> {
+        return ArylJson.read(a.body(), LoanTargetAccepted.class);
+      }
+      case 409 -> {
+        StaleTarget stale = readOrNull(a.body(), StaleTarget.class);
+        throw new StaleTargetException(stale != null && stale.error() != null ? stale
+            : new StaleTarget(a.body(), target.epoch(), -1));
+      }
+      case 400, 503 -> throw new TargetRefusedException(a.status(), error(a.body()));
+      default -> throw new IOException("PUT " + ArylPaths.LOAN_TARGET + " on " + a.rm() + " answered " + a.status()
+          + ": " + a.body());
     }
   }
 
-  /** @throws StaleReportException (409) when the scheduler has heard from a leader of a newer epoch */
-  public void report(Map<String, Object> status) throws IOException {
-    Answer a = web.send("PUT", LOAN_CONTROLLER, JSON.writeValueAsString(status));
-    if (a.status() == 409) {
-      JsonNode error = readOrNull(a.body()).path("error");
-      throw new StaleReportException(error.isMissingNode() ? a.body() : error.asText());
-    }
-    if (a.status() != 200) {
-      throw new IOException("PUT " + LOAN_CONTROLLER + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
-    }
+  @Override
+  public String address() {
+    return web.active().map(Object::toString).orElse("");
   }
 
-  private static JsonNode readOrNull(String body) {
+  /** A refusal's {@code error}, or the body as it came when it is not an {@link ErrorBody}. */
+  private static String error(String body) {
+    ErrorBody e = readOrNull(body, ErrorBody.class);
+    return e == null || e.error() == null ? body : e.error();
+  }
+
+  private static <T> T readOrNull(String body, Class<T> type) {
     try {
-      return JSON.readTree(body);
-    } catch (IOException e) {
-      return JSON.missingNode();
+      return ArylJson.read(body, type);
+    } catch (IOException | RuntimeException notJson) {
+      return null;
     }
-  }
-
-  private static SchedulerReclaim reclaim(JsonNode n) {
-    List<String> nodes = new ArrayList<>();
-    n.path("nodes").forEach(x -> nodes.add(x.asText()));
-    return new SchedulerReclaim(n.path("id").asLong(), n.path("phase").asText(), nodes, n.path("requestedMs").asLong(),
-        n.path("deadlineMs").asLong());
   }
 }

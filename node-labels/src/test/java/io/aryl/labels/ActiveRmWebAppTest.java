@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
+import io.aryl.api.ArylPaths;
 import io.aryl.labels.ActiveRmWebApp.Answer;
 import io.aryl.labels.FakeRmWebApp.Ha;
 import io.aryl.labels.FakeRmWebApp.StandbyAnswer;
@@ -27,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 @DisplayName("ActiveRmWebApp: calls follow the active ResourceManager across restarts and failovers")
 class ActiveRmWebAppTest {
-  private static final String ARYL = "GET /ws/v1/cluster/aryl";
+  private static final String ARYL = "GET " + ArylPaths.STATUS;
   private static final String INFO = "GET /ws/v1/cluster/info";
 
   private FakeRmWebApp rm1;
@@ -66,13 +67,13 @@ class ActiveRmWebAppTest {
     ActiveRmWebApp web = both();
     assertThat(web.active()).isEmpty();
 
-    Answer a = web.get("/ws/v1/cluster/aryl");
+    Answer a = web.get(ArylPaths.STATUS);
     assertThat(a.rm()).isEqualTo(rm2.url());
     assertThat(a.body()).contains("rm2");
     assertThat(web.active()).contains(rm2.url());
     assertThat(rm1.calls).as("the standby is only asked for its HA state").containsExactly(INFO);
 
-    web.get("/ws/v1/cluster/aryl");
+    web.get(ArylPaths.STATUS);
     assertThat(rm2.calls).as("the second call goes straight to the remembered active")
         .containsExactly(INFO, ARYL, ARYL);
     assertThat(rm1.calls).containsExactly(INFO);
@@ -83,10 +84,10 @@ class ActiveRmWebAppTest {
   @DisplayName("after a failover the remembered RM answers as a standby: the call goes to the new active")
   void followsAFailover(StandbyAnswer standby) throws IOException {
     ActiveRmWebApp web = both();
-    assertThat(web.get("/ws/v1/cluster/aryl").body()).contains("rm2");
+    assertThat(web.get(ArylPaths.STATUS).body()).contains("rm2");
 
     failOverToRm1(standby);
-    Answer a = web.get("/ws/v1/cluster/aryl");
+    Answer a = web.get(ArylPaths.STATUS);
     assertThat(a.rm()).isEqualTo(rm1.url());
     assertThat(a.status()).isEqualTo(200);
     assertThat(a.body()).contains("rm1");
@@ -98,11 +99,11 @@ class ActiveRmWebAppTest {
   @DisplayName("when the remembered RM refuses connections (it died), the call goes to the RM that took over")
   void movesOnWhenTheActiveDies() throws IOException {
     ActiveRmWebApp web = both();
-    web.get("/ws/v1/cluster/aryl");
+    web.get(ArylPaths.STATUS);
 
     rm2.close();
     rm1.ha = Ha.ACTIVE;
-    Answer a = web.get("/ws/v1/cluster/aryl");
+    Answer a = web.get(ArylPaths.STATUS);
     assertThat(a.rm()).isEqualTo(rm1.url());
     assertThat(a.body()).contains("rm1");
   }
@@ -113,31 +114,31 @@ class ActiveRmWebAppTest {
     ActiveRmWebApp web = both();
     rm2.ha = Ha.STANDBY;
     rm1.close();
-    assertThatThrownBy(() -> web.get("/ws/v1/cluster/aryl")).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> web.get(ArylPaths.STATUS)).isInstanceOf(IOException.class)
         .hasMessageContaining("no active ResourceManager")
         .hasMessageContaining(rm1.url() + "/ws/v1/cluster/info").hasMessageContaining("ConnectException")
         .hasMessageContaining(rm2.url() + " is STANDBY");
     assertThat(web.active()).isEmpty();
 
     rm2.ha = Ha.ACTIVE;
-    assertThat(web.get("/ws/v1/cluster/aryl").body()).contains("rm2");
+    assertThat(web.get(ArylPaths.STATUS).body()).contains("rm2");
   }
 
   @Test
   @DisplayName("a call that may have reached the RM (it hung up mid-call) is not sent again; the next one looks again")
   void aCallThatMayHaveArrivedIsNotRepeated() throws IOException {
     ActiveRmWebApp web = both();
-    web.get("/ws/v1/cluster/aryl");
+    web.get(ArylPaths.STATUS);
     rm2.hangsUp = true;
 
-    assertThatThrownBy(() -> web.send("POST", "/ws/v1/cluster/aryl/reclaims", "{\"nodes\": 1}"))
-        .isInstanceOf(IOException.class).hasMessageContaining("POST " + rm2.url() + "/ws/v1/cluster/aryl/reclaims");
-    assertThat(rm2.calls("POST /ws/v1/cluster/aryl/reclaims")).isEqualTo(1);
+    assertThatThrownBy(() -> web.send("POST", ArylPaths.RECLAIMS, "{\"nodes\": 1}"))
+        .isInstanceOf(IOException.class).hasMessageContaining("POST " + rm2.url() + ArylPaths.RECLAIMS);
+    assertThat(rm2.calls("POST " + ArylPaths.RECLAIMS)).isEqualTo(1);
     assertThat(rm1.calls).as("nothing sent elsewhere").containsExactly(INFO);
     assertThat(web.active()).isEmpty();
 
     rm2.hangsUp = false;
-    web.get("/ws/v1/cluster/aryl");
+    web.get(ArylPaths.STATUS);
     assertThat(rm1.calls(INFO)).as("the active RM is looked for again").isEqualTo(2);
   }
 
@@ -145,11 +146,11 @@ class ActiveRmWebAppTest {
   @DisplayName("one candidate is called directly, never probed; a standby answer from it is an error")
   void singleCandidate() throws IOException {
     ActiveRmWebApp web = ActiveRmWebApp.of(List.of(rm2.url()));
-    assertThat(web.get("/ws/v1/cluster/aryl").body()).contains("rm2");
+    assertThat(web.get(ArylPaths.STATUS).body()).contains("rm2");
     assertThat(rm2.calls).containsExactly(ARYL);
 
     rm2.ha = Ha.STANDBY;
-    assertThatThrownBy(() -> web.get("/ws/v1/cluster/aryl")).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> web.get(ArylPaths.STATUS)).isInstanceOf(IOException.class)
         .hasMessageContaining(rm2.url().toString()).hasMessageContaining("standby");
   }
 

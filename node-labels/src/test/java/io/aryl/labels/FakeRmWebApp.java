@@ -2,6 +2,10 @@ package io.aryl.labels;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.loan.LoanTargetAccepted;
+import io.aryl.api.status.LoanTargetStatus;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -12,8 +16,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A ResourceManager's web app as the loan controller meets it, on a real local HTTP server. Active, it answers
- * {@code /ws/v1/cluster/info} and ArylScheduler's resource ({@code GET /ws/v1/cluster/aryl}, {@code POST .../reclaims},
- * {@code PUT .../loan-controller}). Standby, it answers {@code /ws/v1/cluster/info} with {@code haState STANDBY} and
+ * {@code /ws/v1/cluster/info} and ArylScheduler's resource ({@code GET /ws/v1/cluster/aryl},
+ * {@code PUT .../loan-target}). Standby, it answers {@code /ws/v1/cluster/info} with {@code haState STANDBY} and
  * everything else as Hadoop 3.5.0's {@code RMWebAppFilter} does on a standby: a 307 to the active RM, a 307 with a
  * {@code Refresh} header when it knows no active RM, or the plain "There is no active RM right now." page.
  */
@@ -29,12 +33,11 @@ final class FakeRmWebApp implements AutoCloseable {
   /** Where a standby's redirect points: the active RM's base URL. */
   volatile String activeLocation = "http://127.0.0.1:1";
   /** Body of {@code GET /ws/v1/cluster/aryl} while active. */
-  volatile String arylStatus = "{\"reclaimsInFlight\": [], \"reclaimsDone\": []}";
-  volatile int reclaimStatus = 201;
-  volatile int reportStatus = 200;
-  volatile String reportBody = "{\"accepted\": true}";
-  volatile String reclaimBody =
-      "{\"id\": 7, \"phase\": \"DRAINING\", \"nodes\": [\"inf-0:1\"], \"requestedMs\": 1, \"deadlineMs\": 2}";
+  volatile String arylStatus = "{\"enabled\": true, \"nodes\": []}";
+  volatile int targetStatus = 200;
+  /** The answer to a target, as the scheduler gives one. */
+  volatile String targetBody = ArylJson.write(new LoanTargetAccepted(new LoanTargetStatus(3, "a", 2, 0, 10,
+      "rate 100.0 rps", 11, 1), 4, false));
   /** Reads every call and hangs up without an answer, as an RM dying in the middle of it. */
   volatile boolean hangsUp;
   /** Every call, as "METHOD path", and the bodies received, in order. */
@@ -93,12 +96,10 @@ final class FakeRmWebApp implements AutoCloseable {
         case NO_ACTIVE_PAGE -> send(x, 200, "There is no active RM right now.\nHA Zookeeper Connection State:"
             + " CONNECTED");
       }
-    } else if (call.equals("GET /ws/v1/cluster/aryl")) {
+    } else if (call.equals("GET " + ArylPaths.STATUS)) {
       send(x, 200, arylStatus);
-    } else if (call.equals("POST /ws/v1/cluster/aryl/reclaims")) {
-      send(x, reclaimStatus, reclaimBody);
-    } else if (call.equals("PUT /ws/v1/cluster/aryl/loan-controller")) {
-      send(x, reportStatus, reportBody);
+    } else if (call.equals("PUT " + ArylPaths.LOAN_TARGET)) {
+      send(x, targetStatus, targetBody);
     } else {
       send(x, 404, "{\"error\": \"no such resource " + path + "\"}");
     }

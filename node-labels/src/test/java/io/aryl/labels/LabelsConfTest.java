@@ -3,6 +3,7 @@ package io.aryl.labels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.aryl.api.conf.PoolConf;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
@@ -15,6 +16,39 @@ class LabelsConfTest {
     for (LabelsConf k : LabelsConf.values()) {
       assertThat(readme).as(k.key()).contains("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
     }
+    for (PoolConf k : PoolConf.values()) {
+      assertThat(readme).as(k.key()).contains("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
+    }
+  }
+
+  @Test
+  void readsThePoolsLabelsFromTheKeysTheSchedulerReads() {
+    Configuration c = new Configuration(false);
+    c.set(PoolConf.INFERENCE_LABEL.key(), " serve ");
+    c.set(PoolConf.TRAINING_LABEL.key(), "train");
+    LabelsSettings s = LabelsSettings.from(c);
+    assertThat(s.inferenceLabel()).isEqualTo("serve");
+    assertThat(s.trainingLabel()).isEqualTo("train");
+    assertThat(LabelsSettings.from(new Configuration(false)).inferenceLabel())
+        .isEqualTo(PoolConf.INFERENCE_LABEL.defaultValue());
+  }
+
+  @Test
+  void refusesALabelUnderItsOldKeyInOneLineNamingTheNewKey() {
+    for (String old : new String[] {"aryl.labels.inference.label", "aryl.scheduler.inference.label"}) {
+      Configuration c = new Configuration(false);
+      c.set(old, "serve");
+      assertThatThrownBy(() -> LabelsSettings.from(c)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("configuration key " + old + "=serve was renamed to aryl.pools.inference.label: set"
+              + " aryl.pools.inference.label=serve instead (the scheduler, the loan controller and aryl-am all read it)");
+    }
+    Configuration typo = new Configuration(false);
+    typo.set("aryl.pools.training.lable", "train");
+    assertThatThrownBy(() -> LabelsSettings.from(typo)).hasMessageContaining("aryl.pools.training.lable=train");
+    Configuration same = new Configuration(false);
+    same.set(PoolConf.TRAINING_LABEL.key(), "inference");
+    assertThatThrownBy(() -> LabelsSettings.from(same)).hasMessageContaining(PoolConf.INFERENCE_LABEL.key())
+        .hasMessageContaining(PoolConf.TRAINING_LABEL.key());
   }
 
   @Test
@@ -22,20 +56,19 @@ class LabelsConfTest {
     LabelsSettings s = LabelsSettings.from(new Configuration(false));
     assertThat(s.policy().serversNeeded(100)).isEqualTo(2); // 100 * 1.2 / 100
     assertThat(s.controllerConfig().intervalMs()).isEqualTo(5000);
-    assertThat(s.controllerConfig().reclaimUnknownGraceMs()).isEqualTo(60_000);
+    assertThat(s.controllerConfig().decider().returnWithinMs()).isEqualTo(120_000);
   }
 
   @Test
-  void readsTheReclaimGraceAndRefusesABadOneNamingKeyAndValue() {
+  void refusesAKeyThatIsGoneInOneLineNamingItAndWhy() {
     Configuration c = new Configuration(false);
-    c.set(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.key(), "15000");
-    assertThat(LabelsSettings.from(c).controllerConfig().reclaimUnknownGraceMs()).isEqualTo(15_000);
-    for (String bad : new String[] {"-1", "a minute"}) {
-      Configuration d = new Configuration(false);
-      d.set(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.key(), bad);
-      assertThatThrownBy(() -> LabelsSettings.from(d)).hasMessageContaining(LabelsConf.RECLAIM_UNKNOWN_GRACE_MS.key())
-          .hasMessageContaining(bad);
-    }
+    c.set("aryl.labels.reclaim.unknown-grace-ms", "15000");
+    assertThatThrownBy(() -> LabelsSettings.from(c)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("configuration key aryl.labels.reclaim.unknown-grace-ms is gone: the loan controller keeps no"
+            + " ledger of reclaims any more: it sends a loan target, and the scheduler tracks the reclaims that meet"
+            + " it itself; remove it");
+    assertThat(LabelsConf.GONE.keySet()).as("a key that is gone is not a key any more")
+        .doesNotContainAnyElementsOf(LabelsConf.keys());
   }
 
   @Test

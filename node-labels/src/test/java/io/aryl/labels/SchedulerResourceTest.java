@@ -3,14 +3,16 @@ package io.aryl.labels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.aryl.api.ArylPaths;
+import io.aryl.api.loan.LoanTarget;
+import io.aryl.api.loan.LoanTargetAccepted;
 import io.aryl.labels.FakeRmWebApp.Ha;
-import io.aryl.labels.Pools.ReclaimRefusedException;
-import io.aryl.labels.Pools.SchedulerReclaim;
-import io.aryl.labels.Pools.SchedulerView;
+import io.aryl.labels.SchedulerLink.SchedulerView;
+import io.aryl.labels.SchedulerLink.StaleTargetException;
+import io.aryl.labels.SchedulerLink.TargetRefusedException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -20,8 +22,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 @DisplayName("SchedulerResource: ArylScheduler's REST resource on whichever ResourceManager is active")
 class SchedulerResourceTest {
-  private static final String PUT_REPORT = "PUT /ws/v1/cluster/aryl/loan-controller";
-  private static final String POST_RECLAIM = "POST /ws/v1/cluster/aryl/reclaims";
+  private static final String PUT_TARGET = "PUT " + ArylPaths.LOAN_TARGET;
+  private static final LoanTarget TARGET = new LoanTarget(3, "a", 2, 0, 10, "rate 100.0 rps");
 
   private FakeRmWebApp rm1;
   private FakeRmWebApp rm2;
@@ -48,67 +50,87 @@ class SchedulerResourceTest {
     rm2.ha = Ha.ACTIVE;
   }
 
+  private static String node(String name, String place) {
+    return "{\"node\": \"" + name + "\", \"label\": \"inference\", \"gpus\": 8" + (place == null ? ""
+        : ", \"place\": \"" + place + "\"") + "}";
+  }
+
   @ParameterizedTest(name = "recovery {0} -> recovering {1}")
   @CsvSource(delimiter = '|', value = {
       "\"recovery\": {\"recovering\": true, \"waitedMs\": 1200}, | true",
       "\"recovery\": {\"recovering\": false},                    | false",
       "                                                          | false"})
-  @DisplayName("reads the reclaims and recovery.recovering; a scheduler without recovery (older) is not recovering")
+  @DisplayName("counts the inference nodes by their place, those lent or being lent, and reads recovery.recovering;"
+      + " a scheduler without recovery is not recovering")
   void readsTheView(String recovery, boolean recovering) throws IOException {
-    rm1.arylStatus = "{" + (recovery == null ? "" : recovery)
-        + " \"reclaimsInFlight\": [{\"id\": 3, \"phase\": \"DRAINING\", \"nodes\": [\"inf-1:1\"], \"requestedMs\": 10,"
-        + " \"deadlineMs\": 20}], \"reclaimsDone\": [{\"id\": 2, \"phase\": \"DONE\", \"nodes\": [\"inf-0:1\"]}]}";
+    rm1.arylStatus = "{\"enabled\": true, " + (recovery == null ? "" : recovery) + " \"nodes\": ["
+        + String.join(", ", node("inf-0:1", "HOME"), node("inf-1:1", "LENDING"), node("inf-2:1", "LENT"),
+        node("inf-3:1", "RETURNING"), node("train-0:1", null), node("inf-4:1", "MOVING")) + "],"
+        + " \"loanTarget\": {\"epoch\": 4, \"controller\": \"b\", \"maxOnLoan\": 2, \"returnByMs\": 99, \"onLoan\": 2}}";
     SchedulerView view = scheduler.view();
     assertThat(view.recovering()).isEqualTo(recovering);
-    assertThat(view.reclaims()).extracting(SchedulerReclaim::id).containsExactly(3L, 2L);
-    assertThat(view.lists(3, "inf-1:1")).isTrue();
-    assertThat(view.lists(3, "inf-0:1")).isFalse();
+    assertThat(view.inferenceNodes()).as("with a place this version knows").isEqualTo(4);
+    assertThat(view.onLoan()).as("LENDING and LENT; RETURNING is on its way home").isEqualTo(2);
+    assertThat(view.target().epoch()).isEqualTo(4);
+    assertThat(view.target().maxOnLoan()).isEqualTo(2);
+    assertThat(view.target().returnByMs()).isEqualTo(99);
   }
 
   @Test
-  @DisplayName("a report refused as stale (409) is told apart, with the scheduler's reason")
-  void staleReportIsToldApart() {
-    rm1.reportStatus = 409;
-    rm1.reportBody = "{\"error\": \"loan controller report of epoch 3 refused: the leader in force is c2 with epoch"
-        + " 4\", \"epoch\": 3, \"currentEpoch\": 4}";
-    assertThatThrownBy(() -> scheduler.report(Map.of("role", "LEADER", "epoch", 3)))
-        .isInstanceOf(SchedulerResource.StaleReportException.class)
-        .hasMessage("loan controller report of epoch 3 refused: the leader in force is c2 with epoch 4");
+  @DisplayName("a scheduler that has no target yet shows none; one where Aryl is off is an error")
+  void noTargetAndAylOff() throws IOException {
+    assertThat(scheduler.view().target()).isNull();
+    rm1.arylStatus = "{\"enabled\": false}";
+    assertThatThrownBy(() -> scheduler.view()).isInstanceOf(IOException.class).hasMessageContaining("Aryl does not"
+        + " run");
   }
 
   @Test
-  @DisplayName("after a failover the controller's report and its reclaims go to the new active RM")
-  void reportsAndReclaimsFollowTheFailover() throws Exception {
-    scheduler.report(Map.of("role", "LEADER", "epoch", 3));
-    assertThat(rm1.calls(PUT_REPORT)).isEqualTo(1);
+  @DisplayName("after a failover the target goes to the new active RM, as aryl-api's LoanTarget, and its answer is"
+      + " read")
+  void targetsFollowTheFailover() throws Exception {
+    scheduler.send(TARGET);
+    assertThat(rm1.calls(PUT_TARGET)).isEqualTo(1);
 
     failOverToRm2();
-    scheduler.report(Map.of("role", "LEADER", "epoch", 3));
-    assertThat(rm2.calls(PUT_REPORT)).as("the new active hears the report").isEqualTo(1);
-    assertThat(rm2.bodies.get(rm2.calls.lastIndexOf(PUT_REPORT))).contains("\"epoch\":3");
-
-    SchedulerReclaim r = scheduler.requestReclaim(1, 2);
-    assertThat(r.id()).isEqualTo(7);
-    assertThat(r.nodes()).containsExactly("inf-0:1");
-    assertThat(rm2.calls(POST_RECLAIM)).isEqualTo(1);
-    assertThat(rm1.calls(POST_RECLAIM)).as("the standby never takes a reclaim").isZero();
+    LoanTargetAccepted a = scheduler.send(TARGET);
+    assertThat(rm2.calls(PUT_TARGET)).as("the new active hears the target").isEqualTo(1);
+    assertThat(rm2.bodies.get(rm2.calls.lastIndexOf(PUT_TARGET))).as("no returnByMs when 0")
+        .isEqualTo("{\"epoch\":3,\"controller\":\"a\",\"maxOnLoan\":2,\"decidedMs\":10,\"reason\":\"rate 100.0 rps\"}");
+    assertThat(a.target().onLoan()).isEqualTo(1);
+    assertThat(a.inferenceNodes()).isEqualTo(4);
+    assertThat(scheduler.address()).isEqualTo(rm2.url().toString());
   }
 
   @Test
-  @DisplayName("a 400, or a 503 while the scheduler recovers, is a refusal carrying its reason; another status is an"
-      + " error")
+  @DisplayName("a target refused as stale (409) is told apart, with the epoch in force")
+  void staleTargetIsToldApart() {
+    rm1.targetStatus = 409;
+    rm1.targetBody = "{\"error\": \"loan target of epoch 3 refused: the loan controller b set the one in force with"
+        + " epoch 4\", \"epoch\": 3, \"currentEpoch\": 4}";
+    assertThatThrownBy(() -> scheduler.send(TARGET)).isInstanceOfSatisfying(StaleTargetException.class, e -> {
+      assertThat(e.getMessage()).isEqualTo("loan target of epoch 3 refused: the loan controller b set the one in force"
+          + " with epoch 4");
+      assertThat(e.answer().currentEpoch()).isEqualTo(4);
+    });
+  }
+
+  @Test
+  @DisplayName("a 400, or a 503 while the scheduler cannot take it, is a refusal carrying its reason; another status"
+      + " is an error")
   void refusals() {
-    rm1.reclaimStatus = 400;
-    rm1.reclaimBody = "{\"error\": \"asked for 2, only 0 are loaned\"}";
-    assertThatThrownBy(() -> scheduler.requestReclaim(2, 5)).isInstanceOf(ReclaimRefusedException.class)
-        .hasMessage("asked for 2, only 0 are loaned");
-    rm1.reclaimStatus = 503;
-    rm1.reclaimBody = "{\"error\": \"Aryl is recovering after the ResourceManager became active\"}";
-    assertThatThrownBy(() -> scheduler.requestReclaim(2, 5)).isInstanceOf(ReclaimRefusedException.class)
-        .hasMessage("unavailable: Aryl is recovering after the ResourceManager became active");
-    rm1.reclaimStatus = 404;
-    rm1.reclaimBody = "{\"error\": \"Aryl is not running in this ResourceManager\"}";
-    assertThatThrownBy(() -> scheduler.requestReclaim(2, 5)).isInstanceOf(IOException.class)
-        .hasMessageContaining("404");
+    rm1.targetStatus = 400;
+    rm1.targetBody = "{\"error\": \"maxOnLoan must be an integer in [0, 100000], was -1\"}";
+    assertThatThrownBy(() -> scheduler.send(TARGET)).isInstanceOfSatisfying(TargetRefusedException.class, e -> {
+      assertThat(e.status()).isEqualTo(400);
+      assertThat(e.getMessage()).isEqualTo("maxOnLoan must be an integer in [0, 100000], was -1");
+    });
+    rm1.targetStatus = 503;
+    rm1.targetBody = "{\"error\": \"loan target not accepted: Aryl could not store it\"}";
+    assertThatThrownBy(() -> scheduler.send(TARGET)).isInstanceOfSatisfying(TargetRefusedException.class,
+        e -> assertThat(e.status()).isEqualTo(503));
+    rm1.targetStatus = 404;
+    rm1.targetBody = "{\"error\": \"Aryl is not running in this ResourceManager\"}";
+    assertThatThrownBy(() -> scheduler.send(TARGET)).isInstanceOf(IOException.class).hasMessageContaining("404");
   }
 }

@@ -30,15 +30,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The configuration page against the code: every key of ArylConf, LabelsConf and AmKeys, with its default (and
- * description), and no key the code does not have, on this page or any other.
+ * The configuration page against the code: every key of PoolConf, ArylConf, LabelsConf and AmKeys, with its default
+ * (and description), and no key the code does not have, on this page or any other (but the keys PoolConf says were
+ * renamed, which pages may name as such).
  *
- * <p>The three classes are compiled here from their sources, so this module needs no other module's artifact (the
+ * <p>The four classes are compiled here from their sources, so this module needs no other module's artifact (the
  * site goal resolves test dependencies, and `mvn -pl site site` must work without the others installed). They use
  * nothing but java.util; should one ever import more, this compile says so.
  */
 class ConfigurationPageTest {
-  private static final String SCHEDULER = "aryl-yarn-scheduler/src/main/java/io/aryl/yarn/ArylConf.java";
+  private static final String POOLS = "aryl-api/src/main/java/io/aryl/api/conf/PoolConf.java";
+  private static final String SCHEDULER = "aryl-yarn-scheduler/src/main/java/io/aryl/yarn/conf/ArylConf.java";
   private static final String LABELS = "node-labels/src/main/java/io/aryl/labels/LabelsConf.java";
   private static final String AM = "aryl-am/src/main/java/io/aryl/am/AmKeys.java";
 
@@ -46,9 +48,14 @@ class ConfigurationPageTest {
   record Key(String name, String defaultValue, String doc) {}
 
   private static final Pattern ROW = Pattern.compile("^\\| `(aryl\\.[^`]+)` \\|.*$");
-  private static final Pattern MENTION = Pattern.compile("aryl\\.(?:scheduler|labels|am)\\.[a-z0-9][a-z0-9.-]*[a-z0-9]");
+  private static final Pattern MENTION =
+      Pattern.compile("aryl\\.(?:pools|scheduler|labels|am)\\.[a-z0-9][a-z0-9.-]*[a-z0-9]");
 
   @TempDir static Path classes;
+  static List<Key> poolKeys;
+  static Set<String> renamedKeys;
+  /** Keys that are gone, refused at start with why: the pages tell operators to remove them. */
+  static Set<String> goneKeys;
   static List<Key> schedulerKeys;
   static List<Key> labelsKeys;
   static List<Key> amKeys;
@@ -62,7 +69,8 @@ class ConfigurationPageTest {
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {
       Iterable<? extends JavaFileObject> units =
-          files.getJavaFileObjects(root.resolve(SCHEDULER), root.resolve(LABELS), root.resolve(AM));
+          files.getJavaFileObjects(root.resolve(POOLS), root.resolve(SCHEDULER), root.resolve(LABELS),
+              root.resolve(AM));
       boolean ok = javac.getTask(null, files, diagnostics,
           List.of("-d", classes.toString(), "-proc:none", "-implicit:none"), null, units).call();
       if (!ok) {
@@ -70,8 +78,15 @@ class ConfigurationPageTest {
       }
     }
     try (URLClassLoader loader = new URLClassLoader(new java.net.URL[] {classes.toUri().toURL()}, null)) {
-      schedulerKeys = enumKeys(loader.loadClass("io.aryl.yarn.ArylConf"));
-      labelsKeys = enumKeys(loader.loadClass("io.aryl.labels.LabelsConf"));
+      Class<?> pools = loader.loadClass("io.aryl.api.conf.PoolConf");
+      poolKeys = enumKeys(pools);
+      renamedKeys = new LinkedHashSet<>(((Map<?, ?>) pools.getField("RENAMED").get(null)).keySet().stream()
+          .map(String::valueOf).toList());
+      schedulerKeys = enumKeys(loader.loadClass("io.aryl.yarn.conf.ArylConf"));
+      Class<?> labels = loader.loadClass("io.aryl.labels.LabelsConf");
+      labelsKeys = enumKeys(labels);
+      goneKeys = new LinkedHashSet<>(((Map<?, ?>) labels.getField("GONE").get(null)).keySet().stream()
+          .map(String::valueOf).toList());
       amKeys = constantKeys(loader.loadClass("io.aryl.am.AmKeys"), "aryl.am.");
     }
     rows = new LinkedHashMap<>();
@@ -128,6 +143,37 @@ class ConfigurationPageTest {
   }
 
   @Test
+  @DisplayName("every aryl.pools.* key of PoolConf is a row: key, default, description as in the code")
+  void poolKeys() {
+    assertThat(poolKeys).extracting(Key::name).contains("aryl.pools.inference.label", "aryl.pools.training.label");
+    for (Key k : poolKeys) {
+      assertThat(rows.get(k.name())).as("row of %s in configuration.md", k.name()).isEqualTo(expectedRow(k));
+    }
+  }
+
+  @Test
+  @DisplayName("the keys LabelsConf says are gone are no row, and the page names each of them")
+  void goneKeys() throws IOException {
+    assertThat(goneKeys).isNotEmpty();
+    String page = Files.readString(SiteSources.markdownDir().resolve("configuration.md"));
+    for (String gone : goneKeys) {
+      assertThat(rows).as("rows of configuration.md").doesNotContainKey(gone);
+      assertThat(page).as("configuration.md names the gone %s", gone).contains("`" + gone + "`");
+    }
+  }
+
+  @Test
+  @DisplayName("the keys PoolConf says were renamed are no row, and the page names each of them")
+  void renamedKeys() throws IOException {
+    assertThat(renamedKeys).isNotEmpty();
+    String page = Files.readString(SiteSources.markdownDir().resolve("configuration.md"));
+    for (String old : renamedKeys) {
+      assertThat(rows).as("rows of configuration.md").doesNotContainKey(old);
+      assertThat(page).as("configuration.md names the renamed %s", old).contains("`" + old + "`");
+    }
+  }
+
+  @Test
   @DisplayName("every aryl.scheduler.* key of ArylConf is a row: key, default, description as in the code")
   void schedulerKeys() {
     for (Key k : schedulerKeys) {
@@ -169,7 +215,7 @@ class ConfigurationPageTest {
   }
 
   @Test
-  @DisplayName("no page mentions an aryl.scheduler/labels/am key that does not exist")
+  @DisplayName("no page mentions an aryl.pools/scheduler/labels/am key that does not exist, or was not renamed")
   void noStaleMentions() throws IOException {
     Set<String> known = knownKeys();
     Map<String, String> unknown = new LinkedHashMap<>();
@@ -177,7 +223,7 @@ class ConfigurationPageTest {
       for (Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
         Matcher m = MENTION.matcher(Files.readString(page));
         while (m.find()) {
-          if (!known.contains(m.group())) {
+          if (!known.contains(m.group()) && !renamedKeys.contains(m.group()) && !goneKeys.contains(m.group())) {
             unknown.put(m.group(), page.getFileName().toString());
           }
         }
@@ -188,7 +234,7 @@ class ConfigurationPageTest {
 
   private static Set<String> knownKeys() {
     Set<String> known = new LinkedHashSet<>();
-    Stream.of(schedulerKeys, labelsKeys, amKeys).flatMap(List::stream).map(Key::name).forEach(known::add);
+    Stream.of(poolKeys, schedulerKeys, labelsKeys, amKeys).flatMap(List::stream).map(Key::name).forEach(known::add);
     return known;
   }
 }

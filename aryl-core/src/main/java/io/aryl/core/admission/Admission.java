@@ -90,11 +90,15 @@ public final class Admission {
    * @param reservedFor starving jobs that did not fit and hold capacity back for themselves
    * @param preemptedFor running jobs preempted to give a tenant back its borrowed GPUs, by id, each with the id of
    *     the job it was preempted for (empty without tenants)
+   * @param offered every queued job, in the order it was first offered its gang: the offer order, or with tenants
+   *     the jobs within their tenant's guarantee first
+   * @param lane the starving jobs the senior lane put first ({@link StarvationGuard#jumpers}), oldest first
    */
-  public record Result(Map<Job, int[]> admitted, List<String> reservedFor, Map<String, String> preemptedFor) {
-    /** A result that preempted nothing. */
+  public record Result(Map<Job, int[]> admitted, List<String> reservedFor, Map<String, String> preemptedFor,
+      List<Job> offered, List<Job> lane) {
+    /** A result that preempted nothing, with no record of the order. */
     public Result(Map<Job, int[]> admitted, List<String> reservedFor) {
-      this(admitted, reservedFor, Map.of());
+      this(admitted, reservedFor, Map.of(), List.of(), List.of());
     }
   }
 
@@ -267,6 +271,10 @@ public final class Admission {
     final ServerTable table;
     final GpuBudget trial;
     final List<Job> offered;
+    final List<Job> lane;
+    /** With tenants only: the jobs in the order they were first offered, and the set of those. */
+    List<Job> firstOffers;
+    Set<Job> offeredOnce;
     final List<Job> admitted = new ArrayList<>();
     final Map<Job, int[]> trialPlacement = new LinkedHashMap<>();
     final List<String> reservedFor = new ArrayList<>();
@@ -279,11 +287,15 @@ public final class Admission {
       this.releases = releases;
       this.table = budget.table();
       this.trial = budget.copy();
-      this.offered = offerOrder(queued, guard.jumpers(queued, running, nowS, poolGpus(table)));
+      this.lane = guard.jumpers(queued, running, nowS, poolGpus(table));
+      this.offered = offerOrder(queued, lane);
     }
 
     /** Offers one job its gang; true if admitted. {@code tenants} is null without tenants or beyond guarantee. */
     boolean offer(Job job, TenantLedger tenants) {
+      if (offeredOnce != null && offeredOnce.add(job)) {
+        firstOffers.add(job);
+      }
       boolean[] types = table.allowedTypes(job);
       boolean guaranteed = tenants != null;
       int[] placed = placeAround(reservation, trial, job, types, guaranteed);
@@ -312,6 +324,8 @@ public final class Admission {
      * the others, each pass in offer order.
      */
     void withTenants(TenantLedger tenants) {
+      firstOffers = new ArrayList<>(offered.size());
+      offeredOnce = new HashSet<>();
       Map<Job, Integer> rank = new HashMap<>();
       for (int i = 0; i < offered.size(); i++) {
         rank.put(offered.get(i), i);
@@ -354,7 +368,9 @@ public final class Admission {
       }
       return new Result(
           placeDecreasing(admitted, trialPlacement, budget, reservation, withinGuarantee, protectedFlexible),
-          Collections.unmodifiableList(reservedFor), preempted);
+          Collections.unmodifiableList(reservedFor), preempted,
+          Collections.unmodifiableList(firstOffers == null ? offered : firstOffers),
+          Collections.unmodifiableList(lane));
     }
 
     /**

@@ -11,6 +11,10 @@ import java.util.TreeMap;
  *
  * <p>A job absent from {@link #targets()} should not run: a queued job stays queued, a running one is
  * preempted.
+ *
+ * <p>A round also records why, where it decides it: where admission put each queued job it left waiting
+ * ({@link #waiting()}), and why each elastic job it runs below its maximum was not widened ({@link #belowMax()}). The
+ * reasons explain the decision and are not part of it: two plans are equal when they decide the same.
  */
 public final class Plan {
   /** How a job's allocation changes. */
@@ -29,10 +33,15 @@ public final class Plan {
 
   private final Map<String, Allocation> targets;
   private final Map<String, Change> changes;
+  private final Map<String, QueuePlace> waiting;
+  private final Map<String, BelowMax> belowMax;
 
-  private Plan(Map<String, Allocation> targets, Map<String, Change> changes) {
+  private Plan(Map<String, Allocation> targets, Map<String, Change> changes, Map<String, QueuePlace> waiting,
+      Map<String, BelowMax> belowMax) {
     this.targets = targets;
     this.changes = changes;
+    this.waiting = waiting;
+    this.belowMax = belowMax;
   }
 
   /**
@@ -71,7 +80,27 @@ public final class Plan {
     for (; i < running.size(); i++) {
       changes.put(running.jobAt(i), Change.PREEMPT);
     }
-    return new Plan(t, Collections.unmodifiableMap(changes));
+    return new Plan(t, Collections.unmodifiableMap(changes), Map.of(), Map.of());
+  }
+
+  /**
+   * This plan with the reasons its round recorded.
+   *
+   * @param waiting where admission put each queued job the plan leaves waiting, by job id (none may run)
+   * @param belowMax why each job the plan runs below its maximum was not widened, by job id (each must run)
+   */
+  public Plan withReasons(Map<String, QueuePlace> waiting, Map<String, BelowMax> belowMax) {
+    for (String id : waiting.keySet()) {
+      if (targets.containsKey(id)) {
+        throw new IllegalArgumentException("waiting job(" + id + ") runs in the plan");
+      }
+    }
+    for (String id : belowMax.keySet()) {
+      if (!targets.containsKey(id)) {
+        throw new IllegalArgumentException("job(" + id + ") said to run below its maximum does not run in the plan");
+      }
+    }
+    return new Plan(targets, changes, Collections.unmodifiableMap(waiting), Collections.unmodifiableMap(belowMax));
   }
 
   /** Allocation by job id of every job that runs after this plan, sorted by job id. */
@@ -86,6 +115,22 @@ public final class Plan {
   /** Jobs whose allocation changes, and how; unchanged jobs are absent. */
   public Map<String, Change> changes() {
     return changes;
+  }
+
+  /**
+   * Where admission put each queued job the round left waiting, by job id; empty for a plan no round made. A job that
+   * was running and is preempted is not among them.
+   */
+  public Map<String, QueuePlace> waiting() {
+    return waiting;
+  }
+
+  /**
+   * Why the round did not widen each elastic job it runs below the job's {@code maxWorkers}, by job id; empty for a
+   * plan no round made. A job the plan runs at its maximum, or does not run, is not among them.
+   */
+  public Map<String, BelowMax> belowMax() {
+    return belowMax;
   }
 
   public List<String> jobsWith(Change change) {

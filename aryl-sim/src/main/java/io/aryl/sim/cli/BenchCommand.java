@@ -1,5 +1,6 @@
 package io.aryl.sim.cli;
 
+import io.aryl.core.ArylPolicy;
 import io.aryl.sim.engine.Metrics;
 import io.aryl.sim.engine.PolicyResult;
 import io.aryl.sim.engine.PolicySpec;
@@ -31,7 +32,7 @@ final class BenchCommand implements Callable<Integer> {
   @Mixin
   ScenarioOptions scenario;
 
-  @Option(names = "--policy", defaultValue = "aryl", paramLabel = "P",
+  @Option(names = "--policy", defaultValue = ArylPolicy.Name.ARYL, paramLabel = "P",
       description = "The policy timed. Default: ${DEFAULT-VALUE}.")
   String policy;
 

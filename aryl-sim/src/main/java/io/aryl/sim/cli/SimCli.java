@@ -1,5 +1,6 @@
 package io.aryl.sim.cli;
 
+import io.aryl.core.ArylPolicy;
 import io.aryl.sim.engine.PolicyResult;
 import io.aryl.sim.engine.PolicySpec;
 import io.aryl.sim.engine.Scenario;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Option;
             + "under the default policies. --list-policies names every policy.",
         ""})
 public final class SimCli implements Callable<Integer> {
-  static final String DEFAULT_POLICIES = "baseline,loan-only,elastic-only,aryl,aryl+,yarn-nonexclusive,optimus";
+  static final String DEFAULT_POLICIES = "baseline,loan-only,elastic-only," + ArylPolicy.Name.ARYL + ","
+      + ArylPolicy.Name.ARYL_PLUS + ",yarn-nonexclusive,optimus";
 
   @Mixin
   ScenarioOptions scenario;

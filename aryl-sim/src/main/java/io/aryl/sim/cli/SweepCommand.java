@@ -2,6 +2,7 @@ package io.aryl.sim.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.aryl.core.ArylPolicy;
 import io.aryl.sim.engine.Metrics;
 import io.aryl.sim.engine.PolicyResult;
 import io.aryl.sim.engine.PolicySpec;
@@ -28,7 +29,7 @@ final class SweepCommand implements Callable<Integer> {
   @Mixin
   ScenarioOptions scenario;
 
-  @Option(names = "--policies", defaultValue = "baseline,aryl", split = ",", paramLabel = "P,...",
+  @Option(names = "--policies", defaultValue = "baseline," + ArylPolicy.Name.ARYL, split = ",", paramLabel = "P,...",
       description = "Policies to run at every point. Default: ${DEFAULT-VALUE}.")
   List<String> policies;
 

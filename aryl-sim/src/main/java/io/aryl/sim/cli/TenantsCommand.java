@@ -1,5 +1,6 @@
 package io.aryl.sim.cli;
 
+import io.aryl.core.ArylPolicy;
 import io.aryl.sim.engine.PolicySpec;
 import io.aryl.sim.engine.Scenario;
 import io.aryl.sim.engine.SimConfig;
@@ -45,7 +46,7 @@ final class TenantsCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}.")
   int busiest;
 
-  @Option(names = "--policy", defaultValue = "aryl", paramLabel = "P",
+  @Option(names = "--policy", defaultValue = ArylPolicy.Name.ARYL, paramLabel = "P",
       description = "The policy of every regime; (b) differs from (c) only for policies that run aryl-core's round "
           + "(not optimus). Default: ${DEFAULT-VALUE}.")
   String policy;

@@ -1,5 +1,6 @@
 package io.aryl.sim.engine;
 
+import io.aryl.core.ArylPolicy;
 import io.aryl.core.PolicyConfig;
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.admission.JobOrder;
@@ -43,15 +44,16 @@ public record PolicySpec(
     Planner create(PolicySpec policy, SimConfig cfg);
   }
 
-  /** aryl-core's round, configured by the policy's switches. */
-  public static final PlannerFactory ARYL_CORE = (p, cfg) -> Planner.of(new RoundPlanner(coreConfig(p, cfg)));
+  /** aryl-core's round, configured by the policy's switches: the paper's ({@link ArylPolicy#ARYL}). */
+  public static final PlannerFactory ARYL_CORE =
+      (p, cfg) -> Planner.of(new RoundPlanner(ArylPolicy.ARYL.applyTo(coreConfig(p, cfg))));
 
   /**
-   * aryl-core's round beyond the paper: speed-aware placement and moves, and spare GPUs to the jobs closest to
-   * finishing.
+   * aryl-core's round beyond the paper ({@link ArylPolicy#ARYL_PLUS}): speed-aware placement and moves, and spare GPUs
+   * to the jobs closest to finishing.
    */
   public static final PlannerFactory ARYL_CORE_PLUS =
-      (p, cfg) -> Planner.of(new RoundPlanner(coreConfig(p, cfg).withArylPlus()));
+      (p, cfg) -> Planner.of(new RoundPlanner(ArylPolicy.ARYL_PLUS.applyTo(coreConfig(p, cfg))));
 
   private static PolicyConfig coreConfig(PolicySpec p, SimConfig cfg) {
     return PolicyConfig.defaults()
@@ -91,9 +93,11 @@ public record PolicySpec(
         "capacity loaning without elasticity"));
     register(new PolicySpec("elastic-only", false, true, JobOrder.SHORTEST_PREDICTED_FIRST,
         ReclaimChoice.LEAST_COST, "elastic scaling without loaning"));
-    register(new PolicySpec("aryl", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
-        "loaning + elastic scaling + least-cost reclaim (the paper)"));
-    register(new PolicySpec("aryl+", true, true, JobOrder.SHORTEST_PREDICTED_FIRST, ReclaimChoice.LEAST_COST,
+    // The two policies the scheduler runs too (aryl.scheduler.policy): their names and their round are aryl-core's.
+    register(new PolicySpec(ArylPolicy.ARYL.policyName(), true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
+        ReclaimChoice.LEAST_COST, "loaning + elastic scaling + least-cost reclaim (the paper)"));
+    register(new PolicySpec(ArylPolicy.ARYL_PLUS.policyName(), true, true, JobOrder.SHORTEST_PREDICTED_FIRST,
+        ReclaimChoice.LEAST_COST,
         "aryl beyond the paper: each job on one GPU speed, moved between speeds as the round gains, spare GPUs to"
             + " the jobs closest to finishing", ARYL_CORE_PLUS));
     register(new PolicySpec("yarn-nonexclusive", true, false, JobOrder.FIFO, ReclaimChoice.NEWEST_FIRST,

@@ -57,6 +57,7 @@ public final class Simulator {
   private final DemandForecast forecast;
   private final Tenants tenants; // null: the round sees no tenants
   private RoundObserver observer; // null: no one watches the rounds
+  private ReclaimObserver reclaimObserver; // null: no one watches the reclaims
 
   /**
    * Sees each round the simulator plans: the snapshot its planner read and the plan it returned, before the plan is
@@ -66,6 +67,16 @@ public final class Simulator {
   @FunctionalInterface
   public interface RoundObserver {
     void planned(ClusterState state, Plan plan);
+  }
+
+  /**
+   * Sees each reclaim the simulator starts: the snapshot its reclaim planner read, what it asked for and the plan it
+   * returned, before the chosen servers are fenced. For checks that the YARN scheduler, shown the same cluster, takes
+   * back the same servers and does the same to each job; the simulator itself never reads what an observer does.
+   */
+  @FunctionalInterface
+  public interface ReclaimObserver {
+    void started(ClusterState state, ReclaimRequest request, ReclaimPlan plan);
   }
 
   /**
@@ -107,6 +118,12 @@ public final class Simulator {
   /** Calls {@code o} (null: no one) with every round this simulator plans from now on; returns this simulator. */
   public Simulator observeRounds(RoundObserver o) {
     this.observer = o;
+    return this;
+  }
+
+  /** Calls {@code o} (null: no one) with every reclaim this simulator starts from now on; returns this simulator. */
+  public Simulator observeReclaims(ReclaimObserver o) {
+    this.reclaimObserver = o;
     return this;
   }
 
@@ -346,9 +363,14 @@ public final class Simulator {
     int lent = fleet.loanedCount() - fleet.fencedCount(); // servers lent and not already on their way back
     int back = loanPolicy.toReclaim(rate, cfg.inferenceServers(), lent);
     if (back > 0) {
-      ReclaimPlan plan = reclaimer.plan(state(t), ReclaimRequest.any(back));
+      ClusterState state = state(t);
+      ReclaimRequest request = ReclaimRequest.any(back);
+      ReclaimPlan plan = reclaimer.plan(state, request);
       if (!plan.isFeasible()) {
         throw new IllegalStateException("reclaim of " + back + " servers infeasible: " + plan.infeasibleReason());
+      }
+      if (reclaimObserver != null) {
+        reclaimObserver.started(state, request, plan);
       }
       for (String id : plan.servers()) {
         fleet.fence(id, t + cfg.reclaimGraceS());

@@ -4,6 +4,9 @@ import io.aryl.core.model.Plan;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
+import io.aryl.api.status.LoanTargetStatus;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.RecoveryStatus;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,7 +26,9 @@ import java.util.function.Predicate;
  * @param draining containers being drained
  * @param recovery the wait for the cluster after becoming active
  * @param deposed why this scheduler stopped acting, or null
+ * @param places where each inference node is (home, being lent, lent, being returned)
+ * @param loanTarget the loan controller's target in force and what is on loan; null before one was set
  */
 public record EngineStatus(long rounds, Predicate<String> inferenceOwned, Set<String> fenced, PlanBook book,
     RoundInput lastInput, Plan lastPlan, List<Reclaim> reclaimsInFlight, List<Reclaim> reclaimsDone, int draining,
-    Map<String, Object> recovery, String deposed) {}
+    RecoveryStatus recovery, String deposed, Map<String, NodeStatus.Place> places, LoanTargetStatus loanTarget) {}

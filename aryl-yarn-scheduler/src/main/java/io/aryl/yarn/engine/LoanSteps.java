@@ -1,6 +1,6 @@
 package io.aryl.yarn.engine;
 
-import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.state.InferenceNodes.Place;
 import io.aryl.yarn.state.LoanTargetRecord;
@@ -52,6 +52,12 @@ final class LoanSteps {
         pool.keepHome(node); // not relabelled yet: nothing to drain
         excess--;
       }
+      // A lent node whose NodeManager is gone can be neither drained nor relabelled: it stays lent, and is asked back
+      // once it re-registers. Asking for it now would have every reclaim refused, and nothing would come home.
+      excess = Math.min(excess, reclaimable(nodes, returning));
+      if (excess == 0) {
+        return Decision.NONE;
+      }
       long deadline = target.returnByMs() > nowMs ? target.returnByMs() : nowMs + settings.reclaimDeadlineMs();
       return new Decision(List.of(), excess, deadline);
     }
@@ -75,6 +81,18 @@ final class LoanSteps {
           target.controller(), target.maxOnLoan());
     }
     return new Decision(lend, 0, 0);
+  }
+
+  /** Lent nodes that are registered and not returned by a reclaim already: what a reclaim can take. */
+  private int reclaimable(List<NodeView> nodes, Set<String> returning) {
+    Map<String, NodeView> byId = byId(nodes);
+    int n = 0;
+    for (String node : pool.in(Place.LENT)) {
+      if (byId.containsKey(node) && !returning.contains(node)) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /**

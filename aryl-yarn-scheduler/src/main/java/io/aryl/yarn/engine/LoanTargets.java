@@ -1,6 +1,5 @@
 package io.aryl.yarn.engine;
 
-import io.aryl.yarn.StaleEpochException;
 import io.aryl.yarn.state.LoanTargetRecord;
 
 /**

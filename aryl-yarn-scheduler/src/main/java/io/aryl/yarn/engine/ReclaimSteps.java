@@ -8,7 +8,7 @@ import io.aryl.core.reclaim.ReclaimPlan;
 import io.aryl.core.reclaim.ReclaimPlanner;
 import io.aryl.core.reclaim.ReclaimRequest;
 import io.aryl.core.victim.Fate;
-import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.engine.Drains.Drain;
 import io.aryl.yarn.engine.Drains.Reason;
 import io.aryl.yarn.reclaim.Reclaim;

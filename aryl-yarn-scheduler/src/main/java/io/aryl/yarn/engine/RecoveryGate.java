@@ -1,8 +1,7 @@
 package io.aryl.yarn.engine;
 
-import java.util.LinkedHashMap;
+import io.aryl.api.status.RecoveryStatus;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -76,17 +75,9 @@ final class RecoveryGate {
     return how;
   }
 
-  Map<String, Object> status() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("recovering", readyMs < 0);
-    m.put("sinceMs", startMs);
-    m.put("readyMs", readyMs);
-    m.put("maxWaitMs", maxWaitMs);
-    m.put("expectedNodes", expected.size());
-    m.put("waitingForNodes", List.copyOf(waitingFor));
-    if (readyMs >= 0) {
-      m.put("outcome", how);
-    }
-    return m;
+  /** {@code recovery} of the status. */
+  RecoveryStatus status() {
+    return new RecoveryStatus(readyMs < 0, startMs, readyMs, maxWaitMs, expected.size(), List.copyOf(waitingFor),
+        readyMs >= 0 ? how : null);
   }
 }

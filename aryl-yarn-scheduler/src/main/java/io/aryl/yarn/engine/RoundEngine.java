@@ -1,21 +1,16 @@
 package io.aryl.yarn.engine;
 
 import io.aryl.core.RoundPlanner;
-import io.aryl.core.model.Allocation;
-import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
-import io.aryl.core.predict.HistoryPredictor;
 import io.aryl.core.reclaim.ReclaimCostModel;
-import io.aryl.yarn.ArylConf;
-import io.aryl.yarn.ArylSettings;
-import io.aryl.yarn.ArylUnavailableException;
+import io.aryl.yarn.conf.ArylConf;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.reclaim.ReclaimTracker;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
-import io.aryl.yarn.round.SnapshotTranslator;
 import io.aryl.yarn.state.BackgroundSaves;
 import io.aryl.yarn.state.CorruptStateException;
 import io.aryl.yarn.state.DurableState;
@@ -29,8 +24,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,22 +43,21 @@ public final class RoundEngine {
 
   private final ArylSettings settings;
   private final DurableState state;
-  /** The jobs' measurements are stored off the round: no action waits on them. */
-  private final BackgroundSaves measurements;
+  /** What Aryl remembers; its parts, short-named, as every step uses them. */
+  private final Memory memory;
   private final InferencePool pool;
-  private final LoanTargets targets = new LoanTargets();
+  private final ReclaimTracker reclaims;
+  private final Drains drains;
+  private final JobProgressMeter progress;
   private final LoanSteps loans;
-  private final SnapshotTranslator translator;
+  private final RoundSnapshot snapshot;
   private final RoundPlanner planner;
-  private final ReclaimTracker reclaims = new ReclaimTracker();
-  private final Drains drains = new Drains();
-  private final JobProgressMeter progress = new JobProgressMeter();
   private final ReclaimSteps reclaimSteps;
   private final Shrinks shrinks;
   private final WaitingMessages waiting;
+  /** Why each running job below its declared maximum is, as last logged. */
+  private final Map<String, WhyBelowMax> belowMax = new HashMap<>();
   private final RecoveryGate recovery;
-  private final HistoryPredictor history = new HistoryPredictor();
-  private final long originMs;
   private final Lifecycle lifecycle;
 
   private PlanBook book = PlanBook.EMPTY;
@@ -88,44 +80,28 @@ public final class RoundEngine {
     this.settings = settings;
     this.lifecycle = lifecycle;
     this.state = state;
-    this.measurements = measurements;
-    this.pool = new InferencePool(settings.inferenceLabel(), settings.trainingLabel(), settings.inferenceNodes());
-    this.loans = new LoanSteps(settings, pool, targets);
-    this.originMs = state.originMs();
-    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), pool::owns,
-        pool::changes, settings.speedup());
+    this.memory = new Memory(settings, state, measurements);
+    this.pool = memory.pool;
+    this.reclaims = memory.reclaims;
+    this.drains = memory.drains;
+    this.progress = memory.progress;
+    this.loans = new LoanSteps(settings, pool, memory.targets);
+    this.snapshot = new RoundSnapshot(settings, pool::owns, pool::changes, state.originMs());
     this.planner = new RoundPlanner(settings.policy());
     ReclaimCostModel costs = new ReclaimCostModel(ReclaimCostModel.defaults().restartOverheadS(),
         settings.policy().rescaleOverheadS());
     this.reclaimSteps = new ReclaimSteps(settings, reclaims, drains, progress, costs, pool::returned);
     this.shrinks = new Shrinks(settings, drains, reclaimSteps::stillReturning);
     this.waiting = new WaitingMessages(settings.trainingLabel(), settings.policy());
-
-    boolean placesFromLabels = state.formatRead() == 1; // format 1 kept inference nodes without their places
-    restore(Section.POOLS, stored -> pool.restore(stored, placesFromLabels));
-    restore(Section.LOAN_TARGET, targets::restore);
-    restore(Section.RECLAIMS, reclaims::restore);
-    restore(Section.DRAINS, drains::restore);
-    restore(Section.JOBS, progress::restore);
-    Set<String> expected = new HashSet<>(progress.nodesWithWorkers());
-    expected.addAll(reclaims.fencedNodes());
-    expected.addAll(drains.nodes());
+    Set<String> expected = memory.nodesToWaitFor();
     this.recovery = new RecoveryGate(nowMs, settings.recoveryMaxWaitMs(), expected);
-    this.promises = new Promises(PlanBook.EMPTY, fenced(), drains.moving());
+    this.promises = new Promises(PlanBook.EMPTY, memory.fenced(), drains.moving());
     if (state.recovered()) {
       LOG.info("Aryl resumes from {} {} (epoch {}): {} inference node(s), {} reclaim(s) in flight, {} draining"
               + " container(s), {} job(s); waiting for {} node(s) to re-register (at most {} ms)", state.store().kind(),
           state.store().location(), state.epoch(), state.get(Section.POOLS).nodes().size(),
           reclaims.inFlight().size(), drains.size(), state.get(Section.JOBS).jobs().size(), expected.size(),
           settings.recoveryMaxWaitMs());
-    }
-  }
-
-  private <T> void restore(Section<T> section, Consumer<T> into) throws CorruptStateException {
-    try {
-      into.accept(state.get(section));
-    } catch (IllegalArgumentException | NullPointerException e) {
-      throw state.corrupt(section, String.valueOf(e.getMessage()));
     }
   }
 
@@ -147,8 +123,11 @@ public final class RoundEngine {
   public synchronized Outcome round(RmView view) {
     Tally tally = new Tally();
     forget(view.finished());
-    if (lifecycle.running()) {
-      collectFailedSaves();
+    IOException failed = lifecycle.running() ? memory.failedMeasurements() : null;
+    if (failed instanceof StoreFencedException f) {
+      depose(f);
+    } else if (failed != null) {
+      LOG.warn("Aryl could not store the jobs' measurements; they are stored again: {}", failed.toString());
     }
     if (!lifecycle.running()) {
       return outcome(List.of(), tally);
@@ -158,7 +137,7 @@ public final class RoundEngine {
     pool.observe(nodes);
     List<Action> actions = new ArrayList<>();
     try {
-      savePool();
+      memory.savePool();
       if (!recovered(view)) {
         return outcome(actions, tally);
       }
@@ -169,14 +148,14 @@ public final class RoundEngine {
       RoundInput input = translate(view);
       Plan plan = planner.plan(input.state());
       PlanBook previous = book;
-      book = book(input, plan, view);
+      book = book(input, plan);
       Set<String> changed = book.changedSince(previous);
       changed.removeIf(id -> !view.elastic().containsKey(id)); // a plain application's asks are its own
       changed.stream().sorted().forEach(id -> actions.add(new Action.Grant(id)));
       lastPlan = plan;
       lastInput = input;
       // The promises change before anything is stored: allocations follow the plan, which needs nothing stored.
-      promises = new Promises(book, fenced(), drains.moving());
+      promises = new Promises(book, memory.fenced(), drains.moving());
 
       shrinks.drainWhatThePlanTakes(input, plan, nodes, now, tally);
       LoanSteps.Decision loan = loans.decide(nodes, reclaims.fencedNodes(), now);
@@ -186,14 +165,15 @@ public final class RoundEngine {
       List<Action> relabels = reclaimSteps.advance(nodes, input.state(), view::minWorkers, view::checkpoint, now,
           tally);
       actions.addAll(relabels); // a reclaim was stored when it started: its relabels need nothing new stored
-      commit(now);
+      memory.commit(now);
       actions.addAll(loans.relabelsOwed(nodes)); // the nodes being lent are stored as such now
       actions.addAll(shrinks.announceStored(now, tally));
       // Moves stored: their new workers are granted now rather than at each ApplicationMaster's next heartbeat.
       drains.moving().keySet().stream().sorted().forEach(id -> actions.add(new Action.Grant(id)));
-      promises = new Promises(book, fenced(), drains.moving());
+      promises = new Promises(book, memory.fenced(), drains.moving());
       actions.addAll(shrinks.killDue(input, nodes, book, view::minWorkers, now));
       actions.addAll(waiting.publish(view.elastic(), input, plan));
+      logBelowMax(view.elastic(), input, plan);
       rounds++;
     } catch (StoreFencedException e) {
       depose(e);
@@ -206,25 +186,50 @@ public final class RoundEngine {
     return outcome(actions, tally);
   }
 
-  /** The one target set: the plan's targets, and the gangs whose room the last rounds' drains are still making. */
-  private PlanBook book(RoundInput input, Plan plan, RmView view) {
-    Map<String, Integer> gpusPerWorker = new HashMap<>();
-    input.state().jobs().forEach(j -> gpusPerWorker.put(j.id(), j.gpusPerWorker()));
-    Map<String, Allocation> targets = new HashMap<>(plan.targets());
-    input.starting().forEach((id, promise) -> {
-      targets.put(id, promise);
-      AppView app = view.elastic().containsKey(id) ? view.elastic().get(id) : view.plainDemand().get(id);
-      gpusPerWorker.put(id, app.shape().gpusPerWorker());
-    });
-    return new PlanBook(targets, gpusPerWorker, rounds + 1);
+  /**
+   * Logs why a job the plan runs below its declared maximum is not wider, once each time the reason changes (its
+   * numbers move every round; its kind is what is news), and once when it runs at its maximum again. Never throws: a
+   * log line is not worth a round.
+   */
+  private void logBelowMax(Map<String, AppView> apps, RoundInput input, Plan plan) {
+    try {
+      for (AppView app : apps.values()) {
+        String id = app.id();
+        int target = plan.target(id).totalWorkers();
+        WhyBelowMax before = belowMax.get(id);
+        if (target == 0) {
+          belowMax.remove(id); // not running: nothing to explain until it runs again
+          continue;
+        }
+        if (target >= app.shape().maxWorkers()) {
+          if (before != null) {
+            belowMax.remove(id);
+            LOG.info("Aryl: {} runs all {} of its workers", id, target);
+          }
+          continue;
+        }
+        WhyBelowMax why = WhyBelowMax.of(id, app.shape(), input.liveWorkers(id), app.askedWorkers(), input, plan);
+        if (why == null) {
+          belowMax.remove(id);
+          continue;
+        }
+        if (!why.sameReasonAs(before)) {
+          LOG.info("{}", why.logLine(id));
+        }
+        belowMax.put(id, why);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Aryl could not say why jobs run below their maximum: {}", e.toString());
+    }
   }
 
-  /** Nodes that take no new container: those a reclaim returns, and those being lent. */
-  private Set<String> fenced() {
-    Set<String> out = reclaims.fencedNodes();
-    out.addAll(pool.in(io.aryl.yarn.state.InferenceNodes.Place.LENDING));
-    return out;
+  /** The one target set: the plan's, whose snapshot counts gangs waiting for their room as started. */
+  private PlanBook book(RoundInput input, Plan plan) {
+    Map<String, Integer> gpusPerWorker = new HashMap<>();
+    input.state().jobs().forEach(j -> gpusPerWorker.put(j.id(), j.gpusPerWorker()));
+    return new PlanBook(plan.targets(), gpusPerWorker, rounds + 1);
   }
+
 
   /** The loan target is below what is on loan: a reclaim returns the difference, least cost first. */
   private void startReclaimForTheTarget(LoanSteps.Decision loan, RoundInput input, long now, Tally tally) {
@@ -262,11 +267,11 @@ public final class RoundEngine {
     pool.observe(view.nodes());
     RoundInput input = translate(view);
     Reclaim r = reclaimSteps.start(servers, gpuType, deadlineMs, input.state(), now, tally);
-    LoanTargetRecord lowered = targets.loweredTo(pool.onLoan(reclaims.fencedNodes()));
+    LoanTargetRecord lowered = memory.targets.loweredTo(pool.onLoan(reclaims.fencedNodes()));
     try {
-      savePool();
-      state.save(Section.RECLAIMS, reclaims.toRecord());
-      state.save(Section.LOAN_TARGET, lowered);
+      memory.savePool();
+      memory.saveReclaims();
+      memory.saveTarget(lowered);
     } catch (IOException e) {
       reclaims.abandon(r);
       if (e instanceof StoreFencedException f) {
@@ -274,12 +279,12 @@ public final class RoundEngine {
       }
       throw new ArylUnavailableException("reclaim not started: Aryl could not store it (" + e.getMessage() + ")", e);
     }
-    targets.accepted(lowered);
-    promises = new Promises(book, fenced(), drains.moving());
+    memory.targets.accepted(lowered);
+    promises = new Promises(book, memory.fenced(), drains.moving());
     List<Action> actions = new ArrayList<>(reclaimSteps.advance(view.nodes(), input.state(), view::minWorkers,
         view::checkpoint, now, tally));
     try {
-      commit(now);
+      memory.commit(now);
       actions.addAll(shrinks.announceStored(now, tally));
     } catch (StoreFencedException e) {
       depose(e);
@@ -308,7 +313,7 @@ public final class RoundEngine {
     } else {
       reclaimSteps.relabelled(node, nowMs, tally);
     }
-    promises = new Promises(promises.book(), fenced(), promises.moving());
+    promises = new Promises(promises.book(), memory.fenced(), promises.moving());
     return tally;
   }
 
@@ -325,7 +330,7 @@ public final class RoundEngine {
     pool.observe(view.nodes());
     loans.lendByHand(nodes, view.nodes());
     try {
-      savePool();
+      memory.savePool();
     } catch (IOException e) {
       nodes.forEach(pool::keepHome);
       if (e instanceof StoreFencedException f) {
@@ -333,7 +338,7 @@ public final class RoundEngine {
       }
       throw new ArylUnavailableException("nothing lent: Aryl could not store the loan (" + e.getMessage() + ")", e);
     }
-    promises = new Promises(promises.book(), fenced(), promises.moving());
+    promises = new Promises(promises.book(), memory.fenced(), promises.moving());
     return outcome(loans.relabelsOwed(view.nodes()), new Tally());
   }
 
@@ -341,21 +346,23 @@ public final class RoundEngine {
    * Puts the loan controller's target in force, once stored: how many inference nodes may be on loan, and by when the
    * ones above must be back. The rounds lend and reclaim to meet it.
    *
-   * @throws io.aryl.yarn.StaleEpochException when a controller of a newer epoch set the target in force
+   * @throws io.aryl.yarn.engine.StaleEpochException when a controller of a newer epoch set the target in force
    * @throws IllegalArgumentException for a value out of range, naming it
    * @throws ArylUnavailableException when the target cannot be stored
    */
-  public synchronized LoanTargetRecord acceptLoanTarget(long epoch, String controller, int maxOnLoan, long returnByMs,
-      long decidedMs, String reason, long nowMs) {
+  public synchronized LoanTargetRecord acceptLoanTarget(RmView view, long epoch, String controller, int maxOnLoan,
+      long returnByMs, long decidedMs, String reason) {
     if (!lifecycle.running()) {
       throw new ArylUnavailableException("this scheduler is not active (" + lifecycle + ")");
     }
-    LoanTargetRecord next = targets.check(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, nowMs,
+    long nowMs = view.nowMs();
+    pool.observe(view.nodes()); // the answer counts the inference nodes there are now
+    LoanTargetRecord next = memory.targets.check(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, nowMs,
         "if the loan controller's ZooKeeper path was deleted, its epochs start again from 1: stop the"
             + " ResourceManagers, run `" + state.store().deleteCommand(Section.LOAN_TARGET.name())
             + "`, and start them again");
     try {
-      state.save(Section.LOAN_TARGET, next);
+      memory.saveTarget(next);
     } catch (IOException e) {
       if (e instanceof StoreFencedException f) {
         depose(f);
@@ -363,13 +370,13 @@ public final class RoundEngine {
       throw new ArylUnavailableException("loan target not accepted: Aryl could not store it (" + e.getMessage()
           + ")", e);
     }
-    targets.accepted(next);
+    memory.targets.accepted(next);
     return next;
   }
 
   /** The loan target in force; {@link LoanTargetRecord#NONE} before a controller set one. */
   public synchronized LoanTargetRecord loanTarget() {
-    return targets.current();
+    return memory.targets.current();
   }
 
   /** Nodes on loan now (lent, or being lent), but for those a reclaim returns. */
@@ -403,39 +410,6 @@ public final class RoundEngine {
     return true;
   }
 
-  /**
-   * Stores what this round decided, before anything relies on it: a container is asked back only once its drain is
-   * durable, so a newly active scheduler kills exactly what its predecessor announced.
-   */
-  private void commit(long now) throws IOException {
-    savePool();
-    state.save(Section.RECLAIMS, reclaims.toRecord());
-    state.save(Section.DRAINS, drains.toRecord());
-    if (progress.saveDue(now)) {
-      measurements.save(Section.JOBS, progress.toRecord());
-      progress.saved(now);
-    }
-  }
-
-  /** A failed save of the measurements is made again next time; one fenced by another scheduler deposes this one. */
-  private void collectFailedSaves() {
-    IOException failed = measurements.failure();
-    if (failed instanceof StoreFencedException f) {
-      depose(f);
-    } else if (failed != null) {
-      LOG.warn("Aryl could not store the jobs' measurements; they are stored again: {}", failed.toString());
-      progress.saveAgain();
-    }
-  }
-
-  /** Stores the inference nodes' places when they changed: nothing relies on a place before it is stored. */
-  private void savePool() throws IOException {
-    if (pool.unsaved()) {
-      state.save(Section.POOLS, pool.toRecord());
-      pool.saved();
-    }
-  }
-
   private void depose(StoreFencedException e) {
     deposedBecause = e.getMessage();
     if (!lifecycle.move(Lifecycle.State.ACTIVE, Lifecycle.State.DEPOSED)) {
@@ -450,45 +424,20 @@ public final class RoundEngine {
     for (RmView.Finished f : finished) {
       var p = progress.remove(f.id());
       shrinks.jobFinished(f.id());
-      if (f.succeeded() && p != null && f.kind() != null && settings.predictor() == ArylSettings.Predictor.HISTORY) {
-        history.observe(f.kind(), p.attainedBaseS());
+      belowMax.remove(f.id());
+      if (f.succeeded() && p != null && f.kind() != null) {
+        snapshot.finished(f.kind(), p.attainedBaseS());
       }
     }
   }
 
-  /** The round's snapshot: the elastic applications, plain applications' pending GPU asks, teams. */
   private RoundInput translate(RmView view) {
-    Map<String, AppView> views = view.elastic();
-    if (settings.predictor() == ArylSettings.Predictor.HISTORY) {
-      // Progress stays measured; the history predictor only replaces the runtime a job's tag announced.
-      views = withHistoryRuntimes(views);
-    }
-    Map<String, AppView> planned = new TreeMap<>(views);
-    // A job being moved wants back, on its new nodes, the workers it is being moved off (left out as draining).
-    drains.moving().forEach((id, n) -> planned.computeIfPresent(id, (k, v) -> v.askingMore(n)));
-    planned.putAll(view.plainDemand());
-    long now = view.nowMs();
-    return translator.translate((now - originMs) / 1000.0, view.nodes(), planned, book, drains.ids(),
-        reclaims.fencedNodes(), progress.all(),
-        (id, p) -> view.checkpoint(id).sinceCheckpointS(now, p.sinceChangeS()), view.tenants());
-  }
-
-  private Map<String, AppView> withHistoryRuntimes(Map<String, AppView> views) {
-    Map<String, AppView> out = new TreeMap<>();
-    views.forEach((id, v) -> {
-      String kind = v.shape().kind();
-      if (kind.isEmpty() || history.samples(kind) < HistoryPredictor.DEFAULT_MIN_SAMPLES) {
-        out.put(id, v);
-      } else {
-        out.put(id, v.withShape(v.shape().withPredictedRuntimeS(history.expectedTotalS(kind))));
-      }
-    });
-    return out;
+    return snapshot.translate(view, book, drains.moving(), drains.ids(), reclaims.fencedNodes(), progress.all());
   }
 
   /** What the status shows of what the engine remembers, read under its lock. */
   public synchronized EngineStatus status() {
-    return new EngineStatus(rounds, pool::owns, fenced(), book, lastInput, lastPlan,
-        reclaims.inFlight(), reclaims.finished(), drains.size(), recovery.status(), deposedBecause);
+    return new EngineStatus(rounds, pool::owns, memory.fenced(), book, lastInput, lastPlan, reclaims.inFlight(),
+        reclaims.finished(), drains.size(), recovery.status(), deposedBecause, memory.places(), memory.loanTarget());
   }
 }

@@ -2,7 +2,7 @@ package io.aryl.yarn.engine;
 
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.Plan;
-import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.engine.Drains.Drain;
 import io.aryl.yarn.engine.Drains.Reason;
 import io.aryl.yarn.round.ContainerView;

@@ -1,14 +1,13 @@
 package io.aryl.yarn.engine;
 
 import io.aryl.core.PolicyConfig;
-import io.aryl.core.admission.Admission;
 import io.aryl.core.admission.JobOrder;
-import io.aryl.core.admission.StarvationGuard;
 import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
+import io.aryl.core.model.QueuePlace;
 import io.aryl.core.placement.BaseSplit;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.yarn.round.AppView;
@@ -28,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * GPUs (8 GPUs) on training; 3 GPUs free now, largest node 2 free; queued behind 2 jobs (shortest predicted first)}.
  * Once a round admits it, the message is cleared.
  *
+ * <p>Its place in the queue is the one the round's admission gave it, as the plan records it ({@link Plan#waiting()}):
+ * the waiting jobs offered their gang before it, its standing with the starvation guard, and whether nodes are held
+ * for it. Nothing here decides again what the round decided.
+ *
  * <p>"Free" is what a base gang could use this round: a node's GPUs less the base workers of the jobs the plan runs.
  * GPUs held by other jobs' extra (elastic) workers count as free, since a gang takes them back.
  *
@@ -43,23 +46,26 @@ final class WaitingMessages {
   /** What every message starts with. */
   static final String PREFIX = "Aryl: ";
 
+  /**
+   * The place of a waiting job the round did not queue: one left out of its snapshot (no node has room for one of its
+   * workers now), or one it preempted.
+   */
+  private static final QueuePlace UNPLACED = new QueuePlace(0, 0, QueuePlace.Standing.NOT_STARVING, false);
+
   private final String poolLabel;
   private final JobOrder order;
-  private final Admission admission;
-  private final StarvationGuard guard;
   /** Applications that were given a message and have not been cleared since. */
   private final Set<String> told = new HashSet<>();
 
   WaitingMessages(String poolLabel, PolicyConfig policy) {
     this.poolLabel = poolLabel;
     this.order = policy.jobOrder();
-    this.guard = policy.starvationGuard();
-    this.admission = new Admission(policy.jobOrder(), guard, false);
   }
 
   /**
-   * After a round: every job that asks for its base gang and is not in the plan gets its message; a job that had one
-   * and no longer waits has it cleared. Never throws: a message is not worth a round.
+   * After a round: every job that asks for its base gang and is not in the plan gets its message, its place in the
+   * queue as the round's admission recorded it ({@link Plan#waiting()}); a job that had one and no longer waits has it
+   * cleared. Never throws: a message is not worth a round.
    *
    * @param views the round's elastic applications
    * @param input what the round planned on
@@ -71,12 +77,7 @@ final class WaitingMessages {
     try {
       Set<String> waiting = new HashSet<>();
       if (told.isEmpty() && views.values().stream().noneMatch(app -> waits(app, input, plan))) {
-        return out; // nobody to tell or to clear: no queue order, no walk of the nodes
-      }
-      Queue queue = queueOrder(input.state(), plan);
-      Map<String, Integer> positions = new HashMap<>();
-      for (int i = 0; i < queue.order().size(); i++) {
-        positions.putIfAbsent(queue.order().get(i), i);
+        return out; // nobody to tell or to clear: no walk of the nodes
       }
       // The same for every waiting job of one worker size: once per size, not once per job (each a walk of every node)
       Map<Integer, Room> rooms = new HashMap<>();
@@ -85,13 +86,9 @@ final class WaitingMessages {
         if (!waits(app, input, plan)) {
           continue;
         }
-        int position = positions.getOrDefault(app.id(), -1);
-        Job job = input.state().hasJob(app.id()) ? input.state().job(app.id()) : null;
-        Standing standing = job == null || !admission.isStarving(job, input.state().nowS()) ? Standing.NOT_STARVING
-            : queue.lane().contains(app.id()) ? Standing.IN_THE_LANE : Standing.OUTSIDE_THE_LANE;
+        QueuePlace place = plan.waiting().getOrDefault(app.id(), UNPLACED);
         Room room = rooms.computeIfAbsent(shape.gpusPerWorker(), g -> Room.of(input.state(), plan, g));
-        out.add(new Action.Diagnose(app.id(), message(poolLabel, shape, room, Math.max(0, position), order,
-            standing)));
+        out.add(new Action.Diagnose(app.id(), message(poolLabel, shape, room, place, order)));
         waiting.add(app.id());
       }
       for (String id : told) {
@@ -111,59 +108,18 @@ final class WaitingMessages {
   /** Whether the job asks for its base gang and the round left it waiting. */
   private static boolean waits(AppView app, RoundInput input, Plan plan) {
     boolean asksForItsGang = input.liveWorkers(app.id()) + app.askedWorkers() >= app.shape().minWorkers();
-    return asksForItsGang && plan.target(app.id()).isEmpty() && !input.starting().containsKey(app.id());
-  }
-
-  /**
-   * Queued jobs the plan leaves waiting, in the order the next round offers them their gang, and those of them the
-   * senior lane puts first ({@link StarvationGuard#jumpers}).
-   */
-  record Queue(List<String> order, Set<String> lane) {}
-
-  private Queue queueOrder(ClusterState state, Plan plan) {
-    List<Job> queued = new ArrayList<>();
-    List<Job> running = new ArrayList<>();
-    for (Job j : state.jobs()) {
-      if (!state.isRunning(j.id()) && plan.target(j.id()).isEmpty()) {
-        queued.add(j);
-      } else {
-        running.add(j);
-      }
-    }
-    // The lane is a share of the open servers' GPUs, as the round counts it.
-    ServerTable table = new ServerTable(state.servers());
-    int poolGpus = 0;
-    for (int s = 0; s < table.size(); s++) {
-      if (table.open(s)) {
-        poolGpus += table.gpus(s);
-      }
-    }
-    Set<String> lane = new HashSet<>();
-    for (Job j : guard.jumpers(queued, running, state.nowS(), poolGpus)) {
-      lane.add(j.id());
-    }
-    return new Queue(admission.offerOrder(queued, running, state.nowS(), poolGpus).stream().map(Job::id).toList(),
-        lane);
-  }
-
-  /** Where a waiting job stands with the starvation guard. */
-  enum Standing {
-    /** It has not waited past the guard's wait: its place is the job order's. */
-    NOT_STARVING,
-    /** Starving, and among the oldest jobs the senior lane holds: it goes before shorter jobs, oldest first. */
-    IN_THE_LANE,
-    /** Starving, but older jobs fill the senior lane: it keeps its place in the job order. */
-    OUTSIDE_THE_LANE
+    return asksForItsGang && plan.target(app.id()).isEmpty();
   }
 
   /**
    * The message of a waiting job.
    *
-   * @param ahead waiting jobs offered their gang before this one
-   * @param standing whether the job waited past the starvation guard, and if so whether the senior lane holds it.
-   *     The first job offered, if starving, reserves nodes whether the lane put it first or the job order did
+   * @param place where the round's admission put it: the waiting jobs offered their gang before it, its standing with
+   *     the starvation guard, and whether nodes are held for it (the first job offered, if starving, reserves nodes
+   *     whether the senior lane put it first or the job order did)
    */
-  static String message(String pool, JobShape shape, Room room, int ahead, JobOrder order, Standing standing) {
+  static String message(String pool, JobShape shape, Room room, QueuePlace place, JobOrder order) {
+    int ahead = place.waitingAhead();
     int g = shape.gpusPerWorker();
     StringBuilder m = new StringBuilder(PREFIX).append("waiting for ")
         .append(count(shape.minWorkers(), "worker")).append(" x ").append(count(g, "GPU"))
@@ -175,9 +131,9 @@ final class WaitingMessages {
       m.append("; the ").append(pool).append(" pool holds at most ").append(count(room.workersThePoolHolds(), "worker"))
           .append(" of ").append(count(g, "GPU")).append(" now: it waits for more nodes (lent by inference)");
     }
-    String held = holdsIt ? ", and nodes are held for it as they free" : "";
+    String held = holdsIt && place.reserved() ? ", and nodes are held for it as they free" : "";
     String orderName = order == JobOrder.FIFO ? "first come, first served" : "shortest predicted first";
-    switch (standing) {
+    switch (place.standing()) {
       case IN_THE_LANE -> {
         m.append("; waited past aryl.scheduler.starvation-wait-s and is in the senior lane");
         if (ahead > 0) {

@@ -1,9 +1,9 @@
 package io.aryl.yarn.round;
 
-import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What one round plans on, translated from the ResourceManager's state.
@@ -14,17 +14,18 @@ import java.util.Map;
  *     partial gang, to be drained
  * @param surplus worker containers beyond their job's maximum (the newest; e.g. new workers of a move that was given
  *     up), left out of the snapshot, to be drained
- * @param starting gangs whose promised room is still held by containers being drained, out of the snapshot: their
- *     promise stands as it was, and their workers (if any) are neither modelled nor drained
- * @param keptGpus per node, the free GPUs kept out of the snapshot for the {@code starting} gangs
+ * @param awaitingDrains gangs whose promised room containers being drained still hold: they count as started on their
+ *     promise, the GPUs of those drains theirs already
+ * @param roomFromDrains per node, the GPUs of containers being drained that those gangs count as theirs (added to the
+ *     node's capacity in the snapshot, held by the drains until they are gone)
  */
 public record RoundInput(ClusterState state, Map<String, Map<String, List<ContainerView>>> workers,
-    List<ContainerView> orphans, List<ContainerView> surplus, Map<String, Allocation> starting,
-    Map<String, Integer> keptGpus) {
+    List<ContainerView> orphans, List<ContainerView> surplus, Set<String> awaitingDrains,
+    Map<String, Integer> roomFromDrains) {
 
   public RoundInput(
       ClusterState state, Map<String, Map<String, List<ContainerView>>> workers, List<ContainerView> orphans) {
-    this(state, workers, orphans, List.of(), Map.of(), Map.of());
+    this(state, workers, orphans, List.of(), Set.of(), Map.of());
   }
 
   public int liveWorkers(String appId) {

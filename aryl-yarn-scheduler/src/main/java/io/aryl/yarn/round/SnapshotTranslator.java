@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleBiFunction;
@@ -203,47 +204,74 @@ public final class SnapshotTranslator {
     }
 
     // Gangs whose room is still held by containers being drained (for them, as a rule: the last round shrank a job to
-    // make it): their promise stands, as it was, until the drains end. Modelled afresh meanwhile, such a gang found
-    // no room, was dropped from the plan, and the drains that made its room were called off or went to waste.
-    Map<String, Allocation> starting = new TreeMap<>();
-    Map<String, Integer> kept = new TreeMap<>();
-    // GPUs of the pool's own servers that the starting gangs hold or are kept, by team: still theirs for guarantees.
-    Map<String, Integer> startingOwnByTenant = new TreeMap<>();
+    // make it) count as started on their promise, the GPUs those drains free being theirs already: the plan keeps
+    // their base workers where they were promised, as any running job's, and the drains that make their room stand.
+    // Modelled afresh meanwhile, such a gang found no room, was dropped from the plan, and the drains that made its
+    // room were called off or went to waste. The allocation path still holds their workers back until all of a
+    // gang's room is free.
+    Set<String> awaitingDrains = new TreeSet<>();
+    Map<String, Integer> roomFromDrains = new TreeMap<>();
     for (AppView app : apps.values()) {
       Map<String, Integer> a = alloc.get(app.id());
       Allocation promise = book.target(app.id());
-      Map<String, Integer> room = roomOnceDrained(app, a, promise, workers.getOrDefault(app.id(), Map.of()),
+      Map<String, Integer> taken = roomOnceDrained(app, a, promise, workers.getOrDefault(app.id(), Map.of()),
           gpus, drainingGpus, fenced);
-      if (room == null) {
+      if (taken == null) {
         continue;
       }
       int g = app.shape().gpusPerWorker();
-      a.forEach((node, w) -> gpus.addUsed(node, -w * g));
-      a.clear();
-      Map<String, List<ContainerView>> held = workers.remove(app.id());
-      if (held != null) {
-        held.forEach((node, cs) -> {
-          gpus.addCapacity(node, -cs.size() * g);
-          if (!inferenceOwned.test(node)) {
-            startingOwnByTenant.merge(app.tenant(), cs.size() * g, Integer::sum);
-          }
-        });
-      }
-      room.forEach((node, free) -> {
-        gpus.addCapacity(node, -free);
-        kept.merge(node, free, Integer::sum);
-        if (!inferenceOwned.test(node)) {
-          startingOwnByTenant.merge(app.tenant(), free, Integer::sum);
+      taken.forEach((node, fromDrains) -> {
+        gpus.addCapacity(node, fromDrains);
+        drainingGpus.merge(node, -fromDrains, Integer::sum); // another gang cannot count on them too
+        roomFromDrains.merge(node, fromDrains, Integer::sum);
+      });
+      promise.workersByServer().forEach((node, w) -> {
+        int extra = w - a.getOrDefault(node, 0);
+        if (extra > 0) {
+          a.put(node, w);
+          gpus.addUsed(node, extra * g);
         }
       });
-      starting.put(app.id(), promise);
+      awaitingDrains.add(app.id());
+    }
+
+    // Then a running job's promises that wait for the drains on their node, as a gang's do: a worker promised into room
+    // a shrink or another job's move frees (the moved job's old workers, held until its new ones run) is promised
+    // already. Dropped meanwhile, the round planned again without that room and undid the move or the shrink that
+    // was making it. Gangs had the drains' GPUs first; these take what is left of them.
+    for (AppView app : apps.values()) {
+      Map<String, Integer> a = alloc.get(app.id());
+      int g = app.shape().gpusPerWorker();
+      int held = sum(a);
+      if (held < app.shape().minWorkers() || awaitingDrains.contains(app.id())) {
+        continue; // not running: a gang, partial or whole, is the loops' above and below
+      }
+      int headroom = Math.min(app.shape().maxWorkers(),
+          Math.max(liveWorkers(workers, app.id()) + app.askedWorkers(), app.shape().minWorkers())) - held;
+      for (Map.Entry<String, Integer> p : book.target(app.id()).workersByServer().entrySet()) {
+        String node = p.getKey();
+        int extra = Math.min(p.getValue() - a.getOrDefault(node, 0), headroom);
+        int leaving = drainingGpus.getOrDefault(node, 0);
+        if (extra <= 0 || leaving <= 0 || !gpus.plans(node) || fenced.contains(node)) {
+          continue;
+        }
+        int free = Math.max(0, gpus.capacity(node) - gpus.used(node));
+        int take = Math.min(extra, (free + leaving) / g);
+        int fromDrains = take * g - free;
+        if (take <= 0 || fromDrains <= 0) {
+          continue; // what fits in the free room was counted already
+        }
+        gpus.addCapacity(node, fromDrains);
+        drainingGpus.merge(node, -fromDrains, Integer::sum);
+        roomFromDrains.merge(node, fromDrains, Integer::sum);
+        a.merge(node, take, Integer::sum);
+        gpus.addUsed(node, take * g);
+        headroom -= take;
+      }
     }
 
     // Partial gangs, before any job is modelled: their orphans shrink capacity, which every job's fit must see.
     for (AppView app : apps.values()) {
-      if (starting.containsKey(app.id())) {
-        continue;
-      }
       JobShape shape = app.shape();
       Map<String, Integer> a = alloc.get(app.id());
       int total = sum(a);
@@ -266,9 +294,6 @@ public final class SnapshotTranslator {
     Map<String, Allocation> allocations = new TreeMap<>();
     int largestFree = gpus.largestCapacity(); // once: a walk of every node for each waiting job was nodes x jobs
     for (AppView app : apps.values()) {
-      if (starting.containsKey(app.id())) {
-        continue;
-      }
       JobShape shape = app.shape();
       Map<String, Integer> a = alloc.get(app.id());
       int total = sum(a);
@@ -317,8 +342,8 @@ public final class SnapshotTranslator {
       servers.add(plannable.server(i, free, loaned[i], fenced.contains(id)));
       ownGpus += loaned[i] ? 0 : free;
     }
-    ClusterState state = snapshot(nowS, servers, jobs, allocations, tenants.guarantees(ownGpus, startingOwnByTenant));
-    return new RoundInput(state, workers, orphans, surplus, starting, kept);
+    ClusterState state = snapshot(nowS, servers, jobs, allocations, tenants.guarantees(ownGpus));
+    return new RoundInput(state, workers, orphans, surplus, awaitingDrains, roomFromDrains);
   }
 
   /**
@@ -361,7 +386,7 @@ public final class SnapshotTranslator {
 
   /**
    * For a job short of its gang whose promise covers it, and fits on every node once the containers being drained
-   * there are gone, though not now: the free GPUs to keep for it per node meanwhile. Null for any other job.
+   * there are gone, though not now: per node, the GPUs of those drains its promise needs. Null for any other job.
    */
   private static Map<String, Integer> roomOnceDrained(AppView app, Map<String, Integer> alloc, Allocation promise,
       Map<String, List<ContainerView>> live, GpuLedger gpus, Map<String, Integer> drainingGpus, Set<String> fenced) {
@@ -372,30 +397,35 @@ public final class SnapshotTranslator {
         || promise.totalWorkers() < app.shape().minWorkers() || promise.totalWorkers() > app.shape().maxWorkers()) {
       return null;
     }
-    Map<String, Integer> keep = new TreeMap<>();
-    boolean waitsForADrain = false;
+    // Started on its promise, it holds on each node the more of its promise and what it counts there already.
+    int started = allocated;
+    for (Map.Entry<String, Integer> p : promise.workersByServer().entrySet()) {
+      started += Math.max(0, p.getValue() - alloc.getOrDefault(p.getKey(), 0));
+    }
+    if (started > app.shape().maxWorkers()) {
+      return null; // workers beyond the promise too: a partial gang like any other
+    }
+    Map<String, Integer> fromDrains = new TreeMap<>();
     for (Map.Entry<String, Integer> p : promise.workersByServer().entrySet()) {
       String node = p.getKey();
-      int here = live.getOrDefault(node, List.of()).size();
-      int missingGpus = (p.getValue() - here) * g;
+      // What of the promise is not counted yet: neither live nor already fitted in the room free now.
+      int missingGpus = (p.getValue() - alloc.getOrDefault(node, 0)) * g;
       if (missingGpus <= 0) {
         continue;
       }
       if (!gpus.plans(node) || fenced.contains(node)) {
         return null;
       }
-      // Free now: the node's plannable GPUs less what others' workers and promises use (this job's own count out).
-      int free = gpus.capacity(node) - gpus.used(node) + alloc.getOrDefault(node, 0) * g - here * g;
+      int free = Math.max(0, gpus.capacity(node) - gpus.used(node));
       int leaving = drainingGpus.getOrDefault(node, 0);
       if (free + leaving < missingGpus) {
         return null;
       }
-      waitsForADrain |= free < missingGpus;
-      if (free > 0) {
-        keep.put(node, Math.min(free, missingGpus));
+      if (free < missingGpus) {
+        fromDrains.put(node, missingGpus - free);
       }
     }
-    return waitsForADrain ? keep : null;
+    return fromDrains.isEmpty() ? null : fromDrains;
   }
 
   private static String nodeOf(Map<String, List<ContainerView>> byNode, ContainerView c) {

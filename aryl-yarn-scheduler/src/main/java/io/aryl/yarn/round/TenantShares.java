@@ -62,24 +62,6 @@ public final class TenantShares {
     return Tenants.of(gpus);
   }
 
-  /**
-   * The guarantees when some teams hold GPUs of the pool's own servers outside the snapshot ({@code heldOutside}, by
-   * team: gangs waiting for drains): each team's share of all own GPUs ({@code ownGpus} in the snapshot plus those),
-   * less what it holds outside. Were they taken from the base instead, every team's guarantee would dip while a gang
-   * waits. Should what a team holds outside exceed its guarantee, so that the rest no longer fit in the snapshot, the
-   * guarantees are those of the snapshot's GPUs alone.
-   */
-  public Tenants guarantees(int ownGpus, Map<String, Integer> heldOutside) {
-    int outside = heldOutside.values().stream().mapToInt(Integer::intValue).sum();
-    if (outside == 0 || shares.size() < 2) {
-      return guarantees(ownGpus);
-    }
-    Map<String, Integer> gpus = new TreeMap<>(guarantees(ownGpus + outside).guarantees());
-    gpus.replaceAll((t, g) -> Math.max(0, g - heldOutside.getOrDefault(t, 0)));
-    int total = gpus.values().stream().mapToInt(Integer::intValue).sum();
-    return total <= Math.max(0, ownGpus) ? Tenants.of(gpus) : guarantees(ownGpus);
-  }
-
   @Override
   public String toString() {
     return "TenantShares" + shares;

@@ -21,8 +21,6 @@ import java.util.Map;
  *   <tr><td>drains</td><td>Drains</td><td>an ApplicationMaster is told to give a container back</td></tr>
  *   <tr><td>jobs</td><td>JobProgressMeter</td><td>(measurements: saved when workers change, else every few rounds)
  *   </td></tr>
- *   <tr><td>controller</td><td>LoanControllerReports</td><td>a loan controller report of a newer epoch is shown
- *   </td></tr>
  *   <tr><td>loan-target</td><td>LoanTargets</td><td>a loan target is acknowledged</td></tr>
  *   <tr><td>meta</td><td>this class</td><td>the first round</td></tr>
  * </table>

@@ -28,21 +28,15 @@ public final class Section<T> {
       "jobs' measured progress restarts from zero, and a restart no longer waits for their nodes");
 
   /**
-   * The loan controller epoch in force: reports of an older epoch are refused. Written by
-   * {@code LoanControllerReports} before a report of a newer epoch is shown.
-   */
-  public static final Section<ControllerLeader> CONTROLLER = new Section<>("controller", ControllerLeader.class,
-      ControllerLeader.NONE, "the next loan controller report is accepted whatever its epoch (needed once the loan"
-          + " controller's ZooKeeper path was deleted, which restarts its epochs from 1)");
-
-  /**
-   * The loan controller's target in force: how many inference nodes may be on loan, by when the rest must be back.
-   * Written by the engine's {@code LoanTargets} before a target is acknowledged.
+   * The loan controller's target in force: how many inference nodes may be on loan, by when the rest must be back, and
+   * the epoch of the controller that set it (a target of an older epoch is refused). Written by the engine's
+   * {@code LoanTargets} before a target is acknowledged. (A {@code controller} section that earlier versions wrote is
+   * no longer read.)
    */
   public static final Section<LoanTargetRecord> LOAN_TARGET = new Section<>("loan-target", LoanTargetRecord.class,
       LoanTargetRecord.NONE, "nothing more is lent until the loan controller's next target, whatever its epoch");
 
-  public static final List<Section<?>> ALL = List.of(META, POOLS, RECLAIMS, DRAINS, JOBS, CONTROLLER, LOAN_TARGET);
+  public static final List<Section<?>> ALL = List.of(META, POOLS, RECLAIMS, DRAINS, JOBS, LOAN_TARGET);
 
   private final String name;
   private final Class<T> type;

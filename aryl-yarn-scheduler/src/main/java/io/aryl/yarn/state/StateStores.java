@@ -1,8 +1,8 @@
 package io.aryl.yarn.state;
 
-import io.aryl.yarn.ArylConf;
-import io.aryl.yarn.ArylSettings;
-import io.aryl.yarn.ArylSettings.StoreKind;
+import io.aryl.yarn.conf.ArylConf;
+import io.aryl.yarn.conf.ArylSettings;
+import io.aryl.yarn.conf.ArylSettings.StoreKind;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeys;

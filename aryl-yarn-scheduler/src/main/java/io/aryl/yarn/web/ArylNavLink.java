@@ -1,5 +1,6 @@
 package io.aryl.yarn.web;
 
+import io.aryl.api.ArylPaths;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
@@ -29,7 +30,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.server.security.http.RMAuthenticationFilterInitializer;
 
 /**
- * Puts an "Aryl" entry, linking to {@link ArylWebServices#PAGE}, into the Cluster menu of the ResourceManager's web UI,
+ * Puts an "Aryl" entry, linking to {@link ArylPaths#PAGE}, into the Cluster menu of the ResourceManager's web UI,
  * after "Scheduler". The RM's menu has no extension point; a servlet filter is Hadoop's supported way to add to its
  * web app ({@code hadoop.http.filter.initializers}). Only the RM's own pages ({@code /cluster...}) that answer 200 with
  * HTML are touched; everything else passes as it is.
@@ -76,7 +77,7 @@ public final class ArylNavLink implements Filter {
       return html;
     }
     // The RM's pages leave their list items unclosed; the entry is closed either way.
-    String item = "\n<li id=\"aryl-nav\"><a href=\"" + m.group(1) + ArylWebServices.PAGE.substring(1)
+    String item = "\n<li id=\"aryl-nav\"><a href=\"" + m.group(1) + ArylPaths.PAGE.substring(1)
         + "\">Aryl</a></li>";
     return html.substring(0, m.end()) + item + html.substring(m.end());
   }

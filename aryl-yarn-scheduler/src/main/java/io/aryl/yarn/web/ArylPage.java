@@ -1,6 +1,12 @@
 package io.aryl.yarn.web;
 
-import io.aryl.yarn.StatusHistory;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.HistorySample;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.SchedulerStatus;
+import io.aryl.yarn.rm.StatusHistory;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -9,13 +15,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 
 /**
  * Aryl's page for operators, as HTML: the pools as node tiles, reclaims in flight and the last ones, the elastic
- * applications' workers, and charts of the last hours. A pure function of the status ({@code GET /ws/v1/cluster/aryl})
- * and the {@link StatusHistory}; everything is server-rendered (tables, CSS tiles, inline SVG charts), readable
+ * applications' workers, and charts of the last hours. A pure function of the status ({@link SchedulerStatus}) and
+ * the {@link StatusHistory}; everything is server-rendered (tables, CSS tiles, inline SVG charts), readable
  * without JavaScript, and reloads itself every {@link #REFRESH_S} seconds. Every value from the status is escaped.
  */
 public final class ArylPage {
@@ -35,37 +42,35 @@ public final class ArylPage {
    * @param trainingLabel the training pool's label
    * @param mayView whether the caller may see an application (the RM's filter of entity lists by user)
    */
-  public record Inputs(Map<String, Object> status, List<StatusHistory.Sample> history, long nowMs,
-      String inferenceLabel, String trainingLabel, Predicate<String> mayView) {}
+  public record Inputs(SchedulerStatus status, List<HistorySample> history, long nowMs, String inferenceLabel,
+      String trainingLabel, Predicate<String> mayView) {}
 
   private ArylPage() {}
 
   /** The page. */
   public static String render(Inputs in) {
     StringBuilder h = new StringBuilder(16 * 1024);
-    Map<String, Object> s = in.status();
+    SchedulerStatus s = in.status();
     h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         .append("<meta http-equiv=\"refresh\" content=\"").append(REFRESH_S).append("\">")
         .append("<title>Aryl - GPU pools</title><style>").append(CSS).append("</style></head><body>\n");
     h.append("<header><h1>Aryl</h1><nav>")
         .append(link("/cluster/scheduler", "Scheduler")).append(link("/cluster/nodes", "Nodes"))
         .append(link("/cluster/nodelabels", "Node labels")).append(link("/cluster/apps", "Applications"))
-        .append(link("/ws/v1/cluster/aryl", "Status (JSON)")).append(link("/ws/v1/cluster/aryl/history",
-            "History (JSON)"))
+        .append(link(ArylPaths.STATUS, "Status (JSON)")).append(link(ArylPaths.HISTORY, "History (JSON)"))
         .append("</nav></header>\n");
-    if (!Boolean.TRUE.equals(s.get("enabled"))) {
+    if (!s.enabled()) {
       h.append("<p id=\"off\">Aryl is not running in this ResourceManager (off, or this one is not active).</p>");
       return h.append("</body></html>\n").toString();
     }
-    h.append("<p id=\"summary\">Round ").append(esc(s.get("round"))).append(" &middot; ")
-        .append(StatusHistory.maps(s.get("loanedNodes")).size()).append(" node(s) on loan &middot; ")
-        .append(StatusHistory.maps(s.get("reclaimsInFlight")).size()).append(" reclaim(s) in flight &middot; drawn ")
+    h.append("<p id=\"summary\">Round ").append(esc(s.round())).append(" &middot; ")
+        .append(orEmpty(s.loanedNodes()).size()).append(" node(s) on loan &middot; ")
+        .append(orEmpty(s.reclaimsInFlight()).size()).append(" reclaim(s) in flight &middot; drawn ")
         .append(esc(TIME.format(Instant.ofEpochMilli(in.nowMs())))).append(", reloads every ").append(REFRESH_S)
         .append(" s</p>\n");
-    Object recovery = s.get("recovery");
-    if (recovery instanceof Map<?, ?> r && Boolean.TRUE.equals(r.get("recovering"))) {
+    if (s.recovery() != null && s.recovery().recovering()) {
       h.append("<p class=\"warn\" id=\"recovering\">Recovering after the ResourceManager became active: waiting for ")
-          .append(names(r.get("waitingForNodes"))).append("</p>\n");
+          .append(names(s.recovery().waitingForNodes())).append("</p>\n");
     }
     pools(h, in);
     reclaimsInFlight(h, in);
@@ -81,25 +86,25 @@ public final class ArylPage {
   // ---------------------------------------------------------------------------------------------------------------
 
   private static void pools(StringBuilder h, Inputs in) {
-    Map<String, List<Map<?, ?>>> byLabel = new LinkedHashMap<>();
+    Map<String, List<NodeStatus>> byLabel = new LinkedHashMap<>();
     byLabel.put(in.inferenceLabel(), new ArrayList<>());
     byLabel.put(in.trainingLabel(), new ArrayList<>());
-    for (Map<?, ?> n : StatusHistory.maps(in.status().get("nodes"))) {
-      byLabel.computeIfAbsent(str(n.get("label")), k -> new ArrayList<>()).add(n);
+    for (NodeStatus n : orEmpty(in.status().nodes())) {
+      byLabel.computeIfAbsent(str(n.label()), k -> new ArrayList<>()).add(n);
     }
     h.append("<section id=\"pools\"><h2>Pools</h2>\n");
-    for (Map.Entry<String, List<Map<?, ?>>> pool : byLabel.entrySet()) {
-      List<Map<?, ?>> nodes = pool.getValue();
+    for (Map.Entry<String, List<NodeStatus>> pool : byLabel.entrySet()) {
+      List<NodeStatus> nodes = pool.getValue();
       if (nodes.isEmpty() && !pool.getKey().equals(in.inferenceLabel()) && !pool.getKey().equals(in.trainingLabel())) {
         continue;
       }
-      int used = nodes.stream().mapToInt(n -> StatusHistory.integer(n.get("usedGpus"))).sum();
-      int gpus = nodes.stream().mapToInt(n -> StatusHistory.integer(n.get("gpus"))).sum();
+      int used = nodes.stream().mapToInt(NodeStatus::usedGpus).sum();
+      int gpus = nodes.stream().mapToInt(NodeStatus::gpus).sum();
       String name = pool.getKey().isEmpty() ? "(no label)" : pool.getKey();
       h.append("<div class=\"pool\" data-pool=\"").append(esc(pool.getKey())).append("\"><h3>").append(esc(name))
           .append(" <small>").append(nodes.size()).append(" node(s), ").append(used).append(" / ").append(gpus)
           .append(" GPUs used</small></h3><div class=\"tiles\">\n");
-      for (Map<?, ?> n : nodes) {
+      for (NodeStatus n : nodes) {
         tile(h, n);
       }
       if (nodes.isEmpty()) {
@@ -110,15 +115,15 @@ public final class ArylPage {
     h.append("</section>\n");
   }
 
-  private static void tile(StringBuilder h, Map<?, ?> n) {
-    boolean loaned = Boolean.TRUE.equals(n.get("loaned"));
-    boolean fenced = Boolean.TRUE.equals(n.get("fenced"));
-    int used = StatusHistory.integer(n.get("usedGpus"));
-    int gpus = StatusHistory.integer(n.get("gpus"));
-    String node = str(n.get("node"));
+  private static void tile(StringBuilder h, NodeStatus n) {
+    boolean loaned = n.loaned();
+    boolean fenced = n.fenced();
+    int used = n.usedGpus();
+    int gpus = n.gpus();
+    String node = str(n.node());
     h.append("<div class=\"tile").append(loaned ? " loaned" : "").append(fenced ? " fenced" : "")
-        .append("\" data-node=\"").append(esc(node)).append("\" data-owner=\"").append(esc(n.get("owner")))
-        .append("\" data-label=\"").append(esc(n.get("label"))).append("\" data-loaned=\"").append(loaned)
+        .append("\" data-node=\"").append(esc(node)).append("\" data-owner=\"").append(esc(owner(n)))
+        .append("\" data-label=\"").append(esc(n.label())).append("\" data-loaned=\"").append(loaned)
         .append("\" data-fenced=\"").append(fenced).append("\" data-used-gpus=\"").append(used)
         .append("\" data-gpus=\"").append(gpus).append("\">");
     h.append("<div class=\"name\">").append(link("/cluster/nodes", node)).append("</div>");
@@ -130,12 +135,12 @@ public final class ArylPage {
       h.append("<span class=\"badge fence\">fenced</span>");
     }
     h.append("</div>");
-    h.append("<dl><dt>owner</dt><dd class=\"owner\">").append(esc(n.get("owner"))).append("</dd>")
-        .append("<dt>label</dt><dd class=\"label\">").append(esc(n.get("label"))).append("</dd>")
+    h.append("<dl><dt>owner</dt><dd class=\"owner\">").append(esc(owner(n))).append("</dd>")
+        .append("<dt>label</dt><dd class=\"label\">").append(esc(n.label())).append("</dd>")
         .append("<dt>GPUs used</dt><dd class=\"gpus\">").append(used).append(" / ").append(gpus).append("</dd>")
         .append("<dt>GPU type</dt><dd class=\"type\">")
-        .append(n.get("gpuType") == null ? "<span class=\"warn\">" + esc(n.get("gpuTypeError")) + "</span>"
-            : esc(n.get("gpuType")))
+        .append(n.gpuType() == null ? "<span class=\"warn\">" + esc(n.gpuTypeError()) + "</span>"
+            : esc(n.gpuType()))
         .append("</dd></dl>");
     int pct = gpus == 0 ? 0 : Math.round(100f * used / gpus);
     h.append("<div class=\"bar\" title=\"").append(pct).append("% of GPUs used\"><span style=\"width:").append(pct)
@@ -143,7 +148,7 @@ public final class ArylPage {
   }
 
   private static void reclaimsInFlight(StringBuilder h, Inputs in) {
-    List<Map<?, ?>> rs = StatusHistory.maps(in.status().get("reclaimsInFlight"));
+    List<ReclaimStatus> rs = orEmpty(in.status().reclaimsInFlight());
     h.append("<section id=\"reclaims-in-flight\"><h2>Reclaims in flight</h2>\n");
     if (rs.isEmpty()) {
       h.append("<p class=\"none\">none</p></section>\n");
@@ -152,26 +157,26 @@ public final class ArylPage {
     h.append("<table><thead><tr><th>id</th><th>phase</th><th>nodes</th><th>requested</th><th>deadline</th>"
         + "<th>left</th><th>jobs drained</th><th>containers shrunk</th><th>containers preempted</th>"
         + "<th>returned</th></tr></thead><tbody>\n");
-    for (Map<?, ?> r : rs) {
-      long deadline = lng(r.get("deadlineMs"));
+    for (ReclaimStatus r : rs) {
+      long deadline = r.deadlineMs();
       long left = deadline - in.nowMs();
-      h.append("<tr data-reclaim=\"").append(esc(r.get("id"))).append("\"><td class=\"id\">").append(esc(r.get("id")))
-          .append("</td><td class=\"phase\">").append(esc(r.get("phase")))
-          .append("</td><td class=\"nodes\">").append(names(r.get("nodes")))
-          .append("</td><td>").append(time(lng(r.get("requestedMs"))))
+      h.append("<tr data-reclaim=\"").append(r.id()).append("\"><td class=\"id\">").append(r.id())
+          .append("</td><td class=\"phase\">").append(esc(r.phase()))
+          .append("</td><td class=\"nodes\">").append(names(r.nodes()))
+          .append("</td><td>").append(time(r.requestedMs()))
           .append("</td><td class=\"deadline\" data-deadline-ms=\"").append(deadline).append("\">")
           .append(time(deadline)).append("</td><td class=\"left").append(left < 0 ? " late" : "").append("\">")
           .append(left >= 0 ? (left / 1000) + " s" : (-left / 1000) + " s late")
-          .append("</td><td class=\"jobs\">").append(jobs(r.get("jobs"), in.mayView()))
-          .append("</td><td class=\"shrunk\">").append(StatusHistory.integer(r.get("containersShrunk")))
-          .append("</td><td class=\"preempted\">").append(StatusHistory.integer(r.get("containersPreempted")))
-          .append("</td><td>").append(names(r.get("returnedNodes"))).append("</td></tr>\n");
+          .append("</td><td class=\"jobs\">").append(jobs(r.jobs(), in.mayView()))
+          .append("</td><td class=\"shrunk\">").append(r.containersShrunk())
+          .append("</td><td class=\"preempted\">").append(r.containersPreempted())
+          .append("</td><td>").append(names(r.returnedNodes())).append("</td></tr>\n");
     }
     h.append("</tbody></table></section>\n");
   }
 
   private static void reclaimsDone(StringBuilder h, Inputs in) {
-    List<Map<?, ?>> rs = StatusHistory.maps(in.status().get("reclaimsDone"));
+    List<ReclaimStatus> rs = orEmpty(in.status().reclaimsDone());
     h.append("<section id=\"reclaims-done\"><h2>Last reclaims</h2>\n");
     if (rs.isEmpty()) {
       h.append("<p class=\"none\">none yet</p></section>\n");
@@ -181,45 +186,45 @@ public final class ArylPage {
         + "<th>jobs drained</th><th>containers shrunk</th><th>containers preempted</th><th>short by</th>"
         + "</tr></thead><tbody>\n");
     for (int i = rs.size() - 1; i >= 0; i--) {
-      Map<?, ?> r = rs.get(i);
-      boolean late = Boolean.TRUE.equals(r.get("late"));
-      h.append("<tr data-reclaim=\"").append(esc(r.get("id"))).append("\"><td class=\"id\">").append(esc(r.get("id")))
-          .append("</td><td class=\"phase\">").append(esc(r.get("phase")))
-          .append("</td><td class=\"nodes\">").append(names(r.get("nodes")))
-          .append("</td><td>").append(time(lng(r.get("requestedMs"))))
-          .append("</td><td class=\"took\">").append(seconds(lng(r.get("tookMs"))))
+      ReclaimStatus r = rs.get(i);
+      boolean late = r.late();
+      h.append("<tr data-reclaim=\"").append(r.id()).append("\"><td class=\"id\">").append(r.id())
+          .append("</td><td class=\"phase\">").append(esc(r.phase()))
+          .append("</td><td class=\"nodes\">").append(names(r.nodes()))
+          .append("</td><td>").append(time(r.requestedMs()))
+          .append("</td><td class=\"took\">").append(seconds(r.tookMs()))
           .append("</td><td class=\"late").append(late ? " warn" : "").append("\">").append(late ? "late" : "on time")
-          .append("</td><td class=\"jobs\">").append(jobs(r.get("jobs"), in.mayView()))
-          .append("</td><td class=\"shrunk\">").append(StatusHistory.integer(r.get("containersShrunk")))
-          .append("</td><td class=\"preempted\">").append(StatusHistory.integer(r.get("containersPreempted")))
-          .append("</td><td>").append(StatusHistory.integer(r.get("shortBy"))).append("</td></tr>\n");
+          .append("</td><td class=\"jobs\">").append(jobs(r.jobs(), in.mayView()))
+          .append("</td><td class=\"shrunk\">").append(r.containersShrunk())
+          .append("</td><td class=\"preempted\">").append(r.containersPreempted())
+          .append("</td><td>").append(r.shortBy()).append("</td></tr>\n");
     }
     h.append("</tbody></table></section>\n");
   }
 
   private static void applications(StringBuilder h, Inputs in) {
-    List<Map<?, ?>> apps = StatusHistory.maps(in.status().get("applications"));
+    List<ApplicationStatus> apps = orEmpty(in.status().applications());
     h.append("<section id=\"applications\"><h2>Elastic applications</h2>\n");
-    List<Map<?, ?>> shown = apps.stream().filter(a -> in.mayView().test(str(a.get("application")))).toList();
+    List<ApplicationStatus> shown = apps.stream().filter(a -> in.mayView().test(str(a.application()))).toList();
     if (shown.isEmpty()) {
       h.append("<p class=\"none\">none</p>");
     } else {
       h.append("<table><thead><tr><th>application</th><th>team</th><th>min</th><th>target</th><th>actual</th>"
           + "<th>max</th><th>asked</th><th>GPUs per worker</th><th>change</th></tr></thead><tbody>\n");
-      for (Map<?, ?> a : shown) {
-        String id = str(a.get("application"));
-        int actual = StatusHistory.integer(a.get("actualWorkers"));
-        int target = StatusHistory.integer(a.get("targetWorkers"));
+      for (ApplicationStatus a : shown) {
+        String id = str(a.application());
+        int actual = a.actualWorkers();
+        int target = a.targetWorkers();
         h.append("<tr data-application=\"").append(esc(id)).append("\"><td class=\"application\">")
             .append(link("/cluster/app/" + id, id))
-            .append("</td><td class=\"team\">").append(a.get("team") == null ? "" : esc(a.get("team")))
-            .append("</td><td class=\"min\">").append(StatusHistory.integer(a.get("minWorkers")))
+            .append("</td><td class=\"team\">").append(esc(a.team()))
+            .append("</td><td class=\"min\">").append(a.minWorkers())
             .append("</td><td class=\"target\">").append(target)
             .append("</td><td class=\"actual").append(actual != target ? " differs" : "").append("\">").append(actual)
-            .append("</td><td class=\"max\">").append(StatusHistory.integer(a.get("maxWorkers")))
-            .append("</td><td class=\"asked\">").append(StatusHistory.integer(a.get("askedWorkers")))
-            .append("</td><td>").append(StatusHistory.integer(a.get("gpusPerWorker")))
-            .append("</td><td class=\"change\">").append(esc(a.get("change"))).append("</td></tr>\n");
+            .append("</td><td class=\"max\">").append(a.maxWorkers())
+            .append("</td><td class=\"asked\">").append(a.askedWorkers())
+            .append("</td><td>").append(a.gpusPerWorker())
+            .append("</td><td class=\"change\">").append(esc(a.change())).append("</td></tr>\n");
       }
       h.append("</tbody></table>");
     }
@@ -241,23 +246,23 @@ public final class ArylPage {
   private static final int RIGHT = 10;
 
   /** One line of a chart. */
-  private record Series(String name, String cssClass, ToIntFunction<StatusHistory.Sample> value) {}
+  private record Series(String name, String cssClass, ToIntFunction<HistorySample> value) {}
 
   private static void charts(StringBuilder h, Inputs in) {
-    List<StatusHistory.Sample> points = new ArrayList<>(in.history());
-    StatusHistory.Sample now = StatusHistory.Sample.of(in.nowMs(), in.status());
+    List<HistorySample> points = new ArrayList<>(in.history());
+    HistorySample now = HistorySample.of(in.nowMs(), in.status());
     if (points.isEmpty() || points.get(points.size() - 1).timeMs() < in.nowMs()) {
       points.add(now);
     }
     h.append("<section id=\"charts\"><h2>Last hours</h2><div class=\"charts\">\n");
-    chart(h, "loaned", "Nodes on loan", points, List.of(new Series("on loan", "s0", StatusHistory.Sample::loanedNodes)),
+    chart(h, "loaned", "Nodes on loan", points, List.of(new Series("on loan", "s0", HistorySample::loanedNodes)),
         0);
     chart(h, "queued", "Queued jobs (no worker yet)", points,
-        List.of(new Series("queued", "s1", StatusHistory.Sample::queuedJobs)), 0);
+        List.of(new Series("queued", "s1", HistorySample::queuedJobs)), 0);
     String inf = in.inferenceLabel();
     String tr = in.trainingLabel();
     int most = 0;
-    for (StatusHistory.Sample p : points) {
+    for (HistorySample p : points) {
       most = Math.max(most, Math.max(p.gpus().getOrDefault(inf, 0), p.gpus().getOrDefault(tr, 0)));
     }
     chart(h, "gpus", "GPUs used", points, List.of(
@@ -266,12 +271,12 @@ public final class ArylPage {
     h.append("</div></section>\n");
   }
 
-  private static void chart(StringBuilder h, String id, String title, List<StatusHistory.Sample> points,
+  private static void chart(StringBuilder h, String id, String title, List<HistorySample> points,
       List<Series> series, int atLeast) {
     long t0 = points.get(0).timeMs();
     long t1 = points.get(points.size() - 1).timeMs();
     int max = Math.max(1, atLeast);
-    for (StatusHistory.Sample p : points) {
+    for (HistorySample p : points) {
       for (Series s : series) {
         max = Math.max(max, s.value().applyAsInt(p));
       }
@@ -298,7 +303,7 @@ public final class ArylPage {
         .append(" UTC</text>");
     for (Series s : series) {
       StringBuilder xy = new StringBuilder();
-      for (StatusHistory.Sample p : points) {
+      for (HistorySample p : points) {
         double x = t1 == t0 ? x1 : x0 + (x1 - x0) * (double) (p.timeMs() - t0) / (t1 - t0);
         double y = y0 - (y0 - y1) * (double) s.value().applyAsInt(p) / max;
         xy.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
@@ -321,15 +326,13 @@ public final class ArylPage {
 
   // ---------------------------------------------------------------------------------------------------------------
 
-  private static String jobs(Object jobs, Predicate<String> mayView) {
-    if (!(jobs instanceof Map<?, ?> m) || m.isEmpty()) {
+  private static String jobs(Map<String, ReclaimStatus.Action> jobs, Predicate<String> mayView) {
+    if (jobs.isEmpty()) {
       return "";
     }
     StringBuilder b = new StringBuilder("<ul>");
     int hidden = 0;
-    Map<String, Object> sorted = new java.util.TreeMap<>();
-    m.forEach((k, v) -> sorted.put(str(k), v));
-    for (Map.Entry<String, Object> e : sorted.entrySet()) {
+    for (Map.Entry<String, ReclaimStatus.Action> e : new TreeMap<>(jobs).entrySet()) {
       String id = e.getKey();
       if (!mayView.test(id)) {
         hidden++;
@@ -344,12 +347,19 @@ public final class ArylPage {
     return b.append("</ul>").toString();
   }
 
-  private static String names(Object nodes) {
+  private static String names(List<String> nodes) {
     List<String> out = new ArrayList<>();
-    if (nodes instanceof List<?> l) {
-      l.forEach(n -> out.add(esc(n)));
-    }
+    nodes.forEach(n -> out.add(esc(n)));
     return String.join(", ", out);
+  }
+
+  /** The owner as the status writes it: inference or training. */
+  private static String owner(NodeStatus n) {
+    return n.owner() == null ? "" : n.owner().value();
+  }
+
+  private static <T> List<T> orEmpty(List<T> l) {
+    return l == null ? List.of() : l;
   }
 
   private static String time(long ms) {
@@ -365,10 +375,6 @@ public final class ArylPage {
   }
 
 
-
-  private static long lng(Object o) {
-    return o instanceof Number n ? n.longValue() : 0;
-  }
 
   private static String str(Object o) {
     return o == null ? "" : String.valueOf(o);

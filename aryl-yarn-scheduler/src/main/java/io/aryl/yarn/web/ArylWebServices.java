@@ -1,16 +1,19 @@
 package io.aryl.yarn.web;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.aryl.yarn.ArylScheduler;
-import io.aryl.yarn.ArylUnavailableException;
-import io.aryl.yarn.StaleEpochException;
-import io.aryl.yarn.StatusHistory;
+import io.aryl.api.ArylJson;
+import io.aryl.api.ArylPaths;
+import io.aryl.api.ErrorBody;
+import io.aryl.api.body.BadRequestException;
+import io.aryl.api.loan.LendRequest;
+import io.aryl.api.loan.LoanTarget;
+import io.aryl.api.loan.StaleTarget;
+import io.aryl.api.reclaim.ReclaimRequest;
+import io.aryl.api.status.SchedulerStatus;
+import io.aryl.yarn.rm.ArylOperations;
+import io.aryl.yarn.engine.ArylUnavailableException;
+import io.aryl.yarn.engine.StaleEpochException;
 import java.io.InputStream;
-import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.io.UncheckedIOException;
 import java.util.Set;
 import java.util.function.Predicate;
 import javax.inject.Inject;
@@ -47,24 +50,24 @@ import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMWebServices;
  *       ({@code deadlineMs} and {@code gpuType} optional): return N loaned nodes to inference. Admin only when
  *       {@code yarn.acl.enable} is on. 201 with the reclaim, 400 when it cannot be done, with the reason, 503 while
  *       Aryl recovers after the ResourceManager became active (or cannot store the reclaim): ask again shortly.
- *   <li>{@code PUT /ws/v1/cluster/aryl/loan-controller} with a JSON object: the loan controller's leader reports its
- *       state (role, epoch, demand, decision), shown under {@code loanController} in {@code GET}. Admin only when
- *       {@code yarn.acl.enable} is on. 409 when a leader of a newer epoch has reported: the sender was deposed.
+ *   <li>{@code PUT /ws/v1/cluster/aryl/loan-target} with a {@link LoanTarget}: the loan controller's leader says how
+ *       many inference nodes may be on loan, and by when the ones above must be back; shown under {@code loanTarget}
+ *       in {@code GET}. Admin only when {@code yarn.acl.enable} is on. 409 when a target of a newer epoch is in force:
+ *       the sender was deposed.
+ *   <li>{@code POST /ws/v1/cluster/aryl/loans} with a {@link LendRequest}: nodes lent by hand, where no loan
+ *       controller decides. Admin only when {@code yarn.acl.enable} is on.
  * </ul>
  *
- * <p>Every write reads its body strictly ({@link JsonObjectBody}): a body too long, not one JSON object, with an
- * unknown or duplicate field, a value of the wrong type or out of range, or a query parameter other than Hadoop's
- * authentication ones is a 400 naming the field and the value, and nothing changes.
+ * <p>The paths, bodies and answers are aryl-api's ({@link ArylPaths}, {@link ReclaimRequest},
+ * {@link LoanTarget}, {@link LendRequest}, {@link SchedulerStatus}, {@link ErrorBody}), the types the clients compile
+ * against.
+ * Every write reads its body strictly ({@link io.aryl.api.body.JsonObjectBody}): a body too long, not one JSON object,
+ * with an unknown or duplicate field, a value of the wrong type or out of range, or a query parameter other than
+ * Hadoop's authentication ones is a 400 naming the field and the value, and nothing changes.
  */
 @Singleton
-@Path(ArylWebServices.ROOT)
+@Path(ArylPaths.ROOT)
 public class ArylWebServices extends RMWebServices {
-  static final String ROOT = "/ws/v1/cluster";
-  static final String PAGE_PATH = "/aryl/page";
-  /** Where Aryl's page is served, from the web app's root. */
-  public static final String PAGE = ROOT + PAGE_PATH;
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private final ResourceManager rm;
   private final Configuration conf;
 
@@ -76,14 +79,14 @@ public class ArylWebServices extends RMWebServices {
   }
 
   @GET
-  @Path("/aryl")
+  @Path(ArylPaths.STATUS_PATH)
   @Produces(MediaType.APPLICATION_JSON)
   public Response arylStatus() {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     if (s == null) {
       return json(Response.Status.NOT_FOUND, error("the scheduler is not ArylScheduler"));
     }
-    return json(Response.Status.OK, s.arylStatus());
+    return json(Response.Status.OK, s.status());
   }
 
   /**
@@ -93,15 +96,15 @@ public class ArylWebServices extends RMWebServices {
    * only the applications the caller may view, as {@code /ws/v1/cluster/apps} does.
    */
   @GET
-  @Path(PAGE_PATH)
+  @Path(ArylPaths.PAGE_PATH)
   @Produces(MediaType.TEXT_HTML)
   public Response arylPage(@Context HttpServletRequest hsr) {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     if (s == null) {
       return Response.status(Response.Status.NOT_FOUND).type(MediaType.TEXT_HTML)
           .entity("<!DOCTYPE html><html><body><p>The scheduler is not ArylScheduler.</p></body></html>").build();
     }
-    Map<String, Object> status = s.arylStatus();
+    SchedulerStatus status = s.status();
     ArylPage.Inputs in = new ArylPage.Inputs(status, s.history().samples(), System.currentTimeMillis(),
         s.settings().inferenceLabel(), s.settings().trainingLabel(), mayView(hsr));
     return Response.ok(ArylPage.render(in), MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
@@ -110,18 +113,14 @@ public class ArylWebServices extends RMWebServices {
 
   /** The charts' samples (one a minute, the last six hours), oldest first. */
   @GET
-  @Path("/aryl/history")
+  @Path(ArylPaths.HISTORY_PATH)
   @Produces(MediaType.APPLICATION_JSON)
   public Response arylHistory() {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     if (s == null) {
       return json(Response.Status.NOT_FOUND, error("the scheduler is not ArylScheduler"));
     }
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("intervalMs", s.history().intervalMs());
-    out.put("capacity", s.history().capacity());
-    out.put("samples", s.history().samples().stream().map(StatusHistory.Sample::toMap).toList());
-    return json(Response.Status.OK, out);
+    return json(Response.Status.OK, s.history().answer());
   }
 
   /**
@@ -143,48 +142,27 @@ public class ArylWebServices extends RMWebServices {
     };
   }
 
-  /** Largest reclaim request body, in bytes. */
-  static final int MAX_RECLAIM_BYTES = 4 * 1024;
-  /** Largest loan controller report kept, in bytes. */
-  static final int MAX_REPORT_BYTES = 64 * 1024;
-  /** Most nodes one reclaim may ask for. */
-  static final int MAX_RECLAIM_NODES = 10_000;
-  /** How far a reclaim's deadline may lie in the past (due at once) or in the future. */
-  static final long DEADLINE_PAST_MS = 3_600_000L;
-  static final long DEADLINE_FUTURE_MS = 7 * 24 * 3_600_000L;
   /** Query parameters a write accepts: those of Hadoop's HTTP authentication. */
   static final Set<String> AUTH_PARAMETERS = Set.of("user.name", "doAs", "delegation");
-  static final Set<String> RECLAIM_FIELDS = Set.of("nodes", "deadlineMs", "gpuType");
 
   @POST
-  @Path("/aryl/reclaims")
+  @Path(ArylPaths.RECLAIMS_PATH)
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
   public Response reclaim(@Context HttpServletRequest hsr, InputStream body) {
-    ArylScheduler s = scheduler();
+    ArylOperations s = aryl();
     Response refused = refuseWrite(s, hsr);
     if (refused != null) {
       return refused;
     }
-    int nodes;
-    long deadlineMs;
-    String gpuType;
+    ReclaimRequest request;
     try {
-      JsonObjectBody req = JsonObjectBody.read(body, MAX_RECLAIM_BYTES, "{\"nodes\": 2}").onlyFields(RECLAIM_FIELDS);
-      nodes = (int) req.integer("nodes", 1, MAX_RECLAIM_NODES, true, 0);
-      deadlineMs = req.integer("deadlineMs", 0, Long.MAX_VALUE, false, 0);
-      long now = System.currentTimeMillis();
-      if (deadlineMs != 0 && (deadlineMs < now - DEADLINE_PAST_MS || deadlineMs > now + DEADLINE_FUTURE_MS)) {
-        throw new JsonObjectBody.BadRequest("deadlineMs must be epoch milliseconds within an hour before and 7 days"
-            + " after now (" + now + "), or 0 for the default deadline, was " + deadlineMs + " ("
-            + Instant.ofEpochMilli(deadlineMs) + ")");
-      }
-      gpuType = req.name("gpuType", 64, false);
-    } catch (JsonObjectBody.BadRequest e) {
+      request = ReclaimRequest.parse(body, System.currentTimeMillis());
+    } catch (BadRequestException e) {
       return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
     }
     try {
-      return json(Response.Status.CREATED, s.requestReclaim(nodes, gpuType, deadlineMs));
+      return json(Response.Status.CREATED, s.reclaim(request));
     } catch (ArylUnavailableException e) {
       return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
     } catch (IllegalArgumentException | IllegalStateException e) {
@@ -193,50 +171,70 @@ public class ArylWebServices extends RMWebServices {
   }
 
   /**
-   * The loan controller leader's report of itself: {@code epoch} (its leader epoch), {@code instance} and {@code role}
-   * {@code LEADER} are checked; the rest is its status, shown as reported.
+   * The loan controller leader's target: how many inference nodes may be on loan now and by when the ones above must
+   * be back. Stored before it is answered; a target of an older epoch than the one in force is a 409.
    */
   @javax.ws.rs.PUT
-  @Path("/aryl/loan-controller")
+  @Path(ArylPaths.LOAN_TARGET_PATH)
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
-  public Response loanControllerReport(@Context HttpServletRequest hsr, InputStream body) {
-    ArylScheduler s = scheduler();
+  public Response loanTarget(@Context HttpServletRequest hsr, InputStream body) {
+    ArylOperations s = aryl();
     Response refused = refuseWrite(s, hsr);
     if (refused != null) {
       return refused;
     }
-    long epoch;
-    String instance;
-    JsonNode report;
+    LoanTarget target;
     try {
-      JsonObjectBody req = JsonObjectBody.read(body, MAX_REPORT_BYTES,
-          "{\"epoch\": 3, \"instance\": \"controller-1\", \"role\": \"LEADER\", ...}");
-      epoch = req.integer("epoch", 1, Long.MAX_VALUE, true, 0);
-      instance = req.text("instance", 256);
-      req.equalTo("role", "LEADER", "only the loan controller's leader reports");
-      report = req.node();
-    } catch (JsonObjectBody.BadRequest e) {
+      target = LoanTarget.parse(body, System.currentTimeMillis());
+    } catch (BadRequestException e) {
       return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
     }
     try {
-      s.reportLoanController(epoch, instance, JSON.convertValue(report, Map.class));
-      return json(Response.Status.OK, Map.of("accepted", true, "epoch", epoch));
+      return json(Response.Status.OK, s.acceptLoanTarget(target));
     } catch (StaleEpochException e) {
-      Map<String, Object> answer = error(e.getMessage());
-      answer.put("epoch", e.reported());
-      answer.put("currentEpoch", e.current());
-      return json(Response.Status.CONFLICT, answer);
+      return json(Response.Status.CONFLICT, new StaleTarget(e.getMessage(), e.reported(), e.current()));
+    } catch (ArylUnavailableException e) {
+      return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
+    } catch (IllegalArgumentException e) {
+      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
+    }
+  }
+
+  /**
+   * Nodes lent by hand, where no loan controller decides: each an inference node at home with nothing running on it.
+   * A 409 while a controller's target is in force.
+   */
+  @POST
+  @Path(ArylPaths.LOANS_PATH)
+  @Consumes(MediaType.APPLICATION_JSON)
+  @Produces(MediaType.APPLICATION_JSON)
+  public Response lend(@Context HttpServletRequest hsr, InputStream body) {
+    ArylOperations s = aryl();
+    Response refused = refuseWrite(s, hsr);
+    if (refused != null) {
+      return refused;
+    }
+    LendRequest request;
+    try {
+      request = LendRequest.parse(body);
+    } catch (BadRequestException e) {
+      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
+    }
+    try {
+      return json(Response.Status.CREATED, s.lend(request.nodes()));
     } catch (ArylUnavailableException e) {
       return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
     } catch (IllegalStateException e) {
-      return json(Response.Status.NOT_FOUND, error(e.getMessage()));
+      return json(Response.Status.CONFLICT, error(e.getMessage()));
+    } catch (IllegalArgumentException e) {
+      return json(Response.Status.BAD_REQUEST, error(e.getMessage()));
     }
   }
 
   /** 404 without a running Aryl; 401/403 when ACLs are on and the caller is not a YARN admin; else null. */
-  private Response refuseWrite(ArylScheduler s, HttpServletRequest hsr) {
-    if (s == null || !s.arylEnabled()) {
+  private Response refuseWrite(ArylOperations s, HttpServletRequest hsr) {
+    if (s == null || !s.running()) {
       return json(Response.Status.NOT_FOUND, error("Aryl is not running in this ResourceManager"));
     }
     for (String parameter : hsr.getParameterMap().keySet()) {
@@ -259,21 +257,20 @@ public class ArylWebServices extends RMWebServices {
     return null;
   }
 
-  private ArylScheduler scheduler() {
-    return rm.getResourceScheduler() instanceof ArylScheduler s ? s : null;
+  /** Aryl in this ResourceManager's scheduler, or null when the scheduler is not ArylScheduler. */
+  private ArylOperations aryl() {
+    return rm.getResourceScheduler() instanceof ArylOperations.Provider p ? p.aryl() : null;
   }
 
-  private static Map<String, Object> error(String message) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("error", message);
-    return m;
+  private static ErrorBody error(String message) {
+    return new ErrorBody(message);
   }
 
   private static Response json(Response.Status status, Object body) {
     try {
-      return Response.status(status).type(MediaType.APPLICATION_JSON).entity(JSON.writeValueAsString(body)).build();
-    } catch (JsonProcessingException e) {
-      return Response.serverError().entity("{\"error\":\"could not write the answer\"}").build();
+      return Response.status(status).type(MediaType.APPLICATION_JSON).entity(ArylJson.write(body)).build();
+    } catch (UncheckedIOException e) {
+      return Response.serverError().entity(ArylJson.write(error("could not write the answer"))).build();
     }
   }
 }

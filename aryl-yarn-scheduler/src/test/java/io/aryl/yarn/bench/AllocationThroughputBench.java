@@ -1,5 +1,7 @@
 package io.aryl.yarn.bench;
 
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.SchedulerStatus;
 import io.aryl.core.job.JobShape;
 import io.aryl.yarn.ArylScheduler;
 import io.aryl.yarn.TemplateFiles;
@@ -474,14 +476,9 @@ public final class AllocationThroughputBench {
     return waiting + " applications still pending " + gpus + " GPUs at the scheduler";
   }
 
-  @SuppressWarnings("unchecked")
   static int plannedWorkers(Cluster c) {
-    Map<String, Object> status = ((ArylScheduler) c.rm.getResourceScheduler()).arylStatus();
-    int sum = 0;
-    for (Map<String, Object> app : (List<Map<String, Object>>) status.get("applications")) {
-      sum += ((Number) app.get("targetWorkers")).intValue();
-    }
-    return sum;
+    SchedulerStatus status = ((ArylScheduler) c.rm.getResourceScheduler()).aryl().status();
+    return status.applications().stream().mapToInt(ApplicationStatus::targetWorkers).sum();
   }
 
   static RunResult runOnce(Variant v, Params p) throws Exception {
@@ -519,7 +516,7 @@ public final class AllocationThroughputBench {
         am.allocate(List.of(workerAsk(p)), List.of());
       }
       out.add(new Latency("queued (asks in, 0 workers)", timeRounds(aryl, p.latencyRounds)));
-      RunResult r = drive(Variant.ARYL, c, p, 0, aryl::runRound);
+      RunResult r = drive(Variant.ARYL, c, p, 0, aryl.aryl()::runRound);
       String running = "running (" + r.containers() + " workers)";
       out.add(new Latency(running, timeRounds(aryl, p.latencyRounds)));
     }
@@ -530,7 +527,7 @@ public final class AllocationThroughputBench {
     double[] ms = new double[n];
     for (int i = 0; i < n; i++) {
       long t0 = System.nanoTime();
-      aryl.runRound();
+      aryl.aryl().runRound();
       ms[i] = (System.nanoTime() - t0) / 1e6;
     }
     return ms;

@@ -2,7 +2,7 @@ package io.aryl.yarn.engine;
 
 import io.aryl.core.job.CheckpointReport;
 import io.aryl.core.job.JobShape;
-import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;

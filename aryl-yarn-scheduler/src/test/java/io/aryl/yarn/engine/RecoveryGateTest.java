@@ -35,7 +35,7 @@ class RecoveryGateTest {
       boolean ready) {
     RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, expected);
     assertThat(gate.ready(registered, rmReady, now)).isEqualTo(ready);
-    assertThat(gate.status()).containsEntry("recovering", !ready);
+    assertThat(gate.status().recovering()).isEqualTo(!ready);
   }
 
   @Test
@@ -51,7 +51,7 @@ class RecoveryGateTest {
   void staysReady() {
     RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, Set.of("a", "b"));
     assertThat(gate.ready(Set.of("a"), true, START + 5)).isFalse();
-    assertThat(gate.status().get("waitingForNodes")).asList().containsExactly("b");
+    assertThat(gate.status().waitingForNodes()).containsExactly("b");
     assertThat(gate.waitingFor()).startsWith("node(s) [b] to re-register");
     assertThat(gate.ready(Set.of("a", "b"), true, START + 2_500)).isTrue();
     assertThat(gate.ready(Set.of(), false, START + 3_000)).as("ready for good").isTrue();

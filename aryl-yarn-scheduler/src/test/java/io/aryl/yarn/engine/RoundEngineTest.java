@@ -5,7 +5,6 @@ import static io.aryl.yarn.engine.EngineRig.TRAINING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.aryl.yarn.ArylUnavailableException;
 import io.aryl.yarn.reclaim.Reclaim;
 import java.io.IOException;
 import java.util.List;
@@ -280,8 +279,8 @@ class RoundEngineTest {
     }
 
     LoanTargetRecordAssert target(int maxOnLoan) {
-      return new LoanTargetRecordAssert(rig.engine.acceptLoanTarget(3, "controller-1", maxOnLoan, 0, rig.nowMs,
-          "rate 10 rps", rig.nowMs));
+      return new LoanTargetRecordAssert(rig.engine.acceptLoanTarget(rig.view(), 3, "controller-1", maxOnLoan, 0,
+          rig.nowMs, "rate 10 rps"));
     }
 
     record LoanTargetRecordAssert(io.aryl.yarn.state.LoanTargetRecord record) {}
@@ -341,12 +340,36 @@ class RoundEngineTest {
     }
 
     @Test
+    @DisplayName("a lent node whose NodeManager is gone is not asked back while it is gone: the others above the"
+        + " target are, and it is once it re-registers")
+    void aLostLentNodeWaitsForItsNodeManager() {
+      twoIdleInferenceNodes();
+      target(2);
+      rig.relabel(rig.after(1_000));
+      rig.after(1_000);
+      assertThat(rig.engine.onLoan()).isEqualTo(2);
+      rig.lose("i2");
+      target(0);
+      Outcome o = rig.after(1_000);
+      assertThat(rig.engine.status().reclaimsInFlight()).as("only i1 can be returned now").singleElement()
+          .satisfies(r -> assertThat(r.nodes()).containsExactly("i1"));
+      rig.relabel(o);
+      rig.after(1_000);
+      assertThat(rig.engine.onLoan()).as("i2, gone, is still lent").isEqualTo(1);
+      rig.node("i2", TRAINING, 4); // re-registers, still labelled training
+      Outcome back = rig.after(1_000);
+      rig.relabel(back);
+      rig.after(1_000);
+      assertThat(rig.engine.onLoan()).as("i2 asked back once it re-registered").isZero();
+    }
+
+    @Test
     @DisplayName("a target of an older epoch is refused and changes nothing")
     void staleEpoch() {
       twoIdleInferenceNodes();
       target(1);
-      assertThatThrownBy(() -> rig.engine.acceptLoanTarget(2, "controller-0", 2, 0, rig.nowMs, "", rig.nowMs))
-          .isInstanceOf(io.aryl.yarn.StaleEpochException.class)
+      assertThatThrownBy(() -> rig.engine.acceptLoanTarget(rig.view(), 2, "controller-0", 2, 0, rig.nowMs, ""))
+          .isInstanceOf(io.aryl.yarn.engine.StaleEpochException.class)
           .hasMessageStartingWith("loan target of epoch 2 refused: the leader in force is controller-1 with epoch 3");
       assertThat(rig.engine.loanTarget().maxOnLoan()).isEqualTo(1);
     }

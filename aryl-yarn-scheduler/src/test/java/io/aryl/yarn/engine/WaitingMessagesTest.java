@@ -1,7 +1,6 @@
 package io.aryl.yarn.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.entry;
 
 import io.aryl.core.PolicyConfig;
@@ -10,16 +9,15 @@ import io.aryl.core.admission.JobOrder;
 import io.aryl.core.job.JobShape;
 import io.aryl.core.model.GpuType;
 import io.aryl.core.model.Plan;
+import io.aryl.core.model.QueuePlace;
+import io.aryl.core.model.QueuePlace.Standing;
 import io.aryl.yarn.engine.WaitingMessages.Room;
-import io.aryl.yarn.engine.WaitingMessages.Standing;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
 import io.aryl.yarn.round.SnapshotTranslator;
-import java.util.AbstractMap;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,59 +41,81 @@ class WaitingMessagesTest {
     static Stream<Arguments> messages() {
       return Stream.of(
           Arguments.of("what it needs, what is free, its place in the queue",
-              new JobShape(4, 8, 2, 600, ""), new Room(3, 2, 16), 2, JobOrder.SHORTEST_PREDICTED_FIRST, Standing.NOT_STARVING,
+              new JobShape(4, 8, 2, 600, ""), new Room(3, 2, 16), place(2, Standing.NOT_STARVING),
+              JobOrder.SHORTEST_PREDICTED_FIRST,
               "Aryl: waiting for 4 workers x 2 GPUs (8 GPUs) on training; 3 GPUs free now, largest node 2 free;"
                   + " queued behind 2 jobs (shortest predicted first)"),
           Arguments.of("one of each, first come first served",
-              new JobShape(1, 1, 1, 600, ""), new Room(1, 1, 16), 1, JobOrder.FIFO, Standing.NOT_STARVING,
+              new JobShape(1, 1, 1, 600, ""), new Room(1, 1, 16), place(1, Standing.NOT_STARVING),
+              JobOrder.FIFO,
               "Aryl: waiting for 1 worker x 1 GPU (1 GPU) on training; 1 GPU free now, largest node 1 free;"
                   + " queued behind 1 job (first come, first served)"),
           Arguments.of("first in line: no queue to speak of",
-              new JobShape(2, 2, 8, 600, ""), new Room(8, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST, Standing.NOT_STARVING,
+              new JobShape(2, 2, 8, 600, ""), new Room(8, 8, 2), place(0, Standing.NOT_STARVING),
+              JobOrder.SHORTEST_PREDICTED_FIRST,
               "Aryl: waiting for 2 workers x 8 GPUs (16 GPUs) on training; 8 GPUs free now, largest node 8 free"),
           Arguments.of("a gang larger than the pool holds even empty",
-              new JobShape(3, 3, 8, 600, ""), new Room(16, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST, Standing.NOT_STARVING,
+              new JobShape(3, 3, 8, 600, ""), new Room(16, 8, 2), place(0, Standing.NOT_STARVING),
+              JobOrder.SHORTEST_PREDICTED_FIRST,
               "Aryl: waiting for 3 workers x 8 GPUs (24 GPUs) on training; 16 GPUs free now, largest node 8 free;"
                   + " the training pool holds at most 2 workers of 8 GPUs now: it waits for more nodes (lent by"
                   + " inference)"),
           Arguments.of("a starving job the senior lane puts first",
-              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 0, JobOrder.SHORTEST_PREDICTED_FIRST,
-              Standing.IN_THE_LANE,
+              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), place(0, Standing.IN_THE_LANE),
+              JobOrder.SHORTEST_PREDICTED_FIRST,
               "Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training; 6 GPUs free now, largest node 4 free;"
                   + " waited past aryl.scheduler.starvation-wait-s and is in the senior lane: it goes first, and"
                   + " nodes are held for it as they free"),
           Arguments.of("a starving job in the senior lane behind older ones",
-              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 2, JobOrder.SHORTEST_PREDICTED_FIRST,
-              Standing.IN_THE_LANE,
+              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), place(2, Standing.IN_THE_LANE),
+              JobOrder.SHORTEST_PREDICTED_FIRST,
               "Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training; 6 GPUs free now, largest node 4 free;"
                   + " waited past aryl.scheduler.starvation-wait-s and is in the senior lane, behind 2 older jobs"),
           Arguments.of("a starving job outside the full senior lane keeps its place in the job order",
-              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 3, JobOrder.SHORTEST_PREDICTED_FIRST,
-              Standing.OUTSIDE_THE_LANE,
+              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), place(3, Standing.OUTSIDE_THE_LANE),
+              JobOrder.SHORTEST_PREDICTED_FIRST,
               "Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training; 6 GPUs free now, largest node 4 free;"
                   + " waited past aryl.scheduler.starvation-wait-s, but older jobs fill the senior lane: queued"
                   + " behind 3 jobs (shortest predicted first)"),
           Arguments.of("a starving job outside the lane that the job order puts first still has nodes held",
-              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), 0, JobOrder.SHORTEST_PREDICTED_FIRST,
-              Standing.OUTSIDE_THE_LANE,
+              new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), place(0, Standing.OUTSIDE_THE_LANE),
+              JobOrder.SHORTEST_PREDICTED_FIRST,
               "Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training; 6 GPUs free now, largest node 4 free;"
                   + " waited past aryl.scheduler.starvation-wait-s, but older jobs fill the senior lane: it is first"
                   + " in line by shortest predicted first, and nodes are held for it as they free"),
           Arguments.of("no nodes are said to be held for a gang the pool cannot hold",
-              new JobShape(3, 3, 8, 600, ""), new Room(16, 8, 2), 0, JobOrder.SHORTEST_PREDICTED_FIRST,
-              Standing.IN_THE_LANE,
+              new JobShape(3, 3, 8, 600, ""), new Room(16, 8, 2), place(0, Standing.IN_THE_LANE),
+              JobOrder.SHORTEST_PREDICTED_FIRST,
               "Aryl: waiting for 3 workers x 8 GPUs (24 GPUs) on training; 16 GPUs free now, largest node 8 free;"
                   + " the training pool holds at most 2 workers of 8 GPUs now: it waits for more nodes (lent by"
                   + " inference); waited past aryl.scheduler.starvation-wait-s and is in the senior lane: it goes"
                   + " first"));
     }
 
+    /**
+     * Where the round put a job {@code ahead} waiting jobs behind the first, none admitted before it: the first job
+     * offered, if starving, has nodes held for it.
+     */
+    static QueuePlace place(int ahead, Standing standing) {
+      return new QueuePlace(ahead, ahead, standing, ahead == 0 && standing != Standing.NOT_STARVING);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("messages")
     @DisplayName("says what the gang needs, what is free now, and where the job stands")
-    void says(String description, JobShape shape, Room room, int ahead, JobOrder order, Standing standing,
-        String expected) {
-      assertThat(WaitingMessages.message("training", shape, room, ahead, order, standing)).isEqualTo(expected);
+    void says(String description, JobShape shape, Room room, QueuePlace place, JobOrder order, String expected) {
+      assertThat(WaitingMessages.message("training", shape, room, place, order)).isEqualTo(expected);
+    }
+
+    @Test
+    @DisplayName("nodes are said to be held only for a job the round held them for")
+    void heldOnlyWhenReserved() {
+      // First among the waiting, but a job admitted this round was offered before it: it reserved nothing.
+      QueuePlace notReserved = new QueuePlace(0, 1, Standing.OUTSIDE_THE_LANE, false);
+      assertThat(WaitingMessages.message("training", new JobShape(4, 4, 4, 600, ""), new Room(6, 4, 8), notReserved,
+          JobOrder.SHORTEST_PREDICTED_FIRST)).isEqualTo("Aryl: waiting for 4 workers x 4 GPUs (16 GPUs) on training;"
+          + " 6 GPUs free now, largest node 4 free; waited past aryl.scheduler.starvation-wait-s, but older jobs fill"
+          + " the senior lane: it is first in line by shortest predicted first");
     }
   }
 

@@ -3,6 +3,7 @@ package io.aryl.yarn.round;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.aryl.core.ArylPolicy;
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.job.JobShape;
 import io.aryl.core.model.Allocation;
@@ -16,8 +17,8 @@ import io.aryl.sim.engine.SimConfig;
 import io.aryl.sim.engine.Simulator;
 import io.aryl.sim.trace.InferenceCurve;
 import io.aryl.sim.trace.TraceJob;
-import io.aryl.yarn.ArylSettings;
-import io.aryl.yarn.GpuCatalog;
+import io.aryl.yarn.conf.ArylSettings;
+import io.aryl.yarn.conf.GpuCatalog;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,7 +30,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The scheduler decides as the simulator does. The simulator runs a seeded trace on a cluster of two GPU types
@@ -43,25 +44,27 @@ import org.junit.jupiter.params.provider.ValueSource;
  * <p>What legitimately differs is mapped explicitly, see {@link RmView}: names (YARN's node and application ids),
  * inference servers not on loan (the ResourceManager shows them in the inference partition, which the translator
  * leaves out of the training plan), and the true remaining work (only a simulator knows it; both sides plan on the
- * prediction).
+ * prediction). What the scheduler then does — the promises, the workers it asks back, the reclaims it starts — is held
+ * to what the simulator did by {@link SchedulerActsAsSimulatorTest}, on the same runs and through the same mapping.
  */
 @DisplayName("the scheduler's translated snapshot plans as the simulator's")
 class SchedulerPlansAsSimulatorTest {
   private static final double INFERENCE_SPEED = 0.5;
-  private static final double END_S = 30_000;
+  static final double END_S = 30_000;
   private static final double EPS = 1e-6;
 
   /** 3 training and 4 inference servers of 8 GPUs; demand swings between low (lend 2) and peak (take them back). */
-  private static final SimConfig CFG = SimConfig.defaults(3, 4).withInferenceGpuSpeed(INFERENCE_SPEED);
-  private static final InferenceCurve CURVE = new InferenceCurve("m", 2_700, new double[] {10, 100, 10, 55, 25});
+  static final SimConfig CFG = SimConfig.defaults(3, 4).withInferenceGpuSpeed(INFERENCE_SPEED);
+  static final InferenceCurve CURVE = new InferenceCurve("m", 2_700, new double[] {10, 100, 10, 55, 25});
 
   /** One snapshot the simulator planned, and its plan. */
   private record Round(ClusterState state, Plan plan) {}
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"aryl", "aryl+"})
+  @EnumSource(ArylPolicy.class)
   @DisplayName("for every round of a seeded run, both sides see the same cluster and plan the same")
-  void samePlans(String policy) {
+  void samePlans(ArylPolicy named) {
+    String policy = named.policyName();
     int compared = 0;
     int withLoans = 0;
     int withFenced = 0;
@@ -104,12 +107,13 @@ class SchedulerPlansAsSimulatorTest {
   }
 
   /** What an operator sets to run the simulator's policy on the simulator's cluster. */
-  private static ArylSettings settings(String policy) {
+  static ArylSettings settings(String policy) {
     Map<String, String> conf = new HashMap<>();
     conf.put("aryl.scheduler.policy", policy);
     // The simulator's aryl+ is speed-aware and values spare GPUs shortest remaining first (PolicySpec.ARYL_CORE_PLUS);
     // the scheduler sets the two apart.
-    conf.put("aryl.scheduler.elastic-value", policy.equals("aryl+") ? "shortest-remaining-first" : "jct-reduction");
+    conf.put("aryl.scheduler.elastic-value",
+        policy.equals(ArylPolicy.ARYL_PLUS.policyName()) ? "shortest-remaining-first" : "jct-reduction");
     conf.put("aryl.scheduler.gpu-types", "training-gpu,inference-gpu");
     conf.put("aryl.scheduler.gpu-type.inference-gpu.speed", Double.toString(INFERENCE_SPEED));
     conf.put("aryl.scheduler.inference.nodes", "i\\d+\\.gpu\\.example:8041");
@@ -120,7 +124,7 @@ class SchedulerPlansAsSimulatorTest {
   }
 
   /** A seeded trace: a few rigid multi-server gangs among many small and mid-size jobs of three model families. */
-  private static List<TraceJob> trace(long seed) {
+  static List<TraceJob> trace(long seed) {
     Random rnd = new Random(seed);
     int[] sizes = {1, 1, 2, 2, 4, 4, 8, 16};
     String[] models = {"resnet50", "bert", "gpt2"};
@@ -136,7 +140,7 @@ class SchedulerPlansAsSimulatorTest {
 
   // --- (a) the same cluster ----------------------------------------------------------------------------------------
 
-  private static void assertSameCluster(String at, ClusterState sim, ClusterState rm, Names names) {
+  static void assertSameCluster(String at, ClusterState sim, ClusterState rm, Names names) {
     assertThat(rm.nowS()).as(at + "now").isEqualTo(sim.nowS());
     assertThat(rm.tenants()).as(at + "tenants").isEqualTo(sim.tenants());
 
@@ -197,7 +201,7 @@ class SchedulerPlansAsSimulatorTest {
    *       work is what no ResourceManager knows: the planner reads only the prediction.
    * </ul>
    */
-  private static final class RmView {
+  static final class RmView {
     final List<NodeView> nodes = new ArrayList<>();
     final Map<String, AppView> apps = new TreeMap<>();
     final Set<String> fenced = new HashSet<>();
@@ -236,7 +240,7 @@ class SchedulerPlansAsSimulatorTest {
   }
 
   /** The simulator's names and YARN's, both ways, keeping the simulator's order. */
-  private static final class Names {
+  static final class Names {
     private final Map<String, String> apps = new HashMap<>();
     private final Map<String, String> jobs = new HashMap<>();
 
@@ -253,6 +257,10 @@ class SchedulerPlansAsSimulatorTest {
 
     String app(String job) {
       return apps.get(job);
+    }
+
+    String job(String app) {
+      return jobs.get(app);
     }
 
     String node(String server) {

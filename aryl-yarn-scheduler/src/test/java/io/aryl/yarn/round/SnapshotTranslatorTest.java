@@ -216,33 +216,35 @@ class SnapshotTranslatorTest {
   @DisplayName("a gang whose promised room containers being drained still hold")
   class GangsWaitingForDrains {
     @Test
-    @DisplayName("keeps its promise out of the snapshot, and the room already free is kept for it")
-    void keepsItsPromise() {
-      // P's two drained workers hold 2 of the 4 GPUs promised to Q; the other 2 are free.
+    @DisplayName("counts as started on its promise, the GPUs of the drains that make its room its own already")
+    void startedOnItsPromise() {
+      // P's drained worker P3 holds 2 of the 4 GPUs promised to Q; the other 2 are free.
       RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
               worker("p3", "app-p", 2))),
           apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
           book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
-      assertThat(in.starting()).isEqualTo(Map.of("app-q", on("n1", 2)));
-      assertThat(in.state().hasJob("app-q")).as("Q is not modelled").isFalse();
-      assertThat(in.keptGpus()).isEqualTo(Map.of("n1", 2));
-      assertThat(serverGpus(in.state(), "n1")).as("8 less P3 draining, less the 2 kept for Q").isEqualTo(4);
+      assertThat(in.awaitingDrains()).containsExactly("app-q");
+      assertThat(in.state().isRunning("app-q")).as("Q is modelled as running").isTrue();
+      assertThat(in.state().allocation("app-q")).isEqualTo(on("n1", 2));
+      assertThat(in.roomFromDrains()).isEqualTo(Map.of("n1", 2));
+      assertThat(serverGpus(in.state(), "n1")).as("8 less P3 draining, plus P3's 2 GPUs that are Q's").isEqualTo(8);
       assertThat(in.state().allocation("app-p")).isEqualTo(on("n1", 2));
       assertThat(in.orphans()).isEmpty();
     }
 
     @Test
-    @DisplayName("holding part of its gang, keeps its workers: neither modelled nor orphans")
+    @DisplayName("holding part of its gang, its workers are modelled with its promise, not orphans")
     void partOfItsGang() {
       RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
               worker("p3", "app-p", 2), worker("q1", "app-q", 2))),
           apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 1)),
           book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
-      assertThat(in.starting()).containsOnlyKeys("app-q");
+      assertThat(in.awaitingDrains()).containsExactly("app-q");
       assertThat(in.orphans()).isEmpty();
-      assertThat(in.workers()).doesNotContainKey("app-q");
-      assertThat(in.keptGpus()).isEmpty();
-      assertThat(serverGpus(in.state(), "n1")).as("8 less P3 draining, less Q's own worker").isEqualTo(4);
+      assertThat(in.workers().get("app-q").get("n1")).extracting(ContainerView::id).containsExactly("q1");
+      assertThat(in.state().allocation("app-q")).isEqualTo(on("n1", 2));
+      assertThat(in.roomFromDrains()).isEqualTo(Map.of("n1", 2));
+      assertThat(serverGpus(in.state(), "n1")).as("8 less P3 draining, plus the 2 of them that are Q's").isEqualTo(8);
     }
 
     @Test
@@ -252,7 +254,7 @@ class SnapshotTranslatorTest {
               worker("p3", "app-p", 2), worker("x1", "other", 1))),
           apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
           book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
-      assertThat(in.starting()).isEmpty();
+      assertThat(in.awaitingDrains()).isEmpty();
       assertThat(in.state().hasJob("app-q")).isTrue();
       assertThat(in.state().isRunning("app-q")).isFalse();
     }
@@ -264,7 +266,8 @@ class SnapshotTranslatorTest {
               worker("p3", "app-p", 2))),
           apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 1)),
           book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
-      assertThat(in.starting()).isEmpty();
+      assertThat(in.awaitingDrains()).isEmpty();
+      assertThat(in.state().isRunning("app-q")).isFalse();
     }
 
     @Test
@@ -274,9 +277,11 @@ class SnapshotTranslatorTest {
               worker("p3", "app-p", 2))),
           apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
           book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of("n1"));
-      assertThat(in.starting()).isEmpty();
+      assertThat(in.awaitingDrains()).isEmpty();
+      assertThat(in.state().isRunning("app-q")).isFalse();
     }
   }
+
 
   @Nested
   @DisplayName("promises of the last round")

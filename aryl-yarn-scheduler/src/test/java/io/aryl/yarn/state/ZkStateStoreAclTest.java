@@ -3,7 +3,7 @@ package io.aryl.yarn.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.aryl.yarn.ArylSettings;
+import io.aryl.yarn.conf.ArylSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

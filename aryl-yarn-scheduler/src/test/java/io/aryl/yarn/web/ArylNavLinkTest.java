@@ -2,6 +2,7 @@ package io.aryl.yarn.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.api.ArylPaths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -55,16 +56,16 @@ class ArylNavLinkTest {
         + "  <h3>\n    Tools\n  </h3>\n";
     String once = ArylNavLink.withLink(nav);
     assertThat(once).contains("<a href=\"/cluster/scheduler\">Scheduler</a>\n    </li>\n"
-        + "<li id=\"aryl-nav\"><a href=\"/ws/v1/cluster/aryl/page\">Aryl</a></li>\n  </ul>");
+        + "<li id=\"aryl-nav\"><a href=\"" + ArylPaths.PAGE + "\">Aryl</a></li>\n  </ul>");
     assertThat(ArylNavLink.withLink(once)).isEqualTo(once);
     assertThat(ArylNavLink.withLink(nav.replace("/cluster/", "/gateway/rm/cluster/")))
-        .contains("<a href=\"/gateway/rm/ws/v1/cluster/aryl/page\">Aryl</a>");
+        .contains("<a href=\"/gateway/rm" + ArylPaths.PAGE + "\">Aryl</a>");
     // As the RM renders its menu: list items left unclosed.
     String rendered = "<ul>\n  <li>\n    <a href=\"/cluster/apps\">Applications</a>\n  <li>\n"
         + "    <a href=\"/cluster/scheduler\">Scheduler</a>\n</ul>";
     assertThat(ArylNavLink.withLink(rendered)).isEqualTo("<ul>\n  <li>\n    <a href=\"/cluster/apps\">Applications</a>\n"
         + "  <li>\n    <a href=\"/cluster/scheduler\">Scheduler</a>\n"
-        + "<li id=\"aryl-nav\"><a href=\"/ws/v1/cluster/aryl/page\">Aryl</a></li>\n</ul>");
+        + "<li id=\"aryl-nav\"><a href=\"" + ArylPaths.PAGE + "\">Aryl</a></li>\n</ul>");
   }
 
   @Test

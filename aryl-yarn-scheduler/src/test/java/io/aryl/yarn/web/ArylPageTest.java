@@ -2,8 +2,18 @@ package io.aryl.yarn.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.aryl.yarn.StatusHistory;
-import java.util.LinkedHashMap;
+import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.ApplicationStatus.Change;
+import io.aryl.api.status.HistorySample;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.NodeStatus.Pool;
+import io.aryl.api.status.PlanStatus;
+import io.aryl.api.status.ReclaimStatus;
+import io.aryl.api.status.ReclaimStatus.Action;
+import io.aryl.api.status.ReclaimStatus.Phase;
+import io.aryl.api.status.RecoveryStatus;
+import io.aryl.api.status.SchedulerStatus;
+import io.aryl.api.status.StoreStatus;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -11,65 +21,33 @@ import org.junit.jupiter.api.Test;
 class ArylPageTest {
   private static final long NOW = 1_700_000_000_000L;
 
-  private static Map<String, Object> node(String name, String label, String owner, boolean loaned, boolean fenced,
-      int gpus, int used) {
-    Map<String, Object> n = new LinkedHashMap<>();
-    n.put("node", name);
-    n.put("label", label);
-    n.put("gpus", gpus);
-    n.put("usedGpus", used);
-    n.put("owner", owner);
-    n.put("loaned", loaned);
-    n.put("fenced", fenced);
-    n.put("gpuType", "a100");
-    return n;
+  private static NodeStatus node(String name, String label, Pool owner, boolean loaned, boolean fenced, int gpus,
+      int used) {
+    return new NodeStatus(name, label, gpus, used, owner, loaned, fenced, "a100", 1.0, null, null);
   }
 
-  private static Map<String, Object> status() {
-    Map<String, Object> lent = node("n1:1", "training", "inference", true, true, 8, 6);
-    Map<String, Object> s = new LinkedHashMap<>();
-    s.put("enabled", true);
-    s.put("round", 42);
-    s.put("recovery", Map.of("recovering", false));
-    s.put("nodes", List.of(node("n0:1", "inference", "inference", false, false, 8, 2), lent,
-        node("n2:1", "training", "training", false, false, 8, 8)));
-    s.put("loanedNodes", List.of(lent));
-    Map<String, Object> app = new LinkedHashMap<>();
-    app.put("application", "application_1_0001");
-    app.put("minWorkers", 1);
-    app.put("maxWorkers", 16);
-    app.put("targetWorkers", 8);
-    app.put("actualWorkers", 14);
-    app.put("askedWorkers", 0);
-    app.put("change", "SHRINK");
-    app.put("team", "<script>alert(1)</script>");
-    Map<String, Object> waiting = new LinkedHashMap<>(app);
-    waiting.put("application", "application_1_0002");
-    waiting.put("actualWorkers", 0);
-    waiting.put("team", null);
-    s.put("applications", List.of(app, waiting));
-    Map<String, Object> r = new LinkedHashMap<>();
-    r.put("id", "r-1");
-    r.put("phase", "DRAINING");
-    r.put("nodes", List.of("n1:1"));
-    r.put("returnedNodes", List.of());
-    r.put("requestedMs", NOW - 5_000);
-    r.put("deadlineMs", NOW + 25_000);
-    r.put("jobs", Map.of("application_1_0001", "SHRINK", "application_1_0009", "PREEMPT"));
-    r.put("containersShrunk", 2);
-    r.put("containersPreempted", 0);
-    s.put("reclaimsInFlight", List.of(r));
-    Map<String, Object> done = new LinkedHashMap<>(r);
-    done.put("id", "r-0");
-    done.put("phase", "DONE");
-    done.put("tookMs", 2500L);
-    done.put("late", true);
-    done.put("shortBy", 0);
-    s.put("reclaimsDone", List.of(done));
-    return s;
+  private static ApplicationStatus app(String id, int actual, String team) {
+    return new ApplicationStatus(id, 1, 16, 1, 3600, 8, Map.of(), actual, 0, Change.SHRINK, null, team);
   }
 
-  private static String render(Map<String, Object> status, List<StatusHistory.Sample> history) {
+  private static ReclaimStatus reclaim(long id, Phase phase, long tookMs, boolean late) {
+    return new ReclaimStatus(id, phase, 1, List.of("n1:1"), List.of(), List.of(), Map.of(), 0, NOW - 5_000,
+        NOW + 25_000, phase == Phase.DONE ? NOW : -1, tookMs, late, Map.of("application_1_0001", Action.SHRINK,
+        "application_1_0009", Action.PREEMPT), 2, 0, 0, 0);
+  }
+
+  private static SchedulerStatus status() {
+    NodeStatus lent = node("n1:1", "training", Pool.INFERENCE, true, true, 8, 6);
+    return new SchedulerStatus(true, 42L, 1.0, new RecoveryStatus(false, NOW, NOW, 60000, 0, List.of(), "done"),
+        new StoreStatus("memory", "", 1, null),
+        List.of(node("n0:1", "inference", Pool.INFERENCE, false, false, 8, 2), lent,
+            node("n2:1", "training", Pool.TRAINING, false, false, 8, 8)), List.of(lent),
+        List.of(app("application_1_0001", 14, "<script>alert(1)</script>"), app("application_1_0002", 0, null)),
+        List.of(), List.of(), PlanStatus.NONE, List.of(reclaim(1, Phase.DRAINING, -1, false)),
+        List.of(reclaim(0, Phase.DONE, 2500, true)), 0, null);
+  }
+
+  private static String render(SchedulerStatus status, List<HistorySample> history) {
     return ArylPage.render(new ArylPage.Inputs(status, history, NOW, "inference", "training", id -> true));
   }
 
@@ -118,7 +96,7 @@ class ArylPageTest {
 
   @Test
   void chartsEndAtTheCurrentStatus() {
-    StatusHistory.Sample old = new StatusHistory.Sample(NOW - 120_000, 0, 3, Map.of("inference", 1, "training", 4),
+    HistorySample old = new HistorySample(NOW - 120_000, 0, 3, Map.of("inference", 1, "training", 4),
         Map.of("inference", 8, "training", 16));
     String html = render(status(), List.of(old));
     assertThat(html).contains("id=\"chart-loaned\" data-points=\"2\"");
@@ -130,6 +108,6 @@ class ArylPageTest {
 
   @Test
   void saysSoWhenArylIsOff() {
-    assertThat(render(Map.of("enabled", false), List.of())).contains("id=\"off\"").doesNotContain("id=\"pools\"");
+    assertThat(render(SchedulerStatus.disabled(), List.of())).contains("id=\"off\"").doesNotContain("id=\"pools\"");
   }
 }

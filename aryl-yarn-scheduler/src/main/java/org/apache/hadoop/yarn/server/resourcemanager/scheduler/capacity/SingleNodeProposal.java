@@ -5,7 +5,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.SimpleC
 
 /**
  * Aryl: one step of the Capacity Scheduler's asynchronous walk, on one node, at a time Aryl chooses. The step is
- * package-private; {@code io.aryl.yarn.PromisedNodeAllocation} calls it through this class.
+ * package-private; {@code io.aryl.yarn.rm.PromisedNodeAllocation} calls it through this class.
  */
 public final class SingleNodeProposal {
   private SingleNodeProposal() {}
