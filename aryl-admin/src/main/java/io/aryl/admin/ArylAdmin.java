@@ -6,6 +6,7 @@ import io.aryl.api.ErrorBody;
 import io.aryl.api.reclaim.ReclaimRequest;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
+import io.aryl.labels.ActiveRmWebApp;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.LongSupplier;
-import io.aryl.labels.ActiveRmWebApp;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.SecurityUtil;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -39,24 +39,29 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code aryl-admin}: the operator's view of ArylScheduler through the active ResourceManager's
- * {@code /ws/v1/cluster/aryl} ({@code status}, {@code nodes}) and reclaims on demand ({@code reclaim}), read and
- * written as aryl-api's records ({@link SchedulerStatus}, {@link ReclaimRequest}, {@link ReclaimStatus}). The
- * ResourceManager is found from the Hadoop configuration as the loan controller finds it ({@link ActiveRmWebApp}:
- * every RM of an HA pair, following failovers). {@link #run} is the whole program; {@link #main} only exits with its
- * code.
+ * {@code /ws/v1/cluster/aryl} ({@code status}, {@code nodes}) and reclaims on demand ({@code
+ * reclaim}), read and written as aryl-api's records ({@link SchedulerStatus}, {@link
+ * ReclaimRequest}, {@link ReclaimStatus}). The ResourceManager is found from the Hadoop
+ * configuration as the loan controller finds it ({@link ActiveRmWebApp}: every RM of an HA pair,
+ * following failovers). {@link #run} is the whole program; {@link #main} only exits with its code.
  */
-@Command(name = "aryl-admin", mixinStandardHelpOptions = true, version = "aryl-admin 0.1",
-    description = "The operator's view of Aryl: pools, loans, reclaims and elastic jobs, and reclaims on demand,"
-        + " from the active ResourceManager (yarn.resourcemanager.webapp.address, every rm-id with HA).",
+@Command(
+    name = "aryl-admin",
+    mixinStandardHelpOptions = true,
+    version = "aryl-admin 0.1",
+    description =
+        "The operator's view of Aryl: pools, loans, reclaims and elastic jobs, and reclaims on demand,"
+            + " from the active ResourceManager (yarn.resourcemanager.webapp.address, every rm-id with HA).",
     subcommands = {ArylAdmin.Status.class, ArylAdmin.Nodes.class, ArylAdmin.Reclaim.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        "0:done",
-        "1:the ResourceManager refused (its error is printed): Aryl is not its scheduler, the caller is not a YARN"
-            + " admin, a reclaim it cannot do, or it is recovering",
-        "2:bad usage: an unknown command or option, a bad value (the message names the option and the value), a"
-            + " configuration that names no usable ResourceManager address",
-        "3:no ResourceManager answered (the message lists the addresses tried)"})
+      "0:done",
+      "1:the ResourceManager refused (its error is printed): Aryl is not its scheduler, the caller is not a YARN"
+          + " admin, a reclaim it cannot do, or it is recovering",
+      "2:bad usage: an unknown command or option, a bad value (the message names the option and the value), a"
+          + " configuration that names no usable ResourceManager address",
+      "3:no ResourceManager answered (the message lists the addresses tried)"
+    })
 public final class ArylAdmin implements Callable<Integer> {
   public static final int OK = 0;
   public static final int REFUSED = 1;
@@ -80,17 +85,20 @@ public final class ArylAdmin implements Callable<Integer> {
     CommandLine cl = new CommandLine(new ArylAdmin(), new Factory(clock));
     cl.setOut(o);
     cl.setErr(e);
-    cl.setParameterExceptionHandler((ex, a) -> {
-      CommandLine c = ex.getCommandLine();
-      String name = c.getCommandSpec().qualifiedName();
-      c.getErr().println(name + ": " + oneLine(ex.getMessage()));
-      c.getErr().println("Try '" + name + " --help' for more information.");
-      return USAGE;
-    });
-    cl.setExecutionExceptionHandler((ex, c, parsed) -> {
-      c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + oneLine(String.valueOf(ex)));
-      return REFUSED;
-    });
+    cl.setParameterExceptionHandler(
+        (ex, a) -> {
+          CommandLine c = ex.getCommandLine();
+          String name = c.getCommandSpec().qualifiedName();
+          c.getErr().println(name + ": " + oneLine(ex.getMessage()));
+          c.getErr().println("Try '" + name + " --help' for more information.");
+          return USAGE;
+        });
+    cl.setExecutionExceptionHandler(
+        (ex, c, parsed) -> {
+          c.getErr()
+              .println(c.getCommandSpec().qualifiedName() + ": " + oneLine(String.valueOf(ex)));
+          return REFUSED;
+        });
     try {
       return cl.execute(args);
     } finally {
@@ -130,18 +138,33 @@ public final class ArylAdmin implements Callable<Integer> {
     }
   }
 
-  /** Where the configuration and the ResourceManager come from, and the output form: every command's options. */
+  /**
+   * Where the configuration and the ResourceManager come from, and the output form: every command's
+   * options.
+   */
   static final class Common {
-    @Option(names = "--conf", paramLabel = "FILE", description = "A Hadoop configuration file to add (yarn-site.xml);"
-        + " repeatable. Without it, yarn-site.xml on the class path ($HADOOP_CONF_DIR with bin/aryl-admin).")
+    @Option(
+        names = "--conf",
+        paramLabel = "FILE",
+        description =
+            "A Hadoop configuration file to add (yarn-site.xml);"
+                + " repeatable. Without it, yarn-site.xml on the class path ($HADOOP_CONF_DIR with bin/aryl-admin).")
     List<Path> files = new ArrayList<>();
 
-    @Option(names = "-D", paramLabel = "KEY=VALUE", description = "A configuration property to set, e.g."
-        + " -D yarn.resourcemanager.webapp.address=rm1:8088.")
+    @Option(
+        names = "-D",
+        paramLabel = "KEY=VALUE",
+        description =
+            "A configuration property to set, e.g."
+                + " -D yarn.resourcemanager.webapp.address=rm1:8088.")
     Map<String, String> props = Map.of();
 
-    @Option(names = "--rm", paramLabel = "URL[,URL...]", description = "The ResourceManager web app(s) to ask,"
-        + " http(s)://host:port, instead of those the configuration names.")
+    @Option(
+        names = "--rm",
+        paramLabel = "URL[,URL...]",
+        description =
+            "The ResourceManager web app(s) to ask,"
+                + " http(s)://host:port, instead of those the configuration names.")
     String rm;
 
     @Option(names = "--json", description = "Print the ResourceManager's JSON answer as it came.")
@@ -163,27 +186,34 @@ public final class ArylAdmin implements Callable<Integer> {
       Configuration conf = conf();
       List<URI> candidates;
       try {
-        candidates = rm != null ? ActiveRmWebApp.parseCandidates("--rm", rm) : ActiveRmWebApp.candidates(conf);
+        candidates =
+            rm != null
+                ? ActiveRmWebApp.parseCandidates("--rm", rm)
+                : ActiveRmWebApp.candidates(conf);
       } catch (IllegalArgumentException e) {
         throw new Failure(USAGE, e.getMessage());
       } catch (RuntimeException e) { // Hadoop's parse errors in a --conf file
-        throw new Failure(USAGE, "cannot read the configuration: " + oneLine(String.valueOf(e.getMessage())));
+        throw new Failure(
+            USAGE, "cannot read the configuration: " + oneLine(String.valueOf(e.getMessage())));
       }
       return new Rm(ActiveRmWebApp.of(candidates), userName(conf));
     }
 
     /**
-     * The caller's name for Hadoop's simple HTTP authentication ({@code ?user.name=}, as Hadoop's own clients send
-     * it), or null under Kerberos, where the web app authenticates by SPNEGO instead.
+     * The caller's name for Hadoop's simple HTTP authentication ({@code ?user.name=}, as Hadoop's
+     * own clients send it), or null under Kerberos, where the web app authenticates by SPNEGO
+     * instead.
      */
     static String userName(Configuration conf) throws Failure {
-      if (SecurityUtil.getAuthenticationMethod(conf) != UserGroupInformation.AuthenticationMethod.SIMPLE) {
+      if (SecurityUtil.getAuthenticationMethod(conf)
+          != UserGroupInformation.AuthenticationMethod.SIMPLE) {
         return null;
       }
       try {
         return UserGroupInformation.getCurrentUser().getShortUserName();
       } catch (IOException e) {
-        throw new Failure(USAGE, "cannot tell the current user: " + oneLine(String.valueOf(e.getMessage())));
+        throw new Failure(
+            USAGE, "cannot tell the current user: " + oneLine(String.valueOf(e.getMessage())));
       }
     }
   }
@@ -192,39 +222,70 @@ public final class ArylAdmin implements Callable<Integer> {
   record Rm(ActiveRmWebApp web, String user) {
     /** A 2xx answer: who answered, what was asked, and the body as it came. */
     record Reply(URI rm, String method, String path, int status, String body) {
-      /** The body as the record it is, read leniently (fields this version does not know are skipped). */
+      /**
+       * The body as the record it is, read leniently (fields this version does not know are
+       * skipped).
+       */
       <T> T read(Class<T> type) throws Failure {
         try {
           return ArylJson.read(body, type);
         } catch (IOException notTheRecord) {
-          throw new Failure(REFUSED, "the ResourceManager at " + rm + " answered " + method + " " + path + " ("
-              + status + ") with no " + type.getSimpleName() + ": " + oneLine(abbreviate(body)));
+          throw new Failure(
+              REFUSED,
+              "the ResourceManager at "
+                  + rm
+                  + " answered "
+                  + method
+                  + " "
+                  + path
+                  + " ("
+                  + status
+                  + ") with no "
+                  + type.getSimpleName()
+                  + ": "
+                  + oneLine(abbreviate(body)));
         }
       }
     }
 
     Reply call(String method, String path, String body) throws Failure {
-      String query = user == null ? "" : "?user.name=" + URLEncoder.encode(user, StandardCharsets.UTF_8);
+      String query =
+          user == null ? "" : "?user.name=" + URLEncoder.encode(user, StandardCharsets.UTF_8);
       ActiveRmWebApp.Answer a;
       try {
         a = web.send(method, path + query, body);
       } catch (IOException e) {
-        String detail = oneLine(String.valueOf(e.getMessage())).replace(query, "")
-            .replaceAll("ConnectException(?=;|$)", "ConnectException (connection refused)");
-        String msg = "no ResourceManager answered (tried " + join(web.candidates()) + "): " + detail;
+        String detail =
+            oneLine(String.valueOf(e.getMessage()))
+                .replace(query, "")
+                .replaceAll("ConnectException(?=;|$)", "ConnectException (connection refused)");
+        String msg =
+            "no ResourceManager answered (tried " + join(web.candidates()) + "): " + detail;
         if (!"GET".equals(method) && !neverDelivered(e)) {
           msg += "; the request may have reached it: check with aryl-admin status";
         }
         throw new Failure(UNREACHABLE, msg);
       }
       if (a.status() / 100 != 2) {
-        throw new Failure(REFUSED, "the ResourceManager at " + a.rm() + " refused " + method + " " + path + " ("
-            + a.status() + "): " + oneLine(error(a.body())));
+        throw new Failure(
+            REFUSED,
+            "the ResourceManager at "
+                + a.rm()
+                + " refused "
+                + method
+                + " "
+                + path
+                + " ("
+                + a.status()
+                + "): "
+                + oneLine(error(a.body())));
       }
       return new Reply(a.rm(), method, path, a.status(), a.body());
     }
 
-    /** The refusal's {@code error}, or the start of the body when it is not an {@link ErrorBody}. */
+    /**
+     * The refusal's {@code error}, or the start of the body when it is not an {@link ErrorBody}.
+     */
     private static String error(String body) {
       try {
         ErrorBody e = body == null || body.isBlank() ? null : ArylJson.read(body, ErrorBody.class);
@@ -242,7 +303,8 @@ public final class ArylAdmin implements Callable<Integer> {
         return true;
       }
       for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException
+        if (t instanceof ConnectException
+            || t instanceof HttpConnectTimeoutException
             || t instanceof UnresolvedAddressException) {
           return true;
         }
@@ -251,7 +313,10 @@ public final class ArylAdmin implements Callable<Integer> {
     }
   }
 
-  /** What every command shares: its options, the clock, and turning a {@link Failure} into a line and a code. */
+  /**
+   * What every command shares: its options, the clock, and turning a {@link Failure} into a line
+   * and a code.
+   */
   abstract static class Base implements Callable<Integer> {
     @Mixin Common common = new Common();
     @Spec CommandSpec spec;
@@ -278,12 +343,17 @@ public final class ArylAdmin implements Callable<Integer> {
     }
   }
 
-  static final String EXIT_CODES = "%nExit codes: 0 done, 1 the ResourceManager refused, 2 bad usage or option,"
-      + " 3 no ResourceManager answered (see aryl-admin --help).";
+  static final String EXIT_CODES =
+      "%nExit codes: 0 done, 1 the ResourceManager refused, 2 bad usage or option,"
+          + " 3 no ResourceManager answered (see aryl-admin --help).";
 
-  @Command(name = "status", mixinStandardHelpOptions = true, footer = EXIT_CODES,
-      description = "Pools (nodes and GPUs, on loan, fenced), reclaims in flight and the last done, and the elastic"
-          + " jobs' min/target/actual/max workers, from GET /ws/v1/cluster/aryl.")
+  @Command(
+      name = "status",
+      mixinStandardHelpOptions = true,
+      footer = EXIT_CODES,
+      description =
+          "Pools (nodes and GPUs, on loan, fenced), reclaims in flight and the last done, and the elastic"
+              + " jobs' min/target/actual/max workers, from GET /ws/v1/cluster/aryl.")
   static final class Status extends Base {
     @Override
     void run(PrintWriter out) throws Failure {
@@ -292,8 +362,12 @@ public final class ArylAdmin implements Callable<Integer> {
     }
   }
 
-  @Command(name = "nodes", mixinStandardHelpOptions = true, footer = EXIT_CODES,
-      description = "One row per node: label, owner pool, GPU type, GPUs and GPUs in use, on loan, fenced.")
+  @Command(
+      name = "nodes",
+      mixinStandardHelpOptions = true,
+      footer = EXIT_CODES,
+      description =
+          "One row per node: label, owner pool, GPU type, GPUs and GPUs in use, on loan, fenced.")
   static final class Nodes extends Base {
     @Override
     void run(PrintWriter out) throws Failure {
@@ -302,28 +376,44 @@ public final class ArylAdmin implements Callable<Integer> {
     }
   }
 
-  @Command(name = "reclaim", mixinStandardHelpOptions = true, footer = EXIT_CODES,
-      description = "Return loaned nodes to inference: the scheduler picks the N loaned nodes whose return costs the"
-          + " least training work, drains them and relabels them. Needs a YARN admin when yarn.acl.enable is on.")
+  @Command(
+      name = "reclaim",
+      mixinStandardHelpOptions = true,
+      footer = EXIT_CODES,
+      description =
+          "Return loaned nodes to inference: the scheduler picks the N loaned nodes whose return costs the"
+              + " least training work, drains them and relabels them. Needs a YARN admin when yarn.acl.enable is on.")
   static final class Reclaim extends Base {
-    @Option(names = "--nodes", required = true, paramLabel = "N", converter = NodeCount.class,
+    @Option(
+        names = "--nodes",
+        required = true,
+        paramLabel = "N",
+        converter = NodeCount.class,
         description = "How many loaned nodes to return, an integer >= 1.")
     int nodes;
 
-    @Option(names = "--deadline", paramLabel = "DURATION", converter = DeadlineConverter.class,
-        description = "By when they must be back, from now: 90s, 5m, 1h (at most 7d). Default: the scheduler's"
-            + " aryl.scheduler.reclaim.default-deadline-ms.")
+    @Option(
+        names = "--deadline",
+        paramLabel = "DURATION",
+        converter = DeadlineConverter.class,
+        description =
+            "By when they must be back, from now: 90s, 5m, 1h (at most 7d). Default: the scheduler's"
+                + " aryl.scheduler.reclaim.default-deadline-ms.")
     Duration deadline;
 
-    @Option(names = "--gpu-type", paramLabel = "TYPE",
-        description = "Only loaned nodes of this GPU type, one of the scheduler's aryl.scheduler.gpu-types.")
+    @Option(
+        names = "--gpu-type",
+        paramLabel = "TYPE",
+        description =
+            "Only loaned nodes of this GPU type, one of the scheduler's aryl.scheduler.gpu-types.")
     String gpuType;
 
     @Override
     void run(PrintWriter out) throws Failure {
       Rm rm = common.connect();
       long now = clock.getAsLong();
-      ReclaimRequest body = new ReclaimRequest(nodes, deadline == null ? 0 : now + deadline.toMillis(), gpuType);
+      ReclaimRequest body =
+          new ReclaimRequest(nodes, deadline == null ? 0 : now + deadline.toMillis(), gpuType);
       Rm.Reply r = rm.call("POST", ArylPaths.RECLAIMS, ArylJson.write(body));
       print(out, r, Views.reclaim(r.read(ReclaimStatus.class), now));
     }

@@ -5,8 +5,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A plain text table as {@code yarn application -list} prints one: a header row, then one row per item, each column
- * as wide as its widest cell, two spaces between columns, no trailing blanks. A null cell prints as {@code -}.
+ * A plain text table as {@code yarn application -list} prints one: a header row, then one row per
+ * item, each column as wide as its widest cell, two spaces between columns, no trailing blanks. A
+ * null cell prints as {@code -}.
  */
 final class Table {
   private final List<String> headers;
@@ -21,8 +22,15 @@ final class Table {
 
   Table row(Object... cells) {
     if (cells.length != headers.size()) {
-      throw new IllegalArgumentException("a row of " + headers + " needs " + headers.size() + " cells, was "
-          + cells.length + ": " + Arrays.toString(cells));
+      throw new IllegalArgumentException(
+          "a row of "
+              + headers
+              + " needs "
+              + headers.size()
+              + " cells, was "
+              + cells.length
+              + ": "
+              + Arrays.toString(cells));
     }
     List<String> r = new ArrayList<>();
     for (Object c : cells) {

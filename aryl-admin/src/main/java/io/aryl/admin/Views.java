@@ -16,9 +16,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The human form of the scheduler's status ({@link SchedulerStatus}, {@code GET /ws/v1/cluster/aryl}) and of a reclaim
- * ({@link ReclaimStatus}): aligned tables, times in UTC with how far they are from {@code nowMs}. What the status
- * leaves null (an unknown GPU type, the team of a job not planned yet, a time not reached) prints as {@code -}.
+ * The human form of the scheduler's status ({@link SchedulerStatus}, {@code GET
+ * /ws/v1/cluster/aryl}) and of a reclaim ({@link ReclaimStatus}): aligned tables, times in UTC with
+ * how far they are from {@code nowMs}. What the status leaves null (an unknown GPU type, the team
+ * of a job not planned yet, a time not reached) prints as {@code -}.
  */
 final class Views {
   /** How many finished reclaims {@code status} shows, newest first. */
@@ -42,7 +43,13 @@ final class Views {
     } else {
       Table t = new Table("ID", "PHASE", "ASKED", "NODES", "DEADLINE", "LATE");
       for (ReclaimStatus r : inFlight) {
-        t.row(r.id(), r.phase(), r.requested(), list(r.nodes()), when(r.deadlineMs(), nowMs), yesNo(r.late()));
+        t.row(
+            r.id(),
+            r.phase(),
+            r.requested(),
+            list(r.nodes()),
+            when(r.deadlineMs(), nowMs),
+            yesNo(r.late()));
       }
       out.append(t.render());
     }
@@ -50,15 +57,24 @@ final class Views {
 
     List<ReclaimStatus> done = new ArrayList<>(s.reclaimsDone());
     done.sort(Comparator.comparingLong(ReclaimStatus::id).reversed());
-    out.append("Reclaims done (last ").append(Math.min(DONE_SHOWN, done.size())).append(" of ").append(done.size())
+    out.append("Reclaims done (last ")
+        .append(Math.min(DONE_SHOWN, done.size()))
+        .append(" of ")
+        .append(done.size())
         .append(")\n");
     if (done.isEmpty()) {
       out.append("(none)\n");
     } else {
       Table t = new Table("ID", "ASKED", "RETURNED", "FINISHED", "TOOK", "LATE", "GPU-S LOST");
       for (ReclaimStatus r : done.subList(0, Math.min(DONE_SHOWN, done.size()))) {
-        t.row(r.id(), r.requested(), list(r.returnedNodes()), when(r.finishedMs(), nowMs), duration(r.tookMs()),
-            yesNo(r.late()), r.gpuSecondsLost());
+        t.row(
+            r.id(),
+            r.requested(),
+            list(r.returnedNodes()),
+            when(r.finishedMs(), nowMs),
+            duration(r.tookMs()),
+            yesNo(r.late()),
+            r.gpuSecondsLost());
       }
       out.append(t.render());
     }
@@ -72,7 +88,13 @@ final class Views {
       Table t = new Table("APPLICATION", "TEAM", "MIN", "TARGET", "ACTUAL", "MAX", "CHANGE");
       for (ApplicationStatus a : apps) {
         String team = a.team() == null || a.team().isEmpty() ? null : a.team();
-        t.row(a.application(), team, a.minWorkers(), a.targetWorkers(), a.actualWorkers(), a.maxWorkers(),
+        t.row(
+            a.application(),
+            team,
+            a.minWorkers(),
+            a.targetWorkers(),
+            a.actualWorkers(),
+            a.maxWorkers(),
             a.change());
       }
       out.append(t.render());
@@ -82,23 +104,38 @@ final class Views {
 
   /** One line: round, recovery, store, the loan target in force and who set it. */
   static String summary(SchedulerStatus s, long nowMs) {
-    StringBuilder l = new StringBuilder("Aryl scheduler: round ").append(s.round() == null ? "-" : s.round());
+    StringBuilder l =
+        new StringBuilder("Aryl scheduler: round ").append(s.round() == null ? "-" : s.round());
     RecoveryStatus recovery = s.recovery();
-    l.append(", ").append(recovery != null && recovery.recovering()
-        ? "RECOVERING (waiting for " + recovery.waitingForNodes().size() + " node(s))" : "not recovering");
+    l.append(", ")
+        .append(
+            recovery != null && recovery.recovering()
+                ? "RECOVERING (waiting for " + recovery.waitingForNodes().size() + " node(s))"
+                : "not recovering");
     StoreStatus store = s.store();
     if (store != null) {
-      l.append(", store ").append(store.kind() == null ? "-" : store.kind()).append(" epoch ").append(store.epoch());
+      l.append(", store ")
+          .append(store.kind() == null ? "-" : store.kind())
+          .append(" epoch ")
+          .append(store.epoch());
     }
     LoanTargetStatus t = s.loanTarget();
     if (t == null) {
       l.append(", no loan target");
     } else {
-      l.append(", loan target ").append(t.maxOnLoan()).append(" (").append(t.onLoan()).append(" on loan");
+      l.append(", loan target ")
+          .append(t.maxOnLoan())
+          .append(" (")
+          .append(t.onLoan())
+          .append(" on loan");
       if (t.returnByMs() > 0 && t.onLoan() > t.maxOnLoan()) {
         l.append(", the rest back by ").append(when(t.returnByMs(), nowMs));
       }
-      l.append(") from ").append(t.controller()).append(" epoch ").append(t.epoch()).append(", received ")
+      l.append(") from ")
+          .append(t.controller())
+          .append(" epoch ")
+          .append(t.epoch())
+          .append(", received ")
           .append(when(t.receivedMs(), nowMs));
     }
     return l.toString();
@@ -106,8 +143,9 @@ final class Views {
 
   /** Nodes, GPUs, GPUs in use, nodes on loan and nodes fenced, per pool (the node's owner). */
   static Table pools(List<NodeStatus> nodes) {
-    Map<String, long[]> byPool = new TreeMap<>(Comparator.comparingInt(Views::poolOrder)
-        .thenComparing(Comparator.naturalOrder()));
+    Map<String, long[]> byPool =
+        new TreeMap<>(
+            Comparator.comparingInt(Views::poolOrder).thenComparing(Comparator.naturalOrder()));
     for (NodeStatus n : nodes) {
       String label = n.label() == null ? "" : n.label();
       String pool = n.owner() != null ? n.owner().value() : label.isEmpty() ? "(none)" : label;
@@ -137,10 +175,18 @@ final class Views {
     if (!s.enabled()) {
       return disabled();
     }
-    Table t = new Table("NODE", "LABEL", "OWNER", "GPU-TYPE", "GPUS", "USED-GPUS", "LOANED", "FENCED");
+    Table t =
+        new Table("NODE", "LABEL", "OWNER", "GPU-TYPE", "GPUS", "USED-GPUS", "LOANED", "FENCED");
     for (NodeStatus n : s.nodes()) {
-      t.row(n.node(), n.label(), n.owner() == null ? null : n.owner().value(), n.gpuType(), n.gpus(), n.usedGpus(),
-          yesNo(n.loaned()), yesNo(n.fenced()));
+      t.row(
+          n.node(),
+          n.label(),
+          n.owner() == null ? null : n.owner().value(),
+          n.gpuType(),
+          n.gpus(),
+          n.usedGpus(),
+          yesNo(n.loaned()),
+          yesNo(n.fenced()));
     }
     return t.size() == 0 ? t.render() + "(no nodes)\n" : t.render();
   }

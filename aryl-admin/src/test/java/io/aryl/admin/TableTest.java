@@ -8,10 +8,17 @@ import org.junit.jupiter.api.Test;
 
 class TableTest {
   @Test
-  @DisplayName("columns are as wide as their widest cell, two spaces apart, with no trailing blanks")
+  @DisplayName(
+      "columns are as wide as their widest cell, two spaces apart, with no trailing blanks")
   void alignsColumns() {
-    String t = new Table("NODE", "GPUS", "LOANED").row("gpu-inf-3:45454", 8, "yes").row("a", 16, "no").render();
-    assertThat(t).isEqualTo("""
+    String t =
+        new Table("NODE", "GPUS", "LOANED")
+            .row("gpu-inf-3:45454", 8, "yes")
+            .row("a", 16, "no")
+            .render();
+    assertThat(t)
+        .isEqualTo(
+            """
         NODE             GPUS  LOANED
         gpu-inf-3:45454  8     yes
         a                16    no
@@ -27,7 +34,8 @@ class TableTest {
   @Test
   @DisplayName("a row with the wrong number of cells is refused, naming the columns")
   void wrongWidthRefused() {
-    assertThatThrownBy(() -> new Table("A", "B").row("only")).hasMessageContaining("needs 2 cells, was 1");
+    assertThatThrownBy(() -> new Table("A", "B").row("only"))
+        .hasMessageContaining("needs 2 cells, was 1");
   }
 
   @Test

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /** The tables drawn from the scheduler's answer (the example of the REST page, abridged). */
 class ViewsTest {
-  static final String STATUS = """
+  static final String STATUS =
+      """
       {"enabled": true, "round": 5120, "roundLatencyMs": 3,
        "recovery": {"recovering": false, "waitingForNodes": []},
        "store": {"kind": "zookeeper", "location": "/aryl-scheduler", "epoch": 12},
@@ -43,16 +44,20 @@ class ViewsTest {
   }
 
   @Test
-  @DisplayName("the fixture names no field the status lacks: it is the scheduler's answer, abridged, not invented")
+  @DisplayName(
+      "the fixture names no field the status lacks: it is the scheduler's answer, abridged, not invented")
   void fixtureHoldsToTheContract() throws Exception {
     assertThat(ArylJson.strictReader(SchedulerStatus.class).<SchedulerStatus>readValue(STATUS))
         .isEqualTo(json(STATUS));
   }
 
   @Test
-  @DisplayName("status: one summary line, then pools, reclaims in flight, the last done newest first, elastic jobs")
+  @DisplayName(
+      "status: one summary line, then pools, reclaims in flight, the last done newest first, elastic jobs")
   void status() throws Exception {
-    assertThat(Views.status(json(STATUS), Cli.NOW_MS)).isEqualTo("""
+    assertThat(Views.status(json(STATUS), Cli.NOW_MS))
+        .isEqualTo(
+            """
         Aryl scheduler: round 5120, not recovering, store zookeeper epoch 12, loan target 1 (1 on loan) from lc-1 \
         epoch 4, received 2025-11-29T15:57:50Z (10s ago)
 
@@ -77,28 +82,45 @@ class ViewsTest {
   }
 
   @Test
-  @DisplayName("status of an idle scheduler says (none) for each empty section, and a recovering one says so")
+  @DisplayName(
+      "status of an idle scheduler says (none) for each empty section, and a recovering one says so")
   void emptySections() throws Exception {
-    String s = Views.status(json("{\"enabled\":true,\"round\":1,\"recovery\":{\"recovering\":true,"
-        + "\"waitingForNodes\":[\"a:1\",\"b:1\"]},\"nodes\":[],\"applications\":[],\"reclaimsInFlight\":[],"
-        + "\"reclaimsDone\":[]}"), Cli.NOW_MS);
-    assertThat(s).startsWith("Aryl scheduler: round 1, RECOVERING (waiting for 2 node(s)), no loan target")
-        .contains("Reclaims in flight\n(none)\n", "Reclaims done (last 0 of 0)\n(none)\n", "Elastic jobs\n(none)\n");
+    String s =
+        Views.status(
+            json(
+                "{\"enabled\":true,\"round\":1,\"recovery\":{\"recovering\":true,"
+                    + "\"waitingForNodes\":[\"a:1\",\"b:1\"]},\"nodes\":[],\"applications\":[],\"reclaimsInFlight\":[],"
+                    + "\"reclaimsDone\":[]}"),
+            Cli.NOW_MS);
+    assertThat(s)
+        .startsWith("Aryl scheduler: round 1, RECOVERING (waiting for 2 node(s)), no loan target")
+        .contains(
+            "Reclaims in flight\n(none)\n",
+            "Reclaims done (last 0 of 0)\n(none)\n",
+            "Elastic jobs\n(none)\n");
   }
 
   @Test
   @DisplayName("the summary shows a lowered target with the deadline of the nodes above it")
   void loweredTarget() throws Exception {
-    String s = Views.summary(json("{\"enabled\":true,\"round\":7,\"loanTarget\":{\"epoch\":5,\"controller\":\"lc-2\","
-        + "\"maxOnLoan\":0,\"returnByMs\":1764432000000,\"receivedMs\":1764431870000,\"onLoan\":2}}"), Cli.NOW_MS);
-    assertThat(s).isEqualTo("Aryl scheduler: round 7, not recovering, loan target 0 (2 on loan, the rest back by"
-        + " 2025-11-29T16:00:00Z (in 2m0s)) from lc-2 epoch 5, received 2025-11-29T15:57:50Z (10s ago)");
+    String s =
+        Views.summary(
+            json(
+                "{\"enabled\":true,\"round\":7,\"loanTarget\":{\"epoch\":5,\"controller\":\"lc-2\","
+                    + "\"maxOnLoan\":0,\"returnByMs\":1764432000000,\"receivedMs\":1764431870000,\"onLoan\":2}}"),
+            Cli.NOW_MS);
+    assertThat(s)
+        .isEqualTo(
+            "Aryl scheduler: round 7, not recovering, loan target 0 (2 on loan, the rest back by"
+                + " 2025-11-29T16:00:00Z (in 2m0s)) from lc-2 epoch 5, received 2025-11-29T15:57:50Z (10s ago)");
   }
 
   @Test
   @DisplayName("nodes: one row per node, a missing GPU type as -")
   void nodes() throws Exception {
-    assertThat(Views.nodes(json(STATUS))).isEqualTo("""
+    assertThat(Views.nodes(json(STATUS)))
+        .isEqualTo(
+            """
         NODE             LABEL      OWNER      GPU-TYPE  GPUS  USED-GPUS  LOANED  FENCED
         gpu-tr-1:45454   training   training   a100      8     8          no      no
         gpu-inf-3:45454  training   inference  t4        8     6          yes     yes
@@ -109,17 +131,25 @@ class ViewsTest {
   @Test
   @DisplayName("a scheduler with Aryl off says so instead of empty tables")
   void disabled() throws Exception {
-    assertThat(Views.status(json("{\"enabled\":false}"), 0)).contains("aryl.scheduler.enabled=false");
+    assertThat(Views.status(json("{\"enabled\":false}"), 0))
+        .contains("aryl.scheduler.enabled=false");
     assertThat(Views.nodes(json("{\"enabled\":false}"))).contains("aryl.scheduler.enabled=false");
   }
 
   @Test
   @DisplayName("reclaim: the reclaim's id, phase, nodes, deadline and the jobs it touches")
   void reclaim() throws Exception {
-    assertThat(Views.reclaim(ArylJson.read("""
+    assertThat(
+            Views.reclaim(
+                ArylJson.read(
+                    """
         {"id": 8, "phase": "DRAINING", "requested": 2, "nodes": ["gpu-inf-3:45454", "gpu-inf-5:45454"],
          "deadlineMs": 1764432000000, "jobs": {"application_1764400000000_0042": "SHRINK"}, "plannedCostGpuS": 120}
-        """, ReclaimStatus.class), Cli.NOW_MS)).isEqualTo("""
+        """,
+                    ReclaimStatus.class),
+                Cli.NOW_MS))
+        .isEqualTo(
+            """
         RECLAIM       8
         phase         DRAINING
         asked         2

@@ -8,13 +8,17 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The rule by which a new AM attempt takes over the previous attempt's running generation: adopt it once exactly its
- * members are back, untouched on their recorded hosts; give it up as soon as that cannot happen (a member ended, a
- * container that is not a member came back, a member was signalled) or when the wait is over with members missing;
- * else wait. Pure: no YARN calls.
+ * The rule by which a new AM attempt takes over the previous attempt's running generation: adopt it
+ * once exactly its members are back, untouched on their recorded hosts; give it up as soon as that
+ * cannot happen (a member ended, a container that is not a member came back, a member was
+ * signalled) or when the wait is over with members missing; else wait. Pure: no YARN calls.
  */
 final class Adoption {
-  enum Decision { WAIT, ADOPT, REFUSE }
+  enum Decision {
+    WAIT,
+    ADOPT,
+    REFUSE
+  }
 
   /** What to do now, and why when refused. */
   record Verdict(Decision decision, String reason) {}
@@ -24,7 +28,9 @@ final class Adoption {
   private final long waitMs;
   private final Set<String> ended = new HashSet<>();
 
-  /** @param waitMs the longest wait for missing members, from {@code now} */
+  /**
+   * @param waitMs the longest wait for missing members, from {@code now}
+   */
   Adoption(GenerationRecord record, long now, long waitMs) {
     if (!record.running()) {
       throw new IllegalArgumentException("only a running generation can be adopted, was " + record);
@@ -68,15 +74,28 @@ final class Adoption {
       return new Verdict(Decision.ADOPT, "");
     }
     if (now >= deadline) {
-      List<String> missing = recordedHosts.keySet().stream().filter(id -> !present.contains(id)).toList();
-      return refuse(missing.size() + " of " + recordedHosts.size() + " members did not come back within " + waitMs
-          + " ms: " + String.join(", ", missing));
+      List<String> missing =
+          recordedHosts.keySet().stream().filter(id -> !present.contains(id)).toList();
+      return refuse(
+          missing.size()
+              + " of "
+              + recordedHosts.size()
+              + " members did not come back within "
+              + waitMs
+              + " ms: "
+              + String.join(", ", missing));
     }
     return new Verdict(Decision.WAIT, "");
   }
 
   private Verdict refuse(String why) {
-    return new Verdict(Decision.REFUSE, "generation " + record.generation().number() + " from attempt "
-        + record.attempt() + " not adopted: " + why);
+    return new Verdict(
+        Decision.REFUSE,
+        "generation "
+            + record.generation().number()
+            + " from attempt "
+            + record.attempt()
+            + " not adopted: "
+            + why);
   }
 }

@@ -6,65 +6,79 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The containers of a {@code --launcher torchrun} job and what to do next: pure bookkeeping, no YARN calls, the same
- * event API as {@link WorkerGroup} ({@link Membership}). Here torchrun forms the generations: every container runs one
- * elastic agent ({@link TorchrunLauncher}), started once, and the agents rendezvous among themselves in the AM's store
- * ({@link RendezvousStore}). The AM starts and stops agents; it never stops a survivor for a change of membership.
+ * The containers of a {@code --launcher torchrun} job and what to do next: pure bookkeeping, no
+ * YARN calls, the same event API as {@link WorkerGroup} ({@link Membership}). Here torchrun forms
+ * the generations: every container runs one elastic agent ({@link TorchrunLauncher}), started once,
+ * and the agents rendezvous among themselves in the AM's store ({@link RendezvousStore}). The AM
+ * starts and stops agents; it never stops a survivor for a change of membership.
  *
  * <ul>
- *   <li><b>Start.</b> Asks for max containers; the first agents start together once min containers are held and
- *       membership has been still for the settle time (a partial gang runs nothing), each in rendezvous
- *       {@code incarnation} 1.
- *   <li><b>Grow.</b> A container granted later gets its agent once membership has been still for the settle time: it
- *       joins the rendezvous, and the running agents, seeing a node waiting, restart their workers into a bigger
- *       group (torchrun does not charge that).
- *   <li><b>Shrink.</b> A preempted container's agent alone gets SIGTERM (its workers checkpoint); the container is
- *       released once the agent exited, or at the grace. The survivors' workers fail their next collective and their
- *       agents re-rendezvous without it (torchrun charges that to each survivor's own budget: see
- *       {@link TorchrunLauncher#maxRestarts}). Below min containers the survivors wait in the rendezvous, for min
- *       nodes, until the scheduler gives the job its gang again.
- *   <li><b>Charged to --max-restarts</b> (the AM's budget): only an agent that exits non-zero on its own, i.e.
- *       torchrun gave up (its own restarts spent, or its rendezvous failed), and an agent that cannot be started. Not:
- *       an agent's exit after SIGTERM, a container YARN lost, an agent of an earlier AM attempt, an exit while every
- *       agent is being restarted, nor an exit while the job holds fewer than min containers (its rendezvous could not
- *       complete: a join timeout is not the job's failure).
- *   <li><b>Restart of every agent.</b> After such an exit torchrun has closed the rendezvous for good (it does when it
- *       gives up), so every other agent is told to stop, given the grace, and then every held container starts an
- *       agent of a new rendezvous ({@code incarnation} + 1, a new run id), once min are held. The same happens when
- *       the AM's store had to be restarted, and for the containers of an earlier AM attempt: that attempt's store died
- *       with it, and its agents with their rendezvous. Neither is charged.
- *   <li><b>Finish.</b> The first agent that exits 0 on its own (torchrun: its workers all finished, and it waited for
- *       the other agents of that round) starts the finish: no more asks or agents; the job succeeds once every
- *       container has ended. A non-zero exit meanwhile is recorded, not a failure: it is an agent that was not in the
- *       last round (one that joined as the others finished, whose rendezvous they closed).
+ *   <li><b>Start.</b> Asks for max containers; the first agents start together once min containers
+ *       are held and membership has been still for the settle time (a partial gang runs nothing),
+ *       each in rendezvous {@code incarnation} 1.
+ *   <li><b>Grow.</b> A container granted later gets its agent once membership has been still for
+ *       the settle time: it joins the rendezvous, and the running agents, seeing a node waiting,
+ *       restart their workers into a bigger group (torchrun does not charge that).
+ *   <li><b>Shrink.</b> A preempted container's agent alone gets SIGTERM (its workers checkpoint);
+ *       the container is released once the agent exited, or at the grace. The survivors' workers
+ *       fail their next collective and their agents re-rendezvous without it (torchrun charges that
+ *       to each survivor's own budget: see {@link TorchrunLauncher#maxRestarts}). Below min
+ *       containers the survivors wait in the rendezvous, for min nodes, until the scheduler gives
+ *       the job its gang again.
+ *   <li><b>Charged to --max-restarts</b> (the AM's budget): only an agent that exits non-zero on
+ *       its own, i.e. torchrun gave up (its own restarts spent, or its rendezvous failed), and an
+ *       agent that cannot be started. Not: an agent's exit after SIGTERM, a container YARN lost, an
+ *       agent of an earlier AM attempt, an exit while every agent is being restarted, nor an exit
+ *       while the job holds fewer than min containers (its rendezvous could not complete: a join
+ *       timeout is not the job's failure).
+ *   <li><b>Restart of every agent.</b> After such an exit torchrun has closed the rendezvous for
+ *       good (it does when it gives up), so every other agent is told to stop, given the grace, and
+ *       then every held container starts an agent of a new rendezvous ({@code incarnation} + 1, a
+ *       new run id), once min are held. The same happens when the AM's store had to be restarted,
+ *       and for the containers of an earlier AM attempt: that attempt's store died with it, and its
+ *       agents with their rendezvous. Neither is charged.
+ *   <li><b>Finish.</b> The first agent that exits 0 on its own (torchrun: its workers all finished,
+ *       and it waited for the other agents of that round) starts the finish: no more asks or
+ *       agents; the job succeeds once every container has ended. A non-zero exit meanwhile is
+ *       recorded, not a failure: it is an agent that was not in the last round (one that joined as
+ *       the others finished, whose rendezvous they closed).
  * </ul>
  *
- * <p>The AM records no generations for torchrun jobs (it forms none): {@link #current()} is null and an AM restart
- * restarts the agents (above) instead of adopting them.
+ * <p>The AM records no generations for torchrun jobs (it forms none): {@link #current()} is null
+ * and an AM restart restarts the agents (above) instead of adopting them.
  *
- * <p>The containers and their states, the asks, the events and the budget are kept in a {@link ContainerLedger}
- * (shared with {@link WorkerGroup}); what is here is what the torchrun launcher decides.
+ * <p>The containers and their states, the asks, the events and the budget are kept in a {@link
+ * ContainerLedger} (shared with {@link WorkerGroup}); what is here is what the torchrun launcher
+ * decides.
  */
 public final class AgentGroup implements Membership {
   private final long graceMs;
   private final long settleMs;
   private final ContainerLedger agents;
+
   /** Containers of an earlier AM attempt in which no agent of this attempt has started yet. */
   private final Set<String> recovered = new HashSet<>();
+
   /** The rendezvous the agents started now join; 0 before the first. */
   private int incarnation;
-  /** Every agent starts afresh, together, once min containers are held: before the first start and after a stop. */
+
+  /**
+   * Every agent starts afresh, together, once min containers are held: before the first start and
+   * after a stop.
+   */
   private boolean startPending = true;
+
   /** A stop of every agent is in progress: its agents are STOPPING, none is started. */
   private boolean stopping;
+
   private boolean belowMin;
   private boolean finishing;
   private final List<String> finishNotes = new ArrayList<>();
   private Outcome outcome;
 
   /**
-   * @param graceMs how long an agent told to stop has to exit before its container is released (preempted) or
-   *     re-initialised (a restart of every agent)
+   * @param graceMs how long an agent told to stop has to exit before its container is released
+   *     (preempted) or re-initialised (a restart of every agent)
    * @param settleMs how long membership must be still before agents are started
    */
   public AgentGroup(int min, int max, long graceMs, long settleMs, int maxRestarts) {
@@ -76,8 +90,14 @@ public final class AgentGroup implements Membership {
   /** torchrun jobs record no generation: a record of an earlier attempt is not theirs to adopt. */
   @Override
   public void resume(GenerationRecord previous, long now) {
-    agents.event(now, "not-adopted", "generation " + previous.generation().number()
-        + " recorded by attempt " + previous.attempt() + " ignored: torchrun forms this job's generations");
+    agents.event(
+        now,
+        "not-adopted",
+        "generation "
+            + previous.generation().number()
+            + " recorded by attempt "
+            + previous.attempt()
+            + " ignored: torchrun forms this job's generations");
   }
 
   @Override
@@ -91,8 +111,9 @@ public final class AgentGroup implements Membership {
   }
 
   /**
-   * A container of an earlier AM attempt: its agent lost that attempt's store, which died with it, so it is told to
-   * stop; its container starts an agent of this attempt's rendezvous with the others.
+   * A container of an earlier AM attempt: its agent lost that attempt's store, which died with it,
+   * so it is told to stop; its container starts an agent of this attempt's rendezvous with the
+   * others.
    */
   @Override
   public List<WorkerAction> recovered(String id, String host, long now) {
@@ -104,8 +125,12 @@ public final class AgentGroup implements Membership {
     recovered.add(id);
     stopping = true;
     startPending = true;
-    agents.changed(now, "recovered", describe(w) + " from the previous attempt: its rendezvous store ended with that"
-        + " attempt; SIGTERM, then an agent of this attempt's rendezvous");
+    agents.changed(
+        now,
+        "recovered",
+        describe(w)
+            + " from the previous attempt: its rendezvous store ended with that"
+            + " attempt; SIGTERM, then an agent of this attempt's rendezvous");
     return List.of(new WorkerAction.Terminate(id));
   }
 
@@ -119,8 +144,9 @@ public final class AgentGroup implements Membership {
   }
 
   /**
-   * The NodeManager refused to start an agent: the container is given up, counted as a failure; but not a container
-   * of an earlier attempt that could not be re-initialised (it ended before the AM heard of it).
+   * The NodeManager refused to start an agent: the container is given up, counted as a failure; but
+   * not a container of an earlier attempt that could not be re-initialised (it ended before the AM
+   * heard of it).
    */
   @Override
   public List<WorkerAction> launchFailed(String id, String why, long now) {
@@ -141,7 +167,8 @@ public final class AgentGroup implements Membership {
     if (w == null) {
       return List.of();
     }
-    String how = "ended with exit status " + exitStatus + (diagnostics.isEmpty() ? "" : ": " + diagnostics);
+    String how =
+        "ended with exit status " + exitStatus + (diagnostics.isEmpty() ? "" : ": " + diagnostics);
     if (w.state == State.DRAINING) {
       agents.changed(now, "drained", describe(w) + " " + how);
       return List.of();
@@ -155,8 +182,13 @@ public final class AgentGroup implements Membership {
       return finish(w, now);
     }
     if (!running || exitStatus == 0 || ContainerLedger.LOST_STATUSES.contains(exitStatus)) {
-      agents.changed(now, "lost", describe(w) + " " + how + (running ? "; the other agents re-form the group without it"
-          : ""));
+      agents.changed(
+          now,
+          "lost",
+          describe(w)
+              + " "
+              + how
+              + (running ? "; the other agents re-form the group without it" : ""));
       return List.of();
     }
     agents.changed(now, "lost", describe(w) + " " + how);
@@ -164,13 +196,17 @@ public final class AgentGroup implements Membership {
   }
 
   @Override
-  public List<WorkerAction> exited(String id, int generation, int status, boolean toldToStop, long now) {
+  public List<WorkerAction> exited(
+      String id, int generation, int status, boolean toldToStop, long now) {
     Worker w = agents.get(id);
     if (w == null || w.generation != generation) {
       return List.of();
     }
     List<WorkerAction> out = new ArrayList<>();
-    if (!agents.exited(w, "its agent exited with status " + status + (toldToStop ? " after SIGTERM" : ""), now,
+    if (!agents.exited(
+        w,
+        "its agent exited with status " + status + (toldToStop ? " after SIGTERM" : ""),
+        now,
         out)) {
       return out;
     }
@@ -179,7 +215,8 @@ public final class AgentGroup implements Membership {
       return List.of();
     }
     if (toldToStop) {
-      // Not by the AM: nothing is charged; the container starts a new agent, which joins the others.
+      // Not by the AM: nothing is charged; the container starts a new agent, which joins the
+      // others.
       agents.changed(now);
       return List.of();
     }
@@ -190,18 +227,29 @@ public final class AgentGroup implements Membership {
   }
 
   /**
-   * An agent of the current rendezvous exited non-zero on its own: torchrun gave up, and has closed the rendezvous.
-   * Charged unless the job holds fewer than min containers; then every agent restarts in a new rendezvous.
+   * An agent of the current rendezvous exited non-zero on its own: torchrun gave up, and has closed
+   * the rendezvous. Charged unless the job holds fewer than min containers; then every agent
+   * restarts in a new rendezvous.
    */
   private List<WorkerAction> agentFailed(Worker w, String what, long now) {
     if (stopping || w.generation != incarnation) {
       return List.of();
     }
-    // The failed agent's container counts: it was held when its agent failed (a completed one is gone by now).
+    // The failed agent's container counts: it was held when its agent failed (a completed one is
+    // gone by now).
     long members = agents.members() + (agents.holds(w.id) ? 0 : 1);
     if (members < agents.min()) {
-      agents.event(now, "not-charged", describe(w) + " " + what + " while the job held " + members
-          + " of its minimum " + agents.min() + " containers: its rendezvous could not complete");
+      agents.event(
+          now,
+          "not-charged",
+          describe(w)
+              + " "
+              + what
+              + " while the job held "
+              + members
+              + " of its minimum "
+              + agents.min()
+              + " containers: its rendezvous could not complete");
     } else {
       spendRestart(w, what + " (torchrun gave up)", now);
     }
@@ -213,8 +261,8 @@ public final class AgentGroup implements Membership {
   }
 
   /**
-   * The AM's rendezvous store was restarted (its process had died): every agent lost its rendezvous, and every agent
-   * is restarted in a new one. Not charged.
+   * The AM's rendezvous store was restarted (its process had died): every agent lost its
+   * rendezvous, and every agent is restarted in a new one. Not charged.
    */
   public List<WorkerAction> storeRestarted(long now) {
     List<WorkerAction> out = new ArrayList<>();
@@ -225,20 +273,34 @@ public final class AgentGroup implements Membership {
     return out;
   }
 
-  /** Tells every running agent to stop; once they all exited, or at the grace, every container starts a new one. */
+  /**
+   * Tells every running agent to stop; once they all exited, or at the grace, every container
+   * starts a new one.
+   */
   private void stopAll(long now, String why, List<WorkerAction> out) {
     startPending = true;
     List<Worker> told = agents.running();
     agents.stop(told, out);
     told.forEach(w -> w.drainDeadline = now + graceMs);
     stopping = stopping || !told.isEmpty();
-    agents.changed(now, "stopping", "rendezvous " + incarnation + ": SIGTERM to " + told.size() + " agents, "
-        + graceMs + " ms to exit (" + why + "); then every container starts an agent of a new rendezvous");
+    agents.changed(
+        now,
+        "stopping",
+        "rendezvous "
+            + incarnation
+            + ": SIGTERM to "
+            + told.size()
+            + " agents, "
+            + graceMs
+            + " ms to exit ("
+            + why
+            + "); then every container starts an agent of a new rendezvous");
   }
 
   /**
-   * The RM asks for these containers back: each one's agent alone is told to stop (the others re-form the group
-   * without it) and its container released once the agent exited, or at the grace; one running no agent at once.
+   * The RM asks for these containers back: each one's agent alone is told to stop (the others
+   * re-form the group without it) and its container released once the agent exited, or at the
+   * grace; one running no agent at once.
    */
   @Override
   public List<WorkerAction> allocatedForMove(String id, String host, long now) {
@@ -268,8 +330,13 @@ public final class AgentGroup implements Membership {
     if (finishing) {
       agents.releaseUnused(now, out);
       if (agents.isEmpty()) {
-        outcome = new Outcome(true, "torchrun finished: the agents of rendezvous " + incarnation + " exited 0"
-            + (finishNotes.isEmpty() ? "" : "; " + String.join("; ", finishNotes)));
+        outcome =
+            new Outcome(
+                true,
+                "torchrun finished: the agents of rendezvous "
+                    + incarnation
+                    + " exited 0"
+                    + (finishNotes.isEmpty() ? "" : "; " + String.join("; ", finishNotes)));
       }
       return out;
     }
@@ -278,7 +345,10 @@ public final class AgentGroup implements Membership {
         if (w.state == State.STOPPING && now >= w.drainDeadline) {
           // Its container is re-initialised for the next agent, which kills what still runs there.
           w.state = State.IDLE;
-          agents.event(now, "stopped", describe(w) + " still running at the end of the " + graceMs + " ms grace");
+          agents.event(
+              now,
+              "stopped",
+              describe(w) + " still running at the end of the " + graceMs + " ms grace");
         }
       }
       if (!agents.any(State.STOPPING)) {
@@ -290,8 +360,16 @@ public final class AgentGroup implements Membership {
     int min = agents.min();
     long members = agents.members();
     if (!belowMin && members < min && !startPending) {
-      agents.event(now, "below-min", members + " of the minimum " + min + " containers: the agents"
-          + " wait in their rendezvous for " + min + " nodes");
+      agents.event(
+          now,
+          "below-min",
+          members
+              + " of the minimum "
+              + min
+              + " containers: the agents"
+              + " wait in their rendezvous for "
+              + min
+              + " nodes");
     }
     belowMin = members < min;
     if (!stopping && agents.stillFor(settleMs, now)) {
@@ -299,14 +377,25 @@ public final class AgentGroup implements Membership {
       if (startPending && idle.size() >= min && idle.size() == members) {
         incarnation++;
         startPending = false;
-        agents.event(now, "rendezvous", "rendezvous " + incarnation + ": " + idle.size()
-            + " agents, " + min + " to " + agents.max() + " nodes");
+        agents.event(
+            now,
+            "rendezvous",
+            "rendezvous "
+                + incarnation
+                + ": "
+                + idle.size()
+                + " agents, "
+                + min
+                + " to "
+                + agents.max()
+                + " nodes");
         idle.forEach(w -> out.add(start(w)));
       } else if (!startPending && !idle.isEmpty()) {
-        idle.forEach(w -> {
-          out.add(start(w));
-          agents.event(now, "joining", describe(w) + " joins rendezvous " + incarnation);
-        });
+        idle.forEach(
+            w -> {
+              out.add(start(w));
+              agents.event(now, "joining", describe(w) + " joins rendezvous " + incarnation);
+            });
       }
     }
     agents.askForMissing(out);
@@ -322,21 +411,32 @@ public final class AgentGroup implements Membership {
 
   private List<WorkerAction> finish(Worker w, long now) {
     finishing = true;
-    agents.event(now, "finishing", describe(w) + " exited 0: torchrun finished, the job is finishing");
+    agents.event(
+        now, "finishing", describe(w) + " exited 0: torchrun finished, the job is finishing");
     return agents.cancelAsks();
   }
 
   private void finishedWith(Worker w, int status, long now) {
     if (status != 0) {
-      finishNotes.add(describe(w) + " exited with status " + status + " as the others finished (not in their round)");
+      finishNotes.add(
+          describe(w)
+              + " exited with status "
+              + status
+              + " as the others finished (not in their round)");
     }
     agents.event(now, "finished", describe(w) + " exited with status " + status);
   }
 
   private void spendRestart(Worker w, String what, long now) {
     if (!agents.charge(w, what, now) && outcome == null) {
-      outcome = new Outcome(false, describe(w) + " " + what.strip() + "; the job is failed: "
-          + agents.overBudget("agent"));
+      outcome =
+          new Outcome(
+              false,
+              describe(w)
+                  + " "
+                  + what.strip()
+                  + "; the job is failed: "
+                  + agents.overBudget("agent"));
     }
   }
 

@@ -8,19 +8,24 @@ import java.util.Map;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 
 /**
- * The ApplicationMaster's status as its {@link StatusServer} serves it (and the scheduler reads it: the checkpoint
- * fields price a preemption): the job's shape, the launcher, the group's workers, generations and scaling events.
- * Built from a snapshot the caller takes under the AM's lock.
+ * The ApplicationMaster's status as its {@link StatusServer} serves it (and the scheduler reads it:
+ * the checkpoint fields price a preemption): the job's shape, the launcher, the group's workers,
+ * generations and scaling events. Built from a snapshot the caller takes under the AM's lock.
  */
 final class AmStatusJson {
   private AmStatusJson() {}
 
   /**
    * @param group the job's membership, or null while the AM starts
-   * @param launcher the launcher's own fields ({@code launcher}, with torchrun its {@code rendezvous})
+   * @param launcher the launcher's own fields ({@code launcher}, with torchrun its {@code
+   *     rendezvous})
    */
-  static Map<String, Object> of(JobSpec spec, ApplicationAttemptId attempt, Membership group,
-      CheckpointReport checkpoint, Map<String, Object> launcher) {
+  static Map<String, Object> of(
+      JobSpec spec,
+      ApplicationAttemptId attempt,
+      Membership group,
+      CheckpointReport checkpoint,
+      Map<String, Object> launcher) {
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("name", spec.name());
     s.put("application", attempt.getApplicationId().toString());
@@ -60,15 +65,23 @@ final class AmStatusJson {
    * @param agents the torchrun agents, or null for {@code --launcher env}
    * @param rendezvous the store the agents rendezvous in, or null while it is not running
    */
-  static Map<String, Object> launcher(JobSpec spec, ApplicationAttemptId attempt, AgentGroup agents,
-      RendezvousStore rendezvous, TorchrunLauncher torchrun) {
+  static Map<String, Object> launcher(
+      JobSpec spec,
+      ApplicationAttemptId attempt,
+      AgentGroup agents,
+      RendezvousStore rendezvous,
+      TorchrunLauncher torchrun) {
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("launcher", spec.launcher());
     if (agents != null) {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("endpoint", rendezvous == null ? null : rendezvous.endpoint());
-      r.put("runId", agents.incarnation() == 0 ? null
-          : TorchrunLauncher.runId(attempt.getApplicationId().toString(), agents.incarnation()));
+      r.put(
+          "runId",
+          agents.incarnation() == 0
+              ? null
+              : TorchrunLauncher.runId(
+                  attempt.getApplicationId().toString(), agents.incarnation()));
       r.put("incarnation", agents.incarnation());
       r.put("storeStarts", rendezvous == null ? 0 : rendezvous.starts());
       r.put("nprocPerNode", spec.nprocPerNode());
@@ -95,8 +108,13 @@ final class AmStatusJson {
       m.put("state", w.state().name());
       m.put("generation", w.generation());
       // A rank only in the generation that runs now; a worker of an older one has none.
-      m.put("rank", current != null && w.generation() == current.number() && current.ranks().containsKey(w.id())
-          ? current.rank(w.id()) : null);
+      m.put(
+          "rank",
+          current != null
+                  && w.generation() == current.number()
+                  && current.ranks().containsKey(w.id())
+              ? current.rank(w.id())
+              : null);
       workers.add(m);
     }
     return workers;

@@ -19,20 +19,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Follows the job's checkpoint marker ({@link CheckpointReport}): when the workers last completed a checkpoint, which
- * the status JSON reports and the scheduler prices preemptions by. The marker is read through Hadoop's FileSystem at
- * most every {@link #EVERY_MS} ms, on a thread of its own: a slow or unreachable file system delays nothing else the
- * ApplicationMaster does. A missing marker means the job never checkpointed; a failed read keeps the last report and
- * is logged once until a read succeeds again.
+ * Follows the job's checkpoint marker ({@link CheckpointReport}): when the workers last completed a
+ * checkpoint, which the status JSON reports and the scheduler prices preemptions by. The marker is
+ * read through Hadoop's FileSystem at most every {@link #EVERY_MS} ms, on a thread of its own: a
+ * slow or unreachable file system delays nothing else the ApplicationMaster does. A missing marker
+ * means the job never checkpointed; a failed read keeps the last report and is logged once until a
+ * read succeeds again.
  *
- * <p>A directory with a scheme ({@code hdfs:///ckpt/bert}) is read on that file system; one without is what workers
- * open as a local path (a shared mount), so it is read on the local file system, as {@link CheckpointDirCheck}
- * checks it.
+ * <p>A directory with a scheme ({@code hdfs:///ckpt/bert}) is read on that file system; one without
+ * is what workers open as a local path (a shared mount), so it is read on the local file system, as
+ * {@link CheckpointDirCheck} checks it.
  */
 final class CheckpointWatch implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CheckpointWatch.class);
-  /** The marker is read at most this often: a checkpoint is minutes apart, a status poll seconds. */
+
+  /**
+   * The marker is read at most this often: a checkpoint is minutes apart, a status poll seconds.
+   */
   static final long EVERY_MS = 3000;
+
   /** Bytes of the marker read for its step: a number, not a checkpoint. */
   private static final int MAX_CONTENT = 64;
 
@@ -46,8 +51,8 @@ final class CheckpointWatch implements AutoCloseable {
   private boolean failing;
 
   /**
-   * @param marker the marker's path ({@link CheckpointReport#markerPath}); "" when the job has no checkpoint directory:
-   *     nothing is ever read
+   * @param marker the marker's path ({@link CheckpointReport#markerPath}); "" when the job has no
+   *     checkpoint directory: nothing is ever read
    * @param reads where reads run
    */
   CheckpointWatch(Configuration conf, String marker, long everyMs, Executor reads) {
@@ -59,22 +64,27 @@ final class CheckpointWatch implements AutoCloseable {
 
   /** A watch of the marker in {@code checkpointDir}, reading on a daemon thread of its own. */
   static CheckpointWatch of(Configuration conf, String checkpointDir) {
-    ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "aryl-checkpoint-watch");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService thread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "aryl-checkpoint-watch");
+              t.setDaemon(true);
+              return t;
+            });
     return new CheckpointWatch(conf, CheckpointReport.markerPath(checkpointDir), EVERY_MS, thread);
   }
 
-  /** What the marker said when last read; {@link CheckpointReport#NONE} before that, or for a job without one. */
+  /**
+   * What the marker said when last read; {@link CheckpointReport#NONE} before that, or for a job
+   * without one.
+   */
   CheckpointReport last() {
     return last;
   }
 
   /**
-   * Called on the ApplicationMaster's tick: starts a read when the last one started {@code everyMs} or more ago and
-   * none is running. Never waits for the file system.
+   * Called on the ApplicationMaster's tick: starts a read when the last one started {@code everyMs}
+   * or more ago and none is running. Never waits for the file system.
    */
   void tick(long nowMs) {
     if (marker == null || nowMs < nextReadMs || !reading.compareAndSet(false, true)) {
@@ -82,13 +92,14 @@ final class CheckpointWatch implements AutoCloseable {
     }
     nextReadMs = nowMs + everyMs;
     try {
-      reads.execute(() -> {
-        try {
-          read();
-        } finally {
-          reading.set(false);
-        }
-      });
+      reads.execute(
+          () -> {
+            try {
+              read();
+            } finally {
+              reading.set(false);
+            }
+          });
     } catch (RejectedExecutionException e) {
       reading.set(false); // closed
     }
@@ -100,9 +111,12 @@ final class CheckpointWatch implements AutoCloseable {
       return;
     }
     try {
-      // The raw local file system: a marker a worker wrote with plain file calls has no checksum file to check.
-      FileSystem fs = marker.toUri().getScheme() == null ? FileSystem.getLocal(conf).getRawFileSystem()
-          : marker.getFileSystem(conf);
+      // The raw local file system: a marker a worker wrote with plain file calls has no checksum
+      // file to check.
+      FileSystem fs =
+          marker.toUri().getScheme() == null
+              ? FileSystem.getLocal(conf).getRawFileSystem()
+              : marker.getFileSystem(conf);
       FileStatus status;
       try {
         status = fs.getFileStatus(marker);
@@ -120,8 +134,12 @@ final class CheckpointWatch implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       if (!failing) {
         failing = true;
-        LOG.warn("cannot read the checkpoint marker {}: {}; the status keeps the last checkpoint read ({}), and this"
-            + " is not logged again until a read succeeds", marker, e.toString(), last.timeMs());
+        LOG.warn(
+            "cannot read the checkpoint marker {}: {}; the status keeps the last checkpoint read ({}), and this"
+                + " is not logged again until a read succeeds",
+            marker,
+            e.toString(),
+            last.timeMs());
       }
     }
   }

@@ -14,25 +14,32 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * The job's containers as the AM holds them, the same under either launcher: each one's {@link State}, the asks
- * outstanding for more, when membership last changed, the scaling events, and the restart budget. It moves containers
- * between states as it is told and records what happened; what an event means for the job, and when to start or stop
- * what, is the {@link Membership}'s ({@link WorkerGroup}, {@link AgentGroup}).
+ * The job's containers as the AM holds them, the same under either launcher: each one's {@link
+ * State}, the asks outstanding for more, when membership last changed, the scaling events, and the
+ * restart budget. It moves containers between states as it is told and records what happened; what
+ * an event means for the job, and when to start or stop what, is the {@link Membership}'s ({@link
+ * WorkerGroup}, {@link AgentGroup}).
  */
 final class ContainerLedger {
-  /** Exit statuses that are YARN's doing, not the process's (ContainerExitStatus): lost, not failed. */
-  static final Set<Integer> LOST_STATUSES = Set.of(-100, -101, -102, -105, -106, -107);
   /**
-   * How long a container granted for a move waits aside for the workers it replaces to be asked back: longer than the
-   * scheduler's default aryl.scheduler.move-timeout-ms (30 s), after which the scheduler gives the move up.
+   * Exit statuses that are YARN's doing, not the process's (ContainerExitStatus): lost, not failed.
+   */
+  static final Set<Integer> LOST_STATUSES = Set.of(-100, -101, -102, -105, -106, -107);
+
+  /**
+   * How long a container granted for a move waits aside for the workers it replaces to be asked
+   * back: longer than the scheduler's default aryl.scheduler.move-timeout-ms (30 s), after which
+   * the scheduler gives the move up.
    */
   static final long MOVE_WAIT_MS = 120_000;
 
   private final int min;
   private final int max;
   private final RestartBudget budget;
+
   /** How events name a container: each launcher has its own words (a rank, an agent). */
   private final Function<Worker, String> describe;
+
   private final Map<String, Worker> containers = new LinkedHashMap<>();
   private final List<ScalingEvent> events = new ArrayList<>();
   private int outstanding;
@@ -49,8 +56,8 @@ final class ContainerLedger {
   }
 
   /**
-   * A container granted by the RM, held unless {@code wanted} is false (the job is finishing or over) or max are held
-   * already: then it is released.
+   * A container granted by the RM, held unless {@code wanted} is false (the job is finishing or
+   * over) or max are held already: then it is released.
    */
   List<WorkerAction> allocated(String id, String host, boolean wanted, long now) {
     outstanding = Math.max(0, outstanding - 1);
@@ -63,8 +70,9 @@ final class ContainerLedger {
   }
 
   /**
-   * A container granted for a move: held aside (a {@link Worker#replacement}) unless {@code wanted} is false or max are
-   * held aside already, then released. Membership has not changed: the settle time does not start again.
+   * A container granted for a move: held aside (a {@link Worker#replacement}) unless {@code wanted}
+   * is false or max are held aside already, then released. Membership has not changed: the settle
+   * time does not start again.
    */
   List<WorkerAction> allocatedForMove(String id, String host, boolean wanted, long now) {
     if (!wanted || containers.values().stream().filter(w -> w.replacement).count() >= max) {
@@ -73,14 +81,22 @@ final class ContainerLedger {
     Worker w = add(id, host, State.HELD, 0);
     w.replacement = true;
     w.heldAsideSince = now;
-    events.add(new ScalingEvent(now, "move", id + " on " + host + ": a new worker of a move, held aside until the"
-        + " workers it replaces are asked back"));
+    events.add(
+        new ScalingEvent(
+            now,
+            "move",
+            id
+                + " on "
+                + host
+                + ": a new worker of a move, held aside until the"
+                + " workers it replaces are asked back"));
     return List.of();
   }
 
   /**
-   * The containers held aside for a move join as ordinary ones: the workers they replace were asked back, or
-   * ({@code timedOut}) they waited longer than {@link #MOVE_WAIT_MS} and the scheduler gave the move up.
+   * The containers held aside for a move join as ordinary ones: the workers they replace were asked
+   * back, or ({@code timedOut}) they waited longer than {@link #MOVE_WAIT_MS} and the scheduler
+   * gave the move up.
    */
   void replacementsJoin(long now, boolean timedOut) {
     List<String> joined = new ArrayList<>();
@@ -91,9 +107,15 @@ final class ContainerLedger {
       }
     }
     if (!joined.isEmpty()) {
-      changed(now, "move", String.join(", ", joined) + (timedOut ? " held aside for " + MOVE_WAIT_MS / 1000
-          + " s with no worker asked back: joining as ordinary containers" : " join: the workers they replace are"
-          + " asked back"));
+      changed(
+          now,
+          "move",
+          String.join(", ", joined)
+              + (timedOut
+                  ? " held aside for "
+                      + MOVE_WAIT_MS / 1000
+                      + " s with no worker asked back: joining as ordinary containers"
+                  : " join: the workers they replace are" + " asked back"));
     }
   }
 
@@ -102,7 +124,10 @@ final class ContainerLedger {
     return containers.values().stream().filter(w -> !w.replacement).toList();
   }
 
-  /** Holds a container from now on (one allocated, or recovered from an earlier attempt), in this state. */
+  /**
+   * Holds a container from now on (one allocated, or recovered from an earlier attempt), in this
+   * state.
+   */
   Worker add(String id, String host, State state, int generation) {
     Worker w = new Worker(id, host, state, generation);
     containers.put(id, w);
@@ -110,8 +135,8 @@ final class ContainerLedger {
   }
 
   /**
-   * The NodeManager accepted the start of a container's process: it runs. One told to stop while its start was in
-   * flight gets its SIGTERM now, the one action returned.
+   * The NodeManager accepted the start of a container's process: it runs. One told to stop while
+   * its start was in flight gets its SIGTERM now, the one action returned.
    */
   List<WorkerAction> launched(String id) {
     Worker w = containers.get(id);
@@ -125,10 +150,11 @@ final class ContainerLedger {
   }
 
   /**
-   * A container's supervisor reports that its process exited ({@code how}, for the events). Held or idle, it is a
-   * late report, ignored; draining, the container is released; stopping, it goes idle. True when the process was
-   * running (RUNNING, or LAUNCHING when it exited before its NodeManager's answer reached the AM): it is idle now, and
-   * what that exit means is the caller's to decide.
+   * A container's supervisor reports that its process exited ({@code how}, for the events). Held or
+   * idle, it is a late report, ignored; draining, the container is released; stopping, it goes
+   * idle. True when the process was running (RUNNING, or LAUNCHING when it exited before its
+   * NodeManager's answer reached the AM): it is idle now, and what that exit means is the caller's
+   * to decide.
    */
   boolean exited(Worker w, String how, long now, List<WorkerAction> out) {
     String what = describe.apply(w) + ": " + how;
@@ -153,7 +179,10 @@ final class ContainerLedger {
     return running;
   }
 
-  /** The held containers among {@code ids} that are not draining already, in id order: what a preemption takes. */
+  /**
+   * The held containers among {@code ids} that are not draining already, in id order: what a
+   * preemption takes.
+   */
   List<Worker> notDraining(Set<String> ids) {
     List<Worker> out = new ArrayList<>();
     for (String id : new TreeSet<>(ids)) {
@@ -166,8 +195,9 @@ final class ContainerLedger {
   }
 
   /**
-   * The RM asks for this container back. Running nothing, it is released at once; else it drains: a running process
-   * is told to stop, and the container is released once its process exited, or at {@code deadline}.
+   * The RM asks for this container back. Running nothing, it is released at once; else it drains: a
+   * running process is told to stop, and the container is released once its process exited, or at
+   * {@code deadline}.
    */
   void preempt(Worker w, long deadline, long now, List<WorkerAction> out) {
     changed(now, "preempted", describe.apply(w) + " asked back by the RM");
@@ -188,7 +218,10 @@ final class ContainerLedger {
     return containers.values().stream().filter(Worker::running).toList();
   }
 
-  /** Tells these running processes to stop (a change of membership): their containers stay, STOPPING. */
+  /**
+   * Tells these running processes to stop (a change of membership): their containers stay,
+   * STOPPING.
+   */
   void stop(List<Worker> running, List<WorkerAction> out) {
     for (Worker w : running) {
       signal(w, out);
@@ -211,18 +244,25 @@ final class ContainerLedger {
       if (w.state == State.DRAINING && now >= w.drainDeadline) {
         containers.remove(w.id);
         out.add(new WorkerAction.Release(w.id));
-        events.add(new ScalingEvent(now, "released", describe.apply(w) + " released at the end of the grace"));
+        events.add(
+            new ScalingEvent(
+                now, "released", describe.apply(w) + " released at the end of the grace"));
       }
     }
   }
 
-  /** While the job finishes: releases the containers that run nothing, since nothing will start in them again. */
+  /**
+   * While the job finishes: releases the containers that run nothing, since nothing will start in
+   * them again.
+   */
   void releaseUnused(long now, List<WorkerAction> out) {
     for (Worker w : List.copyOf(containers.values())) {
       if (w.state == State.HELD || w.state == State.IDLE) {
         containers.remove(w.id);
         out.add(new WorkerAction.Release(w.id));
-        events.add(new ScalingEvent(now, "released", describe.apply(w) + ": not needed, the job is finishing"));
+        events.add(
+            new ScalingEvent(
+                now, "released", describe.apply(w) + ": not needed, the job is finishing"));
       }
     }
   }
@@ -247,15 +287,25 @@ final class ContainerLedger {
   }
 
   /**
-   * Charges a failure ({@code what} the container's process did) to the restart budget, with an event; false, and no
-   * event, when that failure is one past the budget.
+   * Charges a failure ({@code what} the container's process did) to the restart budget, with an
+   * event; false, and no event, when that failure is one past the budget.
    */
   boolean charge(Worker w, String what, long now) {
     if (!budget.spend()) {
       return false;
     }
-    events.add(new ScalingEvent(now, "restart",
-        describe.apply(w) + " " + what + " (restart " + budget.used() + " of " + budget.max() + ")"));
+    events.add(
+        new ScalingEvent(
+            now,
+            "restart",
+            describe.apply(w)
+                + " "
+                + what
+                + " (restart "
+                + budget.used()
+                + " of "
+                + budget.max()
+                + ")"));
     return true;
   }
 
@@ -284,19 +334,28 @@ final class ContainerLedger {
     return now - changedAt >= ms;
   }
 
-  /** The containers held, kept at least until the ones draining are released; none held aside for a move. */
+  /**
+   * The containers held, kept at least until the ones draining are released; none held aside for a
+   * move.
+   */
   long members() {
-    return containers.values().stream().filter(w -> w.state != State.DRAINING && !w.replacement).count();
+    return containers.values().stream()
+        .filter(w -> w.state != State.DRAINING && !w.replacement)
+        .count();
   }
 
   boolean any(State state) {
     return containers.values().stream().anyMatch(w -> w.state == state);
   }
 
-  /** The containers running nothing: not started yet, or their process exited; none held aside for a move. */
+  /**
+   * The containers running nothing: not started yet, or their process exited; none held aside for a
+   * move.
+   */
   List<Worker> unused() {
     return containers.values().stream()
-        .filter(w -> (w.state == State.HELD || w.state == State.IDLE) && !w.replacement).toList();
+        .filter(w -> (w.state == State.HELD || w.state == State.IDLE) && !w.replacement)
+        .toList();
   }
 
   Worker get(String id) {

@@ -6,7 +6,6 @@ import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,16 +35,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The elastic ApplicationMaster: the glue between {@link WorkerGroup}'s decisions and the RM (asks, releases,
- * preemption, containers of earlier attempts) and NodeManagers ({@link NodeManagerOps}), with a {@link StatusServer}
- * as tracking URL, and a {@link GenerationStore} in the job's staging directory through which a next attempt adopts
- * the running workers. Runs in the AM container: {@code java io.aryl.am.ElasticAppMaster} with
- * {@link AmKeys#JOB_FILE} in its working directory.
+ * The elastic ApplicationMaster: the glue between {@link WorkerGroup}'s decisions and the RM (asks,
+ * releases, preemption, containers of earlier attempts) and NodeManagers ({@link NodeManagerOps}),
+ * with a {@link StatusServer} as tracking URL, and a {@link GenerationStore} in the job's staging
+ * directory through which a next attempt adopts the running workers. Runs in the AM container:
+ * {@code java io.aryl.am.ElasticAppMaster} with {@link AmKeys#JOB_FILE} in its working directory.
  */
 public final class ElasticAppMaster {
   private static final Logger LOG = LoggerFactory.getLogger(ElasticAppMaster.class);
   private static final Priority WORKER_PRIORITY = Priority.newInstance(1);
   private static final long TICK_MS = 200;
+
   /** How long the rendezvous store's Python may take to import torch and print its port. */
   private static final long RENDEZVOUS_STORE_START_MS = 120_000;
 
@@ -56,20 +56,31 @@ public final class ElasticAppMaster {
   private final Map<String, Container> containers = new ConcurrentHashMap<>();
   private final ExecutorService nmCalls = Executors.newFixedThreadPool(4);
   private final long startedAt = System.currentTimeMillis();
-  /** When the workers last checkpointed, for the status JSON (the scheduler prices preemptions by it). */
+
+  /**
+   * When the workers last checkpointed, for the status JSON (the scheduler prices preemptions by
+   * it).
+   */
   private final CheckpointWatch checkpoints;
+
   private Membership group;
-  /** With --launcher torchrun: the agents' launch contexts and the rendezvous store this AM hosts; else null. */
+
+  /**
+   * With --launcher torchrun: the agents' launch contexts and the rendezvous store this AM hosts;
+   * else null.
+   */
   private TorchrunLauncher torchrun;
+
   private RendezvousStore rendezvous;
   private WorkerLauncher launcher;
   private NodeManagerOps nm;
   private AMRMClientAsync<ContainerRequest> amrm;
   private GenerationStore store;
   private volatile String stopReason;
+
   /**
-   * The partition workers ask for, named explicitly: the application's own label is the AM's partition. Null (the
-   * application's label) for a job submitted by a client that did not name it.
+   * The partition workers ask for, named explicitly: the application's own label is the AM's
+   * partition. Null (the application's label) for a job submitted by a client that did not name it.
    */
   private final String workerNodeLabel = System.getenv(AmKeys.WORKER_NODE_LABEL_ENV);
 
@@ -92,25 +103,38 @@ public final class ElasticAppMaster {
   }
 
   private Resource workerResource() {
-    return Resource.newInstance(spec.memoryMb(), spec.vcores(), Map.of(AmKeys.GPU, (long) spec.gpusPerWorker()));
+    return Resource.newInstance(
+        spec.memoryMb(), spec.vcores(), Map.of(AmKeys.GPU, (long) spec.gpusPerWorker()));
   }
 
   private ContainerRequest workerRequest() {
-    return new ContainerRequest(workerResource(), null, null, WORKER_PRIORITY, true, workerNodeLabel);
+    return new ContainerRequest(
+        workerResource(), null, null, WORKER_PRIORITY, true, workerNodeLabel);
   }
 
   public void run() throws Exception {
     String host = System.getenv().getOrDefault(Environment.NM_HOST.name(), "localhost");
     String reportToken = UUID.randomUUID().toString();
-    try (StatusServer status = new StatusServer(this::status, this::hosts, reportToken, this::exited,
-        ProxyOnlyPages.from(conf, attempt.getApplicationId().toString()))) {
+    try (StatusServer status =
+        new StatusServer(
+            this::status,
+            this::hosts,
+            reportToken,
+            this::exited,
+            ProxyOnlyPages.from(conf, attempt.getApplicationId().toString()))) {
       status.start();
       String trackingUrl = "http://" + host + ":" + status.port() + "/";
       if (spec.stagingDir().isEmpty()) {
-        throw new IllegalStateException("the job has no staging directory, where the worker supervisor is staged");
+        throw new IllegalStateException(
+            "the job has no staging directory, where the worker supervisor is staged");
       }
-      launcher = new WorkerLauncher(spec, attempt.getApplicationId().toString(), trackingUrl, reportToken,
-          SupervisorScript.stage(conf, new Path(spec.stagingDir())));
+      launcher =
+          new WorkerLauncher(
+              spec,
+              attempt.getApplicationId().toString(),
+              trackingUrl,
+              reportToken,
+              SupervisorScript.stage(conf, new Path(spec.stagingDir())));
       if (spec.torchrun()) {
         TorchrunLauncher.Settings settings = TorchrunLauncher.Settings.defaults();
         try {
@@ -118,30 +142,51 @@ public final class ElasticAppMaster {
         } catch (IllegalArgumentException e) {
           stopReason = "--launcher torchrun: " + e.getMessage();
         }
-        torchrun = new TorchrunLauncher(spec, settings, attempt.getApplicationId().toString(), launcher,
-            SupervisorScript.stage(conf, new Path(spec.stagingDir()), TorchrunLauncher.SCRIPT_FILE));
+        torchrun =
+            new TorchrunLauncher(
+                spec,
+                settings,
+                attempt.getApplicationId().toString(),
+                launcher,
+                SupervisorScript.stage(
+                    conf, new Path(spec.stagingDir()), TorchrunLauncher.SCRIPT_FILE));
       }
       nm = new NodeManagerOps(conf);
-      amrm = AMRMClientAsync.createAMRMClientAsync(conf.getInt(AmKeys.HEARTBEAT_MS, AmKeys.HEARTBEAT_MS_DEFAULT),
-          new Callbacks());
+      amrm =
+          AMRMClientAsync.createAMRMClientAsync(
+              conf.getInt(AmKeys.HEARTBEAT_MS, AmKeys.HEARTBEAT_MS_DEFAULT), new Callbacks());
       amrm.init(conf);
       amrm.start();
       store = new GenerationStore(conf, new Path(spec.stagingDir()));
       synchronized (lock) {
-        group = spec.torchrun()
-            ? new AgentGroup(spec.minWorkers(), spec.maxWorkers(), spec.graceMs(),
-                conf.getLong(AmKeys.SETTLE_MS, AmKeys.SETTLE_MS_DEFAULT), spec.maxRestarts())
-            : new WorkerGroup(spec.minWorkers(), spec.maxWorkers(), spec.graceMs(),
-                conf.getLong(AmKeys.SETTLE_MS, AmKeys.SETTLE_MS_DEFAULT), spec.maxRestarts(),
-                attempt.getApplicationId().hashCode(), attempt.getAttemptId());
+        group =
+            spec.torchrun()
+                ? new AgentGroup(
+                    spec.minWorkers(),
+                    spec.maxWorkers(),
+                    spec.graceMs(),
+                    conf.getLong(AmKeys.SETTLE_MS, AmKeys.SETTLE_MS_DEFAULT),
+                    spec.maxRestarts())
+                : new WorkerGroup(
+                    spec.minWorkers(),
+                    spec.maxWorkers(),
+                    spec.graceMs(),
+                    conf.getLong(AmKeys.SETTLE_MS, AmKeys.SETTLE_MS_DEFAULT),
+                    spec.maxRestarts(),
+                    attempt.getApplicationId().hashCode(),
+                    attempt.getAttemptId());
       }
       if (torchrun != null && stopReason == null) {
         // Before registering: the containers of an earlier attempt are recovered right after it.
         startRendezvousStore(host);
       }
       PreviousRecord previous = readPreviousRecord();
-      RegisterApplicationMasterResponse registered = amrm.registerApplicationMaster(host, 0, trackingUrl);
-      LOG.info("registered {} with tracking URL {}; {} containers from earlier attempts", attempt, trackingUrl,
+      RegisterApplicationMasterResponse registered =
+          amrm.registerApplicationMaster(host, 0, trackingUrl);
+      LOG.info(
+          "registered {} with tracking URL {}; {} containers from earlier attempts",
+          attempt,
+          trackingUrl,
           registered.getContainersFromPreviousAttempts().size());
       synchronized (lock) {
         // The adoption wait starts now that the RM has answered with the containers it kept.
@@ -177,7 +222,8 @@ public final class ElasticAppMaster {
       }
       amrm.unregisterApplicationMaster(
           outcome.succeeded() ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED,
-          outcome.diagnostics(), trackingUrl);
+          outcome.diagnostics(),
+          trackingUrl);
       amrm.stop();
       nmCalls.shutdown();
       nmCalls.awaitTermination(5, TimeUnit.SECONDS);
@@ -192,7 +238,8 @@ public final class ElasticAppMaster {
       for (Container c : previous) {
         if (!isWorker(c)) {
           // The list includes the earlier attempt's own AM container while the RM still counts it.
-          LOG.info("ignoring {} from an earlier attempt: not a worker ({})", c.getId(), c.getResource());
+          LOG.info(
+              "ignoring {} from an earlier attempt: not a worker ({})", c.getId(), c.getResource());
           continue;
         }
         containers.put(c.getId().toString(), c);
@@ -207,8 +254,8 @@ public final class ElasticAppMaster {
   }
 
   /**
-   * Carries out the group's decisions in order; called with the lock held. Records are written here, before the
-   * actions after them; NM calls run on their own threads.
+   * Carries out the group's decisions in order; called with the lock held. Records are written
+   * here, before the actions after them; NM calls run on their own threads.
    */
   private void apply(List<WorkerAction> actions) {
     for (WorkerAction a : actions) {
@@ -226,13 +273,17 @@ public final class ElasticAppMaster {
         startAgent(s);
       } else if (a instanceof WorkerAction.Terminate t) {
         Container c = containers.get(t.id());
-        nmCalls.submit(() -> {
-          try {
-            nm.terminate(c.getNodeId(), c.getId());
-          } catch (Exception e) {
-            LOG.warn("SIGTERM to {} failed; the generation change waits for it until the grace", t.id(), e);
-          }
-        });
+        nmCalls.submit(
+            () -> {
+              try {
+                nm.terminate(c.getNodeId(), c.getId());
+              } catch (Exception e) {
+                LOG.warn(
+                    "SIGTERM to {} failed; the generation change waits for it until the grace",
+                    t.id(),
+                    e);
+              }
+            });
       } else if (a instanceof WorkerAction.Release r) {
         Container c = containers.get(r.id());
         if (c != null) {
@@ -250,7 +301,10 @@ public final class ElasticAppMaster {
     }
   }
 
-  /** --launcher torchrun: the store the agents rendezvous in, on this AM's host; the job fails if it cannot start. */
+  /**
+   * --launcher torchrun: the store the agents rendezvous in, on this AM's host; the job fails if it
+   * cannot start.
+   */
   private void startRendezvousStore(String host) {
     rendezvous = new RendezvousStore(spec.python(), host, RENDEZVOUS_STORE_START_MS);
     try {
@@ -262,7 +316,10 @@ public final class ElasticAppMaster {
     }
   }
 
-  /** A store whose process died is restarted (and logged); every agent then restarts in a new rendezvous. */
+  /**
+   * A store whose process died is restarted (and logged); every agent then restarts in a new
+   * rendezvous.
+   */
   private void checkRendezvousStore() {
     if (rendezvous == null || !(group instanceof AgentGroup agents)) {
       return;
@@ -275,11 +332,15 @@ public final class ElasticAppMaster {
       }
     } catch (IOException e) {
       LOG.error("the rendezvous store could not be restarted", e);
-      stopReason = "--launcher torchrun: the rendezvous store died and could not be restarted: " + e.getMessage();
+      stopReason =
+          "--launcher torchrun: the rendezvous store died and could not be restarted: "
+              + e.getMessage();
     }
   }
 
-  /** Starts (or, in a container whose previous agent has exited, re-initialises) a torchrun agent. */
+  /**
+   * Starts (or, in a container whose previous agent has exited, re-initialises) a torchrun agent.
+   */
   private void startAgent(WorkerAction.StartAgent s) {
     Container c = containers.get(s.id());
     if (rendezvous == null || c == null) {
@@ -298,44 +359,68 @@ public final class ElasticAppMaster {
   }
 
   private void nmCall(String id, String what, NmCall call) {
-    nmCalls.submit(() -> {
-      try {
-        call.run();
-        synchronized (lock) {
-          apply(group.launched(id));
-        }
-      } catch (Exception e) {
-        LOG.warn("{} of {} failed", what, id, e);
-        synchronized (lock) {
-          apply(group.launchFailed(id, what + " failed: " + e.getMessage(), System.currentTimeMillis()));
-        }
-      }
-    });
+    nmCalls.submit(
+        () -> {
+          try {
+            call.run();
+            synchronized (lock) {
+              apply(group.launched(id));
+            }
+          } catch (Exception e) {
+            LOG.warn("{} of {} failed", what, id, e);
+            synchronized (lock) {
+              apply(
+                  group.launchFailed(
+                      id, what + " failed: " + e.getMessage(), System.currentTimeMillis()));
+            }
+          }
+        });
   }
 
   /** A worker's supervisor says its worker process exited; the container is still held. */
   private void exited(ExitReport r) {
-    LOG.info("{}: the worker of generation {} exited with status {}{}", r.container(), r.generation(), r.status(),
+    LOG.info(
+        "{}: the worker of generation {} exited with status {}{}",
+        r.container(),
+        r.generation(),
+        r.status(),
         r.stopped() ? " after SIGTERM" : "");
     synchronized (lock) {
       if (group != null) {
-        apply(group.exited(r.container(), r.generation(), r.status(), r.stopped(), System.currentTimeMillis()));
+        apply(
+            group.exited(
+                r.container(),
+                r.generation(),
+                r.status(),
+                r.stopped(),
+                System.currentTimeMillis()));
       }
     }
   }
 
-  /** The previous attempt's record, or the reason it cannot be used; both empty for a first attempt. */
+  /**
+   * The previous attempt's record, or the reason it cannot be used; both empty for a first attempt.
+   */
   private record PreviousRecord(Optional<GenerationRecord> record, String problem) {}
 
   private PreviousRecord readPreviousRecord() {
     try {
       Optional<GenerationRecord> r = store.read();
-      r.ifPresent(g -> LOG.info("the previous attempt recorded generation {} of attempt {} (running: {}) in {}",
-          g.generation().number(), g.attempt(), g.running(), store.file()));
+      r.ifPresent(
+          g ->
+              LOG.info(
+                  "the previous attempt recorded generation {} of attempt {} (running: {}) in {}",
+                  g.generation().number(),
+                  g.attempt(),
+                  g.running(),
+                  store.file()));
       return new PreviousRecord(r, null);
     } catch (GenerationStore.UnreadableRecordException e) {
-      LOG.warn("{}: not adopting the workers of the previous attempt, they restart in a new generation numbered"
-          + " from 1 (the last number is unknown)", e.getMessage(), e);
+      LOG.warn(
+          "{}: not adopting the workers of the previous attempt, they restart in a new generation numbered"
+              + " from 1 (the last number is unknown)",
+          e.getMessage(),
+          e);
       return new PreviousRecord(Optional.empty(), e.getMessage());
     }
   }
@@ -345,8 +430,12 @@ public final class ElasticAppMaster {
       store.write(r);
     } catch (IOException e) {
       // The job runs on; only a next attempt is worse off: it finds an older record, or none.
-      LOG.warn("could not write generation {} (running: {}) to {}; a next attempt will not see it",
-          r.generation().number(), r.running(), store.file(), e);
+      LOG.warn(
+          "could not write generation {} (running: {}) to {}; a next attempt will not see it",
+          r.generation().number(),
+          r.running(),
+          store.file(),
+          e);
     }
   }
 
@@ -360,7 +449,8 @@ public final class ElasticAppMaster {
   }
 
   private float progress() {
-    // The AM cannot see training progress: report worker-time done against the predicted runtime at min workers.
+    // The AM cannot see training progress: report worker-time done against the predicted runtime at
+    // min workers.
     synchronized (lock) {
       if (group == null) {
         return 0f;
@@ -369,7 +459,11 @@ public final class ElasticAppMaster {
         return 1f;
       }
       double widthFactor = Math.max(1, group.workers().size()) / (double) spec.minWorkers();
-      double done = (System.currentTimeMillis() - startedAt) / 1000.0 * widthFactor / spec.predictedRuntimeS();
+      double done =
+          (System.currentTimeMillis() - startedAt)
+              / 1000.0
+              * widthFactor
+              / spec.predictedRuntimeS();
       return (float) Math.min(0.99, done);
     }
   }
@@ -384,7 +478,11 @@ public final class ElasticAppMaster {
   Map<String, Object> status() {
     synchronized (lock) {
       AgentGroup agents = torchrun != null && group instanceof AgentGroup a ? a : null;
-      return AmStatusJson.of(spec, attempt, group, checkpoints.last(),
+      return AmStatusJson.of(
+          spec,
+          attempt,
+          group,
+          checkpoints.last(),
           AmStatusJson.launcher(spec, attempt, agents, rendezvous, torchrun));
     }
   }

@@ -6,8 +6,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * What a worker container's supervisor reports when its worker process exits: {@code POST /exited?container=ID&
- * generation=N&status=S&stopped=0|1} on the AM's status server.
+ * What a worker container's supervisor reports when its worker process exits: {@code POST
+ * /exited?container=ID& generation=N&status=S&stopped=0|1} on the AM's status server.
  *
  * @param generation the generation the worker ran ({@code ARYL_GENERATION})
  * @param status the worker's exit status (128 + the signal when a signal ended it)
@@ -26,7 +26,9 @@ public record ExitReport(String container, int generation, int status, boolean s
       for (String pair : rawQuery.split("&")) {
         int eq = pair.indexOf('=');
         if (eq > 0) {
-          p.put(pair.substring(0, eq), URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+          p.put(
+              pair.substring(0, eq),
+              URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
         }
       }
     }
@@ -38,7 +40,8 @@ public record ExitReport(String container, int generation, int status, boolean s
     if (!"0".equals(stopped) && !"1".equals(stopped)) {
       throw new IllegalArgumentException("stopped must be 0 or 1, was " + stopped);
     }
-    return new ExitReport(container, integer(p, "generation"), integer(p, "status"), stopped.equals("1"));
+    return new ExitReport(
+        container, integer(p, "generation"), integer(p, "status"), stopped.equals("1"));
   }
 
   private static int integer(Map<String, String> p, String name) {

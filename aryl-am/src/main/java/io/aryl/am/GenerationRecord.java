@@ -11,22 +11,27 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * What the AM keeps durable about its current generation, so that its next attempt can take the workers over as they
- * run: the generation (ranks, hosts, master address and port, number), the attempt that started it, and whether every
- * member's process was started and none has been stopped or signalled since. As JSON:
+ * What the AM keeps durable about its current generation, so that its next attempt can take the
+ * workers over as they run: the generation (ranks, hosts, master address and port, number), the
+ * attempt that started it, and whether every member's process was started and none has been stopped
+ * or signalled since. As JSON:
  *
- * <pre>{"format": 1, "generation": 3, "attempt": 1, "running": true, "masterAddr": "h1", "masterPort": 23456,
+ * <pre>
+ * {"format": 1, "generation": 3, "attempt": 1, "running": true, "masterAddr": "h1", "masterPort": 23456,
  *  "workers": [{"container": "container_..._000002", "host": "h1", "rank": 0}, ...]}</pre>
  *
  * @param attempt the ApplicationMaster attempt that started the generation
- * @param running true once every member's (re)start was accepted by its NodeManager, false while they are being
- *     started and again once one is signalled or parked: only a running generation can be adopted
+ * @param running true once every member's (re)start was accepted by its NodeManager, false while
+ *     they are being started and again once one is signalled or parked: only a running generation
+ *     can be adopted
  */
 public record GenerationRecord(Generation generation, int attempt, boolean running) {
   static final int FORMAT = 1;
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** @throws IllegalArgumentException naming the field and the value */
+  /**
+   * @throws IllegalArgumentException naming the field and the value
+   */
   public GenerationRecord {
     if (generation == null) {
       throw new IllegalArgumentException("generation must not be null");
@@ -49,8 +54,15 @@ public record GenerationRecord(Generation generation, int attempt, boolean runni
     root.put("masterAddr", generation.masterAddr());
     root.put("masterPort", generation.masterPort());
     ArrayNode workers = root.putArray("workers");
-    generation.ranks().forEach((id, rank) -> workers.addObject().put("container", id)
-        .put("host", generation.hosts().get(id)).put("rank", rank));
+    generation
+        .ranks()
+        .forEach(
+            (id, rank) ->
+                workers
+                    .addObject()
+                    .put("container", id)
+                    .put("host", generation.hosts().get(id))
+                    .put("rank", rank));
     try {
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root);
     } catch (JsonProcessingException e) {
@@ -61,7 +73,8 @@ public record GenerationRecord(Generation generation, int attempt, boolean runni
   /**
    * Reads a record written by {@link #toJson}; nothing is guessed or defaulted.
    *
-   * @throws IllegalArgumentException naming the field and the value when the text is not such a record
+   * @throws IllegalArgumentException naming the field and the value when the text is not such a
+   *     record
    */
   public static GenerationRecord fromJson(byte[] json) {
     JsonNode root;
@@ -95,7 +108,8 @@ public record GenerationRecord(Generation generation, int attempt, boolean runni
     Map<String, String> hosts = new LinkedHashMap<>();
     for (JsonNode w : workers) {
       if (!w.isObject()) {
-        throw new IllegalArgumentException("workers[" + ranks.size() + "] must be an object, was " + w);
+        throw new IllegalArgumentException(
+            "workers[" + ranks.size() + "] must be an object, was " + w);
       }
       String id = textField(w, "container");
       if (ranks.put(id, intField(w, "rank")) != null) {
@@ -103,7 +117,9 @@ public record GenerationRecord(Generation generation, int attempt, boolean runni
       }
       hosts.put(id, textField(w, "host"));
     }
-    Generation g = new Generation(number, ranks, hosts, textField(root, "masterAddr"), intField(root, "masterPort"));
+    Generation g =
+        new Generation(
+            number, ranks, hosts, textField(root, "masterAddr"), intField(root, "masterPort"));
     return new GenerationRecord(g, intField(root, "attempt"), running.booleanValue());
   }
 

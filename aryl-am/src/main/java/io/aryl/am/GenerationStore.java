@@ -12,9 +12,10 @@ import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 
 /**
- * The job's {@link GenerationRecord}, {@link AmKeys#GENERATION_RECORD_FILE} in its staging directory. A write goes to
- * a temporary file that is then renamed over the record, so a reader sees the old record or the new one, never part
- * of one; the next ApplicationMaster attempt reads it back.
+ * The job's {@link GenerationRecord}, {@link AmKeys#GENERATION_RECORD_FILE} in its staging
+ * directory. A write goes to a temporary file that is then renamed over the record, so a reader
+ * sees the old record or the new one, never part of one; the next ApplicationMaster attempt reads
+ * it back.
  */
 public final class GenerationStore {
   private final FileContext files;
@@ -34,7 +35,8 @@ public final class GenerationStore {
   /**
    * The record, or empty when none was ever written.
    *
-   * @throws UnreadableRecordException naming the file when it exists but cannot be read or is not a valid record
+   * @throws UnreadableRecordException naming the file when it exists but cannot be read or is not a
+   *     valid record
    */
   public Optional<GenerationRecord> read() throws UnreadableRecordException {
     byte[] json;
@@ -46,26 +48,34 @@ public final class GenerationStore {
         json = in.readAllBytes();
       }
     } catch (IOException e) {
-      throw new UnreadableRecordException("generation record " + record + " cannot be read: " + e, e);
+      throw new UnreadableRecordException(
+          "generation record " + record + " cannot be read: " + e, e);
     }
     try {
       return Optional.of(GenerationRecord.fromJson(json));
     } catch (IllegalArgumentException e) {
-      throw new UnreadableRecordException("generation record " + record + " is not valid: " + e.getMessage(), e);
+      throw new UnreadableRecordException(
+          "generation record " + record + " is not valid: " + e.getMessage(), e);
     }
   }
 
   /** Replaces the record: once this returns, the new record is durable and whole. */
   public void write(GenerationRecord r) throws IOException {
-    try (FSDataOutputStream out = files.create(temporary, EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE),
-        Options.CreateOpts.createParent())) {
+    try (FSDataOutputStream out =
+        files.create(
+            temporary,
+            EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE),
+            Options.CreateOpts.createParent())) {
       out.write(r.toJson());
       out.hsync();
     }
     files.rename(temporary, record, Options.Rename.OVERWRITE);
   }
 
-  /** The record file exists but cannot be trusted: its generation must not be adopted or guessed from. */
+  /**
+   * The record file exists but cannot be trusted: its generation must not be adopted or guessed
+   * from.
+   */
   public static final class UnreadableRecordException extends IOException {
     UnreadableRecordException(String message, Throwable cause) {
       super(message, cause);

@@ -46,7 +46,8 @@ import org.apache.hadoop.yarn.exceptions.YarnException;
 public final class JobSubmitter implements AutoCloseable {
   private static final String ROOT_QUEUE = "root";
   private static final Set<YarnApplicationState> DONE =
-      EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
+      EnumSet.of(
+          YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
 
   private final Configuration conf;
   private final YarnClient yarn;
@@ -59,8 +60,9 @@ public final class JobSubmitter implements AutoCloseable {
   }
 
   /**
-   * A new application id and the largest container the ResourceManager allocates: what a submission starts from.
-   * Nothing is submitted yet; an id left unused is simply never seen by the ResourceManager's application list.
+   * A new application id and the largest container the ResourceManager allocates: what a submission
+   * starts from. Nothing is submitted yet; an id left unused is simply never seen by the
+   * ResourceManager's application list.
    */
   public NewJob newJob() throws IOException, YarnException {
     YarnClientApplication app = yarn.createApplication();
@@ -104,8 +106,10 @@ public final class JobSubmitter implements AutoCloseable {
     List<GangFitCheck.Node> nodes = new ArrayList<>();
     for (NodeReport n : yarn.getNodeReports(NodeState.RUNNING)) {
       Set<String> labels = n.getNodeLabels();
-      nodes.add(new GangFitCheck.Node(labels == null || labels.isEmpty() ? "" : labels.iterator().next(),
-          Math.max(0, gpus(n.getCapability()))));
+      nodes.add(
+          new GangFitCheck.Node(
+              labels == null || labels.isEmpty() ? "" : labels.iterator().next(),
+              Math.max(0, gpus(n.getCapability()))));
     }
     return new SubmissionChecks.ClusterFacts(queues, job.maxContainerGpus(), nodes);
   }
@@ -133,7 +137,8 @@ public final class JobSubmitter implements AutoCloseable {
   }
 
   /** Stages the job's files and submits its ApplicationMaster as {@code job}. */
-  public ApplicationId submit(NewJob job, JobSpec spec, List<File> files) throws IOException, YarnException {
+  public ApplicationId submit(NewJob job, JobSpec spec, List<File> files)
+      throws IOException, YarnException {
     spec.validate();
     for (File f : files) {
       if (!f.isFile()) {
@@ -144,13 +149,18 @@ public final class JobSubmitter implements AutoCloseable {
     ApplicationId id = ctx.getApplicationId();
 
     FileSystem fs = FileSystem.get(conf);
-    String root = conf.get(AmKeys.STAGING_DIR, new Path(fs.getHomeDirectory(), ".aryl/staging").toString());
+    String root =
+        conf.get(AmKeys.STAGING_DIR, new Path(fs.getHomeDirectory(), ".aryl/staging").toString());
     Path staging = fs.makeQualified(new Path(root, id.toString()));
     fs.mkdirs(staging);
 
     List<JobSpec.StagedFile> workerFiles = new ArrayList<>();
-    workerFiles.add(stage(fs, staging, AmKeys.WORKER_SCRIPT, ("#!/bin/bash\n" + spec.command() + "\n")
-        .getBytes(StandardCharsets.UTF_8)));
+    workerFiles.add(
+        stage(
+            fs,
+            staging,
+            AmKeys.WORKER_SCRIPT,
+            ("#!/bin/bash\n" + spec.command() + "\n").getBytes(StandardCharsets.UTF_8)));
     try (InputStream in = JobSubmitter.class.getResourceAsStream(AmKeys.DISCOVERY_FILE)) {
       workerFiles.add(stage(fs, staging, AmKeys.DISCOVERY_FILE, in.readAllBytes()));
     }
@@ -174,11 +184,12 @@ public final class JobSubmitter implements AutoCloseable {
       fs.copyFromLocalFile(false, true, new Path(new File(jar).getAbsolutePath()), dst);
       amFiles.put(AmKeys.AM_JAR_FILE, resource(fs, dst));
     } else if (!mini) {
-      throw new IllegalStateException("cannot find the aryl-am jar to ship: run from it (yarn jar) or set "
-          + AmKeys.AM_JAR);
+      throw new IllegalStateException(
+          "cannot find the aryl-am jar to ship: run from it (yarn jar) or set " + AmKeys.AM_JAR);
     }
     if (mini) {
-      // A MiniYARNCluster's NMs have no Hadoop configuration of their own: give the AM the client's (RM address).
+      // A MiniYARNCluster's NMs have no Hadoop configuration of their own: give the AM the client's
+      // (RM address).
       Path dst = new Path(staging, AmKeys.CLIENT_CONF_FILE);
       try (OutputStream out = fs.create(dst, true)) {
         conf.writeXml(out);
@@ -193,11 +204,14 @@ public final class JobSubmitter implements AutoCloseable {
     ctx.setKeepContainersAcrossApplicationAttempts(true);
     ctx.setMaxAppAttempts(spec.amAttempts());
     Resource amResource = Resource.newInstance(spec.amMemoryMb(), 1);
-    ResourceRequest amRequest = ResourceRequest.newInstance(Priority.newInstance(0), ResourceRequest.ANY,
-        amResource, 1);
-    // The AM runs in the default partition (no GPUs) unless configured otherwise, never on a lent node a reclaim
-    // takes back. The RM replaces an empty AM label by the application's label, and a missing application label by
-    // the queue's default (training): so the application's label is set to the default partition explicitly, and
+    ResourceRequest amRequest =
+        ResourceRequest.newInstance(Priority.newInstance(0), ResourceRequest.ANY, amResource, 1);
+    // The AM runs in the default partition (no GPUs) unless configured otherwise, never on a lent
+    // node a reclaim
+    // takes back. The RM replaces an empty AM label by the application's label, and a missing
+    // application label by
+    // the queue's default (training): so the application's label is set to the default partition
+    // explicitly, and
     // the workers ask for the queue's label by name.
     String amLabel = conf.getTrimmed(AmKeys.AM_NODE_LABEL, "");
     amRequest.setNodeLabelExpression(amLabel);
@@ -209,9 +223,19 @@ public final class JobSubmitter implements AutoCloseable {
     env.put(AmKeys.WORKER_NODE_LABEL_ENV, workerNodeLabel(spec.queue()));
     env.put(Environment.CLASSPATH.name(), amClasspath(mini));
     String log = ApplicationConstants.LOG_DIR_EXPANSION_VAR;
-    String command = Environment.JAVA_HOME.$$() + "/bin/java -Xmx" + Math.max(64, spec.amMemoryMb() * 3 / 4) + "m "
-        + ElasticAppMaster.class.getName() + " 1>" + log + "/AppMaster.stdout 2>" + log + "/AppMaster.stderr";
-    ctx.setAMContainerSpec(ContainerLaunchContext.newInstance(amFiles, env, List.of(command), null, null, null));
+    String command =
+        Environment.JAVA_HOME.$$()
+            + "/bin/java -Xmx"
+            + Math.max(64, spec.amMemoryMb() * 3 / 4)
+            + "m "
+            + ElasticAppMaster.class.getName()
+            + " 1>"
+            + log
+            + "/AppMaster.stdout 2>"
+            + log
+            + "/AppMaster.stderr";
+    ctx.setAMContainerSpec(
+        ContainerLaunchContext.newInstance(amFiles, env, List.of(command), null, null, null));
     try {
       yarn.submitApplication(ctx);
     } catch (YarnException e) {
@@ -221,11 +245,13 @@ public final class JobSubmitter implements AutoCloseable {
   }
 
   /**
-   * What a failed submission was: a refusal when the ResourceManager rejected the application (it ended at once) or
-   * never took it (a queue's ACL, a request it does not accept), with its reason and the staged files deleted; else
-   * the failure itself (e.g. a wait for the submission that timed out, the application still on its way).
+   * What a failed submission was: a refusal when the ResourceManager rejected the application (it
+   * ended at once) or never took it (a queue's ACL, a request it does not accept), with its reason
+   * and the staged files deleted; else the failure itself (e.g. a wait for the submission that
+   * timed out, the application still on its way).
    */
-  private YarnException refused(ApplicationId id, YarnException e, FileSystem fs, Path staging) throws IOException {
+  private YarnException refused(ApplicationId id, YarnException e, FileSystem fs, Path staging)
+      throws IOException {
     ApplicationReport r;
     try {
       r = yarn.getApplicationReport(id);
@@ -234,7 +260,8 @@ public final class JobSubmitter implements AutoCloseable {
     } catch (YarnException | IOException unknown) {
       return e;
     }
-    if (r != null && r.getYarnApplicationState() != YarnApplicationState.FAILED
+    if (r != null
+        && r.getYarnApplicationState() != YarnApplicationState.FAILED
         && r.getYarnApplicationState() != YarnApplicationState.KILLED) {
       return e;
     }
@@ -244,12 +271,17 @@ public final class JobSubmitter implements AutoCloseable {
       // the refusal is what the submitter needs to hear
     }
     String diagnostics = r == null ? "" : String.valueOf(r.getDiagnostics()).strip();
-    String why = diagnostics.isEmpty() || diagnostics.equals("null") ? RefusedSubmission.plain(e.getMessage())
-        : RefusedSubmission.plain(diagnostics);
+    String why =
+        diagnostics.isEmpty() || diagnostics.equals("null")
+            ? RefusedSubmission.plain(e.getMessage())
+            : RefusedSubmission.plain(diagnostics);
     return new RefusedSubmission("the ResourceManager refused " + id + ": " + why, e);
   }
 
-  /** The partition a queue's containers go to when they name none: its default label, or the default partition. */
+  /**
+   * The partition a queue's containers go to when they name none: its default label, or the default
+   * partition.
+   */
   private String workerNodeLabel(String queue) throws IOException, YarnException {
     QueueInfo info = yarn.getQueueInfo(queue);
     String label = info == null ? null : info.getDefaultNodeLabelExpression();
@@ -258,20 +290,28 @@ public final class JobSubmitter implements AutoCloseable {
 
   private String amClasspath(boolean mini) {
     String sep = ApplicationConstants.CLASS_PATH_SEPARATOR;
-    StringBuilder cp = new StringBuilder(Environment.PWD.$$()).append(sep).append(Environment.PWD.$$()).append('/')
-        .append(AmKeys.AM_JAR_FILE);
-    for (String entry : conf.getStrings(YarnConfiguration.YARN_APPLICATION_CLASSPATH,
-        YarnConfiguration.DEFAULT_YARN_CROSS_PLATFORM_APPLICATION_CLASSPATH)) {
+    StringBuilder cp =
+        new StringBuilder(Environment.PWD.$$())
+            .append(sep)
+            .append(Environment.PWD.$$())
+            .append('/')
+            .append(AmKeys.AM_JAR_FILE);
+    for (String entry :
+        conf.getStrings(
+            YarnConfiguration.YARN_APPLICATION_CLASSPATH,
+            YarnConfiguration.DEFAULT_YARN_CROSS_PLATFORM_APPLICATION_CLASSPATH)) {
       cp.append(sep).append(entry.trim());
     }
     if (mini) {
-      // As DistributedShell does: a MiniYARNCluster's NMs have no Hadoop install, the test JVM's class path is it.
+      // As DistributedShell does: a MiniYARNCluster's NMs have no Hadoop install, the test JVM's
+      // class path is it.
       cp.append(sep).append(System.getProperty("java.class.path").replace(File.pathSeparator, sep));
     }
     return cp.toString();
   }
 
-  private static JobSpec.StagedFile stage(FileSystem fs, Path dir, String name, byte[] content) throws IOException {
+  private static JobSpec.StagedFile stage(FileSystem fs, Path dir, String name, byte[] content)
+      throws IOException {
     Path p = new Path(dir, name);
     try (OutputStream out = fs.create(p, true)) {
       out.write(content);
@@ -281,30 +321,45 @@ public final class JobSubmitter implements AutoCloseable {
 
   private static JobSpec.StagedFile staged(FileSystem fs, Path p, String name) throws IOException {
     FileStatus s = fs.getFileStatus(p);
-    return new JobSpec.StagedFile(name, fs.makeQualified(p).toUri().toString(), s.getLen(), s.getModificationTime());
+    return new JobSpec.StagedFile(
+        name, fs.makeQualified(p).toUri().toString(), s.getLen(), s.getModificationTime());
   }
 
   private static LocalResource resource(FileSystem fs, Path p) throws IOException {
     FileStatus s = fs.getFileStatus(p);
-    return LocalResource.newInstance(URL.fromPath(fs.makeQualified(p)), LocalResourceType.FILE,
-        LocalResourceVisibility.APPLICATION, s.getLen(), s.getModificationTime());
+    return LocalResource.newInstance(
+        URL.fromPath(fs.makeQualified(p)),
+        LocalResourceType.FILE,
+        LocalResourceVisibility.APPLICATION,
+        s.getLen(),
+        s.getModificationTime());
   }
 
   /** Follows the job to its end, printing state changes; 0 if it succeeded, 1 otherwise. */
-  public int waitFor(ApplicationId id, PrintStream out) throws IOException, YarnException, InterruptedException {
+  public int waitFor(ApplicationId id, PrintStream out)
+      throws IOException, YarnException, InterruptedException {
     String last = "";
     while (true) {
       ApplicationReport r = yarn.getApplicationReport(id);
-      String now = r.getYarnApplicationState() + (r.getTrackingUrl() == null ? "" : " " + r.getTrackingUrl());
+      String now =
+          r.getYarnApplicationState()
+              + (r.getTrackingUrl() == null ? "" : " " + r.getTrackingUrl());
       if (!now.equals(last)) {
         out.println(id + " " + now);
         last = now;
       }
       if (DONE.contains(r.getYarnApplicationState())) {
-        out.println(id + " final status " + r.getFinalApplicationStatus()
-            + (r.getDiagnostics() == null || r.getDiagnostics().isEmpty() ? "" : ": " + r.getDiagnostics()));
+        out.println(
+            id
+                + " final status "
+                + r.getFinalApplicationStatus()
+                + (r.getDiagnostics() == null || r.getDiagnostics().isEmpty()
+                    ? ""
+                    : ": " + r.getDiagnostics()));
         return r.getYarnApplicationState() == YarnApplicationState.FINISHED
-            && r.getFinalApplicationStatus() == FinalApplicationStatus.SUCCEEDED ? 0 : 1;
+                && r.getFinalApplicationStatus() == FinalApplicationStatus.SUCCEEDED
+            ? 0
+            : 1;
       }
       Thread.sleep(500);
     }
@@ -315,8 +370,10 @@ public final class JobSubmitter implements AutoCloseable {
   }
 
   public List<ApplicationReport> list(boolean all) throws IOException, YarnException {
-    EnumSet<YarnApplicationState> states = all ? EnumSet.allOf(YarnApplicationState.class)
-        : EnumSet.complementOf(EnumSet.copyOf(DONE));
+    EnumSet<YarnApplicationState> states =
+        all
+            ? EnumSet.allOf(YarnApplicationState.class)
+            : EnumSet.complementOf(EnumSet.copyOf(DONE));
     return yarn.getApplications(Set.of(AmKeys.APPLICATION_TYPE), states);
   }
 

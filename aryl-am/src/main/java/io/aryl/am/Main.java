@@ -22,14 +22,23 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
- * The client: {@code yarn jar aryl-am-<version>.jar [-D key=value]... submit|status|list|kill ...} (the jar's
- * Main-Class). Exit status: 0 done, 1 job failed (with --wait) or an error, 2 bad arguments (nothing runs): a
- * malformed option, a job the cluster cannot run ({@link SubmissionChecks}), a submission the ResourceManager refused
- * ({@link RefusedSubmission}: a queue's ACL, an Aryl shape it rejects), or an application id that names none.
+ * The client: {@code yarn jar aryl-am-<version>.jar [-D key=value]... submit|status|list|kill ...}
+ * (the jar's Main-Class). Exit status: 0 done, 1 job failed (with --wait) or an error, 2 bad
+ * arguments (nothing runs): a malformed option, a job the cluster cannot run ({@link
+ * SubmissionChecks}), a submission the ResourceManager refused ({@link RefusedSubmission}: a
+ * queue's ACL, an Aryl shape it rejects), or an application id that names none.
  */
-@Command(name = "aryl-am", mixinStandardHelpOptions = true, version = "aryl-am",
+@Command(
+    name = "aryl-am",
+    mixinStandardHelpOptions = true,
+    version = "aryl-am",
     description = "Elastic training jobs on YARN with the Aryl scheduler.",
-    subcommands = {SubmitCommand.class, Main.StatusCommand.class, Main.ListCommand.class, Main.KillCommand.class})
+    subcommands = {
+      SubmitCommand.class,
+      Main.StatusCommand.class,
+      Main.ListCommand.class,
+      Main.KillCommand.class
+    })
 public final class Main implements Callable<Integer> {
   private final Configuration conf;
   private final PrintStream out;
@@ -51,14 +60,21 @@ public final class Main implements Callable<Integer> {
     System.exit(run(new YarnConfiguration(), System.out, System.err, args));
   }
 
-  /** Runs the client with this configuration; generic options (-D, -conf) come before the sub-command. */
-  public static int run(Configuration conf, PrintStream out, PrintStream err, String... args) throws Exception {
+  /**
+   * Runs the client with this configuration; generic options (-D, -conf) come before the
+   * sub-command.
+   */
+  public static int run(Configuration conf, PrintStream out, PrintStream err, String... args)
+      throws Exception {
     Configuration c = new YarnConfiguration(conf);
-    // Generic options come before the sub-command, and never after "--" (the worker command's own options), which
-    // GenericOptionsParser (commons-cli) would drop, together with the "--" that ends submit's options.
+    // Generic options come before the sub-command, and never after "--" (the worker command's own
+    // options), which
+    // GenericOptionsParser (commons-cli) would drop, together with the "--" that ends submit's
+    // options.
     int end = Arrays.asList(args).indexOf("--");
-    String[] rest = new GenericOptionsParser(c, end < 0 ? args : Arrays.copyOfRange(args, 0, end))
-        .getRemainingArgs();
+    String[] rest =
+        new GenericOptionsParser(c, end < 0 ? args : Arrays.copyOfRange(args, 0, end))
+            .getRemainingArgs();
     if (end >= 0) {
       String[] all = Arrays.copyOf(rest, rest.length + args.length - end);
       System.arraycopy(args, end, all, rest.length, args.length - end);
@@ -81,7 +97,9 @@ public final class Main implements Callable<Integer> {
   static final class StatusCommand implements Callable<Integer> {
     @ParentCommand Main main;
 
-    @Parameters(paramLabel = "APPLICATION_ID") String id;
+    @Parameters(paramLabel = "APPLICATION_ID")
+    String id;
+
     @Spec CommandSpec commandSpec;
 
     @Override
@@ -92,7 +110,8 @@ public final class Main implements Callable<Integer> {
         try {
           r = s.report(appId);
         } catch (ApplicationNotFoundException e) {
-          throw new ParameterException(commandSpec.commandLine(), ApplicationIdArgument.unknown("status", appId));
+          throw new ParameterException(
+              commandSpec.commandLine(), ApplicationIdArgument.unknown("status", appId));
         }
         PrintStream o = main.out();
         o.println("application: " + r.getApplicationId());
@@ -113,14 +132,21 @@ public final class Main implements Callable<Integer> {
   static final class ListCommand implements Callable<Integer> {
     @ParentCommand Main main;
 
-    @Option(names = "--all", description = "Finished jobs too.") boolean all;
+    @Option(names = "--all", description = "Finished jobs too.")
+    boolean all;
 
     @Override
     public Integer call() throws Exception {
       try (JobSubmitter s = new JobSubmitter(main.conf())) {
         for (ApplicationReport r : s.list(all)) {
-          main.out().printf("%s\t%s\t%s\t%s\t%s%n", r.getApplicationId(), r.getName(), r.getQueue(),
-              r.getYarnApplicationState(), r.getFinalApplicationStatus());
+          main.out()
+              .printf(
+                  "%s\t%s\t%s\t%s\t%s%n",
+                  r.getApplicationId(),
+                  r.getName(),
+                  r.getQueue(),
+                  r.getYarnApplicationState(),
+                  r.getFinalApplicationStatus());
         }
         return 0;
       }
@@ -131,7 +157,9 @@ public final class Main implements Callable<Integer> {
   static final class KillCommand implements Callable<Integer> {
     @ParentCommand Main main;
 
-    @Parameters(paramLabel = "APPLICATION_ID") String id;
+    @Parameters(paramLabel = "APPLICATION_ID")
+    String id;
+
     @Spec CommandSpec commandSpec;
 
     @Override
@@ -141,7 +169,8 @@ public final class Main implements Callable<Integer> {
         try {
           s.kill(appId);
         } catch (ApplicationNotFoundException e) {
-          throw new ParameterException(commandSpec.commandLine(), ApplicationIdArgument.unknown("kill", appId));
+          throw new ParameterException(
+              commandSpec.commandLine(), ApplicationIdArgument.unknown("kill", appId));
         }
         main.out().println("killed " + appId);
         return 0;
@@ -159,12 +188,14 @@ public final class Main implements Callable<Integer> {
   }
 
   /**
-   * A submission the ResourceManager refused is told in its words with exit status 2, as a job the cluster cannot run
-   * is. What else the ResourceManager or a file system refused (a connection that failed for good, a file it would not
-   * write, ...) is told in its own words with exit status 1; a stack trace would only bury them. Anything else is a
-   * defect in the client and keeps its stack trace.
+   * A submission the ResourceManager refused is told in its words with exit status 2, as a job the
+   * cluster cannot run is. What else the ResourceManager or a file system refused (a connection
+   * that failed for good, a file it would not write, ...) is told in its own words with exit status
+   * 1; a stack trace would only bury them. Anything else is a defect in the client and keeps its
+   * stack trace.
    */
-  private static int reportRefusal(Exception e, CommandLine cli, CommandLine.ParseResult parsed) throws Exception {
+  private static int reportRefusal(Exception e, CommandLine cli, CommandLine.ParseResult parsed)
+      throws Exception {
     if (e instanceof RefusedSubmission) {
       cli.getErr().println(cli.getCommandName() + ": " + e.getMessage());
       return 2;
@@ -174,7 +205,8 @@ public final class Main implements Callable<Integer> {
     }
     String message = String.valueOf(e.getMessage());
     int nl = message.indexOf('\n');
-    cli.getErr().println(cli.getCommandName() + ": " + (nl < 0 ? message : message.substring(0, nl)));
+    cli.getErr()
+        .println(cli.getCommandName() + ": " + (nl < 0 ? message : message.substring(0, nl)));
     return 1;
   }
 }

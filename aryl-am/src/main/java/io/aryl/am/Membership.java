@@ -4,12 +4,13 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The job's containers and what to do next, as the ApplicationMaster drives it: pure bookkeeping, no YARN calls.
- * Events go in, {@link WorkerAction}s come out; one thread at a time (the AM holds a lock around it). Two
- * implementations, one per launcher: {@link WorkerGroup} ({@code --launcher env}: the AM forms every generation) and
- * {@link AgentGroup} ({@code --launcher torchrun}: torchrun's agents form them among themselves). Both keep their
- * containers in a {@link ContainerLedger}. The types below are theirs in common; being inherited, they are also
- * named through either, e.g. {@code WorkerGroup.Worker}.
+ * The job's containers and what to do next, as the ApplicationMaster drives it: pure bookkeeping,
+ * no YARN calls. Events go in, {@link WorkerAction}s come out; one thread at a time (the AM holds a
+ * lock around it). Two implementations, one per launcher: {@link WorkerGroup} ({@code --launcher
+ * env}: the AM forms every generation) and {@link AgentGroup} ({@code --launcher torchrun}:
+ * torchrun's agents form them among themselves). Both keep their containers in a {@link
+ * ContainerLedger}. The types below are theirs in common; being inherited, they are also named
+ * through either, e.g. {@code WorkerGroup.Worker}.
  */
 public interface Membership {
   enum State {
@@ -23,7 +24,10 @@ public interface Membership {
     STOPPING,
     /** Asked back by the RM and told to stop; released once its worker exited, or at the grace. */
     DRAINING,
-    /** Its worker exited; the container is kept, running nothing but its supervisor, until a generation uses it. */
+    /**
+     * Its worker exited; the container is kept, running nothing but its supervisor, until a
+     * generation uses it.
+     */
     IDLE
   }
 
@@ -34,13 +38,19 @@ public interface Membership {
     State state;
     int generation;
     long drainDeadline;
-    /** Told to stop while its start was in flight: SIGTERM goes out once the NodeManager has accepted the start. */
-    boolean terminateOnLaunch;
+
     /**
-     * A new worker of a move (granted under {@code JobShape.MOVE_REQUEST_ID}), held aside since {@link #heldAsideSince}:
-     * not a member until the workers it replaces are asked back.
+     * Told to stop while its start was in flight: SIGTERM goes out once the NodeManager has
+     * accepted the start.
+     */
+    boolean terminateOnLaunch;
+
+    /**
+     * A new worker of a move (granted under {@code JobShape.MOVE_REQUEST_ID}), held aside since
+     * {@link #heldAsideSince}: not a member until the workers it replaces are asked back.
      */
     boolean replacement;
+
     long heldAsideSince;
 
     Worker(String id, String host, State state, int generation) {
@@ -88,10 +98,10 @@ public interface Membership {
   List<WorkerAction> allocated(String id, String host, long now);
 
   /**
-   * A container granted for a move: the scheduler places the job elsewhere and grants its new workers before it asks
-   * the old ones back. Held aside, not a member (no grow), until a running container is asked back; then it takes part
-   * in the generation change that follows. One held aside longer than {@link ContainerLedger#MOVE_WAIT_MS} joins as
-   * an ordinary container.
+   * A container granted for a move: the scheduler places the job elsewhere and grants its new
+   * workers before it asks the old ones back. Held aside, not a member (no grow), until a running
+   * container is asked back; then it takes part in the generation change that follows. One held
+   * aside longer than {@link ContainerLedger#MOVE_WAIT_MS} joins as an ordinary container.
    */
   List<WorkerAction> allocatedForMove(String id, String host, long now);
 

@@ -20,9 +20,9 @@ import org.apache.hadoop.yarn.client.api.impl.ContainerManagementProtocolProxy.C
 import org.apache.hadoop.yarn.exceptions.YarnException;
 
 /**
- * Blocking calls to NodeManagers for the AM's containers: start, re-initialize (new process, same container), and
- * SIGTERM. Unlike NMClient it works on containers started by an earlier AM attempt too (it keeps no per-container
- * state; the NM tokens come from the AMRM client's token cache).
+ * Blocking calls to NodeManagers for the AM's containers: start, re-initialize (new process, same
+ * container), and SIGTERM. Unlike NMClient it works on containers started by an earlier AM attempt
+ * too (it keeps no per-container state; the NM tokens come from the AMRM client's token cache).
  */
 public final class NodeManagerOps implements AutoCloseable {
   private final ContainerManagementProtocolProxy proxies;
@@ -45,31 +45,51 @@ public final class NodeManagerOps implements AutoCloseable {
   }
 
   public void start(Container c, ContainerLaunchContext clc) throws YarnException, IOException {
-    call(c.getNodeId(), c.getId(), p -> {
-      StartContainersResponse r = p.startContainers(StartContainersRequest.newInstance(
-          List.of(StartContainerRequest.newInstance(clc, c.getContainerToken()))));
-      if (r.getFailedRequests() != null && r.getFailedRequests().containsKey(c.getId())) {
-        throw new YarnException("start of " + c.getId() + " refused: "
-            + r.getFailedRequests().get(c.getId()).getMessage());
-      }
-    });
+    call(
+        c.getNodeId(),
+        c.getId(),
+        p -> {
+          StartContainersResponse r =
+              p.startContainers(
+                  StartContainersRequest.newInstance(
+                      List.of(StartContainerRequest.newInstance(clc, c.getContainerToken()))));
+          if (r.getFailedRequests() != null && r.getFailedRequests().containsKey(c.getId())) {
+            throw new YarnException(
+                "start of "
+                    + c.getId()
+                    + " refused: "
+                    + r.getFailedRequests().get(c.getId()).getMessage());
+          }
+        });
   }
 
   /**
-   * Kills the container's processes (SIGTERM, then SIGKILL after the NM's {@code sleep-delay-before-sigkill.ms}) and
-   * starts this launch context in the same container. The NodeManager accepts it only while the container runs: a
-   * container whose main process exited has completed ("Cannot perform RE_INIT ... Current state is
-   * [EXITED_WITH_...]", or "does not exist" once it is gone), which is why a worker container's main process is the
-   * supervisor that outlives its worker.
+   * Kills the container's processes (SIGTERM, then SIGKILL after the NM's {@code
+   * sleep-delay-before-sigkill.ms}) and starts this launch context in the same container. The
+   * NodeManager accepts it only while the container runs: a container whose main process exited has
+   * completed ("Cannot perform RE_INIT ... Current state is [EXITED_WITH_...]", or "does not exist"
+   * once it is gone), which is why a worker container's main process is the supervisor that
+   * outlives its worker.
    */
-  public void reinitialize(NodeId node, ContainerId id, ContainerLaunchContext clc) throws YarnException, IOException {
-    call(node, id, p -> p.reInitializeContainer(ReInitializeContainerRequest.newInstance(id, clc, true)));
+  public void reinitialize(NodeId node, ContainerId id, ContainerLaunchContext clc)
+      throws YarnException, IOException {
+    call(
+        node,
+        id,
+        p -> p.reInitializeContainer(ReInitializeContainerRequest.newInstance(id, clc, true)));
   }
 
-  /** SIGTERM to the container's process group (GRACEFUL_SHUTDOWN); dropped by the NM if it has not launched it yet. */
+  /**
+   * SIGTERM to the container's process group (GRACEFUL_SHUTDOWN); dropped by the NM if it has not
+   * launched it yet.
+   */
   public void terminate(NodeId node, ContainerId id) throws YarnException, IOException {
-    call(node, id, p -> p.signalToContainer(
-        SignalContainerRequest.newInstance(id, SignalContainerCommand.GRACEFUL_SHUTDOWN)));
+    call(
+        node,
+        id,
+        p ->
+            p.signalToContainer(
+                SignalContainerRequest.newInstance(id, SignalContainerCommand.GRACEFUL_SHUTDOWN)));
   }
 
   @Override

@@ -12,10 +12,11 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
 
 /**
- * The ApplicationMaster's pages for people are reached through the ResourceManager's web proxy, as YARN's own
- * ApplicationMasters do with {@code AmIpFilter}: a request from any host but the proxy's (and the ResourceManagers',
- * whose scheduler reads the last checkpoint) is redirected to {@code <proxy>/proxy/<application>/...}, where the RM's
- * authentication and the application's view ACL apply. Hosts are resolved again every few minutes, as AmIpFilter does.
+ * The ApplicationMaster's pages for people are reached through the ResourceManager's web proxy, as
+ * YARN's own ApplicationMasters do with {@code AmIpFilter}: a request from any host but the proxy's
+ * (and the ResourceManagers', whose scheduler reads the last checkpoint) is redirected to {@code
+ * <proxy>/proxy/<application>/...}, where the RM's authentication and the application's view ACL
+ * apply. Hosts are resolved again every few minutes, as AmIpFilter does.
  */
 final class ProxyOnlyPages {
   private static final long RESOLVE_EVERY_MS = 5 * 60_000L;
@@ -37,7 +38,8 @@ final class ProxyOnlyPages {
    * @param allowedHostPorts {@code host:port} of the web proxies and the ResourceManagers' web apps
    * @param proxyBase where a redirected request goes: {@code http://proxy:port/proxy/<application>}
    */
-  ProxyOnlyPages(List<String> allowedHostPorts, String proxyBase, Resolver resolver, LongSupplier clock) {
+  ProxyOnlyPages(
+      List<String> allowedHostPorts, String proxyBase, Resolver resolver, LongSupplier clock) {
     if (allowedHostPorts.isEmpty()) {
       throw new IllegalArgumentException("no web proxy or ResourceManager web address to allow");
     }
@@ -47,20 +49,24 @@ final class ProxyOnlyPages {
     this.clock = clock;
   }
 
-  /** From the job's configuration: the proxies the RM's AmFilterInitializer would name, and the RMs themselves. */
+  /**
+   * From the job's configuration: the proxies the RM's AmFilterInitializer would name, and the RMs
+   * themselves.
+   */
   static ProxyOnlyPages from(Configuration conf, String applicationId) {
     List<String> proxies = WebAppUtils.getProxyHostsAndPortsForAmFilter(conf);
     Configuration withoutProxy = new Configuration(conf);
     withoutProxy.unset(YarnConfiguration.PROXY_ADDRESS);
     List<String> hosts = new ArrayList<>(proxies);
     hosts.addAll(WebAppUtils.getProxyHostsAndPortsForAmFilter(withoutProxy));
-    String base = WebAppUtils.getHttpSchemePrefix(conf) + proxies.get(0) + "/proxy/" + applicationId;
+    String base =
+        WebAppUtils.getHttpSchemePrefix(conf) + proxies.get(0) + "/proxy/" + applicationId;
     return new ProxyOnlyPages(hosts, base, InetAddress::getAllByName, System::currentTimeMillis);
   }
 
   /**
-   * Where to send a request for {@code path} (with {@code rawQuery}, or null) from {@code remote}: null to serve it
-   * here, else the URL on the proxy.
+   * Where to send a request for {@code path} (with {@code rawQuery}, or null) from {@code remote}:
+   * null to serve it here, else the URL on the proxy.
    */
   synchronized String redirectFor(InetAddress remote, String path, String rawQuery) {
     long now = clock.getAsLong();
@@ -72,13 +78,17 @@ final class ProxyOnlyPages {
     if (allowed.contains(remote)) {
       return null;
     }
-    return proxyBase + (path.startsWith("/") ? path : "/" + path) + (rawQuery == null ? "" : "?" + rawQuery);
+    return proxyBase
+        + (path.startsWith("/") ? path : "/" + path)
+        + (rawQuery == null ? "" : "?" + rawQuery);
   }
 
   private Set<InetAddress> resolve() {
     Set<InetAddress> out = new HashSet<>();
     for (String hostPort : allowedHostPorts) {
-      String host = hostPort.substring(0, hostPort.lastIndexOf(':') < 0 ? hostPort.length() : hostPort.lastIndexOf(':'));
+      String host =
+          hostPort.substring(
+              0, hostPort.lastIndexOf(':') < 0 ? hostPort.length() : hostPort.lastIndexOf(':'));
       try {
         out.addAll(List.of(resolver.all(host)));
       } catch (UnknownHostException e) {

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The queue a job is submitted to must be a leaf queue the ResourceManager knows. It may be named by its full path
- * ({@code root.training}) or by its short name ({@code training}) when no other queue has that short name: the names
- * YARN itself accepts.
+ * The queue a job is submitted to must be a leaf queue the ResourceManager knows. It may be named
+ * by its full path ({@code root.training}) or by its short name ({@code training}) when no other
+ * queue has that short name: the names YARN itself accepts.
  */
 final class QueueCheck {
   private QueueCheck() {}
@@ -16,7 +16,8 @@ final class QueueCheck {
    *
    * @param path full path, e.g. {@code root.training}
    * @param children full paths of its child queues; none for a leaf queue
-   * @param defaultNodeLabel the partition its containers go to when they name none; "" is the default partition
+   * @param defaultNodeLabel the partition its containers go to when they name none; "" is the
+   *     default partition
    */
   record Queue(String path, List<String> children, String defaultNodeLabel) {
     Queue {
@@ -39,8 +40,8 @@ final class QueueCheck {
   /**
    * The leaf queue {@code asked} names among {@code queues} (the whole tree, root included).
    *
-   * @throws IllegalArgumentException naming the option and the value when the queue is unknown, the short name is
-   *     not unique, or the queue is a parent
+   * @throws IllegalArgumentException naming the option and the value when the queue is unknown, the
+   *     short name is not unique, or the queue is a parent
    */
   static Queue leaf(String asked, List<Queue> queues) {
     List<Queue> matches = queues.stream().filter(q -> q.path().equals(asked)).toList();
@@ -51,13 +52,21 @@ final class QueueCheck {
       throw new IllegalArgumentException("--queue: unknown queue '" + asked + "'");
     }
     if (matches.size() > 1) {
-      throw new IllegalArgumentException("--queue: '" + asked + "' is the name of more than one queue ("
-          + String.join(", ", matches.stream().map(Queue::path).toList()) + "); give its full path");
+      throw new IllegalArgumentException(
+          "--queue: '"
+              + asked
+              + "' is the name of more than one queue ("
+              + String.join(", ", matches.stream().map(Queue::path).toList())
+              + "); give its full path");
     }
     Queue queue = matches.get(0);
     if (!queue.isLeaf()) {
-      throw new IllegalArgumentException("--queue: '" + asked + "' is a parent queue (of "
-          + String.join(", ", queue.children()) + "); jobs are submitted to a leaf queue");
+      throw new IllegalArgumentException(
+          "--queue: '"
+              + asked
+              + "' is a parent queue (of "
+              + String.join(", ", queue.children())
+              + "); jobs are submitted to a leaf queue");
     }
     return queue;
   }

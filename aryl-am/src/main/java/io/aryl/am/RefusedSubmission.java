@@ -4,24 +4,29 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 
 /**
- * The ResourceManager refused a submission: it rejected the application (an invalid or over-the-cap Aryl shape, a queue
- * the Capacity Scheduler refuses) or would not take it at all (a queue's {@code acl_submit_applications}). Nothing of
- * the job runs. The client tells it in the ResourceManager's words with exit status 2, as it does a job the cluster
- * cannot run.
+ * The ResourceManager refused a submission: it rejected the application (an invalid or over-the-cap
+ * Aryl shape, a queue the Capacity Scheduler refuses) or would not take it at all (a queue's {@code
+ * acl_submit_applications}). Nothing of the job runs. The client tells it in the ResourceManager's
+ * words with exit status 2, as it does a job the cluster cannot run.
  */
 final class RefusedSubmission extends YarnException {
   private static final long serialVersionUID = 1L;
 
-  /** A Java class name and ": " at the start of a message, as a remote exception's text carries its cause's. */
-  private static final Pattern CLASS_PREFIX = Pattern.compile("^(?:[a-z_$][\\w$]*\\.)+[A-Z][\\w$]*: ");
+  /**
+   * A Java class name and ": " at the start of a message, as a remote exception's text carries its
+   * cause's.
+   */
+  private static final Pattern CLASS_PREFIX =
+      Pattern.compile("^(?:[a-z_$][\\w$]*\\.)+[A-Z][\\w$]*: ");
 
   RefusedSubmission(String message, Throwable cause) {
     super(message, cause);
   }
 
   /**
-   * The reason in the ResourceManager's words: its first line, without the class names a remote exception puts before
-   * it (e.g. {@code org.apache.hadoop.security.AccessControlException: User bob does not have permission ...}).
+   * The reason in the ResourceManager's words: its first line, without the class names a remote
+   * exception puts before it (e.g. {@code org.apache.hadoop.security.AccessControlException: User
+   * bob does not have permission ...}).
    */
   static String plain(String message) {
     String m = String.valueOf(message).strip();

@@ -13,26 +13,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The c10d rendezvous store of a {@code --launcher torchrun} job, hosted by the ApplicationMaster: no agent needs to
- * run on the AM's host, and the AM's host is never reclaimed, so the store outlives every change of the job's
- * containers. It is a Python child process ({@code PYTHON -c PROGRAM HOST}) holding a
- * {@code torch.distributed.TCPStore(HOST, 0, is_master=True, wait_for_workers=False)}: port 0 takes a free port, which
- * the child prints on its first line. It then lives until its standard input closes, which happens when the AM ends
- * however it ends (the AM holds the other end of the pipe), or until {@link #close}. If it dies meanwhile the AM logs
- * it and {@link #restartIfDead restarts} it, on a new port: the agents of the old one have lost their rendezvous and
- * are restarted ({@link AgentGroup#storeRestarted}).
+ * The c10d rendezvous store of a {@code --launcher torchrun} job, hosted by the ApplicationMaster:
+ * no agent needs to run on the AM's host, and the AM's host is never reclaimed, so the store
+ * outlives every change of the job's containers. It is a Python child process ({@code PYTHON -c
+ * PROGRAM HOST}) holding a {@code torch.distributed.TCPStore(HOST, 0, is_master=True,
+ * wait_for_workers=False)}: port 0 takes a free port, which the child prints on its first line. It
+ * then lives until its standard input closes, which happens when the AM ends however it ends (the
+ * AM holds the other end of the pipe), or until {@link #close}. If it dies meanwhile the AM logs it
+ * and {@link #restartIfDead restarts} it, on a new port: the agents of the old one have lost their
+ * rendezvous and are restarted ({@link AgentGroup#storeRestarted}).
  */
 public final class RendezvousStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RendezvousStore.class);
 
-  /** What the child runs: its argument is the host the agents reach it at (the server listens on every address). */
-  static final String PROGRAM = String.join("\n",
-      "import sys",
-      "import torch.distributed as dist",
-      "store = dist.TCPStore(sys.argv[1], 0, is_master=True, wait_for_workers=False)",
-      "print(store.port, flush=True)",
-      "sys.stdin.read()",
-      "");
+  /**
+   * What the child runs: its argument is the host the agents reach it at (the server listens on
+   * every address).
+   */
+  static final String PROGRAM =
+      String.join(
+          "\n",
+          "import sys",
+          "import torch.distributed as dist",
+          "store = dist.TCPStore(sys.argv[1], 0, is_master=True, wait_for_workers=False)",
+          "print(store.port, flush=True)",
+          "sys.stdin.read()",
+          "");
 
   private final String python;
   private final String host;
@@ -44,7 +50,8 @@ public final class RendezvousStore implements AutoCloseable {
   /**
    * @param python the interpreter with PyTorch ({@code --python})
    * @param host the AM's host, as the agents reach it
-   * @param startTimeoutMs how long the child may take to print its port (importing torch takes seconds)
+   * @param startTimeoutMs how long the child may take to print its port (importing torch takes
+   *     seconds)
    */
   public RendezvousStore(String python, String host, long startTimeoutMs) {
     this.python = python;
@@ -63,21 +70,30 @@ public final class RendezvousStore implements AutoCloseable {
    * @throws IOException saying why it did not start (its error output goes to the AM's stderr)
    */
   public synchronized void start() throws IOException {
-    Process p = new ProcessBuilder(command()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    CompletableFuture<String> firstLine = CompletableFuture.supplyAsync(() -> {
-      try {
-        return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
-      } catch (IOException e) {
-        return null;
-      }
-    });
+    Process p =
+        new ProcessBuilder(command()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    CompletableFuture<String> firstLine =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return new BufferedReader(
+                        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))
+                    .readLine();
+              } catch (IOException e) {
+                return null;
+              }
+            });
     String line;
     try {
       line = firstLine.get(startTimeoutMs, TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       p.destroyForcibly();
-      throw new IOException("the rendezvous store (" + python + " -c ...) printed no port within " + startTimeoutMs
-          + " ms");
+      throw new IOException(
+          "the rendezvous store ("
+              + python
+              + " -c ...) printed no port within "
+              + startTimeoutMs
+              + " ms");
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
@@ -96,9 +112,15 @@ public final class RendezvousStore implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       p.destroyForcibly();
-      throw new IOException("the rendezvous store (" + python + " -c ...) ended before printing its port" + status
-          + (line == null ? "" : ", printing '" + line + "'") + "; does '" + python
-          + "' import torch? (its error output is in AppMaster.stderr)");
+      throw new IOException(
+          "the rendezvous store ("
+              + python
+              + " -c ...) ended before printing its port"
+              + status
+              + (line == null ? "" : ", printing '" + line + "'")
+              + "; does '"
+              + python
+              + "' import torch? (its error output is in AppMaster.stderr)");
     }
     process = p;
     port = Integer.parseInt(line.strip());
@@ -116,8 +138,12 @@ public final class RendezvousStore implements AutoCloseable {
     if (process == null || process.isAlive()) {
       return false;
     }
-    LOG.warn("the rendezvous store at {}:{} (pid {}) ended with exit status {}; starting a new one", host, port,
-        process.pid(), process.exitValue());
+    LOG.warn(
+        "the rendezvous store at {}:{} (pid {}) ended with exit status {}; starting a new one",
+        host,
+        port,
+        process.pid(),
+        process.exitValue());
     start();
     return true;
   }

@@ -1,6 +1,9 @@
 package io.aryl.am;
 
-/** How many worker failures a job survives: each failure spends one restart; one past the budget fails the job. */
+/**
+ * How many worker failures a job survives: each failure spends one restart; one past the budget
+ * fails the job.
+ */
 public final class RestartBudget {
   private final int maxRestarts;
   private int used;

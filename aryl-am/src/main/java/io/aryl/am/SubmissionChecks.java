@@ -8,15 +8,17 @@ import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * What the client checks against the cluster before it submits a job, so that a job that cannot run is refused at
- * once, naming the option and the value, instead of failing in the ResourceManager or in its first worker. In order:
- * the queue ({@link QueueCheck}), the worker's size ({@link ContainerSizeCheck}), the base gang against the nodes
- * ({@link GangFitCheck}), the checkpoint directory ({@link CheckpointDirCheck}).
+ * What the client checks against the cluster before it submits a job, so that a job that cannot run
+ * is refused at once, naming the option and the value, instead of failing in the ResourceManager or
+ * in its first worker. In order: the queue ({@link QueueCheck}), the worker's size ({@link
+ * ContainerSizeCheck}), the base gang against the nodes ({@link GangFitCheck}), the checkpoint
+ * directory ({@link CheckpointDirCheck}).
  */
 final class SubmissionChecks {
   /**
-   * The scheduler's key (aryl-yarn-scheduler's ArylConf) declaring the cluster's GPU types. Checked only when this
-   * client's configuration sets it; otherwise the ResourceManager checks {@code --gpu-types} at submission.
+   * The scheduler's key (aryl-yarn-scheduler's ArylConf) declaring the cluster's GPU types. Checked
+   * only when this client's configuration sets it; otherwise the ResourceManager checks {@code
+   * --gpu-types} at submission.
    */
   static final String GPU_TYPES = "aryl.scheduler.gpu-types";
 
@@ -27,7 +29,8 @@ final class SubmissionChecks {
    * @param maxContainerGpus GPUs of the largest container; negative when unknown
    * @param nodes the running nodes
    */
-  record ClusterFacts(List<QueueCheck.Queue> queues, long maxContainerGpus, List<GangFitCheck.Node> nodes) {
+  record ClusterFacts(
+      List<QueueCheck.Queue> queues, long maxContainerGpus, List<GangFitCheck.Node> nodes) {
     ClusterFacts {
       queues = List.copyOf(queues);
       nodes = List.copyOf(nodes);
@@ -38,29 +41,39 @@ final class SubmissionChecks {
 
   /**
    * @return warnings for the submitter (the job is submitted all the same)
-   * @throws IllegalArgumentException for the first check that refuses the job, naming the option and the value
+   * @throws IllegalArgumentException for the first check that refuses the job, naming the option
+   *     and the value
    */
   static List<String> check(JobSpec spec, ClusterFacts facts, Configuration conf) {
     refuseRenamedKeys(conf);
     QueueCheck.Queue queue = QueueCheck.leaf(spec.queue(), facts.queues());
     ContainerSizeCheck.check(spec.gpusPerWorker(), facts.maxContainerGpus());
     List<String> warnings = new ArrayList<>();
-    GangFitCheck.check(spec.minWorkers(), spec.gpusPerWorker(), queue.defaultNodeLabel(),
-        inferenceLabel(conf), facts.nodes()).ifPresent(warnings::add);
+    GangFitCheck.check(
+            spec.minWorkers(),
+            spec.gpusPerWorker(),
+            queue.defaultNodeLabel(),
+            inferenceLabel(conf),
+            facts.nodes())
+        .ifPresent(warnings::add);
     CheckpointDirCheck.check(spec.checkpointDir(), conf);
     checkGpuTypes(spec.gpuTypes(), conf.getTrimmed(GPU_TYPES, ""));
     return warnings;
   }
 
   /**
-   * The inference pool's label, from the key the scheduler and the loan controller read in the same yarn-site.xml
-   * (aryl-api's {@link PoolConf}): its nodes are the ones that may be lent to training.
+   * The inference pool's label, from the key the scheduler and the loan controller read in the same
+   * yarn-site.xml (aryl-api's {@link PoolConf}): its nodes are the ones that may be lent to
+   * training.
    */
   static String inferenceLabel(Configuration conf) {
     return conf.getTrimmed(PoolConf.INFERENCE_LABEL.key(), PoolConf.INFERENCE_LABEL.defaultValue());
   }
 
-  /** A pool's label under a key it no longer has would be ignored here: refused, naming the key to set instead. */
+  /**
+   * A pool's label under a key it no longer has would be ignored here: refused, naming the key to
+   * set instead.
+   */
   private static void refuseRenamedKeys(Configuration conf) {
     for (Map.Entry<String, String> e : conf) {
       Optional<String> renamed = PoolConf.renamed(e.getKey(), e.getValue());
@@ -75,12 +88,19 @@ final class SubmissionChecks {
     if (declared.isEmpty()) {
       return;
     }
-    List<String> known = java.util.Arrays.stream(declared.split(",")).map(t -> t.trim().toLowerCase(
-        java.util.Locale.ROOT)).filter(t -> !t.isEmpty()).toList();
+    List<String> known =
+        java.util.Arrays.stream(declared.split(","))
+            .map(t -> t.trim().toLowerCase(java.util.Locale.ROOT))
+            .filter(t -> !t.isEmpty())
+            .toList();
     for (String t : asked) {
       if (!known.contains(t.toLowerCase(java.util.Locale.ROOT))) {
-        throw new IllegalArgumentException("--gpu-types: '" + t + "' is not a GPU type of this cluster (its types: "
-            + String.join(", ", known) + ")");
+        throw new IllegalArgumentException(
+            "--gpu-types: '"
+                + t
+                + "' is not a GPU type of this cluster (its types: "
+                + String.join(", ", known)
+                + ")");
       }
     }
   }

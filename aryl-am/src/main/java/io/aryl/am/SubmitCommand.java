@@ -15,106 +15,189 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code submit}: builds a {@link JobSpec} from the options, refuses a bad one or one the cluster cannot run
- * ({@link SubmissionChecks}), submits it, optionally waits.
+ * {@code submit}: builds a {@link JobSpec} from the options, refuses a bad one or one the cluster
+ * cannot run ({@link SubmissionChecks}), submits it, optionally waits.
  */
-@Command(name = "submit", sortOptions = false, description = "Submit an elastic training job.",
-    footer = "%nExample:%n  yarn jar aryl-am.jar submit --name bert --min-workers 2 --max-workers 8 --gpus 1 \\%n"
-        + "    --predicted-runtime-s 3600 --checkpoint-dir hdfs:///ckpt/bert --wait -- python train.py")
+@Command(
+    name = "submit",
+    sortOptions = false,
+    description = "Submit an elastic training job.",
+    footer =
+        "%nExample:%n  yarn jar aryl-am.jar submit --name bert --min-workers 2 --max-workers 8 --gpus 1 \\%n"
+            + "    --predicted-runtime-s 3600 --checkpoint-dir hdfs:///ckpt/bert --wait -- python train.py")
 final class SubmitCommand implements Callable<Integer> {
   @ParentCommand Main main;
   @Spec CommandSpec commandSpec;
 
-  @Option(names = "--name", description = "Job name (default: ${DEFAULT-VALUE}).", defaultValue = "aryl-job")
+  @Option(
+      names = "--name",
+      description = "Job name (default: ${DEFAULT-VALUE}).",
+      defaultValue = "aryl-job")
   String name;
 
-  @Option(names = "--queue", description = "YARN queue (default: ${DEFAULT-VALUE}).", defaultValue = "training")
+  @Option(
+      names = "--queue",
+      description = "YARN queue (default: ${DEFAULT-VALUE}).",
+      defaultValue = "training")
   String queue;
 
-  @Option(names = "--min-workers", required = true, description = "Base workers, started together or not at all.")
+  @Option(
+      names = "--min-workers",
+      required = true,
+      description = "Base workers, started together or not at all.")
   int minWorkers;
 
-  @Option(names = "--max-workers", description = "Most workers the job can use (default: --min-workers).")
+  @Option(
+      names = "--max-workers",
+      description = "Most workers the job can use (default: --min-workers).")
   Integer maxWorkers;
 
-  @Option(names = "--gpus", description = "GPUs per worker (default: ${DEFAULT-VALUE}).", defaultValue = "1")
+  @Option(
+      names = "--gpus",
+      description = "GPUs per worker (default: ${DEFAULT-VALUE}).",
+      defaultValue = "1")
   int gpus;
 
-  @Option(names = "--memory-mb", description = "Memory per worker, MB (default: ${DEFAULT-VALUE}).",
+  @Option(
+      names = "--memory-mb",
+      description = "Memory per worker, MB (default: ${DEFAULT-VALUE}).",
       defaultValue = "4096")
   int memoryMb;
 
-  @Option(names = "--vcores", description = "Virtual cores per worker (default: ${DEFAULT-VALUE}).",
+  @Option(
+      names = "--vcores",
+      description = "Virtual cores per worker (default: ${DEFAULT-VALUE}).",
       defaultValue = "1")
   int vcores;
 
-  @Option(names = "--predicted-runtime-s", required = true,
+  @Option(
+      names = "--predicted-runtime-s",
+      required = true,
       description = "Predicted runtime at --min-workers, seconds (orders the queue).")
   long predictedRuntimeS;
 
-  @Option(names = "--kind", description = "Job family, for the scheduler's history predictor.", defaultValue = "")
+  @Option(
+      names = "--kind",
+      description = "Job family, for the scheduler's history predictor.",
+      defaultValue = "")
   String kind;
 
-  @Option(names = "--checkpoint-dir", description = "Where workers checkpoint and resume (ARYL_CHECKPOINT_DIR).",
+  @Option(
+      names = "--checkpoint-dir",
+      description = "Where workers checkpoint and resume (ARYL_CHECKPOINT_DIR).",
       defaultValue = "")
   String checkpointDir;
 
-  @Option(names = "--max-restarts", description = "Worker failures the job survives (default: ${DEFAULT-VALUE}).",
+  @Option(
+      names = "--max-restarts",
+      description = "Worker failures the job survives (default: ${DEFAULT-VALUE}).",
       defaultValue = "3")
   int maxRestarts;
 
-  @Option(names = "--grace-ms", description = "Milliseconds a preempted worker has after SIGTERM before its "
-      + "container is released (default: ${DEFAULT-VALUE}).", defaultValue = "30000")
+  @Option(
+      names = "--grace-ms",
+      description =
+          "Milliseconds a preempted worker has after SIGTERM before its "
+              + "container is released (default: ${DEFAULT-VALUE}).",
+      defaultValue = "30000")
   long graceMs;
 
-  @Option(names = "--env", description = "Environment variable of every worker, NAME=VALUE (repeatable).")
+  @Option(
+      names = "--env",
+      description = "Environment variable of every worker, NAME=VALUE (repeatable).")
   Map<String, String> env = Map.of();
 
-  @Option(names = "--file", description = "Local file shipped to every worker's working directory (repeatable).")
+  @Option(
+      names = "--file",
+      description = "Local file shipped to every worker's working directory (repeatable).")
   List<File> files = new ArrayList<>();
 
-  @Option(names = "--am-memory-mb", description = "ApplicationMaster memory, MB (default: ${DEFAULT-VALUE}).",
+  @Option(
+      names = "--am-memory-mb",
+      description = "ApplicationMaster memory, MB (default: ${DEFAULT-VALUE}).",
       defaultValue = "512")
   int amMemoryMb;
 
-  @Option(names = "--am-attempts", description = "ApplicationMaster attempts; workers survive an AM restart "
-      + "(default: ${DEFAULT-VALUE}).", defaultValue = "2")
+  @Option(
+      names = "--am-attempts",
+      description =
+          "ApplicationMaster attempts; workers survive an AM restart "
+              + "(default: ${DEFAULT-VALUE}).",
+      defaultValue = "2")
   int amAttempts;
 
-  @Option(names = "--launcher", description = "How each worker container runs the command: env (the AM sets RANK, "
-      + "WORLD_SIZE, MASTER_* for each generation) or torchrun (a torchrun elastic agent per container, the command "
-      + "being the training script and its arguments) (default: ${DEFAULT-VALUE}).",
+  @Option(
+      names = "--launcher",
+      description =
+          "How each worker container runs the command: env (the AM sets RANK, "
+              + "WORLD_SIZE, MASTER_* for each generation) or torchrun (a torchrun elastic agent per container, the command "
+              + "being the training script and its arguments) (default: ${DEFAULT-VALUE}).",
       defaultValue = JobSpec.ENV_LAUNCHER)
   String launcher;
 
-  @Option(names = "--nproc-per-node", description = "With --launcher torchrun: worker processes per container, at most "
-      + "--gpus (default: --gpus).")
+  @Option(
+      names = "--nproc-per-node",
+      description =
+          "With --launcher torchrun: worker processes per container, at most "
+              + "--gpus (default: --gpus).")
   Integer nprocPerNode;
 
-  @Option(names = "--python", description = "With --launcher torchrun: the Python with PyTorch that runs the agents "
-      + "and the AM's rendezvous store (default: ${DEFAULT-VALUE}).", defaultValue = JobSpec.DEFAULT_PYTHON)
+  @Option(
+      names = "--python",
+      description =
+          "With --launcher torchrun: the Python with PyTorch that runs the agents "
+              + "and the AM's rendezvous store (default: ${DEFAULT-VALUE}).",
+      defaultValue = JobSpec.DEFAULT_PYTHON)
   String python;
 
-  @Option(names = "--gpu-types", split = ",", paramLabel = "TYPE",
+  @Option(
+      names = "--gpu-types",
+      split = ",",
+      paramLabel = "TYPE",
       description = "GPU types the job may run on, comma-separated (e.g. a100,h100); default: any.")
   List<String> gpuTypes = new ArrayList<>();
 
-  @Option(names = "--wait", description = "Follow the job to its end; exit 0 if it succeeded, 1 if not.")
+  @Option(
+      names = "--wait",
+      description = "Follow the job to its end; exit 0 if it succeeded, 1 if not.")
   boolean waitForEnd;
 
-  @Parameters(paramLabel = "COMMAND", arity = "0..*",
+  @Parameters(
+      paramLabel = "COMMAND",
+      arity = "0..*",
       description = "After --: the worker command (one argument is a shell command line).")
   List<String> command = new ArrayList<>();
 
   JobSpec spec() {
-    return new JobSpec(name, queue, minWorkers, maxWorkers == null ? minWorkers : maxWorkers, gpus, memoryMb, vcores,
-        predictedRuntimeS, kind, checkpointDir, maxRestarts, graceMs, amMemoryMb, amAttempts, env,
-        shellCommand(command), List.of(), "", launcher,
-        nprocPerNode != null ? nprocPerNode : JobSpec.TORCHRUN_LAUNCHER.equals(launcher) ? gpus : 1, python,
+    return new JobSpec(
+        name,
+        queue,
+        minWorkers,
+        maxWorkers == null ? minWorkers : maxWorkers,
+        gpus,
+        memoryMb,
+        vcores,
+        predictedRuntimeS,
+        kind,
+        checkpointDir,
+        maxRestarts,
+        graceMs,
+        amMemoryMb,
+        amAttempts,
+        env,
+        shellCommand(command),
+        List.of(),
+        "",
+        launcher,
+        nprocPerNode != null ? nprocPerNode : JobSpec.TORCHRUN_LAUNCHER.equals(launcher) ? gpus : 1,
+        python,
         gpuTypes.stream().map(String::trim).toList());
   }
 
-  /** One argument: a shell command line as given. Several: each quoted, so they reach the program unchanged. */
+  /**
+   * One argument: a shell command line as given. Several: each quoted, so they reach the program
+   * unchanged.
+   */
   static String shellCommand(List<String> args) {
     if (args.size() == 1) {
       return args.get(0);

@@ -13,9 +13,10 @@ import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
 import org.apache.hadoop.yarn.api.records.URL;
 
 /**
- * {@link AmKeys#SUPERVISOR_FILE}, the main process of every worker container, staged once per job in its staging
- * directory and shipped to each worker as a local resource. A later AM attempt reuses the staged file: a local
- * resource names its file's size and modification time, which must not change while containers use it.
+ * {@link AmKeys#SUPERVISOR_FILE}, the main process of every worker container, staged once per job
+ * in its staging directory and shipped to each worker as a local resource. A later AM attempt
+ * reuses the staged file: a local resource names its file's size and modification time, which must
+ * not change while containers use it.
  */
 final class SupervisorScript {
   private SupervisorScript() {}
@@ -25,7 +26,10 @@ final class SupervisorScript {
     return text(AmKeys.SUPERVISOR_FILE);
   }
 
-  /** A script of this jar (a resource of this package), e.g. the supervisor or {@link TorchrunLauncher#SCRIPT_FILE}. */
+  /**
+   * A script of this jar (a resource of this package), e.g. the supervisor or {@link
+   * TorchrunLauncher#SCRIPT_FILE}.
+   */
   static byte[] text(String name) throws IOException {
     try (InputStream in = SupervisorScript.class.getResourceAsStream(name)) {
       if (in == null) {
@@ -35,12 +39,18 @@ final class SupervisorScript {
     }
   }
 
-  /** Writes the script into {@code stagingDir} unless an earlier attempt did; returns it as a local resource. */
+  /**
+   * Writes the script into {@code stagingDir} unless an earlier attempt did; returns it as a local
+   * resource.
+   */
   static LocalResource stage(Configuration conf, Path stagingDir) throws IOException {
     return stage(conf, stagingDir, AmKeys.SUPERVISOR_FILE);
   }
 
-  /** Writes the jar's script {@code name} into {@code stagingDir} unless an earlier attempt did, as {@link #stage}. */
+  /**
+   * Writes the jar's script {@code name} into {@code stagingDir} unless an earlier attempt did, as
+   * {@link #stage}.
+   */
   static LocalResource stage(Configuration conf, Path stagingDir, String name) throws IOException {
     FileSystem fs = stagingDir.getFileSystem(conf);
     Path file = fs.makeQualified(new Path(stagingDir, name));
@@ -54,7 +64,11 @@ final class SupervisorScript {
       }
     }
     FileStatus s = fs.getFileStatus(file);
-    return LocalResource.newInstance(URL.fromPath(file), LocalResourceType.FILE, LocalResourceVisibility.APPLICATION,
-        s.getLen(), s.getModificationTime());
+    return LocalResource.newInstance(
+        URL.fromPath(file),
+        LocalResourceType.FILE,
+        LocalResourceVisibility.APPLICATION,
+        s.getLen(),
+        s.getModificationTime());
   }
 }

@@ -1,6 +1,8 @@
 package io.aryl.am;
 
-/** What {@link WorkerGroup} wants done; the AM's glue does it against the RM and the NodeManagers. */
+/**
+ * What {@link WorkerGroup} wants done; the AM's glue does it against the RM and the NodeManagers.
+ */
 public sealed interface WorkerAction {
   /** Write the generation record durably, before any of the actions that follow it. */
   record Record(GenerationRecord record) implements WorkerAction {}
@@ -9,12 +11,16 @@ public sealed interface WorkerAction {
   record Launch(String id, Generation generation) implements WorkerAction {}
 
   /**
-   * Start a new generation's worker in a container whose previous worker has exited, or outlived the grace (NM
-   * re-initialization: the idle supervisor, and whatever still runs there, is replaced).
+   * Start a new generation's worker in a container whose previous worker has exited, or outlived
+   * the grace (NM re-initialization: the idle supervisor, and whatever still runs there, is
+   * replaced).
    */
   record Relaunch(String id, Generation generation) implements WorkerAction {}
 
-  /** SIGTERM to the worker's processes (NodeManager GRACEFUL_SHUTDOWN): it should checkpoint and exit in the grace. */
+  /**
+   * SIGTERM to the worker's processes (NodeManager GRACEFUL_SHUTDOWN): it should checkpoint and
+   * exit in the grace.
+   */
   record Terminate(String id) implements WorkerAction {}
 
   /** Give the container back to the RM (which kills it if still running). */
@@ -27,8 +33,9 @@ public sealed interface WorkerAction {
   record CancelAsks(int n) implements WorkerAction {}
 
   /**
-   * Start a torchrun agent ({@link AgentGroup}) of this incarnation of the job's rendezvous in the container: a
-   * container not yet used, or (re-initialisation) one whose previous agent has exited or outlived the grace.
+   * Start a torchrun agent ({@link AgentGroup}) of this incarnation of the job's rendezvous in the
+   * container: a container not yet used, or (re-initialisation) one whose previous agent has exited
+   * or outlived the grace.
    */
   record StartAgent(String id, int incarnation, boolean reinitialize) implements WorkerAction {}
 }

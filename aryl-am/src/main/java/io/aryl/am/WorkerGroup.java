@@ -5,32 +5,38 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The job's workers and what to do next: pure bookkeeping, no YARN calls. Events (allocated, completed, preempted,
- * launched, a worker's exit reported by its supervisor, tick) go in; {@link WorkerAction}s come out. One thread at a
- * time (the AM holds a lock around it).
+ * The job's workers and what to do next: pure bookkeeping, no YARN calls. Events (allocated,
+ * completed, preempted, launched, a worker's exit reported by its supervisor, tick) go in; {@link
+ * WorkerAction}s come out. One thread at a time (the AM holds a lock around it).
  *
- * <p>Rules: asks for up to max workers; starts no worker process until min containers are held (a partial gang runs
- * nothing); any membership change starts a new generation, in two steps: first every worker of the running generation
- * is told to stop (SIGTERM) and given the grace to checkpoint and exit, while its container is kept (each container's
- * main process is a supervisor that outlives its worker, see {@code aryl-supervise.sh}); once they have all exited,
- * or at the end of the grace, the new generation (re)starts every worker with fresh ranks. Preempted workers are
- * stopped with the rest and their containers released once their worker exited, or at the grace. A grow waits for
- * membership to settle before it stops anyone; a preemption, a lost container or a failed worker stop the generation
- * at once, since its collectives are broken anyway. Exits while a change is in progress, or of a worker that was told
- * to stop, are never charged; a worker that fails on its own (non-zero exit, no change in progress, not told to stop)
- * spends one restart of the budget, and one failure past the budget fails the job. The first worker to exit 0 on its
- * own starts the finish: no more asks or generations, and the job succeeds when every worker has exited 0.
+ * <p>Rules: asks for up to max workers; starts no worker process until min containers are held (a
+ * partial gang runs nothing); any membership change starts a new generation, in two steps: first
+ * every worker of the running generation is told to stop (SIGTERM) and given the grace to
+ * checkpoint and exit, while its container is kept (each container's main process is a supervisor
+ * that outlives its worker, see {@code aryl-supervise.sh}); once they have all exited, or at the
+ * end of the grace, the new generation (re)starts every worker with fresh ranks. Preempted workers
+ * are stopped with the rest and their containers released once their worker exited, or at the
+ * grace. A grow waits for membership to settle before it stops anyone; a preemption, a lost
+ * container or a failed worker stop the generation at once, since its collectives are broken
+ * anyway. Exits while a change is in progress, or of a worker that was told to stop, are never
+ * charged; a worker that fails on its own (non-zero exit, no change in progress, not told to stop)
+ * spends one restart of the budget, and one failure past the budget fails the job. The first worker
+ * to exit 0 on its own starts the finish: no more asks or generations, and the job succeeds when
+ * every worker has exited 0.
  *
- * <p>Durable state: every generation's {@link GenerationRecord} is to be written ({@link WorkerAction.Record}) before
- * any of its workers is (re)started, and again once all of them run, and once one of them is signalled. A new AM
- * attempt {@link #resume resumes} from the previous attempt's record: it adopts the running generation when exactly
- * its members come back (see {@link Adoption}), else starts a new one, the numbers continuing.
+ * <p>Durable state: every generation's {@link GenerationRecord} is to be written ({@link
+ * WorkerAction.Record}) before any of its workers is (re)started, and again once all of them run,
+ * and once one of them is signalled. A new AM attempt {@link #resume resumes} from the previous
+ * attempt's record: it adopts the running generation when exactly its members come back (see {@link
+ * Adoption}), else starts a new one, the numbers continuing.
  *
- * <p>The containers and their states, the asks, the events and the budget are kept in a {@link ContainerLedger}
- * (shared with {@link AgentGroup}); what is here is what the env launcher decides.
+ * <p>The containers and their states, the asks, the events and the budget are kept in a {@link
+ * ContainerLedger} (shared with {@link AgentGroup}); what is here is what the env launcher decides.
  */
 public final class WorkerGroup implements Membership {
-  /** A generation change in progress: the running workers were told to stop at {@code startedAt}. */
+  /**
+   * A generation change in progress: the running workers were told to stop at {@code startedAt}.
+   */
   private record Stop(long startedAt, long deadline, String generation) {}
 
   private final long graceMs;
@@ -44,21 +50,32 @@ public final class WorkerGroup implements Membership {
   private boolean finishing;
   private String finishFailure;
   private Outcome outcome;
-  /** What the store holds (or will, once the last Record action is done) about the current generation. */
+
+  /**
+   * What the store holds (or will, once the last Record action is done) about the current
+   * generation.
+   */
   private GenerationRecord recorded;
+
   /** The previous attempt's running generation while this attempt waits to adopt it. */
   private Adoption adoption;
-  /** The previous attempt's last generation: the rank order this attempt's first generation keeps. */
+
+  /**
+   * The previous attempt's last generation: the rank order this attempt's first generation keeps.
+   */
   private Generation previousAttemptGeneration;
 
   /**
-   * @param graceMs how long a worker told to stop has to exit before the next generation starts without it (and, when
-   *     preempted, before its container is released)
-   * @param settleMs how long membership must be still before a grow stops the running generation, and before a new
-   *     generation starts; also the longest a new attempt waits for the previous attempt's workers to come back
-   * @param attempt this ApplicationMaster attempt (from 1), named in the generation records it writes
+   * @param graceMs how long a worker told to stop has to exit before the next generation starts
+   *     without it (and, when preempted, before its container is released)
+   * @param settleMs how long membership must be still before a grow stops the running generation,
+   *     and before a new generation starts; also the longest a new attempt waits for the previous
+   *     attempt's workers to come back
+   * @param attempt this ApplicationMaster attempt (from 1), named in the generation records it
+   *     writes
    */
-  public WorkerGroup(int min, int max, long graceMs, long settleMs, int maxRestarts, int portSeed, int attempt) {
+  public WorkerGroup(
+      int min, int max, long graceMs, long settleMs, int maxRestarts, int portSeed, int attempt) {
     this.workers = new ContainerLedger(min, max, maxRestarts, this::describe);
     if (attempt < 1) {
       throw new IllegalArgumentException("attempt must be >= 1, was " + attempt);
@@ -70,27 +87,37 @@ public final class WorkerGroup implements Membership {
   }
 
   /**
-   * What the previous attempt recorded; called once, before the first tick. Generation numbers continue from it and
-   * the survivors keep its rank order. If its generation was running, it is adopted as it runs once exactly its
-   * members are recovered; until that is decided (at most the settle time from {@code now}) no generation is started,
-   * no worker parked and nothing asked for.
+   * What the previous attempt recorded; called once, before the first tick. Generation numbers
+   * continue from it and the survivors keep its rank order. If its generation was running, it is
+   * adopted as it runs once exactly its members are recovered; until that is decided (at most the
+   * settle time from {@code now}) no generation is started, no worker parked and nothing asked for.
    */
   public void resume(GenerationRecord previous, long now) {
     if (!generations.isEmpty() || previousAttemptGeneration != null) {
-      throw new IllegalStateException("resume before the first generation, once; was resumed or started already");
+      throw new IllegalStateException(
+          "resume before the first generation, once; was resumed or started already");
     }
     previousAttemptGeneration = previous.generation();
     lastGenerationNumber = Math.max(lastGenerationNumber, previous.generation().number());
     if (previous.running()) {
       adoption = new Adoption(previous, now, settleMs);
     } else {
-      workers.event(now, "not-adopted", "generation " + previous.generation().number()
-          + " from attempt " + previous.attempt() + " not adopted: its workers were being started, signalled or"
-          + " parked when that attempt ended");
+      workers.event(
+          now,
+          "not-adopted",
+          "generation "
+              + previous.generation().number()
+              + " from attempt "
+              + previous.attempt()
+              + " not adopted: its workers were being started, signalled or"
+              + " parked when that attempt ended");
     }
   }
 
-  /** The previous attempt's record exists but cannot be trusted: nothing is adopted, numbers start again at 1. */
+  /**
+   * The previous attempt's record exists but cannot be trusted: nothing is adopted, numbers start
+   * again at 1.
+   */
   public void recordUnreadable(String problem, long now) {
     workers.event(now, "not-adopted", problem + "; the workers restart in a new generation");
   }
@@ -115,8 +142,8 @@ public final class WorkerGroup implements Membership {
   }
 
   /**
-   * The NodeManager accepted the (re)start of a worker; once all of the generation's are, it is recorded running. A
-   * worker told to stop while its start was in flight gets its SIGTERM now.
+   * The NodeManager accepted the (re)start of a worker; once all of the generation's are, it is
+   * recorded running. A worker told to stop while its start was in flight gets its SIGTERM now.
    */
   public List<WorkerAction> launched(String id) {
     List<WorkerAction> sigterm = workers.launched(id);
@@ -127,8 +154,10 @@ public final class WorkerGroup implements Membership {
     if (recorded == null || recorded.running() || recorded.generation().number() != g.number()) {
       return List.of();
     }
-    boolean allRunning = g.ranks().keySet().stream().map(workers::get)
-        .allMatch(m -> m != null && m.state == State.RUNNING && m.generation == g.number());
+    boolean allRunning =
+        g.ranks().keySet().stream()
+            .map(workers::get)
+            .allMatch(m -> m != null && m.state == State.RUNNING && m.generation == g.number());
     if (!allRunning) {
       return List.of();
     }
@@ -136,7 +165,10 @@ public final class WorkerGroup implements Membership {
     return List.of(new WorkerAction.Record(recorded));
   }
 
-  /** Before a member's process is signalled: the record must stop offering the generation for adoption. */
+  /**
+   * Before a member's process is signalled: the record must stop offering the generation for
+   * adoption.
+   */
   private void recordDisturbed(List<WorkerAction> out) {
     if (recorded != null && recorded.running()) {
       recorded = recorded.withRunning(false);
@@ -144,7 +176,9 @@ public final class WorkerGroup implements Membership {
     }
   }
 
-  /** The NodeManager refused to (re)start a worker: the container is given up, counted as a failure. */
+  /**
+   * The NodeManager refused to (re)start a worker: the container is given up, counted as a failure.
+   */
   public List<WorkerAction> launchFailed(String id, String why, long now) {
     Worker w = workers.remove(id);
     if (w == null) {
@@ -192,11 +226,12 @@ public final class WorkerGroup implements Membership {
   }
 
   /**
-   * A worker's supervisor reports that its worker process exited, the container still held: {@code toldToStop} when
-   * SIGTERM reached it first. Reports of another generation than the worker's are late ones of an earlier generation,
-   * ignored.
+   * A worker's supervisor reports that its worker process exited, the container still held: {@code
+   * toldToStop} when SIGTERM reached it first. Reports of another generation than the worker's are
+   * late ones of an earlier generation, ignored.
    */
-  public List<WorkerAction> exited(String id, int generation, int status, boolean toldToStop, long now) {
+  public List<WorkerAction> exited(
+      String id, int generation, int status, boolean toldToStop, long now) {
     Worker w = workers.get(id);
     if (w == null || (w.generation != generation && w.generation != -1)) {
       return List.of();
@@ -204,7 +239,10 @@ public final class WorkerGroup implements Membership {
     String who = describe(w);
     boolean startsFinish = status == 0 && !toldToStop && startsTheFinish(w);
     List<WorkerAction> out = new ArrayList<>();
-    if (!workers.exited(w, "its worker exited with status " + status + (toldToStop ? " after SIGTERM" : ""), now,
+    if (!workers.exited(
+        w,
+        "its worker exited with status " + status + (toldToStop ? " after SIGTERM" : ""),
+        now,
         out)) {
       return out;
     }
@@ -222,7 +260,10 @@ public final class WorkerGroup implements Membership {
     return out;
   }
 
-  /** Whether this worker exiting 0 means training is done: it ran the current generation, which nobody is stopping. */
+  /**
+   * Whether this worker exiting 0 means training is done: it ran the current generation, which
+   * nobody is stopping.
+   */
   private boolean startsTheFinish(Worker w) {
     return w.state == State.RUNNING && w.generation == currentNumber() && stop == null;
   }
@@ -236,28 +277,41 @@ public final class WorkerGroup implements Membership {
   /** A worker ended while the job is finishing: the job fails if it did not exit 0. */
   private void finishedWith(Worker w, String who, int status, String diagnostics, long now) {
     if (status != 0 && finishFailure == null) {
-      finishFailure = who + " exited with status " + status + " while the job was finishing"
-          + (diagnostics.isEmpty() ? "" : ": " + diagnostics);
+      finishFailure =
+          who
+              + " exited with status "
+              + status
+              + " while the job was finishing"
+              + (diagnostics.isEmpty() ? "" : ": " + diagnostics);
     }
     workers.event(now, "finished", who + " exited with status " + status);
   }
 
   private void spendRestart(Worker w, String what, long now) {
     if (!workers.charge(w, what, now) && outcome == null) {
-      outcome = new Outcome(false, "worker " + describe(w) + " " + what.strip() + "; the job is failed: "
-          + workers.overBudget("worker"));
+      outcome =
+          new Outcome(
+              false,
+              "worker "
+                  + describe(w)
+                  + " "
+                  + what.strip()
+                  + "; the job is failed: "
+                  + workers.overBudget("worker"));
     }
   }
 
   /**
-   * The RM asks for these containers back: each running one is told to stop, with the rest of its generation, and
-   * released once its worker exited or at the grace; one that runs no worker is released at once.
+   * The RM asks for these containers back: each running one is told to stop, with the rest of its
+   * generation, and released once its worker exited or at the grace; one that runs no worker is
+   * released at once.
    */
   public List<WorkerAction> preempted(Set<String> ids, long now) {
     List<WorkerAction> out = new ArrayList<>();
     boolean disturbed = false;
     if (workers.notDraining(ids).stream().anyMatch(w -> !w.replacement)) {
-      workers.replacementsJoin(now, false); // a move: its new workers form the next generation with the survivors
+      workers.replacementsJoin(
+          now, false); // a move: its new workers form the next generation with the survivors
     }
     for (Worker w : workers.notDraining(ids)) {
       if (w.running()) {
@@ -273,9 +327,10 @@ public final class WorkerGroup implements Membership {
   }
 
   /**
-   * A worker of the running generation is gone or going: the rest would fail their next collective, so they are told
-   * to stop now, not after the settle time. Not while finishing (nothing restarts then), nor while a new attempt
-   * decides on adoption (it signals no one before it has decided; the next tick stops them if it does not adopt).
+   * A worker of the running generation is gone or going: the rest would fail their next collective,
+   * so they are told to stop now, not after the settle time. Not while finishing (nothing restarts
+   * then), nor while a new attempt decides on adoption (it signals no one before it has decided;
+   * the next tick stops them if it does not adopt).
    */
   private void generationBroken(long now, String why, List<WorkerAction> out) {
     if (!finishing && adoption == null) {
@@ -284,8 +339,9 @@ public final class WorkerGroup implements Membership {
   }
 
   /**
-   * Starts a generation change, unless one is in progress: every running worker is told to stop (SIGTERM) and has
-   * the grace to exit. Nothing is started until they all have, or the grace is over.
+   * Starts a generation change, unless one is in progress: every running worker is told to stop
+   * (SIGTERM) and has the grace to exit. Nothing is started until they all have, or the grace is
+   * over.
    */
   private void stopGeneration(long now, String why, List<WorkerAction> out) {
     if (stop != null) {
@@ -298,11 +354,22 @@ public final class WorkerGroup implements Membership {
     recordDisturbed(out);
     workers.stop(running, out);
     Generation g = current();
-    String which = g != null && running.stream().allMatch(w -> w.generation == g.number())
-        ? "generation " + g.number() : "the running workers";
+    String which =
+        g != null && running.stream().allMatch(w -> w.generation == g.number())
+            ? "generation " + g.number()
+            : "the running workers";
     stop = new Stop(now, now + graceMs, which);
-    workers.event(now, "stopping", which + ": SIGTERM to " + running.size() + " workers, "
-        + graceMs + " ms to exit (" + why + ")");
+    workers.event(
+        now,
+        "stopping",
+        which
+            + ": SIGTERM to "
+            + running.size()
+            + " workers, "
+            + graceMs
+            + " ms to exit ("
+            + why
+            + ")");
   }
 
   /** The change's stop is over: every worker told to stop exited, or the grace ended. */
@@ -310,26 +377,42 @@ public final class WorkerGroup implements Membership {
     List<String> late = new ArrayList<>();
     for (Worker w : workers.all()) {
       if (w.state == State.STOPPING) {
-        // Still running at the grace: re-initialising its container for the next generation kills it.
+        // Still running at the grace: re-initialising its container for the next generation kills
+        // it.
         w.state = State.IDLE;
         late.add(describe(w));
       }
     }
-    workers.event(now, "stopped", stop.generation() + (late.isEmpty()
-        ? " stopped: every worker exited within " + (now - stop.startedAt()) + " ms"
-        : " stopped at the end of the " + graceMs + " ms grace; still running: " + String.join(", ", late)));
+    workers.event(
+        now,
+        "stopped",
+        stop.generation()
+            + (late.isEmpty()
+                ? " stopped: every worker exited within " + (now - stop.startedAt()) + " ms"
+                : " stopped at the end of the "
+                    + graceMs
+                    + " ms grace; still running: "
+                    + String.join(", ", late)));
     stop = null;
     if (workers.members() < workers.min()) {
       for (Worker w : workers.all()) {
         if (w.state == State.IDLE) {
-          workers.event(now, "parked", describe(w) + ": below the minimum of " + workers.min()
-              + ", the container is kept with no worker");
+          workers.event(
+              now,
+              "parked",
+              describe(w)
+                  + ": below the minimum of "
+                  + workers.min()
+                  + ", the container is kept with no worker");
         }
       }
     }
   }
 
-  /** Periodic decisions: releases at the grace, the end of a stop, the next generation, asks, the end. */
+  /**
+   * Periodic decisions: releases at the grace, the end of a stop, the next generation, asks, the
+   * end.
+   */
   public List<WorkerAction> tick(long now) {
     List<WorkerAction> out = new ArrayList<>();
     workers.releaseDrainedAtGrace(now, out);
@@ -339,8 +422,10 @@ public final class WorkerGroup implements Membership {
     if (finishing) {
       workers.releaseUnused(now, out);
       if (workers.isEmpty()) {
-        outcome = finishFailure == null ? new Outcome(true, "all workers of generation " + currentNumber()
-            + " exited 0") : new Outcome(false, finishFailure);
+        outcome =
+            finishFailure == null
+                ? new Outcome(true, "all workers of generation " + currentNumber() + " exited 0")
+                : new Outcome(false, finishFailure);
       }
       return out;
     }
@@ -373,7 +458,10 @@ public final class WorkerGroup implements Membership {
     return out;
   }
 
-  /** The previous attempt's generation, as it runs: its workers are neither restarted nor told anything. */
+  /**
+   * The previous attempt's generation, as it runs: its workers are neither restarted nor told
+   * anything.
+   */
   private void adopt(long now) {
     GenerationRecord r = adoption.record();
     Generation g = r.generation();
@@ -382,11 +470,25 @@ public final class WorkerGroup implements Membership {
     for (Worker w : workers.all()) {
       w.generation = g.number();
     }
-    workers.event(now, "adopted", "adopted generation " + g.number() + " from attempt " + r.attempt()
-        + ": " + g.worldSize() + " workers, master " + g.masterAddr() + ":" + g.masterPort());
+    workers.event(
+        now,
+        "adopted",
+        "adopted generation "
+            + g.number()
+            + " from attempt "
+            + r.attempt()
+            + ": "
+            + g.worldSize()
+            + " workers, master "
+            + g.masterAddr()
+            + ":"
+            + g.masterPort());
   }
 
-  /** Every held container, none running a worker now, (re)starts one of a new generation; none held aside. */
+  /**
+   * Every held container, none running a worker now, (re)starts one of a new generation; none held
+   * aside.
+   */
   private List<WorkerAction> startGeneration(long now) {
     List<Generation.Member> members = new ArrayList<>();
     List<Worker> joining = workers.memberWorkers();
@@ -396,15 +498,28 @@ public final class WorkerGroup implements Membership {
     generations.add(g);
     recorded = new GenerationRecord(g, attempt, false);
     List<WorkerAction> out = new ArrayList<>();
-    // Durable before any worker starts: a next attempt must not find an older record while they run this one.
+    // Durable before any worker starts: a next attempt must not find an older record while they run
+    // this one.
     out.add(new WorkerAction.Record(recorded));
     for (Worker w : joining) {
-      out.add(w.state == State.HELD ? new WorkerAction.Launch(w.id, g) : new WorkerAction.Relaunch(w.id, g));
+      out.add(
+          w.state == State.HELD
+              ? new WorkerAction.Launch(w.id, g)
+              : new WorkerAction.Relaunch(w.id, g));
       w.state = State.LAUNCHING;
       w.generation = g.number();
     }
-    workers.event(now, "generation", "generation " + g.number() + ": " + g.worldSize()
-        + " workers, master " + g.masterAddr() + ":" + g.masterPort());
+    workers.event(
+        now,
+        "generation",
+        "generation "
+            + g.number()
+            + ": "
+            + g.worldSize()
+            + " workers, master "
+            + g.masterAddr()
+            + ":"
+            + g.masterPort());
     return out;
   }
 
@@ -412,7 +527,10 @@ public final class WorkerGroup implements Membership {
   private boolean membershipChanged() {
     Generation g = current();
     List<Worker> members = workers.memberWorkers();
-    if (g == null || !g.ranks().keySet().equals(new java.util.HashSet<>(members.stream().map(w -> w.id).toList()))) {
+    if (g == null
+        || !g.ranks()
+            .keySet()
+            .equals(new java.util.HashSet<>(members.stream().map(w -> w.id).toList()))) {
       return true;
     }
     return members.stream().anyMatch(w -> w.generation != g.number());
@@ -420,8 +538,10 @@ public final class WorkerGroup implements Membership {
 
   private String describe(Worker w) {
     Generation g = current();
-    String rank = g != null && w.generation == g.number() && g.ranks().containsKey(w.id)
-        ? "rank " + g.rank(w.id) + " " : "";
+    String rank =
+        g != null && w.generation == g.number() && g.ranks().containsKey(w.id)
+            ? "rank " + g.rank(w.id) + " "
+            : "";
     return rank + w.id + " on " + w.host;
   }
 

@@ -13,8 +13,9 @@ import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
 import org.apache.hadoop.yarn.api.records.URL;
 
 /**
- * Builds the launch context of a worker of a generation: the container's main process is the supervisor
- * ({@link AmKeys#SUPERVISOR_FILE}), which runs the job's command ({@link AmKeys#WORKER_SCRIPT}) as its child.
+ * Builds the launch context of a worker of a generation: the container's main process is the
+ * supervisor ({@link AmKeys#SUPERVISOR_FILE}), which runs the job's command ({@link
+ * AmKeys#WORKER_SCRIPT}) as its child.
  */
 public final class WorkerLauncher {
   private final JobSpec spec;
@@ -28,7 +29,8 @@ public final class WorkerLauncher {
    * @param reportToken what they show it with
    * @param supervisor the staged supervisor script ({@link SupervisorScript#stage})
    */
-  public WorkerLauncher(JobSpec spec, String jobId, String amUrl, String reportToken, LocalResource supervisor) {
+  public WorkerLauncher(
+      JobSpec spec, String jobId, String amUrl, String reportToken, LocalResource supervisor) {
     this.spec = spec;
     this.jobId = jobId;
     this.amUrl = amUrl;
@@ -36,7 +38,10 @@ public final class WorkerLauncher {
     this.supervisor = supervisor;
   }
 
-  /** The environment of worker {@code id} in generation {@code g}: the user's, then Aryl's (which wins). */
+  /**
+   * The environment of worker {@code id} in generation {@code g}: the user's, then Aryl's (which
+   * wins).
+   */
   public Map<String, String> env(Generation g, String id) {
     Map<String, String> env = new HashMap<>(spec.env());
     env.putAll(g.env(id));
@@ -45,8 +50,9 @@ public final class WorkerLauncher {
   }
 
   /**
-   * Aryl's variables that no generation changes (checkpoint directory and marker, discovery script, the AM's URL and
-   * report token, the job id): every container's, whatever its launcher ({@link TorchrunLauncher} too).
+   * Aryl's variables that no generation changes (checkpoint directory and marker, discovery script,
+   * the AM's URL and report token, the job id): every container's, whatever its launcher ({@link
+   * TorchrunLauncher} too).
    */
   Map<String, String> jobEnv() {
     Map<String, String> env = new HashMap<>();
@@ -54,7 +60,9 @@ public final class WorkerLauncher {
     if (!spec.checkpointDir().isEmpty()) {
       env.put(CheckpointReport.MARKER_ENV, CheckpointReport.markerPath(spec.checkpointDir()));
     }
-    env.put(AmKeys.DISCOVERY_SCRIPT, ApplicationConstants.Environment.PWD.$$() + "/" + AmKeys.DISCOVERY_FILE);
+    env.put(
+        AmKeys.DISCOVERY_SCRIPT,
+        ApplicationConstants.Environment.PWD.$$() + "/" + AmKeys.DISCOVERY_FILE);
     env.put(AmKeys.AM_URL, amUrl);
     env.put(AmKeys.JOB_ID, jobId);
     env.put(AmKeys.REPORT_TOKEN, reportToken);
@@ -64,20 +72,34 @@ public final class WorkerLauncher {
   /** The supervisor's command line: it is the container's process (exec), the worker its child. */
   static String command() {
     String log = ApplicationConstants.LOG_DIR_EXPANSION_VAR;
-    return "exec /bin/bash " + AmKeys.SUPERVISOR_FILE + " /bin/bash " + AmKeys.WORKER_SCRIPT + " 1>>" + log
-        + "/worker.stdout 2>>" + log + "/worker.stderr";
+    return "exec /bin/bash "
+        + AmKeys.SUPERVISOR_FILE
+        + " /bin/bash "
+        + AmKeys.WORKER_SCRIPT
+        + " 1>>"
+        + log
+        + "/worker.stdout 2>>"
+        + log
+        + "/worker.stderr";
   }
 
   public ContainerLaunchContext worker(Generation g, String id) {
-    return ContainerLaunchContext.newInstance(resources(), env(g, id), List.of(command()), null, null, null);
+    return ContainerLaunchContext.newInstance(
+        resources(), env(g, id), List.of(command()), null, null, null);
   }
 
   /** The job's files and the supervisor, linked into the container's working directory. */
   Map<String, LocalResource> resources() {
     Map<String, LocalResource> out = new HashMap<>();
     for (JobSpec.StagedFile f : spec.files()) {
-      out.put(f.name(), LocalResource.newInstance(URL.fromURI(URI.create(f.uri())), LocalResourceType.FILE,
-          LocalResourceVisibility.APPLICATION, f.size(), f.timestamp()));
+      out.put(
+          f.name(),
+          LocalResource.newInstance(
+              URL.fromURI(URI.create(f.uri())),
+              LocalResourceType.FILE,
+              LocalResourceVisibility.APPLICATION,
+              f.size(),
+              f.timestamp()));
     }
     out.put(AmKeys.SUPERVISOR_FILE, supervisor);
     return out;

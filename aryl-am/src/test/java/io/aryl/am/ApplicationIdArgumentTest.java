@@ -19,12 +19,25 @@ class ApplicationIdArgumentTest {
   }
 
   @ParameterizedTest(name = "''{0}''")
-  @ValueSource(strings = {"application_x", "application_", "application_123", "application_123_x", "app_123_0001",
-      "container_123_0001_01_000001", "", "application_123_99999999999"})
+  @ValueSource(
+      strings = {
+        "application_x",
+        "application_",
+        "application_123",
+        "application_123_x",
+        "app_123_0001",
+        "container_123_0001_01_000001",
+        "",
+        "application_123_99999999999"
+      })
   @DisplayName("anything else is refused, naming the command, the text and the form an id has")
   void refused(String text) {
-    assertThatThrownBy(() -> ApplicationIdArgument.parse("status", text)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("status: '" + text + "' is not an application id (application_<cluster timestamp>_<number>)");
+    assertThatThrownBy(() -> ApplicationIdArgument.parse("status", text))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "status: '"
+                + text
+                + "' is not an application id (application_<cluster timestamp>_<number>)");
   }
 
   @Test

@@ -57,17 +57,31 @@ class CheckpointDirCheckTest {
   }
 
   static Stream<Arguments> refused() throws IOException {
-    Path file = Files.writeString(Files.createDirectories(tmp).resolve("a-file"), "not a directory");
+    Path file =
+        Files.writeString(Files.createDirectories(tmp).resolve("a-file"), "not a directory");
     return Stream.of(
-        Arguments.of("a directory under a regular file", file + "/ckpt",
-            "--checkpoint-dir '" + file + "/ckpt' is not writable: Parent path is not a directory: " + file),
-        Arguments.of("a regular file", file.toString(),
+        Arguments.of(
+            "a directory under a regular file",
+            file + "/ckpt",
+            "--checkpoint-dir '"
+                + file
+                + "/ckpt' is not writable: Parent path is not a directory: "
+                + file),
+        Arguments.of(
+            "a regular file",
+            file.toString(),
             "--checkpoint-dir '" + file + "' is not writable: it is not a directory"),
-        Arguments.of("a file system no one provides", "nosuchfs://store/ckpt",
+        Arguments.of(
+            "a file system no one provides",
+            "nosuchfs://store/ckpt",
             "--checkpoint-dir 'nosuchfs://store/ckpt' is not writable: No FileSystem for scheme \"nosuchfs\""),
-        Arguments.of("a relative path: each worker has its own working directory", "ckpt/bert",
+        Arguments.of(
+            "a relative path: each worker has its own working directory",
+            "ckpt/bert",
             "--checkpoint-dir must be an absolute path or a URI, was 'ckpt/bert'"),
-        Arguments.of("a URI whose path is relative", "hdfs:ckpt",
+        Arguments.of(
+            "a URI whose path is relative",
+            "hdfs:ckpt",
             "--checkpoint-dir 'hdfs:ckpt' is not a path: Relative path in absolute URI: hdfs:ckpt"));
   }
 

@@ -23,7 +23,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@DisplayName("CheckpointWatch: the ApplicationMaster follows the marker its workers write after each checkpoint")
+@DisplayName(
+    "CheckpointWatch: the ApplicationMaster follows the marker its workers write after each checkpoint")
 class CheckpointWatchTest {
   private static final long MTIME = 1_700_000_000_000L;
   private static final Configuration CONF = new Configuration(false);
@@ -32,7 +33,8 @@ class CheckpointWatchTest {
 
   /** Reads run where tick() is called: each test sees the read's outcome at once. */
   private CheckpointWatch watch(String checkpointDir) {
-    return new CheckpointWatch(CONF, CheckpointReport.markerPath(checkpointDir), 3000, Runnable::run);
+    return new CheckpointWatch(
+        CONF, CheckpointReport.markerPath(checkpointDir), 3000, Runnable::run);
   }
 
   /** Writes the marker as the contract says a worker must: a temporary file renamed over it. */
@@ -40,7 +42,10 @@ class CheckpointWatchTest {
     Path tmp = dir.resolve(CheckpointReport.MARKER_FILE + ".tmp");
     Files.writeString(tmp, content, StandardCharsets.UTF_8);
     Files.setLastModifiedTime(tmp, FileTime.fromMillis(mtimeMs));
-    return Files.move(tmp, dir.resolve(CheckpointReport.MARKER_FILE), StandardCopyOption.REPLACE_EXISTING,
+    return Files.move(
+        tmp,
+        dir.resolve(CheckpointReport.MARKER_FILE),
+        StandardCopyOption.REPLACE_EXISTING,
         StandardCopyOption.ATOMIC_MOVE);
   }
 
@@ -49,7 +54,10 @@ class CheckpointWatchTest {
         Arguments.of("a step number", "1200\n", new CheckpointReport(MTIME, 1200)),
         Arguments.of("no content: the step is unknown", "", new CheckpointReport(MTIME, -1)),
         Arguments.of("content that is not a step", "epoch 3 done", new CheckpointReport(MTIME, -1)),
-        Arguments.of("content longer than a step is not read", "1".repeat(200), new CheckpointReport(MTIME, -1)));
+        Arguments.of(
+            "content longer than a step is not read",
+            "1".repeat(200),
+            new CheckpointReport(MTIME, -1)));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -98,7 +106,9 @@ class CheckpointWatchTest {
     w.tick(0);
     writeMarker("200", MTIME + 60_000);
     w.tick(2999);
-    assertThat(w.last()).as("2999 ms after the last read").isEqualTo(new CheckpointReport(MTIME, 100));
+    assertThat(w.last())
+        .as("2999 ms after the last read")
+        .isEqualTo(new CheckpointReport(MTIME, 100));
     w.tick(3000);
     assertThat(w.last()).isEqualTo(new CheckpointReport(MTIME + 60_000, 200));
   }
@@ -109,7 +119,8 @@ class CheckpointWatchTest {
     writeMarker("1", MTIME);
     List<Runnable> pending = new ArrayList<>();
     Executor later = pending::add;
-    CheckpointWatch w = new CheckpointWatch(CONF, CheckpointReport.markerPath(dir.toString()), 3000, later);
+    CheckpointWatch w =
+        new CheckpointWatch(CONF, CheckpointReport.markerPath(dir.toString()), 3000, later);
     w.tick(0);
     w.tick(5000);
     assertThat(pending).as("the first read has not run yet").hasSize(1);
@@ -121,7 +132,8 @@ class CheckpointWatchTest {
   }
 
   @Test
-  @DisplayName("a read that fails keeps the last checkpoint and throws nothing; the next good read takes over")
+  @DisplayName(
+      "a read that fails keeps the last checkpoint and throws nothing; the next good read takes over")
   void failureKeepsLast() throws IOException {
     Path marker = writeMarker("100", MTIME);
     CheckpointWatch w = watch(dir.toString());
@@ -148,11 +160,16 @@ class CheckpointWatchTest {
   @Test
   @DisplayName("the status page shows the last checkpoint's time and step, or none")
   void statusPage() {
-    assertThat(StatusServer.lastCheckpoint(Map.of("lastCheckpointMs", -1L, "lastCheckpointStep", -1L)))
+    assertThat(
+            StatusServer.lastCheckpoint(Map.of("lastCheckpointMs", -1L, "lastCheckpointStep", -1L)))
         .isEqualTo("none");
-    assertThat(StatusServer.lastCheckpoint(Map.of("lastCheckpointMs", MTIME, "lastCheckpointStep", 1200L)))
+    assertThat(
+            StatusServer.lastCheckpoint(
+                Map.of("lastCheckpointMs", MTIME, "lastCheckpointStep", 1200L)))
         .isEqualTo("2023-11-14T22:13:20Z (step 1200)");
-    assertThat(StatusServer.lastCheckpoint(Map.of("lastCheckpointMs", MTIME, "lastCheckpointStep", -1L)))
+    assertThat(
+            StatusServer.lastCheckpoint(
+                Map.of("lastCheckpointMs", MTIME, "lastCheckpointStep", -1L)))
         .isEqualTo("2023-11-14T22:13:20Z");
   }
 }

@@ -15,7 +15,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The container bookkeeping both launchers share ({@link ContainerLedger}): states, asks, events, restart budget. */
+/**
+ * The container bookkeeping both launchers share ({@link ContainerLedger}): states, asks, events,
+ * restart budget.
+ */
 @DisplayName("ContainerLedger: the job's containers, their states, asks and restart budget")
 class ContainerLedgerTest {
   /** A ledger of min 1, max 2 and one restart, naming containers by id. */
@@ -24,12 +27,20 @@ class ContainerLedgerTest {
   }
 
   private static String brief(List<WorkerAction> actions) {
-    return String.join(",", actions.stream().map(a -> a instanceof WorkerAction.Terminate t ? "term " + t.id()
-        : a instanceof WorkerAction.Release r ? "release " + r.id() : a.toString()).toList());
+    return String.join(
+        ",",
+        actions.stream()
+            .map(
+                a ->
+                    a instanceof WorkerAction.Terminate t
+                        ? "term " + t.id()
+                        : a instanceof WorkerAction.Release r ? "release " + r.id() : a.toString())
+            .toList());
   }
 
   @Test
-  @DisplayName("holds what the RM grants up to max; releases the surplus, and everything once the job wants no more")
+  @DisplayName(
+      "holds what the RM grants up to max; releases the surplus, and everything once the job wants no more")
   void allocation() {
     ContainerLedger l = ledger();
     assertThat(brief(l.allocated("a", "h", true, 0))).isEmpty();
@@ -37,12 +48,14 @@ class ContainerLedgerTest {
     assertThat(brief(l.allocated("c", "h", true, 0))).isEmpty();
     assertThat(brief(l.allocated("d", "h", true, 0))).isEqualTo("release d");
     assertThat(l.list()).extracting(Worker::id).containsExactly("a", "c");
-    assertThat(l.events()).extracting(Membership.ScalingEvent::detail)
+    assertThat(l.events())
+        .extracting(Membership.ScalingEvent::detail)
         .containsExactly("a on h (1 held)", "c on h (2 held)");
   }
 
   @Test
-  @DisplayName("asks for what max lacks beyond the asks outstanding; a grant uses up one ask; a finish withdraws them")
+  @DisplayName(
+      "asks for what max lacks beyond the asks outstanding; a grant uses up one ask; a finish withdraws them")
   void asks() {
     ContainerLedger l = ledger();
     List<WorkerAction> out = new ArrayList<>();
@@ -56,7 +69,8 @@ class ContainerLedgerTest {
   }
 
   @Test
-  @DisplayName("a start accepted runs; one told to stop while its start was in flight gets SIGTERM then, once")
+  @DisplayName(
+      "a start accepted runs; one told to stop while its start was in flight gets SIGTERM then, once")
   void launched() {
     ContainerLedger l = ledger();
     Worker a = l.add("a", "h", State.LAUNCHING, 1);
@@ -82,8 +96,9 @@ class ContainerLedgerTest {
 
   @ParameterizedTest(name = "{0}: the caller decides {1}, actions [{2}], then {3}")
   @MethodSource("exits")
-  @DisplayName("a process's exit: ignored where nothing ran, released when draining, else the container goes idle;"
-      + " the caller decides only what a running process's exit means")
+  @DisplayName(
+      "a process's exit: ignored where nothing ran, released when draining, else the container goes idle;"
+          + " the caller decides only what a running process's exit means")
   void exits(State before, boolean callerDecides, String actions, State after) {
     ContainerLedger l = ledger();
     Worker a = l.add("a", "h", before, 1);
@@ -104,7 +119,8 @@ class ContainerLedgerTest {
 
   @ParameterizedTest(name = "{0}: actions [{1}], then {2}")
   @MethodSource("preemptions")
-  @DisplayName("a preemption releases a container that runs nothing at once; one that runs drains until its deadline")
+  @DisplayName(
+      "a preemption releases a container that runs nothing at once; one that runs drains until its deadline")
   void preemptions(State before, String actions, State after) {
     ContainerLedger l = ledger();
     Worker a = l.add("a", "h", before, 1);
@@ -130,7 +146,8 @@ class ContainerLedgerTest {
     assertThat(l.charge(a, "exited with status 2", 0)).isFalse();
     assertThat(l.restartsUsed()).isEqualTo(2);
     assertThat(l.overBudget("worker")).isEqualTo("2 worker failures, more than --max-restarts=1");
-    assertThat(l.events()).extracting(Membership.ScalingEvent::detail)
+    assertThat(l.events())
+        .extracting(Membership.ScalingEvent::detail)
         .containsExactly("a exited with status 1 (restart 1 of 1)");
   }
 

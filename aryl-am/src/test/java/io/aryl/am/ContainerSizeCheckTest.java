@@ -7,7 +7,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-@DisplayName("ContainerSizeCheck: a worker fits the largest container the ResourceManager allocates")
+@DisplayName(
+    "ContainerSizeCheck: a worker fits the largest container the ResourceManager allocates")
 class ContainerSizeCheckTest {
   @ParameterizedTest(name = "--gpus {0} with a largest container of {1} GPUs")
   @CsvSource({"1, 8", "8, 8", "3, 4", "16, -1"})
@@ -20,8 +21,13 @@ class ContainerSizeCheckTest {
   @CsvSource({"9, 8", "2, 1", "1, 0"})
   @DisplayName("above the limit it is refused, naming the option, the value and the limit")
   void refused(int gpus, long max) {
-    assertThatThrownBy(() -> ContainerSizeCheck.check(gpus, max)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("--gpus " + gpus + " is more than the largest container holds (" + max
-            + " GPUs, the ResourceManager's maximum allocation of yarn.io/gpu)");
+    assertThatThrownBy(() -> ContainerSizeCheck.check(gpus, max))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "--gpus "
+                + gpus
+                + " is more than the largest container holds ("
+                + max
+                + " GPUs, the ResourceManager's maximum allocation of yarn.io/gpu)");
   }
 }

@@ -18,8 +18,14 @@ class GenerationStoreTest {
   @TempDir java.nio.file.Path dir;
 
   private static GenerationRecord record(int number, boolean running) {
-    return new GenerationRecord(Generation.assign(number, List.of(new Generation.Member("c1", "h1"),
-        new Generation.Member("c2", "h2")), null, 5), 1, running);
+    return new GenerationRecord(
+        Generation.assign(
+            number,
+            List.of(new Generation.Member("c1", "h1"), new Generation.Member("c2", "h2")),
+            null,
+            5),
+        1,
+        running);
   }
 
   private GenerationStore store() throws Exception {
@@ -53,7 +59,8 @@ class GenerationStoreTest {
     try (FSDataOutputStream out = FileSystem.getLocal(new Configuration()).create(file, true)) {
       out.write("{\"format\": 1, \"generation\": 3".getBytes(StandardCharsets.UTF_8));
     }
-    assertThatThrownBy(store::read).isInstanceOf(GenerationStore.UnreadableRecordException.class)
+    assertThatThrownBy(store::read)
+        .isInstanceOf(GenerationStore.UnreadableRecordException.class)
         .hasMessageStartingWith("generation record " + file + " is not valid: not JSON");
   }
 
@@ -62,7 +69,8 @@ class GenerationStoreTest {
   void unreadableRecord() throws Exception {
     GenerationStore store = store();
     Files.createDirectories(dir.resolve("staging").resolve(AmKeys.GENERATION_RECORD_FILE));
-    assertThatThrownBy(store::read).isInstanceOf(GenerationStore.UnreadableRecordException.class)
+    assertThatThrownBy(store::read)
+        .isInstanceOf(GenerationStore.UnreadableRecordException.class)
         .hasMessageStartingWith("generation record " + store.file() + " cannot be read");
   }
 }

@@ -16,18 +16,29 @@ class GenerationTest {
 
   @Test
   void ranksNewMembersByHostThenIdAndLocalRanksPerHost() {
-    Generation g = Generation.assign(1, List.of(m("c3", "b"), m("c1", "a"), m("c2", "b"), m("c4", "a")), null, 7);
-    assertThat(g.ranks()).containsExactly(java.util.Map.entry("c1", 0), java.util.Map.entry("c4", 1),
-        java.util.Map.entry("c2", 2), java.util.Map.entry("c3", 3));
+    Generation g =
+        Generation.assign(
+            1, List.of(m("c3", "b"), m("c1", "a"), m("c2", "b"), m("c4", "a")), null, 7);
+    assertThat(g.ranks())
+        .containsExactly(
+            java.util.Map.entry("c1", 0),
+            java.util.Map.entry("c4", 1),
+            java.util.Map.entry("c2", 2),
+            java.util.Map.entry("c3", 3));
     assertThat(g.localRank("c1")).isZero();
     assertThat(g.localRank("c4")).isEqualTo(1);
     assertThat(g.localRank("c2")).isZero();
     assertThat(g.localWorldSize("c3")).isEqualTo(2);
     assertThat(g.masterAddr()).isEqualTo("a");
     assertThat(g.hostSlots()).containsExactly("a:2", "b:2");
-    assertThat(g.env("c3")).containsEntry("WORLD_SIZE", "4").containsEntry("RANK", "3")
-        .containsEntry("LOCAL_RANK", "1").containsEntry("MASTER_ADDR", "a").containsEntry("ARYL_GENERATION", "1")
-        .containsEntry("ARYL_HOSTS", "a:2,b:2").containsEntry("MASTER_PORT", Integer.toString(g.masterPort()));
+    assertThat(g.env("c3"))
+        .containsEntry("WORLD_SIZE", "4")
+        .containsEntry("RANK", "3")
+        .containsEntry("LOCAL_RANK", "1")
+        .containsEntry("MASTER_ADDR", "a")
+        .containsEntry("ARYL_GENERATION", "1")
+        .containsEntry("ARYL_HOSTS", "a:2,b:2")
+        .containsEntry("MASTER_PORT", Integer.toString(g.masterPort()));
   }
 
   @Test
@@ -39,8 +50,10 @@ class GenerationTest {
     assertThat(g2.rank("c1")).isEqualTo(1);
     assertThat(g2.rank("c0")).isEqualTo(2);
     assertThat(g2.masterAddr()).isEqualTo("a");
-    assertThat(g2.masterPort()).as("below Linux's ephemeral ports, which any outbound connection may hold")
-        .isNotEqualTo(g1.masterPort()).isBetween(20_000, 32_767);
+    assertThat(g2.masterPort())
+        .as("below Linux's ephemeral ports, which any outbound connection may hold")
+        .isNotEqualTo(g1.masterPort())
+        .isBetween(20_000, 32_767);
   }
 
   @Test
@@ -53,7 +66,8 @@ class GenerationTest {
     hosts.put("c2", "b");
     assertThat(g.ranks()).containsOnlyKeys("c1");
     assertThat(g.hosts()).containsOnlyKeys("c1");
-    assertThatThrownBy(() -> g.ranks().put("c3", 2)).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> g.ranks().put("c3", 2))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @Test

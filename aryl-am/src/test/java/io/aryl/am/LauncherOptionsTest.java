@@ -18,11 +18,23 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 
-/** {@code submit --launcher env|torchrun [--nproc-per-node K] [--python PYTHON]}: defaults, refusals, the job file. */
+/**
+ * {@code submit --launcher env|torchrun [--nproc-per-node K] [--python PYTHON]}: defaults,
+ * refusals, the job file.
+ */
 @DisplayName("submit's launcher options")
 class LauncherOptionsTest {
-  private static final List<String> BASE = List.of("submit", "--min-workers", "2", "--max-workers", "4", "--gpus",
-      "4", "--predicted-runtime-s", "60");
+  private static final List<String> BASE =
+      List.of(
+          "submit",
+          "--min-workers",
+          "2",
+          "--max-workers",
+          "4",
+          "--gpus",
+          "4",
+          "--predicted-runtime-s",
+          "60");
 
   private static SubmitCommand parsed(String... options) {
     List<String> args = new ArrayList<>(BASE);
@@ -37,14 +49,20 @@ class LauncherOptionsTest {
     return Stream.of(
         Arguments.of(new String[0], "env", 1, "python3"),
         Arguments.of(new String[] {"--launcher", "torchrun"}, "torchrun", 4, "python3"),
-        Arguments.of(new String[] {"--launcher", "torchrun", "--nproc-per-node", "2", "--python", "/usr/bin/python3"},
-            "torchrun", 2, "/usr/bin/python3"),
+        Arguments.of(
+            new String[] {
+              "--launcher", "torchrun", "--nproc-per-node", "2", "--python", "/usr/bin/python3"
+            },
+            "torchrun",
+            2,
+            "/usr/bin/python3"),
         Arguments.of(new String[] {"--nproc-per-node", "1"}, "env", 1, "python3"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("accepted")
-  @DisplayName("env is the default launcher; torchrun runs one worker process per GPU unless told otherwise")
+  @DisplayName(
+      "env is the default launcher; torchrun runs one worker process per GPU unless told otherwise")
   void defaults(String[] options, String launcher, int nproc, String python) {
     JobSpec spec = parsed(options).spec().validate();
     assertThat(spec.launcher()).isEqualTo(launcher);
@@ -55,55 +73,75 @@ class LauncherOptionsTest {
 
   static Stream<Arguments> refused() {
     return Stream.of(
-        Arguments.of(new String[] {"--launcher", "mpirun"}, "--launcher must be env or torchrun, was 'mpirun'"),
-        Arguments.of(new String[] {"--launcher", "torchrun", "--nproc-per-node", "0"},
+        Arguments.of(
+            new String[] {"--launcher", "mpirun"},
+            "--launcher must be env or torchrun, was 'mpirun'"),
+        Arguments.of(
+            new String[] {"--launcher", "torchrun", "--nproc-per-node", "0"},
             "--nproc-per-node must be >= 1, was 0"),
-        Arguments.of(new String[] {"--launcher", "torchrun", "--nproc-per-node", "8"},
+        Arguments.of(
+            new String[] {"--launcher", "torchrun", "--nproc-per-node", "8"},
             "--nproc-per-node 8 is more than --gpus 4: each worker process takes at least one of its container's"
                 + " GPUs"),
-        Arguments.of(new String[] {"--nproc-per-node", "2"},
+        Arguments.of(
+            new String[] {"--nproc-per-node", "2"},
             "--nproc-per-node 2 needs --launcher torchrun (the env launcher runs one worker process per container)"),
-        Arguments.of(new String[] {"--launcher", "torchrun", "--python", "python3 -u"},
+        Arguments.of(
+            new String[] {"--launcher", "torchrun", "--python", "python3 -u"},
             "--python must be a program name or path (letters, digits, '.', '_', '/', '+', '-'), was 'python3 -u'"));
   }
 
   @ParameterizedTest(name = "{1}")
   @MethodSource("refused")
-  @DisplayName("bad values exit 2, naming the option and the value, before anything reaches the cluster")
+  @DisplayName(
+      "bad values exit 2, naming the option and the value, before anything reaches the cluster")
   void badValuesExit2(String[] options, String message) throws Exception {
     List<String> args = new ArrayList<>(BASE);
     args.addAll(List.of(options));
     args.addAll(List.of("--", "train.py"));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = Main.run(new YarnConfiguration(), new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
+    int exit =
+        Main.run(
+            new YarnConfiguration(),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            args.toArray(String[]::new));
     assertThat(exit).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).startsWith(message + System.lineSeparator());
     assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("submitted");
   }
 
   @Test
-  @DisplayName("after --, options are the training script's, not submit's nor Hadoop's generic options")
+  @DisplayName(
+      "after --, options are the training script's, not submit's nor Hadoop's generic options")
   void theCommandKeepsItsOptions() throws Exception {
     List<String> args = new ArrayList<>(List.of("-D", "x.y=z"));
     args.addAll(BASE);
     args.addAll(List.of("--launcher", "mpirun", "--", "train.py", "--steps", "10", "-D", "a=b"));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = Main.run(new YarnConfiguration(), new PrintStream(new ByteArrayOutputStream(), true),
-        new PrintStream(err, true, StandardCharsets.UTF_8), args.toArray(String[]::new));
+    int exit =
+        Main.run(
+            new YarnConfiguration(),
+            new PrintStream(new ByteArrayOutputStream(), true),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            args.toArray(String[]::new));
     assertThat(exit).isEqualTo(2);
     // Refused for its launcher, not for options after "--": the command reached submit whole.
     assertThat(err.toString(StandardCharsets.UTF_8))
         .startsWith("--launcher must be env or torchrun, was 'mpirun'" + System.lineSeparator());
-    assertThat(parsed("--launcher", "torchrun").command).containsExactly("train.py", "--steps", "10");
+    assertThat(parsed("--launcher", "torchrun").command)
+        .containsExactly("train.py", "--steps", "10");
   }
 
   @Test
   @DisplayName("the job file carries the launcher options to the AM")
   void roundTripsThroughJson() throws Exception {
-    JobSpec s = parsed("--launcher", "torchrun", "--nproc-per-node", "2", "--python", "/usr/bin/python3").spec()
-        .withStaging(List.of(new JobSpec.StagedFile("train.py", "file:/s/train.py", 3, 4)), "file:/s");
+    JobSpec s =
+        parsed("--launcher", "torchrun", "--nproc-per-node", "2", "--python", "/usr/bin/python3")
+            .spec()
+            .withStaging(
+                List.of(new JobSpec.StagedFile("train.py", "file:/s/train.py", 3, 4)), "file:/s");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     s.write(out);
     JobSpec read = JobSpec.read(new ByteArrayInputStream(out.toByteArray()));
@@ -114,12 +152,33 @@ class LauncherOptionsTest {
   @Test
   @DisplayName("a job file without the launcher options is an env launcher job")
   void anOlderJobFileIsAnEnvJob() throws Exception {
-    JobSpec old = new JobSpec("j", "training", 1, 2, 1, 1024, 1, 60, "", "", 3, 1000, 512, 2, Map.of(), "x",
-        List.of(), "");
+    JobSpec old =
+        new JobSpec(
+            "j",
+            "training",
+            1,
+            2,
+            1,
+            1024,
+            1,
+            60,
+            "",
+            "",
+            3,
+            1000,
+            512,
+            2,
+            Map.of(),
+            "x",
+            List.of(),
+            "");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     old.write(out);
-    String json = out.toString(StandardCharsets.UTF_8).replaceAll(",\\s*\"launcher\" : \"env\"", "")
-        .replaceAll(",\\s*\"nprocPerNode\" : 1", "").replaceAll(",\\s*\"python\" : \"python3\"", "");
+    String json =
+        out.toString(StandardCharsets.UTF_8)
+            .replaceAll(",\\s*\"launcher\" : \"env\"", "")
+            .replaceAll(",\\s*\"nprocPerNode\" : 1", "")
+            .replaceAll(",\\s*\"python\" : \"python3\"", "");
     assertThat(json).doesNotContain("launcher", "nprocPerNode", "python");
     JobSpec read = JobSpec.read(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)));
     assertThat(read).isEqualTo(old);

@@ -7,12 +7,13 @@ import java.util.function.Function;
 
 /**
  * Scripts of events for the table-driven tests of a {@link Membership} ({@link WorkerGroupTest},
- * {@link AgentGroupTest}): each step is one event, shown as the actions it returned, abbreviated. The steps every
- * membership knows: "T alloc|recover|move ID [HOST]" (host h unless named; move: granted for a move), "T launched ID", "T launch-failed ID",
- * "T ended ID STATUS" (the container completed), "T exited ID STATUS [after-term] [xN]" (its supervisor reports the
- * process's exit, by default for the container's generation; x is the letter the test names generations by),
- * "T preempt ID,ID,...", "T tick", "restarts" (the restarts used) and "show" (the current generation and its
- * containers in rank order, or none). A test adds events and actions of its own launcher.
+ * {@link AgentGroupTest}): each step is one event, shown as the actions it returned, abbreviated.
+ * The steps every membership knows: "T alloc|recover|move ID [HOST]" (host h unless named; move:
+ * granted for a move), "T launched ID", "T launch-failed ID", "T ended ID STATUS" (the container
+ * completed), "T exited ID STATUS [after-term] [xN]" (its supervisor reports the process's exit, by
+ * default for the container's generation; x is the letter the test names generations by), "T
+ * preempt ID,ID,...", "T tick", "restarts" (the restarts used) and "show" (the current generation
+ * and its containers in rank order, or none). A test adds events and actions of its own launcher.
  */
 final class MembershipScript {
   private final Membership group;
@@ -21,10 +22,14 @@ final class MembershipScript {
   private final Function<WorkerAction, String> ownActions;
 
   /**
-   * @param ownEvents plays a step of an event of the test's own launcher and returns its actions; null for any other
+   * @param ownEvents plays a step of an event of the test's own launcher and returns its actions;
+   *     null for any other
    * @param ownActions abbreviates an action of the test's own launcher; null for any other
    */
-  MembershipScript(Membership group, String generationLetter, Function<String, List<WorkerAction>> ownEvents,
+  MembershipScript(
+      Membership group,
+      String generationLetter,
+      Function<String, List<WorkerAction>> ownEvents,
       Function<WorkerAction, String> ownActions) {
     this.group = group;
     this.generationLetter = generationLetter;
@@ -32,7 +37,10 @@ final class MembershipScript {
     this.ownActions = ownActions;
   }
 
-  /** Steps after which these containers (allocated at 0, all on host h) run, started at 200; the last step at 200. */
+  /**
+   * Steps after which these containers (allocated at 0, all on host h) run, started at 200; the
+   * last step at 200.
+   */
   static String[] running(String... ids) {
     List<String> steps = new ArrayList<>(List.of("0 tick"));
     for (String id : ids) {
@@ -46,8 +54,8 @@ final class MembershipScript {
   }
 
   /**
-   * Plays the {@code given} steps, whose actions are not shown, then the script; returns the actions of every script
-   * step, then the outcome (running, succeeded or failed).
+   * Plays the {@code given} steps, whose actions are not shown, then the script; returns the
+   * actions of every script step, then the outcome (running, succeeded or failed).
    */
   List<String> run(String[] given, String[] script) {
     play(given);
@@ -63,7 +71,10 @@ final class MembershipScript {
     for (String step : script) {
       if (step.equals("show")) {
         Generation current = group.current();
-        out.add(current == null ? "none" : "g" + current.number() + " " + String.join(",", current.ranks().keySet()));
+        out.add(
+            current == null
+                ? "none"
+                : "g" + current.number() + " " + String.join(",", current.ranks().keySet()));
         continue;
       }
       if (step.equals("restarts")) {
@@ -73,30 +84,42 @@ final class MembershipScript {
       String[] p = step.split(" ");
       long t = Long.parseLong(p[0]);
       List<WorkerAction> own = ownEvents.apply(step);
-      List<WorkerAction> actions = own != null ? own : switch (p[1]) {
-        case "alloc" -> group.allocated(p[2], p.length > 3 ? p[3] : "h", t);
-        case "recover" -> group.recovered(p[2], p.length > 3 ? p[3] : "h", t);
-        case "move" -> group.allocatedForMove(p[2], p.length > 3 ? p[3] : "h", t);
-        case "launched" -> group.launched(p[2]);
-        case "launch-failed" -> group.launchFailed(p[2], "refused", t);
-        case "ended" -> group.completed(p[2], Integer.parseInt(p[3]), "", t);
-        case "exited" -> {
-          List<String> flags = List.of(p).subList(4, p.length);
-          int generation = flags.stream().filter(f -> f.startsWith(generationLetter))
-              .map(f -> Integer.parseInt(f.substring(1))).findFirst().orElseGet(() -> generationOf(p[2]));
-          yield group.exited(p[2], generation, Integer.parseInt(p[3]), flags.contains("after-term"), t);
-        }
-        case "preempt" -> group.preempted(Set.of(p[2].split(",")), t);
-        case "tick" -> group.tick(t);
-        default -> throw new IllegalArgumentException(step);
-      };
+      List<WorkerAction> actions =
+          own != null
+              ? own
+              : switch (p[1]) {
+                case "alloc" -> group.allocated(p[2], p.length > 3 ? p[3] : "h", t);
+                case "recover" -> group.recovered(p[2], p.length > 3 ? p[3] : "h", t);
+                case "move" -> group.allocatedForMove(p[2], p.length > 3 ? p[3] : "h", t);
+                case "launched" -> group.launched(p[2]);
+                case "launch-failed" -> group.launchFailed(p[2], "refused", t);
+                case "ended" -> group.completed(p[2], Integer.parseInt(p[3]), "", t);
+                case "exited" -> {
+                  List<String> flags = List.of(p).subList(4, p.length);
+                  int generation =
+                      flags.stream()
+                          .filter(f -> f.startsWith(generationLetter))
+                          .map(f -> Integer.parseInt(f.substring(1)))
+                          .findFirst()
+                          .orElseGet(() -> generationOf(p[2]));
+                  yield group.exited(
+                      p[2], generation, Integer.parseInt(p[3]), flags.contains("after-term"), t);
+                }
+                case "preempt" -> group.preempted(Set.of(p[2].split(",")), t);
+                case "tick" -> group.tick(t);
+                default -> throw new IllegalArgumentException(step);
+              };
       out.add(String.join(",", actions.stream().map(this::brief).toList()));
     }
     return out;
   }
 
   private int generationOf(String id) {
-    return group.workers().stream().filter(w -> w.id().equals(id)).findFirst().orElseThrow().generation();
+    return group.workers().stream()
+        .filter(w -> w.id().equals(id))
+        .findFirst()
+        .orElseThrow()
+        .generation();
   }
 
   private String brief(WorkerAction a) {

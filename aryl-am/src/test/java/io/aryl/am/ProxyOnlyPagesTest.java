@@ -14,7 +14,8 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("ProxyOnlyPages: people reach the ApplicationMaster's pages through the RM's web proxy")
+@DisplayName(
+    "ProxyOnlyPages: people reach the ApplicationMaster's pages through the RM's web proxy")
 class ProxyOnlyPagesTest {
   private static final String APP = "application_1_0042";
   private final AtomicLong now = new AtomicLong();
@@ -24,17 +25,22 @@ class ProxyOnlyPagesTest {
   }
 
   private ProxyOnlyPages pages(Map<String, String> dns) {
-    return new ProxyOnlyPages(List.of("proxy:8088", "rm2:8088"), "http://proxy:8088/proxy/" + APP, host -> {
-      String a = dns.get(host);
-      if (a == null) {
-        throw new UnknownHostException(host);
-      }
-      return new InetAddress[] {ip(a)};
-    }, now::get);
+    return new ProxyOnlyPages(
+        List.of("proxy:8088", "rm2:8088"),
+        "http://proxy:8088/proxy/" + APP,
+        host -> {
+          String a = dns.get(host);
+          if (a == null) {
+            throw new UnknownHostException(host);
+          }
+          return new InetAddress[] {ip(a)};
+        },
+        now::get);
   }
 
   @Test
-  @DisplayName("the proxy and the ResourceManagers are served; anyone else is sent to the proxy, path and query kept")
+  @DisplayName(
+      "the proxy and the ResourceManagers are served; anyone else is sent to the proxy, path and query kept")
   void othersAreSentToTheProxy() throws Exception {
     ProxyOnlyPages p = pages(Map.of("proxy", "10.0.0.1", "rm2", "10.0.0.2"));
 
@@ -47,7 +53,8 @@ class ProxyOnlyPagesTest {
   @Test
   @DisplayName("a proxy that moves is found at the next resolution, minutes later")
   void hostsAreResolvedAgain() throws Exception {
-    Map<String, String> dns = new java.util.HashMap<>(Map.of("proxy", "10.0.0.1", "rm2", "10.0.0.2"));
+    Map<String, String> dns =
+        new java.util.HashMap<>(Map.of("proxy", "10.0.0.1", "rm2", "10.0.0.2"));
     ProxyOnlyPages p = pages(dns);
     assertThat(p.redirectFor(ip("10.0.0.1"), "/", null)).isNull();
 
@@ -60,7 +67,8 @@ class ProxyOnlyPagesTest {
   }
 
   @Test
-  @DisplayName("from the job's configuration: the RM's web address (HA: every RM's) is the proxy, as AmFilterInitializer finds it")
+  @DisplayName(
+      "from the job's configuration: the RM's web address (HA: every RM's) is the proxy, as AmFilterInitializer finds it")
   void fromConfiguration() {
     YarnConfiguration conf = new YarnConfiguration();
     conf.setBoolean(YarnConfiguration.RM_HA_ENABLED, true);
@@ -72,25 +80,38 @@ class ProxyOnlyPagesTest {
 
     ProxyOnlyPages p = ProxyOnlyPages.from(conf, APP);
 
-    assertThat(p.allowedHostPorts()).as("both RMs").anySatisfy(h -> assertThat(h).endsWith(":8088"))
+    assertThat(p.allowedHostPorts())
+        .as("both RMs")
+        .anySatisfy(h -> assertThat(h).endsWith(":8088"))
         .anySatisfy(h -> assertThat(h).endsWith(":8090"));
     assertThat(p.proxyBase()).startsWith("http://").endsWith(":8088/proxy/" + APP);
   }
 
   @Test
-  @DisplayName("the status server redirects the pages for people, and serves /hosts to the job's containers")
+  @DisplayName(
+      "the status server redirects the pages for people, and serves /hosts to the job's containers")
   void statusServerRedirects() throws IOException {
-    ProxyOnlyPages nobodyHere = new ProxyOnlyPages(List.of("proxy.invalid:8088"),
-        "http://proxy.invalid:8088/proxy/" + APP, h -> {
-          throw new UnknownHostException(h);
-        }, now::get);
-    try (StatusServer s = new StatusServer(() -> Map.of("name", "x", "workers", List.of(), "events", List.of()),
-        () -> List.of("h1:2"), "token", r -> { }, nobodyHere)) {
+    ProxyOnlyPages nobodyHere =
+        new ProxyOnlyPages(
+            List.of("proxy.invalid:8088"),
+            "http://proxy.invalid:8088/proxy/" + APP,
+            h -> {
+              throw new UnknownHostException(h);
+            },
+            now::get);
+    try (StatusServer s =
+        new StatusServer(
+            () -> Map.of("name", "x", "workers", List.of(), "events", List.of()),
+            () -> List.of("h1:2"),
+            "token",
+            r -> {},
+            nobodyHere)) {
       s.start();
       for (String path : List.of("/", "/status.json")) {
         HttpURLConnection c = get(s, path);
         assertThat(c.getResponseCode()).as(path).isEqualTo(302);
-        assertThat(c.getHeaderField("Location")).isEqualTo("http://proxy.invalid:8088/proxy/" + APP + path);
+        assertThat(c.getHeaderField("Location"))
+            .isEqualTo("http://proxy.invalid:8088/proxy/" + APP + path);
       }
       HttpURLConnection hosts = get(s, "/hosts");
       assertThat(hosts.getResponseCode()).isEqualTo(200);
@@ -99,8 +120,9 @@ class ProxyOnlyPagesTest {
   }
 
   private static HttpURLConnection get(StatusServer s, String path) throws IOException {
-    HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + s.port() + path).toURL()
-        .openConnection();
+    HttpURLConnection c =
+        (HttpURLConnection)
+            URI.create("http://127.0.0.1:" + s.port() + path).toURL().openConnection();
     c.setInstanceFollowRedirects(false);
     return c;
   }

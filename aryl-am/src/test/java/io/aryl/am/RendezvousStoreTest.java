@@ -11,8 +11,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The AM's c10d store with a real Python and PyTorch ({@code /usr/bin/python3} with Debian's python3-torch, or
- * {@code ARYL_PYTHON}); skipped without one. Its failures need no PyTorch.
+ * The AM's c10d store with a real Python and PyTorch ({@code /usr/bin/python3} with Debian's
+ * python3-torch, or {@code ARYL_PYTHON}); skipped without one. Its failures need no PyTorch.
  */
 @DisplayName("RendezvousStore: the torchrun agents' store, a Python child of the AM")
 class RendezvousStoreTest {
@@ -20,9 +20,14 @@ class RendezvousStoreTest {
     String named = System.getenv("ARYL_PYTHON");
     String python = named == null || named.isBlank() ? "/usr/bin/python3" : named;
     try {
-      Process p = new ProcessBuilder(python, "-c", "import torch.distributed").redirectErrorStream(true).start();
+      Process p =
+          new ProcessBuilder(python, "-c", "import torch.distributed")
+              .redirectErrorStream(true)
+              .start();
       p.getInputStream().readAllBytes();
-      assumeTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, python + " has no PyTorch: skipping");
+      assumeTrue(
+          p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0,
+          python + " has no PyTorch: skipping");
     } catch (IOException e) {
       assumeTrue(false, python + " is missing: skipping");
     }
@@ -36,7 +41,8 @@ class RendezvousStoreTest {
   }
 
   @Test
-  @DisplayName("it listens on the port it printed; a dead one is restarted on a new port; close ends it")
+  @DisplayName(
+      "it listens on the port it printed; a dead one is restarted on a new port; close ends it")
   void startsRestartsAndCloses() throws Exception {
     try (RendezvousStore store = new RendezvousStore(torchPython(), "localhost", 120_000)) {
       store.start();
@@ -59,7 +65,8 @@ class RendezvousStoreTest {
   }
 
   @Test
-  @DisplayName("it ends by itself once the AM's end of its standard input closes, as when the AM dies")
+  @DisplayName(
+      "it ends by itself once the AM's end of its standard input closes, as when the AM dies")
   void endsWithTheAm() throws Exception {
     try (RendezvousStore store = new RendezvousStore(torchPython(), "localhost", 120_000)) {
       store.start();
@@ -73,11 +80,15 @@ class RendezvousStoreTest {
   @DisplayName("an interpreter that cannot run the store is refused with what happened")
   void aBadInterpreterIsRefused() {
     RendezvousStore missing = new RendezvousStore("/nonexistent/python3", "localhost", 10_000);
-    assertThatThrownBy(missing::start).isInstanceOf(IOException.class).hasMessageContaining("/nonexistent/python3");
+    assertThatThrownBy(missing::start)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("/nonexistent/python3");
     // An interpreter that fails (as a Python without torch does) ends before printing a port.
     RendezvousStore failing = new RendezvousStore("/bin/false", "localhost", 10_000);
-    assertThatThrownBy(failing::start).isInstanceOf(IOException.class)
-        .hasMessage("the rendezvous store (/bin/false -c ...) ended before printing its port (exit status 1); does"
-            + " '/bin/false' import torch? (its error output is in AppMaster.stderr)");
+    assertThatThrownBy(failing::start)
+        .isInstanceOf(IOException.class)
+        .hasMessage(
+            "the rendezvous store (/bin/false -c ...) ended before printing its port (exit status 1); does"
+                + " '/bin/false' import torch? (its error output is in AppMaster.stderr)");
   }
 }

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real {@code aryl-supervise.sh}, run as a NodeManager runs a container's main process (its own session and
- * process group, signals to the whole group), reporting to the real {@link StatusServer}.
+ * The real {@code aryl-supervise.sh}, run as a NodeManager runs a container's main process (its own
+ * session and process group, signals to the whole group), reporting to the real {@link
+ * StatusServer}.
  */
 class SupervisorScriptTest {
   private static final String TOKEN = "attempt-token";
@@ -35,11 +36,20 @@ class SupervisorScriptTest {
 
   @BeforeEach
   void startAm() throws IOException {
-    assumeTrue(new File("/proc/self/stat").isFile() && new File("/usr/bin/setsid").canExecute(),
+    assumeTrue(
+        new File("/proc/self/stat").isFile() && new File("/usr/bin/setsid").canExecute(),
         "needs Linux's /proc and setsid, as NodeManagers have");
-    am = new StatusServer(Map::of, List::of, TOKEN, reports::add,
-        new ProxyOnlyPages(List.of("localhost:8088"), "http://localhost:8088/proxy/app", InetAddress::getAllByName,
-            System::currentTimeMillis));
+    am =
+        new StatusServer(
+            Map::of,
+            List::of,
+            TOKEN,
+            reports::add,
+            new ProxyOnlyPages(
+                List.of("localhost:8088"),
+                "http://localhost:8088/proxy/app",
+                InetAddress::getAllByName,
+                System::currentTimeMillis));
     am.start();
   }
 
@@ -54,22 +64,40 @@ class SupervisorScriptTest {
     }
   }
 
-  /** Starts the supervisor on {@code worker} (a bash script), in a session of its own like a container. */
+  /**
+   * Starts the supervisor on {@code worker} (a bash script), in a session of its own like a
+   * container.
+   */
   private void supervise(String worker, String token) throws IOException {
     Path script = dir.resolve(AmKeys.SUPERVISOR_FILE);
     Files.write(script, SupervisorScript.text());
     Files.writeString(dir.resolve("worker.sh"), worker);
-    ProcessBuilder pb = new ProcessBuilder("/usr/bin/setsid", "/bin/bash", script.toString(), "/bin/bash",
-        "worker.sh").directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("supervisor.log").toFile());
-    pb.environment().putAll(Map.of("CONTAINER_ID", CONTAINER, "ARYL_GENERATION", "4",
-        AmKeys.AM_URL, "http://127.0.0.1:" + am.port() + "/", AmKeys.REPORT_TOKEN, token));
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                "/usr/bin/setsid", "/bin/bash", script.toString(), "/bin/bash", "worker.sh")
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("supervisor.log").toFile());
+    pb.environment()
+        .putAll(
+            Map.of(
+                "CONTAINER_ID",
+                CONTAINER,
+                "ARYL_GENERATION",
+                "4",
+                AmKeys.AM_URL,
+                "http://127.0.0.1:" + am.port() + "/",
+                AmKeys.REPORT_TOKEN,
+                token));
     supervisor = pb.start();
   }
 
   /** What the NodeManager does to a container: a signal to its whole process group. */
   private void signalGroup(String signal) throws Exception {
-    new ProcessBuilder("kill", "-" + signal, "--", "-" + supervisor.pid()).inheritIO().start().waitFor();
+    new ProcessBuilder("kill", "-" + signal, "--", "-" + supervisor.pid())
+        .inheritIO()
+        .start()
+        .waitFor();
   }
 
   private String log() throws IOException {
@@ -85,32 +113,41 @@ class SupervisorScriptTest {
   }
 
   @Test
-  @DisplayName("after SIGTERM it waits for every process the worker left (a child still checkpointing), reports the"
-      + " exit as stopped, and keeps the container")
+  @DisplayName(
+      "after SIGTERM it waits for every process the worker left (a child still checkpointing), reports the"
+          + " exit as stopped, and keeps the container")
   void stopWaitsForTheWholeWorkerThenStays() throws Exception {
-    // The worker's shell dies at SIGTERM at once; its child takes 0.5 s to "checkpoint", as a python would.
-    supervise("sh -c 'trap \"sleep 0.5; touch checkpointed; exit 0\" TERM; touch started;"
-        + " while :; do sleep 0.05; done'\n", TOKEN);
+    // The worker's shell dies at SIGTERM at once; its child takes 0.5 s to "checkpoint", as a
+    // python would.
+    supervise(
+        "sh -c 'trap \"sleep 0.5; touch checkpointed; exit 0\" TERM; touch started;"
+            + " while :; do sleep 0.05; done'\n",
+        TOKEN);
     awaitFile("started");
     signalGroup("TERM");
 
     ExitReport r = reports.poll(10, TimeUnit.SECONDS);
     assertThat(r).as("report; log: %s", log()).isNotNull();
-    assertThat(Files.exists(dir.resolve("checkpointed"))).as("the checkpoint was written before the report").isTrue();
+    assertThat(Files.exists(dir.resolve("checkpointed")))
+        .as("the checkpoint was written before the report")
+        .isTrue();
     assertThat(r.container()).isEqualTo(CONTAINER);
     assertThat(r.generation()).isEqualTo(4);
     assertThat(r.stopped()).isTrue();
-    assertThat(supervisor.waitFor(1, TimeUnit.SECONDS)).as("the supervisor still runs: the container is kept")
+    assertThat(supervisor.waitFor(1, TimeUnit.SECONDS))
+        .as("the supervisor still runs: the container is kept")
         .isFalse();
 
     signalGroup("TERM");
-    assertThat(supervisor.waitFor(500, TimeUnit.MILLISECONDS)).as("idle, it ignores SIGTERM (SIGKILL ends it)")
+    assertThat(supervisor.waitFor(500, TimeUnit.MILLISECONDS))
+        .as("idle, it ignores SIGTERM (SIGKILL ends it)")
         .isFalse();
     assertThat(reports).as("one report per worker").isEmpty();
   }
 
   @Test
-  @DisplayName("a worker that exits 0 on its own ends the container with 0, unreported: training is done")
+  @DisplayName(
+      "a worker that exits 0 on its own ends the container with 0, unreported: training is done")
   void successEndsTheContainer() throws Exception {
     supervise("exit 0\n", TOKEN);
     assertThat(supervisor.waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -129,11 +166,14 @@ class SupervisorScriptTest {
   }
 
   @Test
-  @DisplayName("a failure the ApplicationMaster does not take (not its token) ends the container with the worker's"
-      + " status, for YARN to report")
+  @DisplayName(
+      "a failure the ApplicationMaster does not take (not its token) ends the container with the worker's"
+          + " status, for YARN to report")
   void unreportedFailureEndsTheContainer() throws Exception {
     supervise("exit 3\n", "another attempt's token");
-    assertThat(supervisor.waitFor(15, TimeUnit.SECONDS)).as("log: %s", supervisor.isAlive() ? log() : "").isTrue();
+    assertThat(supervisor.waitFor(15, TimeUnit.SECONDS))
+        .as("log: %s", supervisor.isAlive() ? log() : "")
+        .isTrue();
     assertThat(supervisor.exitValue()).isEqualTo(3);
     assertThat(reports).isEmpty();
     assertThat(log()).contains("the container ends with the worker's status 3");

@@ -22,9 +22,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The REST reference ({@code site/src/site/markdown/rest.md}) against the records: each JSON example of a contract
- * reads strictly (no field the record lacks) and names every field the record writes, so the page and the code cannot
- * drift apart.
+ * The REST reference ({@code site/src/site/markdown/rest.md}) against the records: each JSON
+ * example of a contract reads strictly (no field the record lacks) and names every field the record
+ * writes, so the page and the code cannot drift apart.
  */
 @DisplayName("The REST page's JSON examples name exactly the records' fields")
 class RestPageExamplesTest {
@@ -52,8 +52,9 @@ class RestPageExamplesTest {
   }
 
   /**
-   * Every field path of the tree: objects' names joined by dots, arrays' elements as []. Maps keyed by data (by node,
-   * by application) come out the same on both sides, as the record keeps their entries.
+   * Every field path of the tree: objects' names joined by dots, arrays' elements as []. Maps keyed
+   * by data (by node, by application) come out the same on both sides, as the record keeps their
+   * entries.
    */
   private static TreeSet<String> paths(JsonNode n, String at, TreeSet<String> out) {
     if (n.isObject()) {
@@ -72,7 +73,9 @@ class RestPageExamplesTest {
     T record = ArylJson.strictReader(type).readValue(example);
     TreeSet<String> documented = paths(PLAIN.readTree(example), "", new TreeSet<>());
     TreeSet<String> written = paths(PLAIN.readTree(ArylJson.write(record)), "", new TreeSet<>());
-    assertThat(documented).as("fields of the %s example in rest.md", type.getSimpleName()).isEqualTo(written);
+    assertThat(documented)
+        .as("fields of the %s example in rest.md", type.getSimpleName())
+        .isEqualTo(written);
   }
 
   @Test

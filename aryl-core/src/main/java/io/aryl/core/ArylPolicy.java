@@ -6,20 +6,26 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Aryl's policies by the names operators, reports and command lines use: the scheduler's {@code aryl.scheduler.policy},
- * the simulator's {@code --policies}, the demo's {@code --runs}. Each is a way of configuring aryl-core's round
- * ({@link #applyTo}), so the scheduler and the simulator running a policy of one name run the same round.
+ * Aryl's policies by the names operators, reports and command lines use: the scheduler's {@code
+ * aryl.scheduler.policy}, the simulator's {@code --policies}, the demo's {@code --runs}. Each is a
+ * way of configuring aryl-core's round ({@link #applyTo}), so the scheduler and the simulator
+ * running a policy of one name run the same round.
  */
 public enum ArylPolicy {
-  /** The paper's: loaning, elastic scaling, least-cost reclaim; extra workers valued by the JCT they save. */
+  /**
+   * The paper's: loaning, elastic scaling, least-cost reclaim; extra workers valued by the JCT they
+   * save.
+   */
   ARYL(Name.ARYL, false, ElasticValue.JCT_REDUCTION),
   /**
-   * Beyond the paper: speed-aware (a gang on one GPU speed, extra workers never on slower GPUs than the job's base,
-   * whole-job moves between speeds), spare GPUs to the jobs closest to finishing.
+   * Beyond the paper: speed-aware (a gang on one GPU speed, extra workers never on slower GPUs than
+   * the job's base, whole-job moves between speeds), spare GPUs to the jobs closest to finishing.
    */
   ARYL_PLUS(Name.ARYL_PLUS, true, ElasticValue.SHORTEST_REMAINING_FIRST);
 
-  /** The names as compile-time constants, for what must be one (annotations: command-line defaults). */
+  /**
+   * The names as compile-time constants, for what must be one (annotations: command-line defaults).
+   */
   public static final class Name {
     public static final String ARYL = "aryl";
     public static final String ARYL_PLUS = "aryl+";
@@ -52,7 +58,10 @@ public enum ArylPolicy {
     return elasticValue;
   }
 
-  /** {@code base} with this policy's switches set: its speed awareness and its worth of extra workers. */
+  /**
+   * {@code base} with this policy's switches set: its speed awareness and its worth of extra
+   * workers.
+   */
   public PolicyConfig applyTo(PolicyConfig base) {
     return base.withSpeedAware(speedAware).withElasticValue(elasticValue);
   }
@@ -70,7 +79,8 @@ public enum ArylPolicy {
   /** The names for a message: {@code aryl or aryl+}. */
   public static String namesInWords() {
     List<String> n = names();
-    return n.size() == 1 ? n.get(0)
+    return n.size() == 1
+        ? n.get(0)
         : String.join(", ", n.subList(0, n.size() - 1)) + " or " + n.get(n.size() - 1);
   }
 }

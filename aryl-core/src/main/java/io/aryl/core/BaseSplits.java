@@ -7,11 +7,12 @@ import io.aryl.core.placement.ServerTable;
 import java.util.function.IntUnaryOperator;
 
 /**
- * Running jobs' workers split into base and flexible ({@link BaseSplit}), kept from one round to the next: a job whose
- * allocation is the very object it was split from, with the same minimum, splits as it did while its servers keep
- * their place in the table and whether they are open and loaned (which is all a split reads of them); most running
- * jobs of a round are such jobs, also in a round whose table changed because a few servers were lent or fenced.
- * Immutable; a round reads the last one and makes the next.
+ * Running jobs' workers split into base and flexible ({@link BaseSplit}), kept from one round to
+ * the next: a job whose allocation is the very object it was split from, with the same minimum,
+ * splits as it did while its servers keep their place in the table and whether they are open and
+ * loaned (which is all a split reads of them); most running jobs of a round are such jobs, also in
+ * a round whose table changed because a few servers were lent or fenced. Immutable; a round reads
+ * the last one and makes the next.
  */
 final class BaseSplits {
   static final BaseSplits NONE = new BaseSplits(null, new String[0], new Split[0]);
@@ -23,7 +24,12 @@ final class BaseSplits {
    * @param base base workers by server index
    * @param flexible flexible workers by server index
    */
-  record Split(Allocation of, int minWorkers, ServerWorkers base, ServerWorkers flexible, int flexibleCount) {}
+  record Split(
+      Allocation of,
+      int minWorkers,
+      ServerWorkers base,
+      ServerWorkers flexible,
+      int flexibleCount) {}
 
   private final ServerTable table; // the table the splits were made on; null for none
   private final String[] jobs; // sorted
@@ -35,14 +41,17 @@ final class BaseSplits {
     this.splits = splits;
   }
 
-  /** One round's splits on {@code table}: ask for running jobs in id order, then take the memo for the next round. */
+  /**
+   * One round's splits on {@code table}: ask for running jobs in id order, then take the memo for
+   * the next round.
+   */
   Round round(ServerTable table, int runningJobs) {
     return new Round(table, runningJobs);
   }
 
   /**
-   * Which servers of {@code now} are, in {@code before}, at the same index with the same id and the same open and
-   * loaned flags; null if the tables list other servers (or there was none before).
+   * Which servers of {@code now} are, in {@code before}, at the same index with the same id and the
+   * same open and loaned flags; null if the tables list other servers (or there was none before).
    */
   private static boolean[] keptServers(ServerTable before, ServerTable now) {
     if (before == null || before.size() != now.size()) {
@@ -61,7 +70,8 @@ final class BaseSplits {
   final class Round {
     private final ServerTable table;
     private final boolean sameTable;
-    private final boolean[] keptServers; // when the table changed: the servers a kept split may be on; else null
+    private final boolean[]
+        keptServers; // when the table changed: the servers a kept split may be on; else null
     private final IntUnaryOperator preference;
     private final String[] nextJobs;
     private final Split[] nextSplits;
@@ -80,11 +90,18 @@ final class BaseSplits {
     /** The split of a running job's allocation; jobs must come in increasing id order. */
     Split of(Job job, Allocation a) {
       Split split = sameTable || keptServers != null ? last(job.id()) : null;
-      if (split == null || split.of() != a || split.minWorkers() != job.minWorkers()
+      if (split == null
+          || split.of() != a
+          || split.minWorkers() != job.minWorkers()
           || !sameTable && !(onKeptServers(split.base()) && onKeptServers(split.flexible()))) {
         BaseSplit.Parts parts = BaseSplit.split(job, a, table, preference);
-        split = new Split(a, job.minWorkers(), ServerWorkers.of(parts.servers(), parts.base()),
-            ServerWorkers.of(parts.servers(), parts.flexible()), parts.flexibleCount());
+        split =
+            new Split(
+                a,
+                job.minWorkers(),
+                ServerWorkers.of(parts.servers(), parts.base()),
+                ServerWorkers.of(parts.servers(), parts.flexible()),
+                parts.flexibleCount());
       }
       nextJobs[size] = job.id();
       nextSplits[size++] = split;
@@ -109,7 +126,10 @@ final class BaseSplits {
 
     /** The splits this round made or kept, for the next round. */
     BaseSplits next() {
-      return new BaseSplits(table, java.util.Arrays.copyOf(nextJobs, size), java.util.Arrays.copyOf(nextSplits, size));
+      return new BaseSplits(
+          table,
+          java.util.Arrays.copyOf(nextJobs, size),
+          java.util.Arrays.copyOf(nextSplits, size));
     }
   }
 }

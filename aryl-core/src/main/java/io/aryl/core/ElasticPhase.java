@@ -15,14 +15,15 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Phase 2 of a round: the GPUs base demand left over are shared among elastic jobs by a multiple-choice knapsack
- * ({@link ElasticAllocator}), then placed. Flexible workers stay where they run when they can (no needless moves);
- * new ones go best-fit, preferring loaned servers.
+ * Phase 2 of a round: the GPUs base demand left over are shared among elastic jobs by a
+ * multiple-choice knapsack ({@link ElasticAllocator}), then placed. Flexible workers stay where
+ * they run when they can (no needless moves); new ones go best-fit, preferring loaned servers.
  *
- * <p>With tenants, each tenant's idle guarantee (its guarantee less its base workers' GPUs on the own servers) is
- * first offered to its own elastic jobs, by the same knapsack; then every GPU still spare goes to every tenant's
- * elastic jobs by value, as without tenants. A tenant's own unused quota is idle only when its own jobs do not want
- * it: alone on its guarantee its elastic jobs would grow into it.
+ * <p>With tenants, each tenant's idle guarantee (its guarantee less its base workers' GPUs on the
+ * own servers) is first offered to its own elastic jobs, by the same knapsack; then every GPU still
+ * spare goes to every tenant's elastic jobs by value, as without tenants. A tenant's own unused
+ * quota is idle only when its own jobs do not want it: alone on its guarantee its elastic jobs
+ * would grow into it.
  */
 final class ElasticPhase {
   private final PolicyConfig config;
@@ -34,23 +35,27 @@ final class ElasticPhase {
   }
 
   /**
-   * What phase 2 chose: per elastic job (in {@code jobs} order) its knapsack group, the extras the knapsack chose for
-   * it ({@code want}) and the extras it got.
+   * What phase 2 chose: per elastic job (in {@code jobs} order) its knapsack group, the extras the
+   * knapsack chose for it ({@code want}) and the extras it got.
    */
   record Growth(List<PlacedJob> jobs, List<KnapsackGroup> groups, int[] want, int[] got) {
     static final Growth NONE = new Growth(List.of(), List.of(), new int[0], new int[0]);
   }
 
-  /** Gives extras to the elastic jobs of {@code placed} that are not settled, taking their GPUs from the budget. */
+  /**
+   * Gives extras to the elastic jobs of {@code placed} that are not settled, taking their GPUs from
+   * the budget.
+   */
   Growth grow(List<PlacedJob> placed, GpuBudget budget, ServerTable table) {
     return grow(placed, budget, table, null);
   }
 
   /**
-   * As {@link #grow(List, GpuBudget, ServerTable)}; {@code idleQuota} (null: no tenants) gives each tenant's GPUs its
-   * own elastic jobs may take first.
+   * As {@link #grow(List, GpuBudget, ServerTable)}; {@code idleQuota} (null: no tenants) gives each
+   * tenant's GPUs its own elastic jobs may take first.
    */
-  Growth grow(List<PlacedJob> placed, GpuBudget budget, ServerTable table, Map<String, Integer> idleQuota) {
+  Growth grow(
+      List<PlacedJob> placed, GpuBudget budget, ServerTable table, Map<String, Integer> idleQuota) {
     FreeGpuIndex spare = budget.spareIndex();
     List<PlacedJob> elastic = new ArrayList<>(placed.size());
     List<KnapsackGroup> groups = new ArrayList<>(placed.size());
@@ -65,8 +70,14 @@ final class ElasticPhase {
       }
       int fit = fits.workers(p.job.gpusPerWorker(), p.types);
       elastic.add(p);
-      groups.add(ElasticAllocator.groupFor(p.job, fit, p.flexibleNowCount, p.running, config.rescaleOverheadS(),
-          config.elasticValue()));
+      groups.add(
+          ElasticAllocator.groupFor(
+              p.job,
+              fit,
+              p.flexibleNowCount,
+              p.running,
+              config.rescaleOverheadS(),
+              config.elasticValue()));
     }
     if (elastic.isEmpty()) {
       return Growth.NONE;
@@ -93,10 +104,14 @@ final class ElasticPhase {
         boolean loanedPass = pass == 0;
         for (int k = 0; k < p.flexibleNow.size(); k++) {
           int s = p.flexibleNow.server(k);
-          if (got[i] >= want[i] || !table.open(s) || table.loaned(s) != loanedPass || !p.types[table.typeIndex(s)]) {
+          if (got[i] >= want[i]
+              || !table.open(s)
+              || table.loaned(s) != loanedPass
+              || !p.types[table.typeIndex(s)]) {
             continue;
           }
-          int keep = Math.min(Math.min(p.flexibleNow.workers(k), want[i] - got[i]), spare.free(s) / g);
+          int keep =
+              Math.min(Math.min(p.flexibleNow.workers(k), want[i] - got[i]), spare.free(s) / g);
           if (keep > 0) {
             budget.take(s, keep * g);
             p.extras.add(s, keep);
@@ -109,7 +124,8 @@ final class ElasticPhase {
     for (int i : order) {
       got[i] += placeExtras(elastic.get(i), want[i] - got[i], budget);
     }
-    // What fragmentation left over goes to jobs that still gain from it, largest gain per GPU first; nothing to
+    // What fragmentation left over goes to jobs that still gain from it, largest gain per GPU
+    // first; nothing to
     // order when no server has room for the smallest worker.
     int room = spare.maxFree();
     int smallest = Integer.MAX_VALUE;
@@ -119,8 +135,10 @@ final class ElasticPhase {
     if (room < smallest) {
       return new Growth(elastic, groups, want, got);
     }
-    // Only jobs that gain from one more worker take part: the others would place none and change no room, so
-    // leaving them out of the order (most jobs of a round, at their widest) changes nothing but the sort's length.
+    // Only jobs that gain from one more worker take part: the others would place none and change no
+    // room, so
+    // leaving them out of the order (most jobs of a round, at their widest) changes nothing but the
+    // sort's length.
     int[] gaining = new int[n];
     int gainingCount = 0;
     for (int i : byId) {
@@ -155,18 +173,20 @@ final class ElasticPhase {
   }
 
   /**
-   * Why phase 2 left each job of {@code growth} below its {@code maxWorkers}, into {@code out} by job id, read off
-   * what it decided (each job's knapsack group, the extras the knapsack chose and those placed) and the GPUs {@code
-   * budget} has left spare after it:
+   * Why phase 2 left each job of {@code growth} below its {@code maxWorkers}, into {@code out} by
+   * job id, read off what it decided (each job's knapsack group, the extras the knapsack chose and
+   * those placed) and the GPUs {@code budget} has left spare after it:
    *
    * <ul>
-   *   <li>it got fewer extras than the knapsack chose for it, or every extra the spare GPUs of its types held when
-   *       phase 2 began ({@link KnapsackGroup#maxItem()}): no room ({@link BelowMax.NoRoom});
-   *   <li>otherwise the knapsack chose fewer than fitted. If room is left for one more of its workers, one more was
-   *       not worth its pause ({@link BelowMax.NotWorthThePause}): the pass after placement gives one more worker to
-   *       every job that gains from it while there is room for one. If no room is left and a wider item that fitted
-   *       was worth more, the GPUs went to jobs worth more per GPU ({@link BelowMax.OthersWorthMore}); if none was,
-   *       not worth the pause.
+   *   <li>it got fewer extras than the knapsack chose for it, or every extra the spare GPUs of its
+   *       types held when phase 2 began ({@link KnapsackGroup#maxItem()}): no room ({@link
+   *       BelowMax.NoRoom});
+   *   <li>otherwise the knapsack chose fewer than fitted. If room is left for one more of its
+   *       workers, one more was not worth its pause ({@link BelowMax.NotWorthThePause}): the pass
+   *       after placement gives one more worker to every job that gains from it while there is room
+   *       for one. If no room is left and a wider item that fitted was worth more, the GPUs went to
+   *       jobs worth more per GPU ({@link BelowMax.OthersWorthMore}); if none was, not worth the
+   *       pause.
    * </ul>
    */
   void whyBelowMax(Growth growth, GpuBudget budget, ServerTable table, Map<String, BelowMax> out) {
@@ -181,22 +201,30 @@ final class ElasticPhase {
         rooms = new HashMap<>();
       }
       int gpus = p.job.gpusPerWorker();
-      Room room = rooms.computeIfAbsent(gpus * 1_000_003L + ServerTable.mask(p.types),
-          k -> Room.of(gpus, p.types, budget, table));
+      Room room =
+          rooms.computeIfAbsent(
+              gpus * 1_000_003L + ServerTable.mask(p.types),
+              k -> Room.of(gpus, p.types, budget, table));
       KnapsackGroup g = growth.groups().get(i);
       if (got < growth.want()[i] || got >= g.maxItem()) {
-        out.put(p.job.id(), room.noRoom()); // what the knapsack chose did not fit, or nothing more fitted at all
+        out.put(
+            p.job.id(),
+            room.noRoom()); // what the knapsack chose did not fit, or nothing more fitted at all
         continue;
       }
-      int worth = 0; // with no room left: the fewest more workers that fitted and were worth more than it got
+      int worth =
+          0; // with no room left: the fewest more workers that fitted and were worth more than it
+      // got
       for (int more = 1; room.fitting() == 0 && got + more <= g.maxItem() && worth == 0; more++) {
         if (g.value(got + more) > g.value(got)) {
           worth = more;
         }
       }
-      out.put(p.job.id(), worth > 0
-          ? new BelowMax.OthersWorthMore(worth, gainS(p, got, worth), pauseS(p, got, worth))
-          : new BelowMax.NotWorthThePause(gainS(p, got, 1), pauseS(p, got, 1)));
+      out.put(
+          p.job.id(),
+          worth > 0
+              ? new BelowMax.OthersWorthMore(worth, gainS(p, got, worth), pauseS(p, got, worth))
+              : new BelowMax.NotWorthThePause(gainS(p, got, 1), pauseS(p, got, 1)));
     }
   }
 
@@ -208,8 +236,8 @@ final class ElasticPhase {
 
   /**
    * The re-scale pause {@code more} workers add to a job running {@code got} extras, as {@link
-   * ElasticAllocator#groupFor} prices items: a running job pays one whenever its width changes, so only the item of
-   * the extras it runs now pays none.
+   * ElasticAllocator#groupFor} prices items: a running job pays one whenever its width changes, so
+   * only the item of the extras it runs now pays none.
    */
   private double pauseS(PlacedJob p, int got, int more) {
     boolean pausesWider = p.running && got + more != p.flexibleNowCount;
@@ -218,8 +246,8 @@ final class ElasticPhase {
   }
 
   /**
-   * What the budget has left for workers of one size on a set of types: how many fit, and the spare GPUs as {@link
-   * BelowMax.NoRoom} says them.
+   * What the budget has left for workers of one size on a set of types: how many fit, and the spare
+   * GPUs as {@link BelowMax.NoRoom} says them.
    */
   private record Room(int fitting, BelowMax.NoRoom noRoom) {
     static Room of(int gpus, boolean[] types, GpuBudget budget, ServerTable table) {
@@ -245,13 +273,18 @@ final class ElasticPhase {
   }
 
   /**
-   * The knapsack, solved once per set of GPU types the jobs may grow on, each against the spare GPUs of its own
-   * types: one capacity over all types would count slow GPUs that jobs bound to fast ones can never use, and the
-   * choice among those jobs would then fall to placement order instead of value. Jobs whose type sets overlap
-   * without being equal share one knapsack over the union of their types.
+   * The knapsack, solved once per set of GPU types the jobs may grow on, each against the spare
+   * GPUs of its own types: one capacity over all types would count slow GPUs that jobs bound to
+   * fast ones can never use, and the choice among those jobs would then fall to placement order
+   * instead of value. Jobs whose type sets overlap without being equal share one knapsack over the
+   * union of their types.
    */
-  private int[] allocatePerTypeSet(List<PlacedJob> elastic, List<KnapsackGroup> groups, FreeGpuIndex spare,
-      ServerTable table, Map<String, Integer> idleQuota) {
+  private int[] allocatePerTypeSet(
+      List<PlacedJob> elastic,
+      List<KnapsackGroup> groups,
+      FreeGpuIndex spare,
+      ServerTable table,
+      Map<String, Integer> idleQuota) {
     Map<String, Integer> quotaLeft = idleQuota == null ? null : new HashMap<>(idleQuota);
     int n = elastic.size();
     long[] masks = new long[n];
@@ -287,9 +320,10 @@ final class ElasticPhase {
       if (members.isEmpty() || capacity == 0) {
         continue;
       }
-      int[] chosen = quotaLeft == null
-          ? allocator.allocate(sub, capacity)
-          : ownersFirst(members, sub, capacity, elastic, quotaLeft);
+      int[] chosen =
+          quotaLeft == null
+              ? allocator.allocate(sub, capacity)
+              : ownersFirst(members, sub, capacity, elastic, quotaLeft);
       for (int k = 0; k < members.size(); k++) {
         want[members.get(k)] = chosen[k];
       }
@@ -298,15 +332,22 @@ final class ElasticPhase {
   }
 
   /**
-   * One knapsack with tenants: each tenant's jobs first share what is left of its idle quota (at most the capacity
-   * left), then every job may grow further by value on the capacity left, its first-stage extras kept (the second
-   * knapsack's item j of a job is its first-stage extras plus j, worth the value added).
+   * One knapsack with tenants: each tenant's jobs first share what is left of its idle quota (at
+   * most the capacity left), then every job may grow further by value on the capacity left, its
+   * first-stage extras kept (the second knapsack's item j of a job is its first-stage extras plus
+   * j, worth the value added).
    */
-  private int[] ownersFirst(List<Integer> members, List<KnapsackGroup> sub, int capacity, List<PlacedJob> elastic,
+  private int[] ownersFirst(
+      List<Integer> members,
+      List<KnapsackGroup> sub,
+      int capacity,
+      List<PlacedJob> elastic,
       Map<String, Integer> quotaLeft) {
     Map<String, List<Integer>> byTenant = new TreeMap<>();
     for (int k = 0; k < members.size(); k++) {
-      byTenant.computeIfAbsent(elastic.get(members.get(k)).job.tenant(), t -> new ArrayList<>()).add(k);
+      byTenant
+          .computeIfAbsent(elastic.get(members.get(k)).job.tenant(), t -> new ArrayList<>())
+          .add(k);
     }
     int[] floor = new int[members.size()];
     int left = capacity;
@@ -343,7 +384,10 @@ final class ElasticPhase {
     return chosen;
   }
 
-  /** How many workers of a size fit the spare GPUs of a set of types: one walk of the servers per (size, types). */
+  /**
+   * How many workers of a size fit the spare GPUs of a set of types: one walk of the servers per
+   * (size, types).
+   */
   private static final class FitCache {
     private final FreeGpuIndex spare;
     private long[] keys = new long[4];
@@ -399,6 +443,8 @@ final class ElasticPhase {
   }
 
   private static double marginalPerGpu(KnapsackGroup g, int k) {
-    return k >= g.maxItem() ? Double.NEGATIVE_INFINITY : (g.value(k + 1) - g.value(k)) / g.unitWeight();
+    return k >= g.maxItem()
+        ? Double.NEGATIVE_INFINITY
+        : (g.value(k + 1) - g.value(k)) / g.unitWeight();
   }
 }

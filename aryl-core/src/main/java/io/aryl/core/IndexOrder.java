@@ -4,15 +4,16 @@ import java.util.Arrays;
 import java.util.Comparator;
 
 /**
- * Orders of a round's jobs as index arrays, made without boxing or comparators: a round orders its elastic jobs
- * twice, and most of them arrive already sorted by id (the running jobs, in snapshot order).
+ * Orders of a round's jobs as index arrays, made without boxing or comparators: a round orders its
+ * elastic jobs twice, and most of them arrive already sorted by id (the running jobs, in snapshot
+ * order).
  */
 final class IndexOrder {
   private IndexOrder() {}
 
   /**
-   * Indexes of {@code ids} in increasing id order. Linear for ids sorted but for a tail (the jobs admitted this round
-   * come after the running ones): the tail is sorted and merged in.
+   * Indexes of {@code ids} in increasing id order. Linear for ids sorted but for a tail (the jobs
+   * admitted this round come after the running ones): the tail is sorted and merged in.
    */
   static int[] byId(String[] ids) {
     int n = ids.length;
@@ -31,7 +32,8 @@ final class IndexOrder {
     for (int i = 0; i < tail.length; i++) {
       tail[i] = prefix + i;
     }
-    Arrays.sort(tail, Comparator.comparing((Integer i) -> ids[i])); // stable: equal ids keep their order
+    Arrays.sort(
+        tail, Comparator.comparing((Integer i) -> ids[i])); // stable: equal ids keep their order
     int a = 0;
     int b = 0;
     for (int k = 0; k < n; k++) {
@@ -45,7 +47,10 @@ final class IndexOrder {
     return order;
   }
 
-  /** {@code order} reordered by falling {@code size}, equal sizes keeping their order in {@code order}. */
+  /**
+   * {@code order} reordered by falling {@code size}, equal sizes keeping their order in {@code
+   * order}.
+   */
   static int[] bySizeFalling(int[] order, int[] size) {
     int[] out = new int[order.length];
     int k = 0;
@@ -67,7 +72,10 @@ final class IndexOrder {
     return out;
   }
 
-  /** {@code order} reordered by rising {@code key} ({@link Double#compare}), equal keys keeping their order. */
+  /**
+   * {@code order} reordered by rising {@code key} ({@link Double#compare}), equal keys keeping
+   * their order.
+   */
   static int[] byKeyRising(int[] order, double[] key) {
     int n = order.length;
     int[] from = order.clone();

@@ -9,35 +9,40 @@ import io.aryl.core.model.Checks;
 /**
  * The knobs of one scheduling round. Every field has a default in {@link #defaults()}.
  *
- * @param jobOrder the order queued jobs are offered their base gang (default: shortest predicted first)
- * @param starvationWaitS a job queued longer than this is starving: it may be served before shorter ones and
- *     reserve capacity, as {@code starvationShare} allows (default 12 h)
- * @param elastic whether phase 2 gives spare GPUs to elastic jobs; off, every job runs at its minimum
- *     (default on)
- * @param rescaleOverheadS seconds a running job loses each time its width changes (checkpoint, re-form the
- *     group, restore); prices re-scaling in phase 2 (default 30 s)
- * @param exactKnapsackOpsLimit the largest dynamic program phase 2 solves exactly, in operations; larger instances
- *     use the greedy path (default 100,000)
- * @param speedAware beyond the paper: keep each job at one GPU speed. Synchronous training runs at the pace of its
- *     slowest GPU, so a gang goes to the fastest GPUs it fits on as a whole, and a job's extra workers never go to
- *     GPUs slower than its base (a flexible worker on a slow loaned GPU would slow every other worker down); flexible
- *     workers on too-slow GPUs are dropped and re-placed on faster ones when there is room. Each round may also move
- *     a whole job to other GPUs: up to faster ones as they free up, or an elastic job that would run narrow on fast
- *     GPUs down to slower ones where it runs wide (default off: the paper)
- * @param elasticValue what phase 2 counts as the worth of extra workers (default: the paper's JCT reduction)
- * @param tenantReclaimDelayS with tenants ({@link io.aryl.core.model.Tenants}): how long a tenant's job, within its
- *     guarantee, must have been queued before other tenants' base workers on borrowed GPUs may be preempted for it,
- *     measured from its submission (default 60 s). Flexible workers are shed for it at once, as for any base gang
- * @param restartOverheadS seconds a preempted job needs to restart from its checkpoint; prices preempting a
- *     borrower's job for a tenant's guarantee by the {@link io.aryl.core.reclaim.ReclaimCostModel} rule (default
- *     120 s)
- * @param starvationShare the share of the pool's GPUs the starvation guard's senior lane takes once the starving
- *     jobs need more GPUs than the pool has (at least half the pool before that): starving jobs among the oldest
- *     jobs holding the lane jump shortest-first, the rest of the pool stays shortest-first; 0 lets only the single
- *     oldest starving job jump ({@link StarvationGuard}; default 0.1)
- * @param starvationLightShare the lane's least share of the pool's GPUs while the starving jobs need no more GPUs
- *     than the pool has ({@link StarvationGuard}; default 0.5); at or below {@code starvationShare} the lane is a
- *     fixed {@code starvationShare}
+ * @param jobOrder the order queued jobs are offered their base gang (default: shortest predicted
+ *     first)
+ * @param starvationWaitS a job queued longer than this is starving: it may be served before shorter
+ *     ones and reserve capacity, as {@code starvationShare} allows (default 12 h)
+ * @param elastic whether phase 2 gives spare GPUs to elastic jobs; off, every job runs at its
+ *     minimum (default on)
+ * @param rescaleOverheadS seconds a running job loses each time its width changes (checkpoint,
+ *     re-form the group, restore); prices re-scaling in phase 2 (default 30 s)
+ * @param exactKnapsackOpsLimit the largest dynamic program phase 2 solves exactly, in operations;
+ *     larger instances use the greedy path (default 100,000)
+ * @param speedAware beyond the paper: keep each job at one GPU speed. Synchronous training runs at
+ *     the pace of its slowest GPU, so a gang goes to the fastest GPUs it fits on as a whole, and a
+ *     job's extra workers never go to GPUs slower than its base (a flexible worker on a slow loaned
+ *     GPU would slow every other worker down); flexible workers on too-slow GPUs are dropped and
+ *     re-placed on faster ones when there is room. Each round may also move a whole job to other
+ *     GPUs: up to faster ones as they free up, or an elastic job that would run narrow on fast GPUs
+ *     down to slower ones where it runs wide (default off: the paper)
+ * @param elasticValue what phase 2 counts as the worth of extra workers (default: the paper's JCT
+ *     reduction)
+ * @param tenantReclaimDelayS with tenants ({@link io.aryl.core.model.Tenants}): how long a tenant's
+ *     job, within its guarantee, must have been queued before other tenants' base workers on
+ *     borrowed GPUs may be preempted for it, measured from its submission (default 60 s). Flexible
+ *     workers are shed for it at once, as for any base gang
+ * @param restartOverheadS seconds a preempted job needs to restart from its checkpoint; prices
+ *     preempting a borrower's job for a tenant's guarantee by the {@link
+ *     io.aryl.core.reclaim.ReclaimCostModel} rule (default 120 s)
+ * @param starvationShare the share of the pool's GPUs the starvation guard's senior lane takes once
+ *     the starving jobs need more GPUs than the pool has (at least half the pool before that):
+ *     starving jobs among the oldest jobs holding the lane jump shortest-first, the rest of the
+ *     pool stays shortest-first; 0 lets only the single oldest starving job jump ({@link
+ *     StarvationGuard}; default 0.1)
+ * @param starvationLightShare the lane's least share of the pool's GPUs while the starving jobs
+ *     need no more GPUs than the pool has ({@link StarvationGuard}; default 0.5); at or below
+ *     {@code starvationShare} the lane is a fixed {@code starvationShare}
  */
 public record PolicyConfig(
     JobOrder jobOrder,
@@ -55,30 +60,84 @@ public record PolicyConfig(
   /** Default tenant reclaim delay: 60 s. */
   public static final double DEFAULT_TENANT_RECLAIM_DELAY_S = 60;
 
-  /** Default restart overhead of a preempted job: 120 s, as {@link io.aryl.core.reclaim.ReclaimCostModel#defaults()}. */
+  /**
+   * Default restart overhead of a preempted job: 120 s, as {@link
+   * io.aryl.core.reclaim.ReclaimCostModel#defaults()}.
+   */
   public static final double DEFAULT_RESTART_OVERHEAD_S = 120;
 
-  /** The knobs before tenants, with the tenant reclaim delay and the restart overhead at their defaults. */
-  public PolicyConfig(JobOrder jobOrder, double starvationWaitS, boolean elastic, double rescaleOverheadS,
-      long exactKnapsackOpsLimit, boolean speedAware, ElasticValue elasticValue) {
-    this(jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        DEFAULT_TENANT_RECLAIM_DELAY_S, DEFAULT_RESTART_OVERHEAD_S);
+  /**
+   * The knobs before tenants, with the tenant reclaim delay and the restart overhead at their
+   * defaults.
+   */
+  public PolicyConfig(
+      JobOrder jobOrder,
+      double starvationWaitS,
+      boolean elastic,
+      double rescaleOverheadS,
+      long exactKnapsackOpsLimit,
+      boolean speedAware,
+      ElasticValue elasticValue) {
+    this(
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        DEFAULT_TENANT_RECLAIM_DELAY_S,
+        DEFAULT_RESTART_OVERHEAD_S);
   }
 
   /** The knobs before the senior lane, with its share at the default. */
-  public PolicyConfig(JobOrder jobOrder, double starvationWaitS, boolean elastic, double rescaleOverheadS,
-      long exactKnapsackOpsLimit, boolean speedAware, ElasticValue elasticValue, double tenantReclaimDelayS,
+  public PolicyConfig(
+      JobOrder jobOrder,
+      double starvationWaitS,
+      boolean elastic,
+      double rescaleOverheadS,
+      long exactKnapsackOpsLimit,
+      boolean speedAware,
+      ElasticValue elasticValue,
+      double tenantReclaimDelayS,
       double restartOverheadS) {
-    this(jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, StarvationGuard.DEFAULT_SHARE);
+    this(
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        StarvationGuard.DEFAULT_SHARE);
   }
 
   /** The knobs before the lane's light share, with it at the default (half the pool). */
-  public PolicyConfig(JobOrder jobOrder, double starvationWaitS, boolean elastic, double rescaleOverheadS,
-      long exactKnapsackOpsLimit, boolean speedAware, ElasticValue elasticValue, double tenantReclaimDelayS,
-      double restartOverheadS, double starvationShare) {
-    this(jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, starvationShare, StarvationGuard.LIGHT_SHARE);
+  public PolicyConfig(
+      JobOrder jobOrder,
+      double starvationWaitS,
+      boolean elastic,
+      double rescaleOverheadS,
+      long exactKnapsackOpsLimit,
+      boolean speedAware,
+      ElasticValue elasticValue,
+      double tenantReclaimDelayS,
+      double restartOverheadS,
+      double starvationShare) {
+    this(
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        StarvationGuard.LIGHT_SHARE);
   }
 
   public PolicyConfig {
@@ -87,11 +146,13 @@ public record PolicyConfig(
     Checks.positive("policy.starvationWaitS", starvationWaitS);
     Checks.nonNegative("policy.rescaleOverheadS", rescaleOverheadS);
     if (exactKnapsackOpsLimit < 0) {
-      throw new IllegalArgumentException("policy.exactKnapsackOpsLimit must be >= 0, was " + exactKnapsackOpsLimit);
+      throw new IllegalArgumentException(
+          "policy.exactKnapsackOpsLimit must be >= 0, was " + exactKnapsackOpsLimit);
     }
     Checks.nonNegative("policy.tenantReclaimDelayS", tenantReclaimDelayS);
     Checks.nonNegative("policy.restartOverheadS", restartOverheadS);
-    new StarvationGuard(starvationWaitS, starvationShare, starvationLightShare); // checks the shares
+    new StarvationGuard(
+        starvationWaitS, starvationShare, starvationLightShare); // checks the shares
   }
 
   /** The starvation guard these knobs describe. */
@@ -101,57 +162,129 @@ public record PolicyConfig(
 
   public PolicyConfig withStarvationShare(double v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, v, starvationLightShare);
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        v,
+        starvationLightShare);
   }
 
   public PolicyConfig withStarvationLightShare(double v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, starvationShare, v);
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        v);
   }
 
   public static PolicyConfig defaults() {
     return new PolicyConfig(
-        JobOrder.SHORTEST_PREDICTED_FIRST, 12 * 3600.0, true, 30.0, ElasticAllocator.DEFAULT_EXACT_OPS_LIMIT, false,
-        ElasticValue.JCT_REDUCTION, DEFAULT_TENANT_RECLAIM_DELAY_S, DEFAULT_RESTART_OVERHEAD_S,
-        StarvationGuard.DEFAULT_SHARE, StarvationGuard.LIGHT_SHARE);
+        JobOrder.SHORTEST_PREDICTED_FIRST,
+        12 * 3600.0,
+        true,
+        30.0,
+        ElasticAllocator.DEFAULT_EXACT_OPS_LIMIT,
+        false,
+        ElasticValue.JCT_REDUCTION,
+        DEFAULT_TENANT_RECLAIM_DELAY_S,
+        DEFAULT_RESTART_OVERHEAD_S,
+        StarvationGuard.DEFAULT_SHARE,
+        StarvationGuard.LIGHT_SHARE);
   }
 
   public PolicyConfig withJobOrder(JobOrder v) {
     return new PolicyConfig(
-        v, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, starvationShare, starvationLightShare);
+        v,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public PolicyConfig withStarvationWaitS(double v) {
     return new PolicyConfig(
-        jobOrder, v, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue, tenantReclaimDelayS,
-        restartOverheadS, starvationShare, starvationLightShare);
+        jobOrder,
+        v,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public PolicyConfig withElastic(boolean v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, v, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, starvationShare, starvationLightShare);
+        jobOrder,
+        starvationWaitS,
+        v,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public PolicyConfig withRescaleOverheadS(double v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, v, exactKnapsackOpsLimit, speedAware, elasticValue, tenantReclaimDelayS,
-        restartOverheadS, starvationShare, starvationLightShare);
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        v,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public PolicyConfig withSpeedAware(boolean v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, v, elasticValue,
-        tenantReclaimDelayS, restartOverheadS, starvationShare, starvationLightShare);
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        v,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare);
   }
 
   /**
-   * The policy named aryl+, beyond the paper's: speed-aware placement and moves ({@link #withSpeedAware}), and spare
-   * GPUs to the jobs closest to finishing ({@link ElasticValue#SHORTEST_REMAINING_FIRST}). One definition for the
-   * simulator that evaluates it and the scheduler that runs it.
+   * The policy named aryl+, beyond the paper's: speed-aware placement and moves ({@link
+   * #withSpeedAware}), and spare GPUs to the jobs closest to finishing ({@link
+   * ElasticValue#SHORTEST_REMAINING_FIRST}). One definition for the simulator that evaluates it and
+   * the scheduler that runs it.
    */
   public PolicyConfig withArylPlus() {
     return withSpeedAware(true).withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST);
@@ -159,25 +292,61 @@ public record PolicyConfig(
 
   public PolicyConfig withElasticValue(ElasticValue v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, v,
-        tenantReclaimDelayS, restartOverheadS, starvationShare, starvationLightShare);
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        v,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public PolicyConfig withExactKnapsackOpsLimit(long v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, v, speedAware, elasticValue, tenantReclaimDelayS,
-        restartOverheadS, starvationShare, starvationLightShare);
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        v,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public PolicyConfig withTenantReclaimDelayS(double v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue, v,
-        restartOverheadS, starvationShare, starvationLightShare);
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        v,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public PolicyConfig withRestartOverheadS(double v) {
     return new PolicyConfig(
-        jobOrder, starvationWaitS, elastic, rescaleOverheadS, exactKnapsackOpsLimit, speedAware, elasticValue,
-        tenantReclaimDelayS, v, starvationShare, starvationLightShare);
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        v,
+        starvationShare,
+        starvationLightShare);
   }
 }

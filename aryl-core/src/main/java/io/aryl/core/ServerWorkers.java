@@ -4,8 +4,9 @@ import java.util.Arrays;
 import java.util.TreeMap;
 
 /**
- * Workers by server index, in index order: a job's base or flexible workers in a round, most often on one or two
- * servers. Immutable; two small arrays rather than a map, as a round reads them for every running job.
+ * Workers by server index, in index order: a job's base or flexible workers in a round, most often
+ * on one or two servers. Immutable; two small arrays rather than a map, as a round reads them for
+ * every running job.
  */
 final class ServerWorkers {
   static final ServerWorkers NONE = new ServerWorkers(new int[0], new int[0]);
@@ -94,7 +95,8 @@ final class ServerWorkers {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof ServerWorkers other && Arrays.equals(servers, other.servers)
+    return o instanceof ServerWorkers other
+        && Arrays.equals(servers, other.servers)
         && Arrays.equals(workers, other.workers);
   }
 

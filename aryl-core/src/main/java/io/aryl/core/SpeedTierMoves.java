@@ -12,24 +12,28 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Beyond the paper ({@link PolicyConfig#speedAware()}): which GPU speed each job runs on, re-decided every round.
- * Synchronous training runs at the pace of its slowest GPU, so a job runs on one speed, and a round may move a job
- * whole (a checkpoint and a restart, priced as one re-scale pause):
+ * Beyond the paper ({@link PolicyConfig#speedAware()}): which GPU speed each job runs on,
+ * re-decided every round. Synchronous training runs at the pace of its slowest GPU, so a job runs
+ * on one speed, and a round may move a job whole (a checkpoint and a restart, priced as one
+ * re-scale pause):
  *
  * <ul>
  *   <li>up to faster GPUs as they free up, or as they can be freed from other jobs' extra workers;
- *   <li>an elastic job that would run narrow on fast GPUs down to slower ones where it runs wide; the fast GPUs it
- *       leaves let the jobs that stay grow.
+ *   <li>an elastic job that would run narrow on fast GPUs down to slower ones where it runs wide;
+ *       the fast GPUs it leaves let the jobs that stay grow.
  * </ul>
  *
- * <p>Each move is priced against a trial phase 2 ({@link KnapsackMargin}): the time the job itself saves, plus what
- * the GPUs it leaves are worth to the jobs of that speed, less what the GPUs it takes were worth to theirs, all in the
- * knapsack's own unit ({@link PolicyConfig#elasticValue()}). A move is made only when that beats staying by a few
- * re-scale pauses, so that near-ties do not move jobs back and forth. Biggest gain first; each move is priced again
- * after the ones before it.
+ * <p>Each move is priced against a trial phase 2 ({@link KnapsackMargin}): the time the job itself
+ * saves, plus what the GPUs it leaves are worth to the jobs of that speed, less what the GPUs it
+ * takes were worth to theirs, all in the knapsack's own unit ({@link PolicyConfig#elasticValue()}).
+ * A move is made only when that beats staying by a few re-scale pauses, so that near-ties do not
+ * move jobs back and forth. Biggest gain first; each move is priced again after the ones before it.
  */
 final class SpeedTierMoves {
-  /** A move must gain this many re-scale pauses of the job's time (in the knapsack's unit) over staying. */
+  /**
+   * A move must gain this many re-scale pauses of the job's time (in the knapsack's unit) over
+   * staying.
+   */
   static final double MIN_GAIN_PAUSES = 4;
 
   private final PolicyConfig config;
@@ -41,22 +45,30 @@ final class SpeedTierMoves {
   }
 
   /**
-   * A job moving whole onto {@code workers} workers of the {@code tier} types (training at {@code toSpeed}), from
-   * {@code fromSpeed}.
+   * A job moving whole onto {@code workers} workers of the {@code tier} types (training at {@code
+   * toSpeed}), from {@code fromSpeed}.
    */
-  private record Move(PlacedJob job, double fromSpeed, boolean[] tier, double toSpeed, int workers, double gain) {}
+  private record Move(
+      PlacedJob job, double fromSpeed, boolean[] tier, double toSpeed, int workers, double gain) {}
 
   /** The prices and widths of one trial phase 2, kept up to date as moves are made. */
   private static final class Market {
-    final Map<Double, KnapsackMargin> bySpeed = new HashMap<>(); // one per training speed of the cluster's GPUs
-    final Map<PlacedJob, Integer> owner = new HashMap<>(); // index in the trial, -1 for jobs not in it
-    final Map<PlacedJob, Integer> width = new HashMap<>(); // workers the job would run with if it stays
+    final Map<Double, KnapsackMargin> bySpeed =
+        new HashMap<>(); // one per training speed of the cluster's GPUs
+    final Map<PlacedJob, Integer> owner =
+        new HashMap<>(); // index in the trial, -1 for jobs not in it
+    final Map<PlacedJob, Integer> width =
+        new HashMap<>(); // workers the job would run with if it stays
   }
 
-  /** Moves jobs of {@code placed} (base workers already placed in {@code budget}) and marks them settled. */
+  /**
+   * Moves jobs of {@code placed} (base workers already placed in {@code budget}) and marks them
+   * settled.
+   */
   void apply(List<PlacedJob> placed, GpuBudget budget, ServerTable table) {
     if (table.speedTiers(table.allTypes()).size() < 2) {
-      return; // every GPU trains at one speed: no job has another to move to, and a trial would price nothing
+      return; // every GPU trains at one speed: no job has another to move to, and a trial would
+      // price nothing
     }
     Market market = trial(placed, budget, table);
     List<Move> moves = new ArrayList<>();
@@ -66,9 +78,11 @@ final class SpeedTierMoves {
         moves.add(best);
       }
     }
-    moves.sort(Comparator.comparingDouble((Move m) -> -m.gain()).thenComparing(m -> m.job().job.id()));
+    moves.sort(
+        Comparator.comparingDouble((Move m) -> -m.gain()).thenComparing(m -> m.job().job.id()));
     for (Move first : moves) {
-      Move m = bestMove(first.job(), market, budget, table); // earlier moves changed room and prices
+      Move m =
+          bestMove(first.job(), market, budget, table); // earlier moves changed room and prices
       if (m == null) {
         continue;
       }
@@ -88,7 +102,10 @@ final class SpeedTierMoves {
     }
   }
 
-  /** Runs phase 2 on a copy of the budget: how wide every job would run if nothing moved, and the margins. */
+  /**
+   * Runs phase 2 on a copy of the budget: how wide every job would run if nothing moved, and the
+   * margins.
+   */
   private Market trial(List<PlacedJob> placed, GpuBudget budget, ServerTable table) {
     GpuBudget trialBudget = budget.copy();
     ElasticPhase.Growth trial = phase2.grow(placed, trialBudget, table);
@@ -128,8 +145,9 @@ final class SpeedTierMoves {
   }
 
   /**
-   * The best worthwhile move for a job, or null: to every other speed it may use, at every width that fits there.
-   * Rigid jobs only move up (they have no width to gain on slower GPUs); jobs only just admitted move for free.
+   * The best worthwhile move for a job, or null: to every other speed it may use, at every width
+   * that fits there. Rigid jobs only move up (they have no width to gain on slower GPUs); jobs only
+   * just admitted move for free.
    */
   private Move bestMove(PlacedJob p, Market market, GpuBudget budget, ServerTable table) {
     if (p.settled || p.base.isEmpty() || !p.running && !p.job.isElastic()) {
@@ -144,7 +162,8 @@ final class SpeedTierMoves {
     int width = market.width.get(p);
     double weight = config.elasticValue().weight(p.job);
     double pause = p.running ? config.rescaleOverheadS() : 0;
-    double returned = fromMargin.valueOfReturned(width * g, market.owner.getOrDefault(p, -1), false);
+    double returned =
+        fromMargin.valueOfReturned(width * g, market.owner.getOrDefault(p, -1), false);
     double threshold = weight * MIN_GAIN_PAUSES * config.rescaleOverheadS();
     double stay = timeAt(p, width, now);
     Move best = null;
@@ -157,7 +176,10 @@ final class SpeedTierMoves {
       int fits = Math.min(p.job.maxWorkers(), budget.spareIndex().fittingWorkers(g, tier));
       int widest = p.job.isElastic() ? fits : Math.min(fits, p.job.minWorkers());
       for (int w = p.job.minWorkers(); w <= widest; w++) {
-        double gain = weight * (stay - timeAt(p, w, speed) - pause) + returned - into.costOfTaking(w * g, false);
+        double gain =
+            weight * (stay - timeAt(p, w, speed) - pause)
+                + returned
+                - into.costOfTaking(w * g, false);
         if (gain > threshold && (best == null || gain > best.gain())) {
           best = new Move(p, now, tier, speed, w, gain);
         }

@@ -3,13 +3,14 @@ package io.aryl.core;
 import java.util.Arrays;
 
 /**
- * Workers counted up by server index, in index order: the extra workers phase 2 gives one job, one or a few at a
- * time. Mutable; two small arrays, so that counting a worker boxes nothing.
+ * Workers counted up by server index, in index order: the extra workers phase 2 gives one job, one
+ * or a few at a time. Mutable; two small arrays, so that counting a worker boxes nothing.
  */
 final class WorkerTally {
   private static final int[] NONE = new int[0];
 
-  // Made on the first worker counted: a round has a tally for every running job, and most count none.
+  // Made on the first worker counted: a round has a tally for every running job, and most count
+  // none.
   private int[] servers = NONE;
   private int[] workers = NONE;
   private int size;

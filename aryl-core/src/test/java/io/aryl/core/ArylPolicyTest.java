@@ -22,15 +22,19 @@ class ArylPolicyTest {
   }
 
   @Test
-  @DisplayName("aryl is the paper's round: the defaults' speed awareness (off) and worth of extra workers (JCT saved)")
+  @DisplayName(
+      "aryl is the paper's round: the defaults' speed awareness (off) and worth of extra workers (JCT saved)")
   void arylIsThePapers() {
     PolicyConfig base = PolicyConfig.defaults();
     assertThat(ArylPolicy.ARYL.applyTo(base)).isEqualTo(base);
-    assertThat(ArylPolicy.ARYL.applyTo(base.withArylPlus())).as("aryl undoes aryl+'s switches").isEqualTo(base);
+    assertThat(ArylPolicy.ARYL.applyTo(base.withArylPlus()))
+        .as("aryl undoes aryl+'s switches")
+        .isEqualTo(base);
   }
 
   @Test
-  @DisplayName("aryl+ is speed-aware and gives spare GPUs to the jobs closest to finishing, as withArylPlus does")
+  @DisplayName(
+      "aryl+ is speed-aware and gives spare GPUs to the jobs closest to finishing, as withArylPlus does")
   void arylPlus() {
     PolicyConfig base = PolicyConfig.defaults().withStarvationShare(0.3);
     PolicyConfig plus = ArylPolicy.ARYL_PLUS.applyTo(base);

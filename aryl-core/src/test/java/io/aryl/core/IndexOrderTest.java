@@ -27,7 +27,8 @@ class IndexOrderTest {
       int prefix = n == 0 ? 0 : random.nextInt(n + 1);
       Arrays.sort(ids, 0, prefix); // the running jobs come sorted, the admitted ones after them
 
-      assertThat(IndexOrder.byId(ids)).as("ids %s", Arrays.toString(ids))
+      assertThat(IndexOrder.byId(ids))
+          .as("ids %s", Arrays.toString(ids))
           .containsExactly(sorted(n, Comparator.comparing((Integer i) -> ids[i])));
     }
   }
@@ -49,10 +50,17 @@ class IndexOrderTest {
         rank[given[k]] = k;
       }
 
-      assertThat(IndexOrder.bySizeFalling(given, size)).containsExactly(
-          sorted(n, Comparator.comparingInt((Integer i) -> -size[i]).thenComparingInt(i -> rank[i])));
-      assertThat(IndexOrder.byKeyRising(given, key)).containsExactly(
-          sorted(n, Comparator.comparingDouble((Integer i) -> key[i]).thenComparingInt(i -> rank[i])));
+      assertThat(IndexOrder.bySizeFalling(given, size))
+          .containsExactly(
+              sorted(
+                  n,
+                  Comparator.comparingInt((Integer i) -> -size[i]).thenComparingInt(i -> rank[i])));
+      assertThat(IndexOrder.byKeyRising(given, key))
+          .containsExactly(
+              sorted(
+                  n,
+                  Comparator.comparingDouble((Integer i) -> key[i])
+                      .thenComparingInt(i -> rank[i])));
     }
   }
 }

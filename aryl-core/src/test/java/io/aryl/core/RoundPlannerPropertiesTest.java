@@ -33,38 +33,70 @@ class RoundPlannerPropertiesTest {
     ClusterState state = SmallStates.random(seed);
     Plan plan = planner.plan(state);
     Map<String, Integer> used = new HashMap<>();
-    plan.targets().forEach((jobId, a) -> a.workersByServer()
-        .forEach((s, w) -> used.merge(s, w * state.job(jobId).gpusPerWorker(), Integer::sum)));
-    used.forEach((s, gpus) -> assertThat(gpus).as("GPUs used on %s", s).isLessThanOrEqualTo(state.server(s).gpus()));
+    plan.targets()
+        .forEach(
+            (jobId, a) ->
+                a.workersByServer()
+                    .forEach(
+                        (s, w) ->
+                            used.merge(s, w * state.job(jobId).gpusPerWorker(), Integer::sum)));
+    used.forEach(
+        (s, gpus) ->
+            assertThat(gpus).as("GPUs used on %s", s).isLessThanOrEqualTo(state.server(s).gpus()));
   }
 
   @Property(tries = 500)
   void everyJobRunsWithinMinAndMaxOrNotAtAll(@ForAll long seed) {
     ClusterState state = SmallStates.random(seed);
-    planner.plan(state).targets().forEach((jobId, a) -> {
-      Job job = state.job(jobId);
-      assertThat(a.totalWorkers()).as("workers of %s", jobId).isBetween(job.minWorkers(), job.maxWorkers());
-    });
+    planner
+        .plan(state)
+        .targets()
+        .forEach(
+            (jobId, a) -> {
+              Job job = state.job(jobId);
+              assertThat(a.totalWorkers())
+                  .as("workers of %s", jobId)
+                  .isBetween(job.minWorkers(), job.maxWorkers());
+            });
   }
 
   @Property(tries = 500)
   void workersRunOnlyOnAllowedGpuTypesOfServersThatServeTraining(@ForAll long seed) {
     ClusterState state = SmallStates.random(seed);
-    planner.plan(state).targets().forEach((jobId, a) -> a.workersByServer().keySet().forEach(s -> {
-      Server server = state.server(s);
-      assertThat(state.job(jobId).allows(server.gpuType())).as("%s on %s", jobId, s).isTrue();
-      assertThat(server.servesTraining()).as("%s serves training", s).isTrue();
-    }));
+    planner
+        .plan(state)
+        .targets()
+        .forEach(
+            (jobId, a) ->
+                a.workersByServer()
+                    .keySet()
+                    .forEach(
+                        s -> {
+                          Server server = state.server(s);
+                          assertThat(state.job(jobId).allows(server.gpuType()))
+                              .as("%s on %s", jobId, s)
+                              .isTrue();
+                          assertThat(server.servesTraining()).as("%s serves training", s).isTrue();
+                        }));
   }
 
   @Property(tries = 500)
   void fencedServersTakeNoNewWorkers(@ForAll long seed) {
     ClusterState state = SmallStates.random(seed);
-    planner.plan(state).targets().forEach((jobId, a) -> a.workersByServer().forEach((s, w) -> {
-      if (state.server(s).fenced()) {
-        assertThat(w).as("%s on fenced %s", jobId, s).isLessThanOrEqualTo(state.allocation(jobId).workersOn(s));
-      }
-    }));
+    planner
+        .plan(state)
+        .targets()
+        .forEach(
+            (jobId, a) ->
+                a.workersByServer()
+                    .forEach(
+                        (s, w) -> {
+                          if (state.server(s).fenced()) {
+                            assertThat(w)
+                                .as("%s on fenced %s", jobId, s)
+                                .isLessThanOrEqualTo(state.allocation(jobId).workersOn(s));
+                          }
+                        }));
   }
 
   @Property(tries = 500)
@@ -78,7 +110,8 @@ class RoundPlannerPropertiesTest {
       for (Map.Entry<String, Integer> w : e.getValue().workersByServer().entrySet()) {
         kept += Math.min(w.getValue(), next.workersOn(w.getKey()));
       }
-      assertThat(kept).as("workers of %s kept in place", e.getKey())
+      assertThat(kept)
+          .as("workers of %s kept in place", e.getKey())
           .isGreaterThanOrEqualTo(state.job(e.getKey()).minWorkers());
     }
   }
@@ -90,7 +123,8 @@ class RoundPlannerPropertiesTest {
     List<Job> jobs = new ArrayList<>(state.jobs());
     Collections.reverse(servers);
     Collections.reverse(jobs);
-    ClusterState reordered = ClusterState.of(state.nowS(), servers, jobs, new HashMap<>(state.allocations()));
+    ClusterState reordered =
+        ClusterState.of(state.nowS(), servers, jobs, new HashMap<>(state.allocations()));
     Plan first = planner.plan(state);
     assertThat(new RoundPlanner(PolicyConfig.defaults()).plan(reordered)).isEqualTo(first);
     assertThat(planner.plan(state)).isEqualTo(first);
@@ -100,15 +134,19 @@ class RoundPlannerPropertiesTest {
   void aReclaimReturnsExactlyTheServersAskedForOrSaysWhyNot(
       @ForAll long seed, @ForAll @IntRange(min = 1, max = 4) int count) {
     ClusterState state = SmallStates.random(seed);
-    ReclaimPlan plan = new ReclaimPlanner(ReclaimCostModel.defaults()).plan(state, ReclaimRequest.any(count));
+    ReclaimPlan plan =
+        new ReclaimPlanner(ReclaimCostModel.defaults()).plan(state, ReclaimRequest.any(count));
     long eligible = state.servers().stream().filter(s -> s.loaned() && !s.fenced()).count();
     if (eligible >= count) {
       assertThat(plan.isFeasible()).isTrue();
       assertThat(new HashSet<>(plan.servers())).hasSize(count);
-      plan.servers().forEach(s -> assertThat(state.server(s).loaned() && !state.server(s).fenced()).isTrue());
+      plan.servers()
+          .forEach(s -> assertThat(state.server(s).loaned() && !state.server(s).fenced()).isTrue());
       // After the reclaim nothing runs on the returned servers.
-      plan.toPlan(state).targets().values().forEach(a -> plan.servers()
-          .forEach(s -> assertThat(a.workersOn(s)).isZero()));
+      plan.toPlan(state)
+          .targets()
+          .values()
+          .forEach(a -> plan.servers().forEach(s -> assertThat(a.workersOn(s)).isZero()));
     } else {
       assertThat(plan.isFeasible()).isFalse();
       assertThat(plan.infeasibleReason()).get().asString().contains("asked for " + count);
@@ -120,43 +158,67 @@ class RoundPlannerPropertiesTest {
     ClusterState state = SmallStates.random(seed);
     for (PolicyConfig config : List.of(PolicyConfig.defaults().withSpeedAware(true), ARYL_PLUS)) {
       Plan plan = new RoundPlanner(config).plan(state); // validates capacity,
-      assertThat(plan.preempted()).isEmpty(); // types, min..max and training-only servers, as Plan.between does
-      plan.targets().forEach((jobId, a) -> a.workersByServer().forEach((s, w) -> {
-        if (state.server(s).fenced()) {
-          assertThat(w).isLessThanOrEqualTo(state.allocation(jobId).workersOn(s));
-        }
-      }));
+      assertThat(plan.preempted())
+          .isEmpty(); // types, min..max and training-only servers, as Plan.between does
+      plan.targets()
+          .forEach(
+              (jobId, a) ->
+                  a.workersByServer()
+                      .forEach(
+                          (s, w) -> {
+                            if (state.server(s).fenced()) {
+                              assertThat(w)
+                                  .isLessThanOrEqualTo(state.allocation(jobId).workersOn(s));
+                            }
+                          }));
     }
   }
 
   private static final PolicyConfig ARYL_PLUS =
-      PolicyConfig.defaults().withSpeedAware(true).withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST);
+      PolicyConfig.defaults()
+          .withSpeedAware(true)
+          .withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST);
 
   @Property(tries = 500)
   void aRunningJobEitherKeepsItsBaseOrMovesWholeOntoOneOtherSpeed(@ForAll long seed) {
     ClusterState state = SmallStates.random(seed);
     Plan plan = new RoundPlanner(ARYL_PLUS).plan(state);
-    state.allocations().forEach((jobId, before) -> {
-      Allocation after = plan.target(jobId);
-      Set<Double> speedsBefore = speeds(state, before);
-      Set<Double> speedsAfter = speeds(state, after);
-      Job job = state.job(jobId);
-      if (speedsAfter.equals(speedsBefore) || speedsBefore.containsAll(speedsAfter)) {
-        return; // kept (or shed flexible workers on some speeds)
-      }
-      assertThat(speedsAfter).as("%s moved from %s: onto one speed", jobId, before).hasSize(1);
-      double to = speedsAfter.iterator().next();
-      if (!job.isElastic()) {
-        assertThat(to).as("a rigid job moves only up").isGreaterThan(Collections.min(speedsBefore));
-      }
-      after.workersByServer().keySet().forEach(s ->
-          assertThat(state.server(s).fenced()).as("%s moved onto fenced %s", jobId, s).isFalse());
-    });
+    state
+        .allocations()
+        .forEach(
+            (jobId, before) -> {
+              Allocation after = plan.target(jobId);
+              Set<Double> speedsBefore = speeds(state, before);
+              Set<Double> speedsAfter = speeds(state, after);
+              Job job = state.job(jobId);
+              if (speedsAfter.equals(speedsBefore) || speedsBefore.containsAll(speedsAfter)) {
+                return; // kept (or shed flexible workers on some speeds)
+              }
+              assertThat(speedsAfter)
+                  .as("%s moved from %s: onto one speed", jobId, before)
+                  .hasSize(1);
+              double to = speedsAfter.iterator().next();
+              if (!job.isElastic()) {
+                assertThat(to)
+                    .as("a rigid job moves only up")
+                    .isGreaterThan(Collections.min(speedsBefore));
+              }
+              after
+                  .workersByServer()
+                  .keySet()
+                  .forEach(
+                      s ->
+                          assertThat(state.server(s).fenced())
+                              .as("%s moved onto fenced %s", jobId, s)
+                              .isFalse());
+            });
   }
 
   private static Set<Double> speeds(ClusterState state, Allocation a) {
     Set<Double> speeds = new HashSet<>();
-    a.workersByServer().keySet().forEach(s -> speeds.add(state.server(s).gpuType().trainingSpeed()));
+    a.workersByServer()
+        .keySet()
+        .forEach(s -> speeds.add(state.server(s).gpuType().trainingSpeed()));
     return speeds;
   }
 }

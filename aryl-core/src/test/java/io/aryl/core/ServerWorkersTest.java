@@ -18,7 +18,8 @@ class ServerWorkersTest {
     assertThat(w.size()).isEqualTo(3);
     assertThat(w.server(2)).isEqualTo(7);
     assertThat(w.workers(2)).isEqualTo(3);
-    assertThat(ServerWorkers.ofEach(new int[] {5, 4, 3}, 1, 3).toMap()).containsExactly(entry(3, 1), entry(4, 1));
+    assertThat(ServerWorkers.ofEach(new int[] {5, 4, 3}, 1, 3).toMap())
+        .containsExactly(entry(3, 1), entry(4, 1));
   }
 
   @Test
@@ -36,7 +37,8 @@ class ServerWorkersTest {
   void equals_the_same_pairs_however_made() {
     ServerWorkers w = ServerWorkers.of(new int[] {1, 9}, new int[] {1, 2});
 
-    assertThat(w).isEqualTo(ServerWorkers.ofEach(new int[] {9, 1, 9}))
+    assertThat(w)
+        .isEqualTo(ServerWorkers.ofEach(new int[] {9, 1, 9}))
         .hasSameHashCodeAs(ServerWorkers.ofEach(new int[] {9, 1, 9}))
         .isNotEqualTo(ServerWorkers.ofEach(new int[] {9, 1}));
   }

@@ -24,12 +24,19 @@ import java.util.TreeMap;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
-/** What must hold for every plan of a training pool shared by tenants, on random valid snapshots. */
+/**
+ * What must hold for every plan of a training pool shared by tenants, on random valid snapshots.
+ */
 class TenantPropertiesTest {
-  private static final List<PolicyConfig> CONFIGS = List.of(PolicyConfig.defaults(),
-      PolicyConfig.defaults().withSpeedAware(true).withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST));
+  private static final List<PolicyConfig> CONFIGS =
+      List.of(
+          PolicyConfig.defaults(),
+          PolicyConfig.defaults()
+              .withSpeedAware(true)
+              .withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST));
 
-  // --- one tenant is today -----------------------------------------------------------------------------------------
+  // --- one tenant is today
+  // -----------------------------------------------------------------------------------------
 
   @Property(tries = 500)
   void oneTenantGivesExactlyTodaysPlans(@ForAll long seed) {
@@ -39,20 +46,25 @@ class TenantPropertiesTest {
     for (PolicyConfig config : CONFIGS) {
       RoundPlanner planner = new RoundPlanner(config);
       Plan expected = planner.plan(today);
-      assertThat(planner.plan(TenantStates.allOf(today, "vision", Tenants.of(Map.of("vision", own)))))
-          .as("one tenant guaranteed the whole pool").isEqualTo(expected);
-      assertThat(planner.plan(TenantStates.allOf(today, "vision", Tenants.of(Map.of("vision", some)))))
-          .as("one tenant guaranteed %s of %s GPUs", some, own).isEqualTo(expected);
+      assertThat(
+              planner.plan(TenantStates.allOf(today, "vision", Tenants.of(Map.of("vision", own)))))
+          .as("one tenant guaranteed the whole pool")
+          .isEqualTo(expected);
+      assertThat(
+              planner.plan(TenantStates.allOf(today, "vision", Tenants.of(Map.of("vision", some)))))
+          .as("one tenant guaranteed %s of %s GPUs", some, own)
+          .isEqualTo(expected);
       assertThat(planner.plan(TenantStates.allOf(today, "vision", Tenants.NONE)))
-          .as("one tenant, none declared").isEqualTo(expected);
+          .as("one tenant, none declared")
+          .isEqualTo(expected);
     }
   }
 
   @Property(tries = 500)
   void tenantsWithoutGuaranteesChangeNothing(@ForAll long seed) {
     ClusterState tenants = TenantStates.random(seed);
-    ClusterState unguaranteed = ClusterState.of(tenants.nowS(), tenants.servers(), tenants.jobs(),
-        tenants.allocations());
+    ClusterState unguaranteed =
+        ClusterState.of(tenants.nowS(), tenants.servers(), tenants.jobs(), tenants.allocations());
     ClusterState today = TenantStates.withoutTenants(tenants);
     for (PolicyConfig config : CONFIGS) {
       RoundPlanner planner = new RoundPlanner(config);
@@ -60,13 +72,15 @@ class TenantPropertiesTest {
     }
   }
 
-  // --- guarantees are served ---------------------------------------------------------------------------------------
+  // --- guarantees are served
+  // ---------------------------------------------------------------------------------------
 
   /**
-   * After a round, a tenant below min(guarantee, base demand) has no queued job within its guarantee that the GPUs
-   * left could have served: GPUs not held by base workers (idle or flexible) on open servers, plus those given to
-   * jobs of tenants beyond their guarantee in this round. Only 1-GPU workers of one GPU type, so whether a gang
-   * fits depends on the number of such GPUs alone, and no queued job is starving (no server is reserved).
+   * After a round, a tenant below min(guarantee, base demand) has no queued job within its
+   * guarantee that the GPUs left could have served: GPUs not held by base workers (idle or
+   * flexible) on open servers, plus those given to jobs of tenants beyond their guarantee in this
+   * round. Only 1-GPU workers of one GPU type, so whether a gang fits depends on the number of such
+   * GPUs alone, and no queued job is starving (no server is reserved).
    */
   @Property(tries = 1000)
   void aTenantBelowItsGuaranteeIsServedWhenTheClusterCould(@ForAll long seed) {
@@ -80,26 +94,31 @@ class TenantPropertiesTest {
         if (q.usage() >= q.protectedGpus() || preemptedAny(state, plan, q.tenant())) {
           continue;
         }
-        // An upper bound on the tenant's base GPUs at any point of the round: its running bases, and every gang it
+        // An upper bound on the tenant's base GPUs at any point of the round: its running bases,
+        // and every gang it
         // started counted as own.
-        int bound = ownBaseBefore.getOrDefault(q.tenant(), 0) + startedBase(state, plan, q.tenant());
+        int bound =
+            ownBaseBefore.getOrDefault(q.tenant(), 0) + startedBase(state, plan, q.tenant());
         int takenBeyond = startedBeyondGuarantee(state, plan, q.tenant(), ownBaseBefore);
         for (Job j : state.jobs()) {
-          if (!j.tenant().equals(q.tenant()) || plan.targets().containsKey(j.id())
+          if (!j.tenant().equals(q.tenant())
+              || plan.targets().containsKey(j.id())
               || bound + j.baseGpus() > q.guarantee()) {
             continue;
           }
           assertThat(j.minWorkers())
-              .as("%s of %s (usage %s < min(guarantee %s, demand %s)) waits with %s GPUs left and %s given to jobs"
-                  + " beyond their guarantee", j.id(), q.tenant(), q.usage(), q.guarantee(), q.baseDemand(), left,
-                  takenBeyond)
+              .as(
+                  "%s of %s (usage %s < min(guarantee %s, demand %s)) waits with %s GPUs left and %s given to jobs"
+                      + " beyond their guarantee",
+                  j.id(), q.tenant(), q.usage(), q.guarantee(), q.baseDemand(), left, takenBeyond)
               .isGreaterThan(left + takenBeyond);
         }
       }
     }
   }
 
-  // --- borrowed GPUs come back, owned ones never -------------------------------------------------------------------
+  // --- borrowed GPUs come back, owned ones never
+  // -------------------------------------------------------------------
 
   @Property(tries = 1000)
   void onlyBorrowedGpusAreTakenBack(@ForAll long seed) {
@@ -107,14 +126,17 @@ class TenantPropertiesTest {
     for (PolicyConfig config : CONFIGS) {
       Plan plan = new RoundPlanner(config).plan(state);
       Map<String, Integer> baseAfter = new HashMap<>();
-      plan.targets().forEach((id, a) -> baseAfter.merge(state.job(id).tenant(), state.job(id).baseGpus(),
-          Integer::sum));
+      plan.targets()
+          .forEach(
+              (id, a) ->
+                  baseAfter.merge(state.job(id).tenant(), state.job(id).baseGpus(), Integer::sum));
       for (String id : plan.preempted()) {
         String tenant = state.job(id).tenant();
         assertThat(baseAfter.getOrDefault(tenant, 0))
             .as("%s of %s preempted: its tenant keeps its guarantee", id, tenant)
             .isGreaterThanOrEqualTo(state.tenants().guarantee(tenant));
-        assertThat(plan.started()).as("preempted %s for somebody of another tenant", id)
+        assertThat(plan.started())
+            .as("preempted %s for somebody of another tenant", id)
             .anyMatch(s -> !state.job(s).tenant().equals(tenant));
       }
     }
@@ -128,14 +150,15 @@ class TenantPropertiesTest {
   }
 
   /**
-   * With one queued job (so the budget it meets is the snapshot's): running jobs are preempted only if its gang does
-   * not fit on the GPUs not held by base workers (every flexible worker shed), only other tenants' jobs, and each
-   * of them is needed: without any one the gang would not fit.
+   * With one queued job (so the budget it meets is the snapshot's): running jobs are preempted only
+   * if its gang does not fit on the GPUs not held by base workers (every flexible worker shed),
+   * only other tenants' jobs, and each of them is needed: without any one the gang would not fit.
    */
   @Property(tries = 1000)
   void noBaseWorkerIsPreemptedWhileAFlexibleOneCouldGo(@ForAll long seed) {
     ClusterState state = TenantStates.oneQueued(TenantStates.random(seed), seed);
-    Job queued = state.jobs().stream().filter(j -> !state.isRunning(j.id())).findFirst().orElse(null);
+    Job queued =
+        state.jobs().stream().filter(j -> !state.isRunning(j.id())).findFirst().orElse(null);
     if (queued == null) {
       return;
     }
@@ -146,7 +169,9 @@ class TenantPropertiesTest {
       if (plan.preempted().isEmpty()) {
         continue;
       }
-      assertThat(fits(queued, table, spare)).as("%s fits with flexible workers shed", queued).isFalse();
+      assertThat(fits(queued, table, spare))
+          .as("%s fits with flexible workers shed", queued)
+          .isFalse();
       assertThat(plan.started()).containsExactly(queued.id());
       for (String victim : plan.preempted()) {
         assertThat(state.job(victim).tenant()).isNotEqualTo(queued.tenant());
@@ -156,12 +181,15 @@ class TenantPropertiesTest {
             freeBase(state, table, other, withoutIt);
           }
         }
-        assertThat(fits(queued, table, withoutIt)).as("%s fits without preempting %s", queued, victim).isFalse();
+        assertThat(fits(queued, table, withoutIt))
+            .as("%s fits without preempting %s", queued, victim)
+            .isFalse();
       }
     }
   }
 
-  // --- helpers -----------------------------------------------------------------------------------------------------
+  // --- helpers
+  // -----------------------------------------------------------------------------------------------------
 
   private static int ownGpus(ClusterState s) {
     return s.servers().stream().filter(x -> x.pool() == Pool.TRAINING).mapToInt(Server::gpus).sum();
@@ -184,10 +212,13 @@ class TenantPropertiesTest {
     for (int s = 0; s < spare.length; s++) {
       spare[s] = table.gpus(s);
     }
-    state.allocations().forEach((id, a) -> {
-      Job j = state.job(id);
-      base(j, a, table).forEach((s, w) -> spare[s] -= w * j.gpusPerWorker());
-    });
+    state
+        .allocations()
+        .forEach(
+            (id, a) -> {
+              Job j = state.job(id);
+              base(j, a, table).forEach((s, w) -> spare[s] -= w * j.gpusPerWorker());
+            });
     return spare;
   }
 
@@ -214,10 +245,11 @@ class TenantPropertiesTest {
     for (int s = 0; s < spare.length; s++) {
       spare[s] = table.gpus(s);
     }
-    targets.forEach((id, a) -> {
-      Job j = state.job(id);
-      base(j, a, table).forEach((s, w) -> spare[s] -= w * j.gpusPerWorker());
-    });
+    targets.forEach(
+        (id, a) -> {
+          Job j = state.job(id);
+          base(j, a, table).forEach((s, w) -> spare[s] -= w * j.gpusPerWorker());
+        });
     int left = 0;
     for (int s = 0; s < spare.length; s++) {
       if (table.open(s)) {
@@ -227,22 +259,29 @@ class TenantPropertiesTest {
     return left;
   }
 
-  private static Map<String, Integer> ownBaseGpus(ClusterState state, Map<String, Allocation> allocations) {
+  private static Map<String, Integer> ownBaseGpus(
+      ClusterState state, Map<String, Allocation> allocations) {
     ServerTable table = new ServerTable(state.servers());
     Map<String, Integer> out = new HashMap<>();
-    allocations.forEach((id, a) -> {
-      Job j = state.job(id);
-      base(j, a, table).forEach((s, w) -> {
-        if (table.server(s).pool() == Pool.TRAINING) {
-          out.merge(j.tenant(), w * j.gpusPerWorker(), Integer::sum);
-        }
-      });
-    });
+    allocations.forEach(
+        (id, a) -> {
+          Job j = state.job(id);
+          base(j, a, table)
+              .forEach(
+                  (s, w) -> {
+                    if (table.server(s).pool() == Pool.TRAINING) {
+                      out.merge(j.tenant(), w * j.gpusPerWorker(), Integer::sum);
+                    }
+                  });
+        });
     return out;
   }
 
   private static int startedBase(ClusterState state, Plan plan, String tenant) {
-    return plan.started().stream().map(state::job).filter(j -> j.tenant().equals(tenant)).mapToInt(Job::baseGpus)
+    return plan.started().stream()
+        .map(state::job)
+        .filter(j -> j.tenant().equals(tenant))
+        .mapToInt(Job::baseGpus)
         .sum();
   }
 
@@ -251,11 +290,12 @@ class TenantPropertiesTest {
   }
 
   /**
-   * Base GPUs of jobs started in the plan that were surely beyond their tenant's guarantee when offered: tenants
-   * other than {@code owner} that lost no job this round, whose running bases alone plus the gang exceed it.
+   * Base GPUs of jobs started in the plan that were surely beyond their tenant's guarantee when
+   * offered: tenants other than {@code owner} that lost no job this round, whose running bases
+   * alone plus the gang exceed it.
    */
-  private static int startedBeyondGuarantee(ClusterState state, Plan plan, String owner,
-      Map<String, Integer> ownBaseBefore) {
+  private static int startedBeyondGuarantee(
+      ClusterState state, Plan plan, String owner, Map<String, Integer> ownBaseBefore) {
     int sum = 0;
     List<String> started = new ArrayList<>(plan.started());
     for (String id : started) {
@@ -263,7 +303,8 @@ class TenantPropertiesTest {
       if (j.tenant().equals(owner) || preemptedAny(state, plan, j.tenant())) {
         continue;
       }
-      if (ownBaseBefore.getOrDefault(j.tenant(), 0) + j.baseGpus() > state.tenants().guarantee(j.tenant())) {
+      if (ownBaseBefore.getOrDefault(j.tenant(), 0) + j.baseGpus()
+          > state.tenants().guarantee(j.tenant())) {
         sum += j.baseGpus();
       }
     }

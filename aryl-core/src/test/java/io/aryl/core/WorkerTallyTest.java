@@ -27,8 +27,12 @@ class WorkerTallyTest {
         counted.put(tally.server(i), tally.workers(i));
       }
       assertThat(counted).isEqualTo(reference);
-      assertThat(tally.sameAs(ServerWorkers.of(reference.keySet().stream().mapToInt(k -> k).toArray(),
-          reference.values().stream().mapToInt(v -> v).toArray()))).isTrue();
+      assertThat(
+              tally.sameAs(
+                  ServerWorkers.of(
+                      reference.keySet().stream().mapToInt(k -> k).toArray(),
+                      reference.values().stream().mapToInt(v -> v).toArray())))
+          .isTrue();
     }
   }
 

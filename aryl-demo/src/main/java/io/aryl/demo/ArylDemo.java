@@ -30,83 +30,135 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bin/aryl demo}: an embedded ZooKeeper and a MiniYARNCluster with ArylScheduler, the loan controller replaying a
- * compressed day of the bundled inference curve, and a stream of elastic and inelastic jobs sampled from the bundled
- * training trace (real container processes); then the same stream with Aryl off; then both side by side.
+ * {@code bin/aryl demo}: an embedded ZooKeeper and a MiniYARNCluster with ArylScheduler, the loan
+ * controller replaying a compressed day of the bundled inference curve, and a stream of elastic and
+ * inelastic jobs sampled from the bundled training trace (real container processes); then the same
+ * stream with Aryl off; then both side by side.
  */
-@Command(name = "aryl demo", mixinStandardHelpOptions = true, version = "aryl demo", sortOptions = false,
+@Command(
+    name = "aryl demo",
+    mixinStandardHelpOptions = true,
+    version = "aryl demo",
+    sortOptions = false,
     description = {
-        "Runs Aryl on a real YARN in this JVM (MiniYARNCluster, fake GPUs, real container processes), then the same "
-            + "job stream with Aryl off (or with the runs --runs names), and prints them side by side.",
-        "A day of the ServeGen m-small inference curve is compressed into each run; jobs come from a day of the ITP "
-            + "cluster04 trace, their run times compressed alike (clamped to 10 s .. a third of the run)."})
+      "Runs Aryl on a real YARN in this JVM (MiniYARNCluster, fake GPUs, real container processes), then the same "
+          + "job stream with Aryl off (or with the runs --runs names), and prints them side by side.",
+      "A day of the ServeGen m-small inference curve is compressed into each run; jobs come from a day of the ITP "
+          + "cluster04 trace, their run times compressed alike (clamped to 10 s .. a third of the run)."
+    })
 public final class ArylDemo implements Callable<Integer> {
   private static final double DAY_S = 86_400;
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--duration", paramLabel = "TIME", defaultValue = "3m",
-      description = "Length of each run (e.g. 3m, 90s): a day of inference demand is replayed in it; jobs arrive "
-          + "in its first half (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--duration",
+      paramLabel = "TIME",
+      defaultValue = "3m",
+      description =
+          "Length of each run (e.g. 3m, 90s): a day of inference demand is replayed in it; jobs arrive "
+              + "in its first half (default: ${DEFAULT-VALUE}).")
   String duration;
 
-  @Option(names = "--nodes", paramLabel = "I+T", defaultValue = "4+4",
+  @Option(
+      names = "--nodes",
+      paramLabel = "I+T",
+      defaultValue = "4+4",
       description = "Inference + training nodes (default: ${DEFAULT-VALUE}).")
   String nodes;
 
-  @Option(names = "--gpus-per-node", paramLabel = "N", defaultValue = "8",
+  @Option(
+      names = "--gpus-per-node",
+      paramLabel = "N",
+      defaultValue = "8",
       description = "Fake GPUs per node (default: ${DEFAULT-VALUE}).")
   int gpusPerNode;
 
-  @Option(names = "--json", paramLabel = "FILE", description = "Also write the summary (and every job's outcome) "
-      + "as JSON to FILE.")
+  @Option(
+      names = "--json",
+      paramLabel = "FILE",
+      description = "Also write the summary (and every job's outcome) " + "as JSON to FILE.")
   File json;
 
-  @Option(names = "--web-port", paramLabel = "PORT", defaultValue = "8188",
-      description = "Local port of the ResourceManager web UI while a run goes; 0: any free port "
-          + "(default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--web-port",
+      paramLabel = "PORT",
+      defaultValue = "8188",
+      description =
+          "Local port of the ResourceManager web UI while a run goes; 0: any free port "
+              + "(default: ${DEFAULT-VALUE}).")
   int webPort;
 
-  @Option(names = "--runs", paramLabel = "WHICH",
-      description = "Runs on the same job stream, in this order: a comma-separated list of aryl+ (the speed-aware "
-          + "policy), aryl (the paper's policy) and off (the stock Capacity Scheduler, no loans); both is aryl,off, "
-          + "all is aryl+,aryl,off (default: both; all with --inference-gpu-speed below 1).")
+  @Option(
+      names = "--runs",
+      paramLabel = "WHICH",
+      description =
+          "Runs on the same job stream, in this order: a comma-separated list of aryl+ (the speed-aware "
+              + "policy), aryl (the paper's policy) and off (the stock Capacity Scheduler, no loans); both is aryl,off, "
+              + "all is aryl+,aryl,off (default: both; all with --inference-gpu-speed below 1).")
   String runs;
 
-  @Option(names = "--inference-gpu-speed", paramLabel = "S", defaultValue = "1.0",
-      description = "Training speed of the inference nodes' GPUs against the training nodes', 0 < S <= 1 (to a "
-          + "thousandth). Below 1 the scheduler is told the inference nodes are t4 GPUs at speed S and the training "
-          + "nodes a100 at 1, and workers on a slow node make their job count its work down that much slower "
-          + "(default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--inference-gpu-speed",
+      paramLabel = "S",
+      defaultValue = "1.0",
+      description =
+          "Training speed of the inference nodes' GPUs against the training nodes', 0 < S <= 1 (to a "
+              + "thousandth). Below 1 the scheduler is told the inference nodes are t4 GPUs at speed S and the training "
+              + "nodes a100 at 1, and workers on a slow node make their job count its work down that much slower "
+              + "(default: ${DEFAULT-VALUE}).")
   String inferenceGpuSpeed;
 
-  @Option(names = "--seed", defaultValue = "1", description = "Seeds the job sample (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Seeds the job sample (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--elastic-fraction", paramLabel = "F", defaultValue = "0.5",
+  @Option(
+      names = "--elastic-fraction",
+      paramLabel = "F",
+      defaultValue = "0.5",
       description = "Share of elastic jobs, 0..1 (default: ${DEFAULT-VALUE}).")
   double elasticFraction;
 
-  @Option(names = "--load", paramLabel = "L", defaultValue = "1.2",
-      description = "Offered GPU-seconds over the training pool's GPU-seconds while jobs arrive; run times are "
-          + "stretched when --max-jobs jobs would offer less (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--load",
+      paramLabel = "L",
+      defaultValue = "1.2",
+      description =
+          "Offered GPU-seconds over the training pool's GPU-seconds while jobs arrive; run times are "
+              + "stretched when --max-jobs jobs would offer less (default: ${DEFAULT-VALUE}).")
   double load;
 
-  @Option(names = "--max-jobs", paramLabel = "N", defaultValue = "0",
-      description = "Most jobs in the stream; each runs a real ApplicationMaster JVM (default: one per 9 s of "
-          + "--duration, at most 30).")
+  @Option(
+      names = "--max-jobs",
+      paramLabel = "N",
+      defaultValue = "0",
+      description =
+          "Most jobs in the stream; each runs a real ApplicationMaster JVM (default: one per 9 s of "
+              + "--duration, at most 30).")
   int maxJobs;
 
-  @Option(names = "--day", paramLabel = "D", defaultValue = "0",
+  @Option(
+      names = "--day",
+      paramLabel = "D",
+      defaultValue = "0",
       description = "Day of the traces to replay, 0..6 (default: ${DEFAULT-VALUE}).")
   int day;
 
-  @Option(names = "--progress-every", paramLabel = "TIME", defaultValue = "5s",
+  @Option(
+      names = "--progress-every",
+      paramLabel = "TIME",
+      defaultValue = "5s",
       description = "Interval of the progress lines (default: ${DEFAULT-VALUE}).")
   String progressEvery;
 
-  @Option(names = "--log", paramLabel = "FILE",
-      description = "Log file of the daemons (default: aryl-demo.log in the system's temporary directory).")
+  @Option(
+      names = "--log",
+      paramLabel = "FILE",
+      description =
+          "Log file of the daemons (default: aryl-demo.log in the system's temporary directory).")
   File log;
 
   private final PrintStream out;
@@ -164,29 +216,35 @@ public final class ArylDemo implements Callable<Integer> {
     }
 
     Path work = Files.createTempDirectory("aryl-demo-");
-    File logFile = log != null ? log : new File(System.getProperty("java.io.tmpdir"), "aryl-demo.log");
-    // Before the first Hadoop class logs: the daemons' log goes to a file, the console keeps the demo's lines.
+    File logFile =
+        log != null ? log : new File(System.getProperty("java.io.tmpdir"), "aryl-demo.log");
+    // Before the first Hadoop class logs: the daemons' log goes to a file, the console keeps the
+    // demo's lines.
     System.setProperty("aryl.demo.log", logFile.getAbsolutePath());
     System.setProperty("log4j.configuration", "aryl-demo-log4j.properties");
     // Where MiniYARNCluster keeps its NodeManagers' directories (GenericTestUtils.getTestDir).
     System.setProperty("test.build.data", work.resolve("cluster").toString());
     Thread main = Thread.currentThread();
-    Runnable onSignal = () -> {
-      stopping = true;
-      out.println();
-      out.println("stopping: killing the jobs, stopping the loan controller, the cluster and ZooKeeper...");
-      out.flush();
-      main.interrupt();
-      try {
-        if (!finished.await(60, TimeUnit.SECONDS)) {
-          out.println("did not stop within 60 s; leaving " + work);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    };
-    // Before FileSystem's own hook (priority 10), so the cluster still has its file systems while it stops.
-    org.apache.hadoop.util.ShutdownHookManager.get().addShutdownHook(onSignal, 100, 70, TimeUnit.SECONDS);
+    Runnable onSignal =
+        () -> {
+          stopping = true;
+          out.println();
+          out.println(
+              "stopping: killing the jobs, stopping the loan controller, the cluster and ZooKeeper...");
+          out.flush();
+          main.interrupt();
+          try {
+            if (!finished.await(60, TimeUnit.SECONDS)) {
+              out.println("did not stop within 60 s; leaving " + work);
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
+    // Before FileSystem's own hook (priority 10), so the cluster still has its file systems while
+    // it stops.
+    org.apache.hadoop.util.ShutdownHookManager.get()
+        .addShutdownHook(onSignal, 100, 70, TimeUnit.SECONDS);
     try {
       return demo(n, speed, modes, durationMs, progressMs, port, work, logFile);
     } catch (InterruptedException e) {
@@ -200,35 +258,79 @@ public final class ArylDemo implements Callable<Integer> {
     }
   }
 
-  private int demo(DemoArgs.Nodes n, double speed, List<RunMode> modes, long durationMs, long progressMs, int port,
-      Path work, File logFile) throws Exception {
+  private int demo(
+      DemoArgs.Nodes n,
+      double speed,
+      List<RunMode> modes,
+      long durationMs,
+      long progressMs,
+      int port,
+      Path work,
+      File logFile)
+      throws Exception {
     double compression = DAY_S / (durationMs / 1000.0);
     long arrivalMs = durationMs / 2;
     long maxRuntimeS = Math.max(1, durationMs / 3000);
-    JobSampler.Settings sampling = new JobSampler.Settings(seed, BundledTraces.ITP_SLICE_START_S, day, arrivalMs,
-        compression, Math.min(10, maxRuntimeS), maxRuntimeS, elasticFraction, gpusPerNode, n.training() * gpusPerNode,
-        load, maxJobs > 0 ? maxJobs : (int) Math.max(2, Math.min(30, durationMs / 9_000)));
+    JobSampler.Settings sampling =
+        new JobSampler.Settings(
+            seed,
+            BundledTraces.ITP_SLICE_START_S,
+            day,
+            arrivalMs,
+            compression,
+            Math.min(10, maxRuntimeS),
+            maxRuntimeS,
+            elasticFraction,
+            gpusPerNode,
+            n.training() * gpusPerNode,
+            load,
+            maxJobs > 0 ? maxJobs : (int) Math.max(2, Math.min(30, durationMs / 9_000)));
     List<DemoJob> jobs = JobSampler.sample(BundledTraces.itpSlice(), sampling);
     InferenceCurve curve = BundledTraces.servegenMSmall().bridgeGaps();
     int perDay = (int) Math.round(DAY_S / curve.windowS());
     double[] dayRates = Arrays.copyOfRange(curve.rates(), day * perDay, (day + 1) * perDay);
 
     long elastic = jobs.stream().filter(DemoJob::elastic).count();
-    out.printf(Locale.ROOT, "Aryl demo: %d inference + %d training nodes x %d GPUs; %s per run, %d runs%n",
-        n.inference(), n.training(), gpusPerNode, DemoRun.clock(durationMs), modes.size());
-    out.println("  runs: " + String.join(", ", modes.stream().map(RunMode::label).toList())
-        + ", on the same job stream");
-    out.printf(Locale.ROOT, "  inference: day %d of ServeGen %s (%.0f-%.0f rps), compressed %.0fx into each run%n",
-        day, curve.model(), Arrays.stream(dayRates).min().orElse(0), Arrays.stream(dayRates).max().orElse(0),
+    out.printf(
+        Locale.ROOT,
+        "Aryl demo: %d inference + %d training nodes x %d GPUs; %s per run, %d runs%n",
+        n.inference(),
+        n.training(),
+        gpusPerNode,
+        DemoRun.clock(durationMs),
+        modes.size());
+    out.println(
+        "  runs: "
+            + String.join(", ", modes.stream().map(RunMode::label).toList())
+            + ", on the same job stream");
+    out.printf(
+        Locale.ROOT,
+        "  inference: day %d of ServeGen %s (%.0f-%.0f rps), compressed %.0fx into each run%n",
+        day,
+        curve.model(),
+        Arrays.stream(dayRates).min().orElse(0),
+        Arrays.stream(dayRates).max().orElse(0),
         compression);
-    out.printf(Locale.ROOT, "  training:  %d jobs (%d elastic, %d rigid) sampled from day %d of ITP cluster04 "
-        + "(seed %d), arriving over %s; run times %d-%d s%n", jobs.size(), elastic, jobs.size() - elastic, day, seed,
-        DemoRun.clock(arrivalMs), jobs.stream().mapToLong(DemoJob::runtimeS).min().orElse(0),
+    out.printf(
+        Locale.ROOT,
+        "  training:  %d jobs (%d elastic, %d rigid) sampled from day %d of ITP cluster04 "
+            + "(seed %d), arriving over %s; run times %d-%d s%n",
+        jobs.size(),
+        elastic,
+        jobs.size() - elastic,
+        day,
+        seed,
+        DemoRun.clock(arrivalMs),
+        jobs.stream().mapToLong(DemoJob::runtimeS).min().orElse(0),
         jobs.stream().mapToLong(DemoJob::runtimeS).max().orElse(0));
-    out.println("  workers are real container processes: a sleep that checkpoints its progress (faster when wider)");
+    out.println(
+        "  workers are real container processes: a sleep that checkpoints its progress (faster when wider)");
     if (speed < 1) {
-      out.printf(Locale.ROOT, "  inference GPUs train at %s x the training GPUs' speed (t4 against a100): a job "
-          + "runs at its slowest worker's pace%n", speed);
+      out.printf(
+          Locale.ROOT,
+          "  inference GPUs train at %s x the training GPUs' speed (t4 against a100): a job "
+              + "runs at its slowest worker's pace%n",
+          speed);
     }
     out.println("  daemon log: " + logFile.getAbsolutePath());
 
@@ -238,17 +340,40 @@ public final class ArylDemo implements Callable<Integer> {
         break;
       }
       File dir = work.resolve(mode.jsonKey()).toFile();
-      DemoRun.Settings rs = new DemoRun.Settings(mode, dir, n.inference(), n.training(), gpusPerNode, port,
-          durationMs, progressMs, dayRates, curve.windowS(), compression, speed);
+      DemoRun.Settings rs =
+          new DemoRun.Settings(
+              mode,
+              dir,
+              n.inference(),
+              n.training(),
+              gpusPerNode,
+              port,
+              durationMs,
+              progressMs,
+              dayRates,
+              curve.windowS(),
+              compression,
+              speed);
       results.add(new DemoRun(rs, out, () -> stopping).run(jobs));
     }
     if (stopping) {
       return 130;
     }
     out.println();
-    out.println("Summary (" + jobs.size() + " jobs, " + DemoRun.clock(durationMs) + " per run, " + n.inference()
-        + "+" + n.training() + " nodes x " + gpusPerNode + " GPUs" + (speed < 1
-            ? String.format(Locale.ROOT, ", inference GPUs at speed %s", speed) : "") + "):");
+    out.println(
+        "Summary ("
+            + jobs.size()
+            + " jobs, "
+            + DemoRun.clock(durationMs)
+            + " per run, "
+            + n.inference()
+            + "+"
+            + n.training()
+            + " nodes x "
+            + gpusPerNode
+            + " GPUs"
+            + (speed < 1 ? String.format(Locale.ROOT, ", inference GPUs at speed %s", speed) : "")
+            + "):");
     out.println();
     out.print(SummaryTable.format(results));
     if (json != null) {
@@ -258,8 +383,16 @@ public final class ArylDemo implements Callable<Integer> {
     return 0;
   }
 
-  private void writeJson(File file, List<RunMode> modes, List<RunSummary> results, List<DemoJob> jobs,
-      DemoArgs.Nodes n, double speed, long durationMs, double compression) throws IOException {
+  private void writeJson(
+      File file,
+      List<RunMode> modes,
+      List<RunSummary> results,
+      List<DemoJob> jobs,
+      DemoArgs.Nodes n,
+      double speed,
+      long durationMs,
+      double compression)
+      throws IOException {
     Map<String, Object> config = new LinkedHashMap<>();
     config.put("inferenceNodes", n.inference());
     config.put("trainingNodes", n.training());

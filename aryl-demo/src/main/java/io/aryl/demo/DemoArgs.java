@@ -17,8 +17,8 @@ public final class DemoArgs {
   public static long durationMs(String text) {
     Matcher m = DURATION.matcher(text == null ? "" : text.trim().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw new IllegalArgumentException("a duration is a number with ms, s, m or h (e.g. 3m, 40s), was '" + text
-          + "'");
+      throw new IllegalArgumentException(
+          "a duration is a number with ms, s, m or h (e.g. 3m, 40s), was '" + text + "'");
     }
     long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "s" : m.group(2);
@@ -37,20 +37,24 @@ public final class DemoArgs {
   public static Nodes nodes(String text) {
     Matcher m = NODES.matcher(text == null ? "" : text.trim());
     if (!m.matches()) {
-      throw new IllegalArgumentException("--nodes is INFERENCE+TRAINING (e.g. 4+4), was '" + text + "'");
+      throw new IllegalArgumentException(
+          "--nodes is INFERENCE+TRAINING (e.g. 4+4), was '" + text + "'");
     }
     int inf = Integer.parseInt(m.group(1));
     int tr = Integer.parseInt(m.group(2));
     if (tr < 1 || inf > 64 || tr > 64) {
-      throw new IllegalArgumentException("--nodes needs 1 to 64 training nodes and at most 64 inference nodes, was '"
-          + text + "'");
+      throw new IllegalArgumentException(
+          "--nodes needs 1 to 64 training nodes and at most 64 inference nodes, was '"
+              + text
+              + "'");
     }
     return new Nodes(inf, tr);
   }
 
   /**
-   * {@code --runs}: a comma-separated list of {@code aryl+}, {@code aryl} and {@code off}, run in that order as given;
-   * {@code both} is {@code aryl,off} and {@code all} is {@code aryl+,aryl,off}.
+   * {@code --runs}: a comma-separated list of {@code aryl+}, {@code aryl} and {@code off}, run in
+   * that order as given; {@code both} is {@code aryl,off} and {@code all} is {@code
+   * aryl+,aryl,off}.
    */
   public static List<RunMode> runs(String text) {
     String t = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
@@ -69,15 +73,20 @@ public final class DemoArgs {
         }
       }
       if (mode == null || out.contains(mode)) {
-        throw new IllegalArgumentException("--runs is a comma-separated list of aryl+, aryl and off, each at most "
-            + "once (or both, or all), was '" + text + "'");
+        throw new IllegalArgumentException(
+            "--runs is a comma-separated list of aryl+, aryl and off, each at most "
+                + "once (or both, or all), was '"
+                + text
+                + "'");
       }
       out.add(mode);
     }
     return List.copyOf(out);
   }
 
-  /** {@code --inference-gpu-speed}: the training speed of the inference nodes' GPUs, 0 < speed <= 1. */
+  /**
+   * {@code --inference-gpu-speed}: the training speed of the inference nodes' GPUs, 0 < speed <= 1.
+   */
   public static double inferenceGpuSpeed(String text) {
     double speed;
     try {
@@ -86,8 +95,11 @@ public final class DemoArgs {
       speed = Double.NaN;
     }
     if (!(speed > 0 && speed <= 1)) {
-      throw new IllegalArgumentException("--inference-gpu-speed must be a number above 0 and at most 1 (the training "
-          + "nodes' speed), was '" + text + "'");
+      throw new IllegalArgumentException(
+          "--inference-gpu-speed must be a number above 0 and at most 1 (the training "
+              + "nodes' speed), was '"
+              + text
+              + "'");
     }
     return speed;
   }

@@ -2,8 +2,8 @@ package io.aryl.demo;
 
 import io.aryl.api.status.NodeStatus;
 import io.aryl.conf.TemplateConf;
-import io.aryl.yarn.rm.ArylMetrics;
 import io.aryl.yarn.ArylScheduler;
+import io.aryl.yarn.rm.ArylMetrics;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -27,25 +27,35 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 
 /**
- * A MiniYARNCluster configured from the conf-templates files: {@code inference} nodes labelled inference, then
- * {@code training} labelled training, then one unlabelled node where ApplicationMasters run; every node with
- * {@code gpusPerNode} fake GPUs. The RM web UI is on a fixed port.
+ * A MiniYARNCluster configured from the conf-templates files: {@code inference} nodes labelled
+ * inference, then {@code training} labelled training, then one unlabelled node where
+ * ApplicationMasters run; every node with {@code gpusPerNode} fake GPUs. The RM web UI is on a
+ * fixed port.
  *
- * <p>With slow inference GPUs ({@code inferenceSpeed < 1}) the inference nodes' GPUs are of type {@value #SLOW_TYPE}
- * at that training speed and the others {@value #FAST_TYPE} at speed 1, declared to the scheduler as an operator does:
- * {@code aryl.scheduler.gpu-types} and {@code aryl.scheduler.gpu-type.nodes} rules on node names. Every NodeManager of
- * a MiniYARNCluster is on one host, so names differ by port only (node attributes, per host, cannot tell them apart),
- * and MiniYARNCluster gives its NodeManagers ephemeral ports; the ports are therefore chosen before the start, written
- * into the rules, and set in each NodeManager's configuration between its init and its start.
+ * <p>With slow inference GPUs ({@code inferenceSpeed < 1}) the inference nodes' GPUs are of type
+ * {@value #SLOW_TYPE} at that training speed and the others {@value #FAST_TYPE} at speed 1,
+ * declared to the scheduler as an operator does: {@code aryl.scheduler.gpu-types} and {@code
+ * aryl.scheduler.gpu-type.nodes} rules on node names. Every NodeManager of a MiniYARNCluster is on
+ * one host, so names differ by port only (node attributes, per host, cannot tell them apart), and
+ * MiniYARNCluster gives its NodeManagers ephemeral ports; the ports are therefore chosen before the
+ * start, written into the rules, and set in each NodeManager's configuration between its init and
+ * its start.
  */
 final class DemoCluster implements AutoCloseable {
   static final String GPU = "yarn.io/gpu";
+
   /** The GPU type of the inference nodes when they train slower. */
   static final String SLOW_TYPE = "t4";
+
   /** The GPU type of the other nodes then. */
   static final String FAST_TYPE = "a100";
-  /** NodeManager ports are chosen here: below Linux's ephemeral range and the AM's worker master ports (20000+). */
+
+  /**
+   * NodeManager ports are chosen here: below Linux's ephemeral range and the AM's worker master
+   * ports (20000+).
+   */
   private static final int PORTS_FROM = 10_000;
+
   private static final int PORTS_TO = 20_000;
 
   private final MiniYARNCluster cluster;
@@ -59,11 +69,16 @@ final class DemoCluster implements AutoCloseable {
     this.training = training;
   }
 
-  /** The templates' properties (yarn-site, capacity-scheduler, resource-types, node-resources), then the demo's. */
+  /**
+   * The templates' properties (yarn-site, capacity-scheduler, resource-types, node-resources), then
+   * the demo's.
+   */
   static YarnConfiguration conf(File workDir, int gpusPerNode, int webPort, boolean aryl) {
     YarnConfiguration conf = new YarnConfiguration();
     TemplateConf.overlay(conf, TemplateConf.NEW_CLUSTER);
-    conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(workDir, "node-labels").toURI().toString());
+    conf.set(
+        YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        new File(workDir, "node-labels").toURI().toString());
     conf.setBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME, true);
     conf.setInt("yarn.nodemanager.resource-type." + GPU, gpusPerNode);
     conf.setInt("yarn.resource-types." + GPU + ".maximum-allocation", gpusPerNode);
@@ -82,19 +97,26 @@ final class DemoCluster implements AutoCloseable {
     conf.setLong("yarn.nodemanager.delete.debug-delay-sec", -1);
     conf.setLong("yarn.nodemanager.sleep-delay-before-sigkill.ms", 100);
     conf.setLong("yarn.nodemanager.process-kill-wait.ms", 100);
-    // The web UI on a fixed port a person can open; the RPC ports stay ephemeral (not the well-known 8030-8033).
+    // The web UI on a fixed port a person can open; the RPC ports stay ephemeral (not the
+    // well-known 8030-8033).
     conf.setBoolean(YarnConfiguration.YARN_MINICLUSTER_FIXED_PORTS, true);
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "localhost:" + webPort);
-    for (String key : List.of(YarnConfiguration.RM_ADDRESS, YarnConfiguration.RM_SCHEDULER_ADDRESS,
-        YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, YarnConfiguration.RM_ADMIN_ADDRESS)) {
+    for (String key :
+        List.of(
+            YarnConfiguration.RM_ADDRESS,
+            YarnConfiguration.RM_SCHEDULER_ADDRESS,
+            YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
+            YarnConfiguration.RM_ADMIN_ADDRESS)) {
       conf.set(key, "localhost:0");
     }
     // The ApplicationMasters and workers of the jobs.
     conf.set("aryl.am.staging-dir", new File(workDir, "staging").toURI().toString());
     conf.setLong("aryl.am.settle-ms", 500);
     conf.setInt("aryl.am.heartbeat-ms", 300);
-    // Every job's ApplicationMaster is a JVM on this machine: start them on the quick compiler and one GC thread.
-    String env = "MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,JAVA_TOOL_OPTIONS=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+    // Every job's ApplicationMaster is a JVM on this machine: start them on the quick compiler and
+    // one GC thread.
+    String env =
+        "MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,JAVA_TOOL_OPTIONS=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
     if (System.getenv("JAVA_HOME") == null) {
       // AM launch commands use $JAVA_HOME/bin/java: give containers this JVM's.
       env += ",JAVA_HOME=" + System.getProperty("java.home");
@@ -106,9 +128,11 @@ final class DemoCluster implements AutoCloseable {
   /**
    * Starts the cluster.
    *
-   * @param inferenceSpeed training speed of the inference nodes' GPUs; below 1 the nodes get GPU types (see above)
+   * @param inferenceSpeed training speed of the inference nodes' GPUs; below 1 the nodes get GPU
+   *     types (see above)
    */
-  static DemoCluster start(String name, YarnConfiguration conf, int inference, int training, double inferenceSpeed)
+  static DemoCluster start(
+      String name, YarnConfiguration conf, int inference, int training, double inferenceSpeed)
       throws Exception {
     int labelled = inference + training;
     int[] ports = inferenceSpeed < 1 ? freePorts(labelled) : null;
@@ -121,11 +145,14 @@ final class DemoCluster implements AutoCloseable {
     try {
       cluster.init(conf);
       if (ports != null) {
-        // MiniYARNCluster sets every NodeManager's address to port 0 in its init; the container manager binds what
+        // MiniYARNCluster sets every NodeManager's address to port 0 in its init; the container
+        // manager binds what
         // its configuration (the NodeManager's own) says when it starts.
         for (int i = 0; i < labelled; i++) {
-          cluster.getNodeManager(i).getConfig().set(YarnConfiguration.NM_ADDRESS,
-              MiniYARNCluster.getHostname() + ":" + ports[i]);
+          cluster
+              .getNodeManager(i)
+              .getConfig()
+              .set(YarnConfiguration.NM_ADDRESS, MiniYARNCluster.getHostname() + ":" + ports[i]);
         }
       }
       cluster.start();
@@ -133,8 +160,14 @@ final class DemoCluster implements AutoCloseable {
         for (int i = 0; i < labelled; i++) {
           int port = cluster.getNodeManager(i).getNMContext().getNodeId().getPort();
           if (port != ports[i]) {
-            throw new IllegalStateException("NodeManager " + i + " is on port " + port + ", not " + ports[i]
-                + ": the GPU type rules would not name it");
+            throw new IllegalStateException(
+                "NodeManager "
+                    + i
+                    + " is on port "
+                    + port
+                    + ", not "
+                    + ports[i]
+                    + ": the GPU type rules would not name it");
           }
         }
       }
@@ -151,14 +184,16 @@ final class DemoCluster implements AutoCloseable {
   }
 
   /**
-   * The scheduler's GPU types: {@value #SLOW_TYPE} at {@code speed} on the first {@code inference} ports, then
-   * {@value #FAST_TYPE} at 1 on the others, and {@value #FAST_TYPE} for nodes no rule names (the ApplicationMasters').
+   * The scheduler's GPU types: {@value #SLOW_TYPE} at {@code speed} on the first {@code inference}
+   * ports, then {@value #FAST_TYPE} at 1 on the others, and {@value #FAST_TYPE} for nodes no rule
+   * names (the ApplicationMasters').
    */
   static void typeNodes(Configuration conf, int[] ports, int inference, double speed) {
     conf.set("aryl.scheduler.gpu-types", FAST_TYPE + "," + SLOW_TYPE);
     conf.set("aryl.scheduler.gpu-type", FAST_TYPE);
     conf.set("aryl.scheduler.gpu-type." + FAST_TYPE + ".speed", "1.0");
-    conf.set("aryl.scheduler.gpu-type." + SLOW_TYPE + ".speed", String.format(Locale.ROOT, "%s", speed));
+    conf.set(
+        "aryl.scheduler.gpu-type." + SLOW_TYPE + ".speed", String.format(Locale.ROOT, "%s", speed));
     List<String> slow = new ArrayList<>();
     List<String> fast = new ArrayList<>();
     for (int i = 0; i < ports.length; i++) {
@@ -169,7 +204,11 @@ final class DemoCluster implements AutoCloseable {
       rules.append(SLOW_TYPE).append("=[^:]+:(").append(String.join("|", slow)).append(')');
     }
     if (!fast.isEmpty()) {
-      rules.append(rules.length() > 0 ? " " : "").append(FAST_TYPE).append("=[^:]+:(").append(String.join("|", fast))
+      rules
+          .append(rules.length() > 0 ? " " : "")
+          .append(FAST_TYPE)
+          .append("=[^:]+:(")
+          .append(String.join("|", fast))
           .append(')');
     }
     conf.set("aryl.scheduler.gpu-type.nodes", rules.toString());
@@ -196,7 +235,10 @@ final class DemoCluster implements AutoCloseable {
     return out.stream().mapToInt(Integer::intValue).toArray();
   }
 
-  /** Node port to training speed, in thousandths: what the workers read ({@link WorkerScript#SPEEDS_ENV}). */
+  /**
+   * Node port to training speed, in thousandths: what the workers read ({@link
+   * WorkerScript#SPEEDS_ENV}).
+   */
   String speedsFile(double inferenceSpeed) {
     int slow = (int) Math.max(1, Math.round(inferenceSpeed * 1000));
     StringBuilder out = new StringBuilder();
@@ -207,8 +249,9 @@ final class DemoCluster implements AutoCloseable {
   }
 
   /**
-   * The GPU type the scheduler gives each loaned node, e.g. {@code "t4 (speed 0.5)"}, by node name; empty when Aryl is
-   * off or nothing is on loan. (A node's type is resolved once it is in the training pool.)
+   * The GPU type the scheduler gives each loaned node, e.g. {@code "t4 (speed 0.5)"}, by node name;
+   * empty when Aryl is off or nothing is on loan. (A node's type is resolved once it is in the
+   * training pool.)
    */
   Map<String, String> loanedGpuTypes() {
     Map<String, String> out = new java.util.TreeMap<>();
@@ -236,7 +279,9 @@ final class DemoCluster implements AutoCloseable {
     for (int i = 0; i < inference + training; i++) {
       labels.put(nodeId(i), Set.of(i < inference ? "inference" : "training"));
     }
-    rm().getRMContext().getRMAdminService().replaceLabelsOnNode(ReplaceLabelsOnNodeRequest.newInstance(labels));
+    rm().getRMContext()
+        .getRMAdminService()
+        .replaceLabelsOnNode(ReplaceLabelsOnNodeRequest.newInstance(labels));
   }
 
   YarnConfiguration conf() {
@@ -272,7 +317,10 @@ final class DemoCluster implements AutoCloseable {
     return "http://" + rm().getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS);
   }
 
-  /** The pools now, from the scheduler's nodes (a node being relabelled may be missing for a moment). */
+  /**
+   * The pools now, from the scheduler's nodes (a node being relabelled may be missing for a
+   * moment).
+   */
   Pools pools() {
     int infNodes = 0;
     int trainingLabelled = 0;
@@ -299,11 +347,22 @@ final class DemoCluster implements AutoCloseable {
         }
       }
     }
-    return new Pools(infNodes, trainingLabelled - loanedNodes, loanedNodes, trainingUsed, trainingGpus, loanedGpus);
+    return new Pools(
+        infNodes,
+        trainingLabelled - loanedNodes,
+        loanedNodes,
+        trainingUsed,
+        trainingGpus,
+        loanedGpus);
   }
 
   /** Nodes per pool and GPUs of the training partition. */
-  record Pools(int inferenceNodes, int trainingNodes, int loanedNodes, long trainingUsedGpus, long trainingGpus,
+  record Pools(
+      int inferenceNodes,
+      int trainingNodes,
+      int loanedNodes,
+      long trainingUsedGpus,
+      long trainingGpus,
       long loanedGpus) {}
 
   @Override

@@ -25,20 +25,31 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 
 /**
- * One run of the demo: a cluster (Aryl+ , Aryl or off), the loan controller when Aryl is on, the job stream submitted on
- * schedule through aryl-am's client, progress printed as it goes; ends when every job has ended or at the run's
- * length, whichever comes first, and kills what is left.
+ * One run of the demo: a cluster (Aryl+ , Aryl or off), the loan controller when Aryl is on, the
+ * job stream submitted on schedule through aryl-am's client, progress printed as it goes; ends when
+ * every job has ended or at the run's length, whichever comes first, and kills what is left.
  */
 final class DemoRun {
   private static final long SAMPLE_MS = 500;
 
   /**
-   * @param mode Aryl's scheduling (which policy) and the loan controller, or the stock Capacity Scheduler alone
+   * @param mode Aryl's scheduling (which policy) and the loan controller, or the stock Capacity
+   *     Scheduler alone
    * @param workDir where this run keeps its files
    * @param inferenceSpeed training speed of the inference nodes' GPUs (the training nodes' are 1)
    */
-  record Settings(RunMode mode, File workDir, int inference, int training, int gpusPerNode, int webPort,
-      long durationMs, long progressEveryMs, double[] inferenceDay, double windowS, double timeScale,
+  record Settings(
+      RunMode mode,
+      File workDir,
+      int inference,
+      int training,
+      int gpusPerNode,
+      int webPort,
+      long durationMs,
+      long progressEveryMs,
+      double[] inferenceDay,
+      double windowS,
+      double timeScale,
       double inferenceSpeed) {
     String label() {
       return mode.label();
@@ -52,6 +63,7 @@ final class DemoRun {
   private final Settings s;
   private final PrintStream out;
   private final BooleanSupplier stopping;
+
   /** The node speeds the workers read; written once the cluster's node ports are known. */
   private Path speeds;
 
@@ -76,7 +88,13 @@ final class DemoRun {
     }
 
     JobOutcome outcome() {
-      return new JobOutcome(job.name(), id == null ? "" : id.toString(), job.elastic(), submitMs, startMs, endMs,
+      return new JobOutcome(
+          job.name(),
+          id == null ? "" : id.toString(),
+          job.elastic(),
+          submitMs,
+          startMs,
+          endMs,
           state);
     }
   }
@@ -86,42 +104,74 @@ final class DemoRun {
     if (s.aryl()) {
       conf.set("aryl.scheduler.policy", s.mode().policy());
     }
-    String name = switch (s.mode()) {
-      case ARYL_PLUS -> "aryl-demo-plus";
-      case ARYL -> "aryl-demo-on";
-      case OFF -> "aryl-demo-off";
-    };
-    out.printf(Locale.ROOT, "%n== %s: starting %sa MiniYARNCluster (%d inference + %d training nodes, "
-        + "%d GPUs each)%n", s.label(), s.aryl() ? "ZooKeeper and " : "", s.inference(), s.training(),
+    String name =
+        switch (s.mode()) {
+          case ARYL_PLUS -> "aryl-demo-plus";
+          case ARYL -> "aryl-demo-on";
+          case OFF -> "aryl-demo-off";
+        };
+    out.printf(
+        Locale.ROOT,
+        "%n== %s: starting %sa MiniYARNCluster (%d inference + %d training nodes, "
+            + "%d GPUs each)%n",
+        s.label(),
+        s.aryl() ? "ZooKeeper and " : "",
+        s.inference(),
+        s.training(),
         s.gpusPerNode());
-    try (DemoCluster cluster = DemoCluster.start(name, conf, s.inference(), s.training(), s.inferenceSpeed());
-        Loans loans = s.aryl() && s.inference() > 0 ? Loans.start(s.workDir().toPath().resolve("zk"), cluster,
-            s.inferenceDay(), s.windowS(), s.timeScale(), s.durationMs()) : null;
+    try (DemoCluster cluster =
+            DemoCluster.start(name, conf, s.inference(), s.training(), s.inferenceSpeed());
+        Loans loans =
+            s.aryl() && s.inference() > 0
+                ? Loans.start(
+                    s.workDir().toPath().resolve("zk"),
+                    cluster,
+                    s.inferenceDay(),
+                    s.windowS(),
+                    s.timeScale(),
+                    s.durationMs())
+                : null;
         JobSubmitter submitter = new JobSubmitter(cluster.conf())) {
-      out.printf("   ResourceManager web UI: %s (scheduler: %s/cluster/scheduler%s)%n", cluster.webAddress(),
-          cluster.webAddress(), s.aryl() ? ", Aryl: " + cluster.webAddress() + ArylPaths.STATUS : "");
-      out.println(s.aryl() ? "   ArylScheduler on, policy " + s.mode().policy()
-          + "; the loan controller replays the inference curve"
-          : "   Aryl off: the stock Capacity Scheduler, no loans (inference nodes stay inference)");
-      speeds = Files.writeString(s.workDir().toPath().resolve("gpu-speeds"), cluster.speedsFile(s.inferenceSpeed()));
+      out.printf(
+          "   ResourceManager web UI: %s (scheduler: %s/cluster/scheduler%s)%n",
+          cluster.webAddress(),
+          cluster.webAddress(),
+          s.aryl() ? ", Aryl: " + cluster.webAddress() + ArylPaths.STATUS : "");
+      out.println(
+          s.aryl()
+              ? "   ArylScheduler on, policy "
+                  + s.mode().policy()
+                  + "; the loan controller replays the inference curve"
+              : "   Aryl off: the stock Capacity Scheduler, no loans (inference nodes stay inference)");
+      speeds =
+          Files.writeString(
+              s.workDir().toPath().resolve("gpu-speeds"), cluster.speedsFile(s.inferenceSpeed()));
       if (s.inferenceSpeed() < 1) {
-        out.printf(Locale.ROOT, "   GPU types: inference nodes %s at speed %s, the others %s at 1 "
-            + "(aryl.scheduler.gpu-type.nodes=%s)%n", DemoCluster.SLOW_TYPE, s.inferenceSpeed(), DemoCluster.FAST_TYPE,
+        out.printf(
+            Locale.ROOT,
+            "   GPU types: inference nodes %s at speed %s, the others %s at 1 "
+                + "(aryl.scheduler.gpu-type.nodes=%s)%n",
+            DemoCluster.SLOW_TYPE,
+            s.inferenceSpeed(),
+            DemoCluster.FAST_TYPE,
             cluster.gpuTypeRules());
       }
       return drive(cluster, loans, submitter, jobs);
     }
   }
 
-  private RunSummary drive(DemoCluster cluster, Loans loans, JobSubmitter submitter, List<DemoJob> jobs)
+  private RunSummary drive(
+      DemoCluster cluster, Loans loans, JobSubmitter submitter, List<DemoJob> jobs)
       throws Exception {
     List<Tracked> tracked = new ArrayList<>();
     jobs.forEach(j -> tracked.add(new Tracked(j)));
-    ExecutorService submissions = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "demo-submit");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService submissions =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "demo-submit");
+              t.setDaemon(true);
+              return t;
+            });
     try {
       return drive(cluster, loans, submitter, tracked, submissions);
     } finally {
@@ -130,8 +180,13 @@ final class DemoRun {
     }
   }
 
-  private RunSummary drive(DemoCluster cluster, Loans loans, JobSubmitter submitter, List<Tracked> tracked,
-      ExecutorService submissions) throws Exception {
+  private RunSummary drive(
+      DemoCluster cluster,
+      Loans loans,
+      JobSubmitter submitter,
+      List<Tracked> tracked,
+      ExecutorService submissions)
+      throws Exception {
     PoolMeter meter = new PoolMeter();
     long t0 = System.currentTimeMillis();
     long nextSample = 0;
@@ -141,20 +196,24 @@ final class DemoRun {
     boolean typeShown = false;
     while (!stopping.getAsBoolean()) {
       now = System.currentTimeMillis() - t0;
-      while (next < tracked.size() && tracked.get(next).job.submitAtMs() <= now && now < s.durationMs()) {
+      while (next < tracked.size()
+          && tracked.get(next).job.submitAtMs() <= now
+          && now < s.durationMs()) {
         Tracked t = tracked.get(next++);
         t.submitMs = System.currentTimeMillis() - t0;
-        // Submitted on their own thread, in order: staging a job takes a moment, progress keeps going meanwhile.
-        submissions.execute(() -> {
-          try {
-            t.id = submitter.submit(spec(t.job), List.of());
-          } catch (Exception e) {
-            if (!stopping.getAsBoolean()) {
-              out.println("   could not submit " + t.job.name() + ": " + e);
-            }
-            t.failedToSubmit = true;
-          }
-        });
+        // Submitted on their own thread, in order: staging a job takes a moment, progress keeps
+        // going meanwhile.
+        submissions.execute(
+            () -> {
+              try {
+                t.id = submitter.submit(spec(t.job), List.of());
+              } catch (Exception e) {
+                if (!stopping.getAsBoolean()) {
+                  out.println("   could not submit " + t.job.name() + ": " + e);
+                }
+                t.failedToSubmit = true;
+              }
+            });
       }
       if (now >= nextSample) {
         poll(cluster, tracked, t0);
@@ -168,14 +227,20 @@ final class DemoRun {
             Map<String, String> types = cluster.loanedGpuTypes();
             if (!types.isEmpty()) {
               Map.Entry<String, String> first = types.entrySet().iterator().next();
-              out.println("   the scheduler plans the loaned node " + first.getKey() + " as " + first.getValue());
+              out.println(
+                  "   the scheduler plans the loaned node "
+                      + first.getKey()
+                      + " as "
+                      + first.getValue());
               typeShown = true;
             }
           }
           nextProgress = now + s.progressEveryMs();
         }
       }
-      boolean allEnded = next == tracked.size() && tracked.stream().allMatch(t -> t.failedToSubmit || t.id != null && t.endMs >= 0);
+      boolean allEnded =
+          next == tracked.size()
+              && tracked.stream().allMatch(t -> t.failedToSubmit || t.id != null && t.endMs >= 0);
       if (allEnded || now >= s.durationMs()) {
         break;
       }
@@ -204,17 +269,40 @@ final class DemoRun {
     long reclaims = m == null ? 0 : m.reclaimsStarted();
     long shrunk = m == null ? 0 : m.containersShrunk();
     List<JobOutcome> outcomes = tracked.stream().map(Tracked::outcome).toList();
-    RunSummary summary = RunSummary.of(s.label(), tracked.size(), outcomes, now, meter, reclaims, preempted, shrunk);
-    out.printf(Locale.ROOT, "   %s done after %.0f s: %d of %d jobs finished%n", s.label(), now / 1000.0,
-        summary.finished(), tracked.size());
+    RunSummary summary =
+        RunSummary.of(s.label(), tracked.size(), outcomes, now, meter, reclaims, preempted, shrunk);
+    out.printf(
+        Locale.ROOT,
+        "   %s done after %.0f s: %d of %d jobs finished%n",
+        s.label(),
+        now / 1000.0,
+        summary.finished(),
+        tracked.size());
     return summary;
   }
 
   private JobSpec spec(DemoJob j) throws Exception {
-    Path ckpt = Files.createDirectories(s.workDir().toPath().resolve("checkpoints").resolve(j.name()));
-    return new JobSpec(j.name(), "training", j.minWorkers(), j.maxWorkers(), j.gpusPerWorker(), 256, 1,
-        j.predictedRuntimeS(), "", ckpt.toString(), 3, 2_000, 256, 2,
-        Map.of(WorkerScript.SPEEDS_ENV, speeds.toString()), WorkerScript.command(j.workUnits()), List.of(), "");
+    Path ckpt =
+        Files.createDirectories(s.workDir().toPath().resolve("checkpoints").resolve(j.name()));
+    return new JobSpec(
+        j.name(),
+        "training",
+        j.minWorkers(),
+        j.maxWorkers(),
+        j.gpusPerWorker(),
+        256,
+        1,
+        j.predictedRuntimeS(),
+        "",
+        ckpt.toString(),
+        3,
+        2_000,
+        256,
+        2,
+        Map.of(WorkerScript.SPEEDS_ENV, speeds.toString()),
+        WorkerScript.command(j.workUnits()),
+        List.of(),
+        "");
   }
 
   /** Reads each submitted job's state from the RM: base gang held (started), ended. */
@@ -232,19 +320,25 @@ final class DemoRun {
       if (t.startMs < 0) {
         RMAppAttempt attempt = app.getCurrentAppAttempt();
         ApplicationAttemptId aid = attempt == null ? null : attempt.getAppAttemptId();
-        ApplicationResourceUsageReport usage = aid == null ? null
-            : cluster.scheduler().getAppResourceUsageReport(aid);
-        long gpus = usage == null || usage.getUsedResources() == null ? 0
-            : usage.getUsedResources().getResourceValue(DemoCluster.GPU);
+        ApplicationResourceUsageReport usage =
+            aid == null ? null : cluster.scheduler().getAppResourceUsageReport(aid);
+        long gpus =
+            usage == null || usage.getUsedResources() == null
+                ? 0
+                : usage.getUsedResources().getResourceValue(DemoCluster.GPU);
         if (gpus >= (long) t.job.minWorkers() * t.job.gpusPerWorker()) {
           t.startMs = now;
         }
       }
-      if (state == YarnApplicationState.FINISHED || state == YarnApplicationState.FAILED
+      if (state == YarnApplicationState.FINISHED
+          || state == YarnApplicationState.FAILED
           || state == YarnApplicationState.KILLED) {
         long finish = app.getFinishTime();
         t.endMs = finish > 0 ? Math.max(t.submitMs, finish - t0) : now;
-        t.state = state == YarnApplicationState.FINISHED ? app.getFinalApplicationStatus().name() : state.name();
+        t.state =
+            state == YarnApplicationState.FINISHED
+                ? app.getFinalApplicationStatus().name()
+                : state.name();
         if (t.startMs < 0) {
           t.startMs = t.endMs;
         }
@@ -268,12 +362,31 @@ final class DemoRun {
         queued++;
       }
     }
-    String demand = loans == null ? ""
-        : String.format(Locale.ROOT, " | inference demand %.0f rps, needs %d node%s, loan target %s", loans.rate(),
-            loans.serversNeeded(), loans.serversNeeded() == 1 ? "" : "s", loans.target() < 0 ? "-" : loans.target());
-    out.printf(Locale.ROOT, "   [%-8s %s] pools: inference %d, training %d + %d loaned | jobs: %d running, %d "
-        + "queued, %d done, %d to come | training GPUs %d/%d%s%n", s.label(), clock(now), p.inferenceNodes(),
-        p.trainingNodes(), p.loanedNodes(), running, queued, done, toCome, p.trainingUsedGpus(), p.trainingGpus(),
+    String demand =
+        loans == null
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                " | inference demand %.0f rps, needs %d node%s, loan target %s",
+                loans.rate(),
+                loans.serversNeeded(),
+                loans.serversNeeded() == 1 ? "" : "s",
+                loans.target() < 0 ? "-" : loans.target());
+    out.printf(
+        Locale.ROOT,
+        "   [%-8s %s] pools: inference %d, training %d + %d loaned | jobs: %d running, %d "
+            + "queued, %d done, %d to come | training GPUs %d/%d%s%n",
+        s.label(),
+        clock(now),
+        p.inferenceNodes(),
+        p.trainingNodes(),
+        p.loanedNodes(),
+        running,
+        queued,
+        done,
+        toCome,
+        p.trainingUsedGpus(),
+        p.trainingGpus(),
         demand);
     out.flush();
   }

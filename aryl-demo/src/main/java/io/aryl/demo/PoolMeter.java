@@ -1,9 +1,9 @@
 package io.aryl.demo;
 
 /**
- * Time integrals of the pools, from samples: each sample's values hold until the next one. GPU-seconds used on the
- * training partition (the training pool's own nodes plus loaned ones), GPU-seconds of that partition's capacity, and
- * GPU-seconds on loan.
+ * Time integrals of the pools, from samples: each sample's values hold until the next one.
+ * GPU-seconds used on the training partition (the training pool's own nodes plus loaned ones),
+ * GPU-seconds of that partition's capacity, and GPU-seconds on loan.
  */
 public final class PoolMeter {
   private long lastMs = -1;

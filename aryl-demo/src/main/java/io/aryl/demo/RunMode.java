@@ -2,11 +2,17 @@ package io.aryl.demo;
 
 import io.aryl.core.ArylPolicy;
 
-/** What one run of the demo schedules with: the speed-aware policy, the paper's, or the stock Capacity Scheduler. */
+/**
+ * What one run of the demo schedules with: the speed-aware policy, the paper's, or the stock
+ * Capacity Scheduler.
+ */
 public enum RunMode {
   /** ArylScheduler with {@code aryl.scheduler.policy=aryl+}, and the loan controller. */
   ARYL_PLUS(ArylPolicy.ARYL_PLUS.policyName(), "Aryl+ on", "arylPlusOn"),
-  /** ArylScheduler with the paper's policy ({@code aryl.scheduler.policy=aryl}), and the loan controller. */
+  /**
+   * ArylScheduler with the paper's policy ({@code aryl.scheduler.policy=aryl}), and the loan
+   * controller.
+   */
   ARYL(ArylPolicy.ARYL.policyName(), "Aryl on", "arylOn"),
   /** {@code aryl.scheduler.enabled=false}: the stock Capacity Scheduler, no loans. */
   OFF("off", "Aryl off", "arylOff");

@@ -10,27 +10,48 @@ import java.util.List;
  * @param submitted jobs submitted before the run ended
  * @param finished jobs that succeeded
  * @param failed jobs that failed or were killed by YARN
- * @param avgQueuingS mean queuing time of submitted jobs, seconds (jobs still queued count until the end)
- * @param avgJctS mean completion time of submitted jobs, seconds (jobs not ended count until the end)
+ * @param avgQueuingS mean queuing time of submitted jobs, seconds (jobs still queued count until
+ *     the end)
+ * @param avgJctS mean completion time of submitted jobs, seconds (jobs not ended count until the
+ *     end)
  * @param censored whether some submitted job had not ended, making the two means lower bounds
  * @param runS length of the run, seconds
- * @param trainingUtilization GPU-seconds used over GPU-seconds of the training partition (own nodes + loaned)
+ * @param trainingUtilization GPU-seconds used over GPU-seconds of the training partition (own nodes
+ *     + loaned)
  * @param trainingGpuHours GPU-hours used on the training partition (demo time)
  * @param loanedGpuHours GPU-hours of inference nodes on loan (demo time)
  * @param reclaims reclaims the scheduler started
  * @param preemptedContainers worker containers killed by the ResourceManager (exit status -102)
- * @param shrunkWorkers workers Aryl asked back gracefully (PreemptionMessage, then released by the job)
+ * @param shrunkWorkers workers Aryl asked back gracefully (PreemptionMessage, then released by the
+ *     job)
  * @param outcomes every job's outcome
  */
-public record RunSummary(String label, int jobs, int submitted, int finished, int failed, double avgQueuingS,
-    double avgJctS, boolean censored, double runS, double trainingUtilization, double trainingGpuHours,
-    double loanedGpuHours, long reclaims, long preemptedContainers, long shrunkWorkers, List<JobOutcome> outcomes) {
+public record RunSummary(
+    String label,
+    int jobs,
+    int submitted,
+    int finished,
+    int failed,
+    double avgQueuingS,
+    double avgJctS,
+    boolean censored,
+    double runS,
+    double trainingUtilization,
+    double trainingGpuHours,
+    double loanedGpuHours,
+    long reclaims,
+    long preemptedContainers,
+    long shrunkWorkers,
+    List<JobOutcome> outcomes) {
 
   public RunSummary {
     outcomes = List.copyOf(outcomes);
   }
 
-  /** Training work per hour of the run: the GPUs allocated to training, on average (GPU-hours per hour). */
+  /**
+   * Training work per hour of the run: the GPUs allocated to training, on average (GPU-hours per
+   * hour).
+   */
   public double trainingGpusAverage() {
     return runS <= 0 ? 0 : trainingGpuHours * 3600 / runS;
   }
@@ -43,10 +64,18 @@ public record RunSummary(String label, int jobs, int submitted, int finished, in
   /**
    * Computes a run's summary.
    *
-   * @param cutoffMs when the run ended, ms from its start: jobs not started or ended by then count until then
+   * @param cutoffMs when the run ended, ms from its start: jobs not started or ended by then count
+   *     until then
    */
-  public static RunSummary of(String label, int jobs, List<JobOutcome> outcomes, long cutoffMs, PoolMeter meter,
-      long reclaims, long preemptedContainers, long shrunkWorkers) {
+  public static RunSummary of(
+      String label,
+      int jobs,
+      List<JobOutcome> outcomes,
+      long cutoffMs,
+      PoolMeter meter,
+      long reclaims,
+      long preemptedContainers,
+      long shrunkWorkers) {
     int submitted = 0;
     int finished = 0;
     int failed = 0;
@@ -69,8 +98,22 @@ public record RunSummary(String label, int jobs, int submitted, int finished, in
     }
     double avgQ = submitted == 0 ? 0 : queuing / 1000.0 / submitted;
     double avgJ = submitted == 0 ? 0 : jct / 1000.0 / submitted;
-    return new RunSummary(label, jobs, submitted, finished, failed, avgQ, avgJ, censored, cutoffMs / 1000.0,
-        meter.utilization(), meter.usedGpuSeconds() / 3600, meter.loanedGpuSeconds() / 3600, reclaims,
-        preemptedContainers, shrunkWorkers, outcomes);
+    return new RunSummary(
+        label,
+        jobs,
+        submitted,
+        finished,
+        failed,
+        avgQ,
+        avgJ,
+        censored,
+        cutoffMs / 1000.0,
+        meter.utilization(),
+        meter.usedGpuSeconds() / 3600,
+        meter.loanedGpuSeconds() / 3600,
+        reclaims,
+        preemptedContainers,
+        shrunkWorkers,
+        outcomes);
   }
 }

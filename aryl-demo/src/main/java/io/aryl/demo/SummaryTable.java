@@ -9,8 +9,12 @@ import java.util.function.Function;
 public final class SummaryTable {
   private SummaryTable() {}
 
-  /** What the GPU rows mean, printed under the table: lending adds GPUs, so the in-use share alone misleads. */
-  static final String DEFINITIONS = """
+  /**
+   * What the GPU rows mean, printed under the table: lending adds GPUs, so the in-use share alone
+   * misleads.
+   */
+  static final String DEFINITIONS =
+      """
       training work: GPU-hours allocated to training per hour of the run, i.e. GPUs busy with training on average
       GPUs lent: inference GPUs on loan to training, on average; they add to the GPUs training can use
       in use: training work over training's GPUs (own + lent); lending adds to both, so it can fall while more is done
@@ -59,7 +63,8 @@ public final class SummaryTable {
     return out.toString();
   }
 
-  private static void row(List<String[]> rows, List<RunSummary> runs, String name, Function<RunSummary, String> f) {
+  private static void row(
+      List<String[]> rows, List<RunSummary> runs, String name, Function<RunSummary, String> f) {
     List<String> cells = new ArrayList<>(List.of(name));
     runs.forEach(r -> cells.add(f.apply(r)));
     rows.add(cells.toArray(String[]::new));

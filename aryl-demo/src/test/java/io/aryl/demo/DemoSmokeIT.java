@@ -16,31 +16,58 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The whole demo, short: both runs of 40 s on 2 inference + 2 training nodes, real ApplicationMasters and workers.
- * Checks the table's two columns, that values are sane, and the JSON file.
+ * The whole demo, short: both runs of 40 s on 2 inference + 2 training nodes, real
+ * ApplicationMasters and workers. Checks the table's two columns, that values are sane, and the
+ * JSON file.
  */
 class DemoSmokeIT {
   @TempDir Path dir;
 
   @Test
   @Timeout(300)
-  @DisplayName("bin/aryl demo --duration 40s --nodes 2+2: both runs, a summary with both columns, the JSON written")
+  @DisplayName(
+      "bin/aryl demo --duration 40s --nodes 2+2: both runs, a summary with both columns, the JSON written")
   void shortDemo() throws Exception {
     Path json = dir.resolve("out/summary.json");
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(new TeeStream(buf, System.out), true, StandardCharsets.UTF_8);
-    int code = ArylDemo.run(out, System.err, "--duration", "40s", "--nodes", "2+2", "--web-port", "0", "--json",
-        json.toString(), "--log", dir.resolve("demo.log").toString(), "--progress-every", "10s");
+    int code =
+        ArylDemo.run(
+            out,
+            System.err,
+            "--duration",
+            "40s",
+            "--nodes",
+            "2+2",
+            "--web-port",
+            "0",
+            "--json",
+            json.toString(),
+            "--log",
+            dir.resolve("demo.log").toString(),
+            "--progress-every",
+            "10s");
     String text = buf.toString(StandardCharsets.UTF_8);
     assertThat(code).as(text).isZero();
 
-    assertThat(text).contains("ResourceManager web UI: http://localhost:").contains("[Aryl on ").contains("[Aryl off");
+    assertThat(text)
+        .contains("ResourceManager web UI: http://localhost:")
+        .contains("[Aryl on ")
+        .contains("[Aryl off");
     String table = text.substring(text.indexOf("Summary ("));
     List<String> lines = table.lines().toList();
     assertThat(lines.get(2)).contains("Aryl on").contains("Aryl off");
-    assertThat(table).contains("jobs finished", "avg queuing time", "avg JCT", "training work (GPUs busy, average)",
-        "GPUs lent by inference (average)", "training GPUs in use", "loaned GPU-hours",
-        "reclaims", "preemptions");
+    assertThat(table)
+        .contains(
+            "jobs finished",
+            "avg queuing time",
+            "avg JCT",
+            "training work (GPUs busy, average)",
+            "GPUs lent by inference (average)",
+            "training GPUs in use",
+            "loaned GPU-hours",
+            "reclaims",
+            "preemptions");
 
     JsonNode doc = new ObjectMapper().readTree(Files.readString(json));
     int jobs = doc.path("jobs").size();
@@ -58,10 +85,13 @@ class DemoSmokeIT {
       assertThat(r.path("outcomes").size()).isEqualTo(jobs);
     }
     JsonNode off = doc.path("runs").path("arylOff");
-    assertThat(off.path("loanedGpuHours").asDouble()).as("nothing is loaned with Aryl off").isZero();
+    assertThat(off.path("loanedGpuHours").asDouble())
+        .as("nothing is loaned with Aryl off")
+        .isZero();
     assertThat(off.path("reclaims").asLong()).isZero();
     assertThat(doc.path("runs").path("arylOn").path("loanedGpuHours").asDouble())
-        .as("the loan controller loans idle inference nodes at night").isPositive();
+        .as("the loan controller loans idle inference nodes at night")
+        .isPositive();
   }
 
   /** Writes to both streams: the test's output shows the demo's progress. */

@@ -17,12 +17,17 @@ class GpuTypesTest {
         speeds.put(e.getKey(), e.getValue());
       }
     }
-    return GpuCatalog.of(conf.get("aryl.scheduler.gpu-type"), conf.get("aryl.scheduler.gpu-types"), speeds,
-        "gpu-type", conf.get("aryl.scheduler.gpu-type.nodes"));
+    return GpuCatalog.of(
+        conf.get("aryl.scheduler.gpu-type"),
+        conf.get("aryl.scheduler.gpu-types"),
+        speeds,
+        "gpu-type",
+        conf.get("aryl.scheduler.gpu-type.nodes"));
   }
 
   @Test
-  @DisplayName("the scheduler's rules make the inference ports t4 at the speed, the training ports and the rest a100")
+  @DisplayName(
+      "the scheduler's rules make the inference ports t4 at the speed, the training ports and the rest a100")
   void rulesTypeNodesByPort() {
     Configuration conf = new Configuration(false);
     DemoCluster.typeNodes(conf, new int[] {11001, 11002, 12001, 12002}, 2, 0.5);
@@ -32,7 +37,10 @@ class GpuTypesTest {
       assertThat(c.resolve(node, Map.of()).type().name()).as(node).isEqualTo("t4");
       assertThat(c.resolve(node, Map.of()).type().trainingSpeed()).isEqualTo(0.5);
     }
-    for (String node : new String[] {"localhost:12001", "localhost:12002", "localhost:110011", "localhost:43210"}) {
+    for (String node :
+        new String[] {
+          "localhost:12001", "localhost:12002", "localhost:110011", "localhost:43210"
+        }) {
       assertThat(c.resolve(node, Map.of()).type().name()).as(node).isEqualTo("a100");
       assertThat(c.resolve(node, Map.of()).type().trainingSpeed()).isEqualTo(1.0);
     }
@@ -43,6 +51,7 @@ class GpuTypesTest {
   void freePorts() {
     int[] ports = DemoCluster.freePorts(9);
     assertThat(ports).doesNotHaveDuplicates().hasSize(9);
-    assertThat(java.util.Arrays.stream(ports).boxed().toList()).allMatch(p -> p >= 10_000 && p < 20_000);
+    assertThat(java.util.Arrays.stream(ports).boxed().toList())
+        .allMatch(p -> p >= 10_000 && p < 20_000);
   }
 }

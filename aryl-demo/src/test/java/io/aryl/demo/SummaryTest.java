@@ -12,7 +12,7 @@ class SummaryTest {
   @DisplayName("the pool meter integrates each sample until the next one")
   void meter() {
     PoolMeter m = new PoolMeter();
-    m.sample(0, 8, 16, 0);      // 0-2 s: 8 of 16 used
+    m.sample(0, 8, 16, 0); // 0-2 s: 8 of 16 used
     m.sample(2_000, 24, 24, 8); // 2-3 s: 24 of 24, 8 loaned
     m.close(3_000);
     assertThat(m.usedGpuSeconds()).isCloseTo(8 * 2 + 24, within(1e-9));
@@ -26,7 +26,8 @@ class SummaryTest {
   }
 
   @Test
-  @DisplayName("queuing and JCT: submission to base gang and to end; unfinished jobs count until the cutoff")
+  @DisplayName(
+      "queuing and JCT: submission to base gang and to end; unfinished jobs count until the cutoff")
   void outcomes() {
     JobOutcome done = new JobOutcome("a", "app_1", true, 1_000, 3_000, 11_000, "SUCCEEDED");
     JobOutcome running = new JobOutcome("b", "app_2", false, 2_000, 10_000, -1, "UNFINISHED");
@@ -42,7 +43,9 @@ class SummaryTest {
     PoolMeter m = new PoolMeter();
     m.sample(0, 4, 8, 8);
     m.close(3_600_000);
-    RunSummary s = RunSummary.of("Aryl on", 5, List.of(done, running, queued, failed, never), 20_000, m, 2, 3, 4);
+    RunSummary s =
+        RunSummary.of(
+            "Aryl on", 5, List.of(done, running, queued, failed, never), 20_000, m, 2, 3, 4);
     assertThat(s.jobs()).isEqualTo(5);
     assertThat(s.submitted()).isEqualTo(4);
     assertThat(s.finished()).isEqualTo(1);
@@ -54,7 +57,8 @@ class SummaryTest {
     assertThat(s.trainingGpuHours()).isCloseTo(4, within(1e-9));
     assertThat(s.loanedGpuHours()).isCloseTo(8, within(1e-9));
     assertThat(s.runS()).isEqualTo(20.0);
-    assertThat(List.of(s.reclaims(), s.preemptedContainers(), s.shrunkWorkers())).containsExactly(2L, 3L, 4L);
+    assertThat(List.of(s.reclaims(), s.preemptedContainers(), s.shrunkWorkers()))
+        .containsExactly(2L, 3L, 4L);
 
     RunSummary all = RunSummary.of("Aryl off", 1, List.of(done), 20_000, new PoolMeter(), 0, 0, 0);
     assertThat(all.censored()).isFalse();
@@ -67,22 +71,55 @@ class SummaryTest {
     PoolMeter m = new PoolMeter();
     m.sample(0, 3, 4, 1);
     m.close(10_000);
-    RunSummary on = RunSummary.of("Aryl on", 2, List.of(new JobOutcome("a", "x", true, 0, 1_000, 5_000,
-        "SUCCEEDED"), new JobOutcome("b", "y", false, 0, -1, -1, "UNFINISHED")), 10_000, m, 1, 0, 2);
-    RunSummary off = RunSummary.of("Aryl off", 2, List.of(new JobOutcome("a", "x", true, 0, 2_000, 6_000,
-        "SUCCEEDED"), new JobOutcome("b", "y", false, 0, 6_000, 9_000, "SUCCEEDED")), 9_000, new PoolMeter(), 0, 0,
-        0);
+    RunSummary on =
+        RunSummary.of(
+            "Aryl on",
+            2,
+            List.of(
+                new JobOutcome("a", "x", true, 0, 1_000, 5_000, "SUCCEEDED"),
+                new JobOutcome("b", "y", false, 0, -1, -1, "UNFINISHED")),
+            10_000,
+            m,
+            1,
+            0,
+            2);
+    RunSummary off =
+        RunSummary.of(
+            "Aryl off",
+            2,
+            List.of(
+                new JobOutcome("a", "x", true, 0, 2_000, 6_000, "SUCCEEDED"),
+                new JobOutcome("b", "y", false, 0, 6_000, 9_000, "SUCCEEDED")),
+            9_000,
+            new PoolMeter(),
+            0,
+            0,
+            0);
     String t = SummaryTable.format(List.of(on, off));
     List<String> lines = t.lines().toList();
     assertThat(lines.get(0)).contains("Aryl on").contains("Aryl off");
-    assertThat(t).contains("jobs finished").contains("1/2").contains("2/2")
-        .contains("avg queuing time").contains(">=5.5 s").contains("4.0 s")
-        .contains("avg JCT").contains(">=7.5 s").contains("7.5 s")
-        .contains("training work (GPUs busy, average)").contains("3.00")
-        .contains("GPUs lent by inference (average)").contains("1.00")
-        .contains("training GPUs in use (own + lent)").contains("75.0%").contains("0.0%")
+    assertThat(t)
+        .contains("jobs finished")
+        .contains("1/2")
+        .contains("2/2")
+        .contains("avg queuing time")
+        .contains(">=5.5 s")
+        .contains("4.0 s")
+        .contains("avg JCT")
+        .contains(">=7.5 s")
+        .contains("7.5 s")
+        .contains("training work (GPUs busy, average)")
+        .contains("3.00")
+        .contains("GPUs lent by inference (average)")
+        .contains("1.00")
+        .contains("training GPUs in use (own + lent)")
+        .contains("75.0%")
+        .contains("0.0%")
         .contains("training work: GPU-hours allocated to training per hour of the run")
-        .contains("loaned GPU-hours").contains("reclaims").contains("preemptions").contains("workers shrunk")
+        .contains("loaned GPU-hours")
+        .contains("reclaims")
+        .contains("preemptions")
+        .contains("workers shrunk")
         .contains("(>=: some jobs had not ended");
     int width = lines.get(0).length();
     assertThat(lines.get(2).length()).as("columns aligned on the right").isEqualTo(width);
@@ -100,42 +137,54 @@ class SummaryTest {
     assertThat(DemoArgs.nodes("0+2")).isEqualTo(new DemoArgs.Nodes(0, 2));
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.durationMs("3 minutes"))
         .hasMessageContaining("'3 minutes'");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.nodes("4x4")).hasMessageContaining("'4x4'");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.nodes("4+0")).hasMessageContaining("'4+0'");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.nodes("4x4"))
+        .hasMessageContaining("'4x4'");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.nodes("4+0"))
+        .hasMessageContaining("'4+0'");
   }
 
   @Test
-  @DisplayName("--runs takes a list of aryl+, aryl and off, or both, or all; --inference-gpu-speed is 0 < S <= 1")
+  @DisplayName(
+      "--runs takes a list of aryl+, aryl and off, or both, or all; --inference-gpu-speed is 0 < S <= 1")
   void runsAndSpeed() {
     assertThat(DemoArgs.runs("both")).containsExactly(RunMode.ARYL, RunMode.OFF);
     assertThat(DemoArgs.runs("all")).containsExactly(RunMode.ARYL_PLUS, RunMode.ARYL, RunMode.OFF);
-    assertThat(DemoArgs.runs("aryl+,aryl,off")).containsExactly(RunMode.ARYL_PLUS, RunMode.ARYL, RunMode.OFF);
+    assertThat(DemoArgs.runs("aryl+,aryl,off"))
+        .containsExactly(RunMode.ARYL_PLUS, RunMode.ARYL, RunMode.OFF);
     assertThat(DemoArgs.runs("off, aryl+")).containsExactly(RunMode.OFF, RunMode.ARYL_PLUS);
     assertThat(DemoArgs.runs("aryl")).containsExactly(RunMode.ARYL);
     for (String bad : List.of("", "on", "aryl,aryl", "aryl+,", "aryl++")) {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.runs(bad))
-          .hasMessageContaining("--runs").hasMessageContaining("'" + bad + "'");
+          .hasMessageContaining("--runs")
+          .hasMessageContaining("'" + bad + "'");
     }
     assertThat(DemoArgs.inferenceGpuSpeed("0.5")).isEqualTo(0.5);
     assertThat(DemoArgs.inferenceGpuSpeed("1")).isEqualTo(1.0);
     for (String bad : List.of("0", "-0.5", "1.01", "NaN", "half")) {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoArgs.inferenceGpuSpeed(bad))
-          .hasMessageContaining("--inference-gpu-speed").hasMessageContaining("'" + bad + "'");
+          .hasMessageContaining("--inference-gpu-speed")
+          .hasMessageContaining("'" + bad + "'");
     }
   }
 
   @Test
-  @DisplayName("a bad --inference-gpu-speed or --runs ends the demo with status 2, naming the option and the value")
+  @DisplayName(
+      "a bad --inference-gpu-speed or --runs ends the demo with status 2, naming the option and the value")
   void badOptionsExitTwo() {
     java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    java.io.PrintStream e = new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8);
-    java.io.PrintStream o = new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
-        java.nio.charset.StandardCharsets.UTF_8);
+    java.io.PrintStream e =
+        new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8);
+    java.io.PrintStream o =
+        new java.io.PrintStream(
+            new java.io.ByteArrayOutputStream(), true, java.nio.charset.StandardCharsets.UTF_8);
     assertThat(ArylDemo.run(o, e, "--inference-gpu-speed", "1.5")).isEqualTo(2);
-    assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("--inference-gpu-speed")
+    assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .contains("--inference-gpu-speed")
         .contains("'1.5'");
     err.reset();
     assertThat(ArylDemo.run(o, e, "--runs", "aryl,fast")).isEqualTo(2);
-    assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("--runs").contains("'aryl,fast'");
+    assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .contains("--runs")
+        .contains("'aryl,fast'");
   }
 }

@@ -16,7 +16,10 @@ class WorkerScriptTest {
     return start(command, rank, worldSize, null);
   }
 
-  /** A worker on the NodeManager of port {@code nmPort}, speeds from {@code speeds} (null: neither set). */
+  /**
+   * A worker on the NodeManager of port {@code nmPort}, speeds from {@code speeds} (null: neither
+   * set).
+   */
   private Process start(String command, int rank, int worldSize, Integer nmPort) throws Exception {
     ProcessBuilder pb = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true);
     pb.environment().put("ARYL_CHECKPOINT_DIR", dir.resolve("ckpt").toString());
@@ -31,7 +34,8 @@ class WorkerScriptTest {
   }
 
   @Test
-  @DisplayName("rank 0 counts WORLD_SIZE units a second and writes done; the others exit when it is done")
+  @DisplayName(
+      "rank 0 counts WORLD_SIZE units a second and writes done; the others exit when it is done")
   void countsDownThenAllExit() throws Exception {
     String cmd = WorkerScript.command(4);
     long t0 = System.nanoTime();
@@ -60,7 +64,8 @@ class WorkerScriptTest {
   }
 
   @Test
-  @DisplayName("a job runs at its slowest worker's pace: WORLD_SIZE x the lowest speed of its ranks' nodes")
+  @DisplayName(
+      "a job runs at its slowest worker's pace: WORLD_SIZE x the lowest speed of its ranks' nodes")
   void slowestWorkerSetsThePace() throws Exception {
     Files.writeString(dir.resolve("speeds"), "41001 1000\n41002 500\n");
     String cmd = WorkerScript.command(4);
@@ -72,12 +77,14 @@ class WorkerScriptTest {
     double s = (System.nanoTime() - t0) / 1e9;
     assertThat(s).as("4 units at 2 x 0.5 a second, not 2 a second").isBetween(3.9, 7.0);
     assertThat(slow.waitFor(5, TimeUnit.SECONDS)).isTrue();
-    assertThat(Files.readString(dir.resolve("ckpt/speed.g3.r1")).trim()).as("rank 1 reports its speed")
+    assertThat(Files.readString(dir.resolve("ckpt/speed.g3.r1")).trim())
+        .as("rank 1 reports its speed")
         .isEqualTo("500");
   }
 
   @Test
-  @DisplayName("on full-speed nodes, or nodes the file does not list, the pace is WORLD_SIZE a second")
+  @DisplayName(
+      "on full-speed nodes, or nodes the file does not list, the pace is WORLD_SIZE a second")
   void fullSpeedAndUnlisted() throws Exception {
     Files.writeString(dir.resolve("speeds"), "41001 1000\n");
     String cmd = WorkerScript.command(4);

@@ -37,16 +37,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An elastic Aryl job in SLS (written as {@link SlsJobFormat} describes). It submits with the job's shape in its
- * application tags, as the {@code yarn jar} client does, asks for its maximum workers and holds what it is given; it
- * trains only while its base gang is whole ({@link ElasticWork}); it gives back at once every worker a
- * PreemptionMessage names and asks for it again; it releases everything when its work is done.
+ * An elastic Aryl job in SLS (written as {@link SlsJobFormat} describes). It submits with the job's
+ * shape in its application tags, as the {@code yarn jar} client does, asks for its maximum workers
+ * and holds what it is given; it trains only while its base gang is whole ({@link ElasticWork}); it
+ * gives back at once every worker a PreemptionMessage names and asks for it again; it releases
+ * everything when its work is done.
  *
- * <p>The same AM runs under the stock Capacity Scheduler, which ignores the tags: a fair comparison of one workload.
+ * <p>The same AM runs under the stock Capacity Scheduler, which ignores the tags: a fair comparison
+ * of one workload.
  */
 public class ArylAmSimulator extends AMSimulator {
   private static final Logger LOG = LoggerFactory.getLogger(ArylAmSimulator.class);
   private static final int WORKER_PRIORITY = 20;
+
   /** Workers run until the job releases them or the RM takes them: longer than any simulation. */
   private static final long WORKER_LIFETIME_MS = 30L * 86_400_000L;
 
@@ -71,8 +74,14 @@ public class ArylAmSimulator extends AMSimulator {
 
   @Override
   @SuppressWarnings("checkstyle:parameternumber")
-  public void init(AMDefinition amDef, ResourceManager rm, SLSRunner slsRunner, boolean tracked, long baselineTimeMS,
-      long heartbeatInterval, Map<ApplicationId, AMSimulator> appIdToAMSim) {
+  public void init(
+      AMDefinition amDef,
+      ResourceManager rm,
+      SLSRunner slsRunner,
+      boolean tracked,
+      long baselineTimeMS,
+      long heartbeatInterval,
+      Map<ApplicationId, AMSimulator> appIdToAMSim) {
     super.init(amDef, rm, slsRunner, tracked, baselineTimeMS, heartbeatInterval, appIdToAMSim);
     amtype = SlsJobFormat.AM_TYPE;
     user = amDef.getUser();
@@ -93,18 +102,24 @@ public class ArylAmSimulator extends AMSimulator {
       workerResource = c.getResource();
     }
     int gpus = (int) workerResource.getResourceValue(SlsJobFormat.GPU);
-    shape = new JobShape(base, base + flexible, Math.max(1, gpus), Math.max(1, runtimeMs) / 1000.0, "");
+    shape =
+        new JobShape(base, base + flexible, Math.max(1, gpus), Math.max(1, runtimeMs) / 1000.0, "");
     work = new ElasticWork(base, base + flexible, runtimeMs);
     totalContainers = base + flexible;
   }
 
-  /** Submits with the shape's tags (SLS's own submission has none), then waits for the AM container like SLS does. */
+  /**
+   * Submits with the shape's tags (SLS's own submission has none), then waits for the AM container
+   * like SLS does.
+   */
   @Override
   public void firstStep() throws Exception {
     simulateStartTimeMS = System.currentTimeMillis() - baselineMs;
     submittedMs = simulateStartTimeMS;
-    appId = rm.getClientRMService().getNewApplication(Records.newRecord(GetNewApplicationRequest.class))
-        .getApplicationId();
+    appId =
+        rm.getClientRMService()
+            .getNewApplication(Records.newRecord(GetNewApplicationRequest.class))
+            .getApplicationId();
     ApplicationSubmissionContext context = Records.newRecord(ApplicationSubmissionContext.class);
     context.setApplicationId(appId);
     context.setApplicationName(oldAppId == null ? "aryl-sls" : oldAppId);
@@ -113,16 +128,24 @@ public class ArylAmSimulator extends AMSimulator {
     context.setMaxAppAttempts(1);
     context.setQueue(queue);
     context.setPriority(Priority.newInstance(0));
-    context.setAMContainerSpec(ContainerLaunchContext.newInstance(new HashMap<>(), new HashMap<>(),
-        new ArrayList<>(), new HashMap<>(), null, new HashMap<>()));
+    context.setAMContainerSpec(
+        ContainerLaunchContext.newInstance(
+            new HashMap<>(),
+            new HashMap<>(),
+            new ArrayList<>(),
+            new HashMap<>(),
+            null,
+            new HashMap<>()));
     context.setResource(amResource);
     if (labelExpression != null) {
       context.setNodeLabelExpression(labelExpression);
     }
     SubmitApplicationRequest request = Records.newRecord(SubmitApplicationRequest.class);
     request.setApplicationSubmissionContext(context);
-    UserGroupInformation.createRemoteUser(user).doAs((PrivilegedExceptionAction<Object>) () ->
-        rm.getClientRMService().submitApplication(request));
+    UserGroupInformation.createRemoteUser(user)
+        .doAs(
+            (PrivilegedExceptionAction<Object>)
+                () -> rm.getClientRMService().submitApplication(request));
     appIdToSimulator.put(appId, this);
     SlsJobLog.add(this);
     LOG.info("Submitted {} ({}) with {}", appId, oldAppId, shape.toTags());
@@ -144,7 +167,8 @@ public class ArylAmSimulator extends AMSimulator {
     while (!responseQueue.isEmpty()) {
       AllocateResponse response = responseQueue.take();
       for (ContainerStatus s : response.getCompletedContainersStatuses()) {
-        if (held.remove(s.getContainerId()) != null && s.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+        if (held.remove(s.getContainerId()) != null
+            && s.getExitStatus() == ContainerExitStatus.PREEMPTED) {
           givenBack++;
         }
       }
@@ -194,9 +218,16 @@ public class ArylAmSimulator extends AMSimulator {
     toRelease.clear();
     int wanted = finished ? 0 : shape.maxWorkers() - held.size();
     if (wanted != askedFor) {
-      // An ask is the total outstanding at this priority and size: the job always wants its maximum.
-      ask.add(createResourceRequest(workerResource, ExecutionType.GUARANTEED, ResourceRequest.ANY, WORKER_PRIORITY,
-          0, wanted));
+      // An ask is the total outstanding at this priority and size: the job always wants its
+      // maximum.
+      ask.add(
+          createResourceRequest(
+              workerResource,
+              ExecutionType.GUARANTEED,
+              ResourceRequest.ANY,
+              WORKER_PRIORITY,
+              0,
+              wanted));
       askedFor = wanted;
     }
     if (finished) {
@@ -204,13 +235,16 @@ public class ArylAmSimulator extends AMSimulator {
       held.clear();
     }
     AllocateRequest request = createAllocateRequest(ask, release);
-    request.setProgress(finished ? 1f : (float) Math.min(1, mostHeld / (double) Math.max(1, totalContainers)));
-    Token<AMRMTokenIdentifier> token = rm.getRMContext().getRMApps().get(appId).getRMAppAttempt(appAttemptId)
-        .getAMRMToken();
+    request.setProgress(
+        finished ? 1f : (float) Math.min(1, mostHeld / (double) Math.max(1, totalContainers)));
+    Token<AMRMTokenIdentifier> token =
+        rm.getRMContext().getRMApps().get(appId).getRMAppAttempt(appAttemptId).getAMRMToken();
     UserGroupInformation ugi = UserGroupInformation.createRemoteUser(appAttemptId.toString());
     ugi.addTokenIdentifier(token.decodeIdentifier());
-    AllocateResponse response = ugi.doAs((PrivilegedExceptionAction<AllocateResponse>) () ->
-        rm.getApplicationMasterService().allocate(request));
+    AllocateResponse response =
+        ugi.doAs(
+            (PrivilegedExceptionAction<AllocateResponse>)
+                () -> rm.getApplicationMasterService().allocate(request));
     if (response != null) {
       responseQueue.put(response);
     }
@@ -230,7 +264,17 @@ public class ArylAmSimulator extends AMSimulator {
 
   /** What became of this job so far. */
   synchronized SlsJobRecord record() {
-    return new SlsJobRecord(appId == null ? "" : appId.toString(), oldAppId, shape.minWorkers(), shape.maxWorkers(),
-        shape.gpusPerWorker(), submittedMs, amStartedMs, baseStartedMs, finishedMs, mostHeld, givenBack);
+    return new SlsJobRecord(
+        appId == null ? "" : appId.toString(),
+        oldAppId,
+        shape.minWorkers(),
+        shape.maxWorkers(),
+        shape.gpusPerWorker(),
+        submittedMs,
+        amStartedMs,
+        baseStartedMs,
+        finishedMs,
+        mostHeld,
+        givenBack);
   }
 }

@@ -11,21 +11,33 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 
 /**
- * Samples the RM once a second while SLS runs: GPUs allocated of the cluster's, containers allocated so far, and the
- * JVM's heap. SLS's own metrics know memory and vcores only; GPUs are what Aryl schedules.
+ * Samples the RM once a second while SLS runs: GPUs allocated of the cluster's, containers
+ * allocated so far, and the JVM's heap. SLS's own metrics know memory and vcores only; GPUs are
+ * what Aryl schedules.
  */
 final class ClusterSampler implements AutoCloseable {
-  /** One sample: seconds since the start, nodes, GPUs allocated and in total, containers allocated so far, heap MB. */
-  record Sample(double atS, int nodes, long allocatedGpus, long totalGpus, long containersAllocated, long heapUsedMb) {}
+  /**
+   * One sample: seconds since the start, nodes, GPUs allocated and in total, containers allocated
+   * so far, heap MB.
+   */
+  record Sample(
+      double atS,
+      int nodes,
+      long allocatedGpus,
+      long totalGpus,
+      long containersAllocated,
+      long heapUsedMb) {}
 
   private final ResourceManager rm;
   private final long startNs = System.nanoTime();
   private final List<Sample> samples = new ArrayList<>();
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "aryl-sls-sampler");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "aryl-sls-sampler");
+            t.setDaemon(true);
+            return t;
+          });
 
   ClusterSampler(ResourceManager rm) {
     this.rm = rm;
@@ -49,15 +61,22 @@ final class ClusterSampler implements AutoCloseable {
     QueueMetrics root = scheduler.getRootQueueMetrics();
     long containers = 0;
     if (root != null) {
-      // A queue's own metrics count the default partition; each labelled partition has metrics of its own.
+      // A queue's own metrics count the default partition; each labelled partition has metrics of
+      // its own.
       containers = root.getAggregateAllocatedContainers();
       for (String label : rm.getRMContext().getNodeLabelManager().getClusterNodeLabelNames()) {
         containers += root.getPartitionQueueMetrics(label).getAggregateAllocatedContainers();
       }
     }
     Runtime jvm = Runtime.getRuntime();
-    Sample s = new Sample((System.nanoTime() - startNs) / 1e9, nodes, allocated, total,
-        containers, (jvm.totalMemory() - jvm.freeMemory()) >> 20);
+    Sample s =
+        new Sample(
+            (System.nanoTime() - startNs) / 1e9,
+            nodes,
+            allocated,
+            total,
+            containers,
+            (jvm.totalMemory() - jvm.freeMemory()) >> 20);
     synchronized (samples) {
       samples.add(s);
     }

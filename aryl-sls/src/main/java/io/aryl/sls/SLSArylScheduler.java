@@ -24,10 +24,11 @@ import org.apache.hadoop.yarn.sls.scheduler.SchedulerWrapper;
 import org.apache.hadoop.yarn.sls.scheduler.Tracker;
 
 /**
- * {@link ArylScheduler} as SLS runs it: what {@code SLSCapacityScheduler} is to the Capacity Scheduler. SLS wraps only
- * the exact classes it knows, and casts the RM's scheduler to {@link SchedulerWrapper}; this class is that wrapper
- * for Aryl. Every call goes through SLS's timers and counters (the same {@link SLSSchedulerCommons} the stock wrapper
- * uses, with the Capacity Scheduler's metrics) and then to Aryl unchanged.
+ * {@link ArylScheduler} as SLS runs it: what {@code SLSCapacityScheduler} is to the Capacity
+ * Scheduler. SLS wraps only the exact classes it knows, and casts the RM's scheduler to {@link
+ * SchedulerWrapper}; this class is that wrapper for Aryl. Every call goes through SLS's timers and
+ * counters (the same {@link SLSSchedulerCommons} the stock wrapper uses, with the Capacity
+ * Scheduler's metrics) and then to Aryl unchanged.
  */
 public class SLSArylScheduler extends ArylScheduler implements SchedulerWrapper, Configurable {
   private final SLSSchedulerCommons commons = new SLSSchedulerCommons(this);
@@ -48,18 +49,40 @@ public class SLSArylScheduler extends ArylScheduler implements SchedulerWrapper,
   }
 
   @Override
-  public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
-      List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
-      List<String> blacklistRemovals, ContainerUpdates updateRequests) {
-    return commons.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions, blacklistRemovals,
+  public Allocation allocate(
+      ApplicationAttemptId attemptId,
+      List<ResourceRequest> ask,
+      List<SchedulingRequest> schedulingRequests,
+      List<ContainerId> release,
+      List<String> blacklistAdditions,
+      List<String> blacklistRemovals,
+      ContainerUpdates updateRequests) {
+    return commons.allocate(
+        attemptId,
+        ask,
+        schedulingRequests,
+        release,
+        blacklistAdditions,
+        blacklistRemovals,
         updateRequests);
   }
 
   @Override
-  public Allocation allocatePropagated(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
-      List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
-      List<String> blacklistRemovals, ContainerUpdates updateRequests) {
-    return super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions, blacklistRemovals,
+  public Allocation allocatePropagated(
+      ApplicationAttemptId attemptId,
+      List<ResourceRequest> ask,
+      List<SchedulingRequest> schedulingRequests,
+      List<ContainerId> release,
+      List<String> blacklistAdditions,
+      List<String> blacklistRemovals,
+      ContainerUpdates updateRequests) {
+    return super.allocate(
+        attemptId,
+        ask,
+        schedulingRequests,
+        release,
+        blacklistAdditions,
+        blacklistRemovals,
         updateRequests);
   }
 
@@ -99,7 +122,8 @@ public class SLSArylScheduler extends ArylScheduler implements SchedulerWrapper,
   public String getRealQueueName(String queue) throws YarnException {
     CSQueue q = getQueue(queue);
     if (q == null) {
-      throw new YarnException("the trace names queue '" + queue + "', which capacity-scheduler.xml does not define");
+      throw new YarnException(
+          "the trace names queue '" + queue + "', which capacity-scheduler.xml does not define");
     }
     return q.getQueuePath();
   }

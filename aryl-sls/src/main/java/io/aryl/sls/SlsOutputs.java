@@ -9,8 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a run reads back from SLS's own outputs: {@code realtimetrack.json}, a line per second of SLS's scheduler
- * timers (each the mean, in ms, of the timer's last calls), and {@code jobruntime.csv}, a line per finished AM.
+ * What a run reads back from SLS's own outputs: {@code realtimetrack.json}, a line per second of
+ * SLS's scheduler timers (each the mean, in ms, of the timer's last calls), and {@code
+ * jobruntime.csv}, a line per finished AM.
  */
 record SlsOutputs(List<Double> allocateMs, List<Double> nodeUpdateMs, int jobsInJobRuntime) {
   static final String ALLOCATE = "scheduler.allocate.timecost";
@@ -23,7 +24,8 @@ record SlsOutputs(List<Double> allocateMs, List<Double> nodeUpdateMs, int jobsIn
     if (Files.exists(track)) {
       ObjectMapper json = new ObjectMapper();
       for (String line : Files.readAllLines(track)) {
-        // SLS writes "[" then one object per line, each after a comma, and "]" when it is torn down.
+        // SLS writes "[" then one object per line, each after a comma, and "]" when it is torn
+        // down.
         String object = line.strip().replaceFirst("^[\\[,]+", "").replaceFirst("]$", "");
         if (object.isEmpty()) {
           continue;

@@ -19,16 +19,17 @@ import org.apache.hadoop.yarn.api.records.NodeLabel;
 import org.apache.hadoop.yarn.nodelabels.CommonNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.sls.SLSRunner;
-import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.sls.SLSRunner.TraceType;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 
 /**
- * One SLS run in this JVM: hadoop-sls's own {@link SLSRunner} (its RM, its simulated NodeManagers, its AM simulators)
- * with one scheduler on one SLS trace, until every job has finished or the time limit has passed. It leaves SLS's
- * outputs in the output directory and adds {@code summary.json} ({@link SlsSummary}): what the comparison reads.
+ * One SLS run in this JVM: hadoop-sls's own {@link SLSRunner} (its RM, its simulated NodeManagers,
+ * its AM simulators) with one scheduler on one SLS trace, until every job has finished or the time
+ * limit has passed. It leaves SLS's outputs in the output directory and adds {@code summary.json}
+ * ({@link SlsSummary}): what the comparison reads.
  *
- * <p>SLS keeps its state in statics (its task runner, its metrics), so one JVM runs one SLS run: {@code bin/aryl-sls}
- * starts one per scheduler.
+ * <p>SLS keeps its state in statics (its task runner, its metrics), so one JVM runs one SLS run:
+ * {@code bin/aryl-sls} starts one per scheduler.
  */
 public final class SlsRun {
   private final Scheduler scheduler;
@@ -39,7 +40,14 @@ public final class SlsRun {
   private final String queue;
   private final String nodeLabel;
 
-  SlsRun(Scheduler scheduler, Path jobs, Path nodes, Path out, long timeoutMs, String queue, String nodeLabel) {
+  SlsRun(
+      Scheduler scheduler,
+      Path jobs,
+      Path nodes,
+      Path out,
+      long timeoutMs,
+      String queue,
+      String nodeLabel) {
     this.scheduler = scheduler;
     this.jobs = jobs;
     this.nodes = nodes;
@@ -49,33 +57,49 @@ public final class SlsRun {
     this.nodeLabel = nodeLabel;
   }
 
-  /** Runs SLS to the end and returns what it measured; SLS's outputs and summary.json are under the output dir. */
+  /**
+   * Runs SLS to the end and returns what it measured; SLS's outputs and summary.json are under the
+   * output dir.
+   */
   SlsSummary run() throws Exception {
     SlsInternals.checkPatchedAmRunner();
     Files.createDirectories(out);
     File work = Files.createDirectories(out.resolve("work")).toFile();
     Configuration conf = SlsConf.of(scheduler, work);
-    // Resource types are a JVM-wide registry, read from resource-types.xml unless told otherwise: GPUs from this conf.
+    // Resource types are a JVM-wide registry, read from resource-types.xml unless told otherwise:
+    // GPUs from this conf.
     ResourceUtils.resetResourceTypes(conf);
-    // Read once per JVM too: token services by name (hadoop.security.token.service.use_ip=false, SlsConf).
+    // Read once per JVM too: token services by name (hadoop.security.token.service.use_ip=false,
+    // SlsConf).
     SecurityUtil.setConfiguration(conf);
     createPoolLabels(conf);
     ConcurrentLinkedQueue<Double> roundsMs = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<Double> roundsCpuMs = new ConcurrentLinkedQueue<>();
     SLSRunner sls = new SLSRunner(conf);
-    Path jobsIn = queue == null ? jobs : TraceRewrite.queue(jobs, queue, work.toPath().resolve("jobs.json"));
+    Path jobsIn =
+        queue == null ? jobs : TraceRewrite.queue(jobs, queue, work.toPath().resolve("jobs.json"));
     Path nodesIn =
-        nodeLabel == null ? nodes : TraceRewrite.nodeLabel(nodes, nodeLabel, work.toPath().resolve("nodes.json"));
-    sls.setSimulationParams(TraceType.SLS, new String[] {jobsIn.toString()}, nodesIn.toString(), out.toString(),
-        Set.of(), false);
+        nodeLabel == null
+            ? nodes
+            : TraceRewrite.nodeLabel(nodes, nodeLabel, work.toPath().resolve("nodes.json"));
+    sls.setSimulationParams(
+        TraceType.SLS,
+        new String[] {jobsIn.toString()},
+        nodesIn.toString(),
+        out.toString(),
+        Set.of(),
+        false);
     long startNs = System.nanoTime();
     sls.start();
     ResourceManager rm = SlsInternals.rm(sls);
     if (rm.getResourceScheduler() instanceof ArylScheduler aryl) {
-      aryl.aryl().metrics().onRound((wallMs, cpuMs) -> {
-        roundsMs.add(wallMs);
-        roundsCpuMs.add(cpuMs);
-      });
+      aryl.aryl()
+          .metrics()
+          .onRound(
+              (wallMs, cpuMs) -> {
+                roundsMs.add(wallMs);
+                roundsCpuMs.add(cpuMs);
+              });
     }
     boolean allDone;
     List<ClusterSampler.Sample> samples;
@@ -90,17 +114,27 @@ public final class SlsRun {
     double wallS = (System.nanoTime() - startNs) / 1e9;
     List<SlsJobRecord> records = SlsJobLog.records();
     sls.stop();
-    SlsSummary summary = SlsSummary.of(scheduler.label(), allDone, wallS, records, samples,
-        new ArrayList<>(roundsMs), new ArrayList<>(roundsCpuMs), SlsOutputs.read(out));
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("summary.json").toFile(),
-        summary);
+    SlsSummary summary =
+        SlsSummary.of(
+            scheduler.label(),
+            allDone,
+            wallS,
+            records,
+            samples,
+            new ArrayList<>(roundsMs),
+            new ArrayList<>(roundsCpuMs),
+            SlsOutputs.read(out));
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValue(out.resolve("summary.json").toFile(), summary);
     return summary;
   }
 
   /**
-   * Creates the pools' exclusive labels in the RM's label store before the RM starts, as an operator's set-up does:
-   * SLS's NodeManagers register with their labels at once, and the RM refuses a label it does not know yet (Aryl
-   * would create them at start-up, the stock scheduler never).
+   * Creates the pools' exclusive labels in the RM's label store before the RM starts, as an
+   * operator's set-up does: SLS's NodeManagers register with their labels at once, and the RM
+   * refuses a label it does not know yet (Aryl would create them at start-up, the stock scheduler
+   * never).
    */
   private static void createPoolLabels(Configuration conf) throws IOException {
     CommonNodeLabelsManager store = new CommonNodeLabelsManager();
@@ -140,8 +174,10 @@ public final class SlsRun {
 
   /** A year: longer than any simulation, short enough to stay a number of milliseconds. */
   private static final long MAX_TIMEOUT_S = 365L * 86_400;
-  private static final String USAGE = "usage: --scheduler aryl|capacity --jobs FILE --nodes FILE --out DIR"
-      + " [--timeout-s N] [--queue Q] [--node-label L]";
+
+  private static final String USAGE =
+      "usage: --scheduler aryl|capacity --jobs FILE --nodes FILE --out DIR"
+          + " [--timeout-s N] [--queue Q] [--node-label L]";
   private static final Set<String> FLAGS =
       Set.of("--scheduler", "--jobs", "--nodes", "--out", "--timeout-s", "--queue", "--node-label");
 
@@ -196,7 +232,12 @@ public final class SlsRun {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new IllegalArgumentException(flag + " must be a whole number of seconds from 1 to " + MAX_TIMEOUT_S
-        + ", was '" + v + "'");
+    throw new IllegalArgumentException(
+        flag
+            + " must be a whole number of seconds from 1 to "
+            + MAX_TIMEOUT_S
+            + ", was '"
+            + v
+            + "'");
   }
 }

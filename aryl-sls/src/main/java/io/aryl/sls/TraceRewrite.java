@@ -11,34 +11,42 @@ import java.nio.file.Path;
 import org.apache.hadoop.yarn.sls.conf.SLSConfiguration;
 
 /**
- * Copies of an SLS job trace with every job in one queue, and of a node file with every node in one pool: how a trace
- * written for other queues (Hadoop's samples use {@code sls_queue_1..3}) runs on Aryl's queues unchanged otherwise.
+ * Copies of an SLS job trace with every job in one queue, and of a node file with every node in one
+ * pool: how a trace written for other queues (Hadoop's samples use {@code sls_queue_1..3}) runs on
+ * Aryl's queues unchanged otherwise.
  */
 final class TraceRewrite {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private TraceRewrite() {}
 
-  /** {@code jobs} with {@code job.queue.name} = {@code queue} in every job, written to {@code to}. */
+  /**
+   * {@code jobs} with {@code job.queue.name} = {@code queue} in every job, written to {@code to}.
+   */
   static Path queue(Path jobs, String queue, Path to) throws IOException {
     return rewrite(jobs, to, job -> job.put(SLSConfiguration.JOB_QUEUE_NAME, queue));
   }
 
   /** {@code nodes} with {@code labels} = {@code label} on every node, written to {@code to}. */
   static Path nodeLabel(Path nodes, String label, Path to) throws IOException {
-    return rewrite(nodes, to, rack -> {
-      for (JsonNode node : rack.path("nodes")) {
-        ((ObjectNode) node).put("labels", label);
-      }
-    });
+    return rewrite(
+        nodes,
+        to,
+        rack -> {
+          for (JsonNode node : rack.path("nodes")) {
+            ((ObjectNode) node).put("labels", label);
+          }
+        });
   }
 
-  private static Path rewrite(Path from, Path to, java.util.function.Consumer<ObjectNode> change) throws IOException {
+  private static Path rewrite(Path from, Path to, java.util.function.Consumer<ObjectNode> change)
+      throws IOException {
     Files.createDirectories(to.getParent());
     try (MappingIterator<JsonNode> in = JSON.readerFor(JsonNode.class).readValues(from.toFile());
         Writer out = Files.newBufferedWriter(to)) {
       int index = 0;
-      // hasNextValue/nextValue, not hasNext/next: those wrap a parse error in an unchecked exception without the file.
+      // hasNextValue/nextValue, not hasNext/next: those wrap a parse error in an unchecked
+      // exception without the file.
       while (in.hasNextValue()) {
         index++;
         JsonNode object = in.nextValue();
@@ -50,8 +58,12 @@ final class TraceRewrite {
         out.write('\n');
       }
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalArgumentException(from + ": not JSON: " + e.getOriginalMessage() + " at line "
-          + e.getLocation().getLineNr());
+      throw new IllegalArgumentException(
+          from
+              + ": not JSON: "
+              + e.getOriginalMessage()
+              + " at line "
+              + e.getLocation().getLineNr());
     }
     return to;
   }

@@ -1,2 +1,5 @@
-/** Aryl under Hadoop's Scheduler Load Simulator (hadoop-sls): the scheduler wrapper, the elastic AM simulator. */
+/**
+ * Aryl under Hadoop's Scheduler Load Simulator (hadoop-sls): the scheduler wrapper, the elastic AM
+ * simulator.
+ */
 package io.aryl.sls;

@@ -8,41 +8,45 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-@DisplayName("ElasticWork: min x runtime worker-ms, done at one per worker held per ms, from min up to max workers")
+@DisplayName(
+    "ElasticWork: min x runtime worker-ms, done at one per worker held per ms, from min up to max workers")
 class ElasticWorkTest {
 
   @ParameterizedTest(name = "min {0}, max {1}: holding {2} makes {3} work")
   @CsvSource({
-      // min, max, held, working
-      "2,    6,    0,    0",
-      "2,    6,    1,    0",
-      "2,    6,    2,    2",
-      "2,    6,    3,    3",
-      "2,    6,    6,    6",
-      "2,    6,    7,    6",
-      "2,    6,    100,  6",
-      "4,    4,    3,    0",
-      "4,    4,    4,    4",
-      "4,    4,    5,    4",
-      "1,    1,    1,    1",
+    // min, max, held, working
+    "2,    6,    0,    0",
+    "2,    6,    1,    0",
+    "2,    6,    2,    2",
+    "2,    6,    3,    3",
+    "2,    6,    6,    6",
+    "2,    6,    7,    6",
+    "2,    6,    100,  6",
+    "4,    4,    3,    0",
+    "4,    4,    4,    4",
+    "4,    4,    5,    4",
+    "1,    1,    1,    1",
   })
-  @DisplayName("none work below the minimum, every worker held works from min to max, no more than max work")
+  @DisplayName(
+      "none work below the minimum, every worker held works from min to max, no more than max work")
   void workingWorkers(int min, int max, int held, int working) {
     assertThat(new ElasticWork(min, max, 1000).working(held)).isEqualTo(working);
   }
 
-  @ParameterizedTest(name = "min 2, max 6, runtime 1000 ms: {0} held for 100 ms leaves {1} worker-ms")
+  @ParameterizedTest(
+      name = "min 2, max 6, runtime 1000 ms: {0} held for 100 ms leaves {1} worker-ms")
   @CsvSource({
-      "0, 2000",
-      "1, 2000",
-      "2, 1800",
-      "3, 1700",
-      "4, 1600",
-      "6, 1400",
-      "7, 1400",
-      "60, 1400",
+    "0, 2000",
+    "1, 2000",
+    "2, 1800",
+    "3, 1700",
+    "4, 1600",
+    "6, 1400",
+    "7, 1400",
+    "60, 1400",
   })
-  @DisplayName("progress is zero below the minimum, linear in workers from min to max, and capped at max")
+  @DisplayName(
+      "progress is zero below the minimum, linear in workers from min to max, and capped at max")
   void progressPerAdvance(int held, double remaining) {
     ElasticWork work = new ElasticWork(2, 6, 1000);
 
@@ -64,15 +68,17 @@ class ElasticWorkTest {
     assertThat(work.remainingWorkerMs()).isEqualTo(40);
   }
 
-  @ParameterizedTest(name = "min 2, max 6, runtime 3000 ms, {0} workers: done after {1} ms and not 1 ms before")
+  @ParameterizedTest(
+      name = "min 2, max 6, runtime 3000 ms, {0} workers: done after {1} ms and not 1 ms before")
   @CsvSource({
-      // held, ms to finish = 2 x 3000 / min(held, 6)
-      "2,      3000",
-      "3,      2000",
-      "6,      1000",
-      "12,     1000",
+    // held, ms to finish = 2 x 3000 / min(held, 6)
+    "2,      3000",
+    "3,      2000",
+    "6,      1000",
+    "12,     1000",
   })
-  @DisplayName("the work is done exactly when min x runtime worker-ms are done: twice the workers, half the time")
+  @DisplayName(
+      "the work is done exactly when min x runtime worker-ms are done: twice the workers, half the time")
   void doneExactly(int held, long msToFinish) {
     ElasticWork early = new ElasticWork(2, 6, 3000);
     early.advance(msToFinish - 1, held);
@@ -86,7 +92,8 @@ class ElasticWorkTest {
   }
 
   @Test
-  @DisplayName("the work done adds up over advances with different workers held, and never goes below zero")
+  @DisplayName(
+      "the work done adds up over advances with different workers held, and never goes below zero")
   void accumulates() {
     ElasticWork work = new ElasticWork(2, 4, 1000); // 2000 worker-ms
 
@@ -110,7 +117,9 @@ class ElasticWorkTest {
     atMax.advance(700, 6);
     aboveMax.advance(700, 48);
 
-    assertThat(aboveMax.remainingWorkerMs()).isEqualTo(atMax.remainingWorkerMs()).isEqualTo(10_000 - 6 * 700);
+    assertThat(aboveMax.remainingWorkerMs())
+        .isEqualTo(atMax.remainingWorkerMs())
+        .isEqualTo(10_000 - 6 * 700);
   }
 
   @Test
@@ -140,10 +149,10 @@ class ElasticWorkTest {
 
   @ParameterizedTest(name = "min {0}, max {1}, runtime {2} ms is refused")
   @CsvSource({
-      "0,  4,  100",
-      "-1, 4,  100",
-      "3,  2,  100",
-      "2,  4,  -1",
+    "0,  4,  100",
+    "-1, 4,  100",
+    "3,  2,  100",
+    "2,  4,  -1",
   })
   @DisplayName("bad arguments are refused with every value named")
   void badArguments(int min, int max, long runtime) {

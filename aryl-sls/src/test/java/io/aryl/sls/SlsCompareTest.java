@@ -19,10 +19,41 @@ import org.junit.jupiter.params.provider.CsvSource;
 @DisplayName("SlsCompare: the summaries of SLS runs side by side, and the first over the second")
 class SlsCompareTest {
   /** A run of 100 jobs on 1000 nodes; {@code finished} and {@code grew} vary, the rest as given. */
-  private static SlsSummary summary(String scheduler, int finished, int grew, double queueP50S, double peakRate) {
-    return new SlsSummary(scheduler, finished == 100, 600, 1000, 8000, 100, finished, 40, grew, 12, 1.5, 3.5,
-        queueP50S, 90.5,
-        300, 550, 0.8125, 5000, 8.5, peakRate, 250, 1.25, 4.5, 9.75, 0.5, 2.25, 3.5, 0.125, 0.5, 0.0625, 0.25, 2048);
+  private static SlsSummary summary(
+      String scheduler, int finished, int grew, double queueP50S, double peakRate) {
+    return new SlsSummary(
+        scheduler,
+        finished == 100,
+        600,
+        1000,
+        8000,
+        100,
+        finished,
+        40,
+        grew,
+        12,
+        1.5,
+        3.5,
+        queueP50S,
+        90.5,
+        300,
+        550,
+        0.8125,
+        5000,
+        8.5,
+        peakRate,
+        250,
+        1.25,
+        4.5,
+        9.75,
+        0.5,
+        2.25,
+        3.5,
+        0.125,
+        0.5,
+        0.0625,
+        0.25,
+        2048);
   }
 
   private static final SlsSummary ARYL = summary("aryl", 100, 30, 12.5, 40);
@@ -34,8 +65,14 @@ class SlsCompareTest {
 
   /** The table row of {@code measure}, as its cells. */
   private static List<String> row(String table, String measure) {
-    return lines(table).stream().filter(l -> l.startsWith("| " + measure + " |")).findFirst()
-        .map(l -> Arrays.stream(l.substring(1, l.length() - 1).split("\\|")).map(String::strip).toList())
+    return lines(table).stream()
+        .filter(l -> l.startsWith("| " + measure + " |"))
+        .findFirst()
+        .map(
+            l ->
+                Arrays.stream(l.substring(1, l.length() - 1).split("\\|"))
+                    .map(String::strip)
+                    .toList())
         .orElseThrow(() -> new AssertionError("no row '" + measure + "' in\n" + table));
   }
 
@@ -49,18 +86,21 @@ class SlsCompareTest {
   }
 
   @ParameterizedTest(name = "{0}: {1} and {2}, ratio {3}")
-  @CsvSource(delimiter = '|', value = {
-      // measure                                  | aryl   | capacity | aryl / capacity
-      "jobs finished                              | 100    | 50       | 2.00",
-      "jobs submitted                             | 100    | 100      | 1.00",
-      "queue time p50 (s)                         | 12.5   | 50.0     | 0.25",
-      "peak allocation rate, 10 s (containers/s)  | 40.00  | 20.00    | 2.00",
-      "GPU utilisation (%)                        | 81.3   | 81.3     | 1.00",
-      // the second is 0: no ratio
-      "elastic jobs that grew                     | 30     | 0        | -",
-  })
-  @DisplayName("each row holds both values in its format and the ratio of the first over the second, '-' if the"
-      + " second is 0")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // measure                                  | aryl   | capacity | aryl / capacity
+        "jobs finished                              | 100    | 50       | 2.00",
+        "jobs submitted                             | 100    | 100      | 1.00",
+        "queue time p50 (s)                         | 12.5   | 50.0     | 0.25",
+        "peak allocation rate, 10 s (containers/s)  | 40.00  | 20.00    | 2.00",
+        "GPU utilisation (%)                        | 81.3   | 81.3     | 1.00",
+        // the second is 0: no ratio
+        "elastic jobs that grew                     | 30     | 0        | -",
+      })
+  @DisplayName(
+      "each row holds both values in its format and the ratio of the first over the second, '-' if the"
+          + " second is 0")
   void rows(String measure, String aryl, String capacity, String ratio) {
     String table = SlsCompare.table(List.of(ARYL, CAPACITY));
 
@@ -74,7 +114,8 @@ class SlsCompareTest {
 
     assertThat(lines(table).get(0)).isEqualTo("| measure | capacity | aryl | capacity / aryl |");
     assertThat(row(table, "jobs finished")).containsExactly("jobs finished", "50", "100", "0.50");
-    assertThat(row(table, "elastic jobs that grew")).containsExactly("elastic jobs that grew", "0", "30", "0.00");
+    assertThat(row(table, "elastic jobs that grew"))
+        .containsExactly("elastic jobs that grew", "0", "30", "0.00");
   }
 
   @Test
@@ -83,7 +124,8 @@ class SlsCompareTest {
     SlsSummary a = summary("aryl", 0, 0, 0, 0);
     SlsSummary b = summary("capacity", 0, 0, 0, 0);
 
-    assertThat(row(SlsCompare.table(List.of(a, b)), "jobs finished")).containsExactly("jobs finished", "0", "0", "-");
+    assertThat(row(SlsCompare.table(List.of(a, b)), "jobs finished"))
+        .containsExactly("jobs finished", "0", "0", "-");
   }
 
   @Test
@@ -93,7 +135,8 @@ class SlsCompareTest {
 
     assertThat(table).hasSizeGreaterThan(20);
     assertThat(table).allSatisfy(l -> assertThat(l).startsWith("|").endsWith("|"));
-    assertThat(table.subList(2, table.size())).allSatisfy(l -> assertThat(l.chars().filter(c -> c == '|')).hasSize(5));
+    assertThat(table.subList(2, table.size()))
+        .allSatisfy(l -> assertThat(l.chars().filter(c -> c == '|')).hasSize(5));
   }
 
   @Test
@@ -101,7 +144,8 @@ class SlsCompareTest {
   void noRatioUnlessTwo() {
     assertThat(lines(SlsCompare.table(List.of(ARYL))).get(0)).isEqualTo("| measure | aryl |");
     assertThat(lines(SlsCompare.table(List.of(ARYL))).get(1)).isEqualTo("|---|---:|");
-    assertThat(row(SlsCompare.table(List.of(ARYL)), "jobs finished")).containsExactly("jobs finished", "100");
+    assertThat(row(SlsCompare.table(List.of(ARYL)), "jobs finished"))
+        .containsExactly("jobs finished", "100");
 
     String three = SlsCompare.table(List.of(ARYL, CAPACITY, ARYL));
     assertThat(lines(three).get(0)).isEqualTo("| measure | aryl | capacity | aryl |");
@@ -119,14 +163,16 @@ class SlsCompareTest {
   @Test
   @DisplayName("a summary written to summary.json as SlsRun writes it reads back the same")
   void roundTrip(@TempDir Path dir) throws IOException {
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("summary.json").toFile(),
-        ARYL);
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValue(dir.resolve("summary.json").toFile(), ARYL);
 
     assertThat(SlsCompare.read(dir)).isEqualTo(ARYL);
   }
 
   @Test
-  @DisplayName("summary.json holds the record's components by name, and nothing else (not the one-line text)")
+  @DisplayName(
+      "summary.json holds the record's components by name, and nothing else (not the one-line text)")
   void summaryJsonFields(@TempDir Path dir) throws IOException {
     Path file = dir.resolve("summary.json");
     new ObjectMapper().writeValue(file.toFile(), CAPACITY);

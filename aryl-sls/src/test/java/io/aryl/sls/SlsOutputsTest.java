@@ -12,16 +12,26 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-@DisplayName("SlsOutputs.read: SLS's timers from realtimetrack.json and its finished AMs from jobruntime.csv")
+@DisplayName(
+    "SlsOutputs.read: SLS's timers from realtimetrack.json and its finished AMs from jobruntime.csv")
 class SlsOutputsTest {
-  @TempDir
-  Path out;
+  @TempDir Path out;
 
   /** One second of SLS's metrics as SLS writes it, with the gauges around the two timers read. */
   private static String second(long time, double allocate, double nodeUpdate) {
-    return "{\"time\":" + time + ",\"jvm.free.memory\":0.06,\"running.applications\":1,"
-        + "\"" + SlsOutputs.ALLOCATE + "\":" + allocate + ","
-        + "\"" + SlsOutputs.NODE_UPDATE + "\":" + nodeUpdate + ",\"nodes.vcores.full\":0}";
+    return "{\"time\":"
+        + time
+        + ",\"jvm.free.memory\":0.06,\"running.applications\":1,"
+        + "\""
+        + SlsOutputs.ALLOCATE
+        + "\":"
+        + allocate
+        + ","
+        + "\""
+        + SlsOutputs.NODE_UPDATE
+        + "\":"
+        + nodeUpdate
+        + ",\"nodes.vcores.full\":0}";
   }
 
   private void track(String... lines) throws IOException {
@@ -29,13 +39,13 @@ class SlsOutputsTest {
   }
 
   @Test
-  @DisplayName("reads the file as SLS writes it: '[' and the first object on the first line, then ',' and an object"
-      + " a line, with no closing ']' while SLS runs")
+  @DisplayName(
+      "reads the file as SLS writes it: '[' and the first object on the first line, then ',' and an object"
+          + " a line, with no closing ']' while SLS runs")
   void slsFormat() throws IOException {
     // As in an SLS run's realtimetrack.json: [{"time":...}  ,{"time":...}  ,{"time":...}
-    track("[" + second(1000, 1.5, 0.25),
-        "," + second(2000, 2.5, 0.5),
-        "," + second(3000, 3.5, 0.75));
+    track(
+        "[" + second(1000, 1.5, 0.25), "," + second(2000, 2.5, 0.5), "," + second(3000, 3.5, 0.75));
 
     SlsOutputs read = SlsOutputs.read(out);
 
@@ -44,9 +54,11 @@ class SlsOutputsTest {
   }
 
   @Test
-  @DisplayName("reads '[' alone on the first line, objects after commas, and the closing ']' of a torn-down SLS")
+  @DisplayName(
+      "reads '[' alone on the first line, objects after commas, and the closing ']' of a torn-down SLS")
   void bracketOnItsOwnLineAndClosed() throws IOException {
-    track("[",
+    track(
+        "[",
         second(1000, 1.5, 0.25),
         "," + second(2000, 2.5, 0.5),
         "," + second(3000, 3.5, 0.75) + "]");
@@ -66,13 +78,14 @@ class SlsOutputsTest {
   }
 
   @ParameterizedTest(name = "the last line cut to ''{0}''")
-  @ValueSource(strings = {
-      ",",
-      ",{",
-      ",{\"time\":4000,\"jvm.free.memory\":0.0",
-      ",{\"time\":4000,\"scheduler.allocate.timecost\":9.5",
-      ",{\"time\":4000,\"scheduler.allocate.timecost\":9.5,\"scheduler.handle-NODE_UPDATE.timecost\":1.",
-  })
+  @ValueSource(
+      strings = {
+        ",",
+        ",{",
+        ",{\"time\":4000,\"jvm.free.memory\":0.0",
+        ",{\"time\":4000,\"scheduler.allocate.timecost\":9.5",
+        ",{\"time\":4000,\"scheduler.allocate.timecost\":9.5,\"scheduler.handle-NODE_UPDATE.timecost\":1.",
+      })
   @DisplayName("skips a truncated last line, the one SLS was writing when it stopped")
   void truncatedLastLine(String cut) throws IOException {
     track("[" + second(1000, 1.5, 0.25), "," + second(2000, 2.5, 0.5), cut);
@@ -86,7 +99,8 @@ class SlsOutputsTest {
   @Test
   @DisplayName("skips zero values: a second with no call is idle, not a fast call")
   void zerosSkipped() throws IOException {
-    track("[" + second(1000, 0.0, 0.0),
+    track(
+        "[" + second(1000, 0.0, 0.0),
         "," + second(2000, 4.0, 0.0),
         "," + second(3000, 0.0, 0.5),
         "," + second(4000, 2.0, 1.0));
@@ -100,8 +114,13 @@ class SlsOutputsTest {
   @Test
   @DisplayName("skips seconds without the timers and timers that are not numbers")
   void missingOrNonNumeric() throws IOException {
-    track("[{\"time\":1000,\"running.applications\":0}",
-        ",{\"time\":2000,\"" + SlsOutputs.ALLOCATE + "\":\"fast\",\"" + SlsOutputs.NODE_UPDATE + "\":null}",
+    track(
+        "[{\"time\":1000,\"running.applications\":0}",
+        ",{\"time\":2000,\""
+            + SlsOutputs.ALLOCATE
+            + "\":\"fast\",\""
+            + SlsOutputs.NODE_UPDATE
+            + "\":null}",
         "," + second(3000, 7.0, 0.125));
 
     SlsOutputs read = SlsOutputs.read(out);
@@ -113,10 +132,12 @@ class SlsOutputsTest {
   @Test
   @DisplayName("counts jobruntime.csv's lines less its header: one per finished AM")
   void jobRuntime() throws IOException {
-    Files.write(out.resolve("jobruntime.csv"), List.of(
-        "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time",
-        "application_1796177034979_0001,0,9537,1796177037679,1796177046689",
-        "application_1796177034979_0002,10520,19725,1796177048199,1796177055201"));
+    Files.write(
+        out.resolve("jobruntime.csv"),
+        List.of(
+            "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time",
+            "application_1796177034979_0001,0,9537,1796177037679,1796177046689",
+            "application_1796177034979_0002,10520,19725,1796177048199,1796177055201"));
 
     assertThat(SlsOutputs.read(out).jobsInJobRuntime()).isEqualTo(2);
   }

@@ -17,13 +17,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-@DisplayName("SlsRun.parse: --scheduler aryl|capacity --jobs F --nodes F --out DIR [--timeout-s N] [--queue Q]"
-    + " [--node-label L]")
+@DisplayName(
+    "SlsRun.parse: --scheduler aryl|capacity --jobs F --nodes F --out DIR [--timeout-s N] [--queue Q]"
+        + " [--node-label L]")
 class SlsRunArgsTest {
-  private static final String USAGE = "usage: --scheduler aryl|capacity --jobs FILE --nodes FILE --out DIR";
+  private static final String USAGE =
+      "usage: --scheduler aryl|capacity --jobs FILE --nodes FILE --out DIR";
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private Path jobs;
   private Path nodes;
 
@@ -35,8 +36,17 @@ class SlsRunArgsTest {
 
   /** A full, valid command line with {@code extra} after it. */
   private String[] args(String... extra) {
-    List<String> args = new ArrayList<>(List.of("--scheduler", "aryl", "--jobs", jobs.toString(), "--nodes",
-        nodes.toString(), "--out", dir.resolve("out").toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--scheduler",
+                "aryl",
+                "--jobs",
+                jobs.toString(),
+                "--nodes",
+                nodes.toString(),
+                "--out",
+                dir.resolve("out").toString()));
     args.addAll(Arrays.asList(extra));
     return args.toArray(String[]::new);
   }
@@ -51,10 +61,13 @@ class SlsRunArgsTest {
   }
 
   @Test
-  @DisplayName("a full command line parses, with and without the optional options, whatever the scheduler's case")
+  @DisplayName(
+      "a full command line parses, with and without the optional options, whatever the scheduler's case")
   void valid() {
     assertThat(SlsRun.parse(args())).isNotNull();
-    assertThat(SlsRun.parse(args("--timeout-s", "60", "--queue", "training", "--node-label", "gpu"))).isNotNull();
+    assertThat(
+            SlsRun.parse(args("--timeout-s", "60", "--queue", "training", "--node-label", "gpu")))
+        .isNotNull();
     assertThat(SlsRun.parse(args("--scheduler", "CAPACITY"))).isNotNull();
   }
 
@@ -84,7 +97,8 @@ class SlsRunArgsTest {
   }
 
   @Test
-  @DisplayName("an unknown option in last place, with no value after it, is named too, with the usage")
+  @DisplayName(
+      "an unknown option in last place, with no value after it, is named too, with the usage")
   void unknownLastOption() {
     assertThatThrownBy(() -> SlsRun.parse(new String[] {"--help"}))
         .isInstanceOf(IllegalArgumentException.class)
@@ -115,7 +129,10 @@ class SlsRunArgsTest {
   void badTimeout(String timeout) {
     assertThatThrownBy(() -> SlsRun.parse(args("--timeout-s", timeout)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("--timeout-s must be a whole number of seconds from 1 to 31536000, was '" + timeout + "'");
+        .hasMessage(
+            "--timeout-s must be a whole number of seconds from 1 to 31536000, was '"
+                + timeout
+                + "'");
   }
 
   @ParameterizedTest(name = "{0} of a file that does not exist")

@@ -12,18 +12,37 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-@DisplayName("SlsSummary: what one SLS run measured, from its job records, its samples and SLS's own outputs")
+@DisplayName(
+    "SlsSummary: what one SLS run measured, from its job records, its samples and SLS's own outputs")
 class SlsSummaryTest {
   private static final SlsOutputs NO_SLS_OUTPUTS = new SlsOutputs(List.of(), List.of(), 0);
 
-  private static SlsJobRecord job(String id, int min, int max, long submittedMs, long startedMs, long finishedMs,
-      int mostHeld, int givenBack) {
+  private static SlsJobRecord job(
+      String id,
+      int min,
+      int max,
+      long submittedMs,
+      long startedMs,
+      long finishedMs,
+      int mostHeld,
+      int givenBack) {
     // The AM starts at submission: these cases are about the base gang.
-    return new SlsJobRecord("application_1_" + id, "job_" + id, min, max, 1, submittedMs, submittedMs, startedMs,
-        finishedMs, mostHeld, givenBack);
+    return new SlsJobRecord(
+        "application_1_" + id,
+        "job_" + id,
+        min,
+        max,
+        1,
+        submittedMs,
+        submittedMs,
+        startedMs,
+        finishedMs,
+        mostHeld,
+        givenBack);
   }
 
-  private static ClusterSampler.Sample sample(double atS, long allocatedGpus, long totalGpus, long containers) {
+  private static ClusterSampler.Sample sample(
+      double atS, long allocatedGpus, long totalGpus, long containers) {
     return new ClusterSampler.Sample(atS, 2, allocatedGpus, totalGpus, containers, 100);
   }
 
@@ -32,11 +51,14 @@ class SlsSummaryTest {
   }
 
   // Four jobs, times in ms:           min max submitted started finished most  given back
-  private static final List<SlsJobRecord> JOBS = List.of(
-      job("a", 1, 1, 0, 1_000, 11_000, 1, 0),          // inelastic: queued 1 s, JCT 11 s
-      job("b", 2, 4, 2_000, 5_000, 20_000, 4, 2),      // elastic, grew: queued 3 s, JCT 18 s
-      job("c", 1, 3, 3_000, 13_000, -1, 1, 0),         // elastic, never grew, still running: queued 10 s
-      job("d", 2, 2, 4_000, -1, -1, 0, 0));            // never started: no queue time
+  private static final List<SlsJobRecord> JOBS =
+      List.of(
+          job("a", 1, 1, 0, 1_000, 11_000, 1, 0), // inelastic: queued 1 s, JCT 11 s
+          job("b", 2, 4, 2_000, 5_000, 20_000, 4, 2), // elastic, grew: queued 3 s, JCT 18 s
+          job(
+              "c", 1, 3, 3_000, 13_000, -1, 1,
+              0), // elastic, never grew, still running: queued 10 s
+          job("d", 2, 2, 4_000, -1, -1, 0, 0)); // never started: no queue time
 
   @Nested
   @DisplayName("from the job records")
@@ -44,7 +66,8 @@ class SlsSummaryTest {
     private final SlsSummary s = of(JOBS, List.of());
 
     @Test
-    @DisplayName("queue p50 and p99 are over the jobs that started only (1, 3 and 10 s; not the one still queued)")
+    @DisplayName(
+        "queue p50 and p99 are over the jobs that started only (1, 3 and 10 s; not the one still queued)")
     void queuePercentilesOverStartedJobs() {
       assertThat(s.queueP50S()).isEqualTo(3.0);
       assertThat(s.queueP99S()).isEqualTo(10.0);
@@ -58,7 +81,8 @@ class SlsSummaryTest {
     }
 
     @Test
-    @DisplayName("elastic jobs are those with max > min; they grew if they held more than min at some time")
+    @DisplayName(
+        "elastic jobs are those with max > min; they grew if they held more than min at some time")
     void elasticAndGrew() {
       assertThat(s.elastic()).isEqualTo(2);
       assertThat(s.elasticGrew()).isEqualTo(1);
@@ -66,7 +90,8 @@ class SlsSummaryTest {
     }
 
     @Test
-    @DisplayName("the mean JCT is over finished jobs; the makespan runs from the first submission to the last finish")
+    @DisplayName(
+        "the mean JCT is over finished jobs; the makespan runs from the first submission to the last finish")
     void jctAndMakespan() {
       assertThat(s.jctMeanS()).isEqualTo((11.0 + 18.0) / 2);
       assertThat(s.makespanS()).isEqualTo(20.0);
@@ -75,8 +100,12 @@ class SlsSummaryTest {
     @Test
     @DisplayName("the makespan starts at the first submission, not at time zero")
     void makespanFromFirstSubmission() {
-      SlsSummary late = of(List.of(job("x", 1, 1, 5_000, 6_000, 9_000, 1, 0),
-          job("y", 1, 1, 7_000, 7_500, 12_500, 1, 0)), List.of());
+      SlsSummary late =
+          of(
+              List.of(
+                  job("x", 1, 1, 5_000, 6_000, 9_000, 1, 0),
+                  job("y", 1, 1, 7_000, 7_500, 12_500, 1, 0)),
+              List.of());
 
       assertThat(late.makespanS()).isEqualTo(7.5);
     }
@@ -97,22 +126,25 @@ class SlsSummaryTest {
   @DisplayName("from the cluster samples")
   class Samples {
     //                                            at s, GPUs allocated, of, containers so far
-    private final List<ClusterSampler.Sample> samples = List.of(
-        new ClusterSampler.Sample(0, 0, 0, 0, 0, 120),      // SLS starting: no node registered yet
-        new ClusterSampler.Sample(1, 2, 0, 16, 1, 150),     // nodes up, an AM allocated, no GPU yet
-        new ClusterSampler.Sample(2, 2, 8, 16, 3, 300),     // first GPUs: the busy span starts here
-        new ClusterSampler.Sample(3, 2, 16, 16, 5, 200),
-        new ClusterSampler.Sample(4, 2, 0, 16, 5, 180));    // idle after the start: counts as idle
+    private final List<ClusterSampler.Sample> samples =
+        List.of(
+            new ClusterSampler.Sample(0, 0, 0, 0, 0, 120), // SLS starting: no node registered yet
+            new ClusterSampler.Sample(1, 2, 0, 16, 1, 150), // nodes up, an AM allocated, no GPU yet
+            new ClusterSampler.Sample(2, 2, 8, 16, 3, 300), // first GPUs: the busy span starts here
+            new ClusterSampler.Sample(3, 2, 16, 16, 5, 200),
+            new ClusterSampler.Sample(4, 2, 0, 16, 5, 180)); // idle after the start: counts as idle
     private final SlsSummary s = of(JOBS, samples);
 
     @Test
-    @DisplayName("GPU utilisation ignores the leading samples with no GPU allocated, not the idle ones after them")
+    @DisplayName(
+        "GPU utilisation ignores the leading samples with no GPU allocated, not the idle ones after them")
     void utilisationFromTheFirstGpu() {
       assertThat(s.gpuUtilisation()).isCloseTo((0.5 + 1.0 + 0.0) / 3, within(1e-12));
     }
 
     @Test
-    @DisplayName("nodes, GPUs and containers allocated are the last sample's; the heap peak is the largest sample")
+    @DisplayName(
+        "nodes, GPUs and containers allocated are the last sample's; the heap peak is the largest sample")
     void lastSampleAndHeapPeak() {
       assertThat(s.nodes()).isEqualTo(2);
       assertThat(s.gpus()).isEqualTo(16);
@@ -121,7 +153,8 @@ class SlsSummaryTest {
     }
 
     @Test
-    @DisplayName("the allocation rate is the containers allocated over the busy span (from the first GPU on)")
+    @DisplayName(
+        "the allocation rate is the containers allocated over the busy span (from the first GPU on)")
     void allocationRate() {
       assertThat(s.allocationRatePerS()).isEqualTo(5 / 2.0);
     }
@@ -129,7 +162,8 @@ class SlsSummaryTest {
     @Test
     @DisplayName("a run in which no GPU was ever allocated has utilisation and allocation rate 0")
     void noGpuEverAllocated() {
-      SlsSummary idle = of(List.of(), List.of(sample(0, 0, 16, 0), sample(1, 0, 16, 2), sample(2, 0, 16, 4)));
+      SlsSummary idle =
+          of(List.of(), List.of(sample(0, 0, 16, 0), sample(1, 0, 16, 2), sample(2, 0, 16, 4)));
 
       assertThat(idle.gpuUtilisation()).isZero();
       assertThat(idle.allocationRatePerS()).isZero();
@@ -138,13 +172,15 @@ class SlsSummaryTest {
   }
 
   @Test
-  @DisplayName("planning rounds (wall and CPU time) and SLS's allocate and NODE_UPDATE timers give nearest-rank"
-      + " percentiles and the max")
+  @DisplayName(
+      "planning rounds (wall and CPU time) and SLS's allocate and NODE_UPDATE timers give nearest-rank"
+          + " percentiles and the max")
   void timers() {
     SlsOutputs sls = new SlsOutputs(List.of(4.0, 1.0, 3.0, 2.0), List.of(0.5, 0.25), 2);
 
-    SlsSummary s = SlsSummary.of("aryl", true, 60, JOBS, List.of(), List.of(5.0, 1.0, 3.0), List.of(2.0, 0.5, 1.0),
-        sls);
+    SlsSummary s =
+        SlsSummary.of(
+            "aryl", true, 60, JOBS, List.of(), List.of(5.0, 1.0, 3.0), List.of(2.0, 0.5, 1.0), sls);
 
     assertThat(s.rounds()).isEqualTo(3);
     assertThat(s.roundP50Ms()).isEqualTo(3.0);
@@ -162,11 +198,45 @@ class SlsSummaryTest {
   @Test
   @DisplayName("no samples and no jobs give a summary of zeros, not an exception")
   void zeroSamplesAndZeroJobs() {
-    SlsSummary s = SlsSummary.of("capacity", false, 12.5, List.of(), List.of(), List.of(), List.of(),
-        NO_SLS_OUTPUTS);
+    SlsSummary s =
+        SlsSummary.of(
+            "capacity", false, 12.5, List.of(), List.of(), List.of(), List.of(), NO_SLS_OUTPUTS);
 
-    assertThat(s).isEqualTo(new SlsSummary("capacity", false, 12.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+    assertThat(s)
+        .isEqualTo(
+            new SlsSummary(
+                "capacity",
+                false,
+                12.5,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0));
     assertThat(SlsSummary.peakRate(List.of())).isZero();
   }
 
@@ -175,8 +245,10 @@ class SlsSummaryTest {
   void oneLine() {
     String line = of(JOBS, List.of(sample(0, 8, 16, 3))).oneLine();
 
-    assertThat(line).startsWith("aryl: 2/4 jobs finished in 60 s on 16 GPUs; 2 elastic, 1 grew;")
-        .contains("queue p50 3.0 s p99 10.0 s").contains("GPU utilisation 50%");
+    assertThat(line)
+        .startsWith("aryl: 2/4 jobs finished in 60 s on 16 GPUs; 2 elastic, 1 grew;")
+        .contains("queue p50 3.0 s p99 10.0 s")
+        .contains("GPU utilisation 50%");
   }
 
   @Nested
@@ -194,29 +266,33 @@ class SlsSummaryTest {
     }
 
     @ParameterizedTest(name = "at {0} s with {1} containers: peak {2}/s")
-    @CsvSource(delimiter = '|', value = {
-        // at (s)                   | containers so far           | peak per s
-        "0 10                       | 0 50                        | 5.0",
-        "0 5 10                     | 10 20 110                   | 10.0",
-        // a window of at least 9 s counts (9 = 90% of 10) ...
-        "0 9                        | 0 90                        | 10.0",
-        "0 9.5                      | 0 95                        | 10.0",
-        // ... a shorter one does not, however steep
-        "0 1 2 3 4 5 6 7 8          | 0 100 200 300 400 500 600 700 800 | 0.0",
-        // a gap longer than the window leaves no window to measure
-        "0 11                       | 0 110                       | 0.0",
-        // the window slides: the best 10 s, not the whole run (10 s from 2 to 12: 100 containers)
-        "0 2 12 22                  | 0 0 100 110                 | 10.0",
-        // nothing allocated
-        "0 5 10 15 20               | 7 7 7 7 7                   | 0.0",
-    })
-    @DisplayName("is the most containers allocated in a window of 9 to 10 s, per second of the window")
+    @CsvSource(
+        delimiter = '|',
+        value = {
+          // at (s)                   | containers so far           | peak per s
+          "0 10                       | 0 50                        | 5.0",
+          "0 5 10                     | 10 20 110                   | 10.0",
+          // a window of at least 9 s counts (9 = 90% of 10) ...
+          "0 9                        | 0 90                        | 10.0",
+          "0 9.5                      | 0 95                        | 10.0",
+          // ... a shorter one does not, however steep
+          "0 1 2 3 4 5 6 7 8          | 0 100 200 300 400 500 600 700 800 | 0.0",
+          // a gap longer than the window leaves no window to measure
+          "0 11                       | 0 110                       | 0.0",
+          // the window slides: the best 10 s, not the whole run (10 s from 2 to 12: 100 containers)
+          "0 2 12 22                  | 0 0 100 110                 | 10.0",
+          // nothing allocated
+          "0 5 10 15 20               | 7 7 7 7 7                   | 0.0",
+        })
+    @DisplayName(
+        "is the most containers allocated in a window of 9 to 10 s, per second of the window")
     void table(String atS, String containers, double peak) {
       assertThat(SlsSummary.peakRate(series(atS.strip(), containers.strip()))).isEqualTo(peak);
     }
 
     @Test
-    @DisplayName("on one sample a second through a burst, it is the burst's best 10 s, computed by hand")
+    @DisplayName(
+        "on one sample a second through a burst, it is the burst's best 10 s, computed by hand")
     void handComputedBurst() {
       // 0 containers to 5 s, then 10 a second to 10 s (50), then 2 a second to 20 s (70).
       List<ClusterSampler.Sample> samples = new ArrayList<>();
@@ -225,8 +301,10 @@ class SlsSummaryTest {
         containers += t <= 5 ? 0 : t <= 10 ? 10 : 2;
         samples.add(sample(t, 1, 16, containers));
       }
-      // Windows ending at 10..20 s: 50, 52, 54, 56, 58, 60 (5..15 s: 60 - 0), 52, 44, 36, 28, 20 containers.
-      assertThat(samples.get(15).containersAllocated() - samples.get(5).containersAllocated()).isEqualTo(60);
+      // Windows ending at 10..20 s: 50, 52, 54, 56, 58, 60 (5..15 s: 60 - 0), 52, 44, 36, 28, 20
+      // containers.
+      assertThat(samples.get(15).containersAllocated() - samples.get(5).containersAllocated())
+          .isEqualTo(60);
 
       assertThat(SlsSummary.peakRate(samples)).isEqualTo(6.0);
       assertThat(of(List.of(), samples).peakAllocationRatePerS()).isEqualTo(6.0);

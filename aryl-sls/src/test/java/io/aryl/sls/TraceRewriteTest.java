@@ -17,15 +17,19 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-@DisplayName("TraceRewrite: an SLS trace with every job in one queue, a node file with every node in one pool")
+@DisplayName(
+    "TraceRewrite: an SLS trace with every job in one queue, a node file with every node in one pool")
 class TraceRewriteTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  /** Two jobs in the shape of Hadoop's sample inputsls.json: pretty-printed objects one after another. */
-  private static final String JOBS = """
+  /**
+   * Two jobs in the shape of Hadoop's sample inputsls.json: pretty-printed objects one after
+   * another.
+   */
+  private static final String JOBS =
+      """
       {
         "am.type": "mapreduce",
         "job.start.ms": 0,
@@ -64,7 +68,8 @@ class TraceRewriteTest {
       """;
 
   /** Two racks in the shape of Hadoop's sample nodes-with-resources.json. */
-  private static final String NODES = """
+  private static final String NODES =
+      """
       {
         "rack": "rack1",
         "nodes": [
@@ -109,9 +114,11 @@ class TraceRewriteTest {
     @Test
     @DisplayName("puts every job in the queue, whether it named another queue or none")
     void everyJobInTheQueue() throws IOException {
-      Path to = TraceRewrite.queue(write("jobs.json", JOBS), "training", dir.resolve("out/jobs.json"));
+      Path to =
+          TraceRewrite.queue(write("jobs.json", JOBS), "training", dir.resolve("out/jobs.json"));
 
-      assertThat(readAll(to)).extracting(j -> j.path(SLSConfiguration.JOB_QUEUE_NAME).asText())
+      assertThat(readAll(to))
+          .extracting(j -> j.path(SLSConfiguration.JOB_QUEUE_NAME).asText())
           .containsExactly("training", "training");
     }
 
@@ -121,7 +128,8 @@ class TraceRewriteTest {
       Path from = write("jobs.json", JOBS);
 
       List<JsonNode> before = readAll(from);
-      List<JsonNode> after = readAll(TraceRewrite.queue(from, "training", dir.resolve("rewritten.json")));
+      List<JsonNode> after =
+          readAll(TraceRewrite.queue(from, "training", dir.resolve("rewritten.json")));
 
       assertThat(after).hasSameSizeAs(before);
       for (int i = 0; i < before.size(); i++) {
@@ -156,19 +164,27 @@ class TraceRewriteTest {
     @Test
     @DisplayName("labels every node of every rack with the pool, replacing the labels it had")
     void everyNodeLabelled() throws IOException {
-      Path to = TraceRewrite.nodeLabel(write("nodes.json", NODES), "gpu-training", dir.resolve("out/nodes.json"));
+      Path to =
+          TraceRewrite.nodeLabel(
+              write("nodes.json", NODES), "gpu-training", dir.resolve("out/nodes.json"));
 
       List<JsonNode> racks = readAll(to);
       assertThat(racks).extracting(r -> r.path("rack").asText()).containsExactly("rack1", "rack2");
       assertThat(racks.stream().flatMap(r -> iterable(r.path("nodes")).stream()))
           .extracting(n -> n.path("node").asText() + "=" + n.path("labels").asText())
-          .containsExactly("node1=gpu-training", "node2=gpu-training", "node3=gpu-training", "node4=gpu-training");
+          .containsExactly(
+              "node1=gpu-training",
+              "node2=gpu-training",
+              "node3=gpu-training",
+              "node4=gpu-training");
     }
 
     @Test
     @DisplayName("keeps each node's resources")
     void keepsResources() throws IOException {
-      JsonNode rack1 = readAll(TraceRewrite.nodeLabel(write("nodes.json", NODES), "p", dir.resolve("n.json"))).get(0);
+      JsonNode rack1 =
+          readAll(TraceRewrite.nodeLabel(write("nodes.json", NODES), "p", dir.resolve("n.json")))
+              .get(0);
 
       assertThat(rack1.path("nodes").get(0).path("memory-mb").asInt()).isEqualTo(2048);
       assertThat(rack1.path("nodes").get(0).path("vcores").asInt()).isEqualTo(6);
@@ -177,7 +193,9 @@ class TraceRewriteTest {
     @Test
     @DisplayName("a rack without nodes is copied as it is")
     void rackWithoutNodes() throws IOException {
-      Path to = TraceRewrite.nodeLabel(write("nodes.json", "{\"rack\": \"empty\"}"), "p", dir.resolve("n.json"));
+      Path to =
+          TraceRewrite.nodeLabel(
+              write("nodes.json", "{\"rack\": \"empty\"}"), "p", dir.resolve("n.json"));
 
       assertThat(readAll(to)).containsExactly(JSON.readTree("{\"rack\": \"empty\"}"));
     }
@@ -190,11 +208,12 @@ class TraceRewriteTest {
   }
 
   @ParameterizedTest(name = "''{0}''")
-  @ValueSource(strings = {
-      "this is not JSON",
-      "job.id = job_1",
-      "}",
-  })
+  @ValueSource(
+      strings = {
+        "this is not JSON",
+        "job.id = job_1",
+        "}",
+      })
   @DisplayName("a file that is not JSON gives an IllegalArgumentException naming the file")
   void notJson(String text) throws IOException {
     Path from = write("not-json.txt", text);
@@ -209,7 +228,8 @@ class TraceRewriteTest {
   }
 
   @Test
-  @DisplayName("a value that is not an object gives an IllegalArgumentException naming the file and the object")
+  @DisplayName(
+      "a value that is not an object gives an IllegalArgumentException naming the file and the object")
   void notAnObject() throws IOException {
     Path from = write("jobs.json", "{\"job.id\": \"job_1\"}\n42\n");
 
@@ -219,17 +239,20 @@ class TraceRewriteTest {
         .hasMessageContaining("object 2 is not a JSON object");
   }
 
-  // MappingIterator.hasNext() and next() wrap a parse error in a RuntimeException, which rewrite()'s catch of
+  // MappingIterator.hasNext() and next() wrap a parse error in a RuntimeException, which
+  // rewrite()'s catch of
   // JsonProcessingException misses: SlsRun.main prints a stack trace without the file. Fix: loop on
   // in.hasNextValue() / in.nextValue(), which throw the JsonProcessingException itself.
   @ParameterizedTest(name = "''{0}''")
-  @ValueSource(strings = {
-      // a trace cut off inside its first job (a copy that did not finish)
-      "{\n  \"job.id\": \"job_1\",\n  \"job.tasks\": [\n",
-      // a good job, then something that is not JSON
-      "{\"job.id\": \"job_1\"}\n{\"job.id\": job_2}\n",
-  })
-  @DisplayName("a file that starts as JSON and breaks later gives an IllegalArgumentException naming the file too")
+  @ValueSource(
+      strings = {
+        // a trace cut off inside its first job (a copy that did not finish)
+        "{\n  \"job.id\": \"job_1\",\n  \"job.tasks\": [\n",
+        // a good job, then something that is not JSON
+        "{\"job.id\": \"job_1\"}\n{\"job.id\": job_2}\n",
+      })
+  @DisplayName(
+      "a file that starts as JSON and breaks later gives an IllegalArgumentException naming the file too")
   void brokenLater(String text) throws IOException {
     Path from = write("broken.json", text);
 

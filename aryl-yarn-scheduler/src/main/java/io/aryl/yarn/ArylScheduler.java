@@ -41,22 +41,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Capacity Scheduler with Aryl's policy: gang admission of base workers, elastic extras by knapsack,
- * best-fit-decreasing placement, loaned inference nodes, and least-cost reclaims. Set
- * {@code yarn.resourcemanager.scheduler.class} to this class; {@code aryl.scheduler.enabled=false} makes it the stock
- * Capacity Scheduler again.
+ * The Capacity Scheduler with Aryl's policy: gang admission of base workers, elastic extras by
+ * knapsack, best-fit-decreasing placement, loaned inference nodes, and least-cost reclaims. Set
+ * {@code yarn.resourcemanager.scheduler.class} to this class; {@code aryl.scheduler.enabled=false}
+ * makes it the stock Capacity Scheduler again.
  *
- * <p>It overrides a few of the Capacity Scheduler's hooks and holds one lifecycle ({@link Lifecycle}: off, standby,
- * recovering, active, deposed, stopped); everything else is {@link ArylRuntime}'s, in {@code io.aryl.yarn.rm}, and the
- * decisions are the round engine's ({@code io.aryl.yarn.engine}) and aryl-core's.
+ * <p>It overrides a few of the Capacity Scheduler's hooks and holds one lifecycle ({@link
+ * Lifecycle}: off, standby, recovering, active, deposed, stopped); everything else is {@link
+ * ArylRuntime}'s, in {@code io.aryl.yarn.rm}, and the decisions are the round engine's ({@code
+ * io.aryl.yarn.engine}) and aryl-core's.
  */
 public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOperations.Provider {
   private static final Logger LOG = LoggerFactory.getLogger(ArylScheduler.class);
 
   /** Where Aryl stands in this ResourceManager: one state in one field. */
   private final Lifecycle lifecycle = new Lifecycle();
+
   /** How often each node's containers changed; counted whether Aryl is on or not yet. */
   private final NodeChangeCounts nodeChanges = new NodeChangeCounts();
+
   /** Null while Aryl is off; made at init. */
   private volatile ArylRuntime runtime;
 
@@ -66,18 +69,25 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
     ArylSettings settings = readSettings(conf);
     if (!settings.enabled()) {
       lifecycle.move(Lifecycle.State.NEW, Lifecycle.State.OFF);
-      LOG.info("Aryl is off ({}=false): scheduling as the stock CapacityScheduler", ArylConf.ENABLED.key());
+      LOG.info(
+          "Aryl is off ({}=false): scheduling as the stock CapacityScheduler",
+          ArylConf.ENABLED.key());
       return;
     }
-    runtime = ArylRuntime.init(this, conf, settings, lifecycle, nodeChanges, this::normalizeResourceRequests);
+    runtime =
+        ArylRuntime.init(
+            this, conf, settings, lifecycle, nodeChanges, this::normalizeResourceRequests);
     if (settings.webappNavLink()) {
-      // The RM's own configuration object: its web app is set up from it after the scheduler is initialised.
+      // The RM's own configuration object: its web app is set up from it after the scheduler is
+      // initialised.
       io.aryl.yarn.web.ArylNavLink.install(conf);
     }
     lifecycle.move(Lifecycle.State.NEW, Lifecycle.State.STANDBY);
   }
 
-  /** Runs when this ResourceManager becomes active: Aryl claims its state store and resumes from it. */
+  /**
+   * Runs when this ResourceManager becomes active: Aryl claims its state store and resumes from it.
+   */
   @Override
   public void serviceStart() throws Exception {
     super.serviceStart();
@@ -96,7 +106,10 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
     super.serviceStop();
   }
 
-  /** The settings of the {@code aryl.} keys of {@code conf}; a wrong one is refused naming the key and the value. */
+  /**
+   * The settings of the {@code aryl.} keys of {@code conf}; a wrong one is refused naming the key
+   * and the value.
+   */
   public static ArylSettings readSettings(Configuration conf) {
     Map<String, String> raw = new TreeMap<>();
     for (Map.Entry<String, String> e : conf) {
@@ -112,11 +125,13 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
   }
 
   /**
-   * Reloads the queues ({@code yarn rmadmin -refreshQueues}, a failover) and with them the per-queue caps. A wrong cap
-   * fails the refresh with its key and value; the caps in force stay as they were.
+   * Reloads the queues ({@code yarn rmadmin -refreshQueues}, a failover) and with them the
+   * per-queue caps. A wrong cap fails the refresh with its key and value; the caps in force stay as
+   * they were.
    */
   @Override
-  public void reinitialize(Configuration newConf, RMContext rmContext, boolean validation) throws IOException {
+  public void reinitialize(Configuration newConf, RMContext rmContext, boolean validation)
+      throws IOException {
     super.reinitialize(newConf, rmContext, validation);
     ArylRuntime r = runtime;
     if (r != null && !validation) {
@@ -131,7 +146,10 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
     return r == null ? ArylOperations.without(lifecycle) : r.operations();
   }
 
-  /** How often each node's containers changed, as the hooks below count it: what a round reads again. */
+  /**
+   * How often each node's containers changed, as the hooks below count it: what a round reads
+   * again.
+   */
   public NodeChangeCounts nodeChanges() {
     return nodeChanges;
   }
@@ -153,19 +171,21 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
           AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
           r.applicationRemoved(e.getApplicationID(), e.getFinalState());
         }
-        default -> { }
+        default -> {}
       }
     }
     super.handle(event);
     switch (event.getType()) {
-      case NODE_LABELS_UPDATE, NODE_RESOURCE_UPDATE, NODE_ATTRIBUTES_UPDATE -> nodeChanges.nodesChanged();
-      default -> { }
+      case NODE_LABELS_UPDATE, NODE_RESOURCE_UPDATE, NODE_ATTRIBUTES_UPDATE ->
+          nodeChanges.nodesChanged();
+      default -> {}
     }
   }
 
   /** A move to another queue meets that queue's caps as a submission would. */
   @Override
-  public void preValidateMoveApplication(ApplicationId appId, String newQueue) throws YarnException {
+  public void preValidateMoveApplication(ApplicationId appId, String newQueue)
+      throws YarnException {
     super.preValidateMoveApplication(appId, newQueue);
     ArylRuntime r = runtime;
     if (r != null) {
@@ -182,7 +202,8 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
     FiCaSchedulerNode node = getNode(rmNode.getNodeID());
     int containers = node == null ? 0 : node.getNumContainers();
     super.nodeUpdate(rmNode); // what it allocates, it allocates through allocatingOn
-    // A container the RM completed after it was launched stays on its node until the node reports it finished; the
+    // A container the RM completed after it was launched stays on its node until the node reports
+    // it finished; the
     // heartbeat that does removes it there, after (and without) the container's completion.
     if (node != null && node.getNumContainers() != containers) {
       nodeChanges.changed(rmNode.getNodeID());
@@ -190,14 +211,16 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
   }
 
   /**
-   * Every attempt to allocate on a node — in its heartbeat, on the asynchronous scheduling thread, on a promised
-   * node — offers it only to the applications that may take something there ({@link ArylRuntime#allocatingOn}).
+   * Every attempt to allocate on a node — in its heartbeat, on the asynchronous scheduling thread,
+   * on a promised node — offers it only to the applications that may take something there ({@link
+   * ArylRuntime#allocatingOn}).
    *
-   * <p>Why on the asynchronous thread too: that thread walks every node, offering each to the queue's applications in
-   * turn until one takes a container. An admitted job asks only for its planned nodes, so offered any other one it
-   * takes nothing, after its user limit, headroom and asks were computed all the same. Offered every node by every
-   * admitted job, one step of the walk took milliseconds with hundreds of jobs admitted: under SLS at 5,000 nodes the
-   * walk stepped through ~140 nodes a second, each step allocating at most one container, and ApplicationMasters
+   * <p>Why on the asynchronous thread too: that thread walks every node, offering each to the
+   * queue's applications in turn until one takes a container. An admitted job asks only for its
+   * planned nodes, so offered any other one it takes nothing, after its user limit, headroom and
+   * asks were computed all the same. Offered every node by every admitted job, one step of the walk
+   * took milliseconds with hundreds of jobs admitted: under SLS at 5,000 nodes the walk stepped
+   * through ~140 nodes a second, each step allocating at most one container, and ApplicationMasters
    * waited seconds for a step to reach them.
    */
   @Override
@@ -206,23 +229,33 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
     return r == null ? allocation.get() : r.allocatingOn(node, allocation);
   }
 
-  /** A node on which the plan promised nothing, while no application outside the plan asks for containers. */
+  /**
+   * A node on which the plan promised nothing, while no application outside the plan asks for
+   * containers.
+   */
   @Override
   protected boolean noOneToOffer(FiCaSchedulerNode node) {
     ArylRuntime r = runtime;
     return r != null && r.noOneToOffer(node);
   }
 
-  /** With Aryl planning, an idle walk slows down; off, the scheduler is the stock one in this as in everything else. */
+  /**
+   * With Aryl planning, an idle walk slows down; off, the scheduler is the stock one in this as in
+   * everything else.
+   */
   @Override
   protected boolean pausesIdleWalk() {
     ArylRuntime r = runtime;
     return r != null && r.planning();
   }
 
-  /** A container lost before its application took it brings its request back: someone may be asking again. */
+  /**
+   * A container lost before its application took it brings its request back: someone may be asking
+   * again.
+   */
   @Override
-  public void completedContainer(RMContainer container, ContainerStatus status, RMContainerEventType event) {
+  public void completedContainer(
+      RMContainer container, ContainerStatus status, RMContainerEventType event) {
     super.completedContainer(container, status, event);
     ArylRuntime r = runtime;
     if (r != null) {
@@ -230,15 +263,21 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
     }
   }
 
-  /** Every container's end passes here, those of an attempt that ended too (which skip {@link #completedContainer}). */
+  /**
+   * Every container's end passes here, those of an attempt that ended too (which skip {@link
+   * #completedContainer}).
+   */
   @Override
-  protected void completedContainerInternal(RMContainer container, ContainerStatus status,
-      RMContainerEventType event) {
+  protected void completedContainerInternal(
+      RMContainer container, ContainerStatus status, RMContainerEventType event) {
     super.completedContainerInternal(container, status, event);
     nodeChanges.changed(container.getNodeId());
   }
 
-  /** Containers a NodeManager reports after a restart of the ResourceManager, put back on their node. */
+  /**
+   * Containers a NodeManager reports after a restart of the ResourceManager, put back on their
+   * node.
+   */
   @Override
   public void recoverContainersOnNode(List<NMContainerStatus> containerReports, RMNode node) {
     try {
@@ -249,19 +288,41 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
   }
 
   @Override
-  public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
-      List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
-      List<String> blacklistRemovals, ContainerUpdates updateRequests) {
+  public Allocation allocate(
+      ApplicationAttemptId attemptId,
+      List<ResourceRequest> ask,
+      List<SchedulingRequest> schedulingRequests,
+      List<ContainerId> release,
+      List<String> blacklistAdditions,
+      List<String> blacklistRemovals,
+      ContainerUpdates updateRequests) {
     ArylRuntime r = runtime;
     if (r == null) {
-      return super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions, blacklistRemovals,
+      return super.allocate(
+          attemptId,
+          ask,
+          schedulingRequests,
+          release,
+          blacklistAdditions,
+          blacklistRemovals,
           updateRequests);
     }
     FiCaSchedulerApp attempt = getApplicationAttempt(attemptId);
     boolean current = attempt != null && attempt.getApplicationAttemptId().equals(attemptId);
-    return r.allocate(attempt, current, ask, schedulingRequests != null && !schedulingRequests.isEmpty(),
-        asks -> super.allocate(attemptId, asks, schedulingRequests, release, blacklistAdditions, blacklistRemovals,
-            updateRequests));
+    return r.allocate(
+        attempt,
+        current,
+        ask,
+        schedulingRequests != null && !schedulingRequests.isEmpty(),
+        asks ->
+            super.allocate(
+                attemptId,
+                asks,
+                schedulingRequests,
+                release,
+                blacklistAdditions,
+                blacklistRemovals,
+                updateRequests));
   }
 
   @Override
@@ -270,14 +331,20 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
     ArylRuntime aryl = runtime;
     ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request = r;
     if (aryl != null && aryl.refuses(request)) {
-      // What super.tryCommit would have done for a refused proposal, or the app's unconfirmed counter leaks.
-      if (request.getContainersToAllocate() != null && !request.getContainersToAllocate().isEmpty()) {
-        request.getFirstAllocatedOrReservedContainer().getAllocatedOrReservedContainer()
-            .getSchedulerApplicationAttempt().decUnconfirmedRes(request.getTotalAllocatedResource());
+      // What super.tryCommit would have done for a refused proposal, or the app's unconfirmed
+      // counter leaks.
+      if (request.getContainersToAllocate() != null
+          && !request.getContainersToAllocate().isEmpty()) {
+        request
+            .getFirstAllocatedOrReservedContainer()
+            .getAllocatedOrReservedContainer()
+            .getSchedulerApplicationAttempt()
+            .decUnconfirmedRes(request.getTotalAllocatedResource());
       }
       return false; // a node counted for nothing is only read again
     }
-    AllocationGate.Allocating allocating = aryl == null ? new AllocationGate.Allocating() : aryl.allocating(request);
+    AllocationGate.Allocating allocating =
+        aryl == null ? new AllocationGate.Allocating() : aryl.allocating(request);
     boolean committed = true; // on an exception too: a node counted for nothing is only read again
     try {
       committed = commit(cluster, r, updatePending);
@@ -286,11 +353,15 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
       if (committed) {
         nodeChanges.committed(r);
       }
-      allocating.ended(committed); // after the node's change is counted: a round then reads the worker on it
+      allocating.ended(
+          committed); // after the node's change is counted: a round then reads the worker on it
     }
   }
 
-  /** The Capacity Scheduler's own commit, once Aryl passed the request; tests read the RM in between. */
+  /**
+   * The Capacity Scheduler's own commit, once Aryl passed the request; tests read the RM in
+   * between.
+   */
   @SuppressWarnings("rawtypes")
   protected boolean commit(Resource cluster, ResourceCommitRequest r, boolean updatePending) {
     return super.tryCommit(cluster, r, updatePending);

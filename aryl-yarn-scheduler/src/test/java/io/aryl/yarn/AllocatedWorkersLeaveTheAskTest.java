@@ -15,13 +15,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A worker the scheduler allocates leaves its ApplicationMaster's ask at once, as it leaves the Capacity Scheduler's own
- * pending ask: a round between the allocation and the ApplicationMaster's next ask must not see the job asking for it
- * still. It did (ReclaimIT, "F lands whole on one loaned node", failing about one run in three): E held its 8 workers
- * on the training node and its last ask still said 8; the nodes just loaned to training had a round promise E 8 more
- * there and push the grant to the Capacity Scheduler at once; a loaned node's heartbeat allocated some of them before
- * E's next ask (0) arrived; E handed them back, but F's gang, planned meanwhile, went around them onto both loaned
- * nodes, and kept that split.
+ * A worker the scheduler allocates leaves its ApplicationMaster's ask at once, as it leaves the
+ * Capacity Scheduler's own pending ask: a round between the allocation and the ApplicationMaster's
+ * next ask must not see the job asking for it still. It did (ReclaimIT, "F lands whole on one
+ * loaned node", failing about one run in three): E held its 8 workers on the training node and its
+ * last ask still said 8; the nodes just loaned to training had a round promise E 8 more there and
+ * push the grant to the Capacity Scheduler at once; a loaned node's heartbeat allocated some of
+ * them before E's next ask (0) arrived; E handed them back, but F's gang, planned meanwhile, went
+ * around them onto both loaned nodes, and kept that split.
  *
  * <p>On {@link MockArylRm}: a real ResourceManager with Aryl, driven step by step.
  */
@@ -49,16 +50,19 @@ class AllocatedWorkersLeaveTheAskTest {
   }
 
   @Test
-  @DisplayName("a round before the ApplicationMaster's next ask plans and gives the job nothing more, and the next"
-      + " gang lands whole")
+  @DisplayName(
+      "a round before the ApplicationMaster's next ask plans and gives the job nothing more, and the next"
+          + " gang lands whole")
   void roundBeforeTheNextAsk() throws Exception {
     MockAM e = rm.submit("e", new JobShape(1, 16, 1, 36_000, ""));
     rm.ask(e, 8, 1);
     round(e);
     rm.heartbeat(own);
-    // The ApplicationMaster is handed its 8 workers. As AMRMClient does, it sends its decremented ask (0) only with
+    // The ApplicationMaster is handed its 8 workers. As AMRMClient does, it sends its decremented
+    // ask (0) only with
     // its next heartbeat.
-    assertThat(MockArylRm.byNode(e.allocate(List.of(), List.of()).getAllocatedContainers())).isEqualTo(Map.of("127.1.0.1", 8));
+    assertThat(MockArylRm.byNode(e.allocate(List.of(), List.of()).getAllocatedContainers()))
+        .isEqualTo(Map.of("127.1.0.1", 8));
 
     // Both inference nodes are lent to training, and a round runs before E's next heartbeat.
     loan();
@@ -68,7 +72,8 @@ class AllocatedWorkersLeaveTheAskTest {
     rm.heartbeat(loanedA);
     rm.heartbeat(loanedB);
     assertThat(e.allocate(List.of(MockArylRm.workers(0, 1)), List.of()).getAllocatedContainers())
-        .as("workers E's ApplicationMaster never asked for").isEmpty();
+        .as("workers E's ApplicationMaster never asked for")
+        .isEmpty();
 
     MockAM f = rm.submit("f", new JobShape(8, 8, 1, 600, ""));
     rm.ask(f, 8, 1);
@@ -77,12 +82,14 @@ class AllocatedWorkersLeaveTheAskTest {
     assertThat(fTarget).as("F's target").hasSize(1);
     rm.heartbeat(loanedA);
     rm.heartbeat(loanedB);
-    Map<String, Integer> fWorkers = MockArylRm.byNode(f.allocate(List.of(), List.of()).getAllocatedContainers());
+    Map<String, Integer> fWorkers =
+        MockArylRm.byNode(f.allocate(List.of(), List.of()).getAllocatedContainers());
     assertThat(fWorkers).as("F's workers").isEqualTo(fTarget);
   }
 
   @Test
-  @DisplayName("an ask sent before the ApplicationMaster was handed its workers does not count them again")
+  @DisplayName(
+      "an ask sent before the ApplicationMaster was handed its workers does not count them again")
   void askSentBeforeTheHandover() throws Exception {
     loan();
     MockAM e = rm.submit("e", new JobShape(1, 16, 1, 36_000, ""));
@@ -92,13 +99,15 @@ class AllocatedWorkersLeaveTheAskTest {
     for (MockNM nm : List.of(own, loanedA, loanedB)) {
       rm.heartbeat(nm);
     }
-    // The ApplicationMaster asks for one worker more (9 in all, by YARN's absolute asks) in the very heartbeat that
+    // The ApplicationMaster asks for one worker more (9 in all, by YARN's absolute asks) in the
+    // very heartbeat that
     // hands it the 8: it had not seen them when it counted.
     assertThat(MockArylRm.byNode(rm.ask(e, 9, 1))).isEqualTo(first);
     rm.aryl.aryl().runRound();
     assertThat(rm.application(e).askedWorkers()).isEqualTo(1);
     assertThat(rm.application(e).targetWorkers()).isEqualTo(9);
-    assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers()).isEmpty(); // takes the grant
+    assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers())
+        .isEmpty(); // takes the grant
     for (MockNM nm : List.of(own, loanedA, loanedB)) {
       rm.heartbeat(nm);
     }
@@ -108,8 +117,9 @@ class AllocatedWorkersLeaveTheAskTest {
   }
 
   /**
-   * A round, then a heartbeat of each ApplicationMaster, which takes the round's grants: a round an ask started on the
-   * planning thread may push its grants while the ask's own heartbeat still passes the grants of the round before.
+   * A round, then a heartbeat of each ApplicationMaster, which takes the round's grants: a round an
+   * ask started on the planning thread may push its grants while the ask's own heartbeat still
+   * passes the grants of the round before.
    */
   private void round(MockAM... ams) throws Exception {
     rm.aryl.aryl().runRound();

@@ -21,16 +21,17 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.slf4j.event.Level;
 
 /**
- * A real ResourceManager ({@link MockRM}) running Aryl, driven step by step: nodes heartbeat and rounds run only when
- * the test says so. The configuration is the conf-templates one; ApplicationMasters run on a node of their own on the
- * default partition, workers are asked for in the training partition.
+ * A real ResourceManager ({@link MockRM}) running Aryl, driven step by step: nodes heartbeat and
+ * rounds run only when the test says so. The configuration is the conf-templates one;
+ * ApplicationMasters run on a node of their own on the default partition, workers are asked for in
+ * the training partition.
  */
 public final class MockArylRm implements AutoCloseable {
   public static final String GPU = ResourceInformation.GPU_URI;
@@ -45,26 +46,36 @@ public final class MockArylRm implements AutoCloseable {
     this(dir, ArylScheduler.class);
   }
 
-  /** @param scheduler ArylScheduler or a test's subclass of it */
+  /**
+   * @param scheduler ArylScheduler or a test's subclass of it
+   */
   public MockArylRm(Path dir, Class<? extends ArylScheduler> scheduler) throws Exception {
     YarnConfiguration conf = TemplateFiles.conf();
     conf.set(YarnConfiguration.RM_SCHEDULER, scheduler.getName());
-    conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(dir.toFile(), "labels").toURI().toString());
-    conf.setLong("aryl.scheduler.round-interval-ms", 3_600_000); // rounds run when the test calls them (or asks do)
+    conf.set(
+        YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        new File(dir.toFile(), "labels").toURI().toString());
+    conf.setLong(
+        "aryl.scheduler.round-interval-ms",
+        3_600_000); // rounds run when the test calls them (or asks do)
     conf.set("aryl.scheduler.state-store", "memory");
     conf.setInt(YarnConfiguration.RM_AM_MAX_ATTEMPTS, 1);
     rm = new MockRM(conf);
     GenericTestUtils.setRootLogLevel(Level.WARN); // MockRM turns it to DEBUG
     rm.start();
     aryl = (ArylScheduler) rm.getResourceScheduler();
-    amNode = rm.registerNode("127.2.0.1:8041", Resource.newInstance(64 * 1024, 32, Map.of(GPU, 0L)));
+    amNode =
+        rm.registerNode("127.2.0.1:8041", Resource.newInstance(64 * 1024, 32, Map.of(GPU, 0L)));
     rm.drainEvents();
   }
 
   /** Registers a node of 8 GPUs at {@code host}, labelled {@code label}. */
   public MockNM gpuNode(String host, String label) throws Exception {
-    rm.getRMContext().getNodeLabelManager().replaceLabelsOnNode(Map.of(nodeId(host), Set.of(label)));
-    MockNM nm = rm.registerNode(host + ":8041", Resource.newInstance(64 * 1024, 32, Map.of(GPU, 8L)));
+    rm.getRMContext()
+        .getNodeLabelManager()
+        .replaceLabelsOnNode(Map.of(nodeId(host), Set.of(label)));
+    MockNM nm =
+        rm.registerNode(host + ":8041", Resource.newInstance(64 * 1024, 32, Map.of(GPU, 8L)));
     rm.drainEvents();
     return nm;
   }
@@ -84,37 +95,42 @@ public final class MockArylRm implements AutoCloseable {
   }
 
   public MockAM submit(String name, JobShape shape) throws Exception {
-    RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
-        .createWithResource(Resource.newInstance(1024, 1), rm)
-        .withAppName(name)
-        .withQueue(TRAINING)
-        .withAppNodeLabel("") // the ApplicationMaster runs on the default partition
-        .withApplicationTags(shape.toTags())
-        .withMaxAppAttempts(1)
-        .withWaitForAppAcceptedState(false)
-        .build());
+    RMApp app =
+        MockRMAppSubmitter.submit(
+            rm,
+            MockRMAppSubmissionData.Builder.createWithResource(Resource.newInstance(1024, 1), rm)
+                .withAppName(name)
+                .withQueue(TRAINING)
+                .withAppNodeLabel("") // the ApplicationMaster runs on the default partition
+                .withApplicationTags(shape.toTags())
+                .withMaxAppAttempts(1)
+                .withWaitForAppAcceptedState(false)
+                .build());
     MockAM am = launchAndRegister(app);
     rm.drainEvents();
     return am;
   }
 
   /**
-   * Launches and registers {@code app}'s ApplicationMaster on the AM node, submitted without waiting
-   * ({@code withWaitForAppAcceptedState(false)}). As {@link MockRM#launchAndRegisterAM} does, but without its wait for
-   * the attempt to be SCHEDULED: the asynchronous scheduling thread may allocate the master container before that
-   * wait looks, and the wait then times out.
+   * Launches and registers {@code app}'s ApplicationMaster on the AM node, submitted without
+   * waiting ({@code withWaitForAppAcceptedState(false)}). As {@link MockRM#launchAndRegisterAM}
+   * does, but without its wait for the attempt to be SCHEDULED: the asynchronous scheduling thread
+   * may allocate the master container before that wait looks, and the wait then times out.
    */
   public MockAM launchAndRegister(RMApp app) throws Exception {
     rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
     RMAppAttempt attempt = app.getCurrentAppAttempt();
-    GenericTestUtils.waitFor(() -> {
-      try {
-        amNode.nodeHeartbeat(true);
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-      return attempt.getMasterContainer() != null;
-    }, 10, 10_000);
+    GenericTestUtils.waitFor(
+        () -> {
+          try {
+            amNode.nodeHeartbeat(true);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+          return attempt.getMasterContainer() != null;
+        },
+        10,
+        10_000);
     MockAM am = rm.sendAMLaunched(attempt.getAppAttemptId());
     rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.LAUNCHED);
     am.registerAppAttempt();
@@ -123,12 +139,14 @@ public final class MockArylRm implements AutoCloseable {
   }
 
   /**
-   * The ApplicationMaster's heartbeat with a new ask of n workers of {@code gpus} GPUs, which starts a round on the
-   * planning thread: returns once that round ran, so that it cannot run later in the middle of a step.
+   * The ApplicationMaster's heartbeat with a new ask of n workers of {@code gpus} GPUs, which
+   * starts a round on the planning thread: returns once that round ran, so that it cannot run later
+   * in the middle of a step.
    */
   public List<Container> ask(MockAM am, int n, int gpus) throws Exception {
     long before = rounds();
-    List<Container> handed = am.allocate(List.of(workers(n, gpus)), List.of()).getAllocatedContainers();
+    List<Container> handed =
+        am.allocate(List.of(workers(n, gpus)), List.of()).getAllocatedContainers();
     GenericTestUtils.waitFor(() -> rounds() > before, 10, 10_000);
     rm.drainEvents();
     return handed;
@@ -140,8 +158,13 @@ public final class MockArylRm implements AutoCloseable {
 
   /** A new request object every time, as over RPC. */
   public static ResourceRequest workers(int n, int gpus) {
-    return ResourceRequest.newInstance(Priority.newInstance(1), ResourceRequest.ANY,
-        Resource.newInstance(1024, 1, Map.of(GPU, (long) gpus)), n, true, TRAINING);
+    return ResourceRequest.newInstance(
+        Priority.newInstance(1),
+        ResourceRequest.ANY,
+        Resource.newInstance(1024, 1, Map.of(GPU, (long) gpus)),
+        n,
+        true,
+        TRAINING);
   }
 
   public void heartbeat(MockNM nm) throws Exception {
@@ -177,5 +200,4 @@ public final class MockArylRm implements AutoCloseable {
   public void close() {
     rm.stop();
   }
-
 }

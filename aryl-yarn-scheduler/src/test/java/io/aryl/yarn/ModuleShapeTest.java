@@ -12,8 +12,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The module's shape, as its README draws it: the round engine and everything it decides with are plain Java (no
- * Hadoop, no ZooKeeper client), and the packages depend on each other top-down, without a cycle:
+ * The module's shape, as its README draws it: the round engine and everything it decides with are
+ * plain Java (no Hadoop, no ZooKeeper client), and the packages depend on each other top-down,
+ * without a cycle:
  *
  * <pre>
  *   io.aryl.yarn      ArylScheduler: the Capacity Scheduler's hooks and the lifecycle
@@ -27,49 +28,78 @@ import org.junit.jupiter.api.Test;
  */
 @DisplayName("The scheduler module's shape: a plain-Java engine, packages top-down without cycles")
 class ModuleShapeTest {
-  private static final JavaClasses MAIN = new ClassFileImporter()
-      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-      .importPackages("io.aryl.yarn");
+  private static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("io.aryl.yarn");
 
   @Test
-  @DisplayName("the engine, the snapshot, the reclaims and the settings use no Hadoop and no ZooKeeper client")
+  @DisplayName(
+      "the engine, the snapshot, the reclaims and the settings use no Hadoop and no ZooKeeper client")
   void engineIsPlainJava() {
-    ArchRule rule = noClasses().that().resideInAnyPackage("io.aryl.yarn.engine..", "io.aryl.yarn.round..",
-            "io.aryl.yarn.reclaim..", "io.aryl.yarn.conf..")
-        .should().dependOnClassesThat().resideInAnyPackage("org.apache.hadoop..", "org.apache.curator..",
-            "org.apache.zookeeper..")
-        .because("every decision a round takes is tested without a ResourceManager, and the simulator's is the same"
-            + " code");
+    ArchRule rule =
+        noClasses()
+            .that()
+            .resideInAnyPackage(
+                "io.aryl.yarn.engine..",
+                "io.aryl.yarn.round..",
+                "io.aryl.yarn.reclaim..",
+                "io.aryl.yarn.conf..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                "org.apache.hadoop..", "org.apache.curator..", "org.apache.zookeeper..")
+            .because(
+                "every decision a round takes is tested without a ResourceManager, and the simulator's is the same"
+                    + " code");
     rule.check(MAIN);
   }
 
   @Test
   @DisplayName("the stored records and the state they form use no Hadoop: only the stores do")
   void storedStateIsPlainJava() {
-    noClasses().that().resideInAPackage("io.aryl.yarn.state")
-        .and().haveNameNotMatching(".*\\.(FsStateStore|StateStores|SectionFiles|ZkStateStore)(\\$.*)?")
-        .should().dependOnClassesThat().resideInAnyPackage("org.apache.hadoop..", "org.apache.curator..",
-            "org.apache.zookeeper..")
+    noClasses()
+        .that()
+        .resideInAPackage("io.aryl.yarn.state")
+        .and()
+        .haveNameNotMatching(".*\\.(FsStateStore|StateStores|SectionFiles|ZkStateStore)(\\$.*)?")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.apache.hadoop..", "org.apache.curator..", "org.apache.zookeeper..")
         .check(MAIN);
   }
 
   @Test
   @DisplayName("the packages depend on each other top-down")
   void layers() {
-    layeredArchitecture().consideringOnlyDependenciesInAnyPackage("io.aryl.yarn..")
-        .layer("Scheduler").definedBy("io.aryl.yarn")
-        .layer("Web").definedBy("io.aryl.yarn.web..")
-        .layer("Adapter").definedBy("io.aryl.yarn.rm..")
-        .layer("State").definedBy("io.aryl.yarn.state..")
-        .layer("Engine").definedBy("io.aryl.yarn.engine..")
-        .layer("Model").definedBy("io.aryl.yarn.round..", "io.aryl.yarn.reclaim..")
-        .layer("Conf").definedBy("io.aryl.yarn.conf..")
-        .whereLayer("Scheduler").mayNotBeAccessedByAnyLayer()
-        .whereLayer("Web").mayOnlyBeAccessedByLayers("Scheduler")
-        .whereLayer("Adapter").mayOnlyBeAccessedByLayers("Scheduler", "Web")
-        .whereLayer("Engine").mayOnlyBeAccessedByLayers("Scheduler", "Web", "Adapter")
-        .whereLayer("State").mayOnlyBeAccessedByLayers("Scheduler", "Web", "Adapter", "Engine", "Model")
-        .whereLayer("Model").mayOnlyBeAccessedByLayers("Scheduler", "Web", "Adapter", "Engine")
+    layeredArchitecture()
+        .consideringOnlyDependenciesInAnyPackage("io.aryl.yarn..")
+        .layer("Scheduler")
+        .definedBy("io.aryl.yarn")
+        .layer("Web")
+        .definedBy("io.aryl.yarn.web..")
+        .layer("Adapter")
+        .definedBy("io.aryl.yarn.rm..")
+        .layer("State")
+        .definedBy("io.aryl.yarn.state..")
+        .layer("Engine")
+        .definedBy("io.aryl.yarn.engine..")
+        .layer("Model")
+        .definedBy("io.aryl.yarn.round..", "io.aryl.yarn.reclaim..")
+        .layer("Conf")
+        .definedBy("io.aryl.yarn.conf..")
+        .whereLayer("Scheduler")
+        .mayNotBeAccessedByAnyLayer()
+        .whereLayer("Web")
+        .mayOnlyBeAccessedByLayers("Scheduler")
+        .whereLayer("Adapter")
+        .mayOnlyBeAccessedByLayers("Scheduler", "Web")
+        .whereLayer("Engine")
+        .mayOnlyBeAccessedByLayers("Scheduler", "Web", "Adapter")
+        .whereLayer("State")
+        .mayOnlyBeAccessedByLayers("Scheduler", "Web", "Adapter", "Engine", "Model")
+        .whereLayer("Model")
+        .mayOnlyBeAccessedByLayers("Scheduler", "Web", "Adapter", "Engine")
         .check(MAIN);
   }
 

@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A node on which the plan promised nothing is offered only to applications outside the plan; while none of them
- * asks, an attempt to allocate there (a heartbeat's, a step of the asynchronous thread's walk) is passed over before
- * the queues are walked. Passing over must never keep a container from anyone who asked.
+ * A node on which the plan promised nothing is offered only to applications outside the plan; while
+ * none of them asks, an attempt to allocate there (a heartbeat's, a step of the asynchronous
+ * thread's walk) is passed over before the queues are walked. Passing over must never keep a
+ * container from anyone who asked.
  */
 @DisplayName("a node no application would be offered is passed over")
 class NoOneToOfferTest {
@@ -66,33 +67,42 @@ class NoOneToOfferTest {
   }
 
   @Test
-  @DisplayName("a plain application's ask is offered every node at once, and passed over again once it holds all")
+  @DisplayName(
+      "a plain application's ask is offered every node at once, and passed over again once it holds all")
   void plainApplicationAsks() throws Exception {
     waitPassedOver(other);
-    RMApp app = MockRMAppSubmitter.submit(rm.rm, MockRMAppSubmissionData.Builder
-        .createWithResource(Resource.newInstance(1024, 1), rm.rm)
-        .withAppName("plain")
-        .withQueue(MockArylRm.TRAINING)
-        .withAppNodeLabel("")
-        .withMaxAppAttempts(1)
-        .withWaitForAppAcceptedState(false)
-        .build());
+    RMApp app =
+        MockRMAppSubmitter.submit(
+            rm.rm,
+            MockRMAppSubmissionData.Builder.createWithResource(Resource.newInstance(1024, 1), rm.rm)
+                .withAppName("plain")
+                .withQueue(MockArylRm.TRAINING)
+                .withAppNodeLabel("")
+                .withMaxAppAttempts(1)
+                .withWaitForAppAcceptedState(false)
+                .build());
     MockAM am = rm.launchAndRegister(app); // its master's container: on a node promised nothing
     waitPassedOver(other);
 
     am.allocate(List.of(MockArylRm.workers(2, 4)), List.of());
-    assertThat(rm.aryl.noOneToOffer(node(other))).as("right after the ask, before any scan").isFalse();
+    assertThat(rm.aryl.noOneToOffer(node(other)))
+        .as("right after the ask, before any scan")
+        .isFalse();
     rm.heartbeat(other);
-    List<Container> got = new ArrayList<>(am.allocate(List.of(), List.of()).getAllocatedContainers());
+    List<Container> got =
+        new ArrayList<>(am.allocate(List.of(), List.of()).getAllocatedContainers());
     rm.heartbeat(other);
     got.addAll(am.allocate(List.of(), List.of()).getAllocatedContainers());
-    assertThat(MockArylRm.byNode(got)).as("its workers, on a node promised nothing").containsEntry(OTHER, 2);
+    assertThat(MockArylRm.byNode(got))
+        .as("its workers, on a node promised nothing")
+        .containsEntry(OTHER, 2);
 
     waitPassedOver(other);
   }
 
   @Test
-  @DisplayName("a node promised to an elastic job is never passed over; its workers are allocated there")
+  @DisplayName(
+      "a node promised to an elastic job is never passed over; its workers are allocated there")
   void promisedNode() throws Exception {
     MockAM job = rm.submit("e", new JobShape(1, 1, 8, 600, ""));
     rm.ask(job, 1, 8);
@@ -105,6 +115,8 @@ class NoOneToOfferTest {
 
     job.allocate(List.of(), List.of()); // takes the grant
     rm.heartbeat(there);
-    assertThat(job.allocate(List.of(), List.of()).getAllocatedContainers()).as("its worker").hasSize(1);
+    assertThat(job.allocate(List.of(), List.of()).getAllocatedContainers())
+        .as("its worker")
+        .hasSize(1);
   }
 }

@@ -21,7 +21,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("NodeScopedCapacityScheduler: every attempt to allocate on one node passes its hook, with that node")
+@DisplayName(
+    "NodeScopedCapacityScheduler: every attempt to allocate on one node passes its hook, with that node")
 class NodeScopedCapacitySchedulerTest {
   /** Records the node of every allocation attempt. */
   public static class Recording extends NodeScopedCapacityScheduler {
@@ -34,7 +35,9 @@ class NodeScopedCapacitySchedulerTest {
     }
   }
 
-  /** Records as {@link Recording} does, and slows its asynchronous walk while nothing is pending. */
+  /**
+   * Records as {@link Recording} does, and slows its asynchronous walk while nothing is pending.
+   */
   public static class PausingRecording extends Recording {
     @Override
     protected boolean pausesIdleWalk() {
@@ -94,7 +97,8 @@ class NodeScopedCapacitySchedulerTest {
   }
 
   @Test
-  @DisplayName("an idle walk: no step reaches the queues while nothing is pending, and an ask is served at once")
+  @DisplayName(
+      "an idle walk: no step reaches the queues while nothing is pending, and an ask is served at once")
   void idleWalk() throws Exception {
     Recording.NODES.clear();
     MockRM rm = start(true, PausingRecording.class);
@@ -105,22 +109,32 @@ class NodeScopedCapacitySchedulerTest {
       }
       rm.drainEvents();
       Thread.sleep(1_000); // unpaused, the walk steps through these 20 nodes every ~5 ms
-      assertThat(Recording.NODES).as("steps that reached the queues with nothing pending").isEmpty();
+      assertThat(Recording.NODES)
+          .as("steps that reached the queues with nothing pending")
+          .isEmpty();
 
       for (MockNM nm : nms) {
         nm.nodeHeartbeat(true); // the walk passes over nodes whose last heartbeat is old
       }
-      // Not submitWithMemory: it waits for the attempt to be SCHEDULED, a state an ask served at once may leave
+      // Not submitWithMemory: it waits for the attempt to be SCHEDULED, a state an ask served at
+      // once may leave
       // before the wait looks.
-      RMApp app = MockRMAppSubmitter.submit(rm,
-          MockRMAppSubmissionData.Builder.createWithMemory(1024, rm).withWaitForAppAcceptedState(false).build());
+      RMApp app =
+          MockRMAppSubmitter.submit(
+              rm,
+              MockRMAppSubmissionData.Builder.createWithMemory(1024, rm)
+                  .withWaitForAppAcceptedState(false)
+                  .build());
       rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
       long deadline = System.currentTimeMillis() + 10_000;
-      while ((app.getCurrentAppAttempt() == null || app.getCurrentAppAttempt().getMasterContainer() == null)
+      while ((app.getCurrentAppAttempt() == null
+              || app.getCurrentAppAttempt().getMasterContainer() == null)
           && System.currentTimeMillis() < deadline) {
         Thread.sleep(10);
       }
-      assertThat(app.getCurrentAppAttempt().getMasterContainer()).as("the ApplicationMaster's container").isNotNull();
+      assertThat(app.getCurrentAppAttempt().getMasterContainer())
+          .as("the ApplicationMaster's container")
+          .isNotNull();
     } finally {
       rm.stop();
     }

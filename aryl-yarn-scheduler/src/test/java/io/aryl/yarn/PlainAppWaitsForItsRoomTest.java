@@ -25,11 +25,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A plain application (no Aryl tags, e.g. Spark's GPU executors) whose room an elastic job's draining workers still
- * hold is a starting gang: its promise stands until the drains end. Every round in between threw a
- * NullPointerException (the GPUs per worker of a starting gang were looked up among the elastic applications only), so
- * no round got as far as killing the drained workers at the grace, and the plain application waited for the elastic
- * job's own ApplicationMaster to let go.
+ * A plain application (no Aryl tags, e.g. Spark's GPU executors) whose room an elastic job's
+ * draining workers still hold is a starting gang: its promise stands until the drains end. Every
+ * round in between threw a NullPointerException (the GPUs per worker of a starting gang were looked
+ * up among the elastic applications only), so no round got as far as killing the drained workers at
+ * the grace, and the plain application waited for the elastic job's own ApplicationMaster to let
+ * go.
  */
 @DisplayName("a plain application waits for its room like a gang, and the rounds go on meanwhile")
 class PlainAppWaitsForItsRoomTest {
@@ -53,52 +54,64 @@ class PlainAppWaitsForItsRoomTest {
   }
 
   @Test
-  @DisplayName("rounds run while a plain application's room is drained, and it gets its containers once the room is"
-      + " free")
+  @DisplayName(
+      "rounds run while a plain application's room is drained, and it gets its containers once the room is"
+          + " free")
   void roundsRunWhileAPlainApplicationWaitsForDrains() throws Exception {
     MockAM elastic = rm.submit("elastic", new JobShape(2, 4, 2, 600, ""));
     rm.ask(elastic, 4, 2);
     rm.aryl.aryl().runRound();
     elastic.allocate(List.of(), List.of()); // takes the grant
     rm.heartbeat(own);
-    assertThat(elastic.allocate(List.of(), List.of()).getAllocatedContainers()).as("the elastic job's workers")
+    assertThat(elastic.allocate(List.of(), List.of()).getAllocatedContainers())
+        .as("the elastic job's workers")
         .hasSize(4);
 
     MockAM plain = submitPlain("plain-gpu-app");
     plain.allocate(List.of(MockArylRm.workers(2, 2)), List.of());
     rm.aryl.aryl().runRound();
-    assertThat(rm.targetByNode(elastic)).as("the elastic job's target: its extras make room")
+    assertThat(rm.targetByNode(elastic))
+        .as("the elastic job's target: its extras make room")
         .isEqualTo(Map.of(NODE, 2));
     List<ContainerId> drained = preempted(elastic.allocate(List.of(), List.of()));
     assertThat(drained).as("the elastic job's workers asked back").hasSize(2);
 
-    // The elastic job keeps its two drained workers for now: the plain application's room is still held.
-    assertThatCode(rm.aryl.aryl()::runRound).as("a round while the plain application waits for its room")
+    // The elastic job keeps its two drained workers for now: the plain application's room is still
+    // held.
+    assertThatCode(rm.aryl.aryl()::runRound)
+        .as("a round while the plain application waits for its room")
         .doesNotThrowAnyException();
     assertThatCode(rm.aryl.aryl()::runRound).as("and the next one").doesNotThrowAnyException();
-    assertThat(rm.aryl.aryl().metrics().planningRoundsFailed()).as("planning rounds failed, on the planning thread too")
+    assertThat(rm.aryl.aryl().metrics().planningRoundsFailed())
+        .as("planning rounds failed, on the planning thread too")
         .isZero();
 
     elastic.allocate(List.of(), drained);
     rm.heartbeat(own);
-    List<Container> got = new ArrayList<>(plain.allocate(List.of(), List.of()).getAllocatedContainers());
+    List<Container> got =
+        new ArrayList<>(plain.allocate(List.of(), List.of()).getAllocatedContainers());
     rm.heartbeat(own);
     got.addAll(plain.allocate(List.of(), List.of()).getAllocatedContainers());
-    assertThat(MockArylRm.byNode(got)).as("the plain application's containers once its room is free")
+    assertThat(MockArylRm.byNode(got))
+        .as("the plain application's containers once its room is free")
         .isEqualTo(Map.of(NODE, 2));
     assertThat(rm.aryl.aryl().metrics().planningRoundsFailed()).isZero();
   }
 
-  /** An application without Aryl's tags in the training queue, its ApplicationMaster on the AM node. */
+  /**
+   * An application without Aryl's tags in the training queue, its ApplicationMaster on the AM node.
+   */
   private MockAM submitPlain(String name) throws Exception {
-    RMApp app = MockRMAppSubmitter.submit(rm.rm, MockRMAppSubmissionData.Builder
-        .createWithResource(Resource.newInstance(1024, 1), rm.rm)
-        .withAppName(name)
-        .withQueue(MockArylRm.TRAINING)
-        .withAppNodeLabel("")
-        .withMaxAppAttempts(1)
-        .withWaitForAppAcceptedState(false)
-        .build());
+    RMApp app =
+        MockRMAppSubmitter.submit(
+            rm.rm,
+            MockRMAppSubmissionData.Builder.createWithResource(Resource.newInstance(1024, 1), rm.rm)
+                .withAppName(name)
+                .withQueue(MockArylRm.TRAINING)
+                .withAppNodeLabel("")
+                .withMaxAppAttempts(1)
+                .withWaitForAppAcceptedState(false)
+                .build());
     MockAM am = rm.launchAndRegister(app);
     rm.rm.drainEvents();
     return am;

@@ -10,16 +10,17 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
- * The conf-templates files, read from the source tree: conf-templates' own tests run this module's scheduler, so
- * this module cannot depend on conf-templates' {@code TemplateConf} and reads the same files by path instead.
+ * The conf-templates files, read from the source tree: conf-templates' own tests run this module's
+ * scheduler, so this module cannot depend on conf-templates' {@code TemplateConf} and reads the
+ * same files by path instead.
  */
 public final class TemplateFiles {
   private TemplateFiles() {}
 
   /**
-   * yarn-site, capacity-scheduler and resource-types as overlay properties. set(), not addResource(): the Capacity
-   * Scheduler re-reads capacity-scheduler.xml from the class path (the RM test jar carries one) and only properties
-   * set in the overlay win over it.
+   * yarn-site, capacity-scheduler and resource-types as overlay properties. set(), not
+   * addResource(): the Capacity Scheduler re-reads capacity-scheduler.xml from the class path (the
+   * RM test jar carries one) and only properties set in the overlay win over it.
    */
   public static YarnConfiguration conf() throws IOException {
     Path dir = dir();
@@ -34,7 +35,10 @@ public final class TemplateFiles {
     return conf;
   }
 
-  /** The templates' directory: {@code -Daryl.conf.dir}, else found from the module's or the reactor's directory. */
+  /**
+   * The templates' directory: {@code -Daryl.conf.dir}, else found from the module's or the
+   * reactor's directory.
+   */
   public static Path dir() throws IOException {
     List<Path> candidates = new ArrayList<>();
     String configured = System.getProperty("aryl.conf.dir");
@@ -48,6 +52,7 @@ public final class TemplateFiles {
         return p;
       }
     }
-    throw new IOException("conf-templates not found (tried " + candidates + "); set -Daryl.conf.dir");
+    throw new IOException(
+        "conf-templates not found (tried " + candidates + "); set -Daryl.conf.dir");
   }
 }

@@ -19,10 +19,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A worker is taken out of its ApplicationMaster's ask before its commit and reaches its node only with it; a round
- * reads the asks, then the nodes. A round reading across a commit saw the worker in neither: the job asked for one
- * worker fewer, was planned that width, and then found its last worker not worth a re-scale (LoanControllerIT, "training
- * fills its node and both loaned ones", failing under load: 23 workers of 24, one GPU idle, one worker asked for).
+ * A worker is taken out of its ApplicationMaster's ask before its commit and reaches its node only
+ * with it; a round reads the asks, then the nodes. A round reading across a commit saw the worker
+ * in neither: the job asked for one worker fewer, was planned that width, and then found its last
+ * worker not worth a re-scale (LoanControllerIT, "training fills its node and both loaned ones",
+ * failing under load: 23 workers of 24, one GPU idle, one worker asked for).
  *
  * <p>On {@link MockArylRm}, with a scheduler that runs a round in the middle of a worker's commit.
  */
@@ -32,7 +33,10 @@ class WorkersBeingCommittedStayAskedTest {
   private MockArylRm rm;
   private MockNM own;
 
-  /** ArylScheduler, running {@link #duringCommit} once inside the next commit of a container the gate passed. */
+  /**
+   * ArylScheduler, running {@link #duringCommit} once inside the next commit of a container the
+   * gate passed.
+   */
   public static final class RoundDuringCommit extends ArylScheduler {
     static final AtomicReference<Runnable> duringCommit = new AtomicReference<>();
 
@@ -62,21 +66,25 @@ class WorkersBeingCommittedStayAskedTest {
   }
 
   @Test
-  @DisplayName("a round in the middle of the first worker's commit plans the job all 8 it asked for, and it gets them")
+  @DisplayName(
+      "a round in the middle of the first worker's commit plans the job all 8 it asked for, and it gets them")
   void roundDuringACommit() throws Exception {
-    // 600 s predicted: an eighth worker saves 600/7 - 600/8 = 11 s, less than the 30 s a re-scale pauses the job, so a
+    // 600 s predicted: an eighth worker saves 600/7 - 600/8 = 11 s, less than the 30 s a re-scale
+    // pauses the job, so a
     // job once planned at 7 stays at 7.
     MockAM e = rm.submit("e", new JobShape(1, 8, 1, 600, ""));
     rm.ask(e, 8, 1);
     rm.aryl.aryl().runRound();
-    assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers()).isEmpty(); // takes the grant
+    assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers())
+        .isEmpty(); // takes the grant
     assertThat(rm.targetByNode(e)).isEqualTo(Map.of("127.1.0.1", 8));
 
     AtomicReference<ApplicationStatus> seen = new AtomicReference<>();
-    RoundDuringCommit.duringCommit.set(() -> {
-      rm.aryl.aryl().runRound();
-      seen.set(rm.application(e));
-    });
+    RoundDuringCommit.duringCommit.set(
+        () -> {
+          rm.aryl.aryl().runRound();
+          seen.set(rm.application(e));
+        });
     rm.heartbeat(own);
     assertThat(seen.get()).as("the round during the commit ran").isNotNull();
     assertThat(seen.get().targetWorkers()).as("its target for the job").isEqualTo(8);

@@ -44,8 +44,10 @@ class CapacitySchedulerTemplateTest {
     @DisplayName("gives root 100% of both labels but does NOT set root.accessible-node-labels")
     void rootLabels() {
       assertThat(raw.get(PREFIX + "root.accessible-node-labels")).isNull();
-      assertThat(raw.get(PREFIX + "root.accessible-node-labels." + INFERENCE + ".capacity")).isEqualTo("100");
-      assertThat(raw.get(PREFIX + "root.accessible-node-labels." + TRAINING + ".capacity")).isEqualTo("100");
+      assertThat(raw.get(PREFIX + "root.accessible-node-labels." + INFERENCE + ".capacity"))
+          .isEqualTo("100");
+      assertThat(raw.get(PREFIX + "root.accessible-node-labels." + TRAINING + ".capacity"))
+          .isEqualTo("100");
     }
 
     @ParameterizedTest(name = "root.{0} accesses label {0} with capacity 100 and defaults to it")
@@ -54,14 +56,17 @@ class CapacitySchedulerTemplateTest {
     void queueLabel(String label) {
       String queue = PREFIX + "root." + label;
       assertThat(raw.get(queue + ".accessible-node-labels")).isEqualTo(label);
-      assertThat(raw.get(queue + ".accessible-node-labels." + label + ".capacity")).isEqualTo("100");
+      assertThat(raw.get(queue + ".accessible-node-labels." + label + ".capacity"))
+          .isEqualTo("100");
       assertThat(raw.get(queue + ".default-node-label-expression")).isEqualTo(label);
     }
 
     @Test
-    @DisplayName("lets one node heartbeat place many off-switch containers, so a gang lands at once")
+    @DisplayName(
+        "lets one node heartbeat place many off-switch containers, so a gang lands at once")
     void gangFitsInOneHeartbeat() {
-      assertThat(raw.getBoolean(CapacitySchedulerConfiguration.ASSIGN_MULTIPLE_ENABLED, false)).isTrue();
+      assertThat(raw.getBoolean(CapacitySchedulerConfiguration.ASSIGN_MULTIPLE_ENABLED, false))
+          .isTrue();
       assertThat(raw.getInt(CapacitySchedulerConfiguration.OFFSWITCH_PER_HEARTBEAT_LIMIT, 1))
           .isGreaterThanOrEqualTo(8);
     }
@@ -72,7 +77,8 @@ class CapacitySchedulerTemplateTest {
   class ThroughCapacitySchedulerConfiguration {
 
     // false: do not also load a capacity-scheduler.xml that happens to be on the classpath
-    private final CapacitySchedulerConfiguration cs = new CapacitySchedulerConfiguration(raw, false);
+    private final CapacitySchedulerConfiguration cs =
+        new CapacitySchedulerConfiguration(raw, false);
 
     private final QueuePath root = new QueuePath("root");
     private final QueuePath inference = new QueuePath(ArylConf.INFERENCE_QUEUE.defaultValue());
@@ -87,7 +93,8 @@ class CapacitySchedulerTemplateTest {
     @Test
     @DisplayName("root's children are exactly the queues Aryl's defaults name")
     void queues() {
-      assertThat(cs.getQueues(root)).containsExactly(inference.getLeafName(), training.getLeafName());
+      assertThat(cs.getQueues(root))
+          .containsExactly(inference.getLeafName(), training.getLeafName());
       assertThat(inference.getParent()).isEqualTo("root");
       assertThat(training.getParent()).isEqualTo("root");
     }
@@ -116,7 +123,8 @@ class CapacitySchedulerTemplateTest {
     }
 
     @Test
-    @DisplayName("both queues have default-partition capacity (unmanaged AMs and AM limits count there), adding up to 100")
+    @DisplayName(
+        "both queues have default-partition capacity (unmanaged AMs and AM limits count there), adding up to 100")
     void defaultPartitionCapacity() {
       float inferenceCapacity = cs.getNonLabeledQueueCapacity(inference);
       float trainingCapacity = cs.getNonLabeledQueueCapacity(training);
@@ -126,18 +134,23 @@ class CapacitySchedulerTemplateTest {
     }
 
     @Test
-    @DisplayName("ApplicationMasters may use more than the stock 10% in every partition of both queues")
+    @DisplayName(
+        "ApplicationMasters may use more than the stock 10% in every partition of both queues")
     void amLimitRaised() {
       assertThat(cs.getMaximumApplicationMasterResourcePercent())
-          .isGreaterThan(CapacitySchedulerConfiguration.DEFAULT_MAXIMUM_APPLICATIONMASTERS_RESOURCE_PERCENT);
-      assertThat(cs.getMaximumAMResourcePercentPerPartition(inference, INFERENCE)).isGreaterThan(0.1f);
+          .isGreaterThan(
+              CapacitySchedulerConfiguration.DEFAULT_MAXIMUM_APPLICATIONMASTERS_RESOURCE_PERCENT);
+      assertThat(cs.getMaximumAMResourcePercentPerPartition(inference, INFERENCE))
+          .isGreaterThan(0.1f);
       assertThat(cs.getMaximumAMResourcePercentPerPartition(inference, "")).isGreaterThan(0.1f);
-      assertThat(cs.getMaximumAMResourcePercentPerPartition(training, TRAINING)).isGreaterThan(0.1f);
+      assertThat(cs.getMaximumAMResourcePercentPerPartition(training, TRAINING))
+          .isGreaterThan(0.1f);
       assertThat(cs.getMaximumAMResourcePercentPerPartition(training, "")).isGreaterThan(0.1f);
     }
 
     @Test
-    @DisplayName("per node heartbeat: multiple assignments on and the off-switch limit above the stock 1")
+    @DisplayName(
+        "per node heartbeat: multiple assignments on and the off-switch limit above the stock 1")
     void heartbeatAssignments() {
       assertThat(cs.getAssignMultipleEnabled()).isTrue();
       assertThat(cs.getOffSwitchPerHeartbeatLimit())

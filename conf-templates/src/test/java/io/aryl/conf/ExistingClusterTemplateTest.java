@@ -3,8 +3,8 @@ package io.aryl.conf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.api.conf.PoolConf;
-import io.aryl.yarn.conf.ArylConf;
 import io.aryl.yarn.PlanAwareOrderingPolicy;
+import io.aryl.yarn.conf.ArylConf;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,9 +28,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The existing-cluster variant of capacity-scheduler.xml, read through Hadoop's own CapacitySchedulerConfiguration:
- * root.default kept for the jobs already submitted there, the two GPU pools beside it, and the teams example at its
- * end applied as it says.
+ * The existing-cluster variant of capacity-scheduler.xml, read through Hadoop's own
+ * CapacitySchedulerConfiguration: root.default kept for the jobs already submitted there, the two
+ * GPU pools beside it, and the teams example at its end applied as it says.
  */
 @DisplayName("existing-cluster capacity-scheduler.xml template")
 class ExistingClusterTemplateTest {
@@ -38,14 +38,19 @@ class ExistingClusterTemplateTest {
   private static final String PREFIX = CapacitySchedulerConfiguration.PREFIX;
   private static final String INFERENCE = PoolConf.INFERENCE_LABEL.defaultValue();
   private static final String TRAINING = PoolConf.TRAINING_LABEL.defaultValue();
+
   /** The default partition: the unlabelled nodes, where the cluster's existing queues run. */
   private static final String DEFAULT_PARTITION = "";
 
   private static final QueuePath ROOT = new QueuePath("root");
+
   /** The queue MapReduce (and most other frameworks) submit to unless told otherwise. */
   private static final QueuePath DEFAULT_QUEUE = new QueuePath("root.default");
-  private static final QueuePath INFERENCE_QUEUE = new QueuePath(ArylConf.INFERENCE_QUEUE.defaultValue());
-  private static final QueuePath TRAINING_QUEUE = new QueuePath(ArylConf.TRAINING_QUEUE.defaultValue());
+
+  private static final QueuePath INFERENCE_QUEUE =
+      new QueuePath(ArylConf.INFERENCE_QUEUE.defaultValue());
+  private static final QueuePath TRAINING_QUEUE =
+      new QueuePath(ArylConf.TRAINING_QUEUE.defaultValue());
 
   private static Configuration raw() {
     return Templates.load(Templates.EXISTING_CLUSTER_CAPACITY_SCHEDULER);
@@ -76,11 +81,14 @@ class ExistingClusterTemplateTest {
   }
 
   /** The children's capacities in one partition, added up; the default partition is "". */
-  private static float childCapacitySum(CapacitySchedulerConfiguration cs, QueuePath parent, String partition) {
+  private static float childCapacitySum(
+      CapacitySchedulerConfiguration cs, QueuePath parent, String partition) {
     float sum = 0;
     for (QueuePath child : children(cs, parent)) {
-      sum += partition.isEmpty() ? cs.getNonLabeledQueueCapacity(child)
-          : cs.getLabeledQueueCapacity(child, partition);
+      sum +=
+          partition.isEmpty()
+              ? cs.getNonLabeledQueueCapacity(child)
+              : cs.getLabeledQueueCapacity(child, partition);
     }
     return sum;
   }
@@ -116,18 +124,28 @@ class ExistingClusterTemplateTest {
     }
 
     @Test
-    @DisplayName("changes only root.default's capacity, maximum-capacity and labels: its ACLs, limits and state stay")
+    @DisplayName(
+        "changes only root.default's capacity, maximum-capacity and labels: its ACLs, limits and state stay")
     void leavesTheRestOfRootDefaultAlone() {
-      List<String> defaultKeys = Templates.properties(Templates.EXISTING_CLUSTER_CAPACITY_SCHEDULER).stream()
-          .map(Templates.Property::name).filter(n -> n.startsWith(PREFIX + "root.default.")).toList();
-      assertThat(defaultKeys).containsExactlyInAnyOrder(PREFIX + "root.default.capacity",
-          PREFIX + "root.default.maximum-capacity", PREFIX + "root.default.accessible-node-labels");
+      List<String> defaultKeys =
+          Templates.properties(Templates.EXISTING_CLUSTER_CAPACITY_SCHEDULER).stream()
+              .map(Templates.Property::name)
+              .filter(n -> n.startsWith(PREFIX + "root.default."))
+              .toList();
+      assertThat(defaultKeys)
+          .containsExactlyInAnyOrder(
+              PREFIX + "root.default.capacity",
+              PREFIX + "root.default.maximum-capacity",
+              PREFIX + "root.default.accessible-node-labels");
     }
 
     @Test
-    @DisplayName("leaves the cluster-wide AM limit alone (existing queues keep theirs); the GPU queues set their own")
+    @DisplayName(
+        "leaves the cluster-wide AM limit alone (existing queues keep theirs); the GPU queues set their own")
     void amLimitPerQueueOnly() {
-      assertThat(raw.get(CapacitySchedulerConfiguration.MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT)).isNull();
+      assertThat(
+              raw.get(CapacitySchedulerConfiguration.MAXIMUM_APPLICATION_MASTERS_RESOURCE_PERCENT))
+          .isNull();
       assertThat(raw.get(PREFIX + "root.inference.maximum-am-resource-percent")).isNotNull();
       assertThat(raw.get(PREFIX + "root.training.maximum-am-resource-percent")).isNotNull();
     }
@@ -136,12 +154,15 @@ class ExistingClusterTemplateTest {
     @DisplayName("gives root 100% of both labels but does NOT set root.accessible-node-labels")
     void rootLabels() {
       assertThat(raw.get(PREFIX + "root.accessible-node-labels")).isNull();
-      assertThat(raw.get(PREFIX + "root.accessible-node-labels." + INFERENCE + ".capacity")).isEqualTo("100");
-      assertThat(raw.get(PREFIX + "root.accessible-node-labels." + TRAINING + ".capacity")).isEqualTo("100");
+      assertThat(raw.get(PREFIX + "root.accessible-node-labels." + INFERENCE + ".capacity"))
+          .isEqualTo("100");
+      assertThat(raw.get(PREFIX + "root.accessible-node-labels." + TRAINING + ".capacity"))
+          .isEqualTo("100");
     }
 
     @Test
-    @DisplayName("sets root.default's labels to a single space, which the Capacity Scheduler reads as none")
+    @DisplayName(
+        "sets root.default's labels to a single space, which the Capacity Scheduler reads as none")
     void defaultQueueLabelsAreASpace() {
       assertThat(raw.get(PREFIX + "root.default.accessible-node-labels")).isEqualTo(" ");
     }
@@ -150,9 +171,11 @@ class ExistingClusterTemplateTest {
     @DisplayName("the resource calculator and per-heartbeat limits are the new-cluster template's")
     void sameSchedulingSettingsAsTheNewClusterTemplate() {
       Configuration newCluster = Templates.load(Templates.CAPACITY_SCHEDULER);
-      for (String key : List.of(CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS,
-          CapacitySchedulerConfiguration.ASSIGN_MULTIPLE_ENABLED,
-          CapacitySchedulerConfiguration.OFFSWITCH_PER_HEARTBEAT_LIMIT)) {
+      for (String key :
+          List.of(
+              CapacitySchedulerConfiguration.RESOURCE_CALCULATOR_CLASS,
+              CapacitySchedulerConfiguration.ASSIGN_MULTIPLE_ENABLED,
+              CapacitySchedulerConfiguration.OFFSWITCH_PER_HEARTBEAT_LIMIT)) {
         assertThat(raw.get(key)).as(key).isNotNull().isEqualTo(newCluster.get(key));
       }
     }
@@ -170,24 +193,30 @@ class ExistingClusterTemplateTest {
     }
 
     @Test
-    @DisplayName("root's children are default and the two queues Aryl's defaults name, all three leaves")
+    @DisplayName(
+        "root's children are default and the two queues Aryl's defaults name, all three leaves")
     void queues() {
-      assertThat(children(cs, ROOT)).containsExactly(DEFAULT_QUEUE, INFERENCE_QUEUE, TRAINING_QUEUE);
+      assertThat(children(cs, ROOT))
+          .containsExactly(DEFAULT_QUEUE, INFERENCE_QUEUE, TRAINING_QUEUE);
       assertThat(leaves(cs, ROOT)).containsExactly(DEFAULT_QUEUE, INFERENCE_QUEUE, TRAINING_QUEUE);
     }
 
     @Test
-    @DisplayName("in the default partition the top-level capacities add up to 100, each queue's positive")
+    @DisplayName(
+        "in the default partition the top-level capacities add up to 100, each queue's positive")
     void defaultPartitionAddsUp() {
       assertThat(childCapacitySum(cs, ROOT, DEFAULT_PARTITION)).isEqualTo(100f);
       for (QueuePath q : children(cs, ROOT)) {
-        assertThat(cs.getNonLabeledQueueCapacity(q)).as("default-partition capacity of %s", q).isPositive();
+        assertThat(cs.getNonLabeledQueueCapacity(q))
+            .as("default-partition capacity of %s", q)
+            .isPositive();
       }
     }
 
     @ParameterizedTest(name = "partition {0}")
     @ValueSource(strings = {"inference", "training"})
-    @DisplayName("in each GPU partition the top-level capacities add up to 100, all of it the pool's own queue's")
+    @DisplayName(
+        "in each GPU partition the top-level capacities add up to 100, all of it the pool's own queue's")
     void gpuPartitionsAddUp(String label) {
       assertThat(childCapacitySum(cs, ROOT, label)).isEqualTo(100f);
       QueuePath owner = new QueuePath("root." + label);
@@ -206,54 +235,78 @@ class ExistingClusterTemplateTest {
     }
 
     @Test
-    @DisplayName("root.default is present, RUNNING, with most of the default partition and room to grow to all of it")
+    @DisplayName(
+        "root.default is present, RUNNING, with most of the default partition and room to grow to all of it")
     void defaultQueueRuns() {
       assertThat(cs.getState(DEFAULT_QUEUE)).isEqualTo(QueueState.RUNNING);
       assertThat(cs.getNonLabeledQueueCapacity(DEFAULT_QUEUE))
-          .isGreaterThan(cs.getNonLabeledQueueCapacity(INFERENCE_QUEUE) + cs.getNonLabeledQueueCapacity(TRAINING_QUEUE));
+          .isGreaterThan(
+              cs.getNonLabeledQueueCapacity(INFERENCE_QUEUE)
+                  + cs.getNonLabeledQueueCapacity(TRAINING_QUEUE));
       assertThat(cs.getNonLabeledQueueMaximumCapacity(DEFAULT_QUEUE)).isEqualTo(100f);
     }
 
     @Test
-    @DisplayName("root.default can run MapReduce: no label of its own, none by default, an AM limit above zero")
+    @DisplayName(
+        "root.default can run MapReduce: no label of its own, none by default, an AM limit above zero")
     void defaultQueueCanRunMapReduce() {
-      // An empty set, not null: null would mean "inherit root's *", and the queue could take idle GPU nodes.
+      // An empty set, not null: null would mean "inherit root's *", and the queue could take idle
+      // GPU nodes.
       assertThat(cs.getAccessibleNodeLabels(DEFAULT_QUEUE)).isNotNull().isEmpty();
       assertThat(cs.getDefaultNodeLabelExpression(DEFAULT_QUEUE)).isNull();
-      // Nothing set for it here: it keeps the cluster-wide limit (the stock 0.1 in this file alone).
+      // Nothing set for it here: it keeps the cluster-wide limit (the stock 0.1 in this file
+      // alone).
       assertThat(cs.getMaximumAMResourcePercentPerPartition(DEFAULT_QUEUE, DEFAULT_PARTITION))
-          .isEqualTo(cs.getMaximumApplicationMasterResourcePercent()).isPositive();
+          .isEqualTo(cs.getMaximumApplicationMasterResourcePercent())
+          .isPositive();
     }
 
     @Test
-    @DisplayName("the GPU queues keep room for ApplicationMasters in the default partition, and cannot take it over")
+    @DisplayName(
+        "the GPU queues keep room for ApplicationMasters in the default partition, and cannot take it over")
     void gpuQueuesInTheDefaultPartition() {
       for (QueuePath q : List.of(INFERENCE_QUEUE, TRAINING_QUEUE)) {
         assertThat(cs.getNonLabeledQueueCapacity(q)).as("capacity of %s", q).isPositive();
-        assertThat(cs.getNonLabeledQueueMaximumCapacity(q)).as("maximum capacity of %s", q)
+        assertThat(cs.getNonLabeledQueueMaximumCapacity(q))
+            .as("maximum capacity of %s", q)
             .isEqualTo(cs.getNonLabeledQueueCapacity(q));
       }
     }
 
     @Test
-    @DisplayName("ApplicationMasters may use more than the stock 10% of both GPU queues, in every partition")
+    @DisplayName(
+        "ApplicationMasters may use more than the stock 10% of both GPU queues, in every partition")
     void amLimitRaised() {
-      assertThat(cs.getMaximumAMResourcePercentPerPartition(INFERENCE_QUEUE, INFERENCE)).isGreaterThan(0.1f);
-      assertThat(cs.getMaximumAMResourcePercentPerPartition(INFERENCE_QUEUE, DEFAULT_PARTITION)).isGreaterThan(0.1f);
-      assertThat(cs.getMaximumAMResourcePercentPerPartition(TRAINING_QUEUE, TRAINING)).isGreaterThan(0.1f);
-      assertThat(cs.getMaximumAMResourcePercentPerPartition(TRAINING_QUEUE, DEFAULT_PARTITION)).isGreaterThan(0.1f);
+      assertThat(cs.getMaximumAMResourcePercentPerPartition(INFERENCE_QUEUE, INFERENCE))
+          .isGreaterThan(0.1f);
+      assertThat(cs.getMaximumAMResourcePercentPerPartition(INFERENCE_QUEUE, DEFAULT_PARTITION))
+          .isGreaterThan(0.1f);
+      assertThat(cs.getMaximumAMResourcePercentPerPartition(TRAINING_QUEUE, TRAINING))
+          .isGreaterThan(0.1f);
+      assertThat(cs.getMaximumAMResourcePercentPerPartition(TRAINING_QUEUE, DEFAULT_PARTITION))
+          .isGreaterThan(0.1f);
     }
 
     @Test
-    @DisplayName("every leaf queue of the training pool orders its applications with PlanAwareOrderingPolicy")
+    @DisplayName(
+        "every leaf queue of the training pool orders its applications with PlanAwareOrderingPolicy")
     void trainingLeavesArePlanAware() {
-      assertThat(leaves(cs, TRAINING_QUEUE)).containsExactly(TRAINING_QUEUE).allSatisfy(leaf ->
-          assertThat(cs.<org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.SchedulableEntity>
-              getAppOrderingPolicy(leaf)).as("ordering policy of %s", leaf).isInstanceOf(PlanAwareOrderingPolicy.class));
+      assertThat(leaves(cs, TRAINING_QUEUE))
+          .containsExactly(TRAINING_QUEUE)
+          .allSatisfy(
+              leaf ->
+                  assertThat(
+                          cs
+                              .<org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy
+                                      .SchedulableEntity>
+                                  getAppOrderingPolicy(leaf))
+                      .as("ordering policy of %s", leaf)
+                      .isInstanceOf(PlanAwareOrderingPolicy.class));
     }
 
     @Test
-    @DisplayName("per node heartbeat: multiple assignments on and the off-switch limit above the stock 1")
+    @DisplayName(
+        "per node heartbeat: multiple assignments on and the off-switch limit above the stock 1")
     void heartbeatAssignments() {
       assertThat(cs.getAssignMultipleEnabled()).isTrue();
       assertThat(cs.getOffSwitchPerHeartbeatLimit())
@@ -280,31 +333,38 @@ class ExistingClusterTemplateTest {
     @Test
     @DisplayName("removes only properties the template sets, and only root.training's")
     void removesWhatIsThere() {
-      assertThat(block.removed()).allSatisfy(key -> {
-        assertThat(raw().get(key)).as(key).isNotNull();
-        assertThat(key).startsWith(PREFIX + "root.training.");
-      });
+      assertThat(block.removed())
+          .allSatisfy(
+              key -> {
+                assertThat(raw().get(key)).as(key).isNotNull();
+                assertThat(key).startsWith(PREFIX + "root.training.");
+              });
     }
 
     @Test
     @DisplayName("sets only properties the template does not set, all below root.training")
     void addsOnlyNewProperties() {
-      assertThat(block.properties().keySet()).allSatisfy(key -> {
-        assertThat(raw().get(key)).as(key).isNull();
-        assertThat(key).startsWith(PREFIX + "root.training.");
-      });
+      assertThat(block.properties().keySet())
+          .allSatisfy(
+              key -> {
+                assertThat(raw().get(key)).as(key).isNull();
+                assertThat(key).startsWith(PREFIX + "root.training.");
+              });
     }
 
     @Test
-    @DisplayName("splits root.training into the leaf queues vision and nlp; the top level is unchanged")
+    @DisplayName(
+        "splits root.training into the leaf queues vision and nlp; the top level is unchanged")
     void teams() {
-      assertThat(children(cs, ROOT)).containsExactly(DEFAULT_QUEUE, INFERENCE_QUEUE, TRAINING_QUEUE);
+      assertThat(children(cs, ROOT))
+          .containsExactly(DEFAULT_QUEUE, INFERENCE_QUEUE, TRAINING_QUEUE);
       assertThat(children(cs, TRAINING_QUEUE)).containsExactly(vision, nlp);
       assertThat(leaves(cs, ROOT)).containsExactly(DEFAULT_QUEUE, INFERENCE_QUEUE, vision, nlp);
     }
 
     @Test
-    @DisplayName("gives vision 60 and nlp 40 of the training partition: each team's guaranteed share")
+    @DisplayName(
+        "gives vision 60 and nlp 40 of the training partition: each team's guaranteed share")
     void guarantees() {
       assertThat(cs.getLabeledQueueCapacity(vision, TRAINING)).isEqualTo(60f);
       assertThat(cs.getLabeledQueueCapacity(nlp, TRAINING)).isEqualTo(40f);
@@ -317,36 +377,58 @@ class ExistingClusterTemplateTest {
       List<QueuePath> parents = parents(cs, ROOT);
       assertThat(parents).containsExactly(ROOT, TRAINING_QUEUE);
       for (QueuePath parent : parents) {
-        boolean accessible = parent.equals(ROOT) || cs.getAccessibleNodeLabels(parent).contains(partition);
+        boolean accessible =
+            parent.equals(ROOT) || cs.getAccessibleNodeLabels(parent).contains(partition);
         if (partition.isEmpty() || accessible) {
-          assertThat(childCapacitySum(cs, parent, partition)).as("children of %s in \"%s\"", parent, partition)
+          assertThat(childCapacitySum(cs, parent, partition))
+              .as("children of %s in \"%s\"", parent, partition)
               .isEqualTo(100f);
         }
       }
     }
 
     @Test
-    @DisplayName("each team runs on the training pool, may borrow all of it, and one user of it may borrow too")
+    @DisplayName(
+        "each team runs on the training pool, may borrow all of it, and one user of it may borrow too")
     void teamsUseTheTrainingPool() {
       for (QueuePath team : List.of(vision, nlp)) {
-        assertThat(cs.getAccessibleNodeLabels(team)).as("labels of %s", team).containsExactly(TRAINING);
-        assertThat(cs.getDefaultNodeLabelExpression(team)).as("default label of %s", team).isEqualTo(TRAINING);
-        assertThat(cs.getLabeledQueueMaximumCapacity(team, TRAINING)).as("maximum of %s", team).isEqualTo(100f);
-        assertThat(cs.getUserLimitFactor(team)).as("user-limit-factor of %s (-1: no user limit)", team)
+        assertThat(cs.getAccessibleNodeLabels(team))
+            .as("labels of %s", team)
+            .containsExactly(TRAINING);
+        assertThat(cs.getDefaultNodeLabelExpression(team))
+            .as("default label of %s", team)
+            .isEqualTo(TRAINING);
+        assertThat(cs.getLabeledQueueMaximumCapacity(team, TRAINING))
+            .as("maximum of %s", team)
+            .isEqualTo(100f);
+        assertThat(cs.getUserLimitFactor(team))
+            .as("user-limit-factor of %s (-1: no user limit)", team)
             .isEqualTo(-1f);
         assertThat(cs.getMaximumAMResourcePercentPerPartition(team, TRAINING)).isGreaterThan(0.1f);
-        assertThat(cs.getMaximumAMResourcePercentPerPartition(team, DEFAULT_PARTITION)).isGreaterThan(0.1f);
+        assertThat(cs.getMaximumAMResourcePercentPerPartition(team, DEFAULT_PARTITION))
+            .isGreaterThan(0.1f);
       }
     }
 
     @Test
-    @DisplayName("every leaf queue of the training pool orders with PlanAwareOrderingPolicy, root.training sets none")
+    @DisplayName(
+        "every leaf queue of the training pool orders with PlanAwareOrderingPolicy, root.training sets none")
     void orderingPolicyOnTheLeaves() {
-      assertThat(leaves(cs, TRAINING_QUEUE)).containsExactly(vision, nlp).allSatisfy(leaf ->
-          assertThat(cs.<org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.SchedulableEntity>
-              getAppOrderingPolicy(leaf)).as("ordering policy of %s", leaf).isInstanceOf(PlanAwareOrderingPolicy.class));
-      // On a parent queue ordering-policy names a queue ordering policy; the class there would stop the start.
-      assertThat(cs.get(PREFIX + "root.training." + CapacitySchedulerConfiguration.ORDERING_POLICY)).isNull();
+      assertThat(leaves(cs, TRAINING_QUEUE))
+          .containsExactly(vision, nlp)
+          .allSatisfy(
+              leaf ->
+                  assertThat(
+                          cs
+                              .<org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy
+                                      .SchedulableEntity>
+                                  getAppOrderingPolicy(leaf))
+                      .as("ordering policy of %s", leaf)
+                      .isInstanceOf(PlanAwareOrderingPolicy.class));
+      // On a parent queue ordering-policy names a queue ordering policy; the class there would stop
+      // the start.
+      assertThat(cs.get(PREFIX + "root.training." + CapacitySchedulerConfiguration.ORDERING_POLICY))
+          .isNull();
     }
 
     @Test
@@ -354,23 +436,37 @@ class ExistingClusterTemplateTest {
     void explained() {
       assertThat(block.text()).contains("tenants.md");
       String explanation = block.text().substring(block.text().lastIndexOf("</property>"));
-      for (String suffix : List.of("queues", "capacity", "accessible-node-labels", "default-node-label-expression",
-          "accessible-node-labels.training.capacity", "accessible-node-labels.training.maximum-capacity",
-          "user-limit-factor", "maximum-am-resource-percent", "ordering-policy")) {
+      for (String suffix :
+          List.of(
+              "queues",
+              "capacity",
+              "accessible-node-labels",
+              "default-node-label-expression",
+              "accessible-node-labels.training.capacity",
+              "accessible-node-labels.training.maximum-capacity",
+              "user-limit-factor",
+              "maximum-am-resource-percent",
+              "ordering-policy")) {
         assertThat(explanation).as("explanation of %s", suffix).contains(suffix);
       }
     }
   }
 
-  /** The text between BEGIN TEAMS EXAMPLE and END TEAMS EXAMPLE, and what it says to add and to remove. */
+  /**
+   * The text between BEGIN TEAMS EXAMPLE and END TEAMS EXAMPLE, and what it says to add and to
+   * remove.
+   */
   record TeamsBlock(String text, Map<String, String> properties, List<String> removed) {
-    private static final Pattern BLOCK = Pattern.compile("BEGIN TEAMS EXAMPLE(.*?)END TEAMS EXAMPLE", Pattern.DOTALL);
-    private static final Pattern PROPERTY = Pattern.compile("<property>.*?</property>", Pattern.DOTALL);
+    private static final Pattern BLOCK =
+        Pattern.compile("BEGIN TEAMS EXAMPLE(.*?)END TEAMS EXAMPLE", Pattern.DOTALL);
+    private static final Pattern PROPERTY =
+        Pattern.compile("<property>.*?</property>", Pattern.DOTALL);
     private static final Pattern REMOVE = Pattern.compile("(?m)^\\s*Remove:(.*)$");
 
     static TeamsBlock read() {
       String file;
-      try (InputStream in = Templates.url(Templates.EXISTING_CLUSTER_CAPACITY_SCHEDULER).openStream()) {
+      try (InputStream in =
+          Templates.url(Templates.EXISTING_CLUSTER_CAPACITY_SCHEDULER).openStream()) {
         file = new String(in.readAllBytes(), StandardCharsets.UTF_8);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -385,15 +481,17 @@ class ExistingClusterTemplateTest {
       }
       xml.append("</configuration>");
       Configuration example = new Configuration(false);
-      example.addResource(new ByteArrayInputStream(xml.toString().getBytes(StandardCharsets.UTF_8)), "teams example");
+      example.addResource(
+          new ByteArrayInputStream(xml.toString().getBytes(StandardCharsets.UTF_8)),
+          "teams example");
       Map<String, String> properties = new java.util.TreeMap<>();
       for (Map.Entry<String, String> e : example) {
         properties.put(e.getKey(), example.get(e.getKey()));
       }
       Matcher r = REMOVE.matcher(text);
       assertThat(r.find()).as("a 'Remove:' line in the teams example").isTrue();
-      List<String> removed = Arrays.stream(r.group(1).split(",")).map(String::trim).filter(s -> !s.isEmpty())
-          .toList();
+      List<String> removed =
+          Arrays.stream(r.group(1).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
       return new TeamsBlock(text, properties, removed);
     }
 

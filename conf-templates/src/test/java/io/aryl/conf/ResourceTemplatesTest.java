@@ -20,11 +20,13 @@ class ResourceTemplatesTest {
   @DisplayName("resource-types declares yarn.io/gpu")
   void declaresGpu() {
     assertThat(GPU).isEqualTo("yarn.io/gpu");
-    assertThat(types.getTrimmedStringCollection(YarnConfiguration.RESOURCE_TYPES)).containsExactly(GPU);
+    assertThat(types.getTrimmedStringCollection(YarnConfiguration.RESOURCE_TYPES))
+        .containsExactly(GPU);
   }
 
   @Test
-  @DisplayName("resource-types gives yarn.io/gpu a minimum allocation of 0 and a finite maximum allocation")
+  @DisplayName(
+      "resource-types gives yarn.io/gpu a minimum allocation of 0 and a finite maximum allocation")
   void gpuAllocationBounds() {
     String prefix = YarnConfiguration.RESOURCE_TYPES + "." + GPU;
     assertThat(types.get(prefix + ".minimum-allocation")).isEqualTo("0");
@@ -36,8 +38,8 @@ class ResourceTemplatesTest {
   @DisplayName("node-resources declares a GPU count the maximum allocation can cover")
   void nodeGpuCount() {
     long gpus = node.getLong(YarnConfiguration.NM_RESOURCES_PREFIX + GPU, -1);
-    long max = types.getLong(
-        YarnConfiguration.RESOURCE_TYPES + "." + GPU + ".maximum-allocation", -1);
+    long max =
+        types.getLong(YarnConfiguration.RESOURCE_TYPES + "." + GPU + ".maximum-allocation", -1);
     assertThat(gpus).isPositive().isLessThanOrEqualTo(max);
   }
 

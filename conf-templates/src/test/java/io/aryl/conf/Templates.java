@@ -14,7 +14,10 @@ import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
-/** Reads the templates under {@code aryl-conf/} on the classpath, the way Hadoop and an XML parser see them. */
+/**
+ * Reads the templates under {@code aryl-conf/} on the classpath, the way Hadoop and an XML parser
+ * see them.
+ */
 final class Templates {
 
   static final String DIR = TemplateConf.DIR;
@@ -22,15 +25,27 @@ final class Templates {
   static final String CAPACITY_SCHEDULER = TemplateConf.CAPACITY_SCHEDULER;
   static final String RESOURCE_TYPES = TemplateConf.RESOURCE_TYPES;
   static final String NODE_RESOURCES = TemplateConf.NODE_RESOURCES;
-  static final String EXISTING_CLUSTER_CAPACITY_SCHEDULER = TemplateConf.EXISTING_CLUSTER_CAPACITY_SCHEDULER;
+  static final String EXISTING_CLUSTER_CAPACITY_SCHEDULER =
+      TemplateConf.EXISTING_CLUSTER_CAPACITY_SCHEDULER;
+
   /** The templates of a new cluster. */
   static final List<String> ALL = TemplateConf.NEW_CLUSTER;
-  /** The templates for adding Aryl to a cluster that already runs: the same, with the existing-cluster queues. */
+
+  /**
+   * The templates for adding Aryl to a cluster that already runs: the same, with the
+   * existing-cluster queues.
+   */
   static final List<String> EXISTING_CLUSTER =
       List.of(YARN_SITE, EXISTING_CLUSTER_CAPACITY_SCHEDULER, RESOURCE_TYPES, NODE_RESOURCES);
+
   /** Every template file, each once. */
-  static final List<String> FILES = List.of(YARN_SITE, CAPACITY_SCHEDULER, EXISTING_CLUSTER_CAPACITY_SCHEDULER,
-      RESOURCE_TYPES, NODE_RESOURCES);
+  static final List<String> FILES =
+      List.of(
+          YARN_SITE,
+          CAPACITY_SCHEDULER,
+          EXISTING_CLUSTER_CAPACITY_SCHEDULER,
+          RESOURCE_TYPES,
+          NODE_RESOURCES);
 
   private Templates() {}
 
@@ -70,9 +85,9 @@ final class Templates {
   }
 
   /**
-   * A {@code <property>} element of a template: its name, value (trimmed), the comment right before it (or null), and
-   * the value exactly as written. They differ only for a value of spaces, which Hadoop keeps as written (a single
-   * space is how the Capacity Scheduler is told "no node label").
+   * A {@code <property>} element of a template: its name, value (trimmed), the comment right before
+   * it (or null), and the value exactly as written. They differ only for a value of spaces, which
+   * Hadoop keeps as written (a single space is how the Capacity Scheduler is told "no node label").
    */
   record Property(String file, String name, String value, String comment, String rawValue) {
     @Override
@@ -86,8 +101,13 @@ final class Templates {
     List<Property> out = new ArrayList<>();
     for (int i = 0; i < nodes.getLength(); i++) {
       Element property = (Element) nodes.item(i);
-      out.add(new Property(file, childText(property, "name"), childText(property, "value"),
-          precedingComment(property), rawChildText(property, "value")));
+      out.add(
+          new Property(
+              file,
+              childText(property, "name"),
+              childText(property, "value"),
+              precedingComment(property),
+              rawChildText(property, "value")));
     }
     return out;
   }
@@ -114,10 +134,14 @@ final class Templates {
     return children.getLength() == 0 ? null : children.item(0).getTextContent();
   }
 
-  /** The text of the comment that is the nearest preceding sibling other than whitespace, or null if that is not a comment. */
+  /**
+   * The text of the comment that is the nearest preceding sibling other than whitespace, or null if
+   * that is not a comment.
+   */
   private static String precedingComment(Node node) {
     Node previous = node.getPreviousSibling();
-    while (previous != null && previous.getNodeType() == Node.TEXT_NODE
+    while (previous != null
+        && previous.getNodeType() == Node.TEXT_NODE
         && previous.getTextContent().isBlank()) {
       previous = previous.getPreviousSibling();
     }

@@ -30,11 +30,13 @@ class YarnSiteTemplateTest {
   }
 
   @Test
-  @DisplayName("names ArylWebServices as the RM web services, which extends RMWebServices and so keeps the stock endpoints")
+  @DisplayName(
+      "names ArylWebServices as the RM web services, which extends RMWebServices and so keeps the stock endpoints")
   void webServicesKeepTheStockEndpoints() {
     assertThat(conf.get(YarnConfiguration.YARN_WEBAPP_CUSTOM_WEBSERVICE_CLASS))
         .isEqualTo("io.aryl.yarn.web.ArylWebServices");
-    Class<?> webServices = conf.getClass(YarnConfiguration.YARN_WEBAPP_CUSTOM_WEBSERVICE_CLASS, null);
+    Class<?> webServices =
+        conf.getClass(YarnConfiguration.YARN_WEBAPP_CUSTOM_WEBSERVICE_CLASS, null);
     assertThat(webServices).isNotNull();
     assertThat(RMWebServices.class).isAssignableFrom(webServices);
   }
@@ -53,6 +55,7 @@ class YarnSiteTemplateTest {
   @DisplayName("keeps node names host-only (include-port-in-node-name is for several NMs per host)")
   void nodeNamesAreHostOnly() {
     assertThat(conf.get(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME)).isNotNull();
-    assertThat(conf.getBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME, true)).isFalse();
+    assertThat(conf.getBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME, true))
+        .isFalse();
   }
 }

@@ -15,7 +15,10 @@ import java.util.List;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
-/** {@code aryl-admin} run in this JVM through {@link ArylAdmin#run}, as an operator runs it against a cluster. */
+/**
+ * {@code aryl-admin} run in this JVM through {@link ArylAdmin#run}, as an operator runs it against
+ * a cluster.
+ */
 final class AdminCommand {
   /** One run: exit code, stdout, stderr. */
   record Run(int exit, String out, String err) {}
@@ -25,9 +28,13 @@ final class AdminCommand {
   static Run run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = ArylAdmin.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        ArylAdmin.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   /** The command with {@code --conf yarnSite}. */
@@ -43,8 +50,12 @@ final class AdminCommand {
         .doAs((PrivilegedExceptionAction<Run>) () -> onCluster(yarnSite, args));
   }
 
-  /** Writes the client configuration an operator's machine would have for the cluster: its RM web address. */
-  static YarnConfiguration writeClientConf(ArylMiniCluster cluster, File yarnSite) throws IOException {
+  /**
+   * Writes the client configuration an operator's machine would have for the cluster: its RM web
+   * address.
+   */
+  static YarnConfiguration writeClientConf(ArylMiniCluster cluster, File yarnSite)
+      throws IOException {
     YarnConfiguration conf = new YarnConfiguration(cluster.conf());
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, URI.create(cluster.webAddress()).getAuthority());
     try (OutputStream out = new FileOutputStream(yarnSite)) {

@@ -24,19 +24,22 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
- * Helpers for jobs run by the real aryl-am ApplicationMaster: the client in-process or through RunJar (as
- * {@code yarn jar} does), and shell workers that record their environment to files.
+ * Helpers for jobs run by the real aryl-am ApplicationMaster: the client in-process or through
+ * RunJar (as {@code yarn jar} does), and shell workers that record their environment to files.
  */
 final class AmJobs {
   /**
-   * JVM options for the short-lived client JVMs the tests start (RunJar, the stock clients): quick to start, one GC
-   * thread. They change how fast the client starts, not what it does.
+   * JVM options for the short-lived client JVMs the tests start (RunJar, the stock clients): quick
+   * to start, one GC thread. They change how fast the client starts, not what it does.
    */
   static final String QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
 
   private AmJobs() {}
 
-  /** The cluster configuration plus the AM's test settings: staging under the test dir, quick generations. */
+  /**
+   * The cluster configuration plus the AM's test settings: staging under the test dir, quick
+   * generations.
+   */
   static YarnConfiguration conf(File dir) {
     YarnConfiguration conf = ArylMiniCluster.testConf(dir);
     conf.set("aryl.am.staging-dir", new File(dir, "staging").toURI().toString());
@@ -47,16 +50,24 @@ final class AmJobs {
 
   /** A worker command that writes its environment to DIR/g<generation>-r<rank>.env, then sleeps. */
   static String recordEnvThenSleep(Path envDir) {
-    return "env | sort > " + envDir + "/g${ARYL_GENERATION}-r${RANK}.env.tmp && mv " + envDir
-        + "/g${ARYL_GENERATION}-r${RANK}.env.tmp " + envDir + "/g${ARYL_GENERATION}-r${RANK}.env; exec sleep 600";
+    return "env | sort > "
+        + envDir
+        + "/g${ARYL_GENERATION}-r${RANK}.env.tmp && mv "
+        + envDir
+        + "/g${ARYL_GENERATION}-r${RANK}.env.tmp "
+        + envDir
+        + "/g${ARYL_GENERATION}-r${RANK}.env; exec sleep 600";
   }
 
   /**
-   * Like {@link #recordEnvThenSleep}, after appending "CONTAINER_ID ARYL_GENERATION" to the file {@code starts}: one
-   * line per worker process ever started.
+   * Like {@link #recordEnvThenSleep}, after appending "CONTAINER_ID ARYL_GENERATION" to the file
+   * {@code starts}: one line per worker process ever started.
    */
   static String recordStartAndEnvThenSleep(Path envDir, Path starts) {
-    return "echo \"$CONTAINER_ID $ARYL_GENERATION\" >> " + starts + "; " + recordEnvThenSleep(envDir);
+    return "echo \"$CONTAINER_ID $ARYL_GENERATION\" >> "
+        + starts
+        + "; "
+        + recordEnvThenSleep(envDir);
   }
 
   /** The lines of a file; none while it does not exist. */
@@ -94,20 +105,26 @@ final class AmJobs {
   /** Environments of the workers of one generation. */
   static List<Map<String, String>> generation(Path envDir, int generation) {
     List<Map<String, String>> out = new ArrayList<>();
-    envs(envDir).forEach((name, env) -> {
-      if (name.startsWith("g" + generation + "-")) {
-        out.add(env);
-      }
-    });
+    envs(envDir)
+        .forEach(
+            (name, env) -> {
+              if (name.startsWith("g" + generation + "-")) {
+                out.add(env);
+              }
+            });
     return out;
   }
 
-  /** The highest generation whose workers all recorded their environment with this world size, or -1. */
+  /**
+   * The highest generation whose workers all recorded their environment with this world size, or
+   * -1.
+   */
   static int generationOfSize(Path envDir, int worldSize) {
     int found = -1;
     for (Map<String, String> env : envs(envDir).values()) {
       int g = Integer.parseInt(env.getOrDefault("ARYL_GENERATION", "-1"));
-      if (env.get("WORLD_SIZE").equals(Integer.toString(worldSize)) && generation(envDir, g).size() == worldSize) {
+      if (env.get("WORLD_SIZE").equals(Integer.toString(worldSize))
+          && generation(envDir, g).size() == worldSize) {
         found = Math.max(found, g);
       }
     }
@@ -118,40 +135,54 @@ final class AmJobs {
   static Result client(YarnConfiguration conf, String... args) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(conf, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), args);
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            conf,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            args);
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   /**
-   * The client exactly as {@code yarn jar aryl-am.jar ARGS} runs it: a JVM running RunJar on the aryl-am jar, with a
-   * configuration directory (yarn-site.xml written from the cluster's configuration) first on the class path.
+   * The client exactly as {@code yarn jar aryl-am.jar ARGS} runs it: a JVM running RunJar on the
+   * aryl-am jar, with a configuration directory (yarn-site.xml written from the cluster's
+   * configuration) first on the class path.
    */
   static Result runJar(YarnConfiguration conf, File dir, String... args) throws Exception {
     return runJarAs(null, conf, dir, args);
   }
 
   /**
-   * {@link #runJar} as another user: {@code HADOOP_USER_NAME}, which Hadoop's simple authentication takes as the
-   * client's user, as on a cluster without Kerberos. Null: the test JVM's own.
+   * {@link #runJar} as another user: {@code HADOOP_USER_NAME}, which Hadoop's simple authentication
+   * takes as the client's user, as on a cluster without Kerberos. Null: the test JVM's own.
    */
-  static Result runJarAs(String user, YarnConfiguration conf, File dir, String... args) throws Exception {
+  static Result runJarAs(String user, YarnConfiguration conf, File dir, String... args)
+      throws Exception {
     String jar = System.getProperty("aryl.it.am-jar");
     if (jar == null || !new File(jar).isFile()) {
-      throw new IllegalStateException("the aryl-am jar is missing (system property aryl.it.am-jar): " + jar);
+      throw new IllegalStateException(
+          "the aryl-am jar is missing (system property aryl.it.am-jar): " + jar);
     }
     File confDir = new File(dir, "client-conf");
     confDir.mkdirs();
     try (OutputStream out = new FileOutputStream(new File(confDir, "yarn-site.xml"))) {
       conf.writeXml(out);
     }
-    List<String> cmd = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java", "-Xmx256m"));
+    List<String> cmd =
+        new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java", "-Xmx256m"));
     cmd.addAll(List.of(QUICK_JVM.split(" ")));
-    cmd.addAll(List.of("-cp", confDir + File.pathSeparator + System.getProperty("java.class.path"),
-        "org.apache.hadoop.util.RunJar", jar));
+    cmd.addAll(
+        List.of(
+            "-cp",
+            confDir + File.pathSeparator + System.getProperty("java.class.path"),
+            "org.apache.hadoop.util.RunJar",
+            jar));
     cmd.addAll(List.of(args));
     File outFile = new File(dir, "runjar-" + System.nanoTime() + ".out");
-    ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(outFile);
+    ProcessBuilder builder =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(outFile);
     if (user != null) {
       builder.environment().put("HADOOP_USER_NAME", user);
     }
@@ -198,11 +229,14 @@ final class AmJobs {
   /** The details of the status's scaling events of one kind, in order. */
   static List<String> eventDetails(JsonNode status, String kind) {
     List<String> out = new ArrayList<>();
-    status.path("events").forEach(e -> {
-      if (e.path("kind").asText().equals(kind)) {
-        out.add(e.path("detail").asText());
-      }
-    });
+    status
+        .path("events")
+        .forEach(
+            e -> {
+              if (e.path("kind").asText().equals(kind)) {
+                out.add(e.path("detail").asText());
+              }
+            });
     return out;
   }
 

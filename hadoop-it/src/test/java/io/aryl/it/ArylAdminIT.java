@@ -28,10 +28,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code aryl-admin} against a real ResourceManager: nodes 0 and 1 are inference nodes, node 0 lent to training, node
- * 2 is training's own, and an elastic job holds two workers. Every command runs in this JVM through
- * {@link ArylAdmin#run} with the cluster's yarn-site.xml as {@code --conf}, as an operator would run it; one runs as
- * {@code yarn jar aryl-admin.jar} does (RunJar, the configuration on the class path).
+ * {@code aryl-admin} against a real ResourceManager: nodes 0 and 1 are inference nodes, node 0 lent
+ * to training, node 2 is training's own, and an elastic job holds two workers. Every command runs
+ * in this JVM through {@link ArylAdmin#run} with the cluster's yarn-site.xml as {@code --conf}, as
+ * an operator would run it; one runs as {@code yarn jar aryl-admin.jar} does (RunJar, the
+ * configuration on the class path).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ArylAdminIT {
@@ -58,7 +59,8 @@ class ArylAdminIT {
     cluster.lend(0);
     cluster.awaitShowingStatus("node 0 is on loan", () -> loaned().size() == 1);
     // The status reports the workers the last planning round saw, which may predate the AM's count.
-    cluster.awaitShowingStatus("a round has seen the job's 2 workers",
+    cluster.awaitShowingStatus(
+        "a round has seen the job's 2 workers",
         () -> ArylStatus.actualWorkers(cluster, job.id()) == 2);
 
     yarnSite = dir.resolve("yarn-site.xml").toFile();
@@ -67,7 +69,8 @@ class ArylAdminIT {
 
   @AfterAll
   static void stop() throws Exception {
-    try (ArylMiniCluster c = cluster; TestJob j = job) {
+    try (ArylMiniCluster c = cluster;
+        TestJob j = job) {
       // closes the job, then the cluster
     }
   }
@@ -90,11 +93,13 @@ class ArylAdminIT {
 
   @Test
   @Order(1)
-  @DisplayName("status: pools with the node on loan, no reclaim yet, the elastic job's min/target/actual/max")
+  @DisplayName(
+      "status: pools with the node on loan, no reclaim yet, the elastic job's min/target/actual/max")
   void status() {
     AdminCommand.Run r = onCluster("status");
     assertThat(r.exit()).as(r.err()).isZero();
-    assertThat(r.out()).startsWith("Aryl scheduler: round ")
+    assertThat(r.out())
+        .startsWith("Aryl scheduler: round ")
         .containsPattern("(?m)^inference\\s+2\\s+\\d+\\s+\\d+\\s+1\\s+0$")
         // training's own node and the unlabelled one that holds the ApplicationMasters
         .containsPattern("(?m)^training\\s+2\\s+16\\s+2\\s+0\\s+0$")
@@ -109,9 +114,13 @@ class ArylAdminIT {
     AdminCommand.Run r = onCluster("nodes");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out().lines()).hasSize(1 + 4).first().asString().startsWith("NODE ");
-    assertThat(r.out()).containsPattern("(?m)^" + cluster.nodeName(0) + "\\s+training\\s+inference\\s+.*\\byes\\s+no$")
-        .containsPattern("(?m)^" + cluster.nodeName(1) + "\\s+inference\\s+inference\\s+.*\\bno\\s+no$")
-        .containsPattern("(?m)^" + cluster.nodeName(2) + "\\s+training\\s+training\\s+.*\\bno\\s+no$")
+    assertThat(r.out())
+        .containsPattern(
+            "(?m)^" + cluster.nodeName(0) + "\\s+training\\s+inference\\s+.*\\byes\\s+no$")
+        .containsPattern(
+            "(?m)^" + cluster.nodeName(1) + "\\s+inference\\s+inference\\s+.*\\bno\\s+no$")
+        .containsPattern(
+            "(?m)^" + cluster.nodeName(2) + "\\s+training\\s+training\\s+.*\\bno\\s+no$")
         .contains(cluster.nodeName(3));
   }
 
@@ -133,12 +142,20 @@ class ArylAdminIT {
   @DisplayName("bad options exit 2 naming the option and the value, and reach no ResourceManager")
   void badOptions() {
     String[][] cases = {
-        {"reclaim", "--nodes", "0"}, {"reclaim", "--nodes", "1", "--deadline", "soon"}, {"reclaim"},
-        {"status", "--colour"}, {"rebalance"}};
+      {"reclaim", "--nodes", "0"},
+      {"reclaim", "--nodes", "1", "--deadline", "soon"},
+      {"reclaim"},
+      {"status", "--colour"},
+      {"rebalance"}
+    };
     String[] expected = {
-        "option '--nodes': must be an integer >= 1, was '0'", "option '--deadline': must be a duration such as 90s,"
-            + " 5m or 1h (units ms, s, m, h, d), was 'soon'", "Missing required option: '--nodes=N'",
-        "Unknown option: '--colour'", "'rebalance'"};
+      "option '--nodes': must be an integer >= 1, was '0'",
+      "option '--deadline': must be a duration such as 90s,"
+          + " 5m or 1h (units ms, s, m, h, d), was 'soon'",
+      "Missing required option: '--nodes=N'",
+      "Unknown option: '--colour'",
+      "'rebalance'"
+    };
     for (int i = 0; i < cases.length; i++) {
       AdminCommand.Run r = onCluster(cases[i]);
       assertThat(r.exit()).as(String.join(" ", cases[i]) + ": " + r.err()).isEqualTo(2);
@@ -149,12 +166,16 @@ class ArylAdminIT {
 
   @Test
   @Order(5)
-  @DisplayName("a reclaim the scheduler refuses exits 1 with its error: more nodes than are loaned, an unknown type")
+  @DisplayName(
+      "a reclaim the scheduler refuses exits 1 with its error: more nodes than are loaned, an unknown type")
   void refusedReclaims() {
     AdminCommand.Run tooMany = onCluster("reclaim", "--nodes", "3");
     assertThat(tooMany.exit()).as(tooMany.err()).isEqualTo(1);
-    assertThat(tooMany.err()).hasLineCount(1).contains("refused POST " + ArylPaths.RECLAIMS + " (400): ")
-        .contains("asked for 3").contains("only 1 are loaned");
+    assertThat(tooMany.err())
+        .hasLineCount(1)
+        .contains("refused POST " + ArylPaths.RECLAIMS + " (400): ")
+        .contains("asked for 3")
+        .contains("only 1 are loaned");
     AdminCommand.Run type = onCluster("reclaim", "--nodes", "1", "--gpu-type", "h100");
     assertThat(type.exit()).as(type.err()).isEqualTo(1);
     assertThat(type.err()).hasLineCount(1).contains("(400): ").contains("h100");
@@ -168,24 +189,32 @@ class ArylAdminIT {
     long before = System.currentTimeMillis();
     AdminCommand.Run r = onCluster("reclaim", "--nodes", "1", "--deadline", "5m");
     assertThat(r.exit()).as(r.err()).isZero();
-    assertThat(r.out()).startsWith("RECLAIM ").containsPattern("(?m)^nodes\\s+" + cluster.nodeName(0) + "$")
+    assertThat(r.out())
+        .startsWith("RECLAIM ")
+        .containsPattern("(?m)^nodes\\s+" + cluster.nodeName(0) + "$")
         .containsPattern("(?m)^deadline\\s+\\S+Z \\(in 5m0s\\)$");
     SchedulerStatus now = cluster.status();
-    ReclaimStatus reclaim = !now.reclaimsInFlight().isEmpty() ? now.reclaimsInFlight().get(0)
-        : now.reclaimsDone().get(0);
-    assertThat(reclaim.deadlineMs()).isBetween(before + 300_000, System.currentTimeMillis() + 300_000);
+    ReclaimStatus reclaim =
+        !now.reclaimsInFlight().isEmpty()
+            ? now.reclaimsInFlight().get(0)
+            : now.reclaimsDone().get(0);
+    assertThat(reclaim.deadlineMs())
+        .isBetween(before + 300_000, System.currentTimeMillis() + 300_000);
 
-    cluster.awaitShowingStatus("node 0 is back and the reclaim done", () -> "inference".equals(cluster.partitionOf(0))
-        && doneReclaims() > 0);
+    cluster.awaitShowingStatus(
+        "node 0 is back and the reclaim done",
+        () -> "inference".equals(cluster.partitionOf(0)) && doneReclaims() > 0);
     AdminCommand.Run status = onCluster("status");
     assertThat(status.exit()).as(status.err()).isZero();
-    assertThat(status.out()).containsPattern("(?m)^inference\\s+2\\s+\\d+\\s+\\d+\\s+0\\s+\\d$")
+    assertThat(status.out())
+        .containsPattern("(?m)^inference\\s+2\\s+\\d+\\s+\\d+\\s+0\\s+\\d$")
         .containsPattern("(?m)^" + reclaim.id() + "\\s+1\\s+" + cluster.nodeName(0) + "\\s+");
   }
 
   @Test
   @Order(7)
-  @DisplayName("as yarn jar runs it: RunJar on the jar's Main-Class, the RM address from yarn-site.xml on the class path")
+  @DisplayName(
+      "as yarn jar runs it: RunJar on the jar's Main-Class, the RM address from yarn-site.xml on the class path")
   void yarnJar() throws Exception {
     String jar = System.getProperty("aryl.it.admin-jar");
     assertThat(jar).as("system property aryl.it.admin-jar").isNotNull();
@@ -194,9 +223,18 @@ class ArylAdminIT {
     assertThat(confDir.mkdirs()).isTrue();
     Files.copy(yarnSite.toPath(), confDir.toPath().resolve("yarn-site.xml"));
     File outFile = dir.resolve("runjar.out").toFile();
-    Process p = new ProcessBuilder(System.getProperty("java.home") + "/bin/java", "-Xmx256m", "-cp",
-        confDir + File.pathSeparator + System.getProperty("java.class.path"), "org.apache.hadoop.util.RunJar", jar,
-        "nodes").redirectErrorStream(true).redirectOutput(outFile).start();
+    Process p =
+        new ProcessBuilder(
+                System.getProperty("java.home") + "/bin/java",
+                "-Xmx256m",
+                "-cp",
+                confDir + File.pathSeparator + System.getProperty("java.class.path"),
+                "org.apache.hadoop.util.RunJar",
+                jar,
+                "nodes")
+            .redirectErrorStream(true)
+            .redirectOutput(outFile)
+            .start();
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("RunJar ended").isTrue();
     String out = Files.readString(outFile.toPath());
     assertThat(p.exitValue()).as(out).isZero();
@@ -205,7 +243,8 @@ class ArylAdminIT {
 
   @Test
   @Order(8)
-  @DisplayName("an RM that is down: exit 3 and one line naming the address tried, for every command, no stack trace")
+  @DisplayName(
+      "an RM that is down: exit 3 and one line naming the address tried, for every command, no stack trace")
   void rmDown() throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
@@ -217,14 +256,23 @@ class ArylAdminIT {
     try (OutputStream out = new FileOutputStream(file)) {
       down.writeXml(out);
     }
-    for (String[] args : new String[][] {{"status"}, {"nodes", "--json"}, {"reclaim", "--nodes", "1"}}) {
+    for (String[] args :
+        new String[][] {{"status"}, {"nodes", "--json"}, {"reclaim", "--nodes", "1"}}) {
       List<String> all = new ArrayList<>(List.of(args));
       all.addAll(List.of("--conf", file.getPath()));
       AdminCommand.Run r = admin(all.toArray(String[]::new));
       assertThat(r.exit()).as(all + ": " + r.err()).isEqualTo(3);
-      assertThat(r.err()).as(String.valueOf(all)).hasLineCount(1)
-          .startsWith("aryl-admin " + args[0] + ": no ResourceManager answered (tried http://localhost:" + port + ")")
-          .contains("connection refused").doesNotContain("\tat ");
+      assertThat(r.err())
+          .as(String.valueOf(all))
+          .hasLineCount(1)
+          .startsWith(
+              "aryl-admin "
+                  + args[0]
+                  + ": no ResourceManager answered (tried http://localhost:"
+                  + port
+                  + ")")
+          .contains("connection refused")
+          .doesNotContain("\tat ");
       assertThat(r.out()).isEmpty();
     }
   }

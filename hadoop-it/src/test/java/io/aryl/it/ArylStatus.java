@@ -16,13 +16,15 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
- * Reading Aryl's REST resource ({@code GET /ws/v1/cluster/aryl}) and asking it for reclaims, in tests: through the
- * records of aryl-api, as aryl-admin and the loan controller do.
+ * Reading Aryl's REST resource ({@code GET /ws/v1/cluster/aryl}) and asking it for reclaims, in
+ * tests: through the records of aryl-api, as aryl-admin and the loan controller do.
  */
 final class ArylStatus {
   private ArylStatus() {}
 
-  /** The status, or null when no ResourceManager answers it (a condition polled across a restart). */
+  /**
+   * The status, or null when no ResourceManager answers it (a condition polled across a restart).
+   */
   static SchedulerStatus orNull(ArylMiniCluster cluster) {
     try {
       return cluster.status();
@@ -32,8 +34,8 @@ final class ArylStatus {
   }
 
   /**
-   * The workers of the application that the last planning round saw running ({@code actualWorkers}), or -1 while the
-   * status does not list it or no ResourceManager answers.
+   * The workers of the application that the last planning round saw running ({@code
+   * actualWorkers}), or -1 while the status does not list it or no ResourceManager answers.
    */
   static int actualWorkers(ArylMiniCluster cluster, ApplicationId appId) {
     SchedulerStatus s = orNull(cluster);
@@ -53,11 +55,17 @@ final class ArylStatus {
     return status.reclaimsDone().stream().filter(r -> r.id() == id).toList();
   }
 
-  /** Asks for {@code nodes} nodes back ({@code deadlineMs} 0: the default deadline) and returns the 201's reclaim. */
-  static ReclaimStatus reclaim(ArylMiniCluster cluster, int nodes, long deadlineMs) throws IOException {
+  /**
+   * Asks for {@code nodes} nodes back ({@code deadlineMs} 0: the default deadline) and returns the
+   * 201's reclaim.
+   */
+  static ReclaimStatus reclaim(ArylMiniCluster cluster, int nodes, long deadlineMs)
+      throws IOException {
     String body = ArylJson.write(new ReclaimRequest(nodes, deadlineMs, null));
     ArylMiniCluster.Http answer = cluster.post(ArylPaths.RECLAIMS, body);
-    assertThat(answer.status()).as("POST %s %s answered %s", ArylPaths.RECLAIMS, body, answer.body()).isEqualTo(201);
+    assertThat(answer.status())
+        .as("POST %s %s answered %s", ArylPaths.RECLAIMS, body, answer.body())
+        .isEqualTo(201);
     return ArylJson.read(answer.body(), ReclaimStatus.class);
   }
 

@@ -29,12 +29,14 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Aryl dropped into a ResourceManager configured from exactly the conf-templates files: the stock Capacity Scheduler
- * page and REST views keep working next to Aryl's own REST resource and metrics. One cluster: 2 inference nodes,
- * 2 training nodes (8 GPUs each) and one unlabelled node for ApplicationMasters.
+ * Aryl dropped into a ResourceManager configured from exactly the conf-templates files: the stock
+ * Capacity Scheduler page and REST views keep working next to Aryl's own REST resource and metrics.
+ * One cluster: 2 inference nodes, 2 training nodes (8 GPUs each) and one unlabelled node for
+ * ApplicationMasters.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@DisplayName("Drop-in: the templates give a ResourceManager running Aryl, with stock views and Aryl's REST and JMX")
+@DisplayName(
+    "Drop-in: the templates give a ResourceManager running Aryl, with stock views and Aryl's REST and JMX")
 class DropInIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -69,7 +71,8 @@ class DropInIT {
   }
 
   @Test
-  @DisplayName("the scheduler is ArylScheduler with Aryl enabled and the REST class from the templates")
+  @DisplayName(
+      "the scheduler is ArylScheduler with Aryl enabled and the REST class from the templates")
   void schedulerIsAryl() {
     assertThat(cluster.scheduler()).isExactlyInstanceOf(ArylScheduler.class);
     assertThat(cluster.aryl().running()).isTrue();
@@ -79,7 +82,8 @@ class DropInIT {
   }
 
   @Test
-  @DisplayName("the Capacity Scheduler page /cluster/scheduler answers 200 and shows both partitions and the queues")
+  @DisplayName(
+      "the Capacity Scheduler page /cluster/scheduler answers 200 and shows both partitions and the queues")
   void capacitySchedulerPageStays() throws Exception {
     Http page = cluster.get("/cluster/scheduler");
     assertThat(page.status()).isEqualTo(200);
@@ -92,12 +96,14 @@ class DropInIT {
   }
 
   @Test
-  @DisplayName("REST /ws/v1/cluster/scheduler answers 200: type capacityScheduler with both partitions")
+  @DisplayName(
+      "REST /ws/v1/cluster/scheduler answers 200: type capacityScheduler with both partitions")
   void capacitySchedulerRestStays() throws Exception {
     JsonNode info = getJson("/ws/v1/cluster/scheduler").path("scheduler").path("schedulerInfo");
     assertThat(info.path("type").asText()).isEqualTo("capacityScheduler");
     List<String> partitions = new ArrayList<>();
-    info.path("capacities").path("queueCapacitiesByPartition")
+    info.path("capacities")
+        .path("queueCapacitiesByPartition")
         .forEach(p -> partitions.add(p.path("partitionName").asText()));
     assertThat(partitions).contains("inference", "training");
     List<String> queues = new ArrayList<>();
@@ -106,8 +112,9 @@ class DropInIT {
   }
 
   @Test
-  @DisplayName("GET /ws/v1/cluster/aryl answers the status, no field beyond the record: 5 nodes, 2 labelled"
-      + " inference, plan and reclaim lists")
+  @DisplayName(
+      "GET /ws/v1/cluster/aryl answers the status, no field beyond the record: 5 nodes, 2 labelled"
+          + " inference, plan and reclaim lists")
   void arylStatus() throws Exception {
     Http h = cluster.get(ArylPaths.STATUS);
     assertThat(h.status()).as(h.body()).isEqualTo(200);
@@ -127,32 +134,39 @@ class DropInIT {
   }
 
   @Test
-  @DisplayName("an elastic job's entry in /ws/v1/cluster/aryl shows target and actual workers reaching 4")
+  @DisplayName(
+      "an elastic job's entry in /ws/v1/cluster/aryl shows target and actual workers reaching 4")
   void elasticJobInStatus() throws Exception {
-    try (TestJob job = TestJob.submit(cluster, "elastic", "training", TestJob.shape(1, 4, 1, 60), 1, true)) {
+    try (TestJob job =
+        TestJob.submit(cluster, "elastic", "training", TestJob.shape(1, 4, 1, 60), 1, true)) {
       job.askWorkers(4);
       String id = job.id().toString();
       AtomicReference<ApplicationStatus> last = new AtomicReference<>();
-      await("targetWorkers and actualWorkers of " + id + " reach 4", Duration.ofSeconds(45), () -> {
-        try {
-          ApplicationStatus entry = cluster.status().application(id);
-          last.set(entry);
-          return entry != null && entry.targetWorkers() == 4 && entry.actualWorkers() == 4;
-        } catch (IOException e) {
-          return false;
-        }
-      });
+      await(
+          "targetWorkers and actualWorkers of " + id + " reach 4",
+          Duration.ofSeconds(45),
+          () -> {
+            try {
+              ApplicationStatus entry = cluster.status().application(id);
+              last.set(entry);
+              return entry != null && entry.targetWorkers() == 4 && entry.actualWorkers() == 4;
+            } catch (IOException e) {
+              return false;
+            }
+          });
       ApplicationStatus entry = last.get();
       assertThat(entry.minWorkers()).isEqualTo(1);
       assertThat(entry.maxWorkers()).isEqualTo(4);
       assertThat(entry.gpusPerWorker()).isEqualTo(1);
-      // The scheduler counts containers from allocation on; the AM holds them after its next heartbeat.
+      // The scheduler counts containers from allocation on; the AM holds them after its next
+      // heartbeat.
       await("the job holds its 4 workers", Duration.ofSeconds(30), () -> job.workers() == 4);
     }
   }
 
   @Test
-  @DisplayName("stock endpoints still answer next to Aryl's: /ws/v1/cluster/info and /ws/v1/cluster/nodes")
+  @DisplayName(
+      "stock endpoints still answer next to Aryl's: /ws/v1/cluster/info and /ws/v1/cluster/nodes")
   void stockEndpointsStay() throws Exception {
     JsonNode info = getJson("/ws/v1/cluster/info").path("clusterInfo");
     assertThat(info.path("state").asText()).isEqualTo("STARTED");
@@ -165,24 +179,40 @@ class DropInIT {
   }
 
   @Test
-  @DisplayName("JMX Hadoop:service=ResourceManager,name=ArylScheduler publishes loans, reclaims, shrinks and rounds")
+  @DisplayName(
+      "JMX Hadoop:service=ResourceManager,name=ArylScheduler publishes loans, reclaims, shrinks and rounds")
   void jmxMetrics() throws Exception {
     // Rounds run every 250 ms in tests: wait for one to be counted.
     AtomicReference<JsonNode> bean = new AtomicReference<>();
-    await("a planning round counted in JMX", Duration.ofSeconds(30), () -> {
-      try {
-        JsonNode beans = getJson("/jmx?qry=Hadoop:service=ResourceManager,name=ArylScheduler").path("beans");
-        bean.set(beans.size() == 1 ? beans.get(0) : null);
-        return bean.get() != null && bean.get().path("PlanningRoundNumOps").asLong() > 0;
-      } catch (IOException e) {
-        return false;
-      }
-    });
+    await(
+        "a planning round counted in JMX",
+        Duration.ofSeconds(30),
+        () -> {
+          try {
+            JsonNode beans =
+                getJson("/jmx?qry=Hadoop:service=ResourceManager,name=ArylScheduler").path("beans");
+            bean.set(beans.size() == 1 ? beans.get(0) : null);
+            return bean.get() != null && bean.get().path("PlanningRoundNumOps").asLong() > 0;
+          } catch (IOException e) {
+            return false;
+          }
+        });
     JsonNode b = bean.get();
-    assertThat(b.path("name").asText()).isEqualTo("Hadoop:service=ResourceManager,name=ArylScheduler");
-    for (String metric : List.of("LoanedNodes", "LoanedGpus", "ReclaimsInFlight", "ReclaimsStarted", "ReclaimsFinished",
-        "ReclaimsLate", "ContainersShrunk", "ContainersPreempted", "GpuSecondsLost", "PlanningRoundNumOps",
-        "PlanningRoundAvgTime")) {
+    assertThat(b.path("name").asText())
+        .isEqualTo("Hadoop:service=ResourceManager,name=ArylScheduler");
+    for (String metric :
+        List.of(
+            "LoanedNodes",
+            "LoanedGpus",
+            "ReclaimsInFlight",
+            "ReclaimsStarted",
+            "ReclaimsFinished",
+            "ReclaimsLate",
+            "ContainersShrunk",
+            "ContainersPreempted",
+            "GpuSecondsLost",
+            "PlanningRoundNumOps",
+            "PlanningRoundAvgTime")) {
       assertThat(b.has(metric)).as("%s in %s", metric, b).isTrue();
     }
     assertThat(b.path("LoanedNodes").asInt()).isZero();
@@ -201,7 +231,8 @@ class DropInIT {
   }
 
   @Test
-  @DisplayName("POST /ws/v1/cluster/aryl/reclaims with a malformed body answers 400 with the reason")
+  @DisplayName(
+      "POST /ws/v1/cluster/aryl/reclaims with a malformed body answers 400 with the reason")
   void malformedReclaimIsRefused() throws Exception {
     Http notJson = cluster.post(ArylPaths.RECLAIMS, "{nodes: ");
     assertThat(notJson.status()).as(notJson.body()).isEqualTo(400);

@@ -25,19 +25,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A whole-job move between GPU speeds, carried out by the real aryl-am ApplicationMaster: a lent inference node of
- * slow t4 GPUs (speed 0.5) and a training node of a100 GPUs, the speed-aware policy ({@code aryl+}). A job parked on
- * the t4s while the a100s are busy moves there when they free up: its new workers are granted on the a100 node
- * first, then the old ones are asked back, and the ApplicationMaster changes generation once, never narrower.
+ * A whole-job move between GPU speeds, carried out by the real aryl-am ApplicationMaster: a lent
+ * inference node of slow t4 GPUs (speed 0.5) and a training node of a100 GPUs, the speed-aware
+ * policy ({@code aryl+}). A job parked on the t4s while the a100s are busy moves there when they
+ * free up: its new workers are granted on the a100 node first, then the old ones are asked back,
+ * and the ApplicationMaster changes generation once, never narrower.
  */
-@DisplayName("A job parked on slow lent GPUs moves to fast ones as one generation change, with no worker lost")
+@DisplayName(
+    "A job parked on slow lent GPUs moves to fast ones as one generation change, with no worker lost")
 class GpuMoveIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   @TempDir Path dir;
 
   @Test
-  @DisplayName("new workers first on the a100 node, then the t4 workers asked back; one generation change, no restart")
+  @DisplayName(
+      "new workers first on the a100 node, then the t4 workers asked back; one generation change, no restart")
   void parkedJobMovesToFastGpus() throws Exception {
     YarnConfiguration conf = ArylMiniCluster.restartableConf(dir.toFile());
     conf.set("aryl.am.staging-dir", dir.resolve("staging").toUri().toString());
@@ -47,50 +50,90 @@ class GpuMoveIT {
     conf.set("aryl.scheduler.gpu-type.t4.speed", "0.5");
     conf.set("aryl.scheduler.policy", ArylPolicy.ARYL_PLUS.policyName());
     Path envs = Files.createDirectories(dir.resolve("envs"));
-    // Node 0 inference (t4), node 1 training (a100), node 2 the default partition (ApplicationMasters).
+    // Node 0 inference (t4), node 1 training (a100), node 2 the default partition
+    // (ApplicationMasters).
     try (ArylMiniCluster cluster = ArylMiniCluster.start("gpu-move", conf, 1, 1)) {
       String t4 = cluster.nodeName(0);
       String a100 = cluster.nodeName(1);
-      cluster.restartRmWith(Map.of("aryl.scheduler.gpu-type.nodes",
-          "t4=" + t4.replace(".", "\\.") + " a100=" + a100.replace(".", "\\.")));
+      cluster.restartRmWith(
+          Map.of(
+              "aryl.scheduler.gpu-type.nodes",
+              "t4=" + t4.replace(".", "\\.") + " a100=" + a100.replace(".", "\\.")));
       cluster.lend(0);
-      cluster.awaitShowingStatus("the lent t4 node is typed and serves training", WAIT,
+      cluster.awaitShowingStatus(
+          "the lent t4 node is typed and serves training",
+          WAIT,
           () -> gpuTypes(cluster).containsAll(List.of("t4", "a100")));
 
-      try (TestJob blocker = TestJob.submit(cluster, "a100-blocker", "training",
-          tags(TestJob.shape(4, 4, 2, 60), "aryl.gpu-types=a100"), 2, true)) {
+      try (TestJob blocker =
+          TestJob.submit(
+              cluster,
+              "a100-blocker",
+              "training",
+              tags(TestJob.shape(4, 4, 2, 60), "aryl.gpu-types=a100"),
+              2,
+              true)) {
         blocker.askWorkersAtOnce(4);
-        cluster.awaitShowingStatus("the blocker holds the 8 a100 GPUs", WAIT, () -> blocker.workers() == 4);
+        cluster.awaitShowingStatus(
+            "the blocker holds the 8 a100 GPUs", WAIT, () -> blocker.workers() == 4);
 
         // A rigid job of 2 x 2 GPUs, predicted 10 h: only the t4s have room.
-        AmJobs.Result r = AmJobs.client(new YarnConfiguration(cluster.conf()), "submit", "--name", "parked",
-            "--min-workers", "2", "--max-workers", "2", "--gpus", "2", "--memory-mb", "256",
-            "--predicted-runtime-s", "36000", "--am-memory-mb", "256", "--grace-ms", "1500", "--",
-            AmJobs.recordEnvThenSleep(envs));
+        AmJobs.Result r =
+            AmJobs.client(
+                new YarnConfiguration(cluster.conf()),
+                "submit",
+                "--name",
+                "parked",
+                "--min-workers",
+                "2",
+                "--max-workers",
+                "2",
+                "--gpus",
+                "2",
+                "--memory-mb",
+                "256",
+                "--predicted-runtime-s",
+                "36000",
+                "--am-memory-mb",
+                "256",
+                "--grace-ms",
+                "1500",
+                "--",
+                AmJobs.recordEnvThenSleep(envs));
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(0);
         ApplicationId id = r.applicationId();
-        cluster.awaitShowingStatus("generation 1 of 2 workers runs on the t4 node", WAIT,
+        cluster.awaitShowingStatus(
+            "generation 1 of 2 workers runs on the t4 node",
+            WAIT,
             () -> AmJobs.generationOfSize(envs, 2) == 1);
         assertThat(nodesOf(AmJobs.generation(envs, 1))).containsExactly(t4);
 
         blocker.finish();
-        cluster.awaitShowingStatus("generation 2 of 2 workers runs on the a100 node", WAIT,
+        cluster.awaitShowingStatus(
+            "generation 2 of 2 workers runs on the a100 node",
+            WAIT,
             () -> AmJobs.generationOfSize(envs, 2) == 2);
         List<Map<String, String>> moved = AmJobs.generation(envs, 2);
         assertThat(nodesOf(moved)).as("the moved generation's nodes").containsExactly(a100);
-        assertThat(containers(moved)).as("new containers, none of the old")
+        assertThat(containers(moved))
+            .as("new containers, none of the old")
             .doesNotContainAnyElementsOf(containers(AmJobs.generation(envs, 1)));
         assertThat(moved).extracting(e -> e.get("RANK")).containsExactlyInAnyOrder("0", "1");
 
         JsonNode status = AmJobs.status(cluster, id);
         assertThat(status.path("restartsUsed").asInt()).as("nothing charged").isZero();
-        assertThat(status.path("generations").size()).as("one generation change: " + status.path("generations"))
+        assertThat(status.path("generations").size())
+            .as("one generation change: " + status.path("generations"))
             .isEqualTo(2);
         List<String> kinds = new ArrayList<>();
         status.path("events").forEach(e -> kinds.add(e.path("kind").asText()));
-        assertThat(kinds.indexOf("move")).as("the new workers arrive before the old are asked back: " + kinds)
-            .isNotNegative().isLessThan(kinds.indexOf("preempted"));
-        cluster.awaitShowingStatus("the old t4 containers are released", WAIT,
+        assertThat(kinds.indexOf("move"))
+            .as("the new workers arrive before the old are asked back: " + kinds)
+            .isNotNegative()
+            .isLessThan(kinds.indexOf("preempted"));
+        cluster.awaitShowingStatus(
+            "the old t4 containers are released",
+            WAIT,
             () -> AmJobs.status(cluster, id).path("held").asInt() == 2);
         assertThat(cluster.aryl().metrics().containersMoved()).isEqualTo(2);
         assertThat(cluster.aryl().metrics().containersShrunk()).as("nothing shrunk").isZero();
@@ -107,7 +150,9 @@ class GpuMoveIT {
       assertThat(notLent.body()).contains("a100");
       ArylMiniCluster.Http t4Back = cluster.post(RECLAIMS, reclaimOf("t4"));
       assertThat(t4Back.status()).as(t4Back.body()).isEqualTo(201);
-      cluster.awaitShowingStatus("the t4 node is inference's again", WAIT,
+      cluster.awaitShowingStatus(
+          "the t4 node is inference's again",
+          WAIT,
           () -> cluster.partitionOf(0).equals("inference"));
     }
   }
@@ -121,7 +166,10 @@ class GpuMoveIT {
 
   private static List<String> gpuTypes(ArylMiniCluster cluster) {
     try {
-      return cluster.status().nodes().stream().map(NodeStatus::gpuType).filter(java.util.Objects::nonNull).toList();
+      return cluster.status().nodes().stream()
+          .map(NodeStatus::gpuType)
+          .filter(java.util.Objects::nonNull)
+          .toList();
     } catch (java.io.IOException e) {
       return List.of(); // not answering yet
     }
@@ -135,7 +183,9 @@ class GpuMoveIT {
 
   /** The nodes (host:port, as the scheduler names them) the recorded workers ran on. */
   private static Set<String> nodesOf(List<Map<String, String>> envs) {
-    return envs.stream().map(e -> e.get("NM_HOST") + ":" + e.get("NM_PORT")).collect(Collectors.toSet());
+    return envs.stream()
+        .map(e -> e.get("NM_HOST") + ":" + e.get("NM_PORT"))
+        .collect(Collectors.toSet());
   }
 
   private static Set<String> containers(List<Map<String, String>> envs) {

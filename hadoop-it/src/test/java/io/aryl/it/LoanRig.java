@@ -26,9 +26,10 @@ import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 
 /**
- * What the loan-controller tests share: a MiniYARNCluster with inference nodes 0..n-1 and training's own node n, an
- * embedded ZooKeeper, a demand the test sets, and controllers with test-sized timings (decisions every 200 ms, no
- * hold, no margin, 100 rps per server, the rest back within {@link #DEADLINE_MS} of lowering the target).
+ * What the loan-controller tests share: a MiniYARNCluster with inference nodes 0..n-1 and
+ * training's own node n, an embedded ZooKeeper, a demand the test sets, and controllers with
+ * test-sized timings (decisions every 200 ms, no hold, no margin, 100 rps per server, the rest back
+ * within {@link #DEADLINE_MS} of lowering the target).
  */
 final class LoanRig implements AutoCloseable {
   static final long DEADLINE_MS = 20_000;
@@ -47,7 +48,9 @@ final class LoanRig implements AutoCloseable {
   }
 
   CuratorFramework client() throws InterruptedException {
-    CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), 6_000, 3_000, new RetryOneTime(200));
+    CuratorFramework c =
+        CuratorFrameworkFactory.newClient(
+            zk.getConnectString(), 6_000, 3_000, new RetryOneTime(200));
     c.start();
     c.blockUntilConnected();
     open.add(c);
@@ -55,13 +58,14 @@ final class LoanRig implements AutoCloseable {
   }
 
   /**
-   * The paths the embedded ZooKeeper holds a watch on, from its {@code wchp} four-letter command (the pom puts it on
-   * ZooKeeper's four-letter-word whitelist for these tests).
+   * The paths the embedded ZooKeeper holds a watch on, from its {@code wchp} four-letter command
+   * (the pom puts it on ZooKeeper's four-letter-word whitelist for these tests).
    */
   List<String> watchedPaths() throws IOException {
     String out;
     try (Socket s = new Socket("localhost", zk.getPort())) {
-      s.setSoTimeout(5_000); // a ZooKeeper that does not answer fails this read, not the test's wait
+      s.setSoTimeout(
+          5_000); // a ZooKeeper that does not answer fails this read, not the test's wait
       OutputStream o = s.getOutputStream();
       o.write("wchp".getBytes(StandardCharsets.US_ASCII));
       o.flush();
@@ -69,50 +73,69 @@ final class LoanRig implements AutoCloseable {
       out = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
     }
     if (out.contains("not in the whitelist")) {
-      throw new IllegalStateException("ZooKeeper refused wchp: " + out.strip()
-          + " (set -Dzookeeper.4lw.commands.whitelist=wchp,srvr for the test JVM)");
+      throw new IllegalStateException(
+          "ZooKeeper refused wchp: "
+              + out.strip()
+              + " (set -Dzookeeper.4lw.commands.whitelist=wchp,srvr for the test JVM)");
     }
     return out.lines().filter(l -> l.startsWith("/")).toList();
   }
 
-  /** The scheduler's REST resource, with every RM's web app as a candidate: it follows the active one. */
+  /**
+   * The scheduler's REST resource, with every RM's web app as a candidate: it follows the active
+   * one.
+   */
   SchedulerResource scheduler() {
-    return new SchedulerResource(ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm",
-        String.join(",", cluster.webAddresses()))));
+    return new SchedulerResource(
+        ActiveRmWebApp.of(
+            ActiveRmWebApp.parseCandidates("rm", String.join(",", cluster.webAddresses()))));
   }
 
   LoanController controller(String id, CuratorFramework c) throws Exception {
     return controller(id, c, scheduler());
   }
 
-  LoanController controller(String id, CuratorFramework c, SchedulerLink scheduler) throws Exception {
-    LoanController.Config cfg = new LoanController.Config(id, "/aryl/loan-controller", 200,
-        new LoanDecider.Settings(new LoanPolicy(100, 0, 0), 0, 0, 4, DEADLINE_MS));
-    LoanController lc = new LoanController(c, cfg, List.of(() -> rate.get()), scheduler, System::currentTimeMillis);
+  LoanController controller(String id, CuratorFramework c, SchedulerLink scheduler)
+      throws Exception {
+    LoanController.Config cfg =
+        new LoanController.Config(
+            id,
+            "/aryl/loan-controller",
+            200,
+            new LoanDecider.Settings(new LoanPolicy(100, 0, 0), 0, 0, 4, DEADLINE_MS));
+    LoanController lc =
+        new LoanController(c, cfg, List.of(() -> rate.get()), scheduler, System::currentTimeMillis);
     open.add(lc);
     lc.start();
     return lc;
   }
 
-  /** The target in force in the active scheduler; null before one, or while no scheduler answers. */
+  /**
+   * The target in force in the active scheduler; null before one, or while no scheduler answers.
+   */
   LoanTargetStatus target() {
     SchedulerStatus s = ArylStatus.orNull(cluster);
     return s == null ? null : s.loanTarget();
   }
 
   /**
-   * True when no reclaim is in flight: the labels turn inference a round before the reclaim that relabelled them is
-   * recorded done.
+   * True when no reclaim is in flight: the labels turn inference a round before the reclaim that
+   * relabelled them is recorded done.
    */
   boolean noReclaimInFlight() {
     SchedulerStatus s = ArylStatus.orNull(cluster);
     return s != null && s.reclaimsInFlight().isEmpty();
   }
 
-  /** True when the target in force allows {@code maxOnLoan} and was set by {@code lc} under its epoch now. */
+  /**
+   * True when the target in force allows {@code maxOnLoan} and was set by {@code lc} under its
+   * epoch now.
+   */
   boolean targetFrom(LoanController lc, int maxOnLoan) {
     LoanTargetStatus t = target();
-    return t != null && t.maxOnLoan() == maxOnLoan && t.controller().equals(lc.instanceId())
+    return t != null
+        && t.maxOnLoan() == maxOnLoan
+        && t.controller().equals(lc.instanceId())
         && t.epoch() == lc.epoch();
   }
 
@@ -137,9 +160,10 @@ final class LoanRig implements AutoCloseable {
   }
 
   /**
-   * Samples the inference nodes' partitions every few milliseconds: each must be in exactly one pool at every moment
-   * (never neither), and never in the inference partition with a container on it. Across a restart or failover, the
-   * moments without an active ResourceManager, or before a node re-registered, show nothing and are skipped.
+   * Samples the inference nodes' partitions every few milliseconds: each must be in exactly one
+   * pool at every moment (never neither), and never in the inference partition with a container on
+   * it. Across a restart or failover, the moments without an active ResourceManager, or before a
+   * node re-registered, show nothing and are skipped.
    */
   PoolWatch watch() {
     PoolWatch w = new PoolWatch();
@@ -155,29 +179,35 @@ final class LoanRig implements AutoCloseable {
     volatile long samples;
 
     PoolWatch() {
-      thread = new Thread(() -> {
-        while (running.get()) {
-          for (int i = 0; i < inference; i++) {
-            String p = cluster.partitionOf(i);
-            if (p == null && cluster.recovering()) {
-              continue; // no active ResourceManager, or the node not re-registered yet: nothing to see
-            }
-            if (!"inference".equals(p) && !"training".equals(p)) {
-              violations.add(cluster.nodeName(i) + " in neither pool: " + p);
-            } else if ("inference".equals(p) && cluster.containersOn(i) > 0) {
-              violations.add(cluster.nodeName(i) + " labelled inference with a training container on it");
-            } else if ("training".equals(p)) {
-              seenTraining.add(cluster.nodeName(i));
-            }
-          }
-          samples++;
-          try {
-            Thread.sleep(5);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "pool-watch");
+      thread =
+          new Thread(
+              () -> {
+                while (running.get()) {
+                  for (int i = 0; i < inference; i++) {
+                    String p = cluster.partitionOf(i);
+                    if (p == null && cluster.recovering()) {
+                      continue; // no active ResourceManager, or the node not re-registered yet:
+                      // nothing to see
+                    }
+                    if (!"inference".equals(p) && !"training".equals(p)) {
+                      violations.add(cluster.nodeName(i) + " in neither pool: " + p);
+                    } else if ("inference".equals(p) && cluster.containersOn(i) > 0) {
+                      violations.add(
+                          cluster.nodeName(i)
+                              + " labelled inference with a training container on it");
+                    } else if ("training".equals(p)) {
+                      seenTraining.add(cluster.nodeName(i));
+                    }
+                  }
+                  samples++;
+                  try {
+                    Thread.sleep(5);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "pool-watch");
       thread.setDaemon(true);
       thread.start();
     }

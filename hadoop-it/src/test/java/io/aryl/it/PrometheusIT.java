@@ -22,28 +22,39 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ResourceManager's {@code /prom} (Hadoop's PrometheusMetricsSink behind {@code hadoop.prometheus.endpoint.enabled})
- * against its JMX bean, on a cluster that lent a node, ran an elastic job on it and took the node back.
+ * The ResourceManager's {@code /prom} (Hadoop's PrometheusMetricsSink behind {@code
+ * hadoop.prometheus.endpoint.enabled}) against its JMX bean, on a cluster that lent a node, ran an
+ * elastic job on it and took the node back.
  *
- * <p>The metrics are the bean's attributes, not a list kept here. JMX shows a cached snapshot (refreshed at most once
- * per metrics period, 1 s from this module's hadoop-metrics2.properties) and the planning loop keeps running, so each
- * comparison reads the bean, scrapes {@code /prom}, then reads the bean again after its cache expired: a metric the
- * bean shows unchanged across the scrape must have exactly that value in {@code /prom}; a counter that moved (the
- * planning rounds) must lie between the two readings.
+ * <p>The metrics are the bean's attributes, not a list kept here. JMX shows a cached snapshot
+ * (refreshed at most once per metrics period, 1 s from this module's hadoop-metrics2.properties)
+ * and the planning loop keeps running, so each comparison reads the bean, scrapes {@code /prom},
+ * then reads the bean again after its cache expired: a metric the bean shows unchanged across the
+ * scrape must have exactly that value in {@code /prom}; a counter that moved (the planning rounds)
+ * must lie between the two readings.
  */
 class PrometheusIT {
   private static final String BEAN = "Hadoop:service=ResourceManager,name=ArylScheduler";
+
   /** Metrics the planning loop moves every round, whatever else happens. */
-  private static final List<String> MOVED_BY_ROUNDS = List.of("PlanningRoundNumOps", "PlanningRoundAvgTime",
-      "PlanningRoundLatencyNumRounds", "PlanningRoundLatency50thPercentileMs", "PlanningRoundLatency75thPercentileMs",
-      "PlanningRoundLatency90thPercentileMs", "PlanningRoundLatency95thPercentileMs",
-      "PlanningRoundLatency99thPercentileMs");
+  private static final List<String> MOVED_BY_ROUNDS =
+      List.of(
+          "PlanningRoundNumOps",
+          "PlanningRoundAvgTime",
+          "PlanningRoundLatencyNumRounds",
+          "PlanningRoundLatency50thPercentileMs",
+          "PlanningRoundLatency75thPercentileMs",
+          "PlanningRoundLatency90thPercentileMs",
+          "PlanningRoundLatency95thPercentileMs",
+          "PlanningRoundLatency99thPercentileMs");
+
   private static final int WINDOW_S = 5;
 
   @TempDir Path dir;
 
   @Test
-  @DisplayName("/prom shows every Aryl metric with its help text and the value JMX shows, reclaim percentiles included")
+  @DisplayName(
+      "/prom shows every Aryl metric with its help text and the value JMX shows, reclaim percentiles included")
   void promShowsEveryArylMetricAsJmxDoes() throws Exception {
     YarnConfiguration conf = ArylMiniCluster.testConf(dir.toFile());
     conf.setBoolean("hadoop.prometheus.endpoint.enabled", true);
@@ -52,29 +63,52 @@ class PrometheusIT {
       String lent = cluster.nodeName(0);
       cluster.lend(0);
       cluster.awaitShowingStatus("node 0 on loan", () -> ArylStatus.onLoan(cluster, lent));
-      try (TestJob e = TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 36000), 1, true)) {
+      try (TestJob e =
+          TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 36000), 1, true)) {
         e.askWorkersAtOnce(16);
         cluster.awaitShowingStatus("E holds 16 workers on both nodes", () -> e.workers() == 16);
-        // JMX shows a snapshot refreshed once per metrics period: wait for one taken after the loan.
-        ArylMiniCluster.await("JMX shows the loan", Duration.ofSeconds(10), () -> jmxLong("LoanedNodes") == 1);
+        // JMX shows a snapshot refreshed once per metrics period: wait for one taken after the
+        // loan.
+        ArylMiniCluster.await(
+            "JMX shows the loan", Duration.ofSeconds(10), () -> jmxLong("LoanedNodes") == 1);
 
         long id = ArylStatus.reclaim(cluster, 1, 0).id();
-        cluster.awaitShowingStatus("the reclaim is done", () -> {
-          SchedulerStatus s = ArylStatus.orNull(cluster);
-          return s != null && !ArylStatus.doneWithId(s, id).isEmpty();
-        });
+        cluster.awaitShowingStatus(
+            "the reclaim is done",
+            () -> {
+              SchedulerStatus s = ArylStatus.orNull(cluster);
+              return s != null && !ArylStatus.doneWithId(s, id).isEmpty();
+            });
         long tookMs = ArylStatus.doneWithId(cluster.status(), id).get(0).tookMs();
         assertThat(e.workers()).as("E shrunk to the training node").isEqualTo(8);
-        // The window holding the reclaim has ended: its percentiles are shown for the next WINDOW_S seconds.
-        ArylMiniCluster.await("JMX shows the reclaim's percentile window", Duration.ofSeconds(3 * WINDOW_S),
+        // The window holding the reclaim has ended: its percentiles are shown for the next WINDOW_S
+        // seconds.
+        ArylMiniCluster.await(
+            "JMX shows the reclaim's percentile window",
+            Duration.ofSeconds(3 * WINDOW_S),
             () -> jmxLong("ReclaimDurationNumReclaims") == 1);
 
         Comparison c = compareUntilStable(cluster);
 
-        assertThat(c.jmx).as("the metrics JMX shows").containsKeys("LoanedNodes", "LoanedGpus", "ReclaimsInFlight",
-            "ReclaimsStarted", "ReclaimsFinished", "ReclaimsLate", "ContainersShrunk", "ContainersMoved",
-            "ContainersPreempted", "GpuSecondsLost", "Recovering", "RecoveryWaitMs", "PlanningRoundNumOps",
-            "PlanningRoundAvgTime", "ReclaimDurationNumReclaims", "ReclaimDuration99thPercentileMs");
+        assertThat(c.jmx)
+            .as("the metrics JMX shows")
+            .containsKeys(
+                "LoanedNodes",
+                "LoanedGpus",
+                "ReclaimsInFlight",
+                "ReclaimsStarted",
+                "ReclaimsFinished",
+                "ReclaimsLate",
+                "ContainersShrunk",
+                "ContainersMoved",
+                "ContainersPreempted",
+                "GpuSecondsLost",
+                "Recovering",
+                "RecoveryWaitMs",
+                "PlanningRoundNumOps",
+                "PlanningRoundAvgTime",
+                "ReclaimDurationNumReclaims",
+                "ReclaimDuration99thPercentileMs");
         assertThat(c.jmx).containsKeys(MOVED_BY_ROUNDS.toArray(String[]::new));
         assertThat(c.prom.get("ReclaimsFinished")).isEqualTo(1.0);
         assertThat(c.prom.get("LoanedNodes")).isEqualTo(0.0);
@@ -84,8 +118,9 @@ class PrometheusIT {
         assertThat(c.prom.get("ReclaimDuration50thPercentileMs")).isEqualTo((double) tookMs);
         assertThat(c.prom.get("ReclaimDuration99thPercentileMs")).isEqualTo((double) tookMs);
         assertThat(c.prom.get("PlanningRoundNumOps")).isPositive();
-        System.out.printf("PrometheusIT: %d Aryl metrics in /prom, reclaim took %d ms, %s%n", c.prom.size(), tookMs,
-            c.prom);
+        System.out.printf(
+            "PrometheusIT: %d Aryl metrics in /prom, reclaim took %d ms, %s%n",
+            c.prom.size(), tookMs, c.prom);
       }
     }
   }
@@ -94,9 +129,10 @@ class PrometheusIT {
   private record Comparison(Map<String, Number> jmx, Map<String, Double> prom) {}
 
   /**
-   * Compares bean and scrape until one comparison holds for every metric that is not moved by the rounds, and checks
-   * every metric on each try (help text always, values as the class comment says); a state metric that differs is
-   * retried only if the bean itself changed across the scrape (a percentile window ended).
+   * Compares bean and scrape until one comparison holds for every metric that is not moved by the
+   * rounds, and checks every metric on each try (help text always, values as the class comment
+   * says); a state metric that differs is retried only if the bean itself changed across the scrape
+   * (a percentile window ended).
    */
   private static Comparison compareUntilStable(ArylMiniCluster cluster) throws Exception {
     PrometheusMetricsSink naming = new PrometheusMetricsSink();
@@ -116,9 +152,11 @@ class PrometheusIT {
       for (MBeanAttributeInfo info : infos.values()) {
         String attr = info.getName();
         String name = naming.prometheusName(record, attr);
-        assertThat(scrape.body()).as("/prom has the help text of %s (%s)", attr, name)
+        assertThat(scrape.body())
+            .as("/prom has the help text of %s (%s)", attr, name)
             .contains("# HELP " + name + " " + info.getDescription() + "\n");
-        assertThat(scrape.body()).as("/prom has the type of %s (%s)", attr, name)
+        assertThat(scrape.body())
+            .as("/prom has the type of %s (%s)", attr, name)
             .containsPattern("(?m)^# TYPE " + name + " (counter|gauge)$");
         double value = sample(scrape.body(), name);
         prom.put(attr, value);
@@ -132,7 +170,8 @@ class PrometheusIT {
           }
         } else if (b == a) {
           if (value != b) {
-            throw new AssertionError(attr + " (" + name + ") is " + value + " in /prom, " + b + " in JMX");
+            throw new AssertionError(
+                attr + " (" + name + ") is " + value + " in /prom, " + b + " in JMX");
           }
         } else {
           unstable.add(attr + " " + b + " -> " + a);
@@ -146,7 +185,8 @@ class PrometheusIT {
   }
 
   /** The bean's metric attributes (its tag.* attributes are the records' tags, labels in /prom). */
-  private static Map<String, MBeanAttributeInfo> metricAttributes(ObjectName bean) throws Exception {
+  private static Map<String, MBeanAttributeInfo> metricAttributes(ObjectName bean)
+      throws Exception {
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     Map<String, MBeanAttributeInfo> out = new LinkedHashMap<>();
     for (MBeanAttributeInfo a : server.getMBeanInfo(bean).getAttributes()) {
@@ -157,7 +197,8 @@ class PrometheusIT {
     return out;
   }
 
-  private static Map<String, Number> read(ObjectName bean, Map<String, MBeanAttributeInfo> infos) throws Exception {
+  private static Map<String, Number> read(ObjectName bean, Map<String, MBeanAttributeInfo> infos)
+      throws Exception {
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     Map<String, Number> out = new LinkedHashMap<>();
     for (String attr : infos.keySet()) {
@@ -168,15 +209,21 @@ class PrometheusIT {
 
   private static long jmxLong(String attr) {
     try {
-      return ((Number) ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName(BEAN), attr)).longValue();
+      return ((Number)
+              ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName(BEAN), attr))
+          .longValue();
     } catch (Exception e) {
       throw new IllegalStateException("JMX " + BEAN + " " + attr + ": " + e, e);
     }
   }
 
-  /** The one sample of this metric in the scrape (Aryl's source is one record: one line, labelled by its tags). */
+  /**
+   * The one sample of this metric in the scrape (Aryl's source is one record: one line, labelled by
+   * its tags).
+   */
   private static double sample(String body, String name) {
-    Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{([^}]*)\\} (\\S+)$").matcher(body);
+    Matcher m =
+        Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{([^}]*)\\} (\\S+)$").matcher(body);
     assertThat(m.find()).as("/prom has a sample of %s", name).isTrue();
     assertThat(m.group(1)).as("labels of %s", name).contains("context=\"yarn\"");
     double v = Double.parseDouble(m.group(2));

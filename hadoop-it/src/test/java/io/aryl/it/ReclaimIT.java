@@ -23,10 +23,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Returning loaned nodes to inference on a real ResourceManager. Nodes 0 and 1 are inference nodes lent to training,
- * node 2 is training's own. An elastic job E (min 1, max 16) and an inelastic job F (8 workers) fill all 24 GPUs, F
- * alone on one loaned node. Reclaiming one node must take E's flexible workers (a shrink), not F (a preemption),
- * and must relabel the node only once nothing runs on it.
+ * Returning loaned nodes to inference on a real ResourceManager. Nodes 0 and 1 are inference nodes
+ * lent to training, node 2 is training's own. An elastic job E (min 1, max 16) and an inelastic job
+ * F (8 workers) fill all 24 GPUs, F alone on one loaned node. Reclaiming one node must take E's
+ * flexible workers (a shrink), not F (a preemption), and must relabel the node only once nothing
+ * runs on it.
  */
 class ReclaimIT {
   private static final String RECLAIMS = ArylPaths.RECLAIMS;
@@ -34,22 +35,28 @@ class ReclaimIT {
   @TempDir Path dir;
 
   /** The cluster with both inference nodes on loan, E and F placed as the scenario needs. */
-  private record Loaned(ArylMiniCluster cluster, TestJob e, TestJob f, String fNode) implements AutoCloseable {
+  private record Loaned(ArylMiniCluster cluster, TestJob e, TestJob f, String fNode)
+      implements AutoCloseable {
     @Override
     public void close() throws Exception {
-      try (cluster; e; f) {
+      try (cluster;
+          e;
+          f) {
         // closes the jobs, then the cluster
       }
     }
   }
 
   private Loaned loanAndFill(String name, boolean eCooperative) throws Exception {
-    ArylMiniCluster cluster = ArylMiniCluster.start(name, ArylMiniCluster.testConf(dir.toFile()), 2, 1);
+    ArylMiniCluster cluster =
+        ArylMiniCluster.start(name, ArylMiniCluster.testConf(dir.toFile()), 2, 1);
     TestJob e = null;
     TestJob f = null;
     try {
-      // E starts on training's own node, so that F can then have a loaned node to itself. Its predicted runtime is
-      // long enough that every extra worker is clearly worth a re-scale: at 1 h, the 16th worker saves less than the
+      // E starts on training's own node, so that F can then have a loaned node to itself. Its
+      // predicted runtime is
+      // long enough that every extra worker is clearly worth a re-scale: at 1 h, the 16th worker
+      // saves less than the
       // 30 s re-scale, and whether E ends at 15 or 16 hangs on when its asks meet a round.
       e = TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 36000), 1, eCooperative);
       e.askWorkersAtOnce(8);
@@ -59,15 +66,20 @@ class ReclaimIT {
 
       cluster.lend(0);
       cluster.lend(1);
-      cluster.awaitShowingStatus("the status shows 2 loaned nodes", () -> loanedNodes(cluster).size() == 2);
-      assertThat(loanedNodes(cluster)).containsExactlyInAnyOrder(cluster.nodeName(0), cluster.nodeName(1));
+      cluster.awaitShowingStatus(
+          "the status shows 2 loaned nodes", () -> loanedNodes(cluster).size() == 2);
+      assertThat(loanedNodes(cluster))
+          .containsExactlyInAnyOrder(cluster.nodeName(0), cluster.nodeName(1));
 
       f = TestJob.submit(cluster, "f", "training", TestJob.shape(8, 8, 1, 600), 1, true);
       f.askWorkersAtOnce(8);
       TestJob fJob = f;
       cluster.awaitShowingStatus("F holds its 8 workers", () -> fJob.workers() == 8);
-      assertThat(f.workersByNode()).as("F lands whole on one loaned node (best fit); E holds %s, status %s",
-          e.workersByNode(), cluster.status()).hasSize(1);
+      assertThat(f.workersByNode())
+          .as(
+              "F lands whole on one loaned node (best fit); E holds %s, status %s",
+              e.workersByNode(), cluster.status())
+          .hasSize(1);
       String fNode = f.workersByNode().keySet().iterator().next();
       assertThat(fNode).isIn(cluster.nodeName(0), cluster.nodeName(1));
 
@@ -75,14 +87,18 @@ class ReclaimIT {
       cluster.awaitShowingStatus("E grows to 16 workers", () -> eJob.workers() == 16);
       for (int i = 0; i < 3; i++) {
         String node = cluster.nodeName(i);
-        assertThat(e.workersByNode().getOrDefault(node, 0) + f.workersByNode().getOrDefault(node, 0))
-            .as("E %s and F %s fill %s", e.workersByNode(), f.workersByNode(), node).isEqualTo(8);
+        assertThat(
+                e.workersByNode().getOrDefault(node, 0) + f.workersByNode().getOrDefault(node, 0))
+            .as("E %s and F %s fill %s", e.workersByNode(), f.workersByNode(), node)
+            .isEqualTo(8);
       }
       assertThat(e.preemptionNotices()).isEmpty();
       assertThat(f.preemptionNotices()).isEmpty();
       return new Loaned(cluster, e, f, fNode);
     } catch (Throwable t) {
-      try (ArylMiniCluster c = cluster; TestJob a = e; TestJob b = f) {
+      try (ArylMiniCluster c = cluster;
+          TestJob a = e;
+          TestJob b = f) {
         // release what was started
       }
       throw t;
@@ -90,7 +106,8 @@ class ReclaimIT {
   }
 
   @Test
-  @DisplayName("a reclaim shrinks an elastic job rather than preempt an inelastic one, and relabels only an empty node")
+  @DisplayName(
+      "a reclaim shrinks an elastic job rather than preempt an inelastic one, and relabels only an empty node")
   void reclaimShrinksElasticJobAndRelabelsEmptyNode() throws Exception {
     try (Loaned s = loanAndFill("reclaim", true)) {
       Reclaimed r = reclaimOne(s);
@@ -98,38 +115,47 @@ class ReclaimIT {
       assertThat(statusesOf(s.e(), s.e().preemptionNotices()))
           .as("E released its noticed workers itself: none was killed")
           .hasSize(8)
-          .allSatisfy(c -> assertThat(c.getExitStatus()).isNotEqualTo(ContainerExitStatus.PREEMPTED));
+          .allSatisfy(
+              c -> assertThat(c.getExitStatus()).isNotEqualTo(ContainerExitStatus.PREEMPTED));
       long grace = graceMs(s.cluster().conf());
-      assertThat(r.tookMs()).as("ms from the request to the relabel: released workers need no grace")
+      assertThat(r.tookMs())
+          .as("ms from the request to the relabel: released workers need no grace")
           .isLessThan(grace);
     }
   }
 
   @Test
-  @DisplayName("workers that ignore the PreemptionMessage are killed after the grace before the node is relabelled")
+  @DisplayName(
+      "workers that ignore the PreemptionMessage are killed after the grace before the node is relabelled")
   void reclaimKillsUncooperativeWorkersBeforeRelabel() throws Exception {
     try (Loaned s = loanAndFill("reclaim-kill", false)) {
       Reclaimed r = reclaimOne(s);
 
-      assertThat(statusesOf(s.e(), s.e().preemptionNotices())).as("E's noticed workers were killed")
+      assertThat(statusesOf(s.e(), s.e().preemptionNotices()))
+          .as("E's noticed workers were killed")
           .hasSize(8)
           .allSatisfy(c -> assertThat(c.getExitStatus()).isEqualTo(ContainerExitStatus.PREEMPTED));
       long grace = graceMs(s.cluster().conf());
       long round = roundMs(s.cluster().conf());
-      // The grace, the round that kills, the round that relabels, and one round for the kill to reach the scheduler.
-      assertThat(r.tookMs()).as("ms from the request to the relabel")
+      // The grace, the round that kills, the round that relabels, and one round for the kill to
+      // reach the scheduler.
+      assertThat(r.tookMs())
+          .as("ms from the request to the relabel")
           .isGreaterThanOrEqualTo(grace)
           .isLessThanOrEqualTo(grace + 3 * round);
     }
   }
 
   @Test
-  @DisplayName("a reclaim of more nodes than are loaned, or with a malformed body, answers 400 and starts nothing")
+  @DisplayName(
+      "a reclaim of more nodes than are loaned, or with a malformed body, answers 400 and starts nothing")
   void reclaimRefusesWhatItCannotDo() throws Exception {
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("refuse", ArylMiniCluster.testConf(dir.toFile()), 2, 1)) {
+    try (ArylMiniCluster cluster =
+        ArylMiniCluster.start("refuse", ArylMiniCluster.testConf(dir.toFile()), 2, 1)) {
       cluster.lend(0);
       cluster.lend(1);
-      cluster.awaitShowingStatus("the status shows 2 loaned nodes", () -> loanedNodes(cluster).size() == 2);
+      cluster.awaitShowingStatus(
+          "the status shows 2 loaned nodes", () -> loanedNodes(cluster).size() == 2);
 
       ArylMiniCluster.Http tooMany = cluster.post(RECLAIMS, "{\"nodes\":3}");
       assertThat(tooMany.status()).as(tooMany.body()).isEqualTo(400);
@@ -143,7 +169,8 @@ class ReclaimIT {
       assertThat(zero.status()).as(zero.body()).isEqualTo(400);
       assertThat(error(zero)).startsWith("nodes ");
 
-      ArylMiniCluster.Http badDeadline = cluster.post(RECLAIMS, "{\"nodes\":1,\"deadlineMs\":\"soon\"}");
+      ArylMiniCluster.Http badDeadline =
+          cluster.post(RECLAIMS, "{\"nodes\":1,\"deadlineMs\":\"soon\"}");
       assertThat(badDeadline.status()).as(badDeadline.body()).isEqualTo(400);
       assertThat(error(badDeadline)).startsWith("deadlineMs ").contains("\"soon\"");
 
@@ -166,9 +193,9 @@ class ReclaimIT {
   private record Reclaimed(String node, long tookMs) {}
 
   /**
-   * Asks for one node back and checks what every reclaim here must do: the node without F is chosen; F never loses a
-   * worker; the node is relabelled inference, never while a container runs on it; the record shows an on-time
-   * shrink of E's 8 workers there and no preemption.
+   * Asks for one node back and checks what every reclaim here must do: the node without F is
+   * chosen; F never loses a worker; the node is relabelled inference, never while a container runs
+   * on it; the record shows an on-time shrink of E's 8 workers there and no preemption.
    */
   private Reclaimed reclaimOne(Loaned s) throws Exception {
     ArylMiniCluster cluster = s.cluster();
@@ -182,28 +209,39 @@ class ReclaimIT {
       assertThat(reclaim.nodes()).hasSize(1);
       String chosen = reclaim.nodes().get(0);
       int chosenIndex = chosen.equals(cluster.nodeName(0)) ? 0 : 1;
-      assertThat(chosen).as("the reclaimed node").isIn(cluster.nodeName(0), cluster.nodeName(1))
-          .as("least cost: the node of E's flexible workers, not F's").isNotEqualTo(s.fNode());
+      assertThat(chosen)
+          .as("the reclaimed node")
+          .isIn(cluster.nodeName(0), cluster.nodeName(1))
+          .as("least cost: the node of E's flexible workers, not F's")
+          .isNotEqualTo(s.fNode());
       assertThat(reclaim.deadlineMs()).isEqualTo(deadline);
-      assertThat(reclaim.jobs()).as("what the reclaim does to each job")
+      assertThat(reclaim.jobs())
+          .as("what the reclaim does to each job")
           .isEqualTo(Map.of(e.id().toString(), ReclaimStatus.Action.SHRINK));
 
-      cluster.awaitShowingStatus("the reclaimed node is back in the inference pool",
+      cluster.awaitShowingStatus(
+          "the reclaimed node is back in the inference pool",
           () -> "inference".equals(cluster.partitionOf(chosenIndex)));
       Thread.sleep(4 * roundMs(cluster.conf())); // a few more rounds: nothing may land there
       watch.close();
-      assertThat(watch.violations()).as("moments the node was labelled inference with containers on it").isEmpty();
+      assertThat(watch.violations())
+          .as("moments the node was labelled inference with containers on it")
+          .isEmpty();
       assertThat(watch.sawInference(chosenIndex)).isTrue();
       assertThat(cluster.partitionOf(chosenIndex)).isEqualTo("inference");
       assertThat(cluster.containersOn(chosenIndex)).isZero();
-      assertThat(cluster.partitionOf(1 - chosenIndex)).as("the other loaned node").isEqualTo("training");
+      assertThat(cluster.partitionOf(1 - chosenIndex))
+          .as("the other loaned node")
+          .isEqualTo("training");
 
       // F never lost a worker; E lost exactly its workers on the node and kept the rest.
       assertThat(f.workers()).isEqualTo(8);
       assertThat(f.preemptionNotices()).isEmpty();
       assertThat(f.completed()).isEmpty();
       assertNeverBelowAfterReaching(f, 8);
-      assertThat(e.preemptionNotices()).as("E is told about its workers on the node").hasSize(eBefore.get(chosen));
+      assertThat(e.preemptionNotices())
+          .as("E is told about its workers on the node")
+          .hasSize(eBefore.get(chosen));
       Map<String, Integer> eExpected = new java.util.TreeMap<>(eBefore);
       eExpected.remove(chosen);
       assertThat(e.workersByNode()).as("E keeps its workers elsewhere").isEqualTo(eExpected);
@@ -227,8 +265,9 @@ class ReclaimIT {
   }
 
   /**
-   * Samples the nodes' partition and container count every few milliseconds, and remembers every moment a node was
-   * in the inference partition with a container on it: relabelling a busy node does not stop what runs there.
+   * Samples the nodes' partition and container count every few milliseconds, and remembers every
+   * moment a node was in the inference partition with a container on it: relabelling a busy node
+   * does not stop what runs there.
    */
   private static final class RelabelWatch implements AutoCloseable {
     private final List<String> violations = new CopyOnWriteArrayList<>();
@@ -237,24 +276,31 @@ class ReclaimIT {
     private final Thread thread;
 
     RelabelWatch(ArylMiniCluster cluster, int... nodes) {
-      thread = new Thread(() -> {
-        while (running.get()) {
-          for (int i : nodes) {
-            if ("inference".equals(cluster.partitionOf(i))) {
-              inference.add(i);
-              int n = cluster.containersOn(i);
-              if (n > 0) {
-                violations.add(cluster.nodeName(i) + " labelled inference with " + n + " container(s)");
-              }
-            }
-          }
-          try {
-            Thread.sleep(2);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "relabel-watch");
+      thread =
+          new Thread(
+              () -> {
+                while (running.get()) {
+                  for (int i : nodes) {
+                    if ("inference".equals(cluster.partitionOf(i))) {
+                      inference.add(i);
+                      int n = cluster.containersOn(i);
+                      if (n > 0) {
+                        violations.add(
+                            cluster.nodeName(i)
+                                + " labelled inference with "
+                                + n
+                                + " container(s)");
+                      }
+                    }
+                  }
+                  try {
+                    Thread.sleep(2);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "relabel-watch");
       thread.setDaemon(true);
       thread.start();
     }

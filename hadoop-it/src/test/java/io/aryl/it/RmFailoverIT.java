@@ -5,8 +5,9 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.DisplayName;
 
 /**
- * {@link RmRecoveryScenarios} across a real failover: two ResourceManagers, leader elected in ZooKeeper, the active one
- * stopped, the standby taking over with a new scheduler instance; Aryl's state in ZooKeeper.
+ * {@link RmRecoveryScenarios} across a real failover: two ResourceManagers, leader elected in
+ * ZooKeeper, the active one stopped, the standby taking over with a new scheduler instance; Aryl's
+ * state in ZooKeeper.
  */
 @DisplayName("Across a ResourceManager failover")
 class RmFailoverIT extends RmRecoveryScenarios {

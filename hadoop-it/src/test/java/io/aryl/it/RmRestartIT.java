@@ -19,13 +19,16 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link RmRecoveryScenarios} across a real ResourceManager restart: work-preserving recovery, Aryl's state in the
- * filesystem store; and what the start does with stored state it cannot read.
+ * {@link RmRecoveryScenarios} across a real ResourceManager restart: work-preserving recovery,
+ * Aryl's state in the filesystem store; and what the start does with stored state it cannot read.
  */
 @DisplayName("Across a ResourceManager restart")
 class RmRestartIT extends RmRecoveryScenarios {
-  /** Aryl's filesystem store keeps JSON files in its directory; which ones is the store's business. */
-  private static final PathMatcher STATE_FILES = FileSystems.getDefault().getPathMatcher("glob:*.json");
+  /**
+   * Aryl's filesystem store keeps JSON files in its directory; which ones is the store's business.
+   */
+  private static final PathMatcher STATE_FILES =
+      FileSystems.getDefault().getPathMatcher("glob:*.json");
 
   @Override
   YarnConfiguration conf(File workDir) {
@@ -43,15 +46,19 @@ class RmRestartIT extends RmRecoveryScenarios {
   }
 
   @Test
-  @DisplayName("stored state that cannot be read stops the start, with a message naming the file and how to reset it;"
-      + " once reset, the ResourceManager starts")
+  @DisplayName(
+      "stored state that cannot be read stops the start, with a message naming the file and how to reset it;"
+          + " once reset, the ResourceManager starts")
   void unreadableStateStopsTheStart() throws Exception {
     File stateDir = ArylMiniCluster.arylStateDir(dir.toFile());
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("corrupt-state", conf(dir.toFile()), 1, 1)) {
+    try (ArylMiniCluster cluster =
+        ArylMiniCluster.start("corrupt-state", conf(dir.toFile()), 1, 1)) {
       String loaned = cluster.nodeName(0);
       cluster.lend(0); // something to keep: a loan
       cluster.awaitShowingStatus(loaned + " on loan", () -> onLoan(cluster, loaned));
-      cluster.awaitShowingStatus("Aryl's state stored under " + stateDir, RECOVERED,
+      cluster.awaitShowingStatus(
+          "Aryl's state stored under " + stateDir,
+          RECOVERED,
           () -> !stateFiles(stateDir).isEmpty());
       List<Path> files = stateFiles(stateDir);
       for (Path f : files) {
@@ -62,7 +69,8 @@ class RmRestartIT extends RmRecoveryScenarios {
 
       assertThat(refused).as("the restart on unreadable state").isNotNull();
       String messages = messages(refused);
-      assertThat(files).as("files named in: %s", messages)
+      assertThat(files)
+          .as("files named in: %s", messages)
           .anySatisfy(f -> assertThat(messages).contains(f.getFileName().toString()));
       assertThat(messages).as("how to reset it").containsPattern("(?i)reset|remove|delete");
 

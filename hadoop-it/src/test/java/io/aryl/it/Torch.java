@@ -14,16 +14,21 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Real PyTorch for the training tests: the Python that imports {@code torch} (Debian's {@code python3-torch}), the
- * examples' scripts, and the JSON event lines they log, read as the DDP example's generations, steps and
- * checkpoints. Without PyTorch a developer's run skips these tests with a message; CI sets {@value #REQUIRED} so that
- * a missing PyTorch fails them instead.
+ * Real PyTorch for the training tests: the Python that imports {@code torch} (Debian's {@code
+ * python3-torch}), the examples' scripts, and the JSON event lines they log, read as the DDP
+ * example's generations, steps and checkpoints. Without PyTorch a developer's run skips these tests
+ * with a message; CI sets {@value #REQUIRED} so that a missing PyTorch fails them instead.
  */
 final class Torch {
   /** Environment variable that makes a missing PyTorch a failure (set by .ci/run). */
   static final String REQUIRED = "ARYL_REQUIRE_TORCH";
-  /** Environment variable naming the Python to use; else the first of {@link #CANDIDATES} that imports torch. */
+
+  /**
+   * Environment variable naming the Python to use; else the first of {@link #CANDIDATES} that
+   * imports torch.
+   */
   static final String PYTHON = "ARYL_PYTHON";
+
   private static final List<String> CANDIDATES = List.of("/usr/bin/python3", "python3");
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -33,7 +38,8 @@ final class Torch {
   static String python() {
     Optional<String> found = find();
     if (found.isEmpty()) {
-      String why = "PyTorch is not installed (apt-get install python3-torch, or set " + PYTHON + ")";
+      String why =
+          "PyTorch is not installed (apt-get install python3-torch, or set " + PYTHON + ")";
       if (System.getenv(REQUIRED) != null) {
         throw new AssertionError(why + "; " + REQUIRED + " is set, so this test must run");
       }
@@ -51,8 +57,11 @@ final class Torch {
     candidates.addAll(CANDIDATES);
     for (String python : candidates) {
       try {
-        Process p = new ProcessBuilder(python, "-c", "import torch, torch.distributed")
-            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p =
+            new ProcessBuilder(python, "-c", "import torch, torch.distributed")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         if (p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0) {
           return Optional.of(python);
         }
@@ -76,7 +85,10 @@ final class Torch {
     return f.getAbsoluteFile();
   }
 
-  /** The JSON event lines a script logged with {@code --log-file}, in order; lines cut short are skipped. */
+  /**
+   * The JSON event lines a script logged with {@code --log-file}, in order; lines cut short are
+   * skipped.
+   */
   static List<JsonNode> events(Path logFile) {
     List<JsonNode> out = new ArrayList<>();
     for (String line : AmJobs.lines(logFile)) {
@@ -94,7 +106,9 @@ final class Torch {
     return events(logFile).stream().filter(e -> e.path("event").asText().equals(kind)).toList();
   }
 
-  /** A rank-0 start of a generation, from the example's log ({@code examples/pytorch-ddp/train.py}). */
+  /**
+   * A rank-0 start of a generation, from the example's log ({@code examples/pytorch-ddp/train.py}).
+   */
   record Start(int generation, int worldSize, int resumedFrom, double time, String master) {}
 
   /** Every generation's start, as its rank 0 logged it, in order. */
@@ -102,8 +116,13 @@ final class Torch {
     List<Start> out = new ArrayList<>();
     for (JsonNode e : events(log, "start")) {
       if (e.path("rank").asInt() == 0) {
-        out.add(new Start(e.path("generation").asInt(), e.path("world_size").asInt(), e.path("resumed_from").asInt(),
-            e.path("time").asDouble(), e.path("master").asText()));
+        out.add(
+            new Start(
+                e.path("generation").asInt(),
+                e.path("world_size").asInt(),
+                e.path("resumed_from").asInt(),
+                e.path("time").asDouble(),
+                e.path("master").asText()));
       }
     }
     return out;
@@ -116,13 +135,19 @@ final class Torch {
       return 0;
     }
     Start last = s.get(s.size() - 1);
-    return (int) events(log, "step").stream().filter(e -> e.path("time").asDouble() >= last.time()).count();
+    return (int)
+        events(log, "step").stream().filter(e -> e.path("time").asDouble() >= last.time()).count();
   }
 
-  /** Whether rank 0 of a generation of this size started after {@code after} and has trained a few steps in it. */
+  /**
+   * Whether rank 0 of a generation of this size started after {@code after} and has trained a few
+   * steps in it.
+   */
   static boolean training(Path log, int worldSize, int after) {
     List<Start> s = starts(log);
-    return s.size() > after && s.get(s.size() - 1).worldSize() == worldSize && stepsInLatest(log) >= 3;
+    return s.size() > after
+        && s.get(s.size() - 1).worldSize() == worldSize
+        && stepsInLatest(log) >= 3;
   }
 
   /** The step the example logged last. */
@@ -132,29 +157,53 @@ final class Torch {
   }
 
   /**
-   * Each generation resumed from the checkpoint written last before it started, and that checkpoint lost at most the
-   * steps since the one before ({@code checkpointEvery}): the step count continues. Prints the generations as a table.
+   * Each generation resumed from the checkpoint written last before it started, and that checkpoint
+   * lost at most the steps since the one before ({@code checkpointEvery}): the step count
+   * continues. Prints the generations as a table.
    */
   static void assertResumedFromCheckpoints(Path log, int checkpointEvery) {
     List<Start> starts = starts(log);
     List<JsonNode> checkpoints = events(log, "checkpoint");
     List<JsonNode> steps = events(log, "step");
     System.out.println("generation | world | resumed from | redone | master");
-    System.out.printf("%10d | %5d | %12d | %6s | %s%n", starts.get(0).generation(), starts.get(0).worldSize(),
-        starts.get(0).resumedFrom(), "-", starts.get(0).master());
+    System.out.printf(
+        "%10d | %5d | %12d | %6s | %s%n",
+        starts.get(0).generation(),
+        starts.get(0).worldSize(),
+        starts.get(0).resumedFrom(),
+        "-",
+        starts.get(0).master());
     for (int i = 1; i < starts.size(); i++) {
       Start s = starts.get(i);
       Start previous = starts.get(i - 1);
-      int lastCheckpoint = checkpoints.stream().filter(c -> c.path("time").asDouble() < s.time())
-          .mapToInt(c -> c.path("step").asInt()).max().orElse(0);
-      int lastStep = steps.stream().filter(e -> e.path("time").asDouble() >= previous.time()
-          && e.path("time").asDouble() < s.time()).mapToInt(e -> e.path("step").asInt()).max().orElse(0);
-      System.out.printf("%10d | %5d | %12d | %6d | %s%n", s.generation(), s.worldSize(), s.resumedFrom(),
-          lastStep - s.resumedFrom(), s.master());
-      assertThat(s.resumedFrom()).as("generation %d (world %d) resumed from the last checkpoint", s.generation(),
-          s.worldSize()).isEqualTo(lastCheckpoint);
-      assertThat(lastStep - s.resumedFrom()).as("steps of generation %d redone by generation %d",
-          previous.generation(), s.generation()).isBetween(0, checkpointEvery);
+      int lastCheckpoint =
+          checkpoints.stream()
+              .filter(c -> c.path("time").asDouble() < s.time())
+              .mapToInt(c -> c.path("step").asInt())
+              .max()
+              .orElse(0);
+      int lastStep =
+          steps.stream()
+              .filter(
+                  e ->
+                      e.path("time").asDouble() >= previous.time()
+                          && e.path("time").asDouble() < s.time())
+              .mapToInt(e -> e.path("step").asInt())
+              .max()
+              .orElse(0);
+      System.out.printf(
+          "%10d | %5d | %12d | %6d | %s%n",
+          s.generation(), s.worldSize(), s.resumedFrom(), lastStep - s.resumedFrom(), s.master());
+      assertThat(s.resumedFrom())
+          .as(
+              "generation %d (world %d) resumed from the last checkpoint",
+              s.generation(), s.worldSize())
+          .isEqualTo(lastCheckpoint);
+      assertThat(lastStep - s.resumedFrom())
+          .as(
+              "steps of generation %d redone by generation %d",
+              previous.generation(), s.generation())
+          .isBetween(0, checkpointEvery);
     }
   }
 }

@@ -1,6 +1,5 @@
 package io.aryl.labels;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aryl.core.model.Checks;
 import java.io.IOException;
@@ -22,34 +21,38 @@ import org.apache.hadoop.yarn.util.RMHAUtils;
 import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
 
 /**
- * The web app of the active ResourceManager among its candidates, followed across restarts and failovers as YARN's
- * own clients follow it: a call goes to the RM last found active; when that RM refuses the connection or answers as a
- * standby, every candidate is asked {@code GET /ws/v1/cluster/info} and the one whose {@code clusterInfo.haState} is
- * {@code ACTIVE} gets the call, and is remembered.
+ * The web app of the active ResourceManager among its candidates, followed across restarts and
+ * failovers as YARN's own clients follow it: a call goes to the RM last found active; when that RM
+ * refuses the connection or answers as a standby, every candidate is asked {@code GET
+ * /ws/v1/cluster/info} and the one whose {@code clusterInfo.haState} is {@code ACTIVE} gets the
+ * call, and is remembered.
  *
- * <p>A standby RM (3.5.0's {@code RMWebAppFilter}) answers every path but {@code /ws/v1/cluster/info} and a few
- * others with {@code 307 Temporary Redirect}: a {@code Location} on the active RM when it can find one, a
- * {@code Refresh} header and "Can not find any active RM" when it cannot, or a plain "There is no active RM right now"
- * page. All of them count as "not the active RM" here; the redirect is not followed, the candidates are asked again.
+ * <p>A standby RM (3.5.0's {@code RMWebAppFilter}) answers every path but {@code
+ * /ws/v1/cluster/info} and a few others with {@code 307 Temporary Redirect}: a {@code Location} on
+ * the active RM when it can find one, a {@code Refresh} header and "Can not find any active RM"
+ * when it cannot, or a plain "There is no active RM right now" page. All of them count as "not the
+ * active RM" here; the redirect is not followed, the candidates are asked again.
  *
- * <p>A call is sent a second time only when the first certainly did not reach a scheduler: the connection was
- * refused or timed out, or a standby answered. Any other failure (a read timeout, a connection reset) may have
- * reached the active RM, so it is not repeated: the caller hears of it, and the next call looks for the active RM
- * anew.
+ * <p>A call is sent a second time only when the first certainly did not reach a scheduler: the
+ * connection was refused or timed out, or a standby answered. Any other failure (a read timeout, a
+ * connection reset) may have reached the active RM, so it is not repeated: the caller hears of it,
+ * and the next call looks for the active RM anew.
  *
- * <p>With a single candidate nothing is probed: the calls go to it, and a standby answer is an error. Thread-safe; no
- * resources to release (the JDK's HTTP client has none to close on Java 17).
+ * <p>With a single candidate nothing is probed: the calls go to it, and a standby answer is an
+ * error. Thread-safe; no resources to release (the JDK's HTTP client has none to close on Java 17).
  */
 public final class ActiveRmWebApp {
   static final String CLUSTER_INFO = "/ws/v1/cluster/info";
+
   /** The bodies a standby's RMWebAppFilter answers with, as they start. */
   private static final List<String> STANDBY_PAGES =
       List.of("This is standby RM", "Can not find any active RM", "There is no active RM");
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
-   * What a call carries to say who makes it: the value of its {@code Authorization} header for one RM, or null for
-   * none. {@link Spnego} is the one for a Kerberos cluster.
+   * What a call carries to say who makes it: the value of its {@code Authorization} header for one
+   * RM, or null for none. {@link Spnego} is the one for a Kerberos cluster.
    */
   @FunctionalInterface
   public interface Authorization {
@@ -57,7 +60,8 @@ public final class ActiveRmWebApp {
     Authorization NONE = rm -> null;
 
     /**
-     * @throws IOException no credential could be made (the call is then not sent, and counts as not delivered)
+     * @throws IOException no credential could be made (the call is then not sent, and counts as not
+     *     delivered)
      */
     String header(URI rm) throws IOException;
   }
@@ -65,7 +69,10 @@ public final class ActiveRmWebApp {
   /** One answer of an RM web app: who answered, the HTTP status and the body. */
   public record Answer(URI rm, int status, String body) {}
 
-  /** The request certainly never reached an RM: connection refused, unresolvable host, connect timeout. */
+  /**
+   * The request certainly never reached an RM: connection refused, unresolvable host, connect
+   * timeout.
+   */
   private static final class NotDeliveredException extends IOException {
     private static final long serialVersionUID = 1L;
 
@@ -81,7 +88,8 @@ public final class ActiveRmWebApp {
   private volatile URI active;
 
   /**
-   * @param candidates base URLs of the RM web apps ({@code http(s)://host:port}), in the order they are tried
+   * @param candidates base URLs of the RM web apps ({@code http(s)://host:port}), in the order they
+   *     are tried
    * @param connectTimeout how long one candidate may take to accept a connection
    * @param requestTimeout how long one call may take in all
    */
@@ -90,28 +98,39 @@ public final class ActiveRmWebApp {
   }
 
   /**
-   * @param candidates base URLs of the RM web apps ({@code http(s)://host:port}), in the order they are tried
+   * @param candidates base URLs of the RM web apps ({@code http(s)://host:port}), in the order they
+   *     are tried
    * @param connectTimeout how long one candidate may take to accept a connection
    * @param requestTimeout how long one call may take in all
    * @param authorization what every call carries to say who makes it
    */
-  public ActiveRmWebApp(List<URI> candidates, Duration connectTimeout, Duration requestTimeout,
+  public ActiveRmWebApp(
+      List<URI> candidates,
+      Duration connectTimeout,
+      Duration requestTimeout,
       Authorization authorization) {
     Checks.notNull("candidates", candidates);
     if (candidates.isEmpty()) {
-      throw new IllegalArgumentException("candidates must name at least one ResourceManager web app, was empty");
+      throw new IllegalArgumentException(
+          "candidates must name at least one ResourceManager web app, was empty");
     }
     List<URI> bases = new ArrayList<>();
     for (URI c : candidates) {
       bases.add(base("candidates", Checks.notNull("candidate", c).toString()));
     }
     this.candidates = List.copyOf(bases);
-    this.http = HttpClient.newBuilder().connectTimeout(Checks.notNull("connectTimeout", connectTimeout)).build();
+    this.http =
+        HttpClient.newBuilder()
+            .connectTimeout(Checks.notNull("connectTimeout", connectTimeout))
+            .build();
     this.requestTimeout = Checks.notNull("requestTimeout", requestTimeout);
     this.authorization = Checks.notNull("authorization", authorization);
   }
 
-  /** The candidates {@link #candidates(Configuration)} names, with a 5 s connect and a 10 s call timeout. */
+  /**
+   * The candidates {@link #candidates(Configuration)} names, with a 5 s connect and a 10 s call
+   * timeout.
+   */
   public static ActiveRmWebApp of(Configuration conf) {
     return of(candidates(conf));
   }
@@ -121,22 +140,30 @@ public final class ActiveRmWebApp {
     return of(candidates, Authorization.NONE);
   }
 
-  /** The candidates {@link #candidates(Configuration)} names, each call carrying {@code authorization}. */
+  /**
+   * The candidates {@link #candidates(Configuration)} names, each call carrying {@code
+   * authorization}.
+   */
   public static ActiveRmWebApp of(Configuration conf, Authorization authorization) {
     return of(candidates(conf), authorization);
   }
 
-  /** These candidates, with a 5 s connect and a 10 s call timeout, each call carrying {@code authorization}. */
+  /**
+   * These candidates, with a 5 s connect and a 10 s call timeout, each call carrying {@code
+   * authorization}.
+   */
   public static ActiveRmWebApp of(List<URI> candidates, Authorization authorization) {
-    return new ActiveRmWebApp(candidates, Duration.ofSeconds(5), Duration.ofSeconds(10), authorization);
+    return new ActiveRmWebApp(
+        candidates, Duration.ofSeconds(5), Duration.ofSeconds(10), authorization);
   }
 
   /**
-   * The RM web apps a configuration names: {@code aryl.labels.scheduler.url} (one URL or a comma-separated list);
-   * else, with {@code yarn.resourcemanager.ha.enabled}, the web app address of every id of
-   * {@code yarn.resourcemanager.ha.rm-ids} (Hadoop's {@link RMHAUtils#getRMHAWebappAddresses}: the https address under
-   * {@code yarn.http.policy=HTTPS_ONLY}, {@code yarn.resourcemanager.hostname.<id>} with the default port when the
-   * address is not set); else the one {@code yarn.resourcemanager.webapp.address}.
+   * The RM web apps a configuration names: {@code aryl.labels.scheduler.url} (one URL or a
+   * comma-separated list); else, with {@code yarn.resourcemanager.ha.enabled}, the web app address
+   * of every id of {@code yarn.resourcemanager.ha.rm-ids} (Hadoop's {@link
+   * RMHAUtils#getRMHAWebappAddresses}: the https address under {@code yarn.http.policy=HTTPS_ONLY},
+   * {@code yarn.resourcemanager.hostname.<id>} with the default port when the address is not set);
+   * else the one {@code yarn.resourcemanager.webapp.address}.
    */
   public static List<URI> candidates(Configuration conf) {
     String key = LabelsConf.SCHEDULER_URL.key();
@@ -146,7 +173,8 @@ public final class ActiveRmWebApp {
     }
     YarnConfiguration yarn = new YarnConfiguration(conf);
     if (!HAUtil.isHAEnabled(yarn)) {
-      return List.of(base(YarnConfiguration.RM_WEBAPP_ADDRESS, WebAppUtils.getRMWebAppURLWithScheme(yarn)));
+      return List.of(
+          base(YarnConfiguration.RM_WEBAPP_ADDRESS, WebAppUtils.getRMWebAppURLWithScheme(yarn)));
     }
     String scheme = WebAppUtils.getHttpSchemePrefix(yarn);
     List<URI> out = new ArrayList<>();
@@ -154,15 +182,27 @@ public final class ActiveRmWebApp {
       out.add(base(YarnConfiguration.RM_WEBAPP_ADDRESS + ".<rm-id>", scheme + address));
     }
     if (out.isEmpty()) {
-      throw new IllegalArgumentException(YarnConfiguration.RM_HA_ENABLED + " is true but no web app address is set"
-          + " for " + YarnConfiguration.RM_HA_IDS + "=" + yarn.get(YarnConfiguration.RM_HA_IDS, "")
-          + ": set " + YarnConfiguration.RM_WEBAPP_ADDRESS + ".<rm-id> or " + YarnConfiguration.RM_HOSTNAME
-          + ".<rm-id>, or " + key);
+      throw new IllegalArgumentException(
+          YarnConfiguration.RM_HA_ENABLED
+              + " is true but no web app address is set"
+              + " for "
+              + YarnConfiguration.RM_HA_IDS
+              + "="
+              + yarn.get(YarnConfiguration.RM_HA_IDS, "")
+              + ": set "
+              + YarnConfiguration.RM_WEBAPP_ADDRESS
+              + ".<rm-id> or "
+              + YarnConfiguration.RM_HOSTNAME
+              + ".<rm-id>, or "
+              + key);
     }
     return List.copyOf(out);
   }
 
-  /** {@code value}, a comma-separated list of {@code http(s)://host:port} URLs; a bad one is refused naming key. */
+  /**
+   * {@code value}, a comma-separated list of {@code http(s)://host:port} URLs; a bad one is refused
+   * naming key.
+   */
   public static List<URI> parseCandidates(String key, String value) {
     List<URI> out = new ArrayList<>();
     for (String part : Checks.notNull(key, value).split(",")) {
@@ -172,12 +212,18 @@ public final class ActiveRmWebApp {
       try {
         out.add(base(key, part.trim()));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(key + " must list http(s)://host:port URLs separated by commas, was '"
-            + value + "' (" + part.trim() + ")");
+        throw new IllegalArgumentException(
+            key
+                + " must list http(s)://host:port URLs separated by commas, was '"
+                + value
+                + "' ("
+                + part.trim()
+                + ")");
       }
     }
     if (out.isEmpty()) {
-      throw new IllegalArgumentException(key + " must list at least one http(s)://host:port URL, was '" + value + "'");
+      throw new IllegalArgumentException(
+          key + " must list at least one http(s)://host:port URL, was '" + value + "'");
     }
     return List.copyOf(out);
   }
@@ -189,8 +235,10 @@ public final class ActiveRmWebApp {
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException(key + " must be http(s)://host:port URLs, was " + url);
     }
-    if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null
-        || u.getQuery() != null || u.getFragment() != null) {
+    if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme()))
+        || u.getHost() == null
+        || u.getQuery() != null
+        || u.getFragment() != null) {
       throw new IllegalArgumentException(key + " must be http(s)://host:port URLs, was " + url);
     }
     return u;
@@ -216,8 +264,8 @@ public final class ActiveRmWebApp {
    * @param path absolute path under the web app, e.g. {@code /ws/v1/cluster/aryl}
    * @param jsonBody the JSON body, or null for none
    * @return the active RM's answer, whatever its status
-   * @throws IOException no candidate is the active RM (the message says what each answered), or the call failed after
-   *     it may have reached one
+   * @throws IOException no candidate is the active RM (the message says what each answered), or the
+   *     call failed after it may have reached one
    */
   public Answer send(String method, String path, String jsonBody) throws IOException {
     Checks.notBlank("method", method);
@@ -229,8 +277,14 @@ public final class ActiveRmWebApp {
       Answer a = exchange(only, method, path, jsonBody);
       if (isStandby(a)) {
         active = null;
-        throw new IOException(only + " answered " + method + " " + path + " as a standby ResourceManager: "
-            + summary(a));
+        throw new IOException(
+            only
+                + " answered "
+                + method
+                + " "
+                + path
+                + " as a standby ResourceManager: "
+                + summary(a));
       }
       active = only;
       return a;
@@ -247,15 +301,24 @@ public final class ActiveRmWebApp {
       } catch (NotDeliveredException e) {
         misses.add(e.getMessage());
       } catch (IOException e) {
-        active = null; // it may have reached the scheduler: not repeated; the next call looks for the active RM
+        active =
+            null; // it may have reached the scheduler: not repeated; the next call looks for the
+        // active RM
         throw e;
       }
       active = null;
     }
     URI found = findActive(misses);
     if (found == null) {
-      throw new IOException("no active ResourceManager among " + candidates + " for " + method + " " + path + ": "
-          + String.join("; ", misses));
+      throw new IOException(
+          "no active ResourceManager among "
+              + candidates
+              + " for "
+              + method
+              + " "
+              + path
+              + ": "
+              + String.join("; ", misses));
     }
     active = found;
     Answer a;
@@ -267,13 +330,23 @@ public final class ActiveRmWebApp {
     }
     if (isStandby(a)) {
       active = null;
-      throw new IOException(found + " answered " + method + " " + path + " as a standby ResourceManager right after"
-          + " it reported itself active: " + summary(a));
+      throw new IOException(
+          found
+              + " answered "
+              + method
+              + " "
+              + path
+              + " as a standby ResourceManager right after"
+              + " it reported itself active: "
+              + summary(a));
     }
     return a;
   }
 
-  /** The first candidate whose cluster info says ACTIVE; what the others said goes to {@code misses}. */
+  /**
+   * The first candidate whose cluster info says ACTIVE; what the others said goes to {@code
+   * misses}.
+   */
   private URI findActive(List<String> misses) {
     for (URI c : candidates) {
       try {
@@ -295,13 +368,16 @@ public final class ActiveRmWebApp {
   }
 
   private Answer exchange(URI rm, String method, String path, String jsonBody) throws IOException {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(rm + path)).timeout(requestTimeout)
-        .header("Accept", "application/json");
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(rm + path))
+            .timeout(requestTimeout)
+            .header("Accept", "application/json");
     String credential;
     try {
       credential = authorization.header(rm);
     } catch (IOException e) {
-      throw new NotDeliveredException(method + " " + rm + path + ": no credential for it: " + describe(e), e);
+      throw new NotDeliveredException(
+          method + " " + rm + path + ": no credential for it: " + describe(e), e);
     }
     if (credential != null) {
       b.header("Authorization", credential);
@@ -309,7 +385,8 @@ public final class ActiveRmWebApp {
     if (jsonBody == null) {
       b.method(method, HttpRequest.BodyPublishers.noBody());
     } else {
-      b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(jsonBody));
+      b.header("Content-Type", "application/json")
+          .method(method, HttpRequest.BodyPublishers.ofString(jsonBody));
     }
     try {
       HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
@@ -335,10 +412,16 @@ public final class ActiveRmWebApp {
 
   private static String summary(Answer a) {
     String body = a.body() == null ? "" : a.body().strip();
-    return a.status() + (body.isEmpty() ? "" : " " + (body.length() > 200 ? body.substring(0, 200) + "..." : body));
+    return a.status()
+        + (body.isEmpty()
+            ? ""
+            : " " + (body.length() > 200 ? body.substring(0, 200) + "..." : body));
   }
 
-  /** The JDK's connection errors often carry no message of their own: the first message along the causes. */
+  /**
+   * The JDK's connection errors often carry no message of their own: the first message along the
+   * causes.
+   */
   private static String describe(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t.getMessage() != null && !t.getMessage().isBlank()) {

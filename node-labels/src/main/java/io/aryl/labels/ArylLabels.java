@@ -23,10 +23,17 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code aryl-labels}: {@code init} bootstraps the two pools' labels, {@code run} runs the loan controller. */
-@Command(name = "aryl-labels", mixinStandardHelpOptions = true, version = "aryl-labels 0.1",
-    description = "Node labels of Aryl's two GPU pools, and the loan controller that decides how many inference nodes"
-        + " the scheduler may lend to training.",
+/**
+ * {@code aryl-labels}: {@code init} bootstraps the two pools' labels, {@code run} runs the loan
+ * controller.
+ */
+@Command(
+    name = "aryl-labels",
+    mixinStandardHelpOptions = true,
+    version = "aryl-labels 0.1",
+    description =
+        "Node labels of Aryl's two GPU pools, and the loan controller that decides how many inference nodes"
+            + " the scheduler may lend to training.",
     subcommands = {ArylLabels.Init.class, ArylLabels.Run.class, ArylLabels.Keys.class})
 public final class ArylLabels {
   public static void main(String[] args) {
@@ -35,10 +42,14 @@ public final class ArylLabels {
 
   /** Options every subcommand shares: where the configuration comes from. */
   static class ConfOptions {
-    @Option(names = "--conf", description = "Hadoop configuration file(s) to add (yarn-site.xml ...).")
+    @Option(
+        names = "--conf",
+        description = "Hadoop configuration file(s) to add (yarn-site.xml ...).")
     List<Path> files = new ArrayList<>();
 
-    @Option(names = {"-D"}, description = "key=value to set, e.g. -D aryl.labels.interval-ms=2000.")
+    @Option(
+        names = {"-D"},
+        description = "key=value to set, e.g. -D aryl.labels.interval-ms=2000.")
     Map<String, String> props = Map.of();
 
     Configuration load() {
@@ -51,21 +62,30 @@ public final class ArylLabels {
     }
   }
 
-  @Command(name = "init", mixinStandardHelpOptions = true,
-      description = "Create the exclusive labels inference and training if missing and put nodes in their pools."
-          + " Idempotent; refuses nodes the ResourceManager does not know, changing nothing.")
+  @Command(
+      name = "init",
+      mixinStandardHelpOptions = true,
+      description =
+          "Create the exclusive labels inference and training if missing and put nodes in their pools."
+              + " Idempotent; refuses nodes the ResourceManager does not know, changing nothing.")
   static final class Init implements Callable<Integer> {
-    @CommandLine.Mixin
-    ConfOptions conf = new ConfOptions();
+    @CommandLine.Mixin ConfOptions conf = new ConfOptions();
 
-    @Option(names = "--hosts", description = "File of '<node> <pool>' lines (node host:port as YARN reports it,"
-        + " pool inference or training; # comments).")
+    @Option(
+        names = "--hosts",
+        description =
+            "File of '<node> <pool>' lines (node host:port as YARN reports it,"
+                + " pool inference or training; # comments).")
     Path hosts;
 
-    @Option(names = "--inference", description = "Regular expression: matching nodes go to the inference pool.")
+    @Option(
+        names = "--inference",
+        description = "Regular expression: matching nodes go to the inference pool.")
     String inferencePattern;
 
-    @Option(names = "--training", description = "Regular expression: matching nodes go to the training pool.")
+    @Option(
+        names = "--training",
+        description = "Regular expression: matching nodes go to the training pool.")
     String trainingPattern;
 
     @Override
@@ -77,8 +97,8 @@ public final class ArylLabels {
       YarnClient client = YarnClient.createYarnClient();
       client.init(c);
       client.start();
-      ResourceManagerAdministrationProtocol admin = ClientRMProxy.createRMProxy(c,
-          ResourceManagerAdministrationProtocol.class);
+      ResourceManagerAdministrationProtocol admin =
+          ClientRMProxy.createRMProxy(c, ResourceManagerAdministrationProtocol.class);
       try {
         LabelBootstrap b = new LabelBootstrap(client, admin, s.inferenceLabel(), s.trainingLabel());
         Map<String, String> pools = new java.util.TreeMap<>();
@@ -86,11 +106,19 @@ public final class ArylLabels {
           pools.putAll(b.readHostsFile(hosts));
         }
         if (inferencePattern != null || trainingPattern != null) {
-          for (Map.Entry<String, String> e : b.fromPatterns(inferencePattern, trainingPattern).entrySet()) {
+          for (Map.Entry<String, String> e :
+              b.fromPatterns(inferencePattern, trainingPattern).entrySet()) {
             String before = pools.put(e.getKey(), e.getValue());
             if (before != null && !before.equals(e.getValue())) {
-              throw new IllegalArgumentException("node " + e.getKey() + " is " + before + " in the hosts file but"
-                  + " matches the " + e.getValue() + " pattern");
+              throw new IllegalArgumentException(
+                  "node "
+                      + e.getKey()
+                      + " is "
+                      + before
+                      + " in the hosts file but"
+                      + " matches the "
+                      + e.getValue()
+                      + " pattern");
             }
           }
         }
@@ -109,11 +137,13 @@ public final class ArylLabels {
     }
   }
 
-  @Command(name = "run", mixinStandardHelpOptions = true,
-      description = "Run a loan controller instance (any number may run; one leads through ZooKeeper).")
+  @Command(
+      name = "run",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run a loan controller instance (any number may run; one leads through ZooKeeper).")
   static final class Run implements Callable<Integer> {
-    @CommandLine.Mixin
-    ConfOptions conf = new ConfOptions();
+    @CommandLine.Mixin ConfOptions conf = new ConfOptions();
 
     @Override
     public Integer call() throws Exception {
@@ -128,7 +158,8 @@ public final class ArylLabels {
         return 2;
       }
       if (s.zkConnect().isEmpty()) {
-        System.err.println("aryl-labels run: set " + LabelsConf.ZK_CONNECT.key() + " (or hadoop.zk.address)");
+        System.err.println(
+            "aryl-labels run: set " + LabelsConf.ZK_CONNECT.key() + " (or hadoop.zk.address)");
         return 2;
       }
       UserGroupInformation login;
@@ -140,17 +171,26 @@ public final class ArylLabels {
       }
       ActiveRmWebApp web;
       try {
-        web = ActiveRmWebApp.of(c, security.kerberos() ? new Spnego(login) : ActiveRmWebApp.Authorization.NONE);
+        web =
+            ActiveRmWebApp.of(
+                c, security.kerberos() ? new Spnego(login) : ActiveRmWebApp.Authorization.NONE);
       } catch (IllegalArgumentException e) {
         System.err.println("aryl-labels run: " + e.getMessage());
         return 2;
       }
-      CuratorFramework zk = ControllerZk.client(s, new ExponentialBackoffRetry(500, 10, 10_000), security);
+      CuratorFramework zk =
+          ControllerZk.client(s, new ExponentialBackoffRetry(500, 10, 10_000), security);
       zk.start();
       try {
         if (!zk.blockUntilConnected(s.zkConnectionTimeoutMs(), TimeUnit.MILLISECONDS)) {
-          System.err.println("aryl-labels run: no ZooKeeper connection to " + s.zkConnect() + " within "
-              + s.zkConnectionTimeoutMs() + " ms (" + LabelsConf.ZK_CONNECTION_TIMEOUT_MS.key() + ")");
+          System.err.println(
+              "aryl-labels run: no ZooKeeper connection to "
+                  + s.zkConnect()
+                  + " within "
+                  + s.zkConnectionTimeoutMs()
+                  + " ms ("
+                  + LabelsConf.ZK_CONNECTION_TIMEOUT_MS.key()
+                  + ")");
           zk.close();
           return 2;
         }
@@ -160,31 +200,48 @@ public final class ArylLabels {
         zk.close();
         return 2;
       }
-      // One view of which RM is active, shared by the target's sender and the yarn-queue demand source.
-      LoanController controller = new LoanController(zk, s.controllerConfig(), demandSources(s, web),
-          new SchedulerResource(web), System::currentTimeMillis);
-      StatusServer status = s.httpPort() < 0 ? null : new StatusServer(controller, s.httpHost(), s.httpPort());
+      // One view of which RM is active, shared by the target's sender and the yarn-queue demand
+      // source.
+      LoanController controller =
+          new LoanController(
+              zk,
+              s.controllerConfig(),
+              demandSources(s, web),
+              new SchedulerResource(web),
+              System::currentTimeMillis);
+      StatusServer status =
+          s.httpPort() < 0 ? null : new StatusServer(controller, s.httpHost(), s.httpPort());
       CountDownLatch stop = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        try {
-          if (status != null) {
-            status.close();
-          }
-          controller.close();
-        } catch (Exception e) {
-          System.err.println("aryl-labels run: closing: " + e);
-        } finally {
-          zk.close();
-          stop.countDown();
-        }
-      }, "aryl-labels-stop"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      if (status != null) {
+                        status.close();
+                      }
+                      controller.close();
+                    } catch (Exception e) {
+                      System.err.println("aryl-labels run: closing: " + e);
+                    } finally {
+                      zk.close();
+                      stop.countDown();
+                    }
+                  },
+                  "aryl-labels-stop"));
       controller.start();
       if (status != null) {
         status.start();
       }
-      System.out.println("aryl-labels run: " + s.instanceId() + (security.kerberos()
-          ? " as " + login.getUserName() + ", znodes with ACL " + security.zkAclText() : "")
-          + (status == null ? "" : ", status on http://" + s.httpHost() + ":" + status.port() + "/status"));
+      System.out.println(
+          "aryl-labels run: "
+              + s.instanceId()
+              + (security.kerberos()
+                  ? " as " + login.getUserName() + ", znodes with ACL " + security.zkAclText()
+                  : "")
+              + (status == null
+                  ? ""
+                  : ", status on http://" + s.httpHost() + ":" + status.port() + "/status"));
       stop.await();
       return 0;
     }
@@ -193,12 +250,24 @@ public final class ArylLabels {
       List<DemandSource> out = new ArrayList<>();
       for (String name : s.demandSources()) {
         switch (name) {
-          case "replay" -> out.add(new ReplayDemand(RateTrace.read(Path.of(s.replayFile()), s.replayModel()),
-              s.replayTimeScale(), s.replayStartS(), s.replayRateScale(), System::currentTimeMillis));
-          case "http" -> out.add(new HttpDemand(URI.create(s.httpUrl()), s.httpPointer(),
-              Duration.ofMillis(s.httpTimeoutMs())));
-          case "yarn-queue" -> out.add(new YarnQueueDemand(web, s.queuePath(), s.inferenceLabel(),
-              s.gpusPerServer(), s.policy()));
+          case "replay" ->
+              out.add(
+                  new ReplayDemand(
+                      RateTrace.read(Path.of(s.replayFile()), s.replayModel()),
+                      s.replayTimeScale(),
+                      s.replayStartS(),
+                      s.replayRateScale(),
+                      System::currentTimeMillis));
+          case "http" ->
+              out.add(
+                  new HttpDemand(
+                      URI.create(s.httpUrl()),
+                      s.httpPointer(),
+                      Duration.ofMillis(s.httpTimeoutMs())));
+          case "yarn-queue" ->
+              out.add(
+                  new YarnQueueDemand(
+                      web, s.queuePath(), s.inferenceLabel(), s.gpusPerServer(), s.policy()));
           default -> throw new IllegalArgumentException("unknown demand source " + name);
         }
       }
@@ -206,8 +275,11 @@ public final class ArylLabels {
     }
   }
 
-  @Command(name = "keys", mixinStandardHelpOptions = true, description = "Print every configuration key with its"
-      + " default and meaning, as a Markdown table.")
+  @Command(
+      name = "keys",
+      mixinStandardHelpOptions = true,
+      description =
+          "Print every configuration key with its" + " default and meaning, as a Markdown table.")
   static final class Keys implements Callable<Integer> {
     @Override
     public Integer call() {

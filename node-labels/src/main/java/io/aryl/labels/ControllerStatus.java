@@ -7,8 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Everything the status endpoint shows, as one immutable snapshot of a controller; {@link #toMap()} gives it the
- * shape of the JSON that {@code GET /status} answers.
+ * Everything the status endpoint shows, as one immutable snapshot of a controller; {@link #toMap()}
+ * gives it the shape of the JSON that {@code GET /status} answers.
  *
  * @param epoch the epoch held, -1 when not acting
  * @param demand the last demand reading, null before the first
@@ -17,9 +17,20 @@ import java.util.Map;
  * @param sent the last target sent and the scheduler's answer, null before the first
  * @param lastError the last error, null until the first
  */
-record ControllerStatus(String instance, LoanController.Role role, boolean acting, long epoch,
-    boolean zooKeeperConnected, long lastTickMs, long ticks, DemandReading demand, SchedulerSeen scheduler,
-    Taken decision, Sent sent, LoanCounters.Snapshot counters, ErrorNote lastError) {
+record ControllerStatus(
+    String instance,
+    LoanController.Role role,
+    boolean acting,
+    long epoch,
+    boolean zooKeeperConnected,
+    long lastTickMs,
+    long ticks,
+    DemandReading demand,
+    SchedulerSeen scheduler,
+    Taken decision,
+    Sent sent,
+    LoanCounters.Snapshot counters,
+    ErrorNote lastError) {
 
   /**
    * The scheduler as a decision found it.
@@ -50,12 +61,21 @@ record ControllerStatus(String instance, LoanController.Role role, boolean actin
   /**
    * A target sent and the scheduler's answer.
    *
-   * @param inForce the target in force as the scheduler answered it (with what it had on loan); null unless ACCEPTED
+   * @param inForce the target in force as the scheduler answered it (with what it had on loan);
+   *     null unless ACCEPTED
    * @param inferenceNodes the scheduler's inference nodes, as it answered; -1 unless ACCEPTED
    * @param detail the refusal's or the failure's reason; null when ACCEPTED
    */
-  record Sent(long atMs, long epoch, int maxOnLoan, long returnByMs, Answer answer, LoanTargetStatus inForce,
-      int inferenceNodes, boolean recovering, String detail) {
+  record Sent(
+      long atMs,
+      long epoch,
+      int maxOnLoan,
+      long returnByMs,
+      Answer answer,
+      LoanTargetStatus inForce,
+      int inferenceNodes,
+      boolean recovering,
+      String detail) {
     Sent {
       Checks.notNull("answer", answer);
     }

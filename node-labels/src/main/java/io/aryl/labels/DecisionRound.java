@@ -24,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One decision of the leader, in order: the scheduler's status, demand, the target ({@link LoanDecider}), and the
- * target sent to the scheduler with the leader's epoch. What the round last saw and sent is kept for the status; the
- * decider's memory is the leader's, and a new leader starts it afresh (it starts from the target in force).
+ * One decision of the leader, in order: the scheduler's status, demand, the target ({@link
+ * LoanDecider}), and the target sent to the scheduler with the leader's epoch. What the round last
+ * saw and sent is kept for the status; the decider's memory is the leader's, and a new leader
+ * starts it afresh (it starts from the target in force).
  *
  * <p>Runs on the controller's decision thread; the getters may be read from any.
  */
@@ -44,16 +45,29 @@ final class DecisionRound {
   private final Consumer<String> errors;
 
   private Memory memory = Memory.NONE;
-  /** Why the last decision found the scheduler unsettled ("" when settled): logged when it changes. */
+
+  /**
+   * Why the last decision found the scheduler unsettled ("" when settled): logged when it changes.
+   */
   private String lastUnsettled = "";
+
   private volatile DemandReading lastDemand;
   private volatile SchedulerSeen schedulerSeen;
   private volatile Taken lastDecision;
   private volatile Sent lastSent;
 
-  /** @param errors where an error the status shows is recorded */
-  DecisionRound(String instanceId, List<DemandSource> demand, SchedulerLink scheduler, Leadership leadership,
-      LoanDecider decider, LongSupplier clock, LoanCounters counters, Consumer<String> errors) {
+  /**
+   * @param errors where an error the status shows is recorded
+   */
+  DecisionRound(
+      String instanceId,
+      List<DemandSource> demand,
+      SchedulerLink scheduler,
+      Leadership leadership,
+      LoanDecider decider,
+      LongSupplier clock,
+      LoanCounters counters,
+      Consumer<String> errors) {
     this.instanceId = instanceId;
     this.demand = demand;
     this.scheduler = scheduler;
@@ -77,7 +91,8 @@ final class DecisionRound {
     try {
       view = scheduler.view();
       if (view.recovering()) {
-        unsettled = "the scheduler is recovering (nodes re-registering after a restart or failover)";
+        unsettled =
+            "the scheduler is recovering (nodes re-registering after a restart or failover)";
       }
     } catch (IOException ex) {
       unsettled = "the scheduler cannot be reached: " + ex.getMessage();
@@ -96,12 +111,23 @@ final class DecisionRound {
     DemandReading d = DemandReading.read(demand);
     lastDemand = d;
 
-    SchedulerState state = view == null ? SchedulerState.UNREACHABLE
-        : view.recovering() ? SchedulerState.RECOVERING : SchedulerState.SETTLED;
-    Target inForce = view == null || view.target() == null ? null
-        : new Target(view.target().maxOnLoan(), view.target().returnByMs());
-    Observation o = new Observation(now, d.rate(), d.complete(), state, view == null ? 0 : view.inferenceNodes(),
-        view == null ? 0 : view.onLoan(), inForce);
+    SchedulerState state =
+        view == null
+            ? SchedulerState.UNREACHABLE
+            : view.recovering() ? SchedulerState.RECOVERING : SchedulerState.SETTLED;
+    Target inForce =
+        view == null || view.target() == null
+            ? null
+            : new Target(view.target().maxOnLoan(), view.target().returnByMs());
+    Observation o =
+        new Observation(
+            now,
+            d.rate(),
+            d.complete(),
+            state,
+            view == null ? 0 : view.inferenceNodes(),
+            view == null ? 0 : view.onLoan(),
+            inForce);
     Decision decision = decider.decide(o, memory);
     memory = decision.memory();
     lastDecision = new Taken(decision, now);
@@ -114,15 +140,16 @@ final class DecisionRound {
     }
   }
 
-  private void send(Epoch e, Decision decision, long now) throws StaleTargetException,
-      Leadership.NotActingException {
+  private void send(Epoch e, Decision decision, long now)
+      throws StaleTargetException, Leadership.NotActingException {
     leadership.requireActing(e); // the connection may have gone while demand was read
     Target t = decision.target();
     String reason = decision.reason();
     if (reason.length() > LoanTarget.MAX_REASON_CHARS) {
       reason = reason.substring(0, LoanTarget.MAX_REASON_CHARS);
     }
-    LoanTarget target = new LoanTarget(e.version(), instanceId, t.maxOnLoan(), t.returnByMs(), now, reason);
+    LoanTarget target =
+        new LoanTarget(e.version(), instanceId, t.maxOnLoan(), t.returnByMs(), now, reason);
     counters.targetsSent.incrementAndGet();
     try {
       LoanTargetAccepted a = scheduler.send(target);
@@ -132,27 +159,65 @@ final class DecisionRound {
       } else if (decision.change() == Change.LOWERED) {
         counters.lowered.incrementAndGet();
       }
-      lastSent = new Sent(now, e.version(), t.maxOnLoan(), t.returnByMs(), Answer.ACCEPTED, a.target(),
-          a.inferenceNodes(), a.recovering(), null);
+      lastSent =
+          new Sent(
+              now,
+              e.version(),
+              t.maxOnLoan(),
+              t.returnByMs(),
+              Answer.ACCEPTED,
+              a.target(),
+              a.inferenceNodes(),
+              a.recovering(),
+              null);
     } catch (StaleTargetException ex) {
       counters.targetsStale.incrementAndGet();
-      lastSent = new Sent(now, e.version(), t.maxOnLoan(), t.returnByMs(), Answer.STALE, null, -1, false,
-          ex.getMessage());
+      lastSent =
+          new Sent(
+              now,
+              e.version(),
+              t.maxOnLoan(),
+              t.returnByMs(),
+              Answer.STALE,
+              null,
+              -1,
+              false,
+              ex.getMessage());
       throw ex;
     } catch (TargetRefusedException ex) {
       counters.targetsRefused.incrementAndGet();
-      lastSent = new Sent(now, e.version(), t.maxOnLoan(), t.returnByMs(), Answer.REFUSED, null, -1, false,
-          ex.status() + ": " + ex.getMessage());
+      lastSent =
+          new Sent(
+              now,
+              e.version(),
+              t.maxOnLoan(),
+              t.returnByMs(),
+              Answer.REFUSED,
+              null,
+              -1,
+              false,
+              ex.status() + ": " + ex.getMessage());
       errors.accept("target refused (" + ex.status() + "): " + ex.getMessage());
     } catch (IOException ex) {
       counters.sendFailures.incrementAndGet();
-      lastSent = new Sent(now, e.version(), t.maxOnLoan(), t.returnByMs(), Answer.FAILED, null, -1, false,
-          ex.getMessage());
+      lastSent =
+          new Sent(
+              now,
+              e.version(),
+              t.maxOnLoan(),
+              t.returnByMs(),
+              Answer.FAILED,
+              null,
+              -1,
+              false,
+              ex.getMessage());
       errors.accept("target not sent: " + ex.getMessage());
     }
   }
 
-  /** Starts afresh for a new leader: no hold under way, nothing lowered, no target of its own yet. */
+  /**
+   * Starts afresh for a new leader: no hold under way, nothing lowered, no target of its own yet.
+   */
   void forget() {
     memory = Memory.NONE;
   }

@@ -9,7 +9,8 @@ import java.util.Map;
  * Inference demand as the sources gave it at one decision: the largest rate any source answered.
  *
  * @param rate requests per second; NaN when no source answered
- * @param complete false when some source did not answer: that blocks new loans, reclaims still follow {@code rate}
+ * @param complete false when some source did not answer: that blocks new loans, reclaims still
+ *     follow {@code rate}
  * @param sources each source's rate, or why it is unavailable, by name, in the sources' order
  */
 record DemandReading(double rate, boolean complete, Map<String, Object> sources) {
@@ -17,7 +18,9 @@ record DemandReading(double rate, boolean complete, Map<String, Object> sources)
     sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
   }
 
-  /** Asks every source in turn; one that fails counts as unavailable and does not stop the others. */
+  /**
+   * Asks every source in turn; one that fails counts as unavailable and does not stop the others.
+   */
   static DemandReading read(List<DemandSource> sources) {
     double rate = Double.NaN;
     boolean complete = true;

@@ -2,7 +2,10 @@ package io.aryl.labels;
 
 import java.io.IOException;
 
-/** Where the loan controller reads inference demand: the current request rate, in requests per second. */
+/**
+ * Where the loan controller reads inference demand: the current request rate, in requests per
+ * second.
+ */
 @FunctionalInterface
 public interface DemandSource {
   /**

@@ -10,7 +10,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** Demand from an HTTP endpoint answering JSON: the number at {@code pointer} (e.g. {@code /rate}) in rps. */
+/**
+ * Demand from an HTTP endpoint answering JSON: the number at {@code pointer} (e.g. {@code /rate})
+ * in rps.
+ */
 public final class HttpDemand implements DemandSource {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -23,7 +26,8 @@ public final class HttpDemand implements DemandSource {
     this.url = Checks.notNull("url", url);
     this.pointer = Checks.notNull("pointer", pointer);
     if (!pointer.isEmpty() && !pointer.startsWith("/")) {
-      throw new IllegalArgumentException("pointer must be a JSON pointer starting with /, was " + pointer);
+      throw new IllegalArgumentException(
+          "pointer must be a JSON pointer starting with /, was " + pointer);
     }
     this.timeout = Checks.notNull("timeout", timeout);
     this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
@@ -33,8 +37,14 @@ public final class HttpDemand implements DemandSource {
   public double rate() throws IOException {
     HttpResponse<String> r;
     try {
-      r = http.send(HttpRequest.newBuilder(url).timeout(timeout).header("Accept", "application/json").GET().build(),
-          HttpResponse.BodyHandlers.ofString());
+      r =
+          http.send(
+              HttpRequest.newBuilder(url)
+                  .timeout(timeout)
+                  .header("Accept", "application/json")
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted reading " + url, e);
@@ -44,7 +54,8 @@ public final class HttpDemand implements DemandSource {
     }
     JsonNode value = JSON.readTree(r.body()).at(pointer);
     if (!value.isNumber() || !(value.asDouble() >= 0) || Double.isInfinite(value.asDouble())) {
-      throw new IOException(url + ": " + pointer + " must be a number >= 0, was " + value + " in " + r.body());
+      throw new IOException(
+          url + ": " + pointer + " must be a number >= 0, was " + value + " in " + r.body());
     }
     return value.asDouble();
   }

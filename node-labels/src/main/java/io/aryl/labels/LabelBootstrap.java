@@ -23,9 +23,10 @@ import org.apache.hadoop.yarn.server.api.protocolrecords.AddToClusterNodeLabelsR
 import org.apache.hadoop.yarn.server.api.protocolrecords.ReplaceLabelsOnNodeRequest;
 
 /**
- * {@code aryl-labels init}: creates the two exclusive labels if missing and puts each named node in its pool.
- * Idempotent: labels that exist and nodes already labelled are left alone. Refuses, before changing anything, a node
- * the ResourceManager does not know, a label that exists but is not exclusive, and a node named for both pools.
+ * {@code aryl-labels init}: creates the two exclusive labels if missing and puts each named node in
+ * its pool. Idempotent: labels that exist and nodes already labelled are left alone. Refuses,
+ * before changing anything, a node the ResourceManager does not know, a label that exists but is
+ * not exclusive, and a node named for both pools.
  */
 public final class LabelBootstrap {
   private final YarnClient client;
@@ -33,7 +34,10 @@ public final class LabelBootstrap {
   private final String inferenceLabel;
   private final String trainingLabel;
 
-  public LabelBootstrap(YarnClient client, ResourceManagerAdministrationProtocol admin, String inferenceLabel,
+  public LabelBootstrap(
+      YarnClient client,
+      ResourceManagerAdministrationProtocol admin,
+      String inferenceLabel,
       String trainingLabel) {
     this.client = Checks.notNull("client", client);
     this.admin = Checks.notNull("admin", admin);
@@ -42,11 +46,12 @@ public final class LabelBootstrap {
   }
 
   /** What {@link #init} did. */
-  public record Result(List<String> labelsCreated, Map<String, String> relabelled, Map<String, String> unchanged) {}
+  public record Result(
+      List<String> labelsCreated, Map<String, String> relabelled, Map<String, String> unchanged) {}
 
   /**
-   * Reads a hosts file: one node per line, {@code <node> <pool>} with pool {@code inference} or {@code training}
-   * (or the configured label names); {@code #} starts a comment.
+   * Reads a hosts file: one node per line, {@code <node> <pool>} with pool {@code inference} or
+   * {@code training} (or the configured label names); {@code #} starts a comment.
    */
   public Map<String, String> readHostsFile(Path file) throws IOException {
     Map<String, String> out = new LinkedHashMap<>();
@@ -59,27 +64,41 @@ public final class LabelBootstrap {
       }
       String[] f = line.split("\\s+");
       if (f.length != 2) {
-        throw new IllegalArgumentException(file + " line " + lineNo + ": expected '<node> <pool>', was '" + raw + "'");
+        throw new IllegalArgumentException(
+            file + " line " + lineNo + ": expected '<node> <pool>', was '" + raw + "'");
       }
       String label = label(f[1]);
       if (label == null) {
-        throw new IllegalArgumentException(file + " line " + lineNo + ": pool must be " + inferenceLabel + " or "
-            + trainingLabel + ", was '" + f[1] + "'");
+        throw new IllegalArgumentException(
+            file
+                + " line "
+                + lineNo
+                + ": pool must be "
+                + inferenceLabel
+                + " or "
+                + trainingLabel
+                + ", was '"
+                + f[1]
+                + "'");
       }
       String before = out.put(f[0], label);
       if (before != null && !before.equals(label)) {
-        throw new IllegalArgumentException(file + " line " + lineNo + ": node " + f[0] + " named for both pools");
+        throw new IllegalArgumentException(
+            file + " line " + lineNo + ": node " + f[0] + " named for both pools");
       }
     }
     return out;
   }
 
   /** Every node the ResourceManager knows whose name matches a pattern goes to that pool. */
-  public Map<String, String> fromPatterns(String inferencePattern, String trainingPattern) throws Exception {
+  public Map<String, String> fromPatterns(String inferencePattern, String trainingPattern)
+      throws Exception {
     Map<String, String> out = new TreeMap<>();
     List<String> known = knownNodes();
-    for (String[] p : List.of(new String[] {inferencePattern, inferenceLabel},
-        new String[] {trainingPattern, trainingLabel})) {
+    for (String[] p :
+        List.of(
+            new String[] {inferencePattern, inferenceLabel},
+            new String[] {trainingPattern, trainingLabel})) {
       if (p[0] == null || p[0].isBlank()) {
         continue;
       }
@@ -90,13 +109,21 @@ public final class LabelBootstrap {
           matched++;
           String before = out.put(n, p[1]);
           if (before != null && !before.equals(p[1])) {
-            throw new IllegalArgumentException("node " + n + " matches both the inference and the training pattern");
+            throw new IllegalArgumentException(
+                "node " + n + " matches both the inference and the training pattern");
           }
         }
       }
       if (matched == 0) {
-        throw new IllegalArgumentException("pattern '" + p[0] + "' for " + p[1] + " matches none of the "
-            + known.size() + " nodes the ResourceManager knows: " + known);
+        throw new IllegalArgumentException(
+            "pattern '"
+                + p[0]
+                + "' for "
+                + p[1]
+                + " matches none of the "
+                + known.size()
+                + " nodes the ResourceManager knows: "
+                + known);
       }
     }
     return out;
@@ -111,14 +138,26 @@ public final class LabelBootstrap {
     Set<String> unknown = new TreeSet<>(pools.keySet());
     unknown.removeAll(known.keySet());
     if (!unknown.isEmpty()) {
-      throw new IllegalArgumentException("unknown node(s) " + unknown + ": not among the " + known.size()
-          + " nodes the ResourceManager knows " + new TreeSet<>(known.keySet())
-          + " (name nodes host:port as the ResourceManager reports them; nothing was changed)");
+      throw new IllegalArgumentException(
+          "unknown node(s) "
+              + unknown
+              + ": not among the "
+              + known.size()
+              + " nodes the ResourceManager knows "
+              + new TreeSet<>(known.keySet())
+              + " (name nodes host:port as the ResourceManager reports them; nothing was changed)");
     }
     for (Map.Entry<String, String> e : pools.entrySet()) {
       if (!e.getValue().equals(inferenceLabel) && !e.getValue().equals(trainingLabel)) {
-        throw new IllegalArgumentException("node " + e.getKey() + ": label must be " + inferenceLabel + " or "
-            + trainingLabel + ", was " + e.getValue());
+        throw new IllegalArgumentException(
+            "node "
+                + e.getKey()
+                + ": label must be "
+                + inferenceLabel
+                + " or "
+                + trainingLabel
+                + ", was "
+                + e.getValue());
       }
     }
     List<String> created = new ArrayList<>();
@@ -133,9 +172,14 @@ public final class LabelBootstrap {
         toAdd.add(NodeLabel.newInstance(label, true));
         created.add(label);
       } else if (!exclusive) {
-        throw new IllegalStateException("label " + label + " exists but is not exclusive; exclusivity is fixed when a"
-            + " label is created: remove it (yarn rmadmin -removeFromClusterNodeLabels " + label + ") and run init"
-            + " again (nothing was changed)");
+        throw new IllegalStateException(
+            "label "
+                + label
+                + " exists but is not exclusive; exclusivity is fixed when a"
+                + " label is created: remove it (yarn rmadmin -removeFromClusterNodeLabels "
+                + label
+                + ") and run init"
+                + " again (nothing was changed)");
       }
     }
     if (!toAdd.isEmpty()) {

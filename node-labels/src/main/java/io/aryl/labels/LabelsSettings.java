@@ -11,16 +11,38 @@ import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The {@link LabelsConf} keys and the pools' labels ({@link PoolConf}, shared with the scheduler and aryl-am) read from a
- * Hadoop configuration and checked: a wrong value, an unknown {@code aryl.labels.*} or {@code aryl.pools.*} key, a
- * key that was renamed, or one that is gone ({@link LabelsConf#GONE}) is refused with one line naming the key.
+ * The {@link LabelsConf} keys and the pools' labels ({@link PoolConf}, shared with the scheduler
+ * and aryl-am) read from a Hadoop configuration and checked: a wrong value, an unknown {@code
+ * aryl.labels.*} or {@code aryl.pools.*} key, a key that was renamed, or one that is gone ({@link
+ * LabelsConf#GONE}) is refused with one line naming the key.
  */
-public record LabelsSettings(String inferenceLabel, String trainingLabel, String zkConnect, String zkRoot,
-    int zkSessionTimeoutMs, int zkConnectionTimeoutMs, String instanceId, long intervalMs, LoanPolicy policy,
-    long loanHoldMs, long loanCooldownMs, int loanMaxStep, long reclaimDeadlineMs,
-    List<String> demandSources, String replayFile, String replayModel, double replayTimeScale, double replayStartS,
-    double replayRateScale, String httpUrl, String httpPointer, long httpTimeoutMs, String queuePath,
-    int gpusPerServer, String httpHost, int httpPort) {
+public record LabelsSettings(
+    String inferenceLabel,
+    String trainingLabel,
+    String zkConnect,
+    String zkRoot,
+    int zkSessionTimeoutMs,
+    int zkConnectionTimeoutMs,
+    String instanceId,
+    long intervalMs,
+    LoanPolicy policy,
+    long loanHoldMs,
+    long loanCooldownMs,
+    int loanMaxStep,
+    long reclaimDeadlineMs,
+    List<String> demandSources,
+    String replayFile,
+    String replayModel,
+    double replayTimeScale,
+    double replayStartS,
+    double replayRateScale,
+    String httpUrl,
+    String httpPointer,
+    long httpTimeoutMs,
+    String queuePath,
+    int gpusPerServer,
+    String httpHost,
+    int httpPort) {
 
   public static LabelsSettings from(Configuration conf) {
     for (Map.Entry<String, String> e : conf) {
@@ -30,10 +52,12 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
       }
       String gone = LabelsConf.GONE.get(e.getKey());
       if (gone != null) {
-        throw new IllegalArgumentException("configuration key " + e.getKey() + " is gone: " + gone + "; remove it");
+        throw new IllegalArgumentException(
+            "configuration key " + e.getKey() + " is gone: " + gone + "; remove it");
       }
       if (e.getKey().startsWith(LabelsConf.PREFIX) && LabelsConf.byKey(e.getKey()).isEmpty()) {
-        throw new IllegalArgumentException("unknown key " + e.getKey() + " (known: " + LabelsConf.keys() + ")");
+        throw new IllegalArgumentException(
+            "unknown key " + e.getKey() + " (known: " + LabelsConf.keys() + ")");
       }
     }
     String zk = str(conf, LabelsConf.ZK_CONNECT);
@@ -47,39 +71,71 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
         continue;
       }
       if (!List.of("replay", "http", "yarn-queue").contains(name)) {
-        throw new IllegalArgumentException(LabelsConf.DEMAND_SOURCES.key()
-            + " must list replay, http or yarn-queue, was " + name);
+        throw new IllegalArgumentException(
+            LabelsConf.DEMAND_SOURCES.key() + " must list replay, http or yarn-queue, was " + name);
       }
       sources.add(name);
     }
     if (sources.isEmpty()) {
-      throw new IllegalArgumentException(LabelsConf.DEMAND_SOURCES.key() + " must name at least one source");
+      throw new IllegalArgumentException(
+          LabelsConf.DEMAND_SOURCES.key() + " must name at least one source");
     }
     String id = str(conf, LabelsConf.INSTANCE_ID);
     if (id.isEmpty()) {
       id = defaultInstanceId();
     }
-    LoanPolicy policy = new LoanPolicy(dbl(conf, LabelsConf.CAPACITY_PER_SERVER), dbl(conf, LabelsConf.HEADROOM),
-        integer(conf, LabelsConf.SAFETY_MARGIN, 0));
-    LabelsSettings s = new LabelsSettings(label(conf, PoolConf.INFERENCE_LABEL), label(conf, PoolConf.TRAINING_LABEL),
-        zk, str(conf, LabelsConf.ZK_ROOT), integer(conf, LabelsConf.ZK_SESSION_TIMEOUT_MS, 1),
-        integer(conf, LabelsConf.ZK_CONNECTION_TIMEOUT_MS, 1), id, lng(conf, LabelsConf.INTERVAL_MS, 1), policy,
-        lng(conf, LabelsConf.LOAN_HOLD_MS, 0), lng(conf, LabelsConf.LOAN_COOLDOWN_MS, 0),
-        integer(conf, LabelsConf.LOAN_MAX_STEP, 1), lng(conf, LabelsConf.RECLAIM_DEADLINE_MS, 1), List.copyOf(sources),
-        str(conf, LabelsConf.REPLAY_FILE), str(conf, LabelsConf.REPLAY_MODEL), dbl(conf, LabelsConf.REPLAY_TIME_SCALE),
-        dbl(conf, LabelsConf.REPLAY_START_S), dbl(conf, LabelsConf.REPLAY_RATE_SCALE), str(conf, LabelsConf.HTTP_URL),
-        str(conf, LabelsConf.HTTP_POINTER), lng(conf, LabelsConf.HTTP_TIMEOUT_MS, 1), str(conf, LabelsConf.QUEUE_PATH),
-        integer(conf, LabelsConf.GPUS_PER_SERVER, 1), str(conf, LabelsConf.HTTP_HOST),
-        integer(conf, LabelsConf.HTTP_PORT, -1));
-    if (s.inferenceLabel.isEmpty() || s.trainingLabel.isEmpty() || s.inferenceLabel.equals(s.trainingLabel)) {
-      throw new IllegalArgumentException(PoolConf.INFERENCE_LABEL.key() + " and " + PoolConf.TRAINING_LABEL.key()
-          + " must be two different non-empty labels, were " + s.inferenceLabel + " and " + s.trainingLabel);
+    LoanPolicy policy =
+        new LoanPolicy(
+            dbl(conf, LabelsConf.CAPACITY_PER_SERVER),
+            dbl(conf, LabelsConf.HEADROOM),
+            integer(conf, LabelsConf.SAFETY_MARGIN, 0));
+    LabelsSettings s =
+        new LabelsSettings(
+            label(conf, PoolConf.INFERENCE_LABEL),
+            label(conf, PoolConf.TRAINING_LABEL),
+            zk,
+            str(conf, LabelsConf.ZK_ROOT),
+            integer(conf, LabelsConf.ZK_SESSION_TIMEOUT_MS, 1),
+            integer(conf, LabelsConf.ZK_CONNECTION_TIMEOUT_MS, 1),
+            id,
+            lng(conf, LabelsConf.INTERVAL_MS, 1),
+            policy,
+            lng(conf, LabelsConf.LOAN_HOLD_MS, 0),
+            lng(conf, LabelsConf.LOAN_COOLDOWN_MS, 0),
+            integer(conf, LabelsConf.LOAN_MAX_STEP, 1),
+            lng(conf, LabelsConf.RECLAIM_DEADLINE_MS, 1),
+            List.copyOf(sources),
+            str(conf, LabelsConf.REPLAY_FILE),
+            str(conf, LabelsConf.REPLAY_MODEL),
+            dbl(conf, LabelsConf.REPLAY_TIME_SCALE),
+            dbl(conf, LabelsConf.REPLAY_START_S),
+            dbl(conf, LabelsConf.REPLAY_RATE_SCALE),
+            str(conf, LabelsConf.HTTP_URL),
+            str(conf, LabelsConf.HTTP_POINTER),
+            lng(conf, LabelsConf.HTTP_TIMEOUT_MS, 1),
+            str(conf, LabelsConf.QUEUE_PATH),
+            integer(conf, LabelsConf.GPUS_PER_SERVER, 1),
+            str(conf, LabelsConf.HTTP_HOST),
+            integer(conf, LabelsConf.HTTP_PORT, -1));
+    if (s.inferenceLabel.isEmpty()
+        || s.trainingLabel.isEmpty()
+        || s.inferenceLabel.equals(s.trainingLabel)) {
+      throw new IllegalArgumentException(
+          PoolConf.INFERENCE_LABEL.key()
+              + " and "
+              + PoolConf.TRAINING_LABEL.key()
+              + " must be two different non-empty labels, were "
+              + s.inferenceLabel
+              + " and "
+              + s.trainingLabel);
     }
     if (sources.contains("replay") && s.replayFile.isEmpty()) {
-      throw new IllegalArgumentException(LabelsConf.REPLAY_FILE.key() + " must name a file for the replay source");
+      throw new IllegalArgumentException(
+          LabelsConf.REPLAY_FILE.key() + " must name a file for the replay source");
     }
     if (sources.contains("http") && s.httpUrl.isEmpty()) {
-      throw new IllegalArgumentException(LabelsConf.HTTP_URL.key() + " must name a URL for the http source");
+      throw new IllegalArgumentException(
+          LabelsConf.HTTP_URL.key() + " must name a URL for the http source");
     }
     String schedulerUrl = str(conf, LabelsConf.SCHEDULER_URL);
     if (!schedulerUrl.isEmpty()) {
@@ -90,7 +146,8 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
 
   /** The decision's settings. */
   public LoanDecider.Settings deciderSettings() {
-    return new LoanDecider.Settings(policy, loanHoldMs, loanCooldownMs, loanMaxStep, reclaimDeadlineMs);
+    return new LoanDecider.Settings(
+        policy, loanHoldMs, loanCooldownMs, loanMaxStep, reclaimDeadlineMs);
   }
 
   public LoanController.Config controllerConfig() {
@@ -141,7 +198,8 @@ public record LabelsSettings(String inferenceLabel, String trainingLabel, String
   private static int integer(Configuration conf, LabelsConf key, int min) {
     long x = lng(conf, key, min);
     if (x > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(key.key() + " must be <= " + Integer.MAX_VALUE + ", was " + x);
+      throw new IllegalArgumentException(
+          key.key() + " must be <= " + Integer.MAX_VALUE + ", was " + x);
     }
     return (int) x;
   }

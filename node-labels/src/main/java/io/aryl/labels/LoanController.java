@@ -20,20 +20,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The loan controller: every {@code intervalMs} the leader among any number of instances reads inference demand and
- * the scheduler's status, decides how many inference servers may be on loan now and by when those above must be back
- * ({@link LoanDecider}), and sends that target with its epoch to the scheduler on the active ResourceManager. The
- * scheduler is the one writer of which node is where: it stores the target before it answers, lends idle inference
- * nodes up to it and reclaims, least cost first, what is above it. The controller keeps no record of nodes and
+ * The loan controller: every {@code intervalMs} the leader among any number of instances reads
+ * inference demand and the scheduler's status, decides how many inference servers may be on loan
+ * now and by when those above must be back ({@link LoanDecider}), and sends that target with its
+ * epoch to the scheduler on the active ResourceManager. The scheduler is the one writer of which
+ * node is where: it stores the target before it answers, lends idle inference nodes up to it and
+ * reclaims, least cost first, what is above it. The controller keeps no record of nodes and
  * relabels nothing.
  *
- * <p>Leadership is a Curator {@link LeaderLatch} ({@link Leadership}). The instance stops acting the moment its
- * ZooKeeper connection is SUSPENDED or LOST, and claims a new epoch ({@link EpochZnode}) each time it (re)gains
- * leadership. The scheduler refuses a target of an older epoch than the one in force (409): a deposed leader that
- * still runs cannot undo its successor's target, and on that refusal it stands down.
+ * <p>Leadership is a Curator {@link LeaderLatch} ({@link Leadership}). The instance stops acting
+ * the moment its ZooKeeper connection is SUSPENDED or LOST, and claims a new epoch ({@link
+ * EpochZnode}) each time it (re)gains leadership. The scheduler refuses a target of an older epoch
+ * than the one in force (409): a deposed leader that still runs cannot undo its successor's target,
+ * and on that refusal it stands down.
  *
- * <p>The parts, one job each: {@code Leadership} (election, epoch), {@code DecisionRound} (one decision, and the target
- * sent), {@code ControllerStatus} (the status). This class runs them on a schedule and answers for them.
+ * <p>The parts, one job each: {@code Leadership} (election, epoch), {@code DecisionRound} (one
+ * decision, and the target sent), {@code ControllerStatus} (the status). This class runs them on a
+ * schedule and answers for them.
  *
  * <p>Lifecycle: {@link #start()} once, {@link #close()} once. The Curator client is the caller's.
  */
@@ -41,7 +44,13 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
   private static final Logger LOG = LoggerFactory.getLogger(LoanController.class);
 
   /** Where this instance stands. */
-  public enum Role { NEW, STANDBY, LEADER, SUSPENDED, CLOSED }
+  public enum Role {
+    NEW,
+    STANDBY,
+    LEADER,
+    SUSPENDED,
+    CLOSED
+  }
 
   /**
    * @param instanceId this instance's name in the election and in its targets
@@ -49,7 +58,8 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
    * @param intervalMs milliseconds between decisions
    * @param decider the decision's settings
    */
-  public record Config(String instanceId, String zkRoot, long intervalMs, LoanDecider.Settings decider) {
+  public record Config(
+      String instanceId, String zkRoot, long intervalMs, LoanDecider.Settings decider) {
     public Config {
       Checks.notBlank("instanceId", instanceId);
       Checks.notBlank("zkRoot", zkRoot);
@@ -71,7 +81,11 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
   private volatile long lastTickMs;
   private volatile ErrorNote lastError;
 
-  public LoanController(CuratorFramework client, Config config, List<DemandSource> demand, SchedulerLink scheduler,
+  public LoanController(
+      CuratorFramework client,
+      Config config,
+      List<DemandSource> demand,
+      SchedulerLink scheduler,
       LongSupplier clock) {
     Checks.notNull("client", client);
     this.config = Checks.notNull("config", config);
@@ -81,15 +95,29 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     }
     Checks.notNull("scheduler", scheduler);
     this.clock = Checks.notNull("clock", clock);
-    this.leadership = new Leadership(client, new EpochZnode(client, config.zkRoot()), config.instanceId(),
-        config.zkRoot() + "/leader");
-    this.round = new DecisionRound(config.instanceId(), sources, scheduler, leadership,
-        new LoanDecider(config.decider()), clock, counters, this::recordError);
-    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "loan-controller-" + config.instanceId());
-      t.setDaemon(true);
-      return t;
-    });
+    this.leadership =
+        new Leadership(
+            client,
+            new EpochZnode(client, config.zkRoot()),
+            config.instanceId(),
+            config.zkRoot() + "/leader");
+    this.round =
+        new DecisionRound(
+            config.instanceId(),
+            sources,
+            scheduler,
+            leadership,
+            new LoanDecider(config.decider()),
+            clock,
+            counters,
+            this::recordError);
+    this.executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "loan-controller-" + config.instanceId());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   public void start() throws Exception {
@@ -109,13 +137,18 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     LOG.info("loan controller {} closed", config.instanceId());
   }
 
-  /** Passes a connection event on to the election's state; {@link #start()} listens to the client already. */
+  /**
+   * Passes a connection event on to the election's state; {@link #start()} listens to the client
+   * already.
+   */
   @Override
   public void stateChanged(CuratorFramework c, ConnectionState state) {
     leadership.stateChanged(c, state);
   }
 
-  /** True while this instance is the leader with a claimed epoch and a live ZooKeeper connection. */
+  /**
+   * True while this instance is the leader with a claimed epoch and a live ZooKeeper connection.
+   */
   public boolean isActing() {
     return leadership.isActing();
   }
@@ -153,7 +186,10 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
     return ticks.get();
   }
 
-  /** The target of the last decision, or -1 before one had a target (or when the scheduler could not be reached). */
+  /**
+   * The target of the last decision, or -1 before one had a target (or when the scheduler could not
+   * be reached).
+   */
   public int lastTarget() {
     ControllerStatus.Taken t = round.lastDecision();
     return t == null || t.decision().target() == null ? -1 : t.decision().target().maxOnLoan();
@@ -162,9 +198,21 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
   /** Everything the status endpoint shows. */
   public Map<String, Object> status() {
     Leadership.Standing s = leadership.standing();
-    return new ControllerStatus(config.instanceId(), s.role(), isActing(), s.epoch() == null ? -1
-        : s.epoch().version(), s.connected(), lastTickMs, ticks.get(), round.lastDemand(), round.schedulerSeen(),
-        round.lastDecision(), round.lastSent(), counters.snapshot(), lastError).toMap();
+    return new ControllerStatus(
+            config.instanceId(),
+            s.role(),
+            isActing(),
+            s.epoch() == null ? -1 : s.epoch().version(),
+            s.connected(),
+            lastTickMs,
+            ticks.get(),
+            round.lastDemand(),
+            round.schedulerSeen(),
+            round.lastDecision(),
+            round.lastSent(),
+            counters.snapshot(),
+            lastError)
+        .toMap();
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -196,7 +244,10 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
       try {
         leadership.resign(e, ex.getMessage());
       } catch (Exception resign) {
-        LOG.warn("loan controller {}: rejoining the election failed: {}", config.instanceId(), resign.toString());
+        LOG.warn(
+            "loan controller {}: rejoining the election failed: {}",
+            config.instanceId(),
+            resign.toString());
       }
     } catch (NotActingException ex) {
       recordError(ex.getMessage());

@@ -4,19 +4,22 @@ import io.aryl.core.loan.LoanPolicy;
 import io.aryl.core.model.Checks;
 
 /**
- * The loan controller's decision, a pure function: from inference demand, the inference servers there are, how many
- * are on loan now and what earlier decisions left, the loan target — how many inference servers may be on loan now,
- * and by when the ones above that must be back. The scheduler lends and reclaims to meet it; this class only counts.
+ * The loan controller's decision, a pure function: from inference demand, the inference servers
+ * there are, how many are on loan now and what earlier decisions left, the loan target — how many
+ * inference servers may be on loan now, and by when the ones above that must be back. The scheduler
+ * lends and reclaims to meet it; this class only counts.
  *
- * <p>The bounds are aryl-core's {@link LoanPolicy}: servers may be on loan beyond the need plus the safety margin
- * ({@link LoanPolicy#lendable}), and must come back once those at home fall below the need itself. So the target is
- * lowered, at once, only when it would leave fewer than the need at home, and raised only when the need plus the
- * margin leaves room above it: demand moving within the margin changes nothing. A lowered target carries a deadline
- * ({@code returnWithinMs} from the decision), and that deadline is what protects inference. Raising waits: until demand
- * has allowed it for {@code loanHoldMs} without a break, never within {@code loanCooldownMs} of lowering it, and by at
- * most {@code loanMaxStep} above what is on loan now. Nothing is raised while demand is unknown or partly unknown, and
- * nothing changes while the scheduler recovers (its node counts may still miss nodes that have not re-registered) or
- * cannot be reached: the last target stands, and the reason says why.
+ * <p>The bounds are aryl-core's {@link LoanPolicy}: servers may be on loan beyond the need plus the
+ * safety margin ({@link LoanPolicy#lendable}), and must come back once those at home fall below the
+ * need itself. So the target is lowered, at once, only when it would leave fewer than the need at
+ * home, and raised only when the need plus the margin leaves room above it: demand moving within
+ * the margin changes nothing. A lowered target carries a deadline ({@code returnWithinMs} from the
+ * decision), and that deadline is what protects inference. Raising waits: until demand has allowed
+ * it for {@code loanHoldMs} without a break, never within {@code loanCooldownMs} of lowering it,
+ * and by at most {@code loanMaxStep} above what is on loan now. Nothing is raised while demand is
+ * unknown or partly unknown, and nothing changes while the scheduler recovers (its node counts may
+ * still miss nodes that have not re-registered) or cannot be reached: the last target stands, and
+ * the reason says why.
  */
 public final class LoanDecider {
   private final Settings settings;
@@ -27,12 +30,18 @@ public final class LoanDecider {
 
   /**
    * @param policy servers needed for a rate, and how many may be on loan
-   * @param loanHoldMs milliseconds demand must allow a higher target without a break before it is raised
+   * @param loanHoldMs milliseconds demand must allow a higher target without a break before it is
+   *     raised
    * @param loanCooldownMs milliseconds after the target was lowered during which it is not raised
    * @param loanMaxStep most servers a raised target allows on loan beyond those on loan now
-   * @param returnWithinMs deadline of the servers above a lowered target, in milliseconds from the decision
+   * @param returnWithinMs deadline of the servers above a lowered target, in milliseconds from the
+   *     decision
    */
-  public record Settings(LoanPolicy policy, long loanHoldMs, long loanCooldownMs, int loanMaxStep,
+  public record Settings(
+      LoanPolicy policy,
+      long loanHoldMs,
+      long loanCooldownMs,
+      int loanMaxStep,
       long returnWithinMs) {
     public Settings {
       Checks.notNull("policy", policy);
@@ -53,7 +62,8 @@ public final class LoanDecider {
    * A loan target.
    *
    * @param maxOnLoan how many inference servers may be on loan
-   * @param returnByMs by when the servers above it must be back, epoch ms; 0 for the scheduler's default deadline
+   * @param returnByMs by when the servers above it must be back, epoch ms; 0 for the scheduler's
+   *     default deadline
    */
   public record Target(int maxOnLoan, long returnByMs) {
     public Target {
@@ -77,15 +87,23 @@ public final class LoanDecider {
    *
    * @param nowMs the time of the decision, epoch ms
    * @param rate demanded inference requests per second; NaN when no source answered
-   * @param demandComplete false when some demand source did not answer: the target may be lowered on the rate of the
-   *     sources that did, not raised
-   * @param scheduler how the scheduler answered; when UNREACHABLE the counts below are 0 and {@code inForce} null
+   * @param demandComplete false when some demand source did not answer: the target may be lowered
+   *     on the rate of the sources that did, not raised
+   * @param scheduler how the scheduler answered; when UNREACHABLE the counts below are 0 and {@code
+   *     inForce} null
    * @param inferenceServers the inference pool's servers the scheduler knows, wherever they are now
-   * @param onLoan servers on loan now (lent, or being lent), but for those a reclaim returns already
+   * @param onLoan servers on loan now (lent, or being lent), but for those a reclaim returns
+   *     already
    * @param inForce the target in force at the scheduler, whoever set it; null when none is
    */
-  public record Observation(long nowMs, double rate, boolean demandComplete, SchedulerState scheduler,
-      int inferenceServers, int onLoan, Target inForce) {
+  public record Observation(
+      long nowMs,
+      double rate,
+      boolean demandComplete,
+      SchedulerState scheduler,
+      int inferenceServers,
+      int onLoan,
+      Target inForce) {
     public Observation {
       if (!Double.isNaN(rate)) {
         Checks.nonNegative("rate", rate);
@@ -94,8 +112,11 @@ public final class LoanDecider {
       Checks.nonNegative("inferenceServers", inferenceServers);
       Checks.nonNegative("onLoan", onLoan);
       if (onLoan > inferenceServers) {
-        throw new IllegalArgumentException("onLoan must be <= inferenceServers, was onLoan=" + onLoan
-            + ", inferenceServers=" + inferenceServers);
+        throw new IllegalArgumentException(
+            "onLoan must be <= inferenceServers, was onLoan="
+                + onLoan
+                + ", inferenceServers="
+                + inferenceServers);
       }
     }
   }
@@ -103,7 +124,8 @@ public final class LoanDecider {
   /**
    * What earlier decisions of this leader leave for the next one.
    *
-   * @param lendableSinceMs since when demand has allowed a higher target without a break; -1 when it does not now
+   * @param lendableSinceMs since when demand has allowed a higher target without a break; -1 when
+   *     it does not now
    * @param lastLoweredMs when this leader last lowered the target; -1 never
    * @param last the target this leader last decided; null before the first
    */
@@ -133,8 +155,11 @@ public final class LoanDecider {
     public Decision {
       Checks.notNull("change", change);
       if ((target == null) != (change == Change.NONE)) {
-        throw new IllegalArgumentException("a decision has a target unless its change is NONE, was target=" + target
-            + ", change=" + change);
+        throw new IllegalArgumentException(
+            "a decision has a target unless its change is NONE, was target="
+                + target
+                + ", change="
+                + change);
       }
       Checks.notBlank("reason", reason);
       Checks.notNull("memory", memory);
@@ -148,21 +173,39 @@ public final class LoanDecider {
   public Decision decide(Observation o, Memory m) {
     long now = o.nowMs();
     if (o.scheduler() == SchedulerState.UNREACHABLE) {
-      return new Decision(null, Change.NONE, needed(o.rate()), "the scheduler cannot be reached: "
-          + (m.last() == null ? "no target sent yet" : "the last target (" + m.last().maxOnLoan() + " on loan) stands"),
+      return new Decision(
+          null,
+          Change.NONE,
+          needed(o.rate()),
+          "the scheduler cannot be reached: "
+              + (m.last() == null
+                  ? "no target sent yet"
+                  : "the last target (" + m.last().maxOnLoan() + " on loan) stands"),
           new Memory(-1, m.lastLoweredMs(), m.last()));
     }
-    // What stands: the scheduler's target in force (after a failover of either side it is the predecessor's), else
+    // What stands: the scheduler's target in force (after a failover of either side it is the
+    // predecessor's), else
     // this leader's last one (a scheduler whose state was reset), else what is on loan now.
-    Target base = o.inForce() != null ? o.inForce() : m.last() != null ? m.last() : new Target(o.onLoan(), 0);
+    Target base =
+        o.inForce() != null ? o.inForce() : m.last() != null ? m.last() : new Target(o.onLoan(), 0);
     Target kept = new Target(base.maxOnLoan(), base.returnByMs() > now ? base.returnByMs() : 0);
     if (o.scheduler() == SchedulerState.RECOVERING) {
-      return keep(kept, needed(o.rate()), "the scheduler is recovering (nodes re-registering): the target ("
-          + kept.maxOnLoan() + " on loan) stands", m);
+      return keep(
+          kept,
+          needed(o.rate()),
+          "the scheduler is recovering (nodes re-registering): the target ("
+              + kept.maxOnLoan()
+              + " on loan) stands",
+          m);
     }
     if (Double.isNaN(o.rate())) {
-      return keep(kept, -1, "demand unknown (no source answered): the target (" + kept.maxOnLoan()
-          + " on loan) stands", m);
+      return keep(
+          kept,
+          -1,
+          "demand unknown (no source answered): the target ("
+              + kept.maxOnLoan()
+              + " on loan) stands",
+          m);
     }
     LoanPolicy policy = settings.policy();
     int servers = o.inferenceServers();
@@ -170,40 +213,76 @@ public final class LoanDecider {
     int ceiling = Math.max(0, servers - needed);
     if (base.maxOnLoan() > ceiling) {
       Target lowered = new Target(ceiling, now + settings.returnWithinMs());
-      return new Decision(lowered, Change.LOWERED, needed, String.format("rate %.1f rps needs %d of %d server(s):"
-          + " target lowered from %d to %d on loan, the rest back within %d ms", o.rate(), needed, servers,
-          base.maxOnLoan(), ceiling, settings.returnWithinMs()), new Memory(-1, now, lowered));
+      return new Decision(
+          lowered,
+          Change.LOWERED,
+          needed,
+          String.format(
+              "rate %.1f rps needs %d of %d server(s):"
+                  + " target lowered from %d to %d on loan, the rest back within %d ms",
+              o.rate(), needed, servers, base.maxOnLoan(), ceiling, settings.returnWithinMs()),
+          new Memory(-1, now, lowered));
     }
     int lendable = policy.lendable(o.rate(), servers);
-    String need = String.format("rate %.1f rps needs %d server(s) + margin %d of %d", o.rate(), needed,
-        policy.safetyMarginServers(), servers);
+    String need =
+        String.format(
+            "rate %.1f rps needs %d server(s) + margin %d of %d",
+            o.rate(), needed, policy.safetyMarginServers(), servers);
     if (lendable <= base.maxOnLoan()) {
       return keep(kept, needed, need + ": the target (" + kept.maxOnLoan() + " on loan) stands", m);
     }
     if (!o.demandComplete()) {
-      return keep(kept, needed, need + ", but a demand source did not answer: the target (" + kept.maxOnLoan()
-          + " on loan) is not raised", m);
+      return keep(
+          kept,
+          needed,
+          need
+              + ", but a demand source did not answer: the target ("
+              + kept.maxOnLoan()
+              + " on loan) is not raised",
+          m);
     }
     long since = m.lendableSinceMs() < 0 ? now : m.lendableSinceMs();
     Memory held = new Memory(since, m.lastLoweredMs(), kept);
     if (now - since < settings.loanHoldMs()) {
-      return new Decision(kept, Change.KEPT, needed, String.format("%s: %d may be on loan, held %d of %d ms; the"
-          + " target (%d) stands", need, lendable, now - since, settings.loanHoldMs(), kept.maxOnLoan()), held);
+      return new Decision(
+          kept,
+          Change.KEPT,
+          needed,
+          String.format(
+              "%s: %d may be on loan, held %d of %d ms; the" + " target (%d) stands",
+              need, lendable, now - since, settings.loanHoldMs(), kept.maxOnLoan()),
+          held);
     }
     if (m.lastLoweredMs() >= 0 && now - m.lastLoweredMs() < settings.loanCooldownMs()) {
-      return new Decision(kept, Change.KEPT, needed, String.format("%s: %d may be on loan, cooling down %d of %d ms"
-          + " after lowering; the target (%d) stands", need, lendable, now - m.lastLoweredMs(),
-          settings.loanCooldownMs(), kept.maxOnLoan()), held);
+      return new Decision(
+          kept,
+          Change.KEPT,
+          needed,
+          String.format(
+              "%s: %d may be on loan, cooling down %d of %d ms"
+                  + " after lowering; the target (%d) stands",
+              need, lendable, now - m.lastLoweredMs(), settings.loanCooldownMs(), kept.maxOnLoan()),
+          held);
     }
     int raised = Math.min(lendable, o.onLoan() + settings.loanMaxStep());
     if (raised <= base.maxOnLoan()) {
-      return new Decision(kept, Change.KEPT, needed, String.format("%s: %d may be on loan, but %d are and at most %d"
-          + " more at once; the target (%d) stands", need, lendable, o.onLoan(), settings.loanMaxStep(),
-          kept.maxOnLoan()), held);
+      return new Decision(
+          kept,
+          Change.KEPT,
+          needed,
+          String.format(
+              "%s: %d may be on loan, but %d are and at most %d"
+                  + " more at once; the target (%d) stands",
+              need, lendable, o.onLoan(), settings.loanMaxStep(), kept.maxOnLoan()),
+          held);
     }
     Target up = new Target(raised, 0);
-    return new Decision(up, Change.RAISED, needed, String.format("%s: target raised from %d to %d on loan", need,
-        base.maxOnLoan(), raised), new Memory(since, m.lastLoweredMs(), up));
+    return new Decision(
+        up,
+        Change.RAISED,
+        needed,
+        String.format("%s: target raised from %d to %d on loan", need, base.maxOnLoan(), raised),
+        new Memory(since, m.lastLoweredMs(), up));
   }
 
   /** The target stands; the hold starts afresh, since demand did not allow more without a break. */

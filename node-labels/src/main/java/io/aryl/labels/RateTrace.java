@@ -11,9 +11,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * An inference request-rate trace in the ServeGen aggregate format: a header, then rows
- * {@code model,window_start_s,total_rate_rps,...}. One model's rows, as a step function of trace time that wraps
- * around at the end (one window past the last start).
+ * An inference request-rate trace in the ServeGen aggregate format: a header, then rows {@code
+ * model,window_start_s,total_rate_rps,...}. One model's rows, as a step function of trace time that
+ * wraps around at the end (one window past the last start).
  */
 public final class RateTrace {
   private final double[] startS;
@@ -26,7 +26,9 @@ public final class RateTrace {
     this.periodS = periodS;
   }
 
-  /** Reads the rows of {@code model} (blank: the first model in the file) from a ServeGen rate CSV. */
+  /**
+   * Reads the rows of {@code model} (blank: the first model in the file) from a ServeGen rate CSV.
+   */
   public static RateTrace read(Path file, String model) throws IOException {
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       String header = in.readLine();
@@ -38,7 +40,8 @@ public final class RateTrace {
       int s = cols.indexOf("window_start_s");
       int r = cols.indexOf("total_rate_rps");
       if (m < 0 || s < 0 || r < 0) {
-        throw new IOException(file + ": header must name model, window_start_s and total_rate_rps, was " + header);
+        throw new IOException(
+            file + ": header must name model, window_start_s and total_rate_rps, was " + header);
       }
       String wanted = model == null || model.isBlank() ? null : model;
       List<double[]> rows = new ArrayList<>();
@@ -66,7 +69,8 @@ public final class RateTrace {
         }
       }
       if (rows.isEmpty()) {
-        throw new IOException(file + " has no rows of model " + (wanted == null ? "(any)" : wanted));
+        throw new IOException(
+            file + " has no rows of model " + (wanted == null ? "(any)" : wanted));
       }
       return of(rows);
     }

@@ -4,8 +4,8 @@ import io.aryl.core.model.Checks;
 import java.util.function.LongSupplier;
 
 /**
- * Demand replayed from a {@link RateTrace}, {@code timeScale} trace seconds per wall-clock second from
- * {@code startS}, each rate multiplied by {@code rateScale}.
+ * Demand replayed from a {@link RateTrace}, {@code timeScale} trace seconds per wall-clock second
+ * from {@code startS}, each rate multiplied by {@code rateScale}.
  */
 public final class ReplayDemand implements DemandSource {
   private final RateTrace trace;
@@ -15,7 +15,8 @@ public final class ReplayDemand implements DemandSource {
   private final LongSupplier clockMs;
   private final long startedMs;
 
-  public ReplayDemand(RateTrace trace, double timeScale, double startS, double rateScale, LongSupplier clockMs) {
+  public ReplayDemand(
+      RateTrace trace, double timeScale, double startS, double rateScale, LongSupplier clockMs) {
     this.trace = Checks.notNull("trace", trace);
     this.timeScale = Checks.positive("timeScale", timeScale);
     this.startS = Checks.nonNegative("startS", startS);

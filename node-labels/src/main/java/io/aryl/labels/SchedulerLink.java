@@ -8,9 +8,10 @@ import io.aryl.core.model.Checks;
 import java.io.IOException;
 
 /**
- * What the loan controller needs from the scheduler, the one writer of which inference node is where: how many
- * inference nodes there are and how many are on loan, whether it is recovering, the target in force; and taking a new
- * target. {@link SchedulerResource} is the real one, over the active ResourceManager's REST resource.
+ * What the loan controller needs from the scheduler, the one writer of which inference node is
+ * where: how many inference nodes there are and how many are on loan, whether it is recovering, the
+ * target in force; and taking a new target. {@link SchedulerResource} is the real one, over the
+ * active ResourceManager's REST resource.
  */
 public interface SchedulerLink {
   /** The scheduler's status as the controller reads it. */
@@ -20,13 +21,18 @@ public interface SchedulerLink {
    * Sends a target; the scheduler stores it before it answers.
    *
    * @return the scheduler's answer: the target as stored, its inference nodes, whether it recovers
-   * @throws StaleTargetException (409) a target of a newer epoch is in force: this instance was deposed
+   * @throws StaleTargetException (409) a target of a newer epoch is in force: this instance was
+   *     deposed
    * @throws TargetRefusedException (400, 503) the scheduler did not take it, with its reason
    * @throws IOException no answer, or another one
    */
-  LoanTargetAccepted send(LoanTarget target) throws IOException, TargetRefusedException, StaleTargetException;
+  LoanTargetAccepted send(LoanTarget target)
+      throws IOException, TargetRefusedException, StaleTargetException;
 
-  /** Where the scheduler was last reached (the active ResourceManager's web app), for the status; "" if unknown. */
+  /**
+   * Where the scheduler was last reached (the active ResourceManager's web app), for the status; ""
+   * if unknown.
+   */
   default String address() {
     return "";
   }
@@ -34,18 +40,24 @@ public interface SchedulerLink {
   /**
    * What the scheduler shows now.
    *
-   * @param recovering a newly active scheduler still waits for its nodes to re-register: its counts may miss some
-   * @param inferenceNodes registered inference nodes, wherever they are (home, being lent, lent, returning)
+   * @param recovering a newly active scheduler still waits for its nodes to re-register: its counts
+   *     may miss some
+   * @param inferenceNodes registered inference nodes, wherever they are (home, being lent, lent,
+   *     returning)
    * @param onLoan those lent or being lent, but for those a reclaim returns already
    * @param target the loan target in force, whoever set it; null before one was set
    */
-  record SchedulerView(boolean recovering, int inferenceNodes, int onLoan, LoanTargetStatus target) {
+  record SchedulerView(
+      boolean recovering, int inferenceNodes, int onLoan, LoanTargetStatus target) {
     public SchedulerView {
       Checks.nonNegative("inferenceNodes", inferenceNodes);
       Checks.nonNegative("onLoan", onLoan);
       if (onLoan > inferenceNodes) {
-        throw new IllegalArgumentException("onLoan must be <= inferenceNodes, was onLoan=" + onLoan
-            + ", inferenceNodes=" + inferenceNodes);
+        throw new IllegalArgumentException(
+            "onLoan must be <= inferenceNodes, was onLoan="
+                + onLoan
+                + ", inferenceNodes="
+                + inferenceNodes);
       }
     }
   }
@@ -66,7 +78,10 @@ public interface SchedulerLink {
     }
   }
 
-  /** The scheduler did not take a target: 400 (a value it refuses) or 503 (not now), with its reason. */
+  /**
+   * The scheduler did not take a target: 400 (a value it refuses) or 503 (not now), with its
+   * reason.
+   */
   final class TargetRefusedException extends Exception {
     private static final long serialVersionUID = 1L;
     private final int status;

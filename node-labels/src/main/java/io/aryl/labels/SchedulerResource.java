@@ -13,11 +13,12 @@ import io.aryl.labels.ActiveRmWebApp.Answer;
 import java.io.IOException;
 
 /**
- * ArylScheduler's REST resource on the active ResourceManager: {@code GET /ws/v1/cluster/aryl} (the inference nodes'
- * places, the target in force, whether it is recovering) and {@code PUT /ws/v1/cluster/aryl/loan-target}, with
- * aryl-api's paths and records ({@link ArylPaths}, {@link SchedulerStatus}, {@link LoanTarget},
- * {@link LoanTargetAccepted}, {@link StaleTarget}, {@link ErrorBody}), read leniently. Every call goes through
- * {@link ActiveRmWebApp}, so after a failover the next one reaches the new active RM.
+ * ArylScheduler's REST resource on the active ResourceManager: {@code GET /ws/v1/cluster/aryl} (the
+ * inference nodes' places, the target in force, whether it is recovering) and {@code PUT
+ * /ws/v1/cluster/aryl/loan-target}, with aryl-api's paths and records ({@link ArylPaths}, {@link
+ * SchedulerStatus}, {@link LoanTarget}, {@link LoanTargetAccepted}, {@link StaleTarget}, {@link
+ * ErrorBody}), read leniently. Every call goes through {@link ActiveRmWebApp}, so after a failover
+ * the next one reaches the new active RM.
  */
 public final class SchedulerResource implements SchedulerLink {
   private final ActiveRmWebApp web;
@@ -31,20 +32,30 @@ public final class SchedulerResource implements SchedulerLink {
   }
 
   /**
-   * The inference nodes (those with a place), those lent or being lent, {@code recovery.recovering} (absent: false)
-   * and {@code loanTarget}.
+   * The inference nodes (those with a place), those lent or being lent, {@code recovery.recovering}
+   * (absent: false) and {@code loanTarget}.
    *
-   * @throws IOException also when Aryl does not run in the active ResourceManager ({@code "enabled": false})
+   * @throws IOException also when Aryl does not run in the active ResourceManager ({@code
+   *     "enabled": false})
    */
   @Override
   public SchedulerView view() throws IOException {
     Answer a = web.get(ArylPaths.STATUS);
     if (a.status() != 200) {
-      throw new IOException("GET " + ArylPaths.STATUS + " on " + a.rm() + " answered " + a.status() + ": " + a.body());
+      throw new IOException(
+          "GET "
+              + ArylPaths.STATUS
+              + " on "
+              + a.rm()
+              + " answered "
+              + a.status()
+              + ": "
+              + a.body());
     }
     SchedulerStatus status = ArylJson.readStatus(a.body());
     if (!status.enabled()) {
-      throw new IOException("Aryl does not run in the ResourceManager at " + a.rm() + " (aryl.scheduler.enabled)");
+      throw new IOException(
+          "Aryl does not run in the ResourceManager at " + a.rm() + " (aryl.scheduler.enabled)");
     }
     return view(status);
   }
@@ -61,12 +72,16 @@ public final class SchedulerResource implements SchedulerLink {
         onLoan++;
       }
     }
-    return new SchedulerView(status.recovery() != null && status.recovery().recovering(), inference, onLoan,
+    return new SchedulerView(
+        status.recovery() != null && status.recovery().recovering(),
+        inference,
+        onLoan,
         status.loanTarget());
   }
 
   @Override
-  public LoanTargetAccepted send(LoanTarget target) throws IOException, TargetRefusedException, StaleTargetException {
+  public LoanTargetAccepted send(LoanTarget target)
+      throws IOException, TargetRefusedException, StaleTargetException {
     Answer a = web.send("PUT", ArylPaths.LOAN_TARGET, ArylJson.write(target));
     switch (a.status()) {
       case 200 -> {
@@ -74,12 +89,22 @@ public final class SchedulerResource implements SchedulerLink {
       }
       case 409 -> {
         StaleTarget stale = readOrNull(a.body(), StaleTarget.class);
-        throw new StaleTargetException(stale != null && stale.error() != null ? stale
-            : new StaleTarget(a.body(), target.epoch(), -1));
+        throw new StaleTargetException(
+            stale != null && stale.error() != null
+                ? stale
+                : new StaleTarget(a.body(), target.epoch(), -1));
       }
       case 400, 503 -> throw new TargetRefusedException(a.status(), error(a.body()));
-      default -> throw new IOException("PUT " + ArylPaths.LOAN_TARGET + " on " + a.rm() + " answered " + a.status()
-          + ": " + a.body());
+      default ->
+          throw new IOException(
+              "PUT "
+                  + ArylPaths.LOAN_TARGET
+                  + " on "
+                  + a.rm()
+                  + " answered "
+                  + a.status()
+                  + ": "
+                  + a.body());
     }
   }
 

@@ -13,16 +13,19 @@ import org.ietf.jgss.GSSManager;
 import org.ietf.jgss.GSSName;
 
 /**
- * SPNEGO for the ResourceManager's web app: each call carries {@code Authorization: Negotiate <token>}, a Kerberos
- * ticket of the controller's login for the RM's {@code HTTP/<host>} principal, made as Hadoop's own
- * {@code KerberosAuthenticator} makes it (service {@code HTTP}, the host of the URL, the realm of that host's domain).
- * The RM's authentication filter answers 401 to a call without one, or with a ticket it cannot read. The service
- * ticket is cached in the login's credentials, so only the first call of a ticket's lifetime asks the KDC.
+ * SPNEGO for the ResourceManager's web app: each call carries {@code Authorization: Negotiate
+ * <token>}, a Kerberos ticket of the controller's login for the RM's {@code HTTP/<host>} principal,
+ * made as Hadoop's own {@code KerberosAuthenticator} makes it (service {@code HTTP}, the host of
+ * the URL, the realm of that host's domain). The RM's authentication filter answers 401 to a call
+ * without one, or with a ticket it cannot read. The service ticket is cached in the login's
+ * credentials, so only the first call of a ticket's lifetime asks the KDC.
  */
 public final class Spnego implements ActiveRmWebApp.Authorization {
   private final UserGroupInformation login;
 
-  /** @param login a Kerberos login, e.g. {@link ControllerSecurity#login} */
+  /**
+   * @param login a Kerberos login, e.g. {@link ControllerSecurity#login}
+   */
   public Spnego(UserGroupInformation login) {
     this.login = Checks.notNull("login", login);
   }
@@ -32,24 +35,38 @@ public final class Spnego implements ActiveRmWebApp.Authorization {
     login.checkTGTAndReloginFromKeytab();
     String service = KerberosUtil.getServicePrincipal("HTTP", rm.getHost());
     try {
-      byte[] token = login.doAs((PrivilegedExceptionAction<byte[]>) () -> {
-        try {
-          GSSManager gss = GSSManager.getInstance();
-          GSSName name = gss.createName(service, KerberosUtil.NT_GSS_KRB5_PRINCIPAL_OID);
-          GSSContext context = gss.createContext(name, KerberosUtil.GSS_KRB5_MECH_OID, null,
-              GSSContext.DEFAULT_LIFETIME);
-          try {
-            context.requestCredDeleg(false);
-            context.requestMutualAuth(false);
-            return context.initSecContext(new byte[0], 0, 0);
-          } finally {
-            context.dispose();
-          }
-        } catch (GSSException e) {
-          throw new IOException("SPNEGO token of " + login.getUserName() + " for " + service + ": " + e.getMessage(),
-              e);
-        }
-      });
+      byte[] token =
+          login.doAs(
+              (PrivilegedExceptionAction<byte[]>)
+                  () -> {
+                    try {
+                      GSSManager gss = GSSManager.getInstance();
+                      GSSName name =
+                          gss.createName(service, KerberosUtil.NT_GSS_KRB5_PRINCIPAL_OID);
+                      GSSContext context =
+                          gss.createContext(
+                              name,
+                              KerberosUtil.GSS_KRB5_MECH_OID,
+                              null,
+                              GSSContext.DEFAULT_LIFETIME);
+                      try {
+                        context.requestCredDeleg(false);
+                        context.requestMutualAuth(false);
+                        return context.initSecContext(new byte[0], 0, 0);
+                      } finally {
+                        context.dispose();
+                      }
+                    } catch (GSSException e) {
+                      throw new IOException(
+                          "SPNEGO token of "
+                              + login.getUserName()
+                              + " for "
+                              + service
+                              + ": "
+                              + e.getMessage(),
+                          e);
+                    }
+                  });
       return "Negotiate " + Base64.getEncoder().encodeToString(token);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

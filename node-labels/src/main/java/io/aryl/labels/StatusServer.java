@@ -9,7 +9,10 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.util.Map;
 
-/** The controller's own status over HTTP: {@code GET /status} answers {@link LoanController#status()} as JSON. */
+/**
+ * The controller's own status over HTTP: {@code GET /status} answers {@link
+ * LoanController#status()} as JSON.
+ */
 public final class StatusServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -18,13 +21,15 @@ public final class StatusServer implements AutoCloseable {
   public StatusServer(LoanController controller, String host, int port) throws IOException {
     Checks.notNull("controller", controller);
     server = HttpServer.create(new InetSocketAddress(host, port), 16);
-    server.createContext("/status", exchange -> {
-      if (!"GET".equals(exchange.getRequestMethod())) {
-        send(exchange, 405, Map.of("error", "only GET"));
-        return;
-      }
-      send(exchange, 200, controller.status());
-    });
+    server.createContext(
+        "/status",
+        exchange -> {
+          if (!"GET".equals(exchange.getRequestMethod())) {
+            send(exchange, 405, Map.of("error", "only GET"));
+            return;
+          }
+          send(exchange, 200, controller.status());
+        });
   }
 
   public StatusServer start() {

@@ -9,10 +9,11 @@ import java.io.IOException;
 
 /**
  * Demand from the inference queue itself: the GPUs it uses and asks for on the inference label
- * ({@code /ws/v1/cluster/scheduler}, per-partition usage: the queue metrics read 0 for labelled queues), as
- * {@code ceil((used + pending) / gpusPerServer)} busy servers, given to the decision as the rate those servers serve
- * (the largest rate whose need under the policy is exactly that many servers). It reads the active ResourceManager
- * ({@link ActiveRmWebApp}): a standby's scheduler knows no queue usage.
+ * ({@code /ws/v1/cluster/scheduler}, per-partition usage: the queue metrics read 0 for labelled
+ * queues), as {@code ceil((used + pending) / gpusPerServer)} busy servers, given to the decision as
+ * the rate those servers serve (the largest rate whose need under the policy is exactly that many
+ * servers). It reads the active ResourceManager ({@link ActiveRmWebApp}): a standby's scheduler
+ * knows no queue usage.
  */
 public final class YarnQueueDemand implements DemandSource {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -25,13 +26,23 @@ public final class YarnQueueDemand implements DemandSource {
   private final int gpusPerServer;
   private final LoanPolicy policy;
 
-  /** @param schedulerUrl the RM web app's base URL, or a comma-separated list of candidates */
-  public YarnQueueDemand(String schedulerUrl, String queuePath, String label, int gpusPerServer, LoanPolicy policy) {
-    this(ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("schedulerUrl", Checks.notBlank("schedulerUrl",
-        schedulerUrl))), queuePath, label, gpusPerServer, policy);
+  /**
+   * @param schedulerUrl the RM web app's base URL, or a comma-separated list of candidates
+   */
+  public YarnQueueDemand(
+      String schedulerUrl, String queuePath, String label, int gpusPerServer, LoanPolicy policy) {
+    this(
+        ActiveRmWebApp.of(
+            ActiveRmWebApp.parseCandidates(
+                "schedulerUrl", Checks.notBlank("schedulerUrl", schedulerUrl))),
+        queuePath,
+        label,
+        gpusPerServer,
+        policy);
   }
 
-  public YarnQueueDemand(ActiveRmWebApp web, String queuePath, String label, int gpusPerServer, LoanPolicy policy) {
+  public YarnQueueDemand(
+      ActiveRmWebApp web, String queuePath, String label, int gpusPerServer, LoanPolicy policy) {
     this.web = Checks.notNull("web", web);
     this.queuePath = Checks.notBlank("queuePath", queuePath);
     this.label = Checks.notBlank("label", label);
@@ -48,7 +59,10 @@ public final class YarnQueueDemand implements DemandSource {
     return rateOfServers(busyServers(JSON.readTree(a.body())));
   }
 
-  /** Servers the queue's used and pending GPUs on the label fill, from a {@code /ws/v1/cluster/scheduler} answer. */
+  /**
+   * Servers the queue's used and pending GPUs on the label fill, from a {@code
+   * /ws/v1/cluster/scheduler} answer.
+   */
   public int busyServers(JsonNode schedulerInfo) throws IOException {
     JsonNode queue = findQueue(schedulerInfo);
     if (queue == null) {

@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-@DisplayName("ActiveRmWebApp: calls follow the active ResourceManager across restarts and failovers")
+@DisplayName(
+    "ActiveRmWebApp: calls follow the active ResourceManager across restarts and failovers")
 class ActiveRmWebAppTest {
   private static final String ARYL = "GET " + ArylPaths.STATUS;
   private static final String INFO = "GET /ws/v1/cluster/info";
@@ -50,7 +51,8 @@ class ActiveRmWebAppTest {
   }
 
   private ActiveRmWebApp both() {
-    return new ActiveRmWebApp(List.of(rm1.url(), rm2.url()), Duration.ofSeconds(2), Duration.ofSeconds(5));
+    return new ActiveRmWebApp(
+        List.of(rm1.url(), rm2.url()), Duration.ofSeconds(2), Duration.ofSeconds(5));
   }
 
   /** rm1 becomes active, rm2 standby, answering as {@code standby} says. */
@@ -62,7 +64,8 @@ class ActiveRmWebAppTest {
   }
 
   @Test
-  @DisplayName("finds the active RM by GET /ws/v1/cluster/info, whatever the order of the candidates, and remembers it")
+  @DisplayName(
+      "finds the active RM by GET /ws/v1/cluster/info, whatever the order of the candidates, and remembers it")
   void findsAndRemembersTheActive() throws IOException {
     ActiveRmWebApp web = both();
     assertThat(web.active()).isEmpty();
@@ -74,14 +77,16 @@ class ActiveRmWebAppTest {
     assertThat(rm1.calls).as("the standby is only asked for its HA state").containsExactly(INFO);
 
     web.get(ArylPaths.STATUS);
-    assertThat(rm2.calls).as("the second call goes straight to the remembered active")
+    assertThat(rm2.calls)
+        .as("the second call goes straight to the remembered active")
         .containsExactly(INFO, ARYL, ARYL);
     assertThat(rm1.calls).containsExactly(INFO);
   }
 
   @ParameterizedTest(name = "the old active then answers with {0}")
   @EnumSource(StandbyAnswer.class)
-  @DisplayName("after a failover the remembered RM answers as a standby: the call goes to the new active")
+  @DisplayName(
+      "after a failover the remembered RM answers as a standby: the call goes to the new active")
   void followsAFailover(StandbyAnswer standby) throws IOException {
     ActiveRmWebApp web = both();
     assertThat(web.get(ArylPaths.STATUS).body()).contains("rm2");
@@ -96,7 +101,8 @@ class ActiveRmWebAppTest {
   }
 
   @Test
-  @DisplayName("when the remembered RM refuses connections (it died), the call goes to the RM that took over")
+  @DisplayName(
+      "when the remembered RM refuses connections (it died), the call goes to the RM that took over")
   void movesOnWhenTheActiveDies() throws IOException {
     ActiveRmWebApp web = both();
     web.get(ArylPaths.STATUS);
@@ -109,14 +115,17 @@ class ActiveRmWebAppTest {
   }
 
   @Test
-  @DisplayName("with no active RM, the error names every candidate and what it said; the next call looks again")
+  @DisplayName(
+      "with no active RM, the error names every candidate and what it said; the next call looks again")
   void noActive() throws IOException {
     ActiveRmWebApp web = both();
     rm2.ha = Ha.STANDBY;
     rm1.close();
-    assertThatThrownBy(() -> web.get(ArylPaths.STATUS)).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> web.get(ArylPaths.STATUS))
+        .isInstanceOf(IOException.class)
         .hasMessageContaining("no active ResourceManager")
-        .hasMessageContaining(rm1.url() + "/ws/v1/cluster/info").hasMessageContaining("ConnectException")
+        .hasMessageContaining(rm1.url() + "/ws/v1/cluster/info")
+        .hasMessageContaining("ConnectException")
         .hasMessageContaining(rm2.url() + " is STANDBY");
     assertThat(web.active()).isEmpty();
 
@@ -125,14 +134,16 @@ class ActiveRmWebAppTest {
   }
 
   @Test
-  @DisplayName("a call that may have reached the RM (it hung up mid-call) is not sent again; the next one looks again")
+  @DisplayName(
+      "a call that may have reached the RM (it hung up mid-call) is not sent again; the next one looks again")
   void aCallThatMayHaveArrivedIsNotRepeated() throws IOException {
     ActiveRmWebApp web = both();
     web.get(ArylPaths.STATUS);
     rm2.hangsUp = true;
 
     assertThatThrownBy(() -> web.send("POST", ArylPaths.RECLAIMS, "{\"nodes\": 1}"))
-        .isInstanceOf(IOException.class).hasMessageContaining("POST " + rm2.url() + ArylPaths.RECLAIMS);
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("POST " + rm2.url() + ArylPaths.RECLAIMS);
     assertThat(rm2.calls("POST " + ArylPaths.RECLAIMS)).isEqualTo(1);
     assertThat(rm1.calls).as("nothing sent elsewhere").containsExactly(INFO);
     assertThat(web.active()).isEmpty();
@@ -143,15 +154,18 @@ class ActiveRmWebAppTest {
   }
 
   @Test
-  @DisplayName("one candidate is called directly, never probed; a standby answer from it is an error")
+  @DisplayName(
+      "one candidate is called directly, never probed; a standby answer from it is an error")
   void singleCandidate() throws IOException {
     ActiveRmWebApp web = ActiveRmWebApp.of(List.of(rm2.url()));
     assertThat(web.get(ArylPaths.STATUS).body()).contains("rm2");
     assertThat(rm2.calls).containsExactly(ARYL);
 
     rm2.ha = Ha.STANDBY;
-    assertThatThrownBy(() -> web.get(ArylPaths.STATUS)).isInstanceOf(IOException.class)
-        .hasMessageContaining(rm2.url().toString()).hasMessageContaining("standby");
+    assertThatThrownBy(() -> web.get(ArylPaths.STATUS))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining(rm2.url().toString())
+        .hasMessageContaining("standby");
   }
 
   @Nested
@@ -159,27 +173,66 @@ class ActiveRmWebAppTest {
   class Candidates {
     static Stream<Arguments> configurations() {
       return Stream.of(
-          arguments("no HA: yarn.resourcemanager.webapp.address",
-              Map.of("yarn.resourcemanager.webapp.address", "rm:8088"), List.of("http://rm:8088")),
-          arguments("no HA, HTTPS_ONLY: yarn.resourcemanager.webapp.https.address",
-              Map.of("yarn.http.policy", "HTTPS_ONLY", "yarn.resourcemanager.webapp.https.address", "rm:8090"),
+          arguments(
+              "no HA: yarn.resourcemanager.webapp.address",
+              Map.of("yarn.resourcemanager.webapp.address", "rm:8088"),
+              List.of("http://rm:8088")),
+          arguments(
+              "no HA, HTTPS_ONLY: yarn.resourcemanager.webapp.https.address",
+              Map.of(
+                  "yarn.http.policy",
+                  "HTTPS_ONLY",
+                  "yarn.resourcemanager.webapp.https.address",
+                  "rm:8090"),
               List.of("https://rm:8090")),
-          arguments("HA: the web app address of every rm-id, in order",
-              Map.of("yarn.resourcemanager.ha.enabled", "true", "yarn.resourcemanager.ha.rm-ids", "rm1,rm2",
-                  "yarn.resourcemanager.webapp.address.rm1", "a:1", "yarn.resourcemanager.webapp.address.rm2", "b:2"),
+          arguments(
+              "HA: the web app address of every rm-id, in order",
+              Map.of(
+                  "yarn.resourcemanager.ha.enabled",
+                  "true",
+                  "yarn.resourcemanager.ha.rm-ids",
+                  "rm1,rm2",
+                  "yarn.resourcemanager.webapp.address.rm1",
+                  "a:1",
+                  "yarn.resourcemanager.webapp.address.rm2",
+                  "b:2"),
               List.of("http://a:1", "http://b:2")),
-          arguments("HA, HTTPS_ONLY: the https address of every rm-id",
-              Map.of("yarn.resourcemanager.ha.enabled", "true", "yarn.resourcemanager.ha.rm-ids", "rm1,rm2",
-                  "yarn.http.policy", "HTTPS_ONLY", "yarn.resourcemanager.webapp.https.address.rm1", "a:1",
-                  "yarn.resourcemanager.webapp.https.address.rm2", "b:2"),
+          arguments(
+              "HA, HTTPS_ONLY: the https address of every rm-id",
+              Map.of(
+                  "yarn.resourcemanager.ha.enabled",
+                  "true",
+                  "yarn.resourcemanager.ha.rm-ids",
+                  "rm1,rm2",
+                  "yarn.http.policy",
+                  "HTTPS_ONLY",
+                  "yarn.resourcemanager.webapp.https.address.rm1",
+                  "a:1",
+                  "yarn.resourcemanager.webapp.https.address.rm2",
+                  "b:2"),
               List.of("https://a:1", "https://b:2")),
-          arguments("HA with host names only: the default web app port",
-              Map.of("yarn.resourcemanager.ha.enabled", "true", "yarn.resourcemanager.ha.rm-ids", "rm1,rm2",
-                  "yarn.resourcemanager.hostname.rm1", "h1", "yarn.resourcemanager.hostname.rm2", "h2"),
+          arguments(
+              "HA with host names only: the default web app port",
+              Map.of(
+                  "yarn.resourcemanager.ha.enabled",
+                  "true",
+                  "yarn.resourcemanager.ha.rm-ids",
+                  "rm1,rm2",
+                  "yarn.resourcemanager.hostname.rm1",
+                  "h1",
+                  "yarn.resourcemanager.hostname.rm2",
+                  "h2"),
               List.of("http://h1:8088", "http://h2:8088")),
-          arguments("aryl.labels.scheduler.url wins: one URL or a list, trailing / dropped",
-              Map.of("yarn.resourcemanager.ha.enabled", "true", "yarn.resourcemanager.ha.rm-ids", "rm1,rm2",
-                  "yarn.resourcemanager.webapp.address.rm1", "a:1", "aryl.labels.scheduler.url",
+          arguments(
+              "aryl.labels.scheduler.url wins: one URL or a list, trailing / dropped",
+              Map.of(
+                  "yarn.resourcemanager.ha.enabled",
+                  "true",
+                  "yarn.resourcemanager.ha.rm-ids",
+                  "rm1,rm2",
+                  "yarn.resourcemanager.webapp.address.rm1",
+                  "a:1",
+                  "aryl.labels.scheduler.url",
                   " http://x:1/, https://y:2 "),
               List.of("http://x:1", "https://y:2")));
     }
@@ -190,17 +243,22 @@ class ActiveRmWebAppTest {
     void fromConfiguration(String name, Map<String, String> keys, List<String> expected) {
       Configuration conf = new Configuration(false);
       keys.forEach(conf::set);
-      assertThat(ActiveRmWebApp.candidates(conf)).map(URI::toString).containsExactlyElementsOf(expected);
+      assertThat(ActiveRmWebApp.candidates(conf))
+          .map(URI::toString)
+          .containsExactlyElementsOf(expected);
     }
 
     @ParameterizedTest(name = "aryl.labels.scheduler.url={0}")
     @ValueSource(strings = {"rm:8088", "ftp://rm:8088", "http://ok:1, /no-host", ", ,"})
-    @DisplayName("a bad aryl.labels.scheduler.url is refused at start-up, naming the key and the value")
+    @DisplayName(
+        "a bad aryl.labels.scheduler.url is refused at start-up, naming the key and the value")
     void badSchedulerUrl(String value) {
       Configuration conf = new Configuration(false);
       conf.set(LabelsConf.SCHEDULER_URL.key(), value);
-      assertThatThrownBy(() -> LabelsSettings.from(conf)).isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining(LabelsConf.SCHEDULER_URL.key()).hasMessageContaining("'" + value + "'");
+      assertThatThrownBy(() -> LabelsSettings.from(conf))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(LabelsConf.SCHEDULER_URL.key())
+          .hasMessageContaining("'" + value + "'");
     }
 
     @Test
@@ -209,8 +267,10 @@ class ActiveRmWebAppTest {
       Configuration conf = new Configuration(false);
       conf.set("yarn.resourcemanager.ha.enabled", "true");
       conf.set("yarn.resourcemanager.ha.rm-ids", "rm1,rm2");
-      assertThatThrownBy(() -> ActiveRmWebApp.candidates(conf)).isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("rm1,rm2").hasMessageContaining("yarn.resourcemanager.webapp.address.<rm-id>");
+      assertThatThrownBy(() -> ActiveRmWebApp.candidates(conf))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("rm1,rm2")
+          .hasMessageContaining("yarn.resourcemanager.webapp.address.<rm-id>");
     }
   }
 }

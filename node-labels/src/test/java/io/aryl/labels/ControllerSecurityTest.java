@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** The controller's security settings: what Kerberos on requires, the ZooKeeper ACL, and start-up refusals. */
+/**
+ * The controller's security settings: what Kerberos on requires, the ZooKeeper ACL, and start-up
+ * refusals.
+ */
 class ControllerSecurityTest {
   @TempDir Path dir;
 
@@ -43,10 +46,15 @@ class ControllerSecurityTest {
     c.set(LabelsConf.KERBEROS_KEYTAB.key(), keytab.toString());
     ControllerSecurity s = ControllerSecurity.from(c);
     assertThat(s.kerberos()).isTrue();
-    assertThat(s.zkAcl()).containsExactly(new ACL(ZooDefs.Perms.ALL, new Id("sasl", "aryl")),
-        new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
+    assertThat(s.zkAcl())
+        .containsExactly(
+            new ACL(ZooDefs.Perms.ALL, new Id("sasl", "aryl")),
+            new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
     assertThat(s.zkAclText()).isEqualTo("sasl:aryl:cdrwa,world:anyone:r");
-    assertThat(s.resolvedPrincipal()).startsWith("aryl/").endsWith("@EXAMPLE.COM").doesNotContain("_HOST");
+    assertThat(s.resolvedPrincipal())
+        .startsWith("aryl/")
+        .endsWith("@EXAMPLE.COM")
+        .doesNotContain("_HOST");
     // ZooKeeper checks an ACL with contains(null): the list must allow it.
     assertThat(s.zkAcl().contains(null)).isFalse();
     assertThat(new ControllerZk.FixedAcl(s.zkAcl()).getAclForPath("/x").contains(null)).isFalse();
@@ -58,36 +66,43 @@ class ControllerSecurityTest {
     c.set(LabelsConf.KERBEROS_PRINCIPAL.key(), "aryl/_HOST@EXAMPLE.COM");
     c.set(LabelsConf.KERBEROS_KEYTAB.key(), Files.writeString(dir.resolve("k"), "k").toString());
     c.set(LabelsConf.ZK_ACL.key(), "sasl:aryl:cdrwa,sasl:zkadmin:cdrwa");
-    assertThat(ControllerSecurity.from(c).zkAclText()).isEqualTo("sasl:aryl:cdrwa,sasl:zkadmin:cdrwa");
+    assertThat(ControllerSecurity.from(c).zkAclText())
+        .isEqualTo("sasl:aryl:cdrwa,sasl:zkadmin:cdrwa");
   }
 
   @Test
   void kerberosWithoutPrincipalOrKeytabIsRefusedNamingTheKey() throws Exception {
     assertThatThrownBy(() -> ControllerSecurity.from(kerberos()))
-        .hasMessageStartingWith(LabelsConf.KERBEROS_PRINCIPAL.key()).hasMessageContaining("was empty");
+        .hasMessageStartingWith(LabelsConf.KERBEROS_PRINCIPAL.key())
+        .hasMessageContaining("was empty");
 
     Configuration badPrincipal = kerberos();
     badPrincipal.set(LabelsConf.KERBEROS_PRINCIPAL.key(), "aryl");
     assertThatThrownBy(() -> ControllerSecurity.from(badPrincipal))
-        .hasMessageStartingWith(LabelsConf.KERBEROS_PRINCIPAL.key()).hasMessageContaining("was aryl");
+        .hasMessageStartingWith(LabelsConf.KERBEROS_PRINCIPAL.key())
+        .hasMessageContaining("was aryl");
 
     Configuration noKeytab = kerberos();
     noKeytab.set(LabelsConf.KERBEROS_PRINCIPAL.key(), "aryl/_HOST@EXAMPLE.COM");
     assertThatThrownBy(() -> ControllerSecurity.from(noKeytab))
-        .hasMessageStartingWith(LabelsConf.KERBEROS_KEYTAB.key()).hasMessageContaining("was empty");
+        .hasMessageStartingWith(LabelsConf.KERBEROS_KEYTAB.key())
+        .hasMessageContaining("was empty");
 
     Configuration missing = kerberos();
     missing.set(LabelsConf.KERBEROS_PRINCIPAL.key(), "aryl/_HOST@EXAMPLE.COM");
     String path = dir.resolve("gone.keytab").toString();
     missing.set(LabelsConf.KERBEROS_KEYTAB.key(), path);
-    assertThatThrownBy(() -> ControllerSecurity.from(missing)).hasMessageStartingWith(LabelsConf.KERBEROS_KEYTAB.key())
-        .hasMessageContaining("was " + path).hasMessageContaining("no such file");
+    assertThatThrownBy(() -> ControllerSecurity.from(missing))
+        .hasMessageStartingWith(LabelsConf.KERBEROS_KEYTAB.key())
+        .hasMessageContaining("was " + path)
+        .hasMessageContaining("no such file");
 
     Configuration directory = kerberos();
     directory.set(LabelsConf.KERBEROS_PRINCIPAL.key(), "aryl/_HOST@EXAMPLE.COM");
     directory.set(LabelsConf.KERBEROS_KEYTAB.key(), dir.toString());
     assertThatThrownBy(() -> ControllerSecurity.from(directory))
-        .hasMessageStartingWith(LabelsConf.KERBEROS_KEYTAB.key()).hasMessageContaining("not a regular file");
+        .hasMessageStartingWith(LabelsConf.KERBEROS_KEYTAB.key())
+        .hasMessageContaining("not a regular file");
   }
 
   @Test
@@ -95,7 +110,9 @@ class ControllerSecurityTest {
     for (String bad : List.of("sasl:aryl", "sasl:aryl:xyz", "nosuchscheme")) {
       Configuration c = new Configuration(false);
       c.set(LabelsConf.ZK_ACL.key(), bad);
-      assertThatThrownBy(() -> ControllerSecurity.from(c)).as(bad).hasMessageStartingWith(LabelsConf.ZK_ACL.key())
+      assertThatThrownBy(() -> ControllerSecurity.from(c))
+          .as(bad)
+          .hasMessageStartingWith(LabelsConf.ZK_ACL.key())
           .hasMessageContaining("was " + bad);
     }
   }
@@ -107,16 +124,27 @@ class ControllerSecurityTest {
     int code;
     try {
       System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-      code = new CommandLine(new ArylLabels()).execute("run", "-D", "hadoop.security.authentication=kerberos",
-          "-D", LabelsConf.KERBEROS_PRINCIPAL.key() + "=aryl/_HOST@EXAMPLE.COM",
-          "-D", LabelsConf.KERBEROS_KEYTAB.key() + "=/nonexistent/aryl.keytab",
-          "-D", LabelsConf.ZK_CONNECT.key() + "=localhost:1");
+      code =
+          new CommandLine(new ArylLabels())
+              .execute(
+                  "run",
+                  "-D",
+                  "hadoop.security.authentication=kerberos",
+                  "-D",
+                  LabelsConf.KERBEROS_PRINCIPAL.key() + "=aryl/_HOST@EXAMPLE.COM",
+                  "-D",
+                  LabelsConf.KERBEROS_KEYTAB.key() + "=/nonexistent/aryl.keytab",
+                  "-D",
+                  LabelsConf.ZK_CONNECT.key() + "=localhost:1");
     } finally {
       System.setErr(err);
     }
     String out = captured.toString(StandardCharsets.UTF_8);
     assertThat(code).isEqualTo(2);
-    assertThat(out).startsWith("aryl-labels run: " + LabelsConf.KERBEROS_KEYTAB.key())
-        .contains("/nonexistent/aryl.keytab").doesNotContain("Exception").doesNotContain("\tat ");
+    assertThat(out)
+        .startsWith("aryl-labels run: " + LabelsConf.KERBEROS_KEYTAB.key())
+        .contains("/nonexistent/aryl.keytab")
+        .doesNotContain("Exception")
+        .doesNotContain("\tat ");
   }
 }

@@ -44,7 +44,10 @@ class DemandReadingTest {
   }
 
   @ParameterizedTest(name = "[{index}] {3}")
-  @CsvSource(delimiter = '|', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
       # sources                | rate | complete | case
         replay=120             |  120 | true     | one source
         replay=120,http=300    |  300 | true     | the largest wins
@@ -67,7 +70,8 @@ class DemandReadingTest {
   }
 
   @Test
-  @DisplayName("the status shows each source's rate or why it is unavailable, in the sources' order")
+  @DisplayName(
+      "the status shows each source's rate or why it is unavailable, in the sources' order")
   void status() {
     DemandReading d = DemandReading.read(sources("yarn-queue=80,replay=down,http=120.5"));
     Map<String, Object> sources = new LinkedHashMap<>();
@@ -75,16 +79,20 @@ class DemandReadingTest {
     sources.put("replay", "unavailable: replay does not answer");
     sources.put("http", 120.5);
     Map<String, Object> status = d.toStatus();
-    assertThat(status).containsOnlyKeys("rate", "complete", "sources").containsEntry("rate", 120.5)
+    assertThat(status)
+        .containsOnlyKeys("rate", "complete", "sources")
+        .containsEntry("rate", 120.5)
         .containsEntry("complete", false);
-    assertThat(status.get("sources")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
+    assertThat(status.get("sources"))
+        .asInstanceOf(InstanceOfAssertFactories.map(String.class, Object.class))
         .containsExactlyEntriesOf(sources);
   }
 
   @Test
   @DisplayName("an unknown rate shows as null")
   void unknownRate() {
-    assertThat(DemandReading.read(sources("replay=down")).toStatus()).containsEntry("rate", null)
+    assertThat(DemandReading.read(sources("replay=down")).toStatus())
+        .containsEntry("rate", null)
         .containsEntry("complete", false);
   }
 }

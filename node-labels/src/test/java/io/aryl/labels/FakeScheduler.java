@@ -10,22 +10,29 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 
 /**
- * The scheduler in memory, as the loan controller meets it: inference nodes of which some are busy, a target in force
- * that it fences by epoch as ArylScheduler does (an older epoch is a 409), lending idle nodes up to the target at once
- * and taking back at once what is above it. The test can make it unreachable, recovering or refusing (400, 503), and
- * can set the target in force as a successor would.
+ * The scheduler in memory, as the loan controller meets it: inference nodes of which some are busy,
+ * a target in force that it fences by epoch as ArylScheduler does (an older epoch is a 409),
+ * lending idle nodes up to the target at once and taking back at once what is above it. The test
+ * can make it unreachable, recovering or refusing (400, 503), and can set the target in force as a
+ * successor would.
  */
 final class FakeScheduler implements SchedulerLink {
   private final int inference;
+
   /** Nodes something runs on: never lent. */
   volatile int busy;
+
   /** Does not answer at all. */
   volatile boolean down;
+
   /** Says it is recovering. */
   volatile boolean recovering;
+
   /** Refuses every target with this status (400 or 503); 0: takes them. */
   volatile int refusesWith;
+
   volatile LongSupplier clock = System::currentTimeMillis;
+
   /** Every target it was sent, accepted or not, in order. */
   final List<LoanTarget> received = new CopyOnWriteArrayList<>();
 
@@ -41,34 +48,60 @@ final class FakeScheduler implements SchedulerLink {
     if (down) {
       throw new IOException("Connection refused");
     }
-    return new SchedulerView(recovering, inference, onLoan, target == null ? null : withOnLoan(target));
+    return new SchedulerView(
+        recovering, inference, onLoan, target == null ? null : withOnLoan(target));
   }
 
   @Override
-  public synchronized LoanTargetAccepted send(LoanTarget t) throws IOException, TargetRefusedException,
-      StaleTargetException {
+  public synchronized LoanTargetAccepted send(LoanTarget t)
+      throws IOException, TargetRefusedException, StaleTargetException {
     if (down) {
       throw new IOException("Connection refused");
     }
     received.add(t);
     if (target != null && t.epoch() < target.epoch()) {
-      throw new StaleTargetException(new StaleTarget("loan target of epoch " + t.epoch() + " refused: the loan"
-          + " controller " + target.controller() + " set the one in force with epoch " + target.epoch(), t.epoch(),
-          target.epoch()));
+      throw new StaleTargetException(
+          new StaleTarget(
+              "loan target of epoch "
+                  + t.epoch()
+                  + " refused: the loan"
+                  + " controller "
+                  + target.controller()
+                  + " set the one in force with epoch "
+                  + target.epoch(),
+              t.epoch(),
+              target.epoch()));
     }
     if (refusesWith != 0) {
-      throw new TargetRefusedException(refusesWith, "Aryl is recovering after the ResourceManager became active");
+      throw new TargetRefusedException(
+          refusesWith, "Aryl is recovering after the ResourceManager became active");
     }
     onLoan = t.maxOnLoan() < onLoan ? t.maxOnLoan() : Math.min(t.maxOnLoan(), inference - busy);
-    target = new LoanTargetStatus(t.epoch(), t.controller(), t.maxOnLoan(), t.returnByMs(), t.decidedMs(),
-        t.reason(), clock.getAsLong(), onLoan);
+    target =
+        new LoanTargetStatus(
+            t.epoch(),
+            t.controller(),
+            t.maxOnLoan(),
+            t.returnByMs(),
+            t.decidedMs(),
+            t.reason(),
+            clock.getAsLong(),
+            onLoan);
     return new LoanTargetAccepted(target, inference, recovering);
   }
 
   /** Puts a target in force as another controller would have sent it. */
   synchronized void inForce(long epoch, String controller, int maxOnLoan) {
-    target = new LoanTargetStatus(epoch, controller, maxOnLoan, 0, clock.getAsLong(), "set by " + controller,
-        clock.getAsLong(), onLoan);
+    target =
+        new LoanTargetStatus(
+            epoch,
+            controller,
+            maxOnLoan,
+            0,
+            clock.getAsLong(),
+            "set by " + controller,
+            clock.getAsLong(),
+            onLoan);
   }
 
   synchronized int onLoan() {
@@ -81,7 +114,14 @@ final class FakeScheduler implements SchedulerLink {
   }
 
   private LoanTargetStatus withOnLoan(LoanTargetStatus t) {
-    return new LoanTargetStatus(t.epoch(), t.controller(), t.maxOnLoan(), t.returnByMs(), t.decidedMs(), t.reason(),
-        t.receivedMs(), onLoan);
+    return new LoanTargetStatus(
+        t.epoch(),
+        t.controller(),
+        t.maxOnLoan(),
+        t.returnByMs(),
+        t.decidedMs(),
+        t.reason(),
+        t.receivedMs(),
+        onLoan);
   }
 }

@@ -25,13 +25,15 @@ class HttpDemandTest {
   @BeforeEach
   void start() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext("/demand", exchange -> {
-      byte[] b = body.get().getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", "application/json");
-      exchange.sendResponseHeaders(status.get(), b.length);
-      exchange.getResponseBody().write(b);
-      exchange.close();
-    });
+    server.createContext(
+        "/demand",
+        exchange -> {
+          byte[] b = body.get().getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().add("Content-Type", "application/json");
+          exchange.sendResponseHeaders(status.get(), b.length);
+          exchange.getResponseBody().write(b);
+          exchange.close();
+        });
     server.start();
   }
 
@@ -41,7 +43,9 @@ class HttpDemandTest {
   }
 
   private HttpDemand source(String pointer) {
-    return new HttpDemand(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/demand"), pointer,
+    return new HttpDemand(
+        URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/demand"),
+        pointer,
         Duration.ofSeconds(2));
   }
 
@@ -56,12 +60,15 @@ class HttpDemandTest {
   }
 
   @Test
-  @DisplayName("a missing, negative or non-numeric value is an error naming the pointer and the value")
+  @DisplayName(
+      "a missing, negative or non-numeric value is an error naming the pointer and the value")
   void refusesBadValues() {
     HttpDemand demand = source("/rate");
     for (String bad : new String[] {"{}", "{\"rate\": -1}", "{\"rate\": \"high\"}"}) {
       body.set(bad);
-      assertThatThrownBy(demand::rate).isInstanceOf(IOException.class).hasMessageContaining("/rate");
+      assertThatThrownBy(demand::rate)
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("/rate");
     }
   }
 
@@ -69,13 +76,16 @@ class HttpDemandTest {
   @DisplayName("an answer other than 200 is an error: the controller then loans nothing")
   void refusesErrorStatus() {
     status.set(503);
-    assertThatThrownBy(source("/rate")::rate).isInstanceOf(IOException.class).hasMessageContaining("503");
+    assertThatThrownBy(source("/rate")::rate)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("503");
   }
 
   @Test
   @DisplayName("a pointer that is not a JSON pointer is refused at construction")
   void refusesBadPointer() {
-    assertThatThrownBy(() -> source("rate")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> source("rate"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("rate");
   }
 }

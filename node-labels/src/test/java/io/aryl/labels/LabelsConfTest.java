@@ -14,10 +14,14 @@ class LabelsConfTest {
   void theReadmeDocumentsEveryKeyWithItsDefaultAndMeaning() throws Exception {
     String readme = Files.readString(Path.of("README.md"));
     for (LabelsConf k : LabelsConf.values()) {
-      assertThat(readme).as(k.key()).contains("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
+      assertThat(readme)
+          .as(k.key())
+          .contains("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
     }
     for (PoolConf k : PoolConf.values()) {
-      assertThat(readme).as(k.key()).contains("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
+      assertThat(readme)
+          .as(k.key())
+          .contains("| `" + k.key() + "` | `" + k.defaultValue() + "` | " + k.doc() + " |");
     }
   }
 
@@ -35,19 +39,26 @@ class LabelsConfTest {
 
   @Test
   void refusesALabelUnderItsOldKeyInOneLineNamingTheNewKey() {
-    for (String old : new String[] {"aryl.labels.inference.label", "aryl.scheduler.inference.label"}) {
+    for (String old :
+        new String[] {"aryl.labels.inference.label", "aryl.scheduler.inference.label"}) {
       Configuration c = new Configuration(false);
       c.set(old, "serve");
-      assertThatThrownBy(() -> LabelsSettings.from(c)).isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("configuration key " + old + "=serve was renamed to aryl.pools.inference.label: set"
-              + " aryl.pools.inference.label=serve instead (the scheduler, the loan controller and aryl-am all read it)");
+      assertThatThrownBy(() -> LabelsSettings.from(c))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage(
+              "configuration key "
+                  + old
+                  + "=serve was renamed to aryl.pools.inference.label: set"
+                  + " aryl.pools.inference.label=serve instead (the scheduler, the loan controller and aryl-am all read it)");
     }
     Configuration typo = new Configuration(false);
     typo.set("aryl.pools.training.lable", "train");
-    assertThatThrownBy(() -> LabelsSettings.from(typo)).hasMessageContaining("aryl.pools.training.lable=train");
+    assertThatThrownBy(() -> LabelsSettings.from(typo))
+        .hasMessageContaining("aryl.pools.training.lable=train");
     Configuration same = new Configuration(false);
     same.set(PoolConf.TRAINING_LABEL.key(), "inference");
-    assertThatThrownBy(() -> LabelsSettings.from(same)).hasMessageContaining(PoolConf.INFERENCE_LABEL.key())
+    assertThatThrownBy(() -> LabelsSettings.from(same))
+        .hasMessageContaining(PoolConf.INFERENCE_LABEL.key())
         .hasMessageContaining(PoolConf.TRAINING_LABEL.key());
   }
 
@@ -63,11 +74,14 @@ class LabelsConfTest {
   void refusesAKeyThatIsGoneInOneLineNamingItAndWhy() {
     Configuration c = new Configuration(false);
     c.set("aryl.labels.reclaim.unknown-grace-ms", "15000");
-    assertThatThrownBy(() -> LabelsSettings.from(c)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("configuration key aryl.labels.reclaim.unknown-grace-ms is gone: the loan controller keeps no"
-            + " ledger of reclaims any more: it sends a loan target, and the scheduler tracks the reclaims that meet"
-            + " it itself; remove it");
-    assertThat(LabelsConf.GONE.keySet()).as("a key that is gone is not a key any more")
+    assertThatThrownBy(() -> LabelsSettings.from(c))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "configuration key aryl.labels.reclaim.unknown-grace-ms is gone: the loan controller keeps no"
+                + " ledger of reclaims any more: it sends a loan target, and the scheduler tracks the reclaims that meet"
+                + " it itself; remove it");
+    assertThat(LabelsConf.GONE.keySet())
+        .as("a key that is gone is not a key any more")
         .doesNotContainAnyElementsOf(LabelsConf.keys());
   }
 
@@ -78,10 +92,12 @@ class LabelsConfTest {
     assertThatThrownBy(() -> LabelsSettings.from(c)).hasMessageContaining("aryl.labels.interval");
     Configuration d = new Configuration(false);
     d.set(LabelsConf.LOAN_HOLD_MS.key(), "soon");
-    assertThatThrownBy(() -> LabelsSettings.from(d)).hasMessageContaining(LabelsConf.LOAN_HOLD_MS.key())
+    assertThatThrownBy(() -> LabelsSettings.from(d))
+        .hasMessageContaining(LabelsConf.LOAN_HOLD_MS.key())
         .hasMessageContaining("soon");
     Configuration e = new Configuration(false);
     e.set(LabelsConf.DEMAND_SOURCES.key(), "replay");
-    assertThatThrownBy(() -> LabelsSettings.from(e)).hasMessageContaining(LabelsConf.REPLAY_FILE.key());
+    assertThatThrownBy(() -> LabelsSettings.from(e))
+        .hasMessageContaining(LabelsConf.REPLAY_FILE.key());
   }
 }

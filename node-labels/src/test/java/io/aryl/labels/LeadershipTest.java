@@ -21,8 +21,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The election's standing, changed from the connection listener's thread and the decision thread alike, against a
- * real (embedded) ZooKeeper; connection events are delivered by the test where their timing matters.
+ * The election's standing, changed from the connection listener's thread and the decision thread
+ * alike, against a real (embedded) ZooKeeper; connection events are delivered by the test where
+ * their timing matters.
  */
 @DisplayName("Leadership: one standing, changed by compare-and-set")
 class LeadershipTest {
@@ -43,7 +44,9 @@ class LeadershipTest {
   }
 
   private CuratorFramework client() throws InterruptedException {
-    CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), 4_000, 2_000, new RetryOneTime(100));
+    CuratorFramework c =
+        CuratorFrameworkFactory.newClient(
+            zk.getConnectString(), 4_000, 2_000, new RetryOneTime(100));
     c.start();
     c.blockUntilConnected();
     open.add(c);
@@ -52,10 +55,11 @@ class LeadershipTest {
 
   private Leadership leadership(CuratorFramework c, String id, EpochZnode epochs) throws Exception {
     Leadership l = new Leadership(c, epochs, id, "/r/leader");
-    open.add(() -> {
-      l.stop();
-      l.leave();
-    });
+    open.add(
+        () -> {
+          l.stop();
+          l.leave();
+        });
     l.start();
     return l;
   }
@@ -76,16 +80,18 @@ class LeadershipTest {
     CuratorFramework c = client();
     AtomicBoolean suspendDuringClaim = new AtomicBoolean(true);
     Leadership[] self = new Leadership[1];
-    EpochZnode epochs = new EpochZnode(c, "/r") {
-      @Override
-      Epoch claim(String owner) throws Exception {
-        Epoch e = super.claim(owner);
-        if (suspendDuringClaim.getAndSet(false)) {
-          self[0].stateChanged(c, ConnectionState.SUSPENDED); // the listener's thread, between claim and take-up
-        }
-        return e;
-      }
-    };
+    EpochZnode epochs =
+        new EpochZnode(c, "/r") {
+          @Override
+          Epoch claim(String owner) throws Exception {
+            Epoch e = super.claim(owner);
+            if (suspendDuringClaim.getAndSet(false)) {
+              self[0].stateChanged(
+                  c, ConnectionState.SUSPENDED); // the listener's thread, between claim and take-up
+            }
+            return e;
+          }
+        };
     Leadership l = leadership(c, "a", epochs);
     self[0] = l;
     await("a holds the latch", l::leads);
@@ -108,7 +114,8 @@ class LeadershipTest {
   @DisplayName("SUSPENDED or LOST stops the leader acting at once, before its next side effect")
   void aSuspendedConnectionStopsActing() throws Exception {
     CuratorFramework c = client();
-    for (ConnectionState lost : new ConnectionState[] {ConnectionState.SUSPENDED, ConnectionState.LOST}) {
+    for (ConnectionState lost :
+        new ConnectionState[] {ConnectionState.SUSPENDED, ConnectionState.LOST}) {
       Leadership l = leadership(c, "a-" + lost, new EpochZnode(c, "/r"));
       await("leads", l::leads);
       Epoch e = l.claim();
@@ -116,7 +123,8 @@ class LeadershipTest {
       l.stateChanged(c, lost);
       assertThat(l.isActing()).isFalse();
       assertThat(l.held()).isNull();
-      assertThatThrownBy(() -> l.requireActing(e)).isInstanceOf(Leadership.NotActingException.class)
+      assertThatThrownBy(() -> l.requireActing(e))
+          .isInstanceOf(Leadership.NotActingException.class)
           .hasMessageContaining("epoch " + e.version());
       l.stop();
       l.leave();
@@ -132,15 +140,19 @@ class LeadershipTest {
     await("a leads", a::leads);
     Epoch ea = a.claim();
     Leadership b = leadership(cb, "b", new EpochZnode(cb, "/r"));
-    await("b is a candidate", () -> {
-      try {
-        return cb.getChildren().forPath("/r/leader").size() == 2;
-      } catch (Exception ex) {
-        return false;
-      }
-    });
-    // Curator 5.2's LeaderLatch sends a candidate whose predecessor vanished before it set its watch on it to the back
-    // of the line: give b the moment it takes to watch a's latch node, or a may lead again after resigning.
+    await(
+        "b is a candidate",
+        () -> {
+          try {
+            return cb.getChildren().forPath("/r/leader").size() == 2;
+          } catch (Exception ex) {
+            return false;
+          }
+        });
+    // Curator 5.2's LeaderLatch sends a candidate whose predecessor vanished before it set its
+    // watch on it to the back
+    // of the line: give b the moment it takes to watch a's latch node, or a may lead again after
+    // resigning.
     Thread.sleep(1000);
     a.resign(ea, "a newer epoch is in force");
     assertThat(a.role()).isEqualTo(Role.STANDBY);
@@ -155,7 +167,8 @@ class LeadershipTest {
   @Test
   @DisplayName("a standing is LEADER with an epoch, or another role without one")
   void standingInvariant() {
-    assertThatThrownBy(() -> new Leadership.Standing(Role.LEADER, null)).hasMessageContaining("LEADER");
+    assertThatThrownBy(() -> new Leadership.Standing(Role.LEADER, null))
+        .hasMessageContaining("LEADER");
     assertThatThrownBy(() -> new Leadership.Standing(Role.STANDBY, new Epoch(1, "a")))
         .hasMessageContaining("STANDBY");
   }

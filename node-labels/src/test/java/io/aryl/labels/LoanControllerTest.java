@@ -22,9 +22,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The controller against a scheduler in memory ({@link FakeScheduler}: 4 inference nodes, fencing targets by epoch as
- * ArylScheduler does) and a real (embedded) ZooKeeper. Decisions every 50 ms; 100 rps per server, no headroom, no
- * margin, at most 4 more on loan at once, the rest back within 30 s.
+ * The controller against a scheduler in memory ({@link FakeScheduler}: 4 inference nodes, fencing
+ * targets by epoch as ArylScheduler does) and a real (embedded) ZooKeeper. Decisions every 50 ms;
+ * 100 rps per server, no headroom, no margin, at most 4 more on loan at once, the rest back within
+ * 30 s.
  */
 @DisplayName("LoanController: a leader-elected decider that sends the loan target")
 class LoanControllerTest {
@@ -53,7 +54,9 @@ class LoanControllerTest {
   }
 
   private CuratorFramework client() throws InterruptedException {
-    CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), 4_000, 2_000, new RetryOneTime(100));
+    CuratorFramework c =
+        CuratorFrameworkFactory.newClient(
+            zk.getConnectString(), 4_000, 2_000, new RetryOneTime(100));
     c.start();
     c.blockUntilConnected();
     open.add(c);
@@ -64,14 +67,20 @@ class LoanControllerTest {
     return controller(id, c, 0, System::currentTimeMillis);
   }
 
-  private LoanController controller(String id, CuratorFramework c, long holdMs, AtomicLong clock) throws Exception {
+  private LoanController controller(String id, CuratorFramework c, long holdMs, AtomicLong clock)
+      throws Exception {
     return controller(id, c, holdMs, clock::get);
   }
 
-  private LoanController controller(String id, CuratorFramework c, long holdMs, java.util.function.LongSupplier clock)
+  private LoanController controller(
+      String id, CuratorFramework c, long holdMs, java.util.function.LongSupplier clock)
       throws Exception {
-    LoanController.Config cfg = new LoanController.Config(id, ROOT, 50,
-        new LoanDecider.Settings(new LoanPolicy(100, 0, 0), holdMs, 0, 4, 30_000));
+    LoanController.Config cfg =
+        new LoanController.Config(
+            id,
+            ROOT,
+            50,
+            new LoanDecider.Settings(new LoanPolicy(100, 0, 0), holdMs, 0, 4, 30_000));
     LoanController lc = new LoanController(c, cfg, List.of(() -> rate.get()), scheduler, clock);
     open.add(lc);
     lc.start();
@@ -110,8 +119,9 @@ class LoanControllerTest {
   }
 
   @Test
-  @DisplayName("demand falls: the target rises and the scheduler lends; demand rises: it is lowered at once, with a"
-      + " deadline")
+  @DisplayName(
+      "demand falls: the target rises and the scheduler lends; demand rises: it is lowered at once, with a"
+          + " deadline")
   void raisesAsDemandFallsAndLowersAsItRises() throws Exception {
     LoanController lc = controller("a", client());
     await("a leads and sends target 0", () -> lc.isActing() && inForce() == 0);
@@ -124,22 +134,31 @@ class LoanControllerTest {
     long rise = System.currentTimeMillis();
     rate.set(400.0);
     await("target 0", () -> inForce() == 0);
-    LoanTarget lowered = scheduler.received.stream().filter(t -> t.maxOnLoan() == 0 && t.returnByMs() > 0)
-        .findFirst().orElseThrow();
-    assertThat(lowered.returnByMs()).as("the rest back within 30 s of the decision")
+    LoanTarget lowered =
+        scheduler.received.stream()
+            .filter(t -> t.maxOnLoan() == 0 && t.returnByMs() > 0)
+            .findFirst()
+            .orElseThrow();
+    assertThat(lowered.returnByMs())
+        .as("the rest back within 30 s of the decision")
         .isBetween(rise + 30_000, System.currentTimeMillis() + 30_000);
     assertThat(lowered.epoch()).isEqualTo(lc.epoch());
     assertThat(lowered.reason()).contains("lowered from 2 to 0");
 
     Map<String, Object> status = lc.status();
     assertThat(status).containsEntry("role", "LEADER").containsEntry("acting", true);
-    assertThat(part(lc, "lastTarget")).containsEntry("answer", "ACCEPTED").containsEntry("maxOnLoan", 0);
-    assertThat(part(lc, "counters")).containsEntry("raised", 1L).containsEntry("lowered", 1L)
+    assertThat(part(lc, "lastTarget"))
+        .containsEntry("answer", "ACCEPTED")
+        .containsEntry("maxOnLoan", 0);
+    assertThat(part(lc, "counters"))
+        .containsEntry("raised", 1L)
+        .containsEntry("lowered", 1L)
         .containsEntry("epochsClaimed", 1L);
   }
 
   @Test
-  @DisplayName("nodes that are busy are not lent: the target is a ceiling, and it is raised from what is on loan")
+  @DisplayName(
+      "nodes that are busy are not lent: the target is a ceiling, and it is raised from what is on loan")
   void theTargetIsACeiling() throws Exception {
     scheduler.busy = 3;
     LoanController lc = controller("a", client());
@@ -151,7 +170,8 @@ class LoanControllerTest {
   }
 
   @Test
-  @DisplayName("without ZooKeeper nothing is sent; with it back, the leader claims a newer epoch and goes on")
+  @DisplayName(
+      "without ZooKeeper nothing is sent; with it back, the leader claims a newer epoch and goes on")
   void withoutZooKeeperNothingIsSent() throws Exception {
     LoanController lc = controller("a", client());
     await("a leads", () -> lc.isActing() && inForce() == 0);
@@ -171,7 +191,8 @@ class LoanControllerTest {
   }
 
   @Test
-  @DisplayName("ZooKeeper session expiry: the leader stops acting at once and the other leads under a newer epoch")
+  @DisplayName(
+      "ZooKeeper session expiry: the leader stops acting at once and the other leads under a newer epoch")
   void anExpiredSessionDeposesTheLeader() throws Exception {
     CuratorFramework ca = client();
     LoanController a = controller("a", ca);
@@ -185,13 +206,15 @@ class LoanControllerTest {
     await("b leads", b::isActing);
     assertThat(b.epoch()).isGreaterThan(first);
     rate.set(100.0);
-    await("b raises the target", () -> inForce() == 3 && scheduler.target().controller().equals("b"));
+    await(
+        "b raises the target", () -> inForce() == 3 && scheduler.target().controller().equals("b"));
     assertThat(scheduler.target().epoch()).isEqualTo(b.epoch());
   }
 
   @Test
-  @DisplayName("a deposed leader's target is refused (409): it stands down, rejoins the election behind the other,"
-      + " and the other leads under a newer epoch")
+  @DisplayName(
+      "a deposed leader's target is refused (409): it stands down, rejoins the election behind the other,"
+          + " and the other leads under a newer epoch")
   void aDeposedLeaderStandsDown() throws Exception {
     LoanController a = controller("a", client());
     await("a leads", () -> a.isActing() && inForce() == 0);
@@ -199,16 +222,22 @@ class LoanControllerTest {
     LoanController b = controller("b", cb);
     await("b is a candidate", () -> latchCandidates(cb) == 2);
     long aEpoch = a.epoch();
-    // Curator 5.2's LeaderLatch sends a candidate whose predecessor vanished before it set its watch on it to the back
-    // of the line: give b the moment it takes to watch a's latch node, or a may lead again after resigning.
+    // Curator 5.2's LeaderLatch sends a candidate whose predecessor vanished before it set its
+    // watch on it to the back
+    // of the line: give b the moment it takes to watch a's latch node, or a may lead again after
+    // resigning.
     Thread.sleep(1000);
 
     // A successor's target, of a newer epoch, is in force: what a sends next is refused.
     scheduler.inForce(aEpoch + 1, "c", 0);
     await("a stands down", () -> a.standDowns() == 1);
     assertThat(a.targetsStale()).isEqualTo(1);
-    assertThat(part(a, "lastTarget")).containsEntry("answer", "STALE").containsEntry("epoch", aEpoch);
-    assertThat((String) a.status().get("lastError")).contains("refused").contains("epoch " + (aEpoch + 1));
+    assertThat(part(a, "lastTarget"))
+        .containsEntry("answer", "STALE")
+        .containsEntry("epoch", aEpoch);
+    assertThat((String) a.status().get("lastError"))
+        .contains("refused")
+        .contains("epoch " + (aEpoch + 1));
 
     await("b leads", b::isActing);
     assertThat(a.isActing()).as("a rejoined behind b").isFalse();
@@ -216,14 +245,16 @@ class LoanControllerTest {
     await("b's target in force", () -> scheduler.target().controller().equals("b"));
     assertThat(scheduler.target().epoch()).isEqualTo(b.epoch()).isEqualTo(aEpoch + 1);
     Thread.sleep(300);
-    assertThat(receivedFrom("a")).as("a sent nothing after it stood down").allSatisfy(
-        t -> assertThat(t.epoch()).isEqualTo(aEpoch));
+    assertThat(receivedFrom("a"))
+        .as("a sent nothing after it stood down")
+        .allSatisfy(t -> assertThat(t.epoch()).isEqualTo(aEpoch));
     assertThat(a.standDowns()).isEqualTo(1);
   }
 
   @Test
-  @DisplayName("a controller failover keeps the target: the new leader starts from the target in force, not from what"
-      + " is on loan, and does not raise it before its own hold")
+  @DisplayName(
+      "a controller failover keeps the target: the new leader starts from the target in force, not from what"
+          + " is on loan, and does not raise it before its own hold")
   void aFailoverKeepsTheTarget() throws Exception {
     AtomicLong clock = new AtomicLong(1_000_000);
     scheduler.clock = clock::get;
@@ -232,7 +263,9 @@ class LoanControllerTest {
     LoanController a = controller("a", ca, 10_000, clock);
     await("a leads", () -> a.isActing() && inForce() == 0);
     rate.set(100.0); // needs 1 of 4: 3 may be on loan after the 10 s hold
-    await("a starts its hold", () -> String.valueOf(part(a, "decision").get("reason")).contains("held"));
+    await(
+        "a starts its hold",
+        () -> String.valueOf(part(a, "decision").get("reason")).contains("held"));
     clock.addAndGet(10_000);
     await("a raises the target to 3", () -> inForce() == 3);
     assertThat(scheduler.onLoan()).isEqualTo(2);
@@ -244,10 +277,13 @@ class LoanControllerTest {
     rate.set(0.0); // 4 may be on loan now, but b must hold first
     await("b leads and sends its first target", () -> b.isActing() && !receivedFrom("b").isEmpty());
     Thread.sleep(300);
-    assertThat(receivedFrom("b")).as("b keeps the target in force").allSatisfy(t -> {
-      assertThat(t.maxOnLoan()).isEqualTo(3);
-      assertThat(t.epoch()).isEqualTo(b.epoch());
-    });
+    assertThat(receivedFrom("b"))
+        .as("b keeps the target in force")
+        .allSatisfy(
+            t -> {
+              assertThat(t.maxOnLoan()).isEqualTo(3);
+              assertThat(t.epoch()).isEqualTo(b.epoch());
+            });
     assertThat(scheduler.target().controller()).isEqualTo("b");
     assertThat(scheduler.onLoan()).as("nothing taken back").isEqualTo(2);
 
@@ -256,16 +292,21 @@ class LoanControllerTest {
   }
 
   @Test
-  @DisplayName("the scheduler cannot be reached: nothing is sent, the status says so and keeps the error; once back,"
-      + " the target is sent again")
+  @DisplayName(
+      "the scheduler cannot be reached: nothing is sent, the status says so and keeps the error; once back,"
+          + " the target is sent again")
   void anUnreachableSchedulerGetsNothing() throws Exception {
     LoanController lc = controller("a", client());
     await("a leads", () -> lc.isActing() && inForce() == 0);
     scheduler.down = true;
-    await("the status shows the scheduler unreachable", () -> part(lc, "scheduler") != null
-        && Boolean.FALSE.equals(part(lc, "scheduler").get("reachable")));
+    await(
+        "the status shows the scheduler unreachable",
+        () ->
+            part(lc, "scheduler") != null
+                && Boolean.FALSE.equals(part(lc, "scheduler").get("reachable")));
     assertThat(part(lc, "decision")).containsEntry("change", "NONE");
-    assertThat((String) part(lc, "decision").get("reason")).contains("the scheduler cannot be reached");
+    assertThat((String) part(lc, "decision").get("reason"))
+        .contains("the scheduler cannot be reached");
     assertThat((String) lc.status().get("lastError")).contains("Connection refused");
     int sent = scheduler.received.size();
     Thread.sleep(300);
@@ -274,11 +315,14 @@ class LoanControllerTest {
     rate.set(0.0);
     scheduler.down = false;
     await("sent again once back", () -> inForce() == 4);
-    assertThat((String) lc.status().get("lastError")).as("the last error is kept").contains("Connection refused");
+    assertThat((String) lc.status().get("lastError"))
+        .as("the last error is kept")
+        .contains("Connection refused");
   }
 
   @Test
-  @DisplayName("a target the scheduler cannot take now (503) is shown refused and sent again at the next decision")
+  @DisplayName(
+      "a target the scheduler cannot take now (503) is shown refused and sent again at the next decision")
   void aRefusedTargetIsSentAgain() throws Exception {
     LoanController lc = controller("a", client());
     await("a leads", () -> lc.isActing() && inForce() == 0);
@@ -298,8 +342,9 @@ class LoanControllerTest {
     await("a leads", () -> lc.isActing() && inForce() == 0);
     scheduler.recovering = true;
     rate.set(0.0);
-    await("a decision while it recovers", () -> String.valueOf(part(lc, "decision").get("reason"))
-        .contains("recovering"));
+    await(
+        "a decision while it recovers",
+        () -> String.valueOf(part(lc, "decision").get("reason")).contains("recovering"));
     Thread.sleep(300);
     assertThat(inForce()).isZero();
     assertThat(part(lc, "scheduler")).containsEntry("recovering", true);

@@ -15,13 +15,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-@DisplayName("LoanDecider: the loan target, from demand, the inference servers, what is on loan and what came before")
+@DisplayName(
+    "LoanDecider: the loan target, from demand, the inference servers, what is on loan and what came before")
 class LoanDeciderTest {
-  /** 100 rps per server, no headroom, margin 1; hold 1000 ms, cooldown 5000 ms, at most 2 per step, back in 30 s. */
-  private static final LoanDecider DECIDER = new LoanDecider(
-      new LoanDecider.Settings(new LoanPolicy(100, 0, 1), 1000, 5000, 2, 30_000));
+  /**
+   * 100 rps per server, no headroom, margin 1; hold 1000 ms, cooldown 5000 ms, at most 2 per step,
+   * back in 30 s.
+   */
+  private static final LoanDecider DECIDER =
+      new LoanDecider(new LoanDecider.Settings(new LoanPolicy(100, 0, 1), 1000, 5000, 2, 30_000));
 
-  /** {@code -}: none; {@code N}: N on loan, no deadline; {@code N@T}: N on loan, the rest back by T. */
+  /**
+   * {@code -}: none; {@code N}: N on loan, no deadline; {@code N@T}: N on loan, the rest back by T.
+   */
   private static Target target(String s) {
     if (s.equals("-")) {
       return null;
@@ -31,7 +37,10 @@ class LoanDeciderTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
       # case                                                                       | now   | rate | all demand | scheduler  | servers | onLoan | inForce | since | lowered | target   | change  | since after | lowered after
       the need covers every server: the target stays 0                             | 10000 | 800 | true  | SETTLED    | 8 | 0 | 0       |    -1 |   -1 | 0        | KEPT    |    -1 |    -1
       7 needed + margin 1 = 8: nothing more may be on loan                         | 10000 | 650 | true  | SETTLED    | 8 | 0 | 0       |    -1 |   -1 | 0        | KEPT    |    -1 |    -1
@@ -59,14 +68,30 @@ class LoanDeciderTest {
       a lowered target's deadline is sent again while it stands                    | 11000 | 650 | true  | SETTLED    | 8 | 1 | 1@20000 |    -1 | 9000 | 1@20000  | KEPT    |    -1 |  9000
       a deadline that has passed is not sent again                                 | 11000 | 650 | true  | SETTLED    | 8 | 1 | 1@5000  |    -1 | 4000 | 1        | KEPT    |    -1 |  4000
       """)
-  void decides(String name, long now, double rate, boolean complete, SchedulerState scheduler, int servers,
-      int onLoan, String inForce, long since, long lowered, String expected, Change change, long sinceAfter,
+  void decides(
+      String name,
+      long now,
+      double rate,
+      boolean complete,
+      SchedulerState scheduler,
+      int servers,
+      int onLoan,
+      String inForce,
+      long since,
+      long lowered,
+      String expected,
+      Change change,
+      long sinceAfter,
       long loweredAfter) {
-    Decision d = DECIDER.decide(new Observation(now, rate, complete, scheduler, servers, onLoan, target(inForce)),
-        new Memory(since, lowered, null));
+    Decision d =
+        DECIDER.decide(
+            new Observation(now, rate, complete, scheduler, servers, onLoan, target(inForce)),
+            new Memory(since, lowered, null));
     assertThat(d.target()).as("target: %s (%s)", name, d.reason()).isEqualTo(target(expected));
     assertThat(d.change()).as("change: %s (%s)", name, d.reason()).isEqualTo(change);
-    assertThat(d.memory().lendableSinceMs()).as("demand allowing more since: %s", name).isEqualTo(sinceAfter);
+    assertThat(d.memory().lendableSinceMs())
+        .as("demand allowing more since: %s", name)
+        .isEqualTo(sinceAfter);
     assertThat(d.memory().lastLoweredMs()).as("last lowered: %s", name).isEqualTo(loweredAfter);
     assertThat(d.memory().last()).as("the target remembered: %s", name).isEqualTo(d.target());
   }
@@ -74,8 +99,11 @@ class LoanDeciderTest {
   @Test
   @DisplayName("demand unknown: the target stands, the hold ends, and the reason says so")
   void demandUnknownKeepsTheTarget() {
-    Decision d = DECIDER.decide(new Observation(20000, Double.NaN, false, SchedulerState.SETTLED, 8, 3, new Target(3,
-        0)), new Memory(10000, -1, new Target(3, 0)));
+    Decision d =
+        DECIDER.decide(
+            new Observation(
+                20000, Double.NaN, false, SchedulerState.SETTLED, 8, 3, new Target(3, 0)),
+            new Memory(10000, -1, new Target(3, 0)));
     assertThat(d.target()).isEqualTo(new Target(3, 0));
     assertThat(d.change()).isEqualTo(Change.KEPT);
     assertThat(d.needed()).isEqualTo(-1);
@@ -84,33 +112,44 @@ class LoanDeciderTest {
   }
 
   @Test
-  @DisplayName("the scheduler cannot be reached: nothing to send, the last target stands, and the reason says so")
+  @DisplayName(
+      "the scheduler cannot be reached: nothing to send, the last target stands, and the reason says so")
   void unreachableSchedulerSendsNothing() {
-    Decision d = DECIDER.decide(new Observation(20000, 100, true, SchedulerState.UNREACHABLE, 0, 0, null),
-        new Memory(10000, 5000, new Target(2, 0)));
+    Decision d =
+        DECIDER.decide(
+            new Observation(20000, 100, true, SchedulerState.UNREACHABLE, 0, 0, null),
+            new Memory(10000, 5000, new Target(2, 0)));
     assertThat(d.target()).isNull();
     assertThat(d.change()).isEqualTo(Change.NONE);
-    assertThat(d.reason()).isEqualTo("the scheduler cannot be reached: the last target (2 on loan) stands");
+    assertThat(d.reason())
+        .isEqualTo("the scheduler cannot be reached: the last target (2 on loan) stands");
     assertThat(d.memory()).isEqualTo(new Memory(-1, 5000, new Target(2, 0)));
-    Decision first = DECIDER.decide(new Observation(20000, 100, true, SchedulerState.UNREACHABLE, 0, 0, null),
-        Memory.NONE);
+    Decision first =
+        DECIDER.decide(
+            new Observation(20000, 100, true, SchedulerState.UNREACHABLE, 0, 0, null), Memory.NONE);
     assertThat(first.reason()).isEqualTo("the scheduler cannot be reached: no target sent yet");
   }
 
   @Test
-  @DisplayName("a scheduler whose state was reset shows no target: the leader's last target is sent again")
+  @DisplayName(
+      "a scheduler whose state was reset shows no target: the leader's last target is sent again")
   void aSchedulerWithoutTargetGetsTheLastOneAgain() {
-    Decision d = DECIDER.decide(new Observation(20000, 650, true, SchedulerState.SETTLED, 8, 0, null),
-        new Memory(-1, -1, new Target(1, 0)));
+    Decision d =
+        DECIDER.decide(
+            new Observation(20000, 650, true, SchedulerState.SETTLED, 8, 0, null),
+            new Memory(-1, -1, new Target(1, 0)));
     assertThat(d.target()).isEqualTo(new Target(1, 0));
     assertThat(d.change()).isEqualTo(Change.KEPT);
   }
 
   @Test
-  @DisplayName("the target in force wins over the leader's memory: a successor, or a reclaim by hand, lowered it")
+  @DisplayName(
+      "the target in force wins over the leader's memory: a successor, or a reclaim by hand, lowered it")
   void theTargetInForceIsTheBase() {
-    Decision d = DECIDER.decide(new Observation(20000, 650, true, SchedulerState.SETTLED, 8, 0, new Target(0, 0)),
-        new Memory(-1, -1, new Target(1, 0)));
+    Decision d =
+        DECIDER.decide(
+            new Observation(20000, 650, true, SchedulerState.SETTLED, 8, 0, new Target(0, 0)),
+            new Memory(-1, -1, new Target(1, 0)));
     assertThat(d.target()).isEqualTo(new Target(0, 0));
     assertThat(d.change()).isEqualTo(Change.KEPT);
   }
@@ -126,8 +165,11 @@ class LoanDeciderTest {
     for (int t = 0; t < 100; t++) {
       double rate = t % 2 == 0 ? 550 : 650;
       // The rate changes every 500 ms, within the 1000 ms hold: never raised.
-      Decision d = DECIDER.decide(new Observation(t * 500L, rate, true, SchedulerState.SETTLED, 8,
-          inForce.maxOnLoan(), inForce), m);
+      Decision d =
+          DECIDER.decide(
+              new Observation(
+                  t * 500L, rate, true, SchedulerState.SETTLED, 8, inForce.maxOnLoan(), inForce),
+              m);
       changes += d.change() == Change.KEPT ? 0 : 1;
       lowered += d.change() == Change.LOWERED ? 1 : 0;
       inForce = d.target();
@@ -142,15 +184,19 @@ class LoanDeciderTest {
   @DisplayName("bad settings and observations are refused naming the field and the value")
   void preconditionsNameFieldAndValue() {
     assertThatThrownBy(() -> new Observation(0, -1, true, SchedulerState.SETTLED, 8, 0, null))
-        .hasMessageContaining("rate").hasMessageContaining("-1");
+        .hasMessageContaining("rate")
+        .hasMessageContaining("-1");
     assertThatThrownBy(() -> new Observation(0, 1, true, SchedulerState.SETTLED, 2, 3, null))
-        .hasMessageContaining("onLoan=3").hasMessageContaining("inferenceServers=2");
+        .hasMessageContaining("onLoan=3")
+        .hasMessageContaining("inferenceServers=2");
     assertThatThrownBy(() -> new LoanDecider.Settings(new LoanPolicy(1, 0, 0), -5, 0, 1, 1))
-        .hasMessageContaining("loanHoldMs").hasMessageContaining("-5");
+        .hasMessageContaining("loanHoldMs")
+        .hasMessageContaining("-5");
     assertThatThrownBy(() -> new LoanDecider.Settings(new LoanPolicy(1, 0, 0), 0, 0, 0, 1))
         .hasMessageContaining("loanMaxStep");
     assertThatThrownBy(() -> new LoanDecider.Settings(new LoanPolicy(1, 0, 0), 0, 0, 1, 0))
-        .hasMessageContaining("returnWithinMs").hasMessageContaining("0");
+        .hasMessageContaining("returnWithinMs")
+        .hasMessageContaining("0");
     assertThatThrownBy(() -> new Target(-1, 0)).hasMessageContaining("maxOnLoan");
   }
 }

@@ -10,12 +10,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class RateTraceTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private Path csv() throws Exception {
     Path f = dir.resolve("rates.csv");
-    Files.writeString(f, """
+    Files.writeString(
+        f,
+        """
         model,window_start_s,total_rate_rps,active_clients
         m-large,0,9.0,1
         m-small,0,100.0,3

@@ -30,17 +30,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The configuration page against the code: every key of PoolConf, ArylConf, LabelsConf and AmKeys, with its default
- * (and description), and no key the code does not have, on this page or any other (but the keys PoolConf says were
- * renamed, which pages may name as such).
+ * The configuration page against the code: every key of PoolConf, ArylConf, LabelsConf and AmKeys,
+ * with its default (and description), and no key the code does not have, on this page or any other
+ * (but the keys PoolConf says were renamed, which pages may name as such).
  *
- * <p>The four classes are compiled here from their sources, so this module needs no other module's artifact (the
- * site goal resolves test dependencies, and `mvn -pl site site` must work without the others installed). They use
- * nothing but java.util; should one ever import more, this compile says so.
+ * <p>The four classes are compiled here from their sources, so this module needs no other module's
+ * artifact (the site goal resolves test dependencies, and `mvn -pl site site` must work without the
+ * others installed). They use nothing but java.util; should one ever import more, this compile says
+ * so.
  */
 class ConfigurationPageTest {
   private static final String POOLS = "aryl-api/src/main/java/io/aryl/api/conf/PoolConf.java";
-  private static final String SCHEDULER = "aryl-yarn-scheduler/src/main/java/io/aryl/yarn/conf/ArylConf.java";
+  private static final String SCHEDULER =
+      "aryl-yarn-scheduler/src/main/java/io/aryl/yarn/conf/ArylConf.java";
   private static final String LABELS = "node-labels/src/main/java/io/aryl/labels/LabelsConf.java";
   private static final String AM = "aryl-am/src/main/java/io/aryl/am/AmKeys.java";
 
@@ -54,8 +56,10 @@ class ConfigurationPageTest {
   @TempDir static Path classes;
   static List<Key> poolKeys;
   static Set<String> renamedKeys;
+
   /** Keys that are gone, refused at start with why: the pages tell operators to remove them. */
   static Set<String> goneKeys;
+
   static List<Key> schedulerKeys;
   static List<Key> labelsKeys;
   static List<Key> amKeys;
@@ -69,24 +73,37 @@ class ConfigurationPageTest {
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {
       Iterable<? extends JavaFileObject> units =
-          files.getJavaFileObjects(root.resolve(POOLS), root.resolve(SCHEDULER), root.resolve(LABELS),
-              root.resolve(AM));
-      boolean ok = javac.getTask(null, files, diagnostics,
-          List.of("-d", classes.toString(), "-proc:none", "-implicit:none"), null, units).call();
+          files.getJavaFileObjects(
+              root.resolve(POOLS), root.resolve(SCHEDULER), root.resolve(LABELS), root.resolve(AM));
+      boolean ok =
+          javac
+              .getTask(
+                  null,
+                  files,
+                  diagnostics,
+                  List.of("-d", classes.toString(), "-proc:none", "-implicit:none"),
+                  null,
+                  units)
+              .call();
       if (!ok) {
         fail("could not compile the key classes on their own: %s", diagnostics.getDiagnostics());
       }
     }
-    try (URLClassLoader loader = new URLClassLoader(new java.net.URL[] {classes.toUri().toURL()}, null)) {
+    try (URLClassLoader loader =
+        new URLClassLoader(new java.net.URL[] {classes.toUri().toURL()}, null)) {
       Class<?> pools = loader.loadClass("io.aryl.api.conf.PoolConf");
       poolKeys = enumKeys(pools);
-      renamedKeys = new LinkedHashSet<>(((Map<?, ?>) pools.getField("RENAMED").get(null)).keySet().stream()
-          .map(String::valueOf).toList());
+      renamedKeys =
+          new LinkedHashSet<>(
+              ((Map<?, ?>) pools.getField("RENAMED").get(null))
+                  .keySet().stream().map(String::valueOf).toList());
       schedulerKeys = enumKeys(loader.loadClass("io.aryl.yarn.conf.ArylConf"));
       Class<?> labels = loader.loadClass("io.aryl.labels.LabelsConf");
       labelsKeys = enumKeys(labels);
-      goneKeys = new LinkedHashSet<>(((Map<?, ?>) labels.getField("GONE").get(null)).keySet().stream()
-          .map(String::valueOf).toList());
+      goneKeys =
+          new LinkedHashSet<>(
+              ((Map<?, ?>) labels.getField("GONE").get(null))
+                  .keySet().stream().map(String::valueOf).toList());
       amKeys = constantKeys(loader.loadClass("io.aryl.am.AmKeys"), "aryl.am.");
     }
     rows = new LinkedHashMap<>();
@@ -110,7 +127,10 @@ class ConfigurationPageTest {
     return out;
   }
 
-  /** String constants whose value starts with the prefix; a constant NAME_DEFAULT beside NAME is its default. */
+  /**
+   * String constants whose value starts with the prefix; a constant NAME_DEFAULT beside NAME is its
+   * default.
+   */
   private static List<Key> constantKeys(Class<?> type, String prefix) throws Exception {
     List<Key> out = new ArrayList<>();
     for (Field f : type.getDeclaredFields()) {
@@ -143,11 +163,16 @@ class ConfigurationPageTest {
   }
 
   @Test
-  @DisplayName("every aryl.pools.* key of PoolConf is a row: key, default, description as in the code")
+  @DisplayName(
+      "every aryl.pools.* key of PoolConf is a row: key, default, description as in the code")
   void poolKeys() {
-    assertThat(poolKeys).extracting(Key::name).contains("aryl.pools.inference.label", "aryl.pools.training.label");
+    assertThat(poolKeys)
+        .extracting(Key::name)
+        .contains("aryl.pools.inference.label", "aryl.pools.training.label");
     for (Key k : poolKeys) {
-      assertThat(rows.get(k.name())).as("row of %s in configuration.md", k.name()).isEqualTo(expectedRow(k));
+      assertThat(rows.get(k.name()))
+          .as("row of %s in configuration.md", k.name())
+          .isEqualTo(expectedRow(k));
     }
   }
 
@@ -174,18 +199,24 @@ class ConfigurationPageTest {
   }
 
   @Test
-  @DisplayName("every aryl.scheduler.* key of ArylConf is a row: key, default, description as in the code")
+  @DisplayName(
+      "every aryl.scheduler.* key of ArylConf is a row: key, default, description as in the code")
   void schedulerKeys() {
     for (Key k : schedulerKeys) {
-      assertThat(rows.get(k.name())).as("row of %s in configuration.md", k.name()).isEqualTo(expectedRow(k));
+      assertThat(rows.get(k.name()))
+          .as("row of %s in configuration.md", k.name())
+          .isEqualTo(expectedRow(k));
     }
   }
 
   @Test
-  @DisplayName("every aryl.labels.* key of LabelsConf is a row: key, default, description as in the code")
+  @DisplayName(
+      "every aryl.labels.* key of LabelsConf is a row: key, default, description as in the code")
   void labelsKeys() {
     for (Key k : labelsKeys) {
-      assertThat(rows.get(k.name())).as("row of %s in configuration.md", k.name()).isEqualTo(expectedRow(k));
+      assertThat(rows.get(k.name()))
+          .as("row of %s in configuration.md", k.name())
+          .isEqualTo(expectedRow(k));
     }
   }
 
@@ -209,13 +240,16 @@ class ConfigurationPageTest {
   @DisplayName("the configuration page lists no key the code lacks")
   void noStaleRows() {
     Set<String> known = knownKeys();
-    assertThat(rows.keySet()).as("keys in configuration.md").isNotEmpty().allSatisfy(
-        k -> assertThat(known).as("keys in the code").contains(k));
+    assertThat(rows.keySet())
+        .as("keys in configuration.md")
+        .isNotEmpty()
+        .allSatisfy(k -> assertThat(known).as("keys in the code").contains(k));
     assertThat(rows).hasSize(known.size());
   }
 
   @Test
-  @DisplayName("no page mentions an aryl.pools/scheduler/labels/am key that does not exist, or was not renamed")
+  @DisplayName(
+      "no page mentions an aryl.pools/scheduler/labels/am key that does not exist, or was not renamed")
   void noStaleMentions() throws IOException {
     Set<String> known = knownKeys();
     Map<String, String> unknown = new LinkedHashMap<>();
@@ -223,18 +257,25 @@ class ConfigurationPageTest {
       for (Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
         Matcher m = MENTION.matcher(Files.readString(page));
         while (m.find()) {
-          if (!known.contains(m.group()) && !renamedKeys.contains(m.group()) && !goneKeys.contains(m.group())) {
+          if (!known.contains(m.group())
+              && !renamedKeys.contains(m.group())
+              && !goneKeys.contains(m.group())) {
             unknown.put(m.group(), page.getFileName().toString());
           }
         }
       }
     }
-    assertThat(unknown).as("keys mentioned in the pages that the code does not define (key -> page)").isEmpty();
+    assertThat(unknown)
+        .as("keys mentioned in the pages that the code does not define (key -> page)")
+        .isEmpty();
   }
 
   private static Set<String> knownKeys() {
     Set<String> known = new LinkedHashSet<>();
-    Stream.of(poolKeys, schedulerKeys, labelsKeys, amKeys).flatMap(List::stream).map(Key::name).forEach(known::add);
+    Stream.of(poolKeys, schedulerKeys, labelsKeys, amKeys)
+        .flatMap(List::stream)
+        .map(Key::name)
+        .forEach(known::add);
     return known;
   }
 }

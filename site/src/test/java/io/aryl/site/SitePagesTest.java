@@ -25,17 +25,20 @@ import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /**
- * The site as Doxia will render it, checked from its sources without rendering it: the pages of src/site/markdown
- * and those the pom copies in at pre-site, the files of src/site/resources and those copied in. Every page named in
- * site.xml must exist, every page must be in site.xml, and every relative link or image must reach a page or a file
- * (and a link's #fragment a heading of its page).
+ * The site as Doxia will render it, checked from its sources without rendering it: the pages of
+ * src/site/markdown and those the pom copies in at pre-site, the files of src/site/resources and
+ * those copied in. Every page named in site.xml must exist, every page must be in site.xml, and
+ * every relative link or image must reach a page or a file (and a link's #fragment a heading of its
+ * page).
  */
 class SitePagesTest {
   /** Site path (e.g. "rest.html", "img/x.png") -> the source file it is rendered or copied from. */
   static final Map<String, Path> pages = new TreeMap<>();
+
   static final Map<String, Path> files = new TreeMap<>();
 
-  private static final Pattern MD_LINK = Pattern.compile("!?\\[[^\\]]*\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
+  private static final Pattern MD_LINK =
+      Pattern.compile("!?\\[[^\\]]*\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
   private static final Pattern HTML_LINK = Pattern.compile("(?:href|src)\\s*=\\s*\"([^\"]+)\"");
   private static final Pattern SCHEME = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*:");
 
@@ -44,7 +47,8 @@ class SitePagesTest {
     Path module = SiteSources.module();
     addPages(module.resolve("src/site/markdown"), List.of());
     addFiles(module.resolve("src/site/resources"), "", List.of());
-    // The pre-site copies of the pom: generated-site/markdown holds pages, generated-site/resources/X files under X/.
+    // The pre-site copies of the pom: generated-site/markdown holds pages,
+    // generated-site/resources/X files under X/.
     Document pom = parse(module.resolve("pom.xml"));
     NodeList executions = pom.getElementsByTagName("execution");
     for (int i = 0; i < executions.getLength(); i++) {
@@ -56,7 +60,8 @@ class SitePagesTest {
       NodeList resources = ex.getElementsByTagName("resource");
       for (int r = 0; r < resources.getLength(); r++) {
         Element res = (Element) resources.item(r);
-        Path dir = module.resolve(text(res, "directory").replace("${project.basedir}/", "")).normalize();
+        Path dir =
+            module.resolve(text(res, "directory").replace("${project.basedir}/", "")).normalize();
         List<String> includes = new ArrayList<>();
         NodeList inc = res.getElementsByTagName("include");
         for (int k = 0; k < inc.getLength(); k++) {
@@ -65,7 +70,8 @@ class SitePagesTest {
         if (out.equals("target/generated-site/markdown")) {
           addPages(dir, includes);
         } else if (out.startsWith("target/generated-site/resources")) {
-          String prefix = out.substring("target/generated-site/resources".length()).replaceFirst("^/", "");
+          String prefix =
+              out.substring("target/generated-site/resources".length()).replaceFirst("^/", "");
           addFiles(dir, prefix.isEmpty() ? "" : prefix + "/", includes);
         } else {
           throw new AssertionError("a pre-site copy this test does not know: " + out);
@@ -77,8 +83,17 @@ class SitePagesTest {
   @Test
   @DisplayName("the site has the pages of the documentation, each from a source that exists")
   void pagesExist() {
-    assertThat(pages.keySet()).contains("index.html", "quickstart.html", "concepts.html", "deploying.html",
-        "job-contract.html", "configuration.html", "rest.html", "metrics.html", "evaluation.html");
+    assertThat(pages.keySet())
+        .contains(
+            "index.html",
+            "quickstart.html",
+            "concepts.html",
+            "deploying.html",
+            "job-contract.html",
+            "configuration.html",
+            "rest.html",
+            "metrics.html",
+            "evaluation.html");
     assertThat(pages.values()).allSatisfy(p -> assertThat(p).isRegularFile());
     assertThat(files).as("the evaluation plots").containsKey("img/itp04-jct-cdf.png");
   }
@@ -97,10 +112,13 @@ class SitePagesTest {
         }
       }
     }
-    assertThat(hrefs).as("pages named in site.xml").isNotEmpty()
+    assertThat(hrefs)
+        .as("pages named in site.xml")
+        .isNotEmpty()
         .allSatisfy(h -> assertThat(pages).as("pages of the site").containsKey(h));
-    assertThat(pages.keySet()).as("pages missing from site.xml's menu").allSatisfy(
-        p -> assertThat(hrefs).contains(p));
+    assertThat(pages.keySet())
+        .as("pages missing from site.xml's menu")
+        .allSatisfy(p -> assertThat(hrefs).contains(p));
   }
 
   @Test
@@ -123,11 +141,21 @@ class SitePagesTest {
         }
         String resolved = path.isEmpty() ? page.getKey() : resolve(page.getKey(), path);
         if (resolved == null || !(pages.containsKey(resolved) || files.containsKey(resolved))) {
-          broken.add(page.getKey() + ": " + target + (path.endsWith(".md") ? " (link the .html page)" : ""));
-        } else if (fragment != null && pages.containsKey(resolved)
+          broken.add(
+              page.getKey()
+                  + ": "
+                  + target
+                  + (path.endsWith(".md") ? " (link the .html page)" : ""));
+        } else if (fragment != null
+            && pages.containsKey(resolved)
             && !anchors(Files.readString(pages.get(resolved))).contains(fragment)) {
-          broken.add(page.getKey() + ": " + target + " (no such heading; anchors: "
-              + anchors(Files.readString(pages.get(resolved))) + ")");
+          broken.add(
+              page.getKey()
+                  + ": "
+                  + target
+                  + " (no such heading; anchors: "
+                  + anchors(Files.readString(pages.get(resolved)))
+                  + ")");
         }
       }
     }
@@ -158,7 +186,10 @@ class SitePagesTest {
     return out;
   }
 
-  /** The anchors Doxia gives a page's headings: spaces become _, other punctuation .XX (hex), code marks dropped. */
+  /**
+   * The anchors Doxia gives a page's headings: spaces become _, other punctuation .XX (hex), code
+   * marks dropped.
+   */
   static Set<String> anchors(String markdown) {
     Set<String> out = new LinkedHashSet<>();
     boolean fenced = false;
@@ -209,12 +240,16 @@ class SitePagesTest {
     if (!Files.isDirectory(dir)) {
       return List.of();
     }
-    List<PathMatcher> matchers = includes.stream()
-        .map(i -> FileSystems.getDefault().getPathMatcher("glob:" + i)).toList();
+    List<PathMatcher> matchers =
+        includes.stream().map(i -> FileSystems.getDefault().getPathMatcher("glob:" + i)).toList();
     try (Stream<Path> walk = Files.walk(dir)) {
       return walk.filter(Files::isRegularFile)
-          .filter(f -> matchers.isEmpty() || matchers.stream().anyMatch(m -> m.matches(dir.relativize(f))))
-          .sorted().toList();
+          .filter(
+              f ->
+                  matchers.isEmpty()
+                      || matchers.stream().anyMatch(m -> m.matches(dir.relativize(f))))
+          .sorted()
+          .toList();
     }
   }
 

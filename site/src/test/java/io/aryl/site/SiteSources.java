@@ -8,7 +8,10 @@ import java.nio.file.Paths;
 final class SiteSources {
   private SiteSources() {}
 
-  /** The repository root: set by surefire (aryl.root), else the parent of the working directory (the module). */
+  /**
+   * The repository root: set by surefire (aryl.root), else the parent of the working directory (the
+   * module).
+   */
   static Path root() {
     String p = System.getProperty("aryl.root");
     Path root = (p == null ? Paths.get("..") : Paths.get(p)).toAbsolutePath().normalize();

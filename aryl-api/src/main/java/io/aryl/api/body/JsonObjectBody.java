@@ -10,10 +10,11 @@ import java.util.Iterator;
 import java.util.Set;
 
 /**
- * A REST request's body read strictly: at most a stated size, one JSON object, no duplicate or unknown fields, and
- * typed accessors whose errors name the field and the value. Nothing is acted on until the whole body passed. The
- * request records ({@link io.aryl.api.reclaim.ReclaimRequest}, {@link io.aryl.api.loan.LoanTarget}, {@link io.aryl.api.loan.LendRequest}) parse
- * themselves with it.
+ * A REST request's body read strictly: at most a stated size, one JSON object, no duplicate or
+ * unknown fields, and typed accessors whose errors name the field and the value. Nothing is acted
+ * on until the whole body passed. The request records ({@link io.aryl.api.reclaim.ReclaimRequest},
+ * {@link io.aryl.api.loan.LoanTarget}, {@link io.aryl.api.loan.LendRequest}) parse themselves with
+ * it.
  */
 public final class JsonObjectBody {
   /** Longest value quoted back in an error. */
@@ -30,7 +31,8 @@ public final class JsonObjectBody {
    *
    * @param example a valid body, shown when this one is not an object
    */
-  public static JsonObjectBody read(InputStream in, int maxBytes, String example) throws BadRequestException {
+  public static JsonObjectBody read(InputStream in, int maxBytes, String example)
+      throws BadRequestException {
     byte[] bytes;
     try {
       bytes = in == null ? new byte[0] : in.readNBytes(maxBytes + 1);
@@ -51,7 +53,8 @@ public final class JsonObjectBody {
       throw new BadRequestException("body is not JSON: " + e.getOriginalMessage() + location(e));
     }
     if (node == null || !node.isObject()) {
-      throw new BadRequestException("body must be a JSON object like " + example + ", was " + quote(node));
+      throw new BadRequestException(
+          "body must be a JSON object like " + example + ", was " + quote(node));
     }
     return new JsonObjectBody(node);
   }
@@ -61,41 +64,62 @@ public final class JsonObjectBody {
     for (Iterator<String> it = object.fieldNames(); it.hasNext(); ) {
       String field = it.next();
       if (!known.contains(field)) {
-        throw new BadRequestException("unknown field '" + quoteText(field) + "'; the fields are " + String.join(", ",
-            known.stream().sorted().toList()));
+        throw new BadRequestException(
+            "unknown field '"
+                + quoteText(field)
+                + "'; the fields are "
+                + String.join(", ", known.stream().sorted().toList()));
       }
     }
     return this;
   }
 
-  /** The field as an integer in [min, max]; {@code absent} when missing (or null), refused when {@code required}. */
-  public long integer(String field, long min, long max, boolean required, long absent) throws BadRequestException {
+  /**
+   * The field as an integer in [min, max]; {@code absent} when missing (or null), refused when
+   * {@code required}.
+   */
+  public long integer(String field, long min, long max, boolean required, long absent)
+      throws BadRequestException {
     JsonNode v = object.get(field);
     if (v == null || v.isNull()) {
       if (required) {
-        throw new BadRequestException(field + " is required: an integer in [" + min + ", " + max + "]");
+        throw new BadRequestException(
+            field + " is required: an integer in [" + min + ", " + max + "]");
       }
       return absent;
     }
     if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < min || v.asLong() > max) {
-      throw new BadRequestException(field + " must be an integer in [" + min + ", " + max + "], was " + quote(v));
+      throw new BadRequestException(
+          field + " must be an integer in [" + min + ", " + max + "], was " + quote(v));
     }
     return v.asLong();
   }
 
-  /** The field as text of 1..maxChars characters, each a letter, digit or one of {@code ._-}; null when missing. */
+  /**
+   * The field as text of 1..maxChars characters, each a letter, digit or one of {@code ._-}; null
+   * when missing.
+   */
   public String name(String field, int maxChars, boolean required) throws BadRequestException {
     JsonNode v = object.get(field);
     if (v == null || v.isNull()) {
       if (required) {
-        throw new BadRequestException(field + " is required: a name of up to " + maxChars + " characters");
+        throw new BadRequestException(
+            field + " is required: a name of up to " + maxChars + " characters");
       }
       return null;
     }
     String text = v.isTextual() ? v.asText() : null;
-    if (text == null || text.isEmpty() || text.length() > maxChars || !text.matches("[A-Za-z0-9._-]+")) {
-      throw new BadRequestException(field + " must be a name of 1-" + maxChars + " letters, digits, '.', '_' or '-',"
-          + " was " + quote(v));
+    if (text == null
+        || text.isEmpty()
+        || text.length() > maxChars
+        || !text.matches("[A-Za-z0-9._-]+")) {
+      throw new BadRequestException(
+          field
+              + " must be a name of 1-"
+              + maxChars
+              + " letters, digits, '.', '_' or '-',"
+              + " was "
+              + quote(v));
     }
     return text;
   }
@@ -104,43 +128,62 @@ public final class JsonObjectBody {
   public String text(String field, int maxChars) throws BadRequestException {
     JsonNode v = object.get(field);
     String text = v != null && v.isTextual() ? v.asText() : null;
-    if (text == null || text.isBlank() || text.length() > maxChars || text.chars().anyMatch(Character::isISOControl)) {
-      throw new BadRequestException(field + " must be printable text of 1-" + maxChars + " characters, was "
-          + quote(v));
+    if (text == null
+        || text.isBlank()
+        || text.length() > maxChars
+        || text.chars().anyMatch(Character::isISOControl)) {
+      throw new BadRequestException(
+          field + " must be printable text of 1-" + maxChars + " characters, was " + quote(v));
     }
     return text;
   }
 
-  /** The field as printable text of at most maxChars characters; {@code ""} when missing or null. */
+  /**
+   * The field as printable text of at most maxChars characters; {@code ""} when missing or null.
+   */
   public String optionalText(String field, int maxChars) throws BadRequestException {
     JsonNode v = object.get(field);
     if (v == null || v.isNull()) {
       return "";
     }
     String text = v.isTextual() ? v.asText() : null;
-    if (text == null || text.length() > maxChars || text.chars().anyMatch(Character::isISOControl)) {
-      throw new BadRequestException(field + " must be printable text of at most " + maxChars + " characters, was "
-          + quote(v));
+    if (text == null
+        || text.length() > maxChars
+        || text.chars().anyMatch(Character::isISOControl)) {
+      throw new BadRequestException(
+          field
+              + " must be printable text of at most "
+              + maxChars
+              + " characters, was "
+              + quote(v));
     }
     return text;
   }
 
   /**
-   * The field as a list of 1..maxItems distinct texts, each of 1..maxChars characters, none blank nor with control
-   * characters.
+   * The field as a list of 1..maxItems distinct texts, each of 1..maxChars characters, none blank
+   * nor with control characters.
    */
-  public java.util.List<String> texts(String field, int maxItems, int maxChars) throws BadRequestException {
+  public java.util.List<String> texts(String field, int maxItems, int maxChars)
+      throws BadRequestException {
     JsonNode v = object.get(field);
     if (v == null || !v.isArray() || v.isEmpty() || v.size() > maxItems) {
-      throw new BadRequestException(field + " must be a list of 1-" + maxItems + " names, was " + quote(v));
+      throw new BadRequestException(
+          field + " must be a list of 1-" + maxItems + " names, was " + quote(v));
     }
     java.util.List<String> out = new java.util.ArrayList<>();
     for (JsonNode item : v) {
       String text = item.isTextual() ? item.asText() : null;
-      if (text == null || text.isBlank() || text.length() > maxChars
+      if (text == null
+          || text.isBlank()
+          || text.length() > maxChars
           || text.chars().anyMatch(Character::isISOControl)) {
-        throw new BadRequestException(field + " must hold names of 1-" + maxChars + " printable characters, had "
-            + quote(item));
+        throw new BadRequestException(
+            field
+                + " must hold names of 1-"
+                + maxChars
+                + " printable characters, had "
+                + quote(item));
       }
       if (out.contains(text)) {
         throw new BadRequestException(field + " names " + quote(item) + " twice");
@@ -154,7 +197,8 @@ public final class JsonObjectBody {
   public void equalTo(String field, String expected, String why) throws BadRequestException {
     JsonNode v = object.get(field);
     if (v == null || !v.isTextual() || !expected.equals(v.asText())) {
-      throw new BadRequestException(field + " must be \"" + expected + "\" (" + why + "), was " + quote(v));
+      throw new BadRequestException(
+          field + " must be \"" + expected + "\" (" + why + "), was " + quote(v));
     }
   }
 
@@ -164,8 +208,13 @@ public final class JsonObjectBody {
   }
 
   private static String location(JsonProcessingException e) {
-    return e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column "
-        + e.getLocation().getColumnNr() + ")";
+    return e.getLocation() == null
+        ? ""
+        : " (line "
+            + e.getLocation().getLineNr()
+            + ", column "
+            + e.getLocation().getColumnNr()
+            + ")";
   }
 
   /** The value as JSON, shortened: errors quote what was sent without echoing a whole body back. */

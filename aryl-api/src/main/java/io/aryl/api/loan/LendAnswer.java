@@ -3,8 +3,8 @@ package io.aryl.api.loan;
 import java.util.List;
 
 /**
- * The answer ({@code 201}) to a {@link LendRequest}: the nodes now labelled training, and those that stayed home
- * because something started on them between the request and their relabel.
+ * The answer ({@code 201}) to a {@link LendRequest}: the nodes now labelled training, and those
+ * that stayed home because something started on them between the request and their relabel.
  *
  * @param lent nodes lent
  * @param keptHome nodes that stayed home

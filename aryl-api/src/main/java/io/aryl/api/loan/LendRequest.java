@@ -7,10 +7,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The body of {@code POST /ws/v1/cluster/aryl/loans}: lend these inference nodes to training now, as an operator asks
- * where no loan controller decides. Each must be an inference node at home with nothing running on it; the scheduler
- * stores the loan, relabels them and answers with {@link LendAnswer}. While a loan controller's target is in force the
- * request is refused ({@code 409}): the controller decides what is lent.
+ * The body of {@code POST /ws/v1/cluster/aryl/loans}: lend these inference nodes to training now,
+ * as an operator asks where no loan controller decides. Each must be an inference node at home with
+ * nothing running on it; the scheduler stores the loan, relabels them and answers with {@link
+ * LendAnswer}. While a loan controller's target is in force the request is refused ({@code 409}):
+ * the controller decides what is lent.
  *
  * @param nodes the nodes' names as the ResourceManager reports them
  */
@@ -26,8 +27,8 @@ public record LendRequest(List<String> nodes) {
   }
 
   /**
-   * The request in {@code body}: one JSON object of at most {@link #MAX_BYTES} bytes with only {@code nodes}, a list
-   * of 1-1000 distinct names of 1-256 printable characters.
+   * The request in {@code body}: one JSON object of at most {@link #MAX_BYTES} bytes with only
+   * {@code nodes}, a list of 1-1000 distinct names of 1-256 printable characters.
    *
    * @throws BadRequestException naming the field and the value
    */

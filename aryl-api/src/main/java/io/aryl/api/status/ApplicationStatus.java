@@ -3,8 +3,8 @@ package io.aryl.api.status;
 import java.util.Map;
 
 /**
- * One elastic application of {@code applications} in the status: its shape, the last round's target against the
- * workers it runs, and what a preemption would cost it.
+ * One elastic application of {@code applications} in the status: its shape, the last round's target
+ * against the workers it runs, and what a preemption would cost it.
  *
  * @param application the application id
  * @param minWorkers its base gang ({@code aryl.min-workers})
@@ -16,26 +16,60 @@ import java.util.Map;
  * @param actualWorkers the workers the last round saw running
  * @param askedWorkers the workers it asks for (held, asked for, or being committed)
  * @param change the last round's decision for it
- * @param sinceCheckpointS the work, in seconds, a preemption would lose on each of its GPUs as the last round priced
- *     it; null when the last round did not plan it
- * @param team the child queue of the training queue it runs in ({@code ""} without teams); null when the last round
- *     did not plan it
- * @param belowMaxBecause why the last round runs it below its {@code maxWorkers}, in words (the round's reason, or its
- *     ApplicationMaster asking for fewer); null when the round runs it at its maximum or does not run it
+ * @param sinceCheckpointS the work, in seconds, a preemption would lose on each of its GPUs as the
+ *     last round priced it; null when the last round did not plan it
+ * @param team the child queue of the training queue it runs in ({@code ""} without teams); null
+ *     when the last round did not plan it
+ * @param belowMaxBecause why the last round runs it below its {@code maxWorkers}, in words (the
+ *     round's reason, or its ApplicationMaster asking for fewer); null when the round runs it at
+ *     its maximum or does not run it
  */
-public record ApplicationStatus(String application, int minWorkers, int maxWorkers, int gpusPerWorker,
-    double predictedRuntimeS, int targetWorkers, Map<String, Integer> targetByNode, int actualWorkers,
-    int askedWorkers, Change change, Double sinceCheckpointS, String team, String belowMaxBecause) {
+public record ApplicationStatus(
+    String application,
+    int minWorkers,
+    int maxWorkers,
+    int gpusPerWorker,
+    double predictedRuntimeS,
+    int targetWorkers,
+    Map<String, Integer> targetByNode,
+    int actualWorkers,
+    int askedWorkers,
+    Change change,
+    Double sinceCheckpointS,
+    String team,
+    String belowMaxBecause) {
   public ApplicationStatus {
     targetByNode = Copies.map(targetByNode);
   }
 
   /** An application the last round runs at its maximum, or does not run: no reason to give. */
-  public ApplicationStatus(String application, int minWorkers, int maxWorkers, int gpusPerWorker,
-      double predictedRuntimeS, int targetWorkers, Map<String, Integer> targetByNode, int actualWorkers,
-      int askedWorkers, Change change, Double sinceCheckpointS, String team) {
-    this(application, minWorkers, maxWorkers, gpusPerWorker, predictedRuntimeS, targetWorkers, targetByNode,
-        actualWorkers, askedWorkers, change, sinceCheckpointS, team, null);
+  public ApplicationStatus(
+      String application,
+      int minWorkers,
+      int maxWorkers,
+      int gpusPerWorker,
+      double predictedRuntimeS,
+      int targetWorkers,
+      Map<String, Integer> targetByNode,
+      int actualWorkers,
+      int askedWorkers,
+      Change change,
+      Double sinceCheckpointS,
+      String team) {
+    this(
+        application,
+        minWorkers,
+        maxWorkers,
+        gpusPerWorker,
+        predictedRuntimeS,
+        targetWorkers,
+        targetByNode,
+        actualWorkers,
+        askedWorkers,
+        change,
+        sinceCheckpointS,
+        team,
+        null);
   }
 
   /** How a round changed a job's allocation; {@link #NONE} when it did not. */

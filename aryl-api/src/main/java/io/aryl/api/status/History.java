@@ -3,8 +3,8 @@ package io.aryl.api.status;
 import java.util.List;
 
 /**
- * {@code GET /ws/v1/cluster/aryl/history}: the charts' samples, oldest first. The scheduler keeps them in the
- * ResourceManager's memory only.
+ * {@code GET /ws/v1/cluster/aryl/history}: the charts' samples, oldest first. The scheduler keeps
+ * them in the ResourceManager's memory only.
  *
  * @param intervalMs milliseconds between samples
  * @param capacity most samples kept

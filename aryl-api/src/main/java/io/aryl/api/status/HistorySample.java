@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the charts of Aryl's page show at one time: one sample of {@code GET /ws/v1/cluster/aryl/history}, taken from a
- * status ({@link #of}) by the scheduler once a minute, and drawn by the page.
+ * What the charts of Aryl's page show at one time: one sample of {@code GET
+ * /ws/v1/cluster/aryl/history}, taken from a status ({@link #of}) by the scheduler once a minute,
+ * and drawn by the page.
  *
  * @param timeMs epoch milliseconds of the sample
  * @param loanedNodes inference nodes on loan to training
@@ -14,7 +15,11 @@ import java.util.Map;
  * @param gpusUsed GPUs held by containers, by the label (pool) of their node
  * @param gpus GPUs of the nodes, by label
  */
-public record HistorySample(long timeMs, int loanedNodes, int queuedJobs, Map<String, Integer> gpusUsed,
+public record HistorySample(
+    long timeMs,
+    int loanedNodes,
+    int queuedJobs,
+    Map<String, Integer> gpusUsed,
     Map<String, Integer> gpus) {
   public HistorySample {
     gpusUsed = Copies.map(gpusUsed);

@@ -10,18 +10,28 @@ import com.fasterxml.jackson.annotation.JsonValue;
  * @param label its node label now ({@code ""}: the default partition)
  * @param gpus its GPUs
  * @param usedGpus GPUs its containers hold
- * @param owner the pool that owns it: inference for a node ever seen with the inference label or named by
- *     {@code aryl.scheduler.inference.nodes}, else training
+ * @param owner the pool that owns it: inference for a node ever seen with the inference label or
+ *     named by {@code aryl.scheduler.inference.nodes}, else training
  * @param loaned owned by inference and labelled training: on loan
  * @param fenced part of a reclaim: nothing new is placed there
- * @param gpuType its GPU type; {@code null} when its type is unknown ({@code gpuTypeError} says why)
+ * @param gpuType its GPU type; {@code null} when its type is unknown ({@code gpuTypeError} says
+ *     why)
  * @param gpuSpeed its GPUs' training speed relative to the reference GPU
  * @param gpuTypeError why its GPU type is unknown; absent when it is known
- * @param place where an inference node is, as the scheduler (the one writer of it) recorded it; absent for the
- *     training pool's own nodes
+ * @param place where an inference node is, as the scheduler (the one writer of it) recorded it;
+ *     absent for the training pool's own nodes
  */
-public record NodeStatus(String node, String label, int gpus, int usedGpus, Pool owner, boolean loaned,
-    boolean fenced, String gpuType, double gpuSpeed, @JsonInclude(JsonInclude.Include.NON_NULL) String gpuTypeError,
+public record NodeStatus(
+    String node,
+    String label,
+    int gpus,
+    int usedGpus,
+    Pool owner,
+    boolean loaned,
+    boolean fenced,
+    String gpuType,
+    double gpuSpeed,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String gpuTypeError,
     @JsonInclude(JsonInclude.Include.NON_NULL) Place place) {
 
   /** Where an inference node is. */
@@ -36,7 +46,10 @@ public record NodeStatus(String node, String label, int gpus, int usedGpus, Pool
     RETURNING
   }
 
-  /** A pool of GPU nodes, as an owner. Its node label is configured ({@code aryl.pools.*.label}); this is not it. */
+  /**
+   * A pool of GPU nodes, as an owner. Its node label is configured ({@code aryl.pools.*.label});
+   * this is not it.
+   */
   public enum Pool {
     INFERENCE("inference"),
     TRAINING("training");

@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One reclaim, "return N loaned nodes to inference by the deadline": an entry of {@code reclaimsInFlight} and
- * {@code reclaimsDone} in the status, and the answer ({@code 201}) to {@code POST /ws/v1/cluster/aryl/reclaims}.
+ * One reclaim, "return N loaned nodes to inference by the deadline": an entry of {@code
+ * reclaimsInFlight} and {@code reclaimsDone} in the status, and the answer ({@code 201}) to {@code
+ * POST /ws/v1/cluster/aryl/reclaims}.
  *
  * @param id the reclaim's number, growing
  * @param phase where it is
@@ -26,10 +27,25 @@ import java.util.Map;
  * @param plannedCostGpuS the planner's estimate of the work it costs, GPU-seconds
  * @param gpuSecondsLost the work actually lost, GPU-seconds
  */
-public record ReclaimStatus(long id, Phase phase, int requested, List<String> nodes, List<String> returnedNodes,
-    List<String> lostNodes, Map<String, String> replacements, int shortBy, long requestedMs, long deadlineMs,
-    long finishedMs, long tookMs, boolean late, Map<String, Action> jobs, int containersShrunk,
-    int containersPreempted, long plannedCostGpuS, long gpuSecondsLost) {
+public record ReclaimStatus(
+    long id,
+    Phase phase,
+    int requested,
+    List<String> nodes,
+    List<String> returnedNodes,
+    List<String> lostNodes,
+    Map<String, String> replacements,
+    int shortBy,
+    long requestedMs,
+    long deadlineMs,
+    long finishedMs,
+    long tookMs,
+    boolean late,
+    Map<String, Action> jobs,
+    int containersShrunk,
+    int containersPreempted,
+    long plannedCostGpuS,
+    long gpuSecondsLost) {
   public ReclaimStatus {
     nodes = Copies.list(nodes);
     returnedNodes = Copies.list(returnedNodes);
@@ -42,7 +58,10 @@ public record ReclaimStatus(long id, Phase phase, int requested, List<String> no
   public enum Phase {
     /** Nodes fenced; their containers are being shrunk or preempted. */
     DRAINING,
-    /** As many nodes as asked are back in the inference pool, or none is left to take a lost node's place. */
+    /**
+     * As many nodes as asked are back in the inference pool, or none is left to take a lost node's
+     * place.
+     */
     DONE
   }
 

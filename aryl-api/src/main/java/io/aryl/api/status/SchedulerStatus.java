@@ -4,14 +4,15 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
- * {@code GET /ws/v1/cluster/aryl}: the scheduler's view of the pools and loans, each elastic application's target
- * against its actual workers, the last plan, reclaims in flight and done, recovery, and the loan controller's target
- * in force. The scheduler builds it once a request (its {@code StatusReport}); the page, the charts' history,
- * aryl-admin, the loan controller and the tests read it.
+ * {@code GET /ws/v1/cluster/aryl}: the scheduler's view of the pools and loans, each elastic
+ * application's target against its actual workers, the last plan, reclaims in flight and done,
+ * recovery, and the loan controller's target in force. The scheduler builds it once a request (its
+ * {@code StatusReport}); the page, the charts' history, aryl-admin, the loan controller and the
+ * tests read it.
  *
  * <p>With Aryl off ({@code aryl.scheduler.enabled=false}) the answer is {@code {"enabled": false}}
- * ({@link #disabled()}): every other component is null there and absent from the JSON. A lenient read
- * ({@link io.aryl.api.ArylJson}) gives empty lists instead.
+ * ({@link #disabled()}): every other component is null there and absent from the JSON. A lenient
+ * read ({@link io.aryl.api.ArylJson}) gives empty lists instead.
  *
  * @param enabled whether Aryl runs in this ResourceManager
  * @param round planning rounds run since this scheduler became active
@@ -27,13 +28,26 @@ import java.util.List;
  * @param reclaimsInFlight reclaims still draining
  * @param reclaimsDone the last reclaims done, oldest first
  * @param drainingContainers containers being drained now
- * @param loanTarget the loan controller's target in force and what is on loan; absent before a controller set one
+ * @param loanTarget the loan controller's target in force and what is on loan; absent before a
+ *     controller set one
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record SchedulerStatus(boolean enabled, Long round, Double roundLatencyMs, RecoveryStatus recovery,
-    StoreStatus store, List<NodeStatus> nodes, List<NodeStatus> loanedNodes, List<ApplicationStatus> applications,
-    List<TeamStatus> teams, List<PlainDemand> plainDemand, PlanStatus plan, List<ReclaimStatus> reclaimsInFlight,
-    List<ReclaimStatus> reclaimsDone, Integer drainingContainers, LoanTargetStatus loanTarget) {
+public record SchedulerStatus(
+    boolean enabled,
+    Long round,
+    Double roundLatencyMs,
+    RecoveryStatus recovery,
+    StoreStatus store,
+    List<NodeStatus> nodes,
+    List<NodeStatus> loanedNodes,
+    List<ApplicationStatus> applications,
+    List<TeamStatus> teams,
+    List<PlainDemand> plainDemand,
+    PlanStatus plan,
+    List<ReclaimStatus> reclaimsInFlight,
+    List<ReclaimStatus> reclaimsDone,
+    Integer drainingContainers,
+    LoanTargetStatus loanTarget) {
 
   public SchedulerStatus {
     nodes = Copies.listOrNull(nodes);
@@ -47,8 +61,8 @@ public record SchedulerStatus(boolean enabled, Long round, Double roundLatencyMs
 
   /** The answer while Aryl is off: {@code {"enabled": false}}. */
   public static SchedulerStatus disabled() {
-    return new SchedulerStatus(false, null, null, null, null, null, null, null, null, null, null, null, null, null,
-        null);
+    return new SchedulerStatus(
+        false, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   /** The entry of {@code nodes} with this name, or null. */

@@ -16,7 +16,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@DisplayName("LoanTarget and LendRequest: the bodies of PUT .../aryl/loan-target and POST .../aryl/loans")
+@DisplayName(
+    "LoanTarget and LendRequest: the bodies of PUT .../aryl/loan-target and POST .../aryl/loans")
 class LoanTargetTest {
   /** 2025-11-29T16:00:00Z. */
   private static final long NOW = 1764432000000L;
@@ -26,38 +27,56 @@ class LoanTargetTest {
   }
 
   @Test
-  @DisplayName("the fields a controller must send; the rest default to the scheduler's deadline and no reason")
+  @DisplayName(
+      "the fields a controller must send; the rest default to the scheduler's deadline and no reason")
   void requiredOnly() throws Exception {
-    assertThat(LoanTarget.parse(body("{\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": 0}"), NOW))
+    assertThat(
+            LoanTarget.parse(
+                body("{\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": 0}"), NOW))
         .isEqualTo(new LoanTarget(3, "lc-1", 0, 0, 0, ""));
   }
 
   @Test
   @DisplayName("written by the controller and read back the same")
   void roundTrip() throws Exception {
-    LoanTarget t = new LoanTarget(7, "controller-2", 4, NOW + 120_000, NOW, "rate 10.0 rps needs 3 server(s)");
+    LoanTarget t =
+        new LoanTarget(7, "controller-2", 4, NOW + 120_000, NOW, "rate 10.0 rps needs 3 server(s)");
     assertThat(LoanTarget.parse(body(ArylJson.write(t)), NOW)).isEqualTo(t);
-    assertThat(ArylJson.write(new LoanTarget(7, "c", 1, 0, NOW, ""))).as("returnByMs only when set")
+    assertThat(ArylJson.write(new LoanTarget(7, "c", 1, 0, NOW, "")))
+        .as("returnByMs only when set")
         .doesNotContain("returnByMs");
   }
 
   static Stream<Arguments> refused() {
     String ok = "\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": 2";
     return Stream.of(
-        Arguments.of("no epoch", "{\"controller\": \"lc-1\", \"maxOnLoan\": 2}", "epoch is required"),
-        Arguments.of("epoch 0", "{\"epoch\": 0, \"controller\": \"lc-1\", \"maxOnLoan\": 2}",
+        Arguments.of(
+            "no epoch", "{\"controller\": \"lc-1\", \"maxOnLoan\": 2}", "epoch is required"),
+        Arguments.of(
+            "epoch 0",
+            "{\"epoch\": 0, \"controller\": \"lc-1\", \"maxOnLoan\": 2}",
             "epoch must be an integer in [1, 9223372036854775807], was 0"),
-        Arguments.of("no controller", "{\"epoch\": 3, \"maxOnLoan\": 2}",
+        Arguments.of(
+            "no controller",
+            "{\"epoch\": 3, \"maxOnLoan\": 2}",
             "controller must be printable text of 1-256 characters, was missing"),
-        Arguments.of("a negative target", "{\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": -1}",
+        Arguments.of(
+            "a negative target",
+            "{\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": -1}",
             "maxOnLoan must be an integer in [0, 100000], was -1"),
-        Arguments.of("a fraction", "{\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": 1.5}",
+        Arguments.of(
+            "a fraction",
+            "{\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": 1.5}",
             "maxOnLoan must be an integer in [0, 100000], was 1.5"),
-        Arguments.of("returnBy in seconds", "{" + ok + ", \"returnByMs\": " + NOW / 1000 + "}",
+        Arguments.of(
+            "returnBy in seconds",
+            "{" + ok + ", \"returnByMs\": " + NOW / 1000 + "}",
             "returnByMs must be epoch milliseconds within an hour before and 7 days after now"),
         Arguments.of("an unknown field", "{" + ok + ", \"nodes\": 2}", "unknown field 'nodes'"),
         Arguments.of("a field twice", "{" + ok + ", \"maxOnLoan\": 3}", "maxOnLoan"),
-        Arguments.of("a reason with a control character", "{" + ok + ", \"reason\": \"a\\u0000b\"}",
+        Arguments.of(
+            "a reason with a control character",
+            "{" + ok + ", \"reason\": \"a\\u0000b\"}",
             "reason must be printable text of at most 1024 characters"),
         Arguments.of("not an object", "[1]", "body must be a JSON object"));
   }
@@ -66,14 +85,17 @@ class LoanTargetTest {
   @MethodSource("refused")
   @DisplayName("anything else is refused, naming the field and the value")
   void refusals(String what, String json, String message) {
-    assertThatThrownBy(() -> LoanTarget.parse(body(json), NOW)).isInstanceOf(BadRequestException.class)
+    assertThatThrownBy(() -> LoanTarget.parse(body(json), NOW))
+        .isInstanceOf(BadRequestException.class)
         .hasMessageContaining(message);
   }
 
   @Test
   @DisplayName("nodes to lend by hand: a list of distinct names")
   void lendRequest() throws Exception {
-    assertThat(LendRequest.parse(body("{\"nodes\": [\"gpu-inf-1:8041\", \"gpu-inf-2:8041\"]}")).nodes())
+    assertThat(
+            LendRequest.parse(body("{\"nodes\": [\"gpu-inf-1:8041\", \"gpu-inf-2:8041\"]}"))
+                .nodes())
         .containsExactly("gpu-inf-1:8041", "gpu-inf-2:8041");
     assertThatThrownBy(() -> LendRequest.parse(body("{\"nodes\": []}")))
         .hasMessage("nodes must be a list of 1-1000 names, was []");
@@ -81,7 +103,8 @@ class LoanTargetTest {
         .hasMessage("nodes names \"a\" twice");
     assertThatThrownBy(() -> LendRequest.parse(body("{\"nodes\": [\" \"]}")))
         .hasMessageStartingWith("nodes must hold names of 1-256 printable characters");
-    assertThatThrownBy(() -> LendRequest.parse(body("{\"node\": \"a\"}"))).hasMessageStartingWith("unknown field 'node'");
+    assertThatThrownBy(() -> LendRequest.parse(body("{\"node\": \"a\"}")))
+        .hasMessageStartingWith("unknown field 'node'");
     assertThat(ArylJson.write(new LendRequest(List.of("a")))).isEqualTo("{\"nodes\":[\"a\"]}");
   }
 }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("SchedulerStatus: GET /ws/v1/cluster/aryl as the scheduler writes it and its clients read it")
+@DisplayName(
+    "SchedulerStatus: GET /ws/v1/cluster/aryl as the scheduler writes it and its clients read it")
 class SchedulerStatusJsonTest {
   private static final ObjectMapper PLAIN = new ObjectMapper();
 
@@ -28,19 +29,38 @@ class SchedulerStatusJsonTest {
   @DisplayName("written")
   class Written {
     @Test
-    @DisplayName("every component under its JSON name, with its value: the wire form field for field")
+    @DisplayName(
+        "every component under its JSON name, with its value: the wire form field for field")
     void everyField() throws Exception {
-      assertThat(tree(ArylJson.write(StatusExamples.full()))).isEqualTo(tree(StatusExamples.FULL_JSON));
+      assertThat(tree(ArylJson.write(StatusExamples.full())))
+          .isEqualTo(tree(StatusExamples.FULL_JSON));
     }
 
     @Test
-    @DisplayName("components in the order the record declares them, the order the page and the docs show")
+    @DisplayName(
+        "components in the order the record declares them, the order the page and the docs show")
     void order() throws Exception {
-      List<String> names = PLAIN.readTree(ArylJson.write(StatusExamples.full())).properties().stream()
-          .map(Map.Entry::getKey).toList();
-      assertThat(names).containsExactly("enabled", "round", "roundLatencyMs", "recovery", "store", "nodes",
-          "loanedNodes", "applications", "teams", "plainDemand", "plan", "reclaimsInFlight", "reclaimsDone",
-          "drainingContainers", "loanTarget");
+      List<String> names =
+          PLAIN.readTree(ArylJson.write(StatusExamples.full())).properties().stream()
+              .map(Map.Entry::getKey)
+              .toList();
+      assertThat(names)
+          .containsExactly(
+              "enabled",
+              "round",
+              "roundLatencyMs",
+              "recovery",
+              "store",
+              "nodes",
+              "loanedNodes",
+              "applications",
+              "teams",
+              "plainDemand",
+              "plan",
+              "reclaimsInFlight",
+              "reclaimsDone",
+              "drainingContainers",
+              "loanTarget");
     }
 
     @Test
@@ -50,38 +70,58 @@ class SchedulerStatusJsonTest {
     }
 
     @Test
-    @DisplayName("absent until they apply: recovery's outcome, the store's deposed, a node's gpuTypeError, the plan"
-        + " before the first round, the loan controller before its first report, the loan target before one is set,"
-        + " a training node's place")
+    @DisplayName(
+        "absent until they apply: recovery's outcome, the store's deposed, a node's gpuTypeError, the plan"
+            + " before the first round, the loan controller before its first report, the loan target before one is set,"
+            + " a training node's place")
     void optionalFieldsAbsent() throws Exception {
       SchedulerStatus f = StatusExamples.full();
-      SchedulerStatus early = new SchedulerStatus(true, 0L, 0.0,
-          new RecoveryStatus(true, 1, -1, 60000, 1, List.of("n:1"), null), new StoreStatus("memory", "", 1, null),
-          List.of(StatusExamples.TRAINING_NODE), List.of(), List.of(), List.of(), List.of(), PlanStatus.NONE,
-          List.of(), List.of(), 0, null);
+      SchedulerStatus early =
+          new SchedulerStatus(
+              true,
+              0L,
+              0.0,
+              new RecoveryStatus(true, 1, -1, 60000, 1, List.of("n:1"), null),
+              new StoreStatus("memory", "", 1, null),
+              List.of(StatusExamples.TRAINING_NODE),
+              List.of(),
+              List.of(),
+              List.of(),
+              List.of(),
+              PlanStatus.NONE,
+              List.of(),
+              List.of(),
+              0,
+              null);
       JsonNode json = tree(ArylJson.write(early));
       assertThat(json.path("recovery").has("outcome")).isFalse();
       assertThat(json.path("store").has("deposed")).isFalse();
       assertThat(json.path("nodes").get(0).has("gpuTypeError")).isFalse();
       assertThat(json.path("plan")).isEqualTo(tree("{}"));
       assertThat(json.has("loanTarget")).isFalse();
-      assertThat(json.path("nodes").get(0).has("place")).as("a training node has no place in the inference pool")
+      assertThat(json.path("nodes").get(0).has("place"))
+          .as("a training node has no place in the inference pool")
           .isFalse();
       assertThat(json.path("round").asLong(-1)).as("a zero is a value, not an absence").isZero();
       assertThat(tree(ArylJson.write(f)).path("nodes").get(2).get("gpuType").isNull())
-          .as("an unknown GPU type is written as null, beside its error").isTrue();
+          .as("an unknown GPU type is written as null, beside its error")
+          .isTrue();
     }
 
     @Test
-    @DisplayName("null where the last round did not plan the application: sinceCheckpointS, team, belowMaxBecause")
+    @DisplayName(
+        "null where the last round did not plan the application: sinceCheckpointS, team, belowMaxBecause")
     void nullsThatMean() throws Exception {
-      ApplicationStatus unplanned = new ApplicationStatus("application_1_0001", 1, 2, 1, 60, 0, Map.of(), 0, 1,
-          Change.NONE, null, null);
+      ApplicationStatus unplanned =
+          new ApplicationStatus(
+              "application_1_0001", 1, 2, 1, 60, 0, Map.of(), 0, 1, Change.NONE, null, null);
       JsonNode json = tree(ArylJson.write(unplanned));
       assertThat(json.has("sinceCheckpointS")).isTrue();
       assertThat(json.get("sinceCheckpointS").isNull()).isTrue();
       assertThat(json.get("team").isNull()).isTrue();
-      assertThat(json.has("belowMaxBecause")).as("written as null: it runs at its maximum or not at all").isTrue();
+      assertThat(json.has("belowMaxBecause"))
+          .as("written as null: it runs at its maximum or not at all")
+          .isTrue();
       assertThat(json.get("belowMaxBecause").isNull()).isTrue();
     }
   }
@@ -105,8 +145,9 @@ class SchedulerStatusJsonTest {
     @Test
     @DisplayName("a field it does not know is skipped: an older client reads a newer scheduler")
     void unknownFieldIgnored() throws Exception {
-      String newer = "{\"enabled\": true, \"round\": 7, \"loanTarget\": {\"servers\": 3}, \"nodes\": [{\"node\":"
-          + " \"a:1\", \"owner\": \"training\", \"gpus\": 8, \"rack\": \"r1\"}]}";
+      String newer =
+          "{\"enabled\": true, \"round\": 7, \"loanTarget\": {\"servers\": 3}, \"nodes\": [{\"node\":"
+              + " \"a:1\", \"owner\": \"training\", \"gpus\": 8, \"rack\": \"r1\"}]}";
       SchedulerStatus s = ArylJson.readStatus(newer);
       assertThat(s.round()).isEqualTo(7L);
       assertThat(s.node("a:1").gpus()).isEqualTo(8);
@@ -116,8 +157,10 @@ class SchedulerStatusJsonTest {
     @Test
     @DisplayName("an enum value it does not know reads as null, the rest of the entry as sent")
     void unknownEnumValue() throws Exception {
-      SchedulerStatus s = ArylJson.readStatus("{\"enabled\": true, \"reclaimsInFlight\": [{\"id\": 3, \"phase\":"
-          + " \"VERIFYING\", \"nodes\": [\"a:1\"], \"jobs\": {\"app\": \"PAUSE\"}}]}");
+      SchedulerStatus s =
+          ArylJson.readStatus(
+              "{\"enabled\": true, \"reclaimsInFlight\": [{\"id\": 3, \"phase\":"
+                  + " \"VERIFYING\", \"nodes\": [\"a:1\"], \"jobs\": {\"app\": \"PAUSE\"}}]}");
       ReclaimStatus r = s.reclaimsInFlight().get(0);
       assertThat(r.id()).isEqualTo(3);
       assertThat(r.phase()).isNull();
@@ -127,10 +170,13 @@ class SchedulerStatusJsonTest {
     }
 
     @Test
-    @DisplayName("lists and maps it does not find are empty: a newer client reads an older scheduler")
+    @DisplayName(
+        "lists and maps it does not find are empty: a newer client reads an older scheduler")
     void missingContainersEmpty() throws Exception {
-      SchedulerStatus s = ArylJson.readStatus("{\"enabled\": true, \"round\": 1, \"reclaimsDone\": [{\"id\": 1,"
-          + " \"phase\": \"DONE\"}], \"plan\": {}}");
+      SchedulerStatus s =
+          ArylJson.readStatus(
+              "{\"enabled\": true, \"round\": 1, \"reclaimsDone\": [{\"id\": 1,"
+                  + " \"phase\": \"DONE\"}], \"plan\": {}}");
       assertThat(s.teams()).isEmpty();
       assertThat(s.nodes()).isEmpty();
       assertThat(s.plainDemand()).isEmpty();
@@ -142,10 +188,13 @@ class SchedulerStatusJsonTest {
     }
 
     @Test
-    @DisplayName("an application from a scheduler that gives no reason for its width reads with belowMaxBecause null")
+    @DisplayName(
+        "an application from a scheduler that gives no reason for its width reads with belowMaxBecause null")
     void noReasonGiven() throws Exception {
-      SchedulerStatus s = ArylJson.readStatus("{\"enabled\": true, \"applications\": [{\"application\": \"app\","
-          + " \"maxWorkers\": 8, \"targetWorkers\": 6}]}");
+      SchedulerStatus s =
+          ArylJson.readStatus(
+              "{\"enabled\": true, \"applications\": [{\"application\": \"app\","
+                  + " \"maxWorkers\": 8, \"targetWorkers\": 6}]}");
       assertThat(s.applications().get(0).targetWorkers()).isEqualTo(6);
       assertThat(s.applications().get(0).belowMaxBecause()).isNull();
     }
@@ -161,10 +210,15 @@ class SchedulerStatusJsonTest {
     }
 
     @Test
-    @DisplayName("a strict reader refuses what the lenient one skips: for fixtures held to the contract")
+    @DisplayName(
+        "a strict reader refuses what the lenient one skips: for fixtures held to the contract")
     void strictForFixtures() {
-      assertThatThrownBy(() -> ArylJson.strictReader(SchedulerStatus.class).readValue("{\"enabled\": true,"
-          + " \"rounds\": 3}")).isInstanceOf(UnrecognizedPropertyException.class).hasMessageContaining("\"rounds\"");
+      assertThatThrownBy(
+              () ->
+                  ArylJson.strictReader(SchedulerStatus.class)
+                      .readValue("{\"enabled\": true," + " \"rounds\": 3}"))
+          .isInstanceOf(UnrecognizedPropertyException.class)
+          .hasMessageContaining("\"rounds\"");
     }
   }
 

@@ -7,45 +7,141 @@ import io.aryl.api.status.ReclaimStatus.Phase;
 import java.util.List;
 import java.util.Map;
 
-/** A status with every component set, none to its type's default, and the JSON the scheduler writes for it. */
+/**
+ * A status with every component set, none to its type's default, and the JSON the scheduler writes
+ * for it.
+ */
 final class StatusExamples {
   private StatusExamples() {}
 
-  static final NodeStatus TRAINING_NODE = new NodeStatus("gpu-tr-1:45454", "training", 8, 8, Pool.TRAINING, false,
-      false, "a100", 1.0, null, null);
-  static final NodeStatus LENT_NODE = new NodeStatus("gpu-inf-3:45454", "training", 8, 6, Pool.INFERENCE, true, true,
-      "t4", 0.5, null, NodeStatus.Place.RETURNING);
-  static final NodeStatus UNTYPED_NODE = new NodeStatus("gpu-inf-4:45454", "inference", 4, 2, Pool.INFERENCE, false,
-      false, null, 1.0, "no rule of aryl.scheduler.gpu-type.nodes names it", NodeStatus.Place.HOME);
+  static final NodeStatus TRAINING_NODE =
+      new NodeStatus(
+          "gpu-tr-1:45454", "training", 8, 8, Pool.TRAINING, false, false, "a100", 1.0, null, null);
+  static final NodeStatus LENT_NODE =
+      new NodeStatus(
+          "gpu-inf-3:45454",
+          "training",
+          8,
+          6,
+          Pool.INFERENCE,
+          true,
+          true,
+          "t4",
+          0.5,
+          null,
+          NodeStatus.Place.RETURNING);
+  static final NodeStatus UNTYPED_NODE =
+      new NodeStatus(
+          "gpu-inf-4:45454",
+          "inference",
+          4,
+          2,
+          Pool.INFERENCE,
+          false,
+          false,
+          null,
+          1.0,
+          "no rule of aryl.scheduler.gpu-type.nodes names it",
+          NodeStatus.Place.HOME);
 
-  static final ReclaimStatus IN_FLIGHT = new ReclaimStatus(8, Phase.DRAINING, 2, List.of("gpu-inf-3:45454",
-      "gpu-inf-6:45454"), List.of(), List.of("gpu-inf-5:45454"), Map.of("gpu-inf-5:45454", "gpu-inf-6:45454"), 0,
-      1764431880000L, 1764432000000L, -1, -1, false, Map.of("application_1764400000000_0042", Action.SHRINK), 1, 0,
-      120, 30);
-  static final ReclaimStatus DONE = new ReclaimStatus(7, Phase.DONE, 1, List.of("gpu-inf-2:45454"),
-      List.of("gpu-inf-2:45454"), List.of(), Map.of(), 1, 1764431000000L, 1764431120000L, 1764431031000L, 31000, true,
-      Map.of("application_1764400000000_0040", Action.PREEMPT), 0, 2, 60, 75);
+  static final ReclaimStatus IN_FLIGHT =
+      new ReclaimStatus(
+          8,
+          Phase.DRAINING,
+          2,
+          List.of("gpu-inf-3:45454", "gpu-inf-6:45454"),
+          List.of(),
+          List.of("gpu-inf-5:45454"),
+          Map.of("gpu-inf-5:45454", "gpu-inf-6:45454"),
+          0,
+          1764431880000L,
+          1764432000000L,
+          -1,
+          -1,
+          false,
+          Map.of("application_1764400000000_0042", Action.SHRINK),
+          1,
+          0,
+          120,
+          30);
+  static final ReclaimStatus DONE =
+      new ReclaimStatus(
+          7,
+          Phase.DONE,
+          1,
+          List.of("gpu-inf-2:45454"),
+          List.of("gpu-inf-2:45454"),
+          List.of(),
+          Map.of(),
+          1,
+          1764431000000L,
+          1764431120000L,
+          1764431031000L,
+          31000,
+          true,
+          Map.of("application_1764400000000_0040", Action.PREEMPT),
+          0,
+          2,
+          60,
+          75);
 
   static SchedulerStatus full() {
-    return new SchedulerStatus(true, 5120L, 3.5,
-        new RecoveryStatus(false, 1764400000000L, 1764400004200L, 60000, 3, List.of("gpu-inf-9:45454"),
+    return new SchedulerStatus(
+        true,
+        5120L,
+        3.5,
+        new RecoveryStatus(
+            false,
+            1764400000000L,
+            1764400004200L,
+            60000,
+            3,
+            List.of("gpu-inf-9:45454"),
             "waited 60000 ms; still missing [gpu-inf-9:45454]"),
         new StoreStatus("zookeeper", "/aryl-scheduler", 12, "a newer scheduler claimed epoch 13"),
-        List.of(TRAINING_NODE, LENT_NODE, UNTYPED_NODE), List.of(LENT_NODE),
-        List.of(new ApplicationStatus("application_1764400000000_0042", 2, 8, 1, 3600, 6,
-            Map.of("gpu-tr-1:45454", 2, "gpu-inf-3:45454", 4), 5, 8, Change.GROW, 412.5, "vision",
-            "no spare GPUs of the types it may use (a100, t4)")),
+        List.of(TRAINING_NODE, LENT_NODE, UNTYPED_NODE),
+        List.of(LENT_NODE),
+        List.of(
+            new ApplicationStatus(
+                "application_1764400000000_0042",
+                2,
+                8,
+                1,
+                3600,
+                6,
+                Map.of("gpu-tr-1:45454", 2, "gpu-inf-3:45454", 4),
+                5,
+                8,
+                Change.GROW,
+                412.5,
+                "vision",
+                "no spare GPUs of the types it may use (a100, t4)")),
         List.of(new TeamStatus("vision", 9, 6)),
-        List.of(new PlainDemand("application_1764400000000_0044", "nlp", 2, 4, Map.of("gpu-tr-2:45454", 2))),
-        new PlanStatus(Map.of("application_1764400000000_0042", Map.of("gpu-tr-1:45454", 2, "gpu-inf-3:45454", 4)),
+        List.of(
+            new PlainDemand(
+                "application_1764400000000_0044", "nlp", 2, 4, Map.of("gpu-tr-2:45454", 2))),
+        new PlanStatus(
+            Map.of(
+                "application_1764400000000_0042",
+                Map.of("gpu-tr-1:45454", 2, "gpu-inf-3:45454", 4)),
             Map.of("application_1764400000000_0042", Change.GROW)),
-        List.of(IN_FLIGHT), List.of(DONE), 3,
-        new LoanTargetStatus(4, "lc-1", 1, 1764432000000L, 1764431880000L, "rate 10 rps needs 3 of 5", 1764431880100L,
+        List.of(IN_FLIGHT),
+        List.of(DONE),
+        3,
+        new LoanTargetStatus(
+            4,
+            "lc-1",
+            1,
+            1764432000000L,
+            1764431880000L,
+            "rate 10 rps needs 3 of 5",
+            1764431880100L,
             2));
   }
 
   /** {@link #full()} as the scheduler writes it: every field name of the contract, once. */
-  static final String FULL_JSON = """
+  static final String FULL_JSON =
+      """
       {"enabled": true, "round": 5120, "roundLatencyMs": 3.5,
        "recovery": {"recovering": false, "sinceMs": 1764400000000, "readyMs": 1764400004200, "maxWaitMs": 60000,
                     "expectedNodes": 3, "waitingForNodes": ["gpu-inf-9:45454"],

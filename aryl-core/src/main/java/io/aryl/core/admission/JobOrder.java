@@ -5,7 +5,10 @@ import java.util.Comparator;
 
 /** The order in which queued jobs are offered their base gang. */
 public enum JobOrder {
-  /** Shortest predicted runtime at base width first (the paper's choice); ties by submission, then id. */
+  /**
+   * Shortest predicted runtime at base width first (the paper's choice); ties by submission, then
+   * id.
+   */
   SHORTEST_PREDICTED_FIRST(
       Comparator.comparingDouble((Job j) -> j.predictedRuntimeAt(j.minWorkers()))
           .thenComparingDouble(Job::submitTimeS)

@@ -8,13 +8,15 @@ import java.util.List;
  * Phase 2 of a round: share the GPUs that base demand left over among elastic jobs.
  *
  * <p>It is a multiple-choice knapsack: one group per elastic job, item k = k extra workers weighing
- * {@code k * gpusPerWorker} GPUs, worth the job's predicted JCT reduction at that width. Solved exactly by dynamic
- * programming while that costs at most {@code exactOpsLimit} operations, and by {@link GreedyKnapsack} above that.
+ * {@code k * gpusPerWorker} GPUs, worth the job's predicted JCT reduction at that width. Solved
+ * exactly by dynamic programming while that costs at most {@code exactOpsLimit} operations, and by
+ * {@link GreedyKnapsack} above that.
  */
 public final class ElasticAllocator {
   /**
-   * Default DP budget, about a tenth of a millisecond on one core. A simulator replays tens of thousands of rounds, and
-   * above this size the greedy path is within a few thousandths of a percent of the optimum (measured in its tests).
+   * Default DP budget, about a tenth of a millisecond on one core. A simulator replays tens of
+   * thousands of rounds, and above this size the greedy path is within a few thousandths of a
+   * percent of the optimum (measured in its tests).
    */
   public static final long DEFAULT_EXACT_OPS_LIMIT = 100_000L;
 
@@ -22,7 +24,8 @@ public final class ElasticAllocator {
 
   public ElasticAllocator(long exactOpsLimit) {
     if (exactOpsLimit < 0) {
-      throw new IllegalArgumentException("elastic.exactOpsLimit must be >= 0, was " + exactOpsLimit);
+      throw new IllegalArgumentException(
+          "elastic.exactOpsLimit must be >= 0, was " + exactOpsLimit);
     }
     this.exactOpsLimit = exactOpsLimit;
   }
@@ -50,21 +53,31 @@ public final class ElasticAllocator {
   }
 
   /**
-   * The knapsack group of one elastic job: item k is worth the predicted JCT reduction of running at
-   * {@code min + k} workers instead of {@code min}, less the re-scale pause a running job pays whenever its width
-   * changes (so that a round does not resize a job for a negligible gain).
+   * The knapsack group of one elastic job: item k is worth the predicted JCT reduction of running
+   * at {@code min + k} workers instead of {@code min}, less the re-scale pause a running job pays
+   * whenever its width changes (so that a round does not resize a job for a negligible gain).
    *
    * @param maxExtra extra workers that could be placed at most (at most {@code max - min})
    * @param currentExtra extra workers the job runs with now (0 for a job being started)
    * @param running true if the job runs now; a starting job pays no re-scale pause
    */
-  public static KnapsackGroup groupFor(Job job, int maxExtra, int currentExtra, boolean running, double rescaleOverheadS) {
-    return groupFor(job, maxExtra, currentExtra, running, rescaleOverheadS, ElasticValue.JCT_REDUCTION);
+  public static KnapsackGroup groupFor(
+      Job job, int maxExtra, int currentExtra, boolean running, double rescaleOverheadS) {
+    return groupFor(
+        job, maxExtra, currentExtra, running, rescaleOverheadS, ElasticValue.JCT_REDUCTION);
   }
 
-  /** As {@link #groupFor(Job, int, int, boolean, double)}, every value weighted as {@code value} says. */
-  public static KnapsackGroup groupFor(Job job, int maxExtra, int currentExtra, boolean running,
-      double rescaleOverheadS, ElasticValue value) {
+  /**
+   * As {@link #groupFor(Job, int, int, boolean, double)}, every value weighted as {@code value}
+   * says.
+   */
+  public static KnapsackGroup groupFor(
+      Job job,
+      int maxExtra,
+      int currentExtra,
+      boolean running,
+      double rescaleOverheadS,
+      ElasticValue value) {
     int k = Math.max(0, Math.min(maxExtra, job.maxWorkers() - job.minWorkers()));
     double[] values = new double[k + 1];
     double base = job.predictedRuntimeAt(job.minWorkers());

@@ -3,8 +3,9 @@ package io.aryl.core.elastic;
 import java.util.List;
 
 /**
- * Multiple-choice knapsack by dynamic programming over capacity: optimal, in time proportional to capacity times
- * the number of items. Weights and capacity are first divided by the gcd of the unit weights.
+ * Multiple-choice knapsack by dynamic programming over capacity: optimal, in time proportional to
+ * capacity times the number of items. Weights and capacity are first divided by the gcd of the unit
+ * weights.
  */
 public final class ExactKnapsack {
   private ExactKnapsack() {}
@@ -40,8 +41,10 @@ public final class ExactKnapsack {
       for (int c = 0; c <= cap; c++) {
         next[c] = best[c] + v0;
       }
-      // Items in rising order, each over every capacity it fits: per capacity the same comparisons in the same order
-      // as trying every item at one capacity, so the smallest best item still wins; a straight walk of the arrays.
+      // Items in rising order, each over every capacity it fits: per capacity the same comparisons
+      // in the same order
+      // as trying every item at one capacity, so the smallest best item still wins; a straight walk
+      // of the arrays.
       for (int k = 1; k <= maxK; k++) {
         double vk = g.value(k);
         int kw = k * w;

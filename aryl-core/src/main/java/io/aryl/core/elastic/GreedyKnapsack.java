@@ -6,11 +6,12 @@ import java.util.List;
 /**
  * Multiple-choice knapsack for large clusters, in time linear-logarithmic in the number of items.
  *
- * <p>It is the classic LP-relaxation greedy: each group's items are reduced to the upper convex hull of (weight,
- * value), whose steps have falling value per GPU; all groups' steps are taken in order of value per GPU while
- * they fit (a group whose next step does not fit takes no later step). A final pass then upgrades each group to
- * the best item the leftover capacity allows. With many groups the gap to the optimum is at most one item's
- * value and in practice a fraction of a percent (measured in its tests).
+ * <p>It is the classic LP-relaxation greedy: each group's items are reduced to the upper convex
+ * hull of (weight, value), whose steps have falling value per GPU; all groups' steps are taken in
+ * order of value per GPU while they fit (a group whose next step does not fit takes no later step).
+ * A final pass then upgrades each group to the best item the leftover capacity allows. With many
+ * groups the gap to the optimum is at most one item's value and in practice a fraction of a percent
+ * (measured in its tests).
  */
 public final class GreedyKnapsack {
   private GreedyKnapsack() {}
@@ -68,7 +69,10 @@ public final class GreedyKnapsack {
     for (int i = 0; i < n; i++) {
       hullSteps(i, groups.get(i), maxK[i], hull, steps);
     }
-    int left = fallingAlongHulls(steps) ? takeFalling(steps, capacity, choice) : takeSorted(steps, capacity, choice);
+    int left =
+        fallingAlongHulls(steps)
+            ? takeFalling(steps, capacity, choice)
+            : takeSorted(steps, capacity, choice);
     // Fill what the hull steps could not use with the best single upgrade per group.
     for (int i = 0; i < n && left > 0; i++) {
       KnapsackGroup g = groups.get(i);
@@ -90,7 +94,10 @@ public final class GreedyKnapsack {
     return choice;
   }
 
-  /** True if each group's steps fall (or stay equal) in value per GPU along its hull, as they do but for rounding. */
+  /**
+   * True if each group's steps fall (or stay equal) in value per GPU along its hull, as they do but
+   * for rounding.
+   */
   private static boolean fallingAlongHulls(Steps steps) {
     for (int i = 1; i < steps.size; i++) {
       if (steps.group[i - 1] == steps.group[i] && steps.efficiency[i - 1] < steps.efficiency[i]) {
@@ -101,8 +108,9 @@ public final class GreedyKnapsack {
   }
 
   /**
-   * Offers every step in take order (falling value per GPU, ties in the order made): a step is taken when it fits
-   * and is its group's next; a group whose next step does not fit is closed. Returns the capacity left.
+   * Offers every step in take order (falling value per GPU, ties in the order made): a step is
+   * taken when it fits and is its group's next; a group whose next step does not fit is closed.
+   * Returns the capacity left.
    */
   private static int takeSorted(Steps steps, int capacity, int[] choice) {
     int left = capacity;
@@ -123,11 +131,12 @@ public final class GreedyKnapsack {
   }
 
   /**
-   * What {@link #takeSorted} chooses, when each group's steps fall along its hull, without sorting them all. Then
-   * every group's steps come in take order as they come along its hull, so each step is its group's next when
-   * offered, and the steps offered before the first that does not fit are all taken: that prefix is found by a
-   * selection on weight, in time linear in the steps. After it, only each open group's next step can be taken or
-   * close its group, so the rest are offered from a heap of those, one per group, until the capacity is spent.
+   * What {@link #takeSorted} chooses, when each group's steps fall along its hull, without sorting
+   * them all. Then every group's steps come in take order as they come along its hull, so each step
+   * is its group's next when offered, and the steps offered before the first that does not fit are
+   * all taken: that prefix is found by a selection on weight, in time linear in the steps. After
+   * it, only each open group's next step can be taken or close its group, so the rest are offered
+   * from a heap of those, one per group, until the capacity is spent.
    */
   private static int takeFalling(Steps steps, int capacity, int[] choice) {
     int n = steps.size;
@@ -156,7 +165,8 @@ public final class GreedyKnapsack {
       choice[steps.group[i]] = Math.max(choice[steps.group[i]], steps.toK[i]);
       left -= steps.weight[i];
     }
-    // The first step that did not fit closed its group; every other group offers its next step, if any is left.
+    // The first step that did not fit closed its group; every other group offers its next step, if
+    // any is left.
     int closedGroup = steps.group[order[cut]];
     TakeOrder.Heap heads = new TakeOrder.Heap(steps.efficiency, choice.length);
     for (int i = 0; i < n; i++) {
@@ -179,7 +189,9 @@ public final class GreedyKnapsack {
     return left;
   }
 
-  /** Steps along the upper convex hull of the group's items up to item {@code maxK}, from item 0. */
+  /**
+   * Steps along the upper convex hull of the group's items up to item {@code maxK}, from item 0.
+   */
   private static void hullSteps(int index, KnapsackGroup g, int maxK, int[] hull, Steps out) {
     int size = 0;
     hull[size++] = 0;

@@ -4,14 +4,17 @@ import io.aryl.core.model.Checks;
 import java.util.Arrays;
 
 /**
- * One job's choices in the multiple-choice knapsack: item k = k extra workers, weight {@code k * unitWeight} GPUs,
- * value {@code values[k]}. Exactly one item per group is chosen; item 0 (no extras) always fits. Immutable.
+ * One job's choices in the multiple-choice knapsack: item k = k extra workers, weight {@code k *
+ * unitWeight} GPUs, value {@code values[k]}. Exactly one item per group is chosen; item 0 (no
+ * extras) always fits. Immutable.
  */
 public final class KnapsackGroup {
   private final int unitWeight;
   private final double[] values;
 
-  /** @param values the item values by extra workers (copied) */
+  /**
+   * @param values the item values by extra workers (copied)
+   */
   public KnapsackGroup(int unitWeight, double[] values) {
     this(unitWeight, values == null ? null : values.clone(), true);
   }
@@ -23,13 +26,17 @@ public final class KnapsackGroup {
     }
     for (int k = 0; k < values.length; k++) {
       if (!Double.isFinite(values[k])) {
-        throw new IllegalArgumentException("knapsack.values[" + k + "] must be finite, was " + values[k]);
+        throw new IllegalArgumentException(
+            "knapsack.values[" + k + "] must be finite, was " + values[k]);
       }
     }
     this.values = values;
   }
 
-  /** A group that keeps {@code values}, which its maker hands over and never changes: a round makes one per job. */
+  /**
+   * A group that keeps {@code values}, which its maker hands over and never changes: a round makes
+   * one per job.
+   */
   static KnapsackGroup owning(int unitWeight, double[] values) {
     return new KnapsackGroup(unitWeight, values, true);
   }
@@ -58,7 +65,9 @@ public final class KnapsackGroup {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof KnapsackGroup g && unitWeight == g.unitWeight && Arrays.equals(values, g.values);
+    return o instanceof KnapsackGroup g
+        && unitWeight == g.unitWeight
+        && Arrays.equals(values, g.values);
   }
 
   @Override

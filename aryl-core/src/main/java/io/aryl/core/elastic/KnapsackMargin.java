@@ -5,13 +5,14 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The margin of one phase-2 solution over one pool of GPUs: what GPUs handed back to the pool would be worth to its
- * jobs (the increments they wanted and did not get, best first), and what taking GPUs out of it would cost them (idle
- * GPUs first, for nothing, then the increments they got, cheapest first). Used to price moving a job whole from one
- * pool to another without solving the knapsack again for every candidate.
+ * The margin of one phase-2 solution over one pool of GPUs: what GPUs handed back to the pool would
+ * be worth to its jobs (the increments they wanted and did not get, best first), and what taking
+ * GPUs out of it would cost them (idle GPUs first, for nothing, then the increments they got,
+ * cheapest first). Used to price moving a job whole from one pool to another without solving the
+ * knapsack again for every candidate.
  *
- * <p>Increments are whole: a job's next worker is worth its value only if all of its GPUs are there. A job that
- * leaves the pool takes its own increments out of the market ({@link #remove}).
+ * <p>Increments are whole: a job's next worker is worth its value only if all of its GPUs are
+ * there. A job that leaves the pool takes its own increments out of the market ({@link #remove}).
  */
 public final class KnapsackMargin {
   private record Increment(int owner, double perGpu, int gpus) {}
@@ -28,8 +29,14 @@ public final class KnapsackMargin {
    */
   public KnapsackMargin(List<KnapsackGroup> groups, int[] chosen, int[] owners, int idleGpus) {
     if (groups.size() != chosen.length || chosen.length != owners.length) {
-      throw new IllegalArgumentException("margin: " + groups.size() + " groups, " + chosen.length + " choices, "
-          + owners.length + " owners");
+      throw new IllegalArgumentException(
+          "margin: "
+              + groups.size()
+              + " groups, "
+              + chosen.length
+              + " choices, "
+              + owners.length
+              + " owners");
     }
     this.idleGpus = Math.max(0, idleGpus);
     for (int i = 0; i < groups.size(); i++) {
@@ -41,7 +48,9 @@ public final class KnapsackMargin {
         }
       }
       for (int k = chosen[i]; k > 0; k--) {
-        held.add(new Increment(owners[i], (g.value(k) - g.value(k - 1)) / g.unitWeight(), g.unitWeight()));
+        held.add(
+            new Increment(
+                owners[i], (g.value(k) - g.value(k - 1)) / g.unitWeight(), g.unitWeight()));
       }
     }
     wanted.sort(Comparator.comparingDouble((Increment i) -> -i.perGpu()));
@@ -49,8 +58,8 @@ public final class KnapsackMargin {
   }
 
   /**
-   * What {@code gpus} GPUs handed back would be worth to the pool's jobs other than {@code leaving} (the job that
-   * hands them back, or -1); with {@code commit}, they take them.
+   * What {@code gpus} GPUs handed back would be worth to the pool's jobs other than {@code leaving}
+   * (the job that hands them back, or -1); with {@code commit}, they take them.
    */
   public double valueOfReturned(int gpus, int leaving, boolean commit) {
     double value = 0;
@@ -73,7 +82,10 @@ public final class KnapsackMargin {
     return value;
   }
 
-  /** What taking {@code gpus} GPUs out of the pool would cost its jobs; with {@code commit}, they are taken. */
+  /**
+   * What taking {@code gpus} GPUs out of the pool would cost its jobs; with {@code commit}, they
+   * are taken.
+   */
   public double costOfTaking(int gpus, boolean commit) {
     int fromIdle = Math.min(idleGpus, gpus);
     int left = gpus - fromIdle;
@@ -98,7 +110,9 @@ public final class KnapsackMargin {
     return cost;
   }
 
-  /** A job left the pool: its increments neither compete for returned GPUs nor can be taken from it. */
+  /**
+   * A job left the pool: its increments neither compete for returned GPUs nor can be taken from it.
+   */
   public void remove(int owner) {
     wanted.removeIf(i -> i.owner() == owner);
     held.removeIf(i -> i.owner() == owner);
@@ -106,7 +120,8 @@ public final class KnapsackMargin {
 
   private static int insertionPoint(List<Increment> list, double perGpu, boolean ascending) {
     int i = 0;
-    while (i < list.size() && (ascending ? list.get(i).perGpu() <= perGpu : list.get(i).perGpu() >= perGpu)) {
+    while (i < list.size()
+        && (ascending ? list.get(i).perGpu() <= perGpu : list.get(i).perGpu() >= perGpu)) {
       i++;
     }
     return i;

@@ -3,10 +3,11 @@ package io.aryl.core.elastic;
 import java.util.Arrays;
 
 /**
- * The order the greedy knapsack offers its steps in: by falling value per GPU ("efficiency"), equal ones in the
- * order they were made. Sorted whole ({@link #sorted}), as a prefix that fits a capacity ({@link #prefix}), or one
- * step at a time from a few candidates ({@link Heap}). Efficiencies are compared as numbers ({@code >}): a step's
- * gain per GPU is above zero, never NaN or a negative zero, which {@link Double#compare} would order otherwise.
+ * The order the greedy knapsack offers its steps in: by falling value per GPU ("efficiency"), equal
+ * ones in the order they were made. Sorted whole ({@link #sorted}), as a prefix that fits a
+ * capacity ({@link #prefix}), or one step at a time from a few candidates ({@link Heap}).
+ * Efficiencies are compared as numbers ({@code >}): a step's gain per GPU is above zero, never NaN
+ * or a negative zero, which {@link Double#compare} would order otherwise.
  */
 final class TakeOrder {
   private TakeOrder() {}
@@ -17,10 +18,10 @@ final class TakeOrder {
   }
 
   /**
-   * Indexes in take order: a stable merge sort on primitives, without the boxing and comparator calls of sorting the
-   * steps themselves, as every round solves one. It merges the runs the steps already come in (each group's hull
-   * steps fall in efficiency), so a round of many steps over fewer groups takes as many passes as it has groups, in
-   * logarithm, not steps.
+   * Indexes in take order: a stable merge sort on primitives, without the boxing and comparator
+   * calls of sorting the steps themselves, as every round solves one. It merges the runs the steps
+   * already come in (each group's hull steps fall in efficiency), so a round of many steps over
+   * fewer groups takes as many passes as it has groups, in logarithm, not steps.
    */
   static int[] sorted(double[] efficiency) {
     return sorted(efficiency, efficiency.length);
@@ -41,7 +42,8 @@ final class TakeOrder {
       }
     }
     starts[runs] = n;
-    // The keys travel with the indexes, so that a merge compares neighbours in memory rather than looking them up.
+    // The keys travel with the indexes, so that a merge compares neighbours in memory rather than
+    // looking them up.
     double[] key = Arrays.copyOf(efficiency, n);
     int[] merged = new int[n];
     double[] mergedKey = new double[n];
@@ -83,16 +85,18 @@ final class TakeOrder {
   }
 
   /**
-   * Puts the longest prefix of the take order whose weights fit {@code capacity} first in {@code order} (which holds
-   * each step once), followed by the step that comes next, and returns the prefix's length; or -1 when every step fits
-   * or the selection gives up on a run of bad pivots. A weighted quickselect: each pass splits the steps still in
-   * question around a median of three and keeps the side where the capacity runs out, in linear time expected.
+   * Puts the longest prefix of the take order whose weights fit {@code capacity} first in {@code
+   * order} (which holds each step once), followed by the step that comes next, and returns the
+   * prefix's length; or -1 when every step fits or the selection gives up on a run of bad pivots. A
+   * weighted quickselect: each pass splits the steps still in question around a median of three and
+   * keeps the side where the capacity runs out, in linear time expected.
    */
   static int prefix(double[] efficiency, int[] weight, int[] order, int capacity) {
     int lo = 0;
     int hi = order.length;
     long budget = capacity;
-    // Expected passes are about the logarithm of the steps; far more means pivots chosen badly again and again.
+    // Expected passes are about the logarithm of the steps; far more means pivots chosen badly
+    // again and again.
     int passesLeft = 2 * (32 - Integer.numberOfLeadingZeros(order.length)) + 16;
     while (lo < hi) {
       if (passesLeft-- == 0) {

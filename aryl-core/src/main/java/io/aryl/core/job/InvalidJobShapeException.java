@@ -1,8 +1,8 @@
 package io.aryl.core.job;
 
 /**
- * A job's shape breaks the job contract. The message names the tag and the value; the scheduler rejects the
- * application with it as the diagnostics.
+ * A job's shape breaks the job contract. The message names the tag and the value; the scheduler
+ * rejects the application with it as the diagnostics.
  */
 public final class InvalidJobShapeException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

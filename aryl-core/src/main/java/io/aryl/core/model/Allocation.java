@@ -7,10 +7,11 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Where one job's workers run: workers per server id. Immutable; servers with zero workers are left out.
+ * Where one job's workers run: workers per server id. Immutable; servers with zero workers are left
+ * out.
  *
- * <p>Kept as arrays sorted by server id, which a round reads for every running job ({@link #serverAt(int)},
- * {@link #workersAt(int)}); the map view is made when first asked for.
+ * <p>Kept as arrays sorted by server id, which a round reads for every running job ({@link
+ * #serverAt(int)}, {@link #workersAt(int)}); the map view is made when first asked for.
  */
 public final class Allocation {
   public static final Allocation EMPTY = new Allocation(new String[0], new int[0]);
@@ -18,7 +19,8 @@ public final class Allocation {
   private final String[] servers; // sorted
   private final int[] workers; // each > 0, by position in servers
   private final int totalWorkers;
-  // Racy but safe, as String.hash is: the unmodifiable wrapper's final field publishes the finished copy.
+  // Racy but safe, as String.hash is: the unmodifiable wrapper's final field publishes the finished
+  // copy.
   private SortedMap<String, Integer> workersByServer;
 
   private Allocation(String[] servers, int[] workers) {
@@ -31,11 +33,17 @@ public final class Allocation {
     this.totalWorkers = total;
   }
 
-  /** An allocation from a map of server id to worker count; zero counts are dropped, negative ones refused. */
+  /**
+   * An allocation from a map of server id to worker count; zero counts are dropped, negative ones
+   * refused.
+   */
   public static Allocation of(Map<String, Integer> workersByServer) {
-    // A map sorted by id already (a TreeMap in natural order, as most callers build) is read as it is.
-    Map<String, Integer> sorted = workersByServer instanceof SortedMap<String, Integer> m && m.comparator() == null
-        ? m : sortedCopy(workersByServer);
+    // A map sorted by id already (a TreeMap in natural order, as most callers build) is read as it
+    // is.
+    Map<String, Integer> sorted =
+        workersByServer instanceof SortedMap<String, Integer> m && m.comparator() == null
+            ? m
+            : sortedCopy(workersByServer);
     String[] servers = new String[sorted.size()];
     int[] workers = new int[sorted.size()];
     int n = 0;
@@ -52,7 +60,8 @@ public final class Allocation {
     if (n == 0) {
       return EMPTY;
     }
-    return new Allocation(n == servers.length ? servers : Arrays.copyOf(servers, n),
+    return new Allocation(
+        n == servers.length ? servers : Arrays.copyOf(servers, n),
         n == workers.length ? workers : Arrays.copyOf(workers, n));
   }
 
@@ -86,7 +95,9 @@ public final class Allocation {
     return servers.length;
   }
 
-  /** The id of the i-th server holding its workers, in id order ({@code 0 <= i < serverCount()}). */
+  /**
+   * The id of the i-th server holding its workers, in id order ({@code 0 <= i < serverCount()}).
+   */
   public String serverAt(int i) {
     return servers[i];
   }
@@ -113,7 +124,9 @@ public final class Allocation {
   @Override
   public boolean equals(Object o) {
     return o == this
-        || o instanceof Allocation a && Arrays.equals(servers, a.servers) && Arrays.equals(workers, a.workers);
+        || o instanceof Allocation a
+            && Arrays.equals(servers, a.servers)
+            && Arrays.equals(workers, a.workers);
   }
 
   /** As the map view's hash code. */

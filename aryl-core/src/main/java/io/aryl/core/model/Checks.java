@@ -1,8 +1,8 @@
 package io.aryl.core.model;
 
 /**
- * Argument checks whose messages name the field and the offending value, so that a bad job spec or a bad
- * configuration can be fixed from the message alone.
+ * Argument checks whose messages name the field and the offending value, so that a bad job spec or
+ * a bad configuration can be fixed from the message alone.
  */
 public final class Checks {
   private Checks() {}
@@ -70,7 +70,9 @@ public final class Checks {
   }
 
   public static double nonNegative(String owner, String id, String field, double value) {
-    return !(value >= 0) || Double.isInfinite(value) ? nonNegative(name(owner, id, field), value) : value;
+    return !(value >= 0) || Double.isInfinite(value)
+        ? nonNegative(name(owner, id, field), value)
+        : value;
   }
 
   public static <T> T notNull(String owner, String id, String field, T value) {

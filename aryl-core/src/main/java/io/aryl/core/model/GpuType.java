@@ -4,8 +4,8 @@ package io.aryl.core.model;
  * A class of GPU, such as an A100-class training GPU or a T4-class inference GPU.
  *
  * @param name the type's name, as jobs name it in their allowed types
- * @param trainingSpeed how fast training runs on one GPU of this type relative to the reference training GPU
- *     (1.0); inference-class GPUs are usually slower
+ * @param trainingSpeed how fast training runs on one GPU of this type relative to the reference
+ *     training GPU (1.0); inference-class GPUs are usually slower
  */
 public record GpuType(String name, double trainingSpeed) implements Comparable<GpuType> {
   public GpuType {

@@ -6,11 +6,12 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * A training job as the scheduler sees it at one moment: its shape (GPUs per worker, min..max workers, allowed GPU
- * types), how it scales, and how much work remains.
+ * A training job as the scheduler sees it at one moment: its shape (GPUs per worker, min..max
+ * workers, allowed GPU types), how it scales, and how much work remains.
  *
- * <p>Work is measured in <em>base-seconds</em>: seconds of running at {@code minWorkers} workers on reference-speed
- * GPUs. At {@code n} workers a job needs {@code remaining * throughput(min) / throughput(n)} seconds.
+ * <p>Work is measured in <em>base-seconds</em>: seconds of running at {@code minWorkers} workers on
+ * reference-speed GPUs. At {@code n} workers a job needs {@code remaining * throughput(min) /
+ * throughput(n)} seconds.
  *
  * <p>{@link #remainingS()} is the truth (a simulator knows it; a real cluster does not), {@link
  * #predictedRemainingS()} is what the scheduler believes and the only one its decisions read.
@@ -30,7 +31,8 @@ public final class Job {
   private final double attainedS;
   private final double sinceCheckpointS;
   private final SpeedupModel speedup;
-  // Made on first use, as String's is (racy but safe: any thread computes the same value): a round builds a value
+  // Made on first use, as String's is (racy but safe: any thread computes the same value): a round
+  // builds a value
   // for every job, and only few are ever put in a map.
   private int hash;
 
@@ -43,21 +45,35 @@ public final class Job {
     this.minWorkers = Checks.positive("job", id, "minWorkers", b.minWorkers);
     this.maxWorkers = Checks.positive("job", id, "maxWorkers", b.maxWorkers);
     if (maxWorkers < minWorkers) {
-      throw new IllegalArgumentException("job(" + id + ").minWorkers must be <= maxWorkers, was minWorkers="
-          + minWorkers + ", maxWorkers=" + maxWorkers);
+      throw new IllegalArgumentException(
+          "job("
+              + id
+              + ").minWorkers must be <= maxWorkers, was minWorkers="
+              + minWorkers
+              + ", maxWorkers="
+              + maxWorkers);
     }
     this.allowedGpuTypes = sortedTypes(id, b.allowedGpuTypes);
     this.remainingS = Checks.nonNegative("job", id, "remainingS", b.remainingS);
     this.predictionGiven = b.predictionGiven;
-    this.predictedRemainingS = Checks.nonNegative("job", id, "predictedRemainingS",
-        predictionGiven ? b.predictedRemainingS : remainingS);
+    this.predictedRemainingS =
+        Checks.nonNegative(
+            "job", id, "predictedRemainingS", predictionGiven ? b.predictedRemainingS : remainingS);
     this.attainedS = Checks.nonNegative("job", id, "attainedS", b.attainedS);
     this.sinceCheckpointS = Checks.nonNegative("job", id, "sinceCheckpointS", b.sinceCheckpointS);
     this.speedup = Checks.notNull("job", id, "speedup", b.speedup);
   }
 
-  /** {@code base} with other progress: its shape was checked when it was built, only the new values are. */
-  private Job(Job base, double remainingS, double predictedRemainingS, double attainedS, double sinceCheckpointS) {
+  /**
+   * {@code base} with other progress: its shape was checked when it was built, only the new values
+   * are.
+   */
+  private Job(
+      Job base,
+      double remainingS,
+      double predictedRemainingS,
+      double attainedS,
+      double sinceCheckpointS) {
     this.id = base.id;
     this.kind = base.kind;
     this.tenant = base.tenant;
@@ -69,16 +85,19 @@ public final class Job {
     this.speedup = base.speedup;
     this.remainingS = Checks.nonNegative("job", id, "remainingS", remainingS);
     this.predictionGiven = true;
-    this.predictedRemainingS = Checks.nonNegative("job", id, "predictedRemainingS", predictedRemainingS);
+    this.predictedRemainingS =
+        Checks.nonNegative("job", id, "predictedRemainingS", predictedRemainingS);
     this.attainedS = Checks.nonNegative("job", id, "attainedS", attainedS);
     this.sinceCheckpointS = Checks.nonNegative("job", id, "sinceCheckpointS", sinceCheckpointS);
   }
 
   /**
-   * This job with new progress, as {@code toBuilder()} with these four values set would build it: for a caller that
-   * makes a value of every job for every round (a simulator), at the cost of checking only what changed.
+   * This job with new progress, as {@code toBuilder()} with these four values set would build it:
+   * for a caller that makes a value of every job for every round (a simulator), at the cost of
+   * checking only what changed.
    */
-  public Job withProgress(double remainingS, double predictedRemainingS, double attainedS, double sinceCheckpointS) {
+  public Job withProgress(
+      double remainingS, double predictedRemainingS, double attainedS, double sinceCheckpointS) {
     return new Job(this, remainingS, predictedRemainingS, attainedS, sinceCheckpointS);
   }
 
@@ -95,8 +114,14 @@ public final class Job {
   }
 
   /** {@code Objects.hash} of these fields, without boxing them. */
-  private static int hash(String id, double submitTimeS, int gpusPerWorker, int minWorkers, int maxWorkers,
-      double remainingS, double predictedRemainingS) {
+  private static int hash(
+      String id,
+      double submitTimeS,
+      int gpusPerWorker,
+      int minWorkers,
+      int maxWorkers,
+      double remainingS,
+      double predictedRemainingS) {
     int h = 31 + id.hashCode();
     h = 31 * h + Double.hashCode(submitTimeS);
     h = 31 * h + gpusPerWorker;
@@ -132,14 +157,17 @@ public final class Job {
     return id;
   }
 
-  /** What makes jobs alike for history-based prediction (a model name, a user, a GPU count); may be empty. */
+  /**
+   * What makes jobs alike for history-based prediction (a model name, a user, a GPU count); may be
+   * empty.
+   */
   public String kind() {
     return kind;
   }
 
   /**
-   * The team the job belongs to (a sub-queue of the training queue, see {@link Tenants}); empty for the implicit
-   * tenant of a pool without teams.
+   * The team the job belongs to (a sub-queue of the training queue, see {@link Tenants}); empty for
+   * the implicit tenant of a pool without teams.
    */
   public String tenant() {
     return tenant;
@@ -235,7 +263,15 @@ public final class Job {
   public int hashCode() {
     int h = hash;
     if (h == 0) {
-      h = hash(id, submitTimeS, gpusPerWorker, minWorkers, maxWorkers, remainingS, predictedRemainingS);
+      h =
+          hash(
+              id,
+              submitTimeS,
+              gpusPerWorker,
+              minWorkers,
+              maxWorkers,
+              remainingS,
+              predictedRemainingS);
       hash = h;
     }
     return h;
@@ -243,10 +279,19 @@ public final class Job {
 
   @Override
   public String toString() {
-    return "Job[" + id + (tenant.isEmpty() ? "" : " of " + tenant) + " " + gpusPerWorker + "gpu x " + minWorkers
-        + ".." + maxWorkers
+    return "Job["
+        + id
+        + (tenant.isEmpty() ? "" : " of " + tenant)
+        + " "
+        + gpusPerWorker
+        + "gpu x "
+        + minWorkers
+        + ".."
+        + maxWorkers
         + (allowedGpuTypes.isEmpty() ? "" : " on " + allowedGpuTypes)
-        + ", predicted " + Math.round(predictedRemainingS) + "s]";
+        + ", predicted "
+        + Math.round(predictedRemainingS)
+        + "s]";
   }
 
   /** Builds a {@link Job}; every field is checked by {@link #build()}. */
@@ -275,7 +320,9 @@ public final class Job {
       return this;
     }
 
-    /** The job's team; empty (the default) for the implicit tenant. Surrounding blanks are dropped. */
+    /**
+     * The job's team; empty (the default) for the implicit tenant. Surrounding blanks are dropped.
+     */
     public Builder tenant(String tenant) {
       this.tenant = tenant;
       return this;
@@ -314,8 +361,8 @@ public final class Job {
     }
 
     /**
-     * What the scheduler believes remains. When never set, it follows the true remaining work (an oracle), also
-     * across {@link Job#toBuilder()} copies that change the truth.
+     * What the scheduler believes remains. When never set, it follows the true remaining work (an
+     * oracle), also across {@link Job#toBuilder()} copies that change the truth.
      */
     public Builder predictedRemainingS(double predictedRemainingS) {
       this.predictedRemainingS = predictedRemainingS;

@@ -11,14 +11,16 @@ import java.util.Set;
 import java.util.SortedMap;
 
 /**
- * Running jobs' allocations by job id, sorted by id: an immutable sorted map kept as two arrays. A round walks every
- * running job's allocation once or twice ({@link #jobAt(int)}, {@link #allocationAt(int)}); arrays make that walk, and
- * making the map from jobs already in id order, linear, with no entry objects to build.
+ * Running jobs' allocations by job id, sorted by id: an immutable sorted map kept as two arrays. A
+ * round walks every running job's allocation once or twice ({@link #jobAt(int)}, {@link
+ * #allocationAt(int)}); arrays make that walk, and making the map from jobs already in id order,
+ * linear, with no entry objects to build.
  *
- * <p>Only non-empty allocations are held. Views ({@link #subMap}, {@link #headMap}, {@link #tailMap}) are copies,
- * which no one can tell apart from views of a map that never changes.
+ * <p>Only non-empty allocations are held. Views ({@link #subMap}, {@link #headMap}, {@link
+ * #tailMap}) are copies, which no one can tell apart from views of a map that never changes.
  */
-public final class JobAllocations extends AbstractMap<String, Allocation> implements SortedMap<String, Allocation> {
+public final class JobAllocations extends AbstractMap<String, Allocation>
+    implements SortedMap<String, Allocation> {
   public static final JobAllocations EMPTY = new JobAllocations(new String[0], new Allocation[0]);
 
   private final String[] jobs; // sorted, unique
@@ -30,9 +32,9 @@ public final class JobAllocations extends AbstractMap<String, Allocation> implem
   }
 
   /**
-   * The non-empty allocations of {@code allocations}. Linear when the map is sorted by id (a {@link SortedMap} in
-   * natural order, as a caller keeping its running jobs in a {@code TreeMap} has them); a map of this class is
-   * returned as it is.
+   * The non-empty allocations of {@code allocations}. Linear when the map is sorted by id (a {@link
+   * SortedMap} in natural order, as a caller keeping its running jobs in a {@code TreeMap} has
+   * them); a map of this class is returned as it is.
    */
   public static JobAllocations of(Map<String, Allocation> allocations) {
     if (allocations instanceof JobAllocations ready) {
@@ -45,7 +47,10 @@ public final class JobAllocations extends AbstractMap<String, Allocation> implem
     return b.build();
   }
 
-  /** Collects allocations in any order; sorts them by job id once, at {@link #build()}, if they came unsorted. */
+  /**
+   * Collects allocations in any order; sorts them by job id once, at {@link #build()}, if they came
+   * unsorted.
+   */
   public static final class Builder {
     private String[] jobs;
     private Allocation[] allocations;
@@ -60,8 +65,8 @@ public final class JobAllocations extends AbstractMap<String, Allocation> implem
     /** Adds a job's allocation; an empty one is left out. */
     public Builder put(String job, Allocation allocation) {
       if (job == null || allocation == null) {
-        throw new IllegalArgumentException("allocation of job(" + job + ") must name a job and not be null, was "
-            + allocation);
+        throw new IllegalArgumentException(
+            "allocation of job(" + job + ") must name a job and not be null, was " + allocation);
       }
       if (allocation.isEmpty()) {
         return this;
@@ -94,7 +99,8 @@ public final class JobAllocations extends AbstractMap<String, Allocation> implem
         }
         for (int i = 1; i < size; i++) {
           if (j[i - 1].equals(j[i])) {
-            throw new IllegalArgumentException("allocation job id must be unique, '" + j[i] + "' appears twice");
+            throw new IllegalArgumentException(
+                "allocation job id must be unique, '" + j[i] + "' appears twice");
           }
         }
       }
@@ -102,10 +108,14 @@ public final class JobAllocations extends AbstractMap<String, Allocation> implem
     }
   }
 
-  /** This map with job {@code id}'s allocation set to {@code a}; an empty {@code a} takes the job out. */
+  /**
+   * This map with job {@code id}'s allocation set to {@code a}; an empty {@code a} takes the job
+   * out.
+   */
   public JobAllocations with(String id, Allocation a) {
     if (id == null || a == null) {
-      throw new IllegalArgumentException("allocation of job(" + id + ") must name a job and not be null, was " + a);
+      throw new IllegalArgumentException(
+          "allocation of job(" + id + ") must name a job and not be null, was " + a);
     }
     int i = Arrays.binarySearch(jobs, id);
     if (i >= 0) {
@@ -135,8 +145,8 @@ public final class JobAllocations extends AbstractMap<String, Allocation> implem
   }
 
   /**
-   * This map with every allocation of {@code changes} (sorted by job id) set as {@link #with(String, Allocation)}
-   * does, in one copy: a round changes a few allocations of hundreds.
+   * This map with every allocation of {@code changes} (sorted by job id) set as {@link
+   * #with(String, Allocation)} does, in one copy: a round changes a few allocations of hundreds.
    */
   public JobAllocations with(SortedMap<String, Allocation> changes) {
     if (changes.isEmpty()) {
@@ -153,8 +163,8 @@ public final class JobAllocations extends AbstractMap<String, Allocation> implem
       String id = e.getKey();
       Allocation a = e.getValue();
       if (id == null || a == null) {
-        throw new IllegalArgumentException("allocation of job(" + id + ") must name a job and not be null, was "
-            + a);
+        throw new IllegalArgumentException(
+            "allocation of job(" + id + ") must name a job and not be null, was " + a);
       }
       int found = Arrays.binarySearch(jobs, i, jobs.length, id);
       int upTo = found >= 0 ? found : -found - 1;
@@ -273,7 +283,8 @@ public final class JobAllocations extends AbstractMap<String, Allocation> implem
   @Override
   public SortedMap<String, Allocation> subMap(String fromKey, String toKey) {
     if (fromKey.compareTo(toKey) > 0) {
-      throw new IllegalArgumentException("fromKey '" + fromKey + "' is after toKey '" + toKey + "'");
+      throw new IllegalArgumentException(
+          "fromKey '" + fromKey + "' is after toKey '" + toKey + "'");
     }
     return range(insertionPoint(fromKey), insertionPoint(toKey));
   }
@@ -294,7 +305,9 @@ public final class JobAllocations extends AbstractMap<String, Allocation> implem
   }
 
   private JobAllocations range(int from, int to) {
-    return from >= to ? EMPTY
-        : new JobAllocations(Arrays.copyOfRange(jobs, from, to), Arrays.copyOfRange(allocations, from, to));
+    return from >= to
+        ? EMPTY
+        : new JobAllocations(
+            Arrays.copyOfRange(jobs, from, to), Arrays.copyOfRange(allocations, from, to));
   }
 }

@@ -7,14 +7,16 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The outcome of a decision: the allocation every job should have next, and how that differs from now.
+ * The outcome of a decision: the allocation every job should have next, and how that differs from
+ * now.
  *
- * <p>A job absent from {@link #targets()} should not run: a queued job stays queued, a running one is
- * preempted.
+ * <p>A job absent from {@link #targets()} should not run: a queued job stays queued, a running one
+ * is preempted.
  *
- * <p>A round also records why, where it decides it: where admission put each queued job it left waiting
- * ({@link #waiting()}), and why each elastic job it runs below its maximum was not widened ({@link #belowMax()}). The
- * reasons explain the decision and are not part of it: two plans are equal when they decide the same.
+ * <p>A round also records why, where it decides it: where admission put each queued job it left
+ * waiting ({@link #waiting()}), and why each elastic job it runs below its maximum was not widened
+ * ({@link #belowMax()}). The reasons explain the decision and are not part of it: two plans are
+ * equal when they decide the same.
  */
 public final class Plan {
   /** How a job's allocation changes. */
@@ -36,7 +38,10 @@ public final class Plan {
   private final Map<String, QueuePlace> waiting;
   private final Map<String, BelowMax> belowMax;
 
-  private Plan(Map<String, Allocation> targets, Map<String, Change> changes, Map<String, QueuePlace> waiting,
+  private Plan(
+      Map<String, Allocation> targets,
+      Map<String, Change> changes,
+      Map<String, QueuePlace> waiting,
       Map<String, BelowMax> belowMax) {
     this.targets = targets;
     this.changes = changes;
@@ -45,9 +50,9 @@ public final class Plan {
   }
 
   /**
-   * The plan that takes {@code before} to {@code targets}. The targets must form a valid state of the same
-   * cluster (no over-committed server, workers within min..max on allowed types of servers serving training);
-   * anything else is refused, as {@link ClusterState} refuses it.
+   * The plan that takes {@code before} to {@code targets}. The targets must form a valid state of
+   * the same cluster (no over-committed server, workers within min..max on allowed types of servers
+   * serving training); anything else is refused, as {@link ClusterState} refuses it.
    */
   public static Plan between(ClusterState before, Map<String, Allocation> targets) {
     JobAllocations t = JobAllocations.of(targets);
@@ -86,8 +91,10 @@ public final class Plan {
   /**
    * This plan with the reasons its round recorded.
    *
-   * @param waiting where admission put each queued job the plan leaves waiting, by job id (none may run)
-   * @param belowMax why each job the plan runs below its maximum was not widened, by job id (each must run)
+   * @param waiting where admission put each queued job the plan leaves waiting, by job id (none may
+   *     run)
+   * @param belowMax why each job the plan runs below its maximum was not widened, by job id (each
+   *     must run)
    */
   public Plan withReasons(Map<String, QueuePlace> waiting, Map<String, BelowMax> belowMax) {
     for (String id : waiting.keySet()) {
@@ -97,10 +104,15 @@ public final class Plan {
     }
     for (String id : belowMax.keySet()) {
       if (!targets.containsKey(id)) {
-        throw new IllegalArgumentException("job(" + id + ") said to run below its maximum does not run in the plan");
+        throw new IllegalArgumentException(
+            "job(" + id + ") said to run below its maximum does not run in the plan");
       }
     }
-    return new Plan(targets, changes, Collections.unmodifiableMap(waiting), Collections.unmodifiableMap(belowMax));
+    return new Plan(
+        targets,
+        changes,
+        Collections.unmodifiableMap(waiting),
+        Collections.unmodifiableMap(belowMax));
   }
 
   /** Allocation by job id of every job that runs after this plan, sorted by job id. */
@@ -118,16 +130,17 @@ public final class Plan {
   }
 
   /**
-   * Where admission put each queued job the round left waiting, by job id; empty for a plan no round made. A job that
-   * was running and is preempted is not among them.
+   * Where admission put each queued job the round left waiting, by job id; empty for a plan no
+   * round made. A job that was running and is preempted is not among them.
    */
   public Map<String, QueuePlace> waiting() {
     return waiting;
   }
 
   /**
-   * Why the round did not widen each elastic job it runs below the job's {@code maxWorkers}, by job id; empty for a
-   * plan no round made. A job the plan runs at its maximum, or does not run, is not among them.
+   * Why the round did not widen each elastic job it runs below the job's {@code maxWorkers}, by job
+   * id; empty for a plan no round made. A job the plan runs at its maximum, or does not run, is not
+   * among them.
    */
   public Map<String, BelowMax> belowMax() {
     return belowMax;

@@ -8,9 +8,11 @@ package io.aryl.core.model;
  * @param gpus how many GPUs it has
  * @param pool the fleet that owns it; a loaned server still belongs to {@link Pool#INFERENCE}
  * @param loaned true while an inference server is lent to training
- * @param fenced true while the server is being returned: it keeps what runs on it, but takes no new workers
+ * @param fenced true while the server is being returned: it keeps what runs on it, but takes no new
+ *     workers
  */
-public record Server(String id, GpuType gpuType, int gpus, Pool pool, boolean loaned, boolean fenced) {
+public record Server(
+    String id, GpuType gpuType, int gpus, Pool pool, boolean loaned, boolean fenced) {
   public Server {
     Checks.notBlank("server.id", id);
     Checks.notNull("server", id, "gpuType", gpuType);
@@ -18,7 +20,11 @@ public record Server(String id, GpuType gpuType, int gpus, Pool pool, boolean lo
     Checks.notNull("server", id, "pool", pool);
     if (loaned && pool != Pool.INFERENCE) {
       throw new IllegalArgumentException(
-          "server(" + id + ").loaned must be false for a server of pool " + pool + ": only inference servers are lent");
+          "server("
+              + id
+              + ").loaned must be false for a server of pool "
+              + pool
+              + ": only inference servers are lent");
     }
   }
 
@@ -47,7 +53,8 @@ public record Server(String id, GpuType gpuType, int gpus, Pool pool, boolean lo
 
   public Server withLoaned(boolean newLoaned) {
     // An inference server that comes back is no longer fenced: the fence only guards its return.
-    return new Server(id, gpuType, gpus, pool, newLoaned, pool == Pool.TRAINING || newLoaned ? fenced : false);
+    return new Server(
+        id, gpuType, gpus, pool, newLoaned, pool == Pool.TRAINING || newLoaned ? fenced : false);
   }
 
   public Server withFenced(boolean newFenced) {

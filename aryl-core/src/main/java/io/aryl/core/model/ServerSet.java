@@ -7,10 +7,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
-/** Everything checked and derived of the servers alone: shared by successive snapshots of the same servers. */
+/**
+ * Everything checked and derived of the servers alone: shared by successive snapshots of the same
+ * servers.
+ */
 final class ServerSet {
-  final List<Server> list; // sorted by id; immutable, so that a ServerTable made of it keeps this very list
-  final List<Server> given; // as the caller gave them: the same as list unless they came in another order
+  final List<Server>
+      list; // sorted by id; immutable, so that a ServerTable made of it keeps this very list
+  final List<Server>
+      given; // as the caller gave them: the same as list unless they came in another order
   final Map<String, Integer> index; // position in list
   final Map<String, Integer> largestByType;
   final int largestServer; // what a job that may use any type must fit
@@ -27,7 +32,8 @@ final class ServerSet {
     Map<String, Integer> byId = new HashMap<>(sorted.size() * 2);
     for (Server s : sorted) {
       if (byId.put(s.id(), byId.size()) != null) {
-        throw new IllegalArgumentException("server.id must be unique, '" + s.id() + "' appears twice");
+        throw new IllegalArgumentException(
+            "server.id must be unique, '" + s.id() + "' appears twice");
       }
     }
     this.index = byId;
@@ -37,8 +43,8 @@ final class ServerSet {
   }
 
   /**
-   * The set of {@code servers}, which have {@code before}'s ids in its order: its index is theirs. A scheduler's
-   * servers change their free GPUs far more often than which servers there are.
+   * The set of {@code servers}, which have {@code before}'s ids in its order: its index is theirs.
+   * A scheduler's servers change their free GPUs far more often than which servers there are.
    */
   private ServerSet(ServerSet before, List<Server> servers) {
     this.list = List.copyOf(servers);
@@ -49,16 +55,25 @@ final class ServerSet {
     this.ownGpus = ownGpus(list);
   }
 
-  /** The most GPUs of one server per GPU type; refuses two servers that give one type different speeds. */
+  /**
+   * The most GPUs of one server per GPU type; refuses two servers that give one type different
+   * speeds.
+   */
   private static Map<String, Integer> largestByType(List<Server> servers) {
     Map<String, Integer> largest = new HashMap<>();
     Map<String, GpuType> typesByName = new HashMap<>();
     for (Server s : servers) {
       GpuType known = typesByName.putIfAbsent(s.gpuType().name(), s.gpuType());
       if (known != null && known != s.gpuType() && !known.equals(s.gpuType())) {
-        throw new IllegalArgumentException("server(" + s.id() + ").gpuType " + s.gpuType().name()
-            + " has trainingSpeed " + s.gpuType().trainingSpeed() + " but other servers give it "
-            + known.trainingSpeed());
+        throw new IllegalArgumentException(
+            "server("
+                + s.id()
+                + ").gpuType "
+                + s.gpuType().name()
+                + " has trainingSpeed "
+                + s.gpuType().trainingSpeed()
+                + " but other servers give it "
+                + known.trainingSpeed());
       }
       largest.merge(s.gpuType().name(), s.gpus(), Math::max);
     }
@@ -91,8 +106,8 @@ final class ServerSet {
   }
 
   /**
-   * This set again if {@code others} are the same servers in the same order as before; a set sharing this one's index
-   * if they have the same ids in its order; else a new one.
+   * This set again if {@code others} are the same servers in the same order as before; a set
+   * sharing this one's index if they have the same ids in its order; else a new one.
    */
   ServerSet reusedFor(List<Server> others) {
     if (others == list || same(others, given)) {
@@ -101,7 +116,10 @@ final class ServerSet {
     return sameIds(others, list) ? new ServerSet(this, others) : new ServerSet(others);
   }
 
-  /** True if {@code a} has {@code b}'s ids in {@code b}'s order; by identity first, as a caller reuses its ids. */
+  /**
+   * True if {@code a} has {@code b}'s ids in {@code b}'s order; by identity first, as a caller
+   * reuses its ids.
+   */
   private static boolean sameIds(List<Server> a, List<Server> b) {
     if (a.size() != b.size()) {
       return false;
@@ -116,7 +134,9 @@ final class ServerSet {
     return true;
   }
 
-  /** List equality, comparing by identity first: a caller passes the very servers it passed before. */
+  /**
+   * List equality, comparing by identity first: a caller passes the very servers it passed before.
+   */
   private static boolean same(List<Server> a, List<Server> b) {
     if (a.size() != b.size()) {
       return false;
@@ -131,7 +151,10 @@ final class ServerSet {
     return true;
   }
 
-  /** Refuses a job whose worker is larger than every server of a type it may use, or that names an unknown type. */
+  /**
+   * Refuses a job whose worker is larger than every server of a type it may use, or that names an
+   * unknown type.
+   */
   void checkFits(Job j) {
     int largest = 0;
     if (j.allowedGpuTypes().isEmpty()) {
@@ -140,15 +163,26 @@ final class ServerSet {
       for (String t : j.allowedGpuTypes()) {
         Integer g = largestByType.get(t);
         if (g == null) {
-          throw new IllegalArgumentException("job(" + j.id() + ").allowedGpuTypes names unknown GPU type '" + t
-              + "'; the cluster has " + new TreeSet<>(largestByType.keySet()));
+          throw new IllegalArgumentException(
+              "job("
+                  + j.id()
+                  + ").allowedGpuTypes names unknown GPU type '"
+                  + t
+                  + "'; the cluster has "
+                  + new TreeSet<>(largestByType.keySet()));
         }
         largest = Math.max(largest, g);
       }
     }
     if (j.gpusPerWorker() > largest) {
-      throw new IllegalArgumentException("job(" + j.id() + ").gpusPerWorker must fit on one server, was "
-          + j.gpusPerWorker() + " but the largest server it may use has " + largest + " GPUs");
+      throw new IllegalArgumentException(
+          "job("
+              + j.id()
+              + ").gpusPerWorker must fit on one server, was "
+              + j.gpusPerWorker()
+              + " but the largest server it may use has "
+              + largest
+              + " GPUs");
     }
   }
 }

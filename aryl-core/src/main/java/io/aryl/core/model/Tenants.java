@@ -5,15 +5,17 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The teams (tenants) sharing the training pool, each with the GPUs of the pool's <em>own</em> servers it is
- * guaranteed: the Capacity Scheduler capacity of a sub-queue of the training queue (e.g. {@code root.training.vision})
- * within the training partition. Loaned inference servers are outside every guarantee and shared by all tenants.
+ * The teams (tenants) sharing the training pool, each with the GPUs of the pool's <em>own</em>
+ * servers it is guaranteed: the Capacity Scheduler capacity of a sub-queue of the training queue
+ * (e.g. {@code root.training.vision}) within the training partition. Loaned inference servers are
+ * outside every guarantee and shared by all tenants.
  *
- * <p>A tenant may use more than its guarantee while others leave theirs idle (it borrows); what it uses beyond its
- * guarantee on the own servers is on loan and comes back first when an owner has queued work (see {@link
- * io.aryl.core.tenant.TenantQuota} and {@code RoundPlanner}). A job names its tenant ({@link Job#tenant()}); a
- * tenant no entry names is guaranteed nothing. {@link #NONE}, the default, declares no tenant: with fewer than two
- * tenants in a snapshot the round is exactly the single-team round.
+ * <p>A tenant may use more than its guarantee while others leave theirs idle (it borrows); what it
+ * uses beyond its guarantee on the own servers is on loan and comes back first when an owner has
+ * queued work (see {@link io.aryl.core.tenant.TenantQuota} and {@code RoundPlanner}). A job names
+ * its tenant ({@link Job#tenant()}); a tenant no entry names is guaranteed nothing. {@link #NONE},
+ * the default, declares no tenant: with fewer than two tenants in a snapshot the round is exactly
+ * the single-team round.
  *
  * <p>Immutable; names are sorted.
  */
@@ -31,8 +33,8 @@ public final class Tenants {
       sum += g;
     }
     if (sum > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("tenants' guaranteedGpus must sum to at most " + Integer.MAX_VALUE
-          + ", was " + sum);
+      throw new IllegalArgumentException(
+          "tenants' guaranteedGpus must sum to at most " + Integer.MAX_VALUE + ", was " + sum);
     }
     this.total = (int) sum;
   }
@@ -40,7 +42,8 @@ public final class Tenants {
   /**
    * Tenants from a map of tenant name to guaranteed GPUs.
    *
-   * @throws IllegalArgumentException naming the tenant and value: a blank name, a negative guarantee
+   * @throws IllegalArgumentException naming the tenant and value: a blank name, a negative
+   *     guarantee
    */
   public static Tenants of(Map<String, Integer> guaranteedGpus) {
     Checks.notNull("tenants", guaranteedGpus);
@@ -53,7 +56,10 @@ public final class Tenants {
     return copy.isEmpty() ? NONE : new Tenants(copy);
   }
 
-  /** GPUs of the training pool's own servers guaranteed to {@code tenant}; 0 for a tenant not declared. */
+  /**
+   * GPUs of the training pool's own servers guaranteed to {@code tenant}; 0 for a tenant not
+   * declared.
+   */
   public int guarantee(String tenant) {
     return guaranteedGpus.getOrDefault(tenant, 0);
   }

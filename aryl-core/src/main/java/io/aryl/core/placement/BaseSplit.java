@@ -5,31 +5,33 @@ import io.aryl.core.model.Job;
 import java.util.function.IntUnaryOperator;
 
 /**
- * Which of a running job's workers are its base (the first {@code minWorkers}, kept where they run) and which are
- * flexible (re-decided each round). Planners differ only in which servers' workers they count as base first.
+ * Which of a running job's workers are its base (the first {@code minWorkers}, kept where they run)
+ * and which are flexible (re-decided each round). Planners differ only in which servers' workers
+ * they count as base first.
  */
 public final class BaseSplit {
   private BaseSplit() {}
 
   /**
-   * A job's workers split, by server index in increasing order: {@code base[i]} and {@code flexible[i]} workers on
-   * server {@code servers[i]} (either may be 0). The arrays are the split's own; no one changes them.
+   * A job's workers split, by server index in increasing order: {@code base[i]} and {@code
+   * flexible[i]} workers on server {@code servers[i]} (either may be 0). The arrays are the split's
+   * own; no one changes them.
    *
    * @param flexibleCount the flexible workers in all
    */
   public record Parts(int[] servers, int[] base, int[] flexible, int flexibleCount) {}
 
   /**
-   * Aryl's planner's order, which every reader of its splits uses: the training pool's own open servers first, then
-   * loaned open ones, then fenced ones.
+   * Aryl's planner's order, which every reader of its splits uses: the training pool's own open
+   * servers first, then loaned open ones, then fenced ones.
    */
   public static IntUnaryOperator ownOpenFirst(ServerTable table) {
     return s -> !table.open(s) ? 2 : table.loaned(s) ? 1 : 0;
   }
 
   /**
-   * Splits the job's workers: servers are taken by rising {@code rank}, then index, each contributing workers to the
-   * base until it holds {@code minWorkers}; the rest are flexible.
+   * Splits the job's workers: servers are taken by rising {@code rank}, then index, each
+   * contributing workers to the base until it holds {@code minWorkers}; the rest are flexible.
    */
   public static Parts split(Job job, Allocation a, ServerTable table, IntUnaryOperator rank) {
     int n = a.serverCount();
@@ -43,14 +45,17 @@ public final class BaseSplit {
       ranks[k] = rank.applyAsInt(servers[k]);
       byIndex &= k == 0 || servers[k - 1] < servers[k];
     }
-    if (!byIndex) { // an allocation lists servers by id, which a table's indexes follow: not expected
+    if (!byIndex) { // an allocation lists servers by id, which a table's indexes follow: not
+      // expected
       sortByFirst(servers, workers, ranks);
     }
     // Positions by rank, then index: insertion sort, as a job's workers sit on few servers.
     int[] order = new int[n];
     for (int i = 0; i < n; i++) {
       order[i] = i;
-      for (int j = i; j > 0 && ranks[order[j]] < ranks[order[j - 1]]; j--) { // equal ranks stay in index order
+      for (int j = i;
+          j > 0 && ranks[order[j]] < ranks[order[j - 1]];
+          j--) { // equal ranks stay in index order
         int t = order[j];
         order[j] = order[j - 1];
         order[j - 1] = t;

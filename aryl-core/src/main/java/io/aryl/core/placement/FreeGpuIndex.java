@@ -1,12 +1,13 @@
 package io.aryl.core.placement;
 
 /**
- * Free GPUs per server, indexed for best fit: for every (loaned or own, GPU type, free count) a bit set of servers,
- * so that "the open server with the fewest free GPUs that still fits g, of an allowed type, in the preferred
- * group" costs a few bit-set probes rather than a scan of every server.
+ * Free GPUs per server, indexed for best fit: for every (loaned or own, GPU type, free count) a bit
+ * set of servers, so that "the open server with the fewest free GPUs that still fits g, of an
+ * allowed type, in the preferred group" costs a few bit-set probes rather than a scan of every
+ * server.
  *
- * <p>Only open servers (serving training, not fenced) are indexed; the free counts of others are kept but never
- * offered.
+ * <p>Only open servers (serving training, not fenced) are indexed; the free counts of others are
+ * kept but never offered.
  */
 public final class FreeGpuIndex {
   private static final int OWN = 0;
@@ -14,8 +15,10 @@ public final class FreeGpuIndex {
 
   private final ServerTable table;
   private final int[] free;
-  // One bit set of servers per (own|loaned, type, free count), all in one array of words: bucket b holds words
-  // [b * words, (b + 1) * words). Plain words rather than BitSets: a round sets and clears bits thousands of times,
+  // One bit set of servers per (own|loaned, type, free count), all in one array of words: bucket b
+  // holds words
+  // [b * words, (b + 1) * words). Plain words rather than BitSets: a round sets and clears bits
+  // thousands of times,
   // and copies the index whole to try placements.
   private final int words;
   private final int types;
@@ -29,8 +32,13 @@ public final class FreeGpuIndex {
     this.bits = new long[2 * types * (table.maxGpus() + 1) * words];
     for (int s = 0; s < free.length; s++) {
       if (free[s] < 0 || free[s] > table.gpus(s)) {
-        throw new IllegalArgumentException("free GPUs of server(" + table.id(s) + ") must be within 0.."
-            + table.gpus(s) + ", was " + free[s]);
+        throw new IllegalArgumentException(
+            "free GPUs of server("
+                + table.id(s)
+                + ") must be within 0.."
+                + table.gpus(s)
+                + ", was "
+                + free[s]);
       }
       if (table.open(s)) {
         bits[word(s, free[s])] |= 1L << s;
@@ -71,7 +79,8 @@ public final class FreeGpuIndex {
 
   public void set(int s, int newFree) {
     if (newFree < 0 || newFree > table.gpus(s)) {
-      throw new IllegalStateException("free GPUs of server(" + table.id(s) + ") would become " + newFree);
+      throw new IllegalStateException(
+          "free GPUs of server(" + table.id(s) + ") would become " + newFree);
     }
     if (table.open(s)) {
       bits[word(s, free[s])] &= ~(1L << s);
@@ -81,9 +90,9 @@ public final class FreeGpuIndex {
   }
 
   /**
-   * The best-fit open server for one worker of {@code gpus} GPUs: in the role's preferred group first (loaned
-   * servers for flexible workers, own servers for base ones), the fewest free GPUs that still fit, faster types
-   * before slower ones, lowest index last. -1 if none fits.
+   * The best-fit open server for one worker of {@code gpus} GPUs: in the role's preferred group
+   * first (loaned servers for flexible workers, own servers for base ones), the fewest free GPUs
+   * that still fit, faster types before slower ones, lowest index last. -1 if none fits.
    */
   public int bestFit(int gpus, boolean[] allowedTypes, WorkerRole role) {
     int first = role.prefersLoaned() ? LOANED : OWN;
@@ -125,7 +134,10 @@ public final class FreeGpuIndex {
     return 0;
   }
 
-  /** How many workers of {@code gpus} GPUs could be placed on open servers of allowed types, ignoring others. */
+  /**
+   * How many workers of {@code gpus} GPUs could be placed on open servers of allowed types,
+   * ignoring others.
+   */
   public int fittingWorkers(int gpus, boolean[] allowedTypes) {
     int n = 0;
     for (int s = 0; s < free.length; s++) {

@@ -7,14 +7,15 @@ import java.util.List;
  * What one round may hand out, per server, at two levels:
  *
  * <ul>
- *   <li><b>spare</b>: GPUs not held by base workers. Flexible workers are re-decided every round, so their GPUs
- *       count as spare: base demand always wins over elastic extras.
- *   <li><b>idle</b>: spare GPUs that no flexible worker holds either. Placing a gang here costs no shrink.
+ *   <li><b>spare</b>: GPUs not held by base workers. Flexible workers are re-decided every round,
+ *       so their GPUs count as spare: base demand always wins over elastic extras.
+ *   <li><b>idle</b>: spare GPUs that no flexible worker holds either. Placing a gang here costs no
+ *       shrink.
  * </ul>
  *
- * A gang is placed on idle GPUs when it fits there and on spare GPUs only otherwise, so that admitting a job
- * shrinks elastic jobs only when it must. Placement is all-or-nothing: a gang that does not fit leaves the budget
- * exactly as it was.
+ * A gang is placed on idle GPUs when it fits there and on spare GPUs only otherwise, so that
+ * admitting a job shrinks elastic jobs only when it must. Placement is all-or-nothing: a gang that
+ * does not fit leaves the budget exactly as it was.
  */
 public final class GpuBudget {
   private final ServerTable table;
@@ -32,8 +33,14 @@ public final class GpuBudget {
     int[] idleCounts = new int[spare.length];
     for (int s = 0; s < spare.length; s++) {
       if (flexible[s] > spare[s]) {
-        throw new IllegalArgumentException("server(" + table.id(s) + ") has " + flexible[s]
-            + " flexible GPUs but only " + spare[s] + " spare");
+        throw new IllegalArgumentException(
+            "server("
+                + table.id(s)
+                + ") has "
+                + flexible[s]
+                + " flexible GPUs but only "
+                + spare[s]
+                + " spare");
       }
       idleCounts[s] = spare[s] - flexible[s];
     }
@@ -44,7 +51,9 @@ public final class GpuBudget {
   private GpuBudget(GpuBudget other) {
     this.table = other.table;
     this.spare = other.spare.copy();
-    this.idle = other.idle.copy(); // idle is spare less flexible after every change, as the constructor makes it
+    this.idle =
+        other.idle
+            .copy(); // idle is spare less flexible after every change, as the constructor makes it
     this.flexible = other.flexible.clone();
   }
 
@@ -74,7 +83,8 @@ public final class GpuBudget {
   public void take(int s, int gpus) {
     int newSpare = spare.free(s) - gpus;
     if (newSpare < 0) {
-      throw new IllegalStateException("server(" + table.id(s) + ") has " + spare.free(s) + " spare GPUs, asked " + gpus);
+      throw new IllegalStateException(
+          "server(" + table.id(s) + ") has " + spare.free(s) + " spare GPUs, asked " + gpus);
     }
     spare.set(s, newSpare);
     flexible[s] = Math.min(flexible[s], newSpare);
@@ -85,20 +95,22 @@ public final class GpuBudget {
   public void release(int s, int gpus) {
     int newSpare = spare.free(s) + gpus;
     if (gpus < 0 || newSpare > table.gpus(s)) {
-      throw new IllegalStateException("server(" + table.id(s) + ") cannot get back " + gpus + " GPUs");
+      throw new IllegalStateException(
+          "server(" + table.id(s) + ") cannot get back " + gpus + " GPUs");
     }
     spare.set(s, newSpare);
     idle.set(s, newSpare - flexible[s]);
   }
 
   /**
-   * Frees what a preempted job held on server s: its {@code baseGpus} come back as idle GPUs, and of its {@code
-   * flexibleGpus} those still counted as flexible become idle too.
+   * Frees what a preempted job held on server s: its {@code baseGpus} come back as idle GPUs, and
+   * of its {@code flexibleGpus} those still counted as flexible become idle too.
    */
   public void vacate(int s, int baseGpus, int flexibleGpus) {
     int newSpare = spare.free(s) + baseGpus;
     if (baseGpus < 0 || flexibleGpus < 0 || newSpare > table.gpus(s)) {
-      throw new IllegalStateException("server(" + table.id(s) + ") cannot get back " + baseGpus + " base GPUs");
+      throw new IllegalStateException(
+          "server(" + table.id(s) + ") cannot get back " + baseGpus + " base GPUs");
     }
     spare.set(s, newSpare);
     flexible[s] = Math.max(0, flexible[s] - flexibleGpus);
@@ -106,14 +118,15 @@ public final class GpuBudget {
   }
 
   /**
-   * Holds {@code gpus} spare GPUs of server s that flexible workers hold, so that no gang is placed on them (a hold
-   * that keeps them flexible): spare and flexible GPUs both drop by as many. Returns how many flexible GPUs were
-   * held, for {@link #unholdFlexible}.
+   * Holds {@code gpus} spare GPUs of server s that flexible workers hold, so that no gang is placed
+   * on them (a hold that keeps them flexible): spare and flexible GPUs both drop by as many.
+   * Returns how many flexible GPUs were held, for {@link #unholdFlexible}.
    */
   public int holdFlexible(int s, int gpus) {
     int newSpare = spare.free(s) - gpus;
     if (gpus < 0 || newSpare < 0) {
-      throw new IllegalStateException("server(" + table.id(s) + ") has " + spare.free(s) + " spare GPUs, asked " + gpus);
+      throw new IllegalStateException(
+          "server(" + table.id(s) + ") has " + spare.free(s) + " spare GPUs, asked " + gpus);
     }
     int flex = Math.min(flexible[s], gpus);
     spare.set(s, newSpare);
@@ -122,18 +135,24 @@ public final class GpuBudget {
     return flex;
   }
 
-  /** Undoes {@link #holdFlexible}: {@code gpus} come back, {@code flexibleGpus} of them flexible again. */
+  /**
+   * Undoes {@link #holdFlexible}: {@code gpus} come back, {@code flexibleGpus} of them flexible
+   * again.
+   */
   public void unholdFlexible(int s, int gpus, int flexibleGpus) {
     int newSpare = spare.free(s) + gpus;
     if (gpus < 0 || flexibleGpus < 0 || flexibleGpus > gpus || newSpare > table.gpus(s)) {
-      throw new IllegalStateException("server(" + table.id(s) + ") cannot get back " + gpus + " held GPUs");
+      throw new IllegalStateException(
+          "server(" + table.id(s) + ") cannot get back " + gpus + " held GPUs");
     }
     spare.set(s, newSpare);
     flexible[s] += flexibleGpus;
     idle.set(s, newSpare - flexible[s]);
   }
 
-  /** Makes this budget what {@code other} (a budget of the same servers, e.g. an earlier copy) is. */
+  /**
+   * Makes this budget what {@code other} (a budget of the same servers, e.g. an earlier copy) is.
+   */
   public void restoreFrom(GpuBudget other) {
     if (other.table != table) {
       throw new IllegalArgumentException("budgets of different server tables");
@@ -146,8 +165,9 @@ public final class GpuBudget {
   }
 
   /**
-   * Places {@code workers} workers of {@code gpusPerWorker} GPUs each, all or none: on idle GPUs if the whole
-   * gang fits there, else on spare GPUs. Returns the server index of each worker, or null (budget unchanged).
+   * Places {@code workers} workers of {@code gpusPerWorker} GPUs each, all or none: on idle GPUs if
+   * the whole gang fits there, else on spare GPUs. Returns the server index of each worker, or null
+   * (budget unchanged).
    */
   public int[] placeGang(int gpusPerWorker, int workers, boolean[] allowedTypes, WorkerRole role) {
     int[] placed = tryPlace(idle, gpusPerWorker, workers, allowedTypes, role);
@@ -157,7 +177,8 @@ public final class GpuBudget {
     return placed;
   }
 
-  private int[] tryPlace(FreeGpuIndex level, int g, int workers, boolean[] allowedTypes, WorkerRole role) {
+  private int[] tryPlace(
+      FreeGpuIndex level, int g, int workers, boolean[] allowedTypes, WorkerRole role) {
     List<int[]> undo = new ArrayList<>(); // {server, spare, flexible, idle} before each take
     int[] out = new int[workers];
     for (int w = 0; w < workers; w++) {

@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * The servers of one snapshot as dense arrays, indexed 0..n-1 in server-id order, so that the hot loops of a
- * round touch ints instead of maps. Immutable.
+ * The servers of one snapshot as dense arrays, indexed 0..n-1 in server-id order, so that the hot
+ * loops of a round touch ints instead of maps. Immutable.
  */
 public final class ServerTable {
   private final List<Server> servers;
@@ -24,7 +24,9 @@ public final class ServerTable {
   private final List<GpuType> types;
   private final int maxGpus;
 
-  /** @param servers sorted by id, as {@code ClusterState.servers()} gives them */
+  /**
+   * @param servers sorted by id, as {@code ClusterState.servers()} gives them
+   */
   public ServerTable(List<Server> servers) {
     this.servers = List.copyOf(servers);
     int n = servers.size();
@@ -132,7 +134,10 @@ public final class ServerTable {
     return 0;
   }
 
-  /** A set of type indexes as a bit mask, for use as a key (a snapshot has far fewer than 64 GPU types). */
+  /**
+   * A set of type indexes as a bit mask, for use as a key (a snapshot has far fewer than 64 GPU
+   * types).
+   */
   public static long mask(boolean[] typeSet) {
     long m = 0;
     for (int t = 0; t < typeSet.length && t < 63; t++) {
@@ -143,7 +148,10 @@ public final class ServerTable {
     return m;
   }
 
-  /** The allowed types grouped by training speed, fastest group first: where one gang can run at one pace. */
+  /**
+   * The allowed types grouped by training speed, fastest group first: where one gang can run at one
+   * pace.
+   */
   public List<boolean[]> speedTiers(boolean[] allowed) {
     List<boolean[]> tiers = new ArrayList<>();
     double last = Double.NaN;

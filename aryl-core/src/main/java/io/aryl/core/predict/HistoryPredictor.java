@@ -8,23 +8,26 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Predicts from finished jobs: a job is expected to need as much total work as the median of recent jobs of its
- * {@link Job#kind() kind}, less what it has already done. This is what a real cluster can do without asking users
- * for estimates; the median rather than the mean keeps one runaway job from skewing a kind.
+ * Predicts from finished jobs: a job is expected to need as much total work as the median of recent
+ * jobs of its {@link Job#kind() kind}, less what it has already done. This is what a real cluster
+ * can do without asking users for estimates; the median rather than the mean keeps one runaway job
+ * from skewing a kind.
  *
- * <p>The prediction is {@code max(median - attained, floorS)}: a job that has outlived its history is expected to
- * need a little more, not nothing, so it is neither treated as finished nor given unbounded priority. Where the
- * median comes from, first match wins:
+ * <p>The prediction is {@code max(median - attained, floorS)}: a job that has outlived its history
+ * is expected to need a little more, not nothing, so it is neither treated as finished nor given
+ * unbounded priority. Where the median comes from, first match wins:
  *
  * <ol>
- *   <li>the last {@code window} totals of the job's kind, if there are at least {@code minSamples} of them;
- *   <li>the last {@code window} totals over all kinds, if there are any (jobs with an empty kind always use this);
+ *   <li>the last {@code window} totals of the job's kind, if there are at least {@code minSamples}
+ *       of them;
+ *   <li>the last {@code window} totals over all kinds, if there are any (jobs with an empty kind
+ *       always use this);
  *   <li>{@code defaultTotalS}, a prior for a cluster with no history yet.
  * </ol>
  *
- * <p>Memory is bounded per kind by {@code window}. Deterministic: the same observations in the same order give
- * the same predictions. <strong>Not thread-safe</strong>: the scheduler observes and predicts from one thread;
- * guard it externally otherwise.
+ * <p>Memory is bounded per kind by {@code window}. Deterministic: the same observations in the same
+ * order give the same predictions. <strong>Not thread-safe</strong>: the scheduler observes and
+ * predicts from one thread; guard it externally otherwise.
  */
 public final class HistoryPredictor implements RuntimePredictor {
   public static final int DEFAULT_WINDOW = 1000;
@@ -47,7 +50,8 @@ public final class HistoryPredictor implements RuntimePredictor {
 
   /**
    * @param window how many recent totals to keep per kind, and over all kinds
-   * @param minSamples how many totals a kind needs before its own median is trusted; at most {@code window}
+   * @param minSamples how many totals a kind needs before its own median is trusted; at most {@code
+   *     window}
    * @param floorS the least remaining work ever predicted, in base-seconds
    * @param defaultTotalS the total work assumed while nothing has been observed, in base-seconds
    */
@@ -55,15 +59,21 @@ public final class HistoryPredictor implements RuntimePredictor {
     this.window = Checks.positive("history.window", window);
     this.minSamples = Checks.positive("history.minSamples", minSamples);
     if (minSamples > window) {
-      throw new IllegalArgumentException("history.minSamples must be <= history.window, was minSamples="
-          + minSamples + ", window=" + window);
+      throw new IllegalArgumentException(
+          "history.minSamples must be <= history.window, was minSamples="
+              + minSamples
+              + ", window="
+              + window);
     }
     this.floorS = Checks.nonNegative("history.floorS", floorS);
     this.defaultTotalS = Checks.nonNegative("history.defaultTotalS", defaultTotalS);
     this.all = new Samples(window);
   }
 
-  /** Records a finished job's total work in base-seconds; an empty kind counts only towards all kinds. */
+  /**
+   * Records a finished job's total work in base-seconds; an empty kind counts only towards all
+   * kinds.
+   */
   public void observe(String kind, double totalBaseSeconds) {
     Checks.notNull("history.kind", kind);
     Checks.nonNegative("history.totalBaseSeconds", totalBaseSeconds);
@@ -98,8 +108,17 @@ public final class HistoryPredictor implements RuntimePredictor {
 
   @Override
   public String toString() {
-    return "history(window=" + window + ", minSamples=" + minSamples + ", floor=" + floorS + "s, "
-        + byKind.size() + " kinds, " + all.size() + " recent jobs)";
+    return "history(window="
+        + window
+        + ", minSamples="
+        + minSamples
+        + ", floor="
+        + floorS
+        + "s, "
+        + byKind.size()
+        + " kinds, "
+        + all.size()
+        + " recent jobs)";
   }
 
   /** The last {@code capacity} values, with the median cached until the next one arrives. */

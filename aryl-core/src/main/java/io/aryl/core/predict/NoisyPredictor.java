@@ -5,12 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 
 /**
- * The truth scaled by a per-job error {@code 1 + e}, {@code e} uniform in {@code [-E, +E]}: a controlled way to ask
- * how much a policy loses to misprediction.
+ * The truth scaled by a per-job error {@code 1 + e}, {@code e} uniform in {@code [-E, +E]}: a
+ * controlled way to ask how much a policy loses to misprediction.
  *
- * <p>{@code e} depends only on the seed and the job id, so a job keeps the same error in every round (as a real
- * predictor that over- or under-estimates a job tends to keep doing so), and results do not depend on the order
- * in which jobs are asked about. Stateless, hence thread-safe.
+ * <p>{@code e} depends only on the seed and the job id, so a job keeps the same error in every
+ * round (as a real predictor that over- or under-estimates a job tends to keep doing so), and
+ * results do not depend on the order in which jobs are asked about. Stateless, hence thread-safe.
  */
 public final class NoisyPredictor implements RuntimePredictor {
   private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
@@ -53,7 +53,10 @@ public final class NoisyPredictor implements RuntimePredictor {
     return seed;
   }
 
-  /** FNV-1a over the id's UTF-8 bytes: 64 bits, unlike {@link String#hashCode()}, and fixed across JVMs. */
+  /**
+   * FNV-1a over the id's UTF-8 bytes: 64 bits, unlike {@link String#hashCode()}, and fixed across
+   * JVMs.
+   */
   private static long hash64(String s) {
     long h = 0xcbf29ce484222325L;
     for (byte b : s.getBytes(StandardCharsets.UTF_8)) {

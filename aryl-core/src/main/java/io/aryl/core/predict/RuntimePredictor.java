@@ -4,8 +4,8 @@ import io.aryl.core.model.Job;
 
 /**
  * What the scheduler believes about how much work a job has left. Decisions read only {@link
- * Job#predictedRemainingS()}, so swapping the predictor is how experiments measure a policy's sensitivity to
- * prediction error.
+ * Job#predictedRemainingS()}, so swapping the predictor is how experiments measure a policy's
+ * sensitivity to prediction error.
  */
 public interface RuntimePredictor {
   /** Predicted remaining work of {@code job} in base-seconds (see {@link Job}); never negative. */

@@ -16,8 +16,9 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The servers a reclaim may return (loaned, not already returning, of the asked type) and the jobs on them,
- * with the cost of returning any set of them. Every {@link ServerChooser} is judged by the same {@link #costOf}.
+ * The servers a reclaim may return (loaned, not already returning, of the asked type) and the jobs
+ * on them, with the cost of returning any set of them. Every {@link ServerChooser} is judged by the
+ * same {@link #costOf}.
  */
 public final class ReclaimCandidates {
   private static final int[][] NONE = new int[0][];
@@ -35,7 +36,9 @@ public final class ReclaimCandidates {
     this.costs = costs;
     List<String> ids = new ArrayList<>();
     for (Server s : state.servers()) {
-      if (s.loaned() && !s.fenced() && (request.gpuType() == null || s.gpuType().name().equals(request.gpuType()))) {
+      if (s.loaned()
+          && !s.fenced()
+          && (request.gpuType() == null || s.gpuType().name().equals(request.gpuType()))) {
         indexOfServer.put(s.id(), ids.size());
         ids.add(s.id());
         busyGpus.put(s.id(), 0);
@@ -67,7 +70,9 @@ public final class ReclaimCandidates {
           jobs.add(job);
           totals.add(a.totalWorkers());
         }
-        byServer.computeIfAbsent(server, x -> new ArrayList<>()).add(new int[] {jobIndex, a.workersAt(i)});
+        byServer
+            .computeIfAbsent(server, x -> new ArrayList<>())
+            .add(new int[] {jobIndex, a.workersAt(i)});
         busyGpus.merge(server, a.workersAt(i) * job.gpusPerWorker(), Integer::sum);
       }
     }
@@ -86,8 +91,8 @@ public final class ReclaimCandidates {
   }
 
   /**
-   * For every job on candidate servers, the candidate servers it runs on (in id order): taking all of them costs
-   * that job one preemption, however many they are.
+   * For every job on candidate servers, the candidate servers it runs on (in id order): taking all
+   * of them costs that job one preemption, however many they are.
    */
   public List<List<String>> serversByJob() {
     return serversOfJob;
@@ -115,7 +120,9 @@ public final class ReclaimCandidates {
     return s.cost();
   }
 
-  /** An incremental selection: the marginal cost of each further server, given those already chosen. */
+  /**
+   * An incremental selection: the marginal cost of each further server, given those already chosen.
+   */
   public Selection select() {
     return new Selection();
   }
@@ -133,7 +140,9 @@ public final class ReclaimCandidates {
       for (int[] jw : onServer.getOrDefault(server, NONE)) {
         Job job = jobs.get(jw[0]);
         int total = totalWorkers[jw[0]];
-        delta += costs.jobCost(job, total, removed[jw[0]] + jw[1]) - costs.jobCost(job, total, removed[jw[0]]);
+        delta +=
+            costs.jobCost(job, total, removed[jw[0]] + jw[1])
+                - costs.jobCost(job, total, removed[jw[0]]);
       }
       return delta;
     }
@@ -149,8 +158,9 @@ public final class ReclaimCandidates {
       double delta = 0;
       for (Map.Entry<Integer, Integer> e : extra.entrySet()) {
         int j = e.getKey();
-        delta += costs.jobCost(jobs.get(j), totalWorkers[j], removed[j] + e.getValue())
-            - costs.jobCost(jobs.get(j), totalWorkers[j], removed[j]);
+        delta +=
+            costs.jobCost(jobs.get(j), totalWorkers[j], removed[j] + e.getValue())
+                - costs.jobCost(jobs.get(j), totalWorkers[j], removed[j]);
       }
       return delta;
     }
@@ -206,10 +216,10 @@ public final class ReclaimCandidates {
             }
           }
         }
-        out.put(job.id(), new ReclaimPlan.JobImpact(
-            fate,
-            Map.copyOf(taken),
-            costs.jobCost(job, totalWorkers[j], removed[j])));
+        out.put(
+            job.id(),
+            new ReclaimPlan.JobImpact(
+                fate, Map.copyOf(taken), costs.jobCost(job, totalWorkers[j], removed[j])));
       }
       return out;
     }

@@ -12,14 +12,14 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Which loaned servers go back to inference, and what that does to training jobs. Either feasible (exactly the
- * servers asked for) or infeasible with the reason.
+ * Which loaned servers go back to inference, and what that does to training jobs. Either feasible
+ * (exactly the servers asked for) or infeasible with the reason.
  */
 public final class ReclaimPlan {
   /**
    * @param action shrink or preempt ({@link Fate#of})
-   * @param workersRemoved workers taken away, by server id: for a shrink only those on returned servers, for a
-   *     preemption every worker of the job
+   * @param workersRemoved workers taken away, by server id: for a shrink only those on returned
+   *     servers, for a preemption every worker of the job
    * @param costGpuS GPU-seconds of work this costs the job
    */
   public record JobImpact(Fate action, Map<String, Integer> workersRemoved, double costGpuS) {}
@@ -29,7 +29,8 @@ public final class ReclaimPlan {
   private final double costGpuS;
   private final String infeasibleReason;
 
-  private ReclaimPlan(List<String> servers, Map<String, JobImpact> impacts, double costGpuS, String reason) {
+  private ReclaimPlan(
+      List<String> servers, Map<String, JobImpact> impacts, double costGpuS, String reason) {
     this.servers = servers;
     this.impacts = impacts;
     this.costGpuS = costGpuS;
@@ -41,7 +42,8 @@ public final class ReclaimPlan {
     for (JobImpact i : impacts.values()) {
       cost += i.costGpuS();
     }
-    return new ReclaimPlan(List.copyOf(servers), Collections.unmodifiableMap(new TreeMap<>(impacts)), cost, null);
+    return new ReclaimPlan(
+        List.copyOf(servers), Collections.unmodifiableMap(new TreeMap<>(impacts)), cost, null);
   }
 
   static ReclaimPlan infeasible(String reason) {
@@ -73,10 +75,16 @@ public final class ReclaimPlan {
   }
 
   public List<String> jobsWith(Fate action) {
-    return impacts.entrySet().stream().filter(e -> e.getValue().action() == action).map(Map.Entry::getKey).toList();
+    return impacts.entrySet().stream()
+        .filter(e -> e.getValue().action() == action)
+        .map(Map.Entry::getKey)
+        .toList();
   }
 
-  /** The allocations after the reclaim: preempted jobs gone, shrunk jobs without their workers on the servers. */
+  /**
+   * The allocations after the reclaim: preempted jobs gone, shrunk jobs without their workers on
+   * the servers.
+   */
   public Plan toPlan(ClusterState state) {
     Map<String, Allocation> targets = new TreeMap<>();
     for (Map.Entry<String, Allocation> e : state.allocations().entrySet()) {
@@ -95,7 +103,13 @@ public final class ReclaimPlan {
   @Override
   public String toString() {
     return isFeasible()
-        ? "ReclaimPlan[" + servers + ", cost " + Math.round(costGpuS) + " GPU-s, " + impacts.size() + " jobs]"
+        ? "ReclaimPlan["
+            + servers
+            + ", cost "
+            + Math.round(costGpuS)
+            + " GPU-s, "
+            + impacts.size()
+            + " jobs]"
         : "ReclaimPlan[infeasible: " + infeasibleReason + "]";
   }
 }

@@ -3,7 +3,8 @@ package io.aryl.core.reclaim;
 import io.aryl.core.model.Checks;
 
 /**
- * "Return {@code servers} loaned servers to inference now", optionally only servers of one GPU type.
+ * "Return {@code servers} loaned servers to inference now", optionally only servers of one GPU
+ * type.
  *
  * @param servers how many, > 0
  * @param gpuType the type they must have, or null for any

@@ -6,8 +6,9 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Throughput read from measurements: a table of relative throughput by worker count, linearly interpolated
- * between measured counts and held flat beyond the largest one (no gain is assumed that was not measured).
+ * Throughput read from measurements: a table of relative throughput by worker count, linearly
+ * interpolated between measured counts and held flat beyond the largest one (no gain is assumed
+ * that was not measured).
  */
 public final class MeasuredSpeedup implements SpeedupModel {
   private final String name;
@@ -16,7 +17,8 @@ public final class MeasuredSpeedup implements SpeedupModel {
 
   /**
    * @param name where the table came from, for messages and reports
-   * @param throughputByWorkers measured throughput (any unit) by worker count; must contain 1 worker
+   * @param throughputByWorkers measured throughput (any unit) by worker count; must contain 1
+   *     worker
    */
   public MeasuredSpeedup(String name, Map<Integer, Double> throughputByWorkers) {
     this.name = name;
@@ -24,15 +26,23 @@ public final class MeasuredSpeedup implements SpeedupModel {
     Double one = sorted.get(1);
     if (one == null || !(one > 0)) {
       throw new IllegalArgumentException(
-          "speedup table '" + name + "' must have a positive throughput at 1 worker, has " + sorted.keySet());
+          "speedup table '"
+              + name
+              + "' must have a positive throughput at 1 worker, has "
+              + sorted.keySet());
     }
     workers = new int[sorted.size()];
     throughput = new double[sorted.size()];
     int i = 0;
     for (Map.Entry<Integer, Double> e : sorted.entrySet()) {
       if (e.getKey() < 1 || !(e.getValue() > 0) || e.getValue().isInfinite()) {
-        throw new IllegalArgumentException("speedup table '" + name + "' has a bad point: workers="
-            + e.getKey() + ", throughput=" + e.getValue());
+        throw new IllegalArgumentException(
+            "speedup table '"
+                + name
+                + "' has a bad point: workers="
+                + e.getKey()
+                + ", throughput="
+                + e.getValue());
       }
       workers[i] = e.getKey();
       throughput[i] = e.getValue() / one;

@@ -3,14 +3,14 @@ package io.aryl.core.speedup;
 import io.aryl.core.model.Checks;
 
 /**
- * Diminishing returns: {@code throughput(n) = n^exponent} with {@code 0 < exponent <= 1}. An exponent of 0.8 is a
- * common fit for data-parallel training over a fast interconnect. Immutable.
+ * Diminishing returns: {@code throughput(n) = n^exponent} with {@code 0 < exponent <= 1}. An
+ * exponent of 0.8 is a common fit for data-parallel training over a fast interconnect. Immutable.
  */
 public final class PowerLawSpeedup implements SpeedupModel {
   /**
-   * Widths whose throughput is worked out once, when the model is made: a round prices every width of every elastic
-   * job, and a power is dear next to a table look-up. The table holds what {@code Math.pow} gives, so the values are
-   * the same either way.
+   * Widths whose throughput is worked out once, when the model is made: a round prices every width
+   * of every elastic job, and a power is dear next to a table look-up. The table holds what {@code
+   * Math.pow} gives, so the values are the same either way.
    */
   private static final int TABLED_WORKERS = 128;
 

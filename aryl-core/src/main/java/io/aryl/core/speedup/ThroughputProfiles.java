@@ -18,56 +18,64 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Turns measured throughput tables into a {@link MeasuredSpeedup}: how much faster a real model trains as it gains
- * workers.
+ * Turns measured throughput tables into a {@link MeasuredSpeedup}: how much faster a real model
+ * trains as it gains workers.
  *
- * <p>A worker is one data-parallel replica processing a fixed local (per-replica) batch, so the tables are read as
- * weak scaling: at a chosen {@code local_bsz}, the throughput of {@code n} replicas is
- * {@code n * local_bsz / step_time} samples/s, and the speedup is that relative to one replica. Of the placements
- * measured for a replica count (how replicas are spread over nodes), the fastest is kept: the scheduler is assumed
- * to be able to pack a job well. Statistical efficiency (a larger global batch may need more samples) is not
- * modelled.
+ * <p>A worker is one data-parallel replica processing a fixed local (per-replica) batch, so the
+ * tables are read as weak scaling: at a chosen {@code local_bsz}, the throughput of {@code n}
+ * replicas is {@code n * local_bsz / step_time} samples/s, and the speedup is that relative to one
+ * replica. Of the placements measured for a replica count (how replicas are spread over nodes), the
+ * fastest is kept: the scheduler is assumed to be able to pack a job well. Statistical efficiency
+ * (a larger global batch may need more samples) is not modelled.
  *
- * <p>Data: the Pollux (OSDI'21) throughput profiles, repository petuum/adaptdl, branch {@code osdi21-artifact},
- * {@code simulator/traces/<model>/}, Apache-2.0. Each model directory holds {@value #PLACEMENTS}
- * ({@code placement,local_bsz,step_time,sync_time}; {@code placement} is a digit string, one digit per node giving
- * its replicas, e.g. {@code 22} = 4 replicas on 2 nodes) and {@value #SCALABILITY}
- * ({@code num_nodes,num_replicas,local_bsz,step_time,sync_time}). Every line is checked; a bad one is an error
- * naming the file, the line and the value, never skipped.
+ * <p>Data: the Pollux (OSDI'21) throughput profiles, repository petuum/adaptdl, branch {@code
+ * osdi21-artifact}, {@code simulator/traces/<model>/}, Apache-2.0. Each model directory holds
+ * {@value #PLACEMENTS} ({@code placement,local_bsz,step_time,sync_time}; {@code placement} is a
+ * digit string, one digit per node giving its replicas, e.g. {@code 22} = 4 replicas on 2 nodes)
+ * and {@value #SCALABILITY} ({@code num_nodes,num_replicas,local_bsz,step_time,sync_time}). Every
+ * line is checked; a bad one is an error naming the file, the line and the value, never skipped.
  */
 public final class ThroughputProfiles {
   public static final String PLACEMENTS = "placements.csv";
   public static final String SCALABILITY = "scalability.csv";
 
-  private static final List<String> PLACEMENTS_COLUMNS = List.of("placement", "local_bsz", "step_time", "sync_time");
+  private static final List<String> PLACEMENTS_COLUMNS =
+      List.of("placement", "local_bsz", "step_time", "sync_time");
   private static final List<String> SCALABILITY_COLUMNS =
       List.of("num_nodes", "num_replicas", "local_bsz", "step_time", "sync_time");
 
   private ThroughputProfiles() {}
 
-  /** The model in {@code modelDir} at its {@linkplain #defaultLocalBatchSize(Path) default local batch size}. */
+  /**
+   * The model in {@code modelDir} at its {@linkplain #defaultLocalBatchSize(Path) default local
+   * batch size}.
+   */
   public static MeasuredSpeedup load(Path modelDir) {
     Profile profile = Profile.read(modelDir);
     return profile.speedup(profile.defaultLocalBatchSize());
   }
 
-  /** The model in {@code modelDir} at {@code localBatchSize} per replica, which must be measured at 1 replica. */
+  /**
+   * The model in {@code modelDir} at {@code localBatchSize} per replica, which must be measured at
+   * 1 replica.
+   */
   public static MeasuredSpeedup load(Path modelDir, int localBatchSize) {
     Checks.positive("localBatchSize", localBatchSize);
     return Profile.read(modelDir).speedup(localBatchSize);
   }
 
   /**
-   * The local batch size {@link #load(Path)} uses: of those measured at 1 replica, the one measured at the most
-   * replica counts; on a tie, the largest.
+   * The local batch size {@link #load(Path)} uses: of those measured at 1 replica, the one measured
+   * at the most replica counts; on a tie, the largest.
    */
   public static int defaultLocalBatchSize(Path modelDir) {
     return Profile.read(modelDir).defaultLocalBatchSize();
   }
 
   /**
-   * Every model directory directly under {@code profilesRoot} that has both files, by directory name in sorted
-   * order. A directory with only one of the two files is an error, as is a root holding no model at all.
+   * Every model directory directly under {@code profilesRoot} that has both files, by directory
+   * name in sorted order. A directory with only one of the two files is an error, as is a root
+   * holding no model at all.
    */
   public static Map<String, MeasuredSpeedup> loadAll(Path profilesRoot) {
     if (!Files.isDirectory(profilesRoot)) {
@@ -87,8 +95,10 @@ public final class ThroughputProfiles {
         models.put(dir.getFileName().toString(), load(dir));
       } else if (placements || scalability) {
         throw new IllegalArgumentException(
-            dir.resolve(placements ? SCALABILITY : PLACEMENTS) + ": file not found (the model directory has only "
-                + (placements ? PLACEMENTS : SCALABILITY) + ")");
+            dir.resolve(placements ? SCALABILITY : PLACEMENTS)
+                + ": file not found (the model directory has only "
+                + (placements ? PLACEMENTS : SCALABILITY)
+                + ")");
       }
     }
     if (models.isEmpty()) {
@@ -103,38 +113,48 @@ public final class ThroughputProfiles {
     static Profile read(Path modelDir) {
       Path dir = modelDir.toAbsolutePath().normalize();
       Path name = dir.getFileName();
-      Profile profile = new Profile(dir, name == null ? dir.toString() : name.toString(), new TreeMap<>());
+      Profile profile =
+          new Profile(dir, name == null ? dir.toString() : name.toString(), new TreeMap<>());
       profile.readPlacements(dir.resolve(PLACEMENTS));
       profile.readScalability(dir.resolve(SCALABILITY));
       return profile;
     }
 
     void readPlacements(Path file) {
-      forEachRow(file, PLACEMENTS_COLUMNS, row -> {
-        int replicas = row.placementReplicas("placement");
-        int localBsz = row.positiveInt("local_bsz");
-        double stepTime = row.positiveNumber("step_time");
-        row.nonNegativeNumber("sync_time");
-        add(localBsz, replicas, replicas * (double) localBsz / stepTime);
-      });
+      forEachRow(
+          file,
+          PLACEMENTS_COLUMNS,
+          row -> {
+            int replicas = row.placementReplicas("placement");
+            int localBsz = row.positiveInt("local_bsz");
+            double stepTime = row.positiveNumber("step_time");
+            row.nonNegativeNumber("sync_time");
+            add(localBsz, replicas, replicas * (double) localBsz / stepTime);
+          });
     }
 
     void readScalability(Path file) {
-      forEachRow(file, SCALABILITY_COLUMNS, row -> {
-        int nodes = row.positiveInt("num_nodes");
-        int replicas = row.positiveInt("num_replicas");
-        if (replicas < nodes) {
-          throw row.error("num_replicas must be >= num_nodes (" + nodes + ")", row.get("num_replicas"));
-        }
-        int localBsz = row.positiveInt("local_bsz");
-        double stepTime = row.positiveNumber("step_time");
-        row.nonNegativeNumber("sync_time");
-        add(localBsz, replicas, replicas * (double) localBsz / stepTime);
-      });
+      forEachRow(
+          file,
+          SCALABILITY_COLUMNS,
+          row -> {
+            int nodes = row.positiveInt("num_nodes");
+            int replicas = row.positiveInt("num_replicas");
+            if (replicas < nodes) {
+              throw row.error(
+                  "num_replicas must be >= num_nodes (" + nodes + ")", row.get("num_replicas"));
+            }
+            int localBsz = row.positiveInt("local_bsz");
+            double stepTime = row.positiveNumber("step_time");
+            row.nonNegativeNumber("sync_time");
+            add(localBsz, replicas, replicas * (double) localBsz / stepTime);
+          });
     }
 
     void add(int localBsz, int replicas, double throughput) {
-      byBatch.computeIfAbsent(localBsz, k -> new TreeMap<>()).merge(replicas, throughput, Math::max);
+      byBatch
+          .computeIfAbsent(localBsz, k -> new TreeMap<>())
+          .merge(replicas, throughput, Math::max);
     }
 
     int defaultLocalBatchSize() {
@@ -148,8 +168,12 @@ public final class ThroughputProfiles {
         }
       }
       if (best < 0) {
-        throw new IllegalArgumentException(dir.resolve(PLACEMENTS) + ": no row at 1 replica (placement '1') at any "
-            + "local_bsz " + byBatch.keySet() + "; a speedup is relative to 1 replica");
+        throw new IllegalArgumentException(
+            dir.resolve(PLACEMENTS)
+                + ": no row at 1 replica (placement '1') at any "
+                + "local_bsz "
+                + byBatch.keySet()
+                + "; a speedup is relative to 1 replica");
       }
       return best;
     }
@@ -157,18 +181,31 @@ public final class ThroughputProfiles {
     MeasuredSpeedup speedup(int localBsz) {
       SortedMap<Integer, Double> table = byBatch.get(localBsz);
       if (table == null) {
-        throw new IllegalArgumentException(dir + ": no row with local_bsz " + localBsz + " in " + PLACEMENTS
-            + " or " + SCALABILITY + "; measured local_bsz: " + byBatch.keySet());
+        throw new IllegalArgumentException(
+            dir
+                + ": no row with local_bsz "
+                + localBsz
+                + " in "
+                + PLACEMENTS
+                + " or "
+                + SCALABILITY
+                + "; measured local_bsz: "
+                + byBatch.keySet());
       }
       if (!table.containsKey(1)) {
         List<Integer> withOne = new ArrayList<>();
-        byBatch.forEach((bsz, t) -> {
-          if (t.containsKey(1)) {
-            withOne.add(bsz);
-          }
-        });
-        throw new IllegalArgumentException(dir.resolve(PLACEMENTS) + ": no row at 1 replica with local_bsz "
-            + localBsz + "; a speedup is relative to 1 replica; local_bsz measured at 1 replica: " + withOne);
+        byBatch.forEach(
+            (bsz, t) -> {
+              if (t.containsKey(1)) {
+                withOne.add(bsz);
+              }
+            });
+        throw new IllegalArgumentException(
+            dir.resolve(PLACEMENTS)
+                + ": no row at 1 replica with local_bsz "
+                + localBsz
+                + "; a speedup is relative to 1 replica; local_bsz measured at 1 replica: "
+                + withOne);
       }
       return new MeasuredSpeedup(name, table);
     }
@@ -188,7 +225,8 @@ public final class ThroughputProfiles {
       throw new UncheckedIOException(file + ": cannot read", e);
     }
     if (lines.isEmpty()) {
-      throw new IllegalArgumentException(file + ":1: missing header, expected '" + String.join(",", required) + "'");
+      throw new IllegalArgumentException(
+          file + ":1: missing header, expected '" + String.join(",", required) + "'");
     }
     String header = lines.get(0);
     String[] names = header.split(",", -1);
@@ -196,13 +234,21 @@ public final class ThroughputProfiles {
     for (int i = 0; i < names.length; i++) {
       String column = names[i].strip();
       if (index.putIfAbsent(column, i) != null) {
-        throw new IllegalArgumentException(file + ":1: header repeats column '" + column + "', was '" + header + "'");
+        throw new IllegalArgumentException(
+            file + ":1: header repeats column '" + column + "', was '" + header + "'");
       }
     }
     for (String column : required) {
       if (!index.containsKey(column)) {
-        throw new IllegalArgumentException(file + ":1: header has no column '" + column + "', was '" + header
-            + "', expected '" + String.join(",", required) + "'");
+        throw new IllegalArgumentException(
+            file
+                + ":1: header has no column '"
+                + column
+                + "', was '"
+                + header
+                + "', expected '"
+                + String.join(",", required)
+                + "'");
       }
     }
     for (int i = 1; i < lines.size(); i++) {
@@ -218,14 +264,16 @@ public final class ThroughputProfiles {
 
   /** One data line, with messages naming {@code file:line}. */
   private record Row(Path file, int line, Map<String, Integer> index, String[] fields) {
-    private static final Pattern DECIMAL = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
+    private static final Pattern DECIMAL =
+        Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
 
     String get(String column) {
       return fields[index.get(column)].strip();
     }
 
     IllegalArgumentException error(String what, String value) {
-      return new IllegalArgumentException(file + ":" + line + ": " + what + ", was '" + value + "'");
+      return new IllegalArgumentException(
+          file + ":" + line + ": " + what + ", was '" + value + "'");
     }
 
     int positiveInt(String column) {
@@ -276,7 +324,10 @@ public final class ThroughputProfiles {
       return replicas;
     }
 
-    /** Plain decimal numbers only: no NaN, Infinity, hex or type suffixes that Double.parseDouble would accept. */
+    /**
+     * Plain decimal numbers only: no NaN, Infinity, hex or type suffixes that Double.parseDouble
+     * would accept.
+     */
     private static double number(String value) {
       if (!DECIMAL.matcher(value).matches()) {
         return Double.NaN;

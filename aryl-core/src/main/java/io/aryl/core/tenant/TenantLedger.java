@@ -18,21 +18,26 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Phase 1's tenant accounting for one round: each tenant's guarantee and the GPUs its base workers hold on the
- * training pool's own servers (running jobs' bases, then every gang admitted this round), and the running jobs that
- * may be preempted to give an owner tenant back the GPUs others borrowed from its quota. Mutable; lives for one
- * round.
+ * Phase 1's tenant accounting for one round: each tenant's guarantee and the GPUs its base workers
+ * hold on the training pool's own servers (running jobs' bases, then every gang admitted this
+ * round), and the running jobs that may be preempted to give an owner tenant back the GPUs others
+ * borrowed from its quota. Mutable; lives for one round.
  *
- * <p>In phase 1 a tenant's usage is its base workers' GPUs on the own servers: flexible workers are re-decided every
- * round and already give way to any base gang, and loaned servers are outside every guarantee.
+ * <p>In phase 1 a tenant's usage is its base workers' GPUs on the own servers: flexible workers are
+ * re-decided every round and already give way to any base gang, and loaned servers are outside
+ * every guarantee.
  *
- * <p><b>Victims</b> are running jobs of other tenants holding base GPUs on the own servers. One may be preempted
- * for a job only while its tenant keeps at least its guarantee afterwards: only borrowed GPUs are taken back, never
- * owned ones ({@link VictimOrder#takesOnlyBorrowed}). They are offered in {@link VictimOrder} ({@link
- * VictimOrder.Candidate#job}: the least preemption cost first, then the tenant borrowing most, then by job id).
+ * <p><b>Victims</b> are running jobs of other tenants holding base GPUs on the own servers. One may
+ * be preempted for a job only while its tenant keeps at least its guarantee afterwards: only
+ * borrowed GPUs are taken back, never owned ones ({@link VictimOrder#takesOnlyBorrowed}). They are
+ * offered in {@link VictimOrder} ({@link VictimOrder.Candidate#job}: the least preemption cost
+ * first, then the tenant borrowing most, then by job id).
  */
 public final class TenantLedger {
-  /** A running job that could be preempted, with what it holds (by server index) and what preempting it costs. */
+  /**
+   * A running job that could be preempted, with what it holds (by server index) and what preempting
+   * it costs.
+   */
   public static final class Victim {
     private final Job job;
     private final Map<Integer, Integer> baseWorkers;
@@ -42,7 +47,12 @@ public final class TenantLedger {
     private int borrowedAtStart;
     private VictimOrder.Candidate candidate;
 
-    Victim(Job job, Map<Integer, Integer> base, Map<Integer, Integer> flexible, int ownBaseGpus, double cost) {
+    Victim(
+        Job job,
+        Map<Integer, Integer> base,
+        Map<Integer, Integer> flexible,
+        int ownBaseGpus,
+        double cost) {
       this.job = job;
       this.baseWorkers = base;
       this.flexibleWorkers = flexible;
@@ -74,7 +84,9 @@ public final class TenantLedger {
       return borrowedAtStart;
     }
 
-    /** As {@link VictimOrder} ranks it, by what it held when victims were first ranked this round. */
+    /**
+     * As {@link VictimOrder} ranks it, by what it held when victims were first ranked this round.
+     */
     public VictimOrder.Candidate candidate() {
       return candidate;
     }
@@ -98,11 +110,12 @@ public final class TenantLedger {
   private final List<Map<Integer, Integer>> runningFlexible = new ArrayList<>();
 
   /**
-   * @param reclaimDelayS how long an owner's job must have been queued (since submission) before borrowers' base
-   *     workers may be preempted for it
+   * @param reclaimDelayS how long an owner's job must have been queued (since submission) before
+   *     borrowers' base workers may be preempted for it
    * @param costs prices a preemption
    */
-  public TenantLedger(Tenants tenants, ServerTable table, double reclaimDelayS, ReclaimCostModel costs) {
+  public TenantLedger(
+      Tenants tenants, ServerTable table, double reclaimDelayS, ReclaimCostModel costs) {
     this.tenants = Checks.notNull("ledger.tenants", tenants);
     this.table = Checks.notNull("ledger.table", table);
     this.reclaimDelayS = Checks.nonNegative("ledger.reclaimDelayS", reclaimDelayS);
@@ -123,7 +136,9 @@ public final class TenantLedger {
       for (int w : flexible.values()) {
         workers += w;
       }
-      Victim v = new Victim(job, Map.copyOf(base), Map.copyOf(flexible), own, costs.preemptCost(job, workers));
+      Victim v =
+          new Victim(
+              job, Map.copyOf(base), Map.copyOf(flexible), own, costs.preemptCost(job, workers));
       victims.add(v);
       victimsById.put(job.id(), v);
       sorted = false;
@@ -139,12 +154,18 @@ public final class TenantLedger {
     return baseOwn.getOrDefault(tenant, 0);
   }
 
-  /** True if admitting the job's base gang keeps its tenant within its guarantee (counting the whole gang as own). */
+  /**
+   * True if admitting the job's base gang keeps its tenant within its guarantee (counting the whole
+   * gang as own).
+   */
   public boolean withinGuarantee(Job job) {
     return baseOwnGpus(job.tenant()) + job.baseGpus() <= guarantee(job.tenant());
   }
 
-  /** True if borrowers may be preempted for the job: it is within its tenant's guarantee and waited the delay. */
+  /**
+   * True if borrowers may be preempted for the job: it is within its tenant's guarantee and waited
+   * the delay.
+   */
   public boolean mayReclaimFor(Job job, double nowS) {
     return withinGuarantee(job) && nowS - job.submitTimeS() >= reclaimDelayS && anyBorrowing();
   }
@@ -173,7 +194,8 @@ public final class TenantLedger {
   public List<Victim> victimsFor(Job owner) {
     if (!sorted) {
       for (Victim v : victims) {
-        v.borrowedAtStart = TenantQuota.borrowed(baseOwnGpus(v.job.tenant()), guarantee(v.job.tenant()));
+        v.borrowedAtStart =
+            TenantQuota.borrowed(baseOwnGpus(v.job.tenant()), guarantee(v.job.tenant()));
         v.candidate = VictimOrder.Candidate.job(v.job.id(), v.preemptCostGpuS, v.borrowedAtStart);
       }
       victims.sort(Comparator.comparing(Victim::candidate, VictimOrder.ORDER));
@@ -188,13 +210,20 @@ public final class TenantLedger {
     return out;
   }
 
-  /** True if preempting the victim leaves its tenant at or above its guarantee: it gives back only borrowed GPUs. */
+  /**
+   * True if preempting the victim leaves its tenant at or above its guarantee: it gives back only
+   * borrowed GPUs.
+   */
   public boolean takesOnlyBorrowed(Victim v) {
     return !preemptedFor.containsKey(v.job.id())
-        && VictimOrder.takesOnlyBorrowed(baseOwnGpus(v.job.tenant()), v.ownBaseGpus, guarantee(v.job.tenant()));
+        && VictimOrder.takesOnlyBorrowed(
+            baseOwnGpus(v.job.tenant()), v.ownBaseGpus, guarantee(v.job.tenant()));
   }
 
-  /** Records the victim as preempted for {@code owner}: its tenant's usage drops by its own base GPUs. */
+  /**
+   * Records the victim as preempted for {@code owner}: its tenant's usage drops by its own base
+   * GPUs.
+   */
   public void preempt(Victim v, Job owner) {
     if (preemptedFor.putIfAbsent(v.job.id(), owner.id()) != null) {
       throw new IllegalStateException("job(" + v.job.id() + ") is already preempted");
@@ -210,11 +239,14 @@ public final class TenantLedger {
     baseOwn.merge(v.job.tenant(), v.ownBaseGpus, Integer::sum);
   }
 
-  /** Frees in {@code budget} what the victim holds: base GPUs become idle, so do its flexible ones. */
+  /**
+   * Frees in {@code budget} what the victim holds: base GPUs become idle, so do its flexible ones.
+   */
   public void vacate(Victim v, GpuBudget budget) {
     int g = v.job.gpusPerWorker();
     for (Map.Entry<Integer, Integer> e : v.baseWorkers.entrySet()) {
-      budget.vacate(e.getKey(), e.getValue() * g, v.flexibleWorkers.getOrDefault(e.getKey(), 0) * g);
+      budget.vacate(
+          e.getKey(), e.getValue() * g, v.flexibleWorkers.getOrDefault(e.getKey(), 0) * g);
     }
     for (Map.Entry<Integer, Integer> e : v.flexibleWorkers.entrySet()) {
       if (!v.baseWorkers.containsKey(e.getKey())) {
@@ -224,10 +256,11 @@ public final class TenantLedger {
   }
 
   /**
-   * GPUs per server (by index) of flexible workers on the own servers that their tenant holds within its guarantee:
-   * for each tenant, its running jobs' flexible workers (in the order the jobs were added, servers in index order)
-   * up to its guarantee less its base workers' GPUs on the own servers. Gangs beyond their tenant's guarantee may
-   * not take them: a tenant within its guarantee keeps its extra workers against borrowers.
+   * GPUs per server (by index) of flexible workers on the own servers that their tenant holds
+   * within its guarantee: for each tenant, its running jobs' flexible workers (in the order the
+   * jobs were added, servers in index order) up to its guarantee less its base workers' GPUs on the
+   * own servers. Gangs beyond their tenant's guarantee may not take them: a tenant within its
+   * guarantee keeps its extra workers against borrowers.
    */
   public int[] protectedFlexible() {
     int[] out = new int[table.size()];
@@ -237,7 +270,8 @@ public final class TenantLedger {
       if (preemptedFor.containsKey(job.id())) {
         continue;
       }
-      int left = room.computeIfAbsent(job.tenant(), t -> Math.max(0, guarantee(t) - baseOwnGpus(t)));
+      int left =
+          room.computeIfAbsent(job.tenant(), t -> Math.max(0, guarantee(t) - baseOwnGpus(t)));
       for (Map.Entry<Integer, Integer> e : runningFlexible.get(i).entrySet()) {
         if (left <= 0) {
           break;
@@ -253,7 +287,10 @@ public final class TenantLedger {
     return out;
   }
 
-  /** Victims preempted this round, by job id, each with the id of the job it was preempted for, in order. */
+  /**
+   * Victims preempted this round, by job id, each with the id of the job it was preempted for, in
+   * order.
+   */
   public Map<String, String> preemptedFor() {
     return Collections.unmodifiableMap(preemptedFor);
   }

@@ -13,19 +13,22 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * One tenant's quota at one moment, Kueue style: what it is guaranteed, what it uses, and what follows from the two.
- * Computed by pure functions of a snapshot ({@link #of(ClusterState)}) or of a snapshot and other allocations, such
- * as a plan's targets ({@link #of(ClusterState, Map)}).
+ * One tenant's quota at one moment, Kueue style: what it is guaranteed, what it uses, and what
+ * follows from the two. Computed by pure functions of a snapshot ({@link #of(ClusterState)}) or of
+ * a snapshot and other allocations, such as a plan's targets ({@link #of(ClusterState, Map)}).
  *
  * <ul>
  *   <li>{@code guarantee}: GPUs of the training pool's own servers guaranteed to it ({@link
  *       io.aryl.core.model.Tenants}).
- *   <li>{@code ownUsage}: GPUs its jobs hold on the pool's own servers; {@code loanedUsage} those on loaned
- *       inference servers, which are outside every guarantee and shared by all tenants.
- *   <li>{@link #borrowed()} = {@code max(0, ownUsage - guarantee)}: own GPUs on loan from other tenants' idle quota.
- *   <li>{@link #lendable()} = {@code max(0, guarantee - ownUsage)}: its idle quota, which others may borrow.
- *   <li>{@code baseDemand}: GPUs of the base gangs (minimum widths) of all its jobs, queued and running: what the
- *       guarantee protects. Workers above a job's minimum are shared by value across tenants (phase 2).
+ *   <li>{@code ownUsage}: GPUs its jobs hold on the pool's own servers; {@code loanedUsage} those
+ *       on loaned inference servers, which are outside every guarantee and shared by all tenants.
+ *   <li>{@link #borrowed()} = {@code max(0, ownUsage - guarantee)}: own GPUs on loan from other
+ *       tenants' idle quota.
+ *   <li>{@link #lendable()} = {@code max(0, guarantee - ownUsage)}: its idle quota, which others
+ *       may borrow.
+ *   <li>{@code baseDemand}: GPUs of the base gangs (minimum widths) of all its jobs, queued and
+ *       running: what the guarantee protects. Workers above a job's minimum are shared by value
+ *       across tenants (phase 2).
  * </ul>
  *
  * @param tenant the tenant's name ({@code ""}: the implicit tenant)
@@ -52,12 +55,18 @@ public record TenantQuota(
     return ownUsage + loanedUsage;
   }
 
-  /** {@code max(0, ownUsage - guarantee)}: GPUs of the own servers used beyond the guarantee, on loan from others. */
+  /**
+   * {@code max(0, ownUsage - guarantee)}: GPUs of the own servers used beyond the guarantee, on
+   * loan from others.
+   */
   public int borrowed() {
     return borrowed(ownUsage, guarantee);
   }
 
-  /** {@code max(0, guarantee - ownUsage)}: the idle part of the guarantee, which other tenants may borrow. */
+  /**
+   * {@code max(0, guarantee - ownUsage)}: the idle part of the guarantee, which other tenants may
+   * borrow.
+   */
   public int lendable() {
     return lendable(ownUsage, guarantee);
   }
@@ -83,10 +92,12 @@ public record TenantQuota(
   }
 
   /**
-   * Every tenant's quota if the jobs of {@code state} ran as {@code allocations} say (e.g. a plan's targets; a job
-   * absent from it counts as queued), by tenant name: the declared tenants and those the jobs name.
+   * Every tenant's quota if the jobs of {@code state} ran as {@code allocations} say (e.g. a plan's
+   * targets; a job absent from it counts as queued), by tenant name: the declared tenants and those
+   * the jobs name.
    */
-  public static Map<String, TenantQuota> of(ClusterState state, Map<String, Allocation> allocations) {
+  public static Map<String, TenantQuota> of(
+      ClusterState state, Map<String, Allocation> allocations) {
     Map<String, int[]> acc = new TreeMap<>(); // own, loaned, base demand, queued
     for (String t : state.tenants().guarantees().keySet()) {
       acc.put(t, new int[4]);
@@ -105,7 +116,9 @@ public record TenantQuota(
       }
     }
     Map<String, TenantQuota> out = new TreeMap<>();
-    acc.forEach((t, a) -> out.put(t, new TenantQuota(t, state.tenants().guarantee(t), a[0], a[1], a[2], a[3])));
+    acc.forEach(
+        (t, a) ->
+            out.put(t, new TenantQuota(t, state.tenants().guarantee(t), a[0], a[1], a[2], a[3])));
     return Collections.unmodifiableMap(out);
   }
 
@@ -119,8 +132,9 @@ public record TenantQuota(
   }
 
   /**
-   * Whether tenants change the round: only with at least two of them. With one (or none declared and every job of the
-   * implicit tenant) there is nobody to lend to or borrow from, and the round is exactly the single-team round.
+   * Whether tenants change the round: only with at least two of them. With one (or none declared
+   * and every job of the implicit tenant) there is nobody to lend to or borrow from, and the round
+   * is exactly the single-team round.
    */
   public static boolean active(ClusterState state) {
     if (state.tenants().isEmpty()) {

@@ -4,19 +4,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Which victims, among candidates in {@link VictimOrder}, to preempt so that one gang fits: the cheaper of two plans
- * ({@link VictimOrder#cheaper}, the first on a tie):
+ * Which victims, among candidates in {@link VictimOrder}, to preempt so that one gang fits: the
+ * cheaper of two plans ({@link VictimOrder#cheaper}, the first on a tie):
  *
  * <ol>
- *   <li><b>One victim</b>: the first candidate that may be taken and makes room for the gang alone. One preemption
- *       disturbs one job, and the first in order is the cheapest that suffices.
- *   <li><b>Victims in order</b>: candidates that may be taken, in order, until the gang fits; then each but the last
- *       spared if the gang fits without it, the last taken first (the costliest), so that none is preempted that
- *       the gang turns out not to need. Several small jobs can cost less than one large one.
+ *   <li><b>One victim</b>: the first candidate that may be taken and makes room for the gang alone.
+ *       One preemption disturbs one job, and the first in order is the cheapest that suffices.
+ *   <li><b>Victims in order</b>: candidates that may be taken, in order, until the gang fits; then
+ *       each but the last spared if the gang fits without it, the last taken first (the costliest),
+ *       so that none is preempted that the gang turns out not to need. Several small jobs can cost
+ *       less than one large one.
  * </ol>
  *
- * <p>Nobody is preempted if neither plan makes the gang fit: a preemption that does not admit the gang only loses
- * work.
+ * <p>Nobody is preempted if neither plan makes the gang fit: a preemption that does not admit the
+ * gang only loses work.
  */
 public final class VictimChoice {
   private VictimChoice() {}
@@ -24,15 +25,18 @@ public final class VictimChoice {
   /** What the caller knows about its candidates and the gang that needs room. */
   public interface Trial<V> {
     /**
-     * Whether {@code victim} may be taken, given those {@linkplain #take taken} so far (criterion 1 of {@link
-     * VictimOrder}), and whether taking it would free anything the gang could use.
+     * Whether {@code victim} may be taken, given those {@linkplain #take taken} so far (criterion 1
+     * of {@link VictimOrder}), and whether taking it would free anything the gang could use.
      */
     boolean mayTake(V victim);
 
     /** Whether the gang fits once {@code victims} are gone. */
     boolean fitsWithout(List<V> victims);
 
-    /** Counts {@code victim} as taken, so that {@link #mayTake} judges the next candidates against what is left. */
+    /**
+     * Counts {@code victim} as taken, so that {@link #mayTake} judges the next candidates against
+     * what is left.
+     */
     void take(V victim);
 
     /** Undoes {@link #take}. */
@@ -43,11 +47,12 @@ public final class VictimChoice {
   }
 
   /**
-   * The victims to preempt, from {@code candidates} in victim order, or null if the gang fits neither way. Leaves
-   * nothing {@linkplain Trial#take taken}: the caller preempts what it returns.
+   * The victims to preempt, from {@code candidates} in victim order, or null if the gang fits
+   * neither way. Leaves nothing {@linkplain Trial#take taken}: the caller preempts what it returns.
    */
   public static <V> List<V> choose(List<V> candidates, Trial<V> trial) {
-    return VictimOrder.cheaper(alone(candidates, trial), inOrder(candidates, trial), victims -> cost(victims, trial));
+    return VictimOrder.cheaper(
+        alone(candidates, trial), inOrder(candidates, trial), victims -> cost(victims, trial));
   }
 
   /** Plan 1: the first candidate that may be taken and suffices alone, or null. */
@@ -60,7 +65,10 @@ public final class VictimChoice {
     return null;
   }
 
-  /** Plan 2: candidates in order until the gang fits, those it does not need then spared; null if it never fits. */
+  /**
+   * Plan 2: candidates in order until the gang fits, those it does not need then spared; null if it
+   * never fits.
+   */
   static <V> List<V> inOrder(List<V> candidates, Trial<V> trial) {
     List<V> taken = new ArrayList<>();
     boolean fits = false;
@@ -83,7 +91,9 @@ public final class VictimChoice {
       return null;
     }
     List<V> needed = new ArrayList<>(taken);
-    for (int i = taken.size() - 2; i >= 0; i--) { // the last one made it fit: try sparing the others
+    for (int i = taken.size() - 2;
+        i >= 0;
+        i--) { // the last one made it fit: try sparing the others
       List<V> rest = new ArrayList<>(needed);
       rest.remove(taken.get(i));
       if (trial.fitsWithout(rest)) {

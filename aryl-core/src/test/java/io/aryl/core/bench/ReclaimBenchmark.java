@@ -19,8 +19,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * A reclaim plan, {@code new ReclaimPlanner(ReclaimCostModel.defaults()).plan(state, ReclaimRequest.any(n))}, at
- * 16,000 GPUs / 2,000 jobs with 25 % of the 2,000 servers loaned (500 candidates). Target: 50 ms for 100 servers.
+ * A reclaim plan, {@code new ReclaimPlanner(ReclaimCostModel.defaults()).plan(state,
+ * ReclaimRequest.any(n))}, at 16,000 GPUs / 2,000 jobs with 25 % of the 2,000 servers loaned (500
+ * candidates). Target: 50 ms for 100 servers.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,11 +45,22 @@ public class ReclaimBenchmark {
     request = ReclaimRequest.any(servers);
     ReclaimPlan plan = new ReclaimPlanner(ReclaimCostModel.defaults()).plan(state, request);
     if (!plan.isFeasible()) {
-      throw new IllegalStateException("benchmark state cannot reclaim " + servers + " servers: " + plan);
+      throw new IllegalStateException(
+          "benchmark state cannot reclaim " + servers + " servers: " + plan);
     }
-    System.out.println(System.lineSeparator() + "# " + state + "; reclaiming " + servers + " servers costs "
-        + Math.round(plan.costGpuS()) + " GPU-s: " + plan.jobsWith(Fate.SHRINK).size()
-        + " shrunk, " + plan.jobsWith(Fate.PREEMPT).size() + " preempted");
+    System.out.println(
+        System.lineSeparator()
+            + "# "
+            + state
+            + "; reclaiming "
+            + servers
+            + " servers costs "
+            + Math.round(plan.costGpuS())
+            + " GPU-s: "
+            + plan.jobsWith(Fate.SHRINK).size()
+            + " shrunk, "
+            + plan.jobsWith(Fate.PREEMPT).size()
+            + " preempted");
   }
 
   @Benchmark

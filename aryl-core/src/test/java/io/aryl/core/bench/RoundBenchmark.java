@@ -18,10 +18,11 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * One full scheduling round, {@code new RoundPlanner(config).plan(state)}: admission, elastic allocation and
- * placement, on a full, over-subscribed synthetic cluster (40 % elastic jobs, lent servers at half speed), for the
- * paper's policy ({@code aryl}) and with speed moves and shortest-remaining-first ({@code aryl+}). Targets: 5 ms at
- * 1,000 GPUs / 200 jobs, 100 ms at 16,000 GPUs / 2,000 jobs.
+ * One full scheduling round, {@code new RoundPlanner(config).plan(state)}: admission, elastic
+ * allocation and placement, on a full, over-subscribed synthetic cluster (40 % elastic jobs, lent
+ * servers at half speed), for the paper's policy ({@code aryl}) and with speed moves and
+ * shortest-remaining-first ({@code aryl+}). Targets: 5 ms at 1,000 GPUs / 200 jobs, 100 ms at
+ * 16,000 GPUs / 2,000 jobs.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -41,18 +42,37 @@ public class RoundBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     String[] parts = cluster.split("x");
-    state = SyntheticClusters.generate(
-        SyntheticClusters.spec(Integer.parseInt(parts[0]), Integer.parseInt(parts[1])).withElasticFraction(0.4));
-    config = switch (policy) {
-      case "aryl" -> PolicyConfig.defaults();
-      case "aryl+" -> PolicyConfig.defaults().withSpeedAware(true)
-          .withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST);
-      default -> throw new IllegalArgumentException("policy must be aryl or aryl+, was '" + policy + "'");
-    };
+    state =
+        SyntheticClusters.generate(
+            SyntheticClusters.spec(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]))
+                .withElasticFraction(0.4));
+    config =
+        switch (policy) {
+          case "aryl" -> PolicyConfig.defaults();
+          case "aryl+" ->
+              PolicyConfig.defaults()
+                  .withSpeedAware(true)
+                  .withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST);
+          default ->
+              throw new IllegalArgumentException(
+                  "policy must be aryl or aryl+, was '" + policy + "'");
+        };
     Plan plan = new RoundPlanner(config).plan(state);
-    System.out.println(System.lineSeparator() + "# " + state + "; a round plans " + plan.targets().size()
-        + " running, " + plan.started().size() + " started, " + plan.grown().size() + " grown, " + plan.shrunk().size()
-        + " shrunk, " + plan.preempted().size() + " preempted");
+    System.out.println(
+        System.lineSeparator()
+            + "# "
+            + state
+            + "; a round plans "
+            + plan.targets().size()
+            + " running, "
+            + plan.started().size()
+            + " started, "
+            + plan.grown().size()
+            + " grown, "
+            + plan.shrunk().size()
+            + " shrunk, "
+            + plan.preempted().size()
+            + " preempted");
   }
 
   @Benchmark

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * How far {@link GreedyKnapsack} falls short of {@link ExactKnapsack} on instances shaped like a cluster's phase 2:
- * many elastic jobs, each group built by {@link ElasticAllocator#groupFor} from a power-law speedup and a random
- * remaining time, half of them running (so they pay a re-scale to change width). The greedy is what large clusters
- * get, so its gap is what they lose.
+ * How far {@link GreedyKnapsack} falls short of {@link ExactKnapsack} on instances shaped like a
+ * cluster's phase 2: many elastic jobs, each group built by {@link ElasticAllocator#groupFor} from
+ * a power-law speedup and a random remaining time, half of them running (so they pay a re-scale to
+ * change width). The greedy is what large clusters get, so its gap is what they lose.
  */
 @DisplayName("GreedyKnapsack gap to the optimum")
 class GreedyGapTest {
@@ -45,7 +45,8 @@ class GreedyGapTest {
       double exactValue = ElasticAllocator.value(groups, exact);
       double greedyValue = ElasticAllocator.value(groups, greedy);
 
-      // The optimum is positive here (at 20% capacity some job always gains far more than a 30 s re-scale), so
+      // The optimum is positive here (at 20% capacity some job always gains far more than a 30 s
+      // re-scale), so
       // the relative gap is defined; the greedy can never beat it.
       assertThat(exactValue).isPositive();
       assertThat(greedyValue).isLessThanOrEqualTo(exactValue + 1e-6 * exactValue);
@@ -57,18 +58,23 @@ class GreedyGapTest {
       }
     }
     double meanGap = gapSum / INSTANCES;
-    System.out.printf(Locale.ROOT,
+    System.out.printf(
+        Locale.ROOT,
         "GreedyKnapsack vs ExactKnapsack over %d instances: mean gap %.4f%%, max gap %.4f%%, optimal in %d%n",
-        INSTANCES, 100 * meanGap, 100 * maxGap, exactHits);
+        INSTANCES,
+        100 * meanGap,
+        100 * maxGap,
+        exactHits);
 
-    // Required: a mean gap of at most 1%. Measured with this seed: mean 0.0023%, max 0.061%, optimal in 165 of 300.
+    // Required: a mean gap of at most 1%. Measured with this seed: mean 0.0023%, max 0.061%,
+    // optimal in 165 of 300.
     assertThat(meanGap).as("mean relative gap (exact - greedy) / exact").isLessThanOrEqualTo(0.01);
   }
 
   /**
-   * 30-200 elastic jobs: 1, 2, 4 or 8 GPUs per worker, min 1-4 workers, 1-8 extra workers, throughput
-   * {@code n^e} with e in [0.5, 0.95], predicted remaining time log-uniform in 10 min..24 h, half running at a
-   * random current width.
+   * 30-200 elastic jobs: 1, 2, 4 or 8 GPUs per worker, min 1-4 workers, 1-8 extra workers,
+   * throughput {@code n^e} with e in [0.5, 0.95], predicted remaining time log-uniform in 10
+   * min..24 h, half running at a random current width.
    */
   private static List<KnapsackGroup> clusterLikeGroups(SplittableRandom rnd) {
     int n = rnd.nextInt(30, 201);
@@ -77,12 +83,13 @@ class GreedyGapTest {
       int extra = rnd.nextInt(1, 9);
       int min = rnd.nextInt(1, 5);
       double remaining = Math.exp(rnd.nextDouble(Math.log(600), Math.log(86_400)));
-      Job job = Job.builder("j" + i)
-          .gpusPerWorker(GPUS_PER_WORKER[rnd.nextInt(GPUS_PER_WORKER.length)])
-          .workers(min, min + extra)
-          .remainingS(remaining)
-          .speedup(SpeedupModel.powerLaw(rnd.nextDouble(0.5, 0.95)))
-          .build();
+      Job job =
+          Job.builder("j" + i)
+              .gpusPerWorker(GPUS_PER_WORKER[rnd.nextInt(GPUS_PER_WORKER.length)])
+              .workers(min, min + extra)
+              .remainingS(remaining)
+              .speedup(SpeedupModel.powerLaw(rnd.nextDouble(0.5, 0.95)))
+              .build();
       boolean running = rnd.nextBoolean();
       int current = running ? rnd.nextInt(0, extra + 1) : 0;
       groups.add(ElasticAllocator.groupFor(job, extra, current, running, RESCALE_OVERHEAD_S));

@@ -12,16 +12,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The margin of a phase-2 solution: what GPUs handed back are worth, and what taking GPUs costs. */
+/**
+ * The margin of a phase-2 solution: what GPUs handed back are worth, and what taking GPUs costs.
+ */
 @DisplayName("KnapsackMargin")
 class KnapsackMarginTest {
   private static final double EPS = 1e-9;
 
   // Job 0: 1-GPU workers, got 1 of 3 extras; increments worth 10, 6, 2 per worker.
   // Job 1: 2-GPU workers, got 2 of 2 extras; increments worth 8 and 4 per worker (4 and 2 per GPU).
-  private static final List<KnapsackGroup> GROUPS = List.of(
-      new KnapsackGroup(1, new double[] {0, 10, 16, 18}),
-      new KnapsackGroup(2, new double[] {0, 8, 12}));
+  private static final List<KnapsackGroup> GROUPS =
+      List.of(
+          new KnapsackGroup(1, new double[] {0, 10, 16, 18}),
+          new KnapsackGroup(2, new double[] {0, 8, 12}));
   private static final int[] CHOSEN = {1, 2};
   private static final int[] OWNERS = {0, 1};
 
@@ -57,7 +60,8 @@ class KnapsackMarginTest {
         Arguments.of("idle GPUs are free", 3, 3, 0.0),
         Arguments.of("past the idle ones: job 1's last worker (2 per GPU)", 0, 2, 4.0),
         Arguments.of("a whole increment goes even for one GPU", 0, 1, 4.0),
-        Arguments.of("then job 1's first worker (4 per GPU) before job 0's (10 per GPU)", 0, 4, 12.0),
+        Arguments.of(
+            "then job 1's first worker (4 per GPU) before job 0's (10 per GPU)", 0, 4, 12.0),
         Arguments.of("every held GPU", 0, 5, 22.0),
         Arguments.of("idle first, then increments", 1, 3, 4.0));
   }
@@ -73,16 +77,19 @@ class KnapsackMarginTest {
     assertThat(m.valueOfReturned(1, -1, true)).isCloseTo(6.0, within(EPS));
     // Job 0's second worker is now held at 6 per GPU; the next wanted is its third, at 2.
     assertThat(m.valueOfReturned(1, -1, false)).isCloseTo(2.0, within(EPS));
-    assertThat(m.costOfTaking(5, false)).as("held: 2+2 (job 1), 4+4 (job 1), 6, 10 -> cheapest 5 GPUs")
+    assertThat(m.costOfTaking(5, false))
+        .as("held: 2+2 (job 1), 4+4 (job 1), 6, 10 -> cheapest 5 GPUs")
         .isCloseTo(4 + 8 + 6, within(EPS));
   }
 
   @Test
   void a_committed_take_frees_wants_and_keeps_the_change_of_a_whole_increment_idle() {
     KnapsackMargin m = margin(0);
-    assertThat(m.costOfTaking(1, true)).isCloseTo(4.0, within(EPS)); // job 1's last 2-GPU worker goes
+    assertThat(m.costOfTaking(1, true))
+        .isCloseTo(4.0, within(EPS)); // job 1's last 2-GPU worker goes
     assertThat(m.costOfTaking(1, false)).as("one GPU of it was left over, idle").isZero();
-    assertThat(m.valueOfReturned(4, -1, false)).as("job 0's two workers, and job 1 wants its worker back")
+    assertThat(m.valueOfReturned(4, -1, false))
+        .as("job 0's two workers, and job 1 wants its worker back")
         .isCloseTo(6 + 2 + 4, within(EPS));
   }
 

@@ -8,30 +8,39 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The greedy knapsack's take order: falling efficiency, equal ones in index order. Sorting, the prefix that fits a
- * capacity and the heap must each agree with a plain comparator sort.
+ * The greedy knapsack's take order: falling efficiency, equal ones in index order. Sorting, the
+ * prefix that fits a capacity and the heap must each agree with a plain comparator sort.
  */
 @DisplayName("Take order")
 class TakeOrderTest {
 
-  /** Random efficiencies with many ties; half of the time in falling runs, as groups' hull steps come. */
+  /**
+   * Random efficiencies with many ties; half of the time in falling runs, as groups' hull steps
+   * come.
+   */
   private static double[] efficiencies(SplittableRandom rnd, int n, boolean hullLike) {
     double[] efficiency = new double[n];
     for (int k = 0; k < n; k++) {
       boolean newGroup = k == 0 || rnd.nextInt(4) == 0;
-      efficiency[k] = hullLike && !newGroup ? efficiency[k - 1] - rnd.nextInt(0, 3) / 4.0
-          : rnd.nextInt(0, 6) / 4.0 + 0.25; // few values: many ties; all above zero, as gains per GPU are
+      efficiency[k] =
+          hullLike && !newGroup
+              ? efficiency[k - 1] - rnd.nextInt(0, 3) / 4.0
+              : rnd.nextInt(0, 6) / 4.0
+                  + 0.25; // few values: many ties; all above zero, as gains per GPU are
     }
     return efficiency;
   }
 
   private static int[] expectedOrder(double[] efficiency) {
-    return java.util.stream.IntStream.range(0, efficiency.length).boxed()
-        .sorted((a, b) -> {
-          int c = Double.compare(efficiency[b], efficiency[a]);
-          return c != 0 ? c : Integer.compare(a, b);
-        })
-        .mapToInt(Integer::intValue).toArray();
+    return java.util.stream.IntStream.range(0, efficiency.length)
+        .boxed()
+        .sorted(
+            (a, b) -> {
+              int c = Double.compare(efficiency[b], efficiency[a]);
+              return c != 0 ? c : Integer.compare(a, b);
+            })
+        .mapToInt(Integer::intValue)
+        .toArray();
   }
 
   @Test
@@ -45,7 +54,8 @@ class TakeOrderTest {
   }
 
   @Test
-  void prefix_is_the_longest_start_of_the_take_order_that_fits_followed_by_the_step_that_does_not() {
+  void
+      prefix_is_the_longest_start_of_the_take_order_that_fits_followed_by_the_step_that_does_not() {
     SplittableRandom rnd = new SplittableRandom(12);
     for (int i = 0; i < 3000; i++) {
       int n = rnd.nextInt(1, 120);
@@ -62,11 +72,14 @@ class TakeOrderTest {
 
       int cut = TakeOrder.prefix(efficiency, weight, order, capacity);
 
-      assertThat(cut).as("capacity %d, weights %s", capacity, Arrays.toString(weight)).isEqualTo(expectedCut);
+      assertThat(cut)
+          .as("capacity %d, weights %s", capacity, Arrays.toString(weight))
+          .isEqualTo(expectedCut);
       assertThat(Arrays.stream(order, 0, cut).sorted().toArray())
           .containsExactly(Arrays.stream(expected, 0, cut).sorted().toArray());
       assertThat(order[cut]).isEqualTo(expected[cut]);
-      assertThat(Arrays.stream(order).sorted().toArray()).as("each step once")
+      assertThat(Arrays.stream(order).sorted().toArray())
+          .as("each step once")
           .containsExactly(java.util.stream.IntStream.range(0, n).toArray());
     }
   }
@@ -88,10 +101,12 @@ class TakeOrderTest {
       int n = rnd.nextInt(1, 100);
       double[] efficiency = efficiencies(rnd, n, false);
       TakeOrder.Heap heap = new TakeOrder.Heap(efficiency, 1); // grows as it must
-      java.util.TreeSet<Integer> reference = new java.util.TreeSet<>((a, b) -> {
-        int c = Double.compare(efficiency[b], efficiency[a]);
-        return c != 0 ? c : Integer.compare(a, b);
-      });
+      java.util.TreeSet<Integer> reference =
+          new java.util.TreeSet<>(
+              (a, b) -> {
+                int c = Double.compare(efficiency[b], efficiency[a]);
+                return c != 0 ? c : Integer.compare(a, b);
+              });
       int next = 0;
       while (next < n || !reference.isEmpty()) {
         if (next < n && (reference.isEmpty() || rnd.nextBoolean())) {

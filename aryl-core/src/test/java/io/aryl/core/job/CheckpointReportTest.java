@@ -12,7 +12,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@DisplayName("CheckpointReport: the checkpoint contract between workers, their ApplicationMaster and the scheduler")
+@DisplayName(
+    "CheckpointReport: the checkpoint contract between workers, their ApplicationMaster and the scheduler")
 class CheckpointReportTest {
 
   @Nested
@@ -21,13 +22,25 @@ class CheckpointReportTest {
     static Stream<Arguments> dirs() {
       return Stream.of(
           Arguments.of("a local directory", "/mnt/ckpt/bert", "/mnt/ckpt/bert/aryl-checkpoint"),
-          Arguments.of("a trailing slash is not doubled", "/mnt/ckpt/bert/", "/mnt/ckpt/bert/aryl-checkpoint"),
+          Arguments.of(
+              "a trailing slash is not doubled",
+              "/mnt/ckpt/bert/",
+              "/mnt/ckpt/bert/aryl-checkpoint"),
           Arguments.of("several trailing slashes", "/mnt/ckpt//", "/mnt/ckpt/aryl-checkpoint"),
-          Arguments.of("an HDFS URI keeps its scheme", "hdfs:///ckpt/bert", "hdfs:///ckpt/bert/aryl-checkpoint"),
-          Arguments.of("a URI with an authority", "hdfs://nn:8020/ckpt", "hdfs://nn:8020/ckpt/aryl-checkpoint"),
+          Arguments.of(
+              "an HDFS URI keeps its scheme",
+              "hdfs:///ckpt/bert",
+              "hdfs:///ckpt/bert/aryl-checkpoint"),
+          Arguments.of(
+              "a URI with an authority",
+              "hdfs://nn:8020/ckpt",
+              "hdfs://nn:8020/ckpt/aryl-checkpoint"),
           Arguments.of("the root", "/", "/aryl-checkpoint"),
           Arguments.of("a file system's root", "hdfs:///", "hdfs:///aryl-checkpoint"),
-          Arguments.of("a file system's root with an authority", "hdfs://nn:8020/", "hdfs://nn:8020/aryl-checkpoint"),
+          Arguments.of(
+              "a file system's root with an authority",
+              "hdfs://nn:8020/",
+              "hdfs://nn:8020/aryl-checkpoint"),
           Arguments.of("an authority alone", "hdfs://nn:8020", "hdfs://nn:8020/aryl-checkpoint"),
           Arguments.of("blanks around it", "  /ckpt ", "/ckpt/aryl-checkpoint"),
           Arguments.of("no checkpoint directory: no marker", "", ""),
@@ -80,22 +93,36 @@ class CheckpointReportTest {
 
     static Stream<Arguments> cases() {
       return Stream.of(
-          Arguments.of("no checkpoint reported: the time since the workers changed, as before", CheckpointReport.NONE,
-              600.0, 600.0),
-          Arguments.of("checkpointed after the last change: the time since the checkpoint",
-              new CheckpointReport(NOW - 5_000, 10), 3000.0, 5.0),
-          Arguments.of("checkpointed before the last change: the restart at the change lost the rest already",
-              new CheckpointReport(NOW - 2_400_000, 10), 60.0, 60.0),
+          Arguments.of(
+              "no checkpoint reported: the time since the workers changed, as before",
+              CheckpointReport.NONE,
+              600.0,
+              600.0),
+          Arguments.of(
+              "checkpointed after the last change: the time since the checkpoint",
+              new CheckpointReport(NOW - 5_000, 10),
+              3000.0,
+              5.0),
+          Arguments.of(
+              "checkpointed before the last change: the restart at the change lost the rest already",
+              new CheckpointReport(NOW - 2_400_000, 10),
+              60.0,
+              60.0),
           Arguments.of("checkpointed this very moment", new CheckpointReport(NOW, -1), 300.0, 0.0),
-          Arguments.of("a checkpoint time ahead of the scheduler's clock counts as now",
-              new CheckpointReport(NOW + 2_000, -1), 300.0, 0.0),
+          Arguments.of(
+              "a checkpoint time ahead of the scheduler's clock counts as now",
+              new CheckpointReport(NOW + 2_000, -1),
+              300.0,
+              0.0),
           Arguments.of("milliseconds count", new CheckpointReport(NOW - 1_500, -1), 300.0, 1.5));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
-    @DisplayName("is the work since the later of the last checkpoint and the last change of workers")
-    void sinceLaterOfCheckpointAndChange(String what, CheckpointReport r, double sinceChangeS, double expected) {
+    @DisplayName(
+        "is the work since the later of the last checkpoint and the last change of workers")
+    void sinceLaterOfCheckpointAndChange(
+        String what, CheckpointReport r, double sinceChangeS, double expected) {
       assertThat(r.sinceCheckpointS(NOW, sinceChangeS)).isEqualTo(expected);
     }
   }
@@ -107,20 +134,26 @@ class CheckpointReportTest {
     @DisplayName("are lastCheckpointMs then lastCheckpointStep, -1 when unknown")
     void fields() {
       assertThat(new CheckpointReport(1234, 7).statusFields())
-          .containsExactly(org.assertj.core.api.Assertions.entry("lastCheckpointMs", 1234L),
+          .containsExactly(
+              org.assertj.core.api.Assertions.entry("lastCheckpointMs", 1234L),
               org.assertj.core.api.Assertions.entry("lastCheckpointStep", 7L));
       assertThat(CheckpointReport.NONE.statusFields().values()).containsExactly(-1L, -1L);
-      assertThat(List.of(CheckpointReport.LAST_CHECKPOINT_MS, CheckpointReport.LAST_CHECKPOINT_STEP))
+      assertThat(
+              List.of(CheckpointReport.LAST_CHECKPOINT_MS, CheckpointReport.LAST_CHECKPOINT_STEP))
           .containsExactlyElementsOf(CheckpointReport.NONE.statusFields().keySet());
     }
 
     @Test
     @DisplayName("a time or step below -1 is refused, naming the field and the value")
     void refusesBelowMinusOne() {
-      assertThatIllegalArgumentException().isThrownBy(() -> new CheckpointReport(-2, 0))
-          .withMessageContaining("lastCheckpointMs").withMessageContaining("-2");
-      assertThatIllegalArgumentException().isThrownBy(() -> new CheckpointReport(0, -7))
-          .withMessageContaining("lastCheckpointStep").withMessageContaining("-7");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> new CheckpointReport(-2, 0))
+          .withMessageContaining("lastCheckpointMs")
+          .withMessageContaining("-2");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> new CheckpointReport(0, -7))
+          .withMessageContaining("lastCheckpointStep")
+          .withMessageContaining("-7");
     }
 
     @Test

@@ -9,10 +9,11 @@ import org.junit.jupiter.api.Test;
 
 class DemandForecastTest {
   /** 100 rps at night, 1000 rps from 18:00 to 22:00, every day. */
-  static final DoubleUnaryOperator DAILY_EVENING_PEAK = t -> {
-    double hour = (t % 86400) / 3600;
-    return hour >= 18 && hour < 22 ? 1000 : 100;
-  };
+  static final DoubleUnaryOperator DAILY_EVENING_PEAK =
+      t -> {
+        double hour = (t % 86400) / 3600;
+        return hour >= 18 && hour < 22 ? 1000 : 100;
+      };
 
   final DemandForecast twoHours = DemandForecast.daily(2 * 3600);
 
@@ -42,6 +43,7 @@ class DemandForecastTest {
   @DisplayName("the forecast may only read the past: a horizon as long as the period is refused")
   void horizonShorterThanPeriod() {
     assertThatThrownBy(() -> new DemandForecast(86400, 86400, 600))
-        .hasMessageContaining("forecast.horizonS").hasMessageContaining("86400");
+        .hasMessageContaining("forecast.horizonS")
+        .hasMessageContaining("86400");
   }
 }

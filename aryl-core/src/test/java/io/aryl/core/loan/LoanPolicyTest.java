@@ -37,7 +37,8 @@ class LoanPolicyTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource
-  void lends_only_servers_beyond_need_and_margin(String scenario, double rate, int servers, int expected) {
+  void lends_only_servers_beyond_need_and_margin(
+      String scenario, double rate, int servers, int expected) {
     assertThat(POLICY.lendable(rate, servers)).isEqualTo(expected);
   }
 
@@ -58,7 +59,8 @@ class LoanPolicyTest {
     assertThat(POLICY.toReclaim(rate, servers, loaned)).isEqualTo(expected);
   }
 
-  static Stream<Arguments> reclaims_loaned_servers_only_when_the_unlent_ones_fall_short_of_the_need() {
+  static Stream<Arguments>
+      reclaims_loaned_servers_only_when_the_unlent_ones_fall_short_of_the_need() {
     return Stream.of(
         Arguments.of("reclaims nothing while demand is low", 250, 10, 6, 0), // 4 un-lent cover 3
         Arguments.of("holds steady inside the margin band", 300, 10, 6, 0), // needs 4, 4 un-lent
@@ -85,7 +87,8 @@ class LoanPolicyTest {
 
   @Property
   void never_reclaims_what_it_has_just_lent(
-      @ForAll @DoubleRange(min = 0, max = 5000) double rate, @ForAll @IntRange(min = 0, max = 50) int servers) {
+      @ForAll @DoubleRange(min = 0, max = 5000) double rate,
+      @ForAll @IntRange(min = 0, max = 50) int servers) {
     int lent = POLICY.lendable(rate, servers);
 
     assertThat(POLICY.toReclaim(rate, servers, lent)).isZero();
@@ -97,9 +100,12 @@ class LoanPolicyTest {
       for (double peak : new double[] {0.3, 1, 17.7, 1000, 123_456.789}) {
         LoanPolicy policy = LoanPolicy.provisionedForPeak(peak, servers, 0.2, 0);
 
-        assertThat(policy.serversNeeded(peak)).as("%s servers, peak %s", servers, peak).isEqualTo(servers);
+        assertThat(policy.serversNeeded(peak))
+            .as("%s servers, peak %s", servers, peak)
+            .isEqualTo(servers);
         assertThat(policy.lendable(peak, servers)).isZero();
-        assertThat(policy.lendable(peak / 2, servers)).isEqualTo(servers - (int) Math.ceil(servers / 2.0));
+        assertThat(policy.lendable(peak / 2, servers))
+            .isEqualTo(servers - (int) Math.ceil(servers / 2.0));
       }
     }
   }
@@ -125,19 +131,35 @@ class LoanPolicyTest {
   static Stream<Arguments> refuses_bad_inputs_naming_the_field_and_value() {
     return Stream.of(
         Arguments.of("loan.capacityPerServer", "0.0", (Executable) () -> new LoanPolicy(0, 0.2, 1)),
-        Arguments.of("loan.capacityPerServer", "NaN", (Executable) () -> new LoanPolicy(Double.NaN, 0.2, 1)),
+        Arguments.of(
+            "loan.capacityPerServer", "NaN", (Executable) () -> new LoanPolicy(Double.NaN, 0.2, 1)),
         Arguments.of("loan.headroom", "-0.1", (Executable) () -> new LoanPolicy(100, -0.1, 1)),
-        Arguments.of("loan.safetyMarginServers", "-1", (Executable) () -> new LoanPolicy(100, 0.2, -1)),
+        Arguments.of(
+            "loan.safetyMarginServers", "-1", (Executable) () -> new LoanPolicy(100, 0.2, -1)),
         Arguments.of("inference.rate", "-1.0", (Executable) () -> POLICY.serversNeeded(-1)),
         Arguments.of("inference.rate", "NaN", (Executable) () -> POLICY.lendable(Double.NaN, 10)),
-        Arguments.of("inference.rate", "Infinity", (Executable) () -> POLICY.toReclaim(Double.POSITIVE_INFINITY, 10, 1)),
+        Arguments.of(
+            "inference.rate",
+            "Infinity",
+            (Executable) () -> POLICY.toReclaim(Double.POSITIVE_INFINITY, 10, 1)),
         Arguments.of("inference.servers", "-1", (Executable) () -> POLICY.lendable(10, -1)),
         Arguments.of("loan.loanedNow", "-2", (Executable) () -> POLICY.toReclaim(10, 10, -2)),
         Arguments.of("loan.loanedNow", "11", (Executable) () -> POLICY.toReclaim(10, 10, 11)),
-        Arguments.of("inference.peakRate", "0.0", (Executable) () -> LoanPolicy.provisionedForPeak(0, 10, 0.2, 1)),
-        Arguments.of("inference.servers", "0", (Executable) () -> LoanPolicy.provisionedForPeak(100, 0, 0.2, 1)),
-        Arguments.of("loan.headroom", "-1.0", (Executable) () -> LoanPolicy.provisionedForPeak(100, 10, -1, 1)),
-        Arguments.of("loan.safetyMarginServers", "-3",
+        Arguments.of(
+            "inference.peakRate",
+            "0.0",
+            (Executable) () -> LoanPolicy.provisionedForPeak(0, 10, 0.2, 1)),
+        Arguments.of(
+            "inference.servers",
+            "0",
+            (Executable) () -> LoanPolicy.provisionedForPeak(100, 0, 0.2, 1)),
+        Arguments.of(
+            "loan.headroom",
+            "-1.0",
+            (Executable) () -> LoanPolicy.provisionedForPeak(100, 10, -1, 1)),
+        Arguments.of(
+            "loan.safetyMarginServers",
+            "-3",
             (Executable) () -> LoanPolicy.provisionedForPeak(100, 10, 0.2, -3)));
   }
 }

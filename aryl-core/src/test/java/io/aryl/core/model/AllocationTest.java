@@ -34,7 +34,9 @@ class AllocationTest {
     Allocation same = Allocation.of(Map.of("s2", 2, "s1", 1));
 
     assertThat(a).isEqualTo(same).isNotEqualTo(Allocation.of(Map.of("s1", 1, "s2", 3)));
-    assertThat(a.hashCode()).isEqualTo(same.hashCode()).isEqualTo(Map.of("s1", 1, "s2", 2).hashCode());
+    assertThat(a.hashCode())
+        .isEqualTo(same.hashCode())
+        .isEqualTo(Map.of("s1", 1, "s2", 2).hashCode());
   }
 
   @Test

@@ -17,7 +17,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@DisplayName("ClusterState.next: the snapshot of(...) makes, checked only where it differs from the last")
+@DisplayName(
+    "ClusterState.next: the snapshot of(...) makes, checked only where it differs from the last")
 class ClusterStateNextTest {
   private static final GpuType A100 = GpuType.of("A100");
   private static final GpuType T4 = GpuType.of("T4", 0.3);
@@ -39,15 +40,18 @@ class ClusterStateNextTest {
 
   /** Both jobs running: the snapshot each case below is the next one of. */
   private static ClusterState before() {
-    return ClusterState.of(0, SERVERS, List.of(SMALL, WIDE), Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2));
+    return ClusterState.of(
+        0, SERVERS, List.of(SMALL, WIDE), Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource
-  void refuses_what_a_full_snapshot_refuses_with_the_same_message(String scenario, List<Job> jobs,
-      Map<String, Allocation> allocations) {
+  void refuses_what_a_full_snapshot_refuses_with_the_same_message(
+      String scenario, List<Job> jobs, Map<String, Allocation> allocations) {
     Throwable full = catchThrowable(() -> ClusterState.of(60, SERVERS, jobs, allocations));
-    assertThat(full).as("the full snapshot refuses it").isInstanceOf(IllegalArgumentException.class);
+    assertThat(full)
+        .as("the full snapshot refuses it")
+        .isInstanceOf(IllegalArgumentException.class);
 
     assertThatIllegalArgumentException()
         .isThrownBy(() -> before().next(60, SERVERS, jobs, allocations, Tenants.NONE))
@@ -56,28 +60,48 @@ class ClusterStateNextTest {
 
   static Stream<Arguments> refuses_what_a_full_snapshot_refuses_with_the_same_message() {
     return Stream.of(
-        Arguments.of("a new allocation over-commits a server another job keeps",
+        Arguments.of(
+            "a new allocation over-commits a server another job keeps",
             List.of(SMALL, WIDE, job("new", 4, 2, 2)),
             Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2, "new", Allocation.of("t2", 2))),
-        Arguments.of("a grown allocation over-commits its server",
-            List.of(SMALL, WIDE), Map.of("small", SMALL_ON_T1, "wide", Allocation.of("t2", 3))),
-        Arguments.of("the same allocation object, but the job's workers are larger and over-commit its server",
-            List.of(job("small", 6, 1, 2), WIDE), Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
-        Arguments.of("the same allocation object, but the job's maximum fell below it",
-            List.of(job("small", 2, 1, 1), WIDE), Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
-        Arguments.of("the same allocation object, but the job's minimum rose above it",
-            List.of(job("small", 2, 3, 3), WIDE), Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
-        Arguments.of("the same allocation object, but the job's workers grew past its server",
-            List.of(SMALL, job("wide", 16, 1, 1)), Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
-        Arguments.of("the same allocation object, but the job may no longer use its GPU type",
-            List.of(SMALL, Job.builder("wide").gpusPerWorker(4).workers(1, 3).allowedGpuTypes("T4").build()),
+        Arguments.of(
+            "a grown allocation over-commits its server",
+            List.of(SMALL, WIDE),
+            Map.of("small", SMALL_ON_T1, "wide", Allocation.of("t2", 3))),
+        Arguments.of(
+            "the same allocation object, but the job's workers are larger and over-commit its server",
+            List.of(job("small", 6, 1, 2), WIDE),
             Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
-        Arguments.of("the same allocation object, but its job is gone",
-            List.of(SMALL), Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
-        Arguments.of("a new allocation on an inference server not on loan",
-            List.of(SMALL, WIDE), Map.of("small", Allocation.of("i1", 1), "wide", WIDE_ON_T2)),
-        Arguments.of("a new allocation on an unknown server",
-            List.of(SMALL, WIDE), Map.of("small", Allocation.of("t9", 1), "wide", WIDE_ON_T2)));
+        Arguments.of(
+            "the same allocation object, but the job's maximum fell below it",
+            List.of(job("small", 2, 1, 1), WIDE),
+            Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
+        Arguments.of(
+            "the same allocation object, but the job's minimum rose above it",
+            List.of(job("small", 2, 3, 3), WIDE),
+            Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
+        Arguments.of(
+            "the same allocation object, but the job's workers grew past its server",
+            List.of(SMALL, job("wide", 16, 1, 1)),
+            Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
+        Arguments.of(
+            "the same allocation object, but the job may no longer use its GPU type",
+            List.of(
+                SMALL,
+                Job.builder("wide").gpusPerWorker(4).workers(1, 3).allowedGpuTypes("T4").build()),
+            Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
+        Arguments.of(
+            "the same allocation object, but its job is gone",
+            List.of(SMALL),
+            Map.of("small", SMALL_ON_T1, "wide", WIDE_ON_T2)),
+        Arguments.of(
+            "a new allocation on an inference server not on loan",
+            List.of(SMALL, WIDE),
+            Map.of("small", Allocation.of("i1", 1), "wide", WIDE_ON_T2)),
+        Arguments.of(
+            "a new allocation on an unknown server",
+            List.of(SMALL, WIDE),
+            Map.of("small", Allocation.of("t9", 1), "wide", WIDE_ON_T2)));
   }
 
   @Test
@@ -86,18 +110,29 @@ class ClusterStateNextTest {
     Map<String, Allocation> stillOnL1 = Map.of("small", Allocation.of("l1", 1));
 
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> ClusterState.of(0, SERVERS, List.of(SMALL), stillOnL1)
-            .next(60, returned, List.of(SMALL), stillOnL1, Tenants.NONE))
+        .isThrownBy(
+            () ->
+                ClusterState.of(0, SERVERS, List.of(SMALL), stillOnL1)
+                    .next(60, returned, List.of(SMALL), stillOnL1, Tenants.NONE))
         .withMessageContaining("server(l1), which does not serve training");
   }
 
   @Test
   void the_same_servers_with_other_free_gpus_are_found_by_id_and_sized_as_they_are_now() {
-    List<Server> shrunk = List.of(I1, L1, Server.training("t1", A100, 2), Server.training("t2", A100, 2));
-    Job a100Only = Job.builder("wide").gpusPerWorker(4).workers(1, 3).allowedGpuTypes("A100").remainingS(100).build();
+    List<Server> shrunk =
+        List.of(I1, L1, Server.training("t1", A100, 2), Server.training("t2", A100, 2));
+    Job a100Only =
+        Job.builder("wide")
+            .gpusPerWorker(4)
+            .workers(1, 3)
+            .allowedGpuTypes("A100")
+            .remainingS(100)
+            .build();
 
-    ClusterState next = before().next(60, shrunk, List.of(SMALL), Map.of("small", Allocation.of("t1", 1)),
-        Tenants.NONE);
+    ClusterState next =
+        before()
+            .next(
+                60, shrunk, List.of(SMALL), Map.of("small", Allocation.of("t1", 1)), Tenants.NONE);
 
     assertThat(next.server("t1").gpus()).isEqualTo(2);
     assertThat(next.server("l1")).isSameAs(L1);
@@ -111,26 +146,31 @@ class ClusterStateNextTest {
     Random random = new Random(7);
     List<Server> servers = new ArrayList<>();
     for (int s = 0; s < 12; s++) {
-      servers.add(s < 8 ? Server.training(String.format("t%02d", s), A100, 8)
-          : Server.loaned(String.format("l%02d", s), T4, 4));
+      servers.add(
+          s < 8
+              ? Server.training(String.format("t%02d", s), A100, 8)
+              : Server.loaned(String.format("l%02d", s), T4, 4));
     }
     Map<String, Job> jobs = new TreeMap<>();
     Map<String, Allocation> running = new TreeMap<>();
     Map<String, Integer> used = new HashMap<>();
     ClusterState last = ClusterState.of(0, servers, List.of(), Map.of());
     for (int round = 1; round <= 400; round++) {
-      // A few jobs end, one may grow (a new allocation object), two are submitted and start where they fit, and every
+      // A few jobs end, one may grow (a new allocation object), two are submitted and start where
+      // they fit, and every
       // job's remaining work changes (new job objects, as every round has them).
       for (String id : new ArrayList<>(running.keySet())) {
         if (random.nextInt(8) == 0) {
           Allocation a = running.remove(id);
-          used.merge(a.serverAt(0), -a.totalWorkers() * jobs.remove(id).gpusPerWorker(), Integer::sum);
+          used.merge(
+              a.serverAt(0), -a.totalWorkers() * jobs.remove(id).gpusPerWorker(), Integer::sum);
         }
       }
       for (Map.Entry<String, Allocation> e : running.entrySet()) {
         Job j = jobs.get(e.getKey());
         String server = e.getValue().serverAt(0);
-        if (random.nextInt(20) == 0 && e.getValue().totalWorkers() < j.maxWorkers()
+        if (random.nextInt(20) == 0
+            && e.getValue().totalWorkers() < j.maxWorkers()
             && fits(last.server(server), used, j.gpusPerWorker())) {
           e.setValue(Allocation.of(server, e.getValue().totalWorkers() + 1));
           used.merge(server, j.gpusPerWorker(), Integer::sum);
@@ -155,7 +195,9 @@ class ClusterStateNextTest {
       assertThat(next.jobs()).isEqualTo(full.jobs());
       assertThat(next.servers()).isEqualTo(full.servers());
       for (Server s : servers) {
-        assertThat(next.usedGpus(s.id())).as("round %d, server %s", round, s.id()).isEqualTo(full.usedGpus(s.id()));
+        assertThat(next.usedGpus(s.id()))
+            .as("round %d, server %s", round, s.id())
+            .isEqualTo(full.usedGpus(s.id()));
       }
       last = next;
     }

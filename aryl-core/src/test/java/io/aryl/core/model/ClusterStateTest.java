@@ -30,14 +30,18 @@ class ClusterStateTest {
     return Job.builder(id).gpusPerWorker(gpusPerWorker).workers(min, max).remainingS(100).build();
   }
 
-  private static ClusterState state(List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations) {
+  private static ClusterState state(
+      List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations) {
     return ClusterState.of(0, servers, jobs, allocations);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource
   void refuses_an_inconsistent_snapshot_naming_the_culprit_and_value(
-      String scenario, List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations,
+      String scenario,
+      List<Server> servers,
+      List<Job> jobs,
+      Map<String, Allocation> allocations,
       List<String> messageParts) {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> state(servers, jobs, allocations))
@@ -47,48 +51,95 @@ class ClusterStateTest {
   static Stream<Arguments> refuses_an_inconsistent_snapshot_naming_the_culprit_and_value() {
     Job small = job("small", 2, 1, 2);
     return Stream.of(
-        Arguments.of("duplicate server id",
-            List.of(T1, Server.training("t1", A100, 4)), List.of(), Map.of(),
+        Arguments.of(
+            "duplicate server id",
+            List.of(T1, Server.training("t1", A100, 4)),
+            List.of(),
+            Map.of(),
             List.of("server.id", "'t1'")),
-        Arguments.of("duplicate job id",
-            SERVERS, List.of(small, job("small", 1, 1, 1)), Map.of(),
+        Arguments.of(
+            "duplicate job id",
+            SERVERS,
+            List.of(small, job("small", 1, 1, 1)),
+            Map.of(),
             List.of("job.id", "'small'")),
-        Arguments.of("unknown GPU type",
-            SERVERS, List.of(Job.builder("j").allowedGpuTypes("H100").build()), Map.of(),
+        Arguments.of(
+            "unknown GPU type",
+            SERVERS,
+            List.of(Job.builder("j").allowedGpuTypes("H100").build()),
+            Map.of(),
             List.of("job(j).allowedGpuTypes", "'H100'", "[A100, T4]")),
-        Arguments.of("worker larger than any server",
-            SERVERS, List.of(job("big", 16, 1, 1)), Map.of(),
+        Arguments.of(
+            "worker larger than any server",
+            SERVERS,
+            List.of(job("big", 16, 1, 1)),
+            Map.of(),
             List.of("job(big).gpusPerWorker", "16", "8 GPUs")),
-        Arguments.of("worker larger than any server of the types it may use",
-            SERVERS, List.of(Job.builder("picky").gpusPerWorker(8).allowedGpuTypes("T4").build()), Map.of(),
+        Arguments.of(
+            "worker larger than any server of the types it may use",
+            SERVERS,
+            List.of(Job.builder("picky").gpusPerWorker(8).allowedGpuTypes("T4").build()),
+            Map.of(),
             List.of("job(picky).gpusPerWorker", "was 8", "4 GPUs")),
-        Arguments.of("allocation for an unknown job",
-            SERVERS, List.of(small), Map.of("ghost", Allocation.of("t1", 1)),
+        Arguments.of(
+            "allocation for an unknown job",
+            SERVERS,
+            List.of(small),
+            Map.of("ghost", Allocation.of("t1", 1)),
             List.of("unknown job", "'ghost'")),
-        Arguments.of("allocation for an unknown job, allocations sorted by job id",
-            SERVERS, List.of(job("a", 1, 1, 1), small), new TreeMap<>(Map.of(
-                "a", Allocation.of("t1", 1), "ghost", Allocation.of("t1", 1), "small", Allocation.of("t2", 1))),
+        Arguments.of(
+            "allocation for an unknown job, allocations sorted by job id",
+            SERVERS,
+            List.of(job("a", 1, 1, 1), small),
+            new TreeMap<>(
+                Map.of(
+                    "a",
+                    Allocation.of("t1", 1),
+                    "ghost",
+                    Allocation.of("t1", 1),
+                    "small",
+                    Allocation.of("t2", 1))),
             List.of("unknown job", "'ghost'")),
-        Arguments.of("workers on an unknown server",
-            SERVERS, List.of(small), Map.of("small", Allocation.of("nowhere", 1)),
+        Arguments.of(
+            "workers on an unknown server",
+            SERVERS,
+            List.of(small),
+            Map.of("small", Allocation.of("nowhere", 1)),
             List.of("job(small)", "'nowhere'")),
-        Arguments.of("running job below min workers",
-            SERVERS, List.of(job("gang", 1, 3, 4)), Map.of("gang", Allocation.of("t1", 2)),
+        Arguments.of(
+            "running job below min workers",
+            SERVERS,
+            List.of(job("gang", 1, 3, 4)),
+            Map.of("gang", Allocation.of("t1", 2)),
             List.of("job(gang)", "2 workers", "3..4")),
-        Arguments.of("running job above max workers",
-            SERVERS, List.of(small), Map.of("small", Allocation.of("t1", 3)),
+        Arguments.of(
+            "running job above max workers",
+            SERVERS,
+            List.of(small),
+            Map.of("small", Allocation.of("t1", 3)),
             List.of("job(small)", "3 workers", "1..2")),
-        Arguments.of("workers on a non-loaned inference server",
-            SERVERS, List.of(small), Map.of("small", Allocation.of("i1", 1)),
+        Arguments.of(
+            "workers on a non-loaned inference server",
+            SERVERS,
+            List.of(small),
+            Map.of("small", Allocation.of("i1", 1)),
             List.of("job(small)", "server(i1)", "does not serve training")),
-        Arguments.of("workers on a GPU type the job may not use",
-            SERVERS, List.of(Job.builder("j").allowedGpuTypes("A100").build()), Map.of("j", Allocation.of("l1", 1)),
+        Arguments.of(
+            "workers on a GPU type the job may not use",
+            SERVERS,
+            List.of(Job.builder("j").allowedGpuTypes("A100").build()),
+            Map.of("j", Allocation.of("l1", 1)),
             List.of("job(j)", "server(l1)", "T4", "[A100]")),
-        Arguments.of("over-committed server by one job",
-            SERVERS, List.of(job("wide", 4, 1, 3)), Map.of("wide", Allocation.of("t1", 3)),
+        Arguments.of(
+            "over-committed server by one job",
+            SERVERS,
+            List.of(job("wide", 4, 1, 3)),
+            Map.of("wide", Allocation.of("t1", 3)),
             List.of("server(t1)", "over-committed", "12 GPUs used of 8")),
-        Arguments.of("over-committed server by two jobs",
-            SERVERS, List.of(job("a", 4, 1, 1), job("b", 2, 1, 3)),
+        Arguments.of(
+            "over-committed server by two jobs",
+            SERVERS,
+            List.of(job("a", 4, 1, 1), job("b", 2, 1, 3)),
             Map.of("a", Allocation.of("t2", 1), "b", Allocation.of("t2", 3)),
             List.of("server(t2)", "10 GPUs used of 8")));
   }
@@ -103,14 +154,17 @@ class ClusterStateTest {
   }
 
   static Stream<Arguments> refuses_a_bad_clock_naming_it() {
-    return Stream.of(Arguments.of(-1, "-1.0"), Arguments.of(Double.NaN, "NaN"),
+    return Stream.of(
+        Arguments.of(-1, "-1.0"),
+        Arguments.of(Double.NaN, "NaN"),
         Arguments.of(Double.POSITIVE_INFINITY, "Infinity"));
   }
 
   @Test
   void lets_training_run_on_loaned_inference_servers() {
     Job j = job("j", 2, 1, 3);
-    ClusterState s = state(SERVERS, List.of(j), Map.of("j", Allocation.of(Map.of("l1", 2, "t1", 1))));
+    ClusterState s =
+        state(SERVERS, List.of(j), Map.of("j", Allocation.of(Map.of("l1", 2, "t1", 1))));
 
     assertThat(s.isRunning("j")).isTrue();
     assertThat(s.usedGpus("l1")).isEqualTo(4);
@@ -120,8 +174,11 @@ class ClusterStateTest {
 
   @Test
   void accepts_a_server_filled_exactly_to_capacity() {
-    ClusterState s = state(SERVERS, List.of(job("a", 4, 1, 1), job("b", 2, 1, 2)),
-        Map.of("a", Allocation.of("t1", 1), "b", Allocation.of("t1", 2)));
+    ClusterState s =
+        state(
+            SERVERS,
+            List.of(job("a", 4, 1, 1), job("b", 2, 1, 2)),
+            Map.of("a", Allocation.of("t1", 1), "b", Allocation.of("t1", 2)));
 
     assertThat(s.freeGpus("t1")).isZero();
     assertThat(s.workersOn("t1")).containsExactly(entry("a", 1), entry("b", 2));
@@ -138,7 +195,8 @@ class ClusterStateTest {
 
   @Test
   void lists_servers_and_jobs_sorted_by_id() {
-    ClusterState s = state(SERVERS, List.of(job("z", 1, 1, 1), job("a", 1, 1, 1), job("m", 1, 1, 1)), Map.of());
+    ClusterState s =
+        state(SERVERS, List.of(job("z", 1, 1, 1), job("a", 1, 1, 1), job("m", 1, 1, 1)), Map.of());
 
     assertThat(s.servers()).extracting(Server::id).containsExactly("i1", "l1", "t1", "t2");
     assertThat(s.jobs()).extracting(Job::id).containsExactly("a", "m", "z");
@@ -157,18 +215,26 @@ class ClusterStateTest {
   void refuses_lookups_of_unknown_ids_naming_them() {
     ClusterState s = state(SERVERS, List.of(), Map.of());
 
-    assertThatIllegalArgumentException().isThrownBy(() -> s.server("nope")).withMessageContaining("'nope'");
-    assertThatIllegalArgumentException().isThrownBy(() -> s.job("nada")).withMessageContaining("'nada'");
-    assertThatIllegalArgumentException().isThrownBy(() -> s.freeGpus("nope")).withMessageContaining("'nope'");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> s.server("nope"))
+        .withMessageContaining("'nope'");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> s.job("nada"))
+        .withMessageContaining("'nada'");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> s.freeGpus("nope"))
+        .withMessageContaining("'nope'");
     assertThat(s.hasJob("nada")).isFalse();
   }
 
   @Test
   void cannot_be_changed_through_its_views() {
-    ClusterState s = state(SERVERS, List.of(job("j", 1, 1, 1)), Map.of("j", Allocation.of("t1", 1)));
+    ClusterState s =
+        state(SERVERS, List.of(job("j", 1, 1, 1)), Map.of("j", Allocation.of("t1", 1)));
 
     assertThatThrownBy(() -> s.servers().clear()).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> s.jobs().clear()).isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> s.allocations().clear()).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> s.allocations().clear())
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 }

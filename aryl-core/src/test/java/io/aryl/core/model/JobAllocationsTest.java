@@ -28,7 +28,8 @@ class JobAllocationsTest {
     unsorted.put("a", ONE);
     unsorted.put("b", TWO);
 
-    for (Map<String, Allocation> given : java.util.List.of(reference(), unsorted, new HashMap<>(unsorted))) {
+    for (Map<String, Allocation> given :
+        java.util.List.of(reference(), unsorted, new HashMap<>(unsorted))) {
       JobAllocations m = JobAllocations.of(given);
       assertThat(m).isEqualTo(reference()).hasSameHashCodeAs(reference());
       assertThat(m.keySet()).containsExactly("a", "b", "c");
@@ -73,7 +74,8 @@ class JobAllocationsTest {
   @Test
   void refuses_a_job_given_twice_and_a_missing_allocation() {
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> new JobAllocations.Builder(2).put("b", ONE).put("a", TWO).put("b", THREE).build())
+        .isThrownBy(
+            () -> new JobAllocations.Builder(2).put("b", ONE).put("a", TWO).put("b", THREE).build())
         .withMessageContaining("'b' appears twice");
     assertThatIllegalArgumentException()
         .isThrownBy(() -> new JobAllocations.Builder(1).put("a", null))
@@ -100,14 +102,18 @@ class JobAllocationsTest {
       TreeMap<String, Allocation> referenceBefore = new TreeMap<>(reference);
       if (random.nextBoolean()) {
         String id = "j" + random.nextInt(40);
-        Allocation a = random.nextInt(3) == 0 ? Allocation.EMPTY : Allocation.of("s" + random.nextInt(5), 1);
+        Allocation a =
+            random.nextInt(3) == 0 ? Allocation.EMPTY : Allocation.of("s" + random.nextInt(5), 1);
         m = m.with(id, a);
         apply(reference, id, a);
       } else {
         TreeMap<String, Allocation> changes = new TreeMap<>();
         for (int k = random.nextInt(6); k > 0; k--) {
-          changes.put("j" + random.nextInt(40),
-              random.nextInt(3) == 0 ? Allocation.EMPTY : Allocation.of("s" + random.nextInt(5), 2));
+          changes.put(
+              "j" + random.nextInt(40),
+              random.nextInt(3) == 0
+                  ? Allocation.EMPTY
+                  : Allocation.of("s" + random.nextInt(5), 2));
         }
         m = m.with(changes);
         changes.forEach((id, a) -> apply(reference, id, a));

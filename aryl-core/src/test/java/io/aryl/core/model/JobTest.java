@@ -18,8 +18,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 @DisplayName("Job")
 class JobTest {
   private static Job.Builder valid() {
-    return Job.builder("j1").kind("bert").submitTimeS(5).gpusPerWorker(2).workers(1, 4)
-        .allowedGpuTypes("A100").remainingS(1000).attainedS(100).sinceCheckpointS(30);
+    return Job.builder("j1")
+        .kind("bert")
+        .submitTimeS(5)
+        .gpusPerWorker(2)
+        .workers(1, 4)
+        .allowedGpuTypes("A100")
+        .remainingS(1000)
+        .attainedS(100)
+        .sinceCheckpointS(30);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -36,23 +43,47 @@ class JobTest {
     return Stream.of(
         bad("negative submit time", b -> b.submitTimeS(-1), "job(j1).submitTimeS", "-1.0"),
         bad("NaN submit time", b -> b.submitTimeS(Double.NaN), "job(j1).submitTimeS", "NaN"),
-        bad("infinite submit time", b -> b.submitTimeS(Double.POSITIVE_INFINITY), "job(j1).submitTimeS", "Infinity"),
+        bad(
+            "infinite submit time",
+            b -> b.submitTimeS(Double.POSITIVE_INFINITY),
+            "job(j1).submitTimeS",
+            "Infinity"),
         bad("zero GPUs per worker", b -> b.gpusPerWorker(0), "job(j1).gpusPerWorker", "0"),
         bad("negative GPUs per worker", b -> b.gpusPerWorker(-2), "job(j1).gpusPerWorker", "-2"),
         bad("zero min workers", b -> b.workers(0, 4), "job(j1).minWorkers", "0"),
-        bad("min above max", b -> b.workers(4, 2), "job(j1).minWorkers", "minWorkers=4, maxWorkers=2"),
+        bad(
+            "min above max",
+            b -> b.workers(4, 2),
+            "job(j1).minWorkers",
+            "minWorkers=4, maxWorkers=2"),
         bad("negative remaining work", b -> b.remainingS(-0.5), "job(j1).remainingS", "-0.5"),
         bad("NaN remaining work", b -> b.remainingS(Double.NaN), "job(j1).remainingS", "NaN"),
-        bad("negative predicted work", b -> b.predictedRemainingS(-3), "job(j1).predictedRemainingS", "-3.0"),
-        bad("infinite predicted work", b -> b.predictedRemainingS(Double.POSITIVE_INFINITY),
-            "job(j1).predictedRemainingS", "Infinity"),
+        bad(
+            "negative predicted work",
+            b -> b.predictedRemainingS(-3),
+            "job(j1).predictedRemainingS",
+            "-3.0"),
+        bad(
+            "infinite predicted work",
+            b -> b.predictedRemainingS(Double.POSITIVE_INFINITY),
+            "job(j1).predictedRemainingS",
+            "Infinity"),
         bad("negative attained work", b -> b.attainedS(-1), "job(j1).attainedS", "-1.0"),
-        bad("NaN time since checkpoint", b -> b.sinceCheckpointS(Double.NaN), "job(j1).sinceCheckpointS", "NaN"),
-        bad("blank allowed GPU type", b -> b.allowedGpuTypes(" "), "job(j1).allowedGpuTypes", "' '"),
+        bad(
+            "NaN time since checkpoint",
+            b -> b.sinceCheckpointS(Double.NaN),
+            "job(j1).sinceCheckpointS",
+            "NaN"),
+        bad(
+            "blank allowed GPU type",
+            b -> b.allowedGpuTypes(" "),
+            "job(j1).allowedGpuTypes",
+            "' '"),
         bad("no speedup model", b -> b.speedup(null), "job(j1).speedup", "null"));
   }
 
-  private static Arguments bad(String scenario, UnaryOperator<Job.Builder> breakIt, String field, String value) {
+  private static Arguments bad(
+      String scenario, UnaryOperator<Job.Builder> breakIt, String field, String value) {
     return Arguments.of(scenario, breakIt, field, value);
   }
 
@@ -66,7 +97,8 @@ class JobTest {
   }
 
   static Stream<Arguments> refuses_a_blank_id() {
-    return Stream.of(Arguments.of(null, "null"), Arguments.of("", "''"), Arguments.of("  ", "'  '"));
+    return Stream.of(
+        Arguments.of(null, "null"), Arguments.of("", "''"), Arguments.of("  ", "'  '"));
   }
 
   @Test
@@ -126,7 +158,8 @@ class JobTest {
     Job job = valid().allowedGpuTypes("V100", "A100").build();
 
     assertThat(job.allowedGpuTypes()).containsExactly("A100", "V100");
-    assertThatThrownBy(() -> job.allowedGpuTypes().add("T4")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> job.allowedGpuTypes().add("T4"))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @ParameterizedTest(name = "{0} workers -> {1}s")
@@ -168,17 +201,37 @@ class JobTest {
 
   @Test
   void with_progress_is_the_job_its_builder_makes_with_that_progress() {
-    Job job = Job.builder("j").kind("bert").tenant("team-a").submitTimeS(5).gpusPerWorker(2).workers(1, 4)
-        .allowedGpuTypes("A100").remainingS(100).predictedRemainingS(90).attainedS(10).sinceCheckpointS(3).build();
+    Job job =
+        Job.builder("j")
+            .kind("bert")
+            .tenant("team-a")
+            .submitTimeS(5)
+            .gpusPerWorker(2)
+            .workers(1, 4)
+            .allowedGpuTypes("A100")
+            .remainingS(100)
+            .predictedRemainingS(90)
+            .attainedS(10)
+            .sinceCheckpointS(3)
+            .build();
 
     Job later = job.withProgress(60, 50, 50, 7);
 
-    assertThat(later).isEqualTo(job.toBuilder().remainingS(60).predictedRemainingS(50).attainedS(50)
-        .sinceCheckpointS(7).build());
-    assertThat(later.hashCode()).isEqualTo(job.toBuilder().remainingS(60).predictedRemainingS(50).build().hashCode());
-    assertThatIllegalArgumentException().isThrownBy(() -> job.withProgress(-1, 50, 50, 7))
+    assertThat(later)
+        .isEqualTo(
+            job.toBuilder()
+                .remainingS(60)
+                .predictedRemainingS(50)
+                .attainedS(50)
+                .sinceCheckpointS(7)
+                .build());
+    assertThat(later.hashCode())
+        .isEqualTo(job.toBuilder().remainingS(60).predictedRemainingS(50).build().hashCode());
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> job.withProgress(-1, 50, 50, 7))
         .withMessageContaining("job(j).remainingS");
-    assertThatIllegalArgumentException().isThrownBy(() -> job.withProgress(60, 50, 50, Double.NaN))
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> job.withProgress(60, 50, 50, Double.NaN))
         .withMessageContaining("job(j).sinceCheckpointS");
   }
 }

@@ -19,7 +19,8 @@ class ServerTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource
-  void refuses_a_bad_server_naming_the_field_and_value(String scenario, Executable bad, String field, String value) {
+  void refuses_a_bad_server_naming_the_field_and_value(
+      String scenario, Executable bad, String field, String value) {
     assertThatIllegalArgumentException()
         .isThrownBy(bad::execute)
         .withMessageContaining(field)
@@ -33,16 +34,33 @@ class ServerTest {
         bad("no GPU type", () -> Server.training("s1", null, 8), "server(s1).gpuType", "null"),
         bad("zero GPUs", () -> Server.training("s1", A100, 0), "server(s1).gpus", "0"),
         bad("negative GPUs", () -> Server.inference("s1", A100, -4), "server(s1).gpus", "-4"),
-        bad("no pool", () -> new Server("s1", A100, 8, null, false, false), "server(s1).pool", "null"),
-        bad("loaned flag on a training server", () -> new Server("s1", A100, 8, Pool.TRAINING, true, false),
-            "server(s1).loaned", "TRAINING"),
-        bad("loaning a training server", () -> Server.training("s1", A100, 8).withLoaned(true),
-            "server(s1).loaned", "TRAINING"),
+        bad(
+            "no pool",
+            () -> new Server("s1", A100, 8, null, false, false),
+            "server(s1).pool",
+            "null"),
+        bad(
+            "loaned flag on a training server",
+            () -> new Server("s1", A100, 8, Pool.TRAINING, true, false),
+            "server(s1).loaned",
+            "TRAINING"),
+        bad(
+            "loaning a training server",
+            () -> Server.training("s1", A100, 8).withLoaned(true),
+            "server(s1).loaned",
+            "TRAINING"),
         bad("blank GPU type name", () -> GpuType.of(""), "gpuType.name", "''"),
         bad("zero training speed", () -> GpuType.of("T4", 0), "gpuType(T4).trainingSpeed", "0.0"),
-        bad("NaN training speed", () -> GpuType.of("T4", Double.NaN), "gpuType(T4).trainingSpeed", "NaN"),
-        bad("infinite training speed", () -> GpuType.of("T4", Double.POSITIVE_INFINITY),
-            "gpuType(T4).trainingSpeed", "Infinity"));
+        bad(
+            "NaN training speed",
+            () -> GpuType.of("T4", Double.NaN),
+            "gpuType(T4).trainingSpeed",
+            "NaN"),
+        bad(
+            "infinite training speed",
+            () -> GpuType.of("T4", Double.POSITIVE_INFINITY),
+            "gpuType(T4).trainingSpeed",
+            "Infinity"));
   }
 
   private static Arguments bad(String scenario, Executable bad, String field, String value) {
@@ -57,13 +75,19 @@ class ServerTest {
     assertThat(server.acceptsNewWorkers()).isEqualTo(acceptsNewWorkers);
   }
 
-  static Stream<Arguments> runs_training_only_in_the_training_pool_or_on_loan_and_takes_new_workers_only_unfenced() {
+  static Stream<Arguments>
+      runs_training_only_in_the_training_pool_or_on_loan_and_takes_new_workers_only_unfenced() {
     return Stream.of(
         Arguments.of("training server", Server.training("s", A100, 8), true, true),
-        Arguments.of("fenced training server", Server.training("s", A100, 8).withFenced(true), true, false),
+        Arguments.of(
+            "fenced training server", Server.training("s", A100, 8).withFenced(true), true, false),
         Arguments.of("inference server", Server.inference("s", A100, 8), false, false),
         Arguments.of("loaned inference server", Server.loaned("s", A100, 8), true, true),
-        Arguments.of("loaned server being returned", Server.loaned("s", A100, 8).withFenced(true), true, false));
+        Arguments.of(
+            "loaned server being returned",
+            Server.loaned("s", A100, 8).withFenced(true),
+            true,
+            false));
   }
 
   @Test
@@ -84,11 +108,18 @@ class ServerTest {
 
   @Test
   void orders_gpu_types_fastest_first_then_by_name() {
-    List<GpuType> types = new ArrayList<>(List.of(
-        GpuType.of("T4", 0.3), GpuType.of("V100", 0.6), GpuType.of("H100", 2), GpuType.of("A100"),
-        GpuType.of("A10", 0.6)));
+    List<GpuType> types =
+        new ArrayList<>(
+            List.of(
+                GpuType.of("T4", 0.3),
+                GpuType.of("V100", 0.6),
+                GpuType.of("H100", 2),
+                GpuType.of("A100"),
+                GpuType.of("A10", 0.6)));
     types.sort(null);
 
-    assertThat(types).extracting(GpuType::name).containsExactly("H100", "A100", "A10", "V100", "T4");
+    assertThat(types)
+        .extracting(GpuType::name)
+        .containsExactly("H100", "A100", "A10", "V100", "T4");
   }
 }

@@ -20,10 +20,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FreeGpuIndexTest {
   static final GpuType A100 = GpuType.of("A100", 1.0);
   static final GpuType T4 = GpuType.of("T4", 0.5);
+
   /** Any type allowed, for tables of one type. */
   static final boolean[] ONE_TYPE = {true};
+
   /** For tables holding A100 and T4: type index 0 is A100 (faster first), 1 is T4. */
   static final boolean[] BOTH = {true, true};
+
   static final boolean[] ONLY_A100 = {true, false};
   static final boolean[] ONLY_T4 = {false, true};
 
@@ -32,9 +35,10 @@ class FreeGpuIndexTest {
   }
 
   // Four own A100 servers of 8 GPUs with 8, 3, 5, 2 free.
-  static final List<Server> FOUR = List.of(
-      Server.training("s1", A100, 8), Server.training("s2", A100, 8),
-      Server.training("s3", A100, 8), Server.training("s4", A100, 8));
+  static final List<Server> FOUR =
+      List.of(
+          Server.training("s1", A100, 8), Server.training("s2", A100, 8),
+          Server.training("s3", A100, 8), Server.training("s4", A100, 8));
 
   @ParameterizedTest(name = "a worker of {0} GPUs goes to server index {1}")
   @CsvSource({
@@ -48,13 +52,16 @@ class FreeGpuIndexTest {
     "8, 0", // only s1 (8)
     "9, -1", // larger than any server
   })
-  void best_fit_picks_the_open_server_with_the_fewest_free_GPUs_that_still_fits(int gpus, int expected) {
+  void best_fit_picks_the_open_server_with_the_fewest_free_GPUs_that_still_fits(
+      int gpus, int expected) {
     FreeGpuIndex idx = index(FOUR, 8, 3, 5, 2);
     assertThat(idx.bestFit(gpus, ONE_TYPE, WorkerRole.BASE)).isEqualTo(expected);
-    assertThat(idx.bestFit(gpus, ONE_TYPE, WorkerRole.FLEXIBLE)).isEqualTo(expected); // no loaned servers here
+    assertThat(idx.bestFit(gpus, ONE_TYPE, WorkerRole.FLEXIBLE))
+        .isEqualTo(expected); // no loaned servers here
   }
 
-  // Index 0: an own training server "o"; index 1: a loaned inference server "p" ("o" < "p" in id order).
+  // Index 0: an own training server "o"; index 1: a loaned inference server "p" ("o" < "p" in id
+  // order).
   @ParameterizedTest(name = "own free {0}, loaned free {1}: a {3} worker of {2} GPUs goes to {4}")
   @CsvSource({
     // preferred group wins even where the other group fits tighter
@@ -71,7 +78,11 @@ class FreeGpuIndexTest {
   })
   void base_workers_prefer_own_servers_and_flexible_workers_prefer_loaned_ones(
       int ownFree, int loanedFree, int gpus, WorkerRole role, int expected) {
-    FreeGpuIndex idx = index(List.of(Server.training("o", A100, 8), Server.loaned("p", A100, 8)), ownFree, loanedFree);
+    FreeGpuIndex idx =
+        index(
+            List.of(Server.training("o", A100, 8), Server.loaned("p", A100, 8)),
+            ownFree,
+            loanedFree);
     assertThat(idx.bestFit(gpus, ONE_TYPE, role)).isEqualTo(expected);
   }
 
@@ -80,12 +91,18 @@ class FreeGpuIndexTest {
   void at_equal_free_count_faster_types_come_first_but_fewer_free_GPUs_come_before_speed(
       String scenario, int[] free, int gpus, boolean[] allowed, int expected) {
     // s1 T4 (index 0), s2 A100 (index 1), s3 A100 (index 2), all 8 GPUs, own.
-    FreeGpuIndex idx = index(
-        List.of(Server.training("s1", T4, 8), Server.training("s2", A100, 8), Server.training("s3", A100, 8)), free);
+    FreeGpuIndex idx =
+        index(
+            List.of(
+                Server.training("s1", T4, 8),
+                Server.training("s2", A100, 8),
+                Server.training("s3", A100, 8)),
+            free);
     assertThat(idx.bestFit(gpus, allowed, WorkerRole.BASE)).isEqualTo(expected);
   }
 
-  static Stream<Arguments> at_equal_free_count_faster_types_come_first_but_fewer_free_GPUs_come_before_speed() {
+  static Stream<Arguments>
+      at_equal_free_count_faster_types_come_first_but_fewer_free_GPUs_come_before_speed() {
     return Stream.of(
         // s1 (T4) and s2 (A100) both have 4 free: A100 wins although s1 has the lower index
         Arguments.of("equal free: the A100 server", new int[] {4, 4, 6}, 4, BOTH, 1),
@@ -109,16 +126,19 @@ class FreeGpuIndexTest {
 
   @Test
   void fenced_servers_and_servers_not_serving_training_are_never_offered_but_keep_their_counts() {
-    List<Server> servers = List.of(
-        new Server("a", A100, 8, Pool.TRAINING, false, true), // training, fenced
-        Server.inference("b", A100, 8), // inference, not lent
-        new Server("c", A100, 8, Pool.INFERENCE, true, true), // lent but fenced (being returned)
-        Server.training("d", A100, 8)); // the only open one
+    List<Server> servers =
+        List.of(
+            new Server("a", A100, 8, Pool.TRAINING, false, true), // training, fenced
+            Server.inference("b", A100, 8), // inference, not lent
+            new Server(
+                "c", A100, 8, Pool.INFERENCE, true, true), // lent but fenced (being returned)
+            Server.training("d", A100, 8)); // the only open one
     FreeGpuIndex idx = index(servers, 8, 8, 8, 1);
 
     assertThat(idx.bestFit(1, ONE_TYPE, WorkerRole.BASE)).isEqualTo(3);
     assertThat(idx.bestFit(1, ONE_TYPE, WorkerRole.FLEXIBLE)).isEqualTo(3);
-    assertThat(idx.bestFit(2, ONE_TYPE, WorkerRole.BASE)).isEqualTo(-1); // "d" has 1; the others are closed
+    assertThat(idx.bestFit(2, ONE_TYPE, WorkerRole.BASE))
+        .isEqualTo(-1); // "d" has 1; the others are closed
     assertThat(idx.bestFit(2, ONE_TYPE, WorkerRole.FLEXIBLE)).isEqualTo(-1);
     assertThat(idx.fittingWorkers(1, ONE_TYPE)).isEqualTo(1); // only "d"'s one GPU counts
 
@@ -195,7 +215,8 @@ class FreeGpuIndexTest {
     assertThat(idx.bestFit(3, ONE_TYPE, WorkerRole.BASE)).isEqualTo(1); // still indexed under 3
   }
 
-  // s1 A100 8 (7 free), s2 A100 8 (3 free), s3 T4 4 (4 free), s4 A100 8 fenced (8 free), s5 A100 loaned 8 (5 free)
+  // s1 A100 8 (7 free), s2 A100 8 (3 free), s3 T4 4 (4 free), s4 A100 8 fenced (8 free), s5 A100
+  // loaned 8 (5 free)
   @ParameterizedTest(name = "workers of {0} GPUs on {1}: {2}")
   @CsvSource({
     "1, BOTH,      19", // 7 + 3 + 4 + 5; the fenced s4 does not count
@@ -209,24 +230,32 @@ class FreeGpuIndexTest {
   })
   void fitting_workers_sums_floor_of_free_over_gpus_across_open_servers_of_allowed_types(
       int gpus, String allowedName, int expected) {
-    List<Server> servers = List.of(
-        Server.training("s1", A100, 8), Server.training("s2", A100, 8), Server.training("s3", T4, 4),
-        new Server("s4", A100, 8, Pool.TRAINING, false, true), Server.loaned("s5", A100, 8));
+    List<Server> servers =
+        List.of(
+            Server.training("s1", A100, 8),
+            Server.training("s2", A100, 8),
+            Server.training("s3", T4, 4),
+            new Server("s4", A100, 8, Pool.TRAINING, false, true),
+            Server.loaned("s5", A100, 8));
     FreeGpuIndex idx = index(servers, 7, 3, 4, 8, 5);
-    boolean[] allowed = switch (allowedName) {
-      case "BOTH" -> BOTH;
-      case "ONLY_A100" -> ONLY_A100;
-      case "ONLY_T4" -> ONLY_T4;
-      default -> throw new IllegalArgumentException(allowedName);
-    };
+    boolean[] allowed =
+        switch (allowedName) {
+          case "BOTH" -> BOTH;
+          case "ONLY_A100" -> ONLY_A100;
+          case "ONLY_T4" -> ONLY_T4;
+          default -> throw new IllegalArgumentException(allowedName);
+        };
     assertThat(idx.fittingWorkers(gpus, allowed)).isEqualTo(expected);
   }
 
   @Test
   void max_free_is_the_most_free_GPUs_on_an_open_server_of_any_type_or_group() {
-    List<Server> servers = List.of(
-        Server.training("s1", A100, 8), Server.training("s2", T4, 4),
-        new Server("s3", A100, 8, Pool.TRAINING, false, true), Server.loaned("s4", A100, 8));
+    List<Server> servers =
+        List.of(
+            Server.training("s1", A100, 8),
+            Server.training("s2", T4, 4),
+            new Server("s3", A100, 8, Pool.TRAINING, false, true),
+            Server.loaned("s4", A100, 8));
     FreeGpuIndex idx = index(servers, 2, 3, 8, 1); // the fenced s3's 8 free are not offered
     assertThat(idx.maxFree()).isEqualTo(3);
     idx.set(0, 6);

@@ -21,7 +21,8 @@ class GpuBudgetTest {
 
   /** Own A100 servers s1, s2, ... of 8 GPUs each. */
   static ServerTable eightGpuServers(int n) {
-    return new ServerTable(IntStream.rangeClosed(1, n).mapToObj(i -> Server.training("s" + i, A100, 8)).toList());
+    return new ServerTable(
+        IntStream.rangeClosed(1, n).mapToObj(i -> Server.training("s" + i, A100, 8)).toList());
   }
 
   static int[] spares(GpuBudget b) {
@@ -40,9 +41,11 @@ class GpuBudgetTest {
   }
 
   @Test
-  void a_gang_that_fits_on_idle_GPUs_goes_there_even_where_spare_best_fit_would_pick_another_server() {
+  void
+      a_gang_that_fits_on_idle_GPUs_goes_there_even_where_spare_best_fit_would_pick_another_server() {
     // s1: spare 4, all 4 flexible (idle 0); s2: spare 6, none flexible (idle 6).
-    // Best fit on spare GPUs would pick s1 (4 < 6) and shrink an elastic job; on idle GPUs only s2 has room.
+    // Best fit on spare GPUs would pick s1 (4 < 6) and shrink an elastic job; on idle GPUs only s2
+    // has room.
     GpuBudget b = new GpuBudget(eightGpuServers(2), new int[] {4, 6}, new int[] {4, 0});
 
     assertThat(b.placeGang(4, 1, ANY, WorkerRole.BASE)).containsExactly(1);
@@ -51,8 +54,10 @@ class GpuBudgetTest {
   }
 
   @Test
-  void a_gang_that_does_not_fit_on_idle_GPUs_is_placed_whole_on_spare_GPUs_displacing_flexible_ones() {
-    // Same budget; a gang of 2 x 4 GPUs: idle holds only one worker (s2), so the whole gang goes by spare best fit:
+  void
+      a_gang_that_does_not_fit_on_idle_GPUs_is_placed_whole_on_spare_GPUs_displacing_flexible_ones() {
+    // Same budget; a gang of 2 x 4 GPUs: idle holds only one worker (s2), so the whole gang goes by
+    // spare best fit:
     // s1 (spare 4) first, displacing its 4 flexible GPUs, then s2 (spare 6).
     GpuBudget b = new GpuBudget(eightGpuServers(2), new int[] {4, 6}, new int[] {4, 0});
 
@@ -63,8 +68,10 @@ class GpuBudgetTest {
 
   @Test
   void a_gang_that_does_not_fit_leaves_spare_and_idle_of_every_server_exactly_as_before() {
-    // spare [8, 6, 3], flexible [2, 6, 0], idle [6, 0, 3]. A gang of 4 x 4 GPUs: spare holds 2 + 1 + 0 = 3 workers.
-    // Both attempts take some GPUs before failing (idle: one worker on s1; spare: s2, then s1 twice).
+    // spare [8, 6, 3], flexible [2, 6, 0], idle [6, 0, 3]. A gang of 4 x 4 GPUs: spare holds 2 + 1
+    // + 0 = 3 workers.
+    // Both attempts take some GPUs before failing (idle: one worker on s1; spare: s2, then s1
+    // twice).
     GpuBudget b = new GpuBudget(eightGpuServers(3), new int[] {8, 6, 3}, new int[] {2, 6, 0});
 
     assertThat(b.placeGang(4, 4, ANY, WorkerRole.BASE)).isNull();
@@ -73,7 +80,8 @@ class GpuBudgetTest {
 
     // and the indexes were restored too: the next gang is placed as on a fresh budget
     GpuBudget fresh = new GpuBudget(eightGpuServers(3), new int[] {8, 6, 3}, new int[] {2, 6, 0});
-    assertThat(b.placeGang(4, 3, ANY, WorkerRole.BASE)).containsExactly(fresh.placeGang(4, 3, ANY, WorkerRole.BASE));
+    assertThat(b.placeGang(4, 3, ANY, WorkerRole.BASE))
+        .containsExactly(fresh.placeGang(4, 3, ANY, WorkerRole.BASE));
     assertThat(spares(b)).containsExactly(spares(fresh));
     assertThat(idles(b)).containsExactly(idles(fresh));
   }
@@ -81,7 +89,8 @@ class GpuBudgetTest {
   @Test
   void a_gang_that_fits_only_on_types_it_may_not_use_gets_nothing_and_changes_nothing() {
     // s1 A100 with 8 spare, s2 T4 with 2 spare; a T4-only gang of 2 x 2 GPUs does not fit.
-    ServerTable table = new ServerTable(List.of(Server.training("s1", A100, 8), Server.training("s2", T4, 8)));
+    ServerTable table =
+        new ServerTable(List.of(Server.training("s1", A100, 8), Server.training("s2", T4, 8)));
     GpuBudget b = new GpuBudget(table, new int[] {8, 2}, new int[] {0, 1});
 
     assertThat(b.placeGang(2, 2, new boolean[] {false, true}, WorkerRole.BASE)).isNull();
@@ -92,7 +101,8 @@ class GpuBudgetTest {
   @Test
   void gangs_follow_the_role_preference_for_loaned_or_own_servers() {
     // "l" (index 0) is loaned, "o" (index 1) own, both fully spare.
-    ServerTable table = new ServerTable(List.of(Server.loaned("l", A100, 8), Server.training("o", A100, 8)));
+    ServerTable table =
+        new ServerTable(List.of(Server.loaned("l", A100, 8), Server.training("o", A100, 8)));
     GpuBudget b = new GpuBudget(table, new int[] {8, 8}, new int[] {0, 0});
 
     assertThat(b.placeGang(2, 2, ANY, WorkerRole.BASE)).containsExactly(1, 1);
@@ -109,7 +119,8 @@ class GpuBudgetTest {
     "3, 3, 0, 3", // one flexible GPU displaced
     "6, 0, 0, 0", // every flexible GPU displaced
   })
-  void take_displaces_flexible_GPUs_only_as_far_as_needed(int gpus, int spare, int idle, int flexibleLeft) {
+  void take_displaces_flexible_GPUs_only_as_far_as_needed(
+      int gpus, int spare, int idle, int flexibleLeft) {
     GpuBudget b = new GpuBudget(eightGpuServers(1), new int[] {6}, new int[] {4});
     b.take(0, gpus);
     assertThat(b.spare(0)).isEqualTo(spare);
@@ -138,7 +149,8 @@ class GpuBudgetTest {
     b.release(0, 5);
     assertThat(spares(b)).containsExactly(5, 8);
     assertThat(idles(b)).containsExactly(5, 8);
-    assertThat(b.placeGang(5, 1, ANY, WorkerRole.BASE)).containsExactly(0); // s1 (5) is the best fit again
+    assertThat(b.placeGang(5, 1, ANY, WorkerRole.BASE))
+        .containsExactly(0); // s1 (5) is the best fit again
   }
 
   @Test
@@ -169,7 +181,8 @@ class GpuBudgetTest {
     assertThat(idles(copy)).containsExactly(6, 0); // flexible is copied too
     assertThat(copy.table()).isSameAs(original.table());
 
-    copy.placeGang(4, 2, ANY, WorkerRole.BASE); // idle: s1 holds 6 / 4 = 1 worker only, so spare: s2 then s1
+    copy.placeGang(
+        4, 2, ANY, WorkerRole.BASE); // idle: s1 holds 6 / 4 = 1 worker only, so spare: s2 then s1
     assertThat(spares(copy)).containsExactly(4, 2);
     assertThat(spares(original)).containsExactly(8, 6);
     assertThat(idles(original)).containsExactly(6, 0);
@@ -195,13 +208,16 @@ class GpuBudgetTest {
     b.vacate(0, 2, 3); // a job with 2 base GPUs and 3 flexible ones there is preempted
     assertThat(spares(b)).containsExactly(8);
     assertThat(idles(b)).containsExactly(7);
-    assertThatIllegalStateException().isThrownBy(() -> b.vacate(0, 1, 0))
+    assertThatIllegalStateException()
+        .isThrownBy(() -> b.vacate(0, 1, 0))
         .withMessageContaining("server(s1) cannot get back 1 base GPUs");
     b.restoreFrom(before);
     assertThat(spares(b)).containsExactly(6);
     assertThat(idles(b)).containsExactly(2);
-    assertThatIllegalArgumentException().isThrownBy(() -> b.restoreFrom(new GpuBudget(eightGpuServers(1),
-        new int[] {8}, new int[1]))).withMessageContaining("different server tables");
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () -> b.restoreFrom(new GpuBudget(eightGpuServers(1), new int[] {8}, new int[1])))
+        .withMessageContaining("different server tables");
   }
 
   @Test

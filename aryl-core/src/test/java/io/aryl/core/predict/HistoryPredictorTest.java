@@ -28,7 +28,8 @@ class HistoryPredictorTest {
 
   @Test
   void predicts_the_median_total_of_the_jobs_kind_less_the_work_already_done() {
-    HistoryPredictor history = withHistory("bert", 1000, "bert", 5000, "bert", 2000, "resnet", 90_000);
+    HistoryPredictor history =
+        withHistory("bert", 1000, "bert", 5000, "bert", 2000, "resnet", 90_000);
 
     assertThat(history.predictRemainingS(job("bert", 0))).isEqualTo(2000);
     assertThat(history.predictRemainingS(job("bert", 500))).isEqualTo(1500);
@@ -50,11 +51,13 @@ class HistoryPredictorTest {
 
   @Test
   void falls_back_to_the_median_over_all_kinds_while_a_kind_has_fewer_than_min_samples() {
-    HistoryPredictor history = withHistory(
-        "gpt", 100, "gpt", 200, // only 2 of 3 needed
-        "bert", 1000, "bert", 1000, "bert", 1000);
+    HistoryPredictor history =
+        withHistory(
+            "gpt", 100, "gpt", 200, // only 2 of 3 needed
+            "bert", 1000, "bert", 1000, "bert", 1000);
 
-    assertThat(history.predictRemainingS(job("gpt", 0))).isEqualTo(1000); // median of 100,200,1000,1000,1000
+    assertThat(history.predictRemainingS(job("gpt", 0)))
+        .isEqualTo(1000); // median of 100,200,1000,1000,1000
     assertThat(history.predictRemainingS(job("never-seen", 0))).isEqualTo(1000);
     assertThat(history.predictRemainingS(job("", 0))).isEqualTo(1000);
 
@@ -66,18 +69,21 @@ class HistoryPredictorTest {
   @Test
   void uses_the_configured_default_total_with_no_history_at_all() {
     assertThat(new HistoryPredictor().predictRemainingS(job("bert", 0))).isEqualTo(3600);
-    assertThat(new HistoryPredictor(10, 1, 60, 7200).predictRemainingS(job("bert", 200))).isEqualTo(7000);
+    assertThat(new HistoryPredictor(10, 1, 60, 7200).predictRemainingS(job("bert", 200)))
+        .isEqualTo(7000);
   }
 
   @ParameterizedTest(name = "attained {0}s of a 1000s median -> {1}s")
   @MethodSource
-  void never_predicts_less_than_the_floor_for_a_job_that_outlived_its_history(double attainedS, double expected) {
+  void never_predicts_less_than_the_floor_for_a_job_that_outlived_its_history(
+      double attainedS, double expected) {
     HistoryPredictor history = withHistory("bert", 1000, "bert", 1000, "bert", 1000);
 
     assertThat(history.predictRemainingS(job("bert", attainedS))).isEqualTo(expected);
   }
 
-  static Stream<Arguments> never_predicts_less_than_the_floor_for_a_job_that_outlived_its_history() {
+  static Stream<Arguments>
+      never_predicts_less_than_the_floor_for_a_job_that_outlived_its_history() {
     return Stream.of(
         Arguments.of(900, 100),
         Arguments.of(940, 60),
@@ -106,7 +112,8 @@ class HistoryPredictorTest {
     history.observe("bert", 20_000);
 
     assertThat(history.samples("bert")).isEqualTo(3);
-    assertThat(history.predictRemainingS(job("bert", 0))).isEqualTo(10_000); // of 300, 10_000, 20_000
+    assertThat(history.predictRemainingS(job("bert", 0)))
+        .isEqualTo(10_000); // of 300, 10_000, 20_000
   }
 
   @Test
@@ -149,16 +156,27 @@ class HistoryPredictorTest {
 
   static Stream<Arguments> refuses_bad_settings_and_observations_naming_the_field_and_value() {
     return Stream.of(
-        Arguments.of("history.window", "0", (Executable) () -> new HistoryPredictor(0, 1, 60, 3600)),
-        Arguments.of("history.minSamples", "-1", (Executable) () -> new HistoryPredictor(10, -1, 60, 3600)),
-        Arguments.of("history.minSamples", "11", (Executable) () -> new HistoryPredictor(10, 11, 60, 3600)),
-        Arguments.of("history.floorS", "-5.0", (Executable) () -> new HistoryPredictor(10, 3, -5, 3600)),
-        Arguments.of("history.defaultTotalS", "NaN",
+        Arguments.of(
+            "history.window", "0", (Executable) () -> new HistoryPredictor(0, 1, 60, 3600)),
+        Arguments.of(
+            "history.minSamples", "-1", (Executable) () -> new HistoryPredictor(10, -1, 60, 3600)),
+        Arguments.of(
+            "history.minSamples", "11", (Executable) () -> new HistoryPredictor(10, 11, 60, 3600)),
+        Arguments.of(
+            "history.floorS", "-5.0", (Executable) () -> new HistoryPredictor(10, 3, -5, 3600)),
+        Arguments.of(
+            "history.defaultTotalS",
+            "NaN",
             (Executable) () -> new HistoryPredictor(10, 3, 60, Double.NaN)),
-        Arguments.of("history.totalBaseSeconds", "-1.0",
+        Arguments.of(
+            "history.totalBaseSeconds",
+            "-1.0",
             (Executable) () -> new HistoryPredictor().observe("bert", -1)),
-        Arguments.of("history.totalBaseSeconds", "Infinity",
+        Arguments.of(
+            "history.totalBaseSeconds",
+            "Infinity",
             (Executable) () -> new HistoryPredictor().observe("bert", Double.POSITIVE_INFINITY)),
-        Arguments.of("history.kind", "null", (Executable) () -> new HistoryPredictor().observe(null, 1)));
+        Arguments.of(
+            "history.kind", "null", (Executable) () -> new HistoryPredictor().observe(null, 1)));
   }
 }

@@ -31,8 +31,9 @@ class NoisyPredictorTest {
     double predicted = new NoisyPredictor(maxError, seed).predictRemainingS(job(id, remainingS));
 
     assertThat(predicted).isGreaterThanOrEqualTo(0);
-    assertThat(predicted).isBetween(remainingS * (1 - maxError) * (1 - 1e-12),
-        remainingS * (1 + maxError) * (1 + 1e-12));
+    assertThat(predicted)
+        .isBetween(
+            remainingS * (1 - maxError) * (1 - 1e-12), remainingS * (1 + maxError) * (1 + 1e-12));
   }
 
   @Test
@@ -56,7 +57,8 @@ class NoisyPredictorTest {
     int differing = 0;
     for (int i = 0; i < 100; i++) {
       String id = "job-" + i;
-      if (new NoisyPredictor(0.5, 1).relativeError(id) != new NoisyPredictor(0.5, 2).relativeError(id)) {
+      if (new NoisyPredictor(0.5, 1).relativeError(id)
+          != new NoisyPredictor(0.5, 2).relativeError(id)) {
         differing++;
       }
     }

@@ -19,8 +19,16 @@ class OraclePredictorTest {
 
   @Test
   void apply_overwrites_a_stale_prediction_with_the_truth_and_keeps_everything_else() {
-    Job job = Job.builder("j1").kind("bert").submitTimeS(10).gpusPerWorker(2).workers(1, 4)
-        .remainingS(500).predictedRemainingS(7).attainedS(30).build();
+    Job job =
+        Job.builder("j1")
+            .kind("bert")
+            .submitTimeS(10)
+            .gpusPerWorker(2)
+            .workers(1, 4)
+            .remainingS(500)
+            .predictedRemainingS(7)
+            .attainedS(30)
+            .build();
 
     Job applied = oracle.apply(job);
 

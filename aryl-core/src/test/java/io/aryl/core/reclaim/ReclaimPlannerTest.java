@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * "Return N loaned servers now" on small hand-built clusters. Every expected cost is derived in a comment from
- * {@link ReclaimCostModel}'s formulas with restart 120 s and re-scale 30 s:
+ * "Return N loaned servers now" on small hand-built clusters. Every expected cost is derived in a
+ * comment from {@link ReclaimCostModel}'s formulas with restart 120 s and re-scale 30 s:
  *
  * <ul>
  *   <li>shrink: {@code workersHeld * gpusPerWorker * 30}
@@ -43,7 +43,10 @@ class ReclaimPlannerTest {
   private static final GpuType T4 = GpuType.of("T4", 0.3);
   private static final GpuType L4 = GpuType.of("L4", 0.5);
 
-  /** The defaults, spelled out so that the hand-derived costs below do not drift if the defaults change. */
+  /**
+   * The defaults, spelled out so that the hand-derived costs below do not drift if the defaults
+   * change.
+   */
   private static final ReclaimCostModel COSTS = new ReclaimCostModel(120, 30);
 
   private static final ReclaimPlanner PLANNER = new ReclaimPlanner(COSTS);
@@ -52,7 +55,8 @@ class ReclaimPlannerTest {
     return elastic(id, gpusPerWorker, workers, workers, sinceCheckpointS);
   }
 
-  private static Job elastic(String id, int gpusPerWorker, int min, int max, double sinceCheckpointS) {
+  private static Job elastic(
+      String id, int gpusPerWorker, int min, int max, double sinceCheckpointS) {
     return Job.builder(id)
         .gpusPerWorker(gpusPerWorker)
         .workers(min, max)
@@ -70,7 +74,8 @@ class ReclaimPlannerTest {
     return Allocation.of(m);
   }
 
-  private static ClusterState state(List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations) {
+  private static ClusterState state(
+      List<Server> servers, List<Job> jobs, Map<String, Allocation> allocations) {
     return ClusterState.of(0, servers, jobs, allocations);
   }
 
@@ -83,11 +88,15 @@ class ReclaimPlannerTest {
 
   @Test
   void an_idle_loaned_server_is_returned_first_at_no_cost() {
-    ClusterState state = state(
-        List.of(Server.training("t1", A100, 8),
-            Server.loaned("i1", T4, 4), Server.loaned("i2", T4, 4), Server.loaned("i3", T4, 4)),
-        List.of(inelastic("gang", 1, 2, 600), elastic("flex", 1, 1, 4, 600)),
-        Map.of("gang", on("i1", 2), "flex", on("t1", 1, "i3", 3)));
+    ClusterState state =
+        state(
+            List.of(
+                Server.training("t1", A100, 8),
+                Server.loaned("i1", T4, 4),
+                Server.loaned("i2", T4, 4),
+                Server.loaned("i3", T4, 4)),
+            List.of(inelastic("gang", 1, 2, 600), elastic("flex", 1, 1, 4, 600)),
+            Map.of("gang", on("i1", 2), "flex", on("t1", 1, "i3", 3)));
 
     ReclaimPlan one = PLANNER.plan(state, ReclaimRequest.any(1));
 
@@ -100,7 +109,8 @@ class ReclaimPlannerTest {
 
     ReclaimPlan two = PLANNER.plan(state, ReclaimRequest.any(2));
 
-    // Next cheapest: i3 shrinks flex from 4 to 1 (>= min 1): 4 workers * 1 GPU * 30 s = 120, against preempting
+    // Next cheapest: i3 shrinks flex from 4 to 1 (>= min 1): 4 workers * 1 GPU * 30 s = 120,
+    // against preempting
     // gang on i1: 2 * 1 * (600 + 120) = 1440.
     assertThat(two.servers()).containsExactly("i2", "i3");
     assertThat(two.costGpuS()).isEqualTo(120.0);
@@ -109,33 +119,43 @@ class ReclaimPlannerTest {
   @Test
   void reclaim_shrinks_flexible_workers_before_preempting_base_workers() {
     // i1 is fuller (4 busy GPUs) than i2 (2 busy GPUs), but on i1 only flexible workers run.
-    ClusterState state = state(
-        List.of(Server.training("t1", A100, 8), Server.loaned("i1", T4, 4), Server.loaned("i2", T4, 4)),
-        List.of(elastic("flex", 2, 2, 6, 900), inelastic("base", 1, 2, 600)),
-        Map.of("flex", on("t1", 2, "i1", 2), "base", on("i2", 2)));
+    ClusterState state =
+        state(
+            List.of(
+                Server.training("t1", A100, 8),
+                Server.loaned("i1", T4, 4),
+                Server.loaned("i2", T4, 4)),
+            List.of(elastic("flex", 2, 2, 6, 900), inelastic("base", 1, 2, 600)),
+            Map.of("flex", on("t1", 2, "i1", 2), "base", on("i2", 2)));
 
     ReclaimPlan one = PLANNER.plan(state, ReclaimRequest.any(1));
 
-    // Returning i1 leaves flex 2 of its 4 workers (= min 2): a shrink, 4 workers * 2 GPUs * 30 s = 240.
+    // Returning i1 leaves flex 2 of its 4 workers (= min 2): a shrink, 4 workers * 2 GPUs * 30 s =
+    // 240.
     // Returning i2 would preempt base: 2 workers * 1 GPU * (600 + 120) = 1440.
     assertThat(one.servers()).containsExactly("i1");
-    assertThat(one.impacts()).containsExactly(entry("flex", new JobImpact(Fate.SHRINK, Map.of("i1", 2), 240.0)));
+    assertThat(one.impacts())
+        .containsExactly(entry("flex", new JobImpact(Fate.SHRINK, Map.of("i1", 2), 240.0)));
     assertThat(one.costGpuS()).isEqualTo(240.0);
     assertThat(one.jobsWith(Fate.SHRINK)).containsExactly("flex");
     assertThat(one.jobsWith(Fate.PREEMPT)).isEmpty();
 
     // The busy-GPU heuristic would have preempted base instead.
-    ReclaimPlan byBusy = new ReclaimPlanner(COSTS, ServerChooser.fewestBusyGpus()).plan(state, ReclaimRequest.any(1));
+    ReclaimPlan byBusy =
+        new ReclaimPlanner(COSTS, ServerChooser.fewestBusyGpus())
+            .plan(state, ReclaimRequest.any(1));
     assertThat(byBusy.servers()).containsExactly("i2");
-    assertThat(byBusy.impacts()).containsExactly(entry("base", new JobImpact(Fate.PREEMPT, Map.of("i2", 2), 1440.0)));
+    assertThat(byBusy.impacts())
+        .containsExactly(entry("base", new JobImpact(Fate.PREEMPT, Map.of("i2", 2), 1440.0)));
 
     ReclaimPlan two = PLANNER.plan(state, ReclaimRequest.any(2));
 
     // Both: the shrink (240) and the preemption (1440), 1680 in all.
     assertThat(two.servers()).containsExactly("i1", "i2");
-    assertThat(two.impacts()).containsOnly(
-        entry("flex", new JobImpact(Fate.SHRINK, Map.of("i1", 2), 240.0)),
-        entry("base", new JobImpact(Fate.PREEMPT, Map.of("i2", 2), 1440.0)));
+    assertThat(two.impacts())
+        .containsOnly(
+            entry("flex", new JobImpact(Fate.SHRINK, Map.of("i1", 2), 240.0)),
+            entry("base", new JobImpact(Fate.PREEMPT, Map.of("i2", 2), 1440.0)));
     assertThat(two.costGpuS()).isEqualTo(1680.0);
   }
 
@@ -144,8 +164,11 @@ class ReclaimPlannerTest {
   void what_returning_a_server_does_to_a_job_follows_the_cost_model(
       String scenario, Job job, Allocation now, JobImpact expected) {
     // Only i1 is loaned, so the planner must take it.
-    ClusterState state = state(
-        List.of(Server.training("t1", A100, 8), Server.loaned("i1", T4, 4)), List.of(job), Map.of(job.id(), now));
+    ClusterState state =
+        state(
+            List.of(Server.training("t1", A100, 8), Server.loaned("i1", T4, 4)),
+            List.of(job),
+            Map.of(job.id(), now));
 
     ReclaimPlan plan = PLANNER.plan(state, ReclaimRequest.any(1));
 
@@ -157,34 +180,54 @@ class ReclaimPlannerTest {
   static Stream<Arguments> what_returning_a_server_does_to_a_job_follows_the_cost_model() {
     return Stream.of(
         // 4 - 2 = 2 >= min 2: shrink; 4 workers * 1 GPU * 30 = 120.
-        Arguments.of("elastic job keeps its minimum: shrink, only the workers on the server",
-            elastic("j", 1, 2, 4, 300), on("t1", 2, "i1", 2),
+        Arguments.of(
+            "elastic job keeps its minimum: shrink, only the workers on the server",
+            elastic("j", 1, 2, 4, 300),
+            on("t1", 2, "i1", 2),
             new JobImpact(Fate.SHRINK, Map.of("i1", 2), 120.0)),
         // 7 - 1 = 6 >= min 1: shrink, charged on all 7 workers it held: 7 * 1 * 30 = 210.
-        Arguments.of("a shrink pauses every GPU the job held, not only the removed ones",
-            elastic("j", 1, 1, 8, 300), on("t1", 6, "i1", 1),
+        Arguments.of(
+            "a shrink pauses every GPU the job held, not only the removed ones",
+            elastic("j", 1, 1, 8, 300),
+            on("t1", 6, "i1", 1),
             new JobImpact(Fate.SHRINK, Map.of("i1", 1), 210.0)),
-        // 4 - 2 = 2 < min 3: preempt; 4 workers * 1 GPU * (300 + 120) = 1680; its t1 workers stop too.
-        Arguments.of("elastic job that would fall below its minimum: preempt, every worker",
-            elastic("j", 1, 3, 4, 300), on("t1", 2, "i1", 2),
+        // 4 - 2 = 2 < min 3: preempt; 4 workers * 1 GPU * (300 + 120) = 1680; its t1 workers stop
+        // too.
+        Arguments.of(
+            "elastic job that would fall below its minimum: preempt, every worker",
+            elastic("j", 1, 3, 4, 300),
+            on("t1", 2, "i1", 2),
             new JobImpact(Fate.PREEMPT, Map.of("t1", 2, "i1", 2), 1680.0)),
         // 4 - 1 = 3 < min 4: preempt; 4 workers * 2 GPUs * (300 + 120) = 3360.
-        Arguments.of("inelastic job losing a single worker: preempt",
-            inelastic("j", 2, 4, 300), on("t1", 3, "i1", 1),
+        Arguments.of(
+            "inelastic job losing a single worker: preempt",
+            inelastic("j", 2, 4, 300),
+            on("t1", 3, "i1", 1),
             new JobImpact(Fate.PREEMPT, Map.of("t1", 3, "i1", 1), 3360.0)),
-        // 2 - 2 = 0 < min 1: preempt; 2 workers * 2 GPUs * (0 + 120) = 480: a fresh checkpoint still pays restart.
-        Arguments.of("job entirely on the server, just checkpointed: preempt pays the restart only",
-            elastic("j", 2, 1, 2, 0), on("i1", 2),
+        // 2 - 2 = 0 < min 1: preempt; 2 workers * 2 GPUs * (0 + 120) = 480: a fresh checkpoint
+        // still pays restart.
+        Arguments.of(
+            "job entirely on the server, just checkpointed: preempt pays the restart only",
+            elastic("j", 2, 1, 2, 0),
+            on("i1", 2),
             new JobImpact(Fate.PREEMPT, Map.of("i1", 2), 480.0)));
   }
 
   @Test
   void a_job_preempted_for_one_server_makes_its_other_loaned_servers_free() {
-    ClusterState state = state(
-        List.of(Server.training("t1", A100, 8),
-            Server.loaned("i1", T4, 8), Server.loaned("i2", T4, 8), Server.loaned("i3", T4, 8)),
-        List.of(inelastic("big", 2, 4, 300), elastic("flex", 1, 1, 4, 600), inelastic("pinned", 1, 2, 1580)),
-        Map.of("big", on("i1", 2, "i2", 2), "flex", on("t1", 1, "i2", 2), "pinned", on("i3", 2)));
+    ClusterState state =
+        state(
+            List.of(
+                Server.training("t1", A100, 8),
+                Server.loaned("i1", T4, 8),
+                Server.loaned("i2", T4, 8),
+                Server.loaned("i3", T4, 8)),
+            List.of(
+                inelastic("big", 2, 4, 300),
+                elastic("flex", 1, 1, 4, 600),
+                inelastic("pinned", 1, 2, 1580)),
+            Map.of(
+                "big", on("i1", 2, "i2", 2), "flex", on("t1", 1, "i2", 2), "pinned", on("i3", 2)));
 
     // Alone, each server costs:
     //   i1: preempts big, 4 workers * 2 GPUs * (300 + 120) = 3360
@@ -203,25 +246,32 @@ class ReclaimPlannerTest {
 
     ReclaimPlan plan = PLANNER.plan(state, ReclaimRequest.any(2));
 
-    // Ranking servers by their cost alone would take i1 and i3: 3360 + 3400 = 6760. Recomputing after i1 takes
+    // Ranking servers by their cost alone would take i1 and i3: 3360 + 3400 = 6760. Recomputing
+    // after i1 takes
     // i2 for 90 more: 3450.
     assertThat(plan.servers()).containsExactly("i1", "i2");
-    assertThat(plan.impacts()).containsOnly(
-        entry("big", new JobImpact(Fate.PREEMPT, Map.of("i1", 2, "i2", 2), 3360.0)),
-        entry("flex", new JobImpact(Fate.SHRINK, Map.of("i2", 2), 90.0)));
+    assertThat(plan.impacts())
+        .containsOnly(
+            entry("big", new JobImpact(Fate.PREEMPT, Map.of("i1", 2, "i2", 2), 3360.0)),
+            entry("flex", new JobImpact(Fate.SHRINK, Map.of("i2", 2), 90.0)));
     assertThat(plan.costGpuS()).isEqualTo(3450.0);
     assertThat(candidates.costOf(List.of("i1", "i3"))).isEqualTo(6760.0);
   }
 
   @Test
   void ties_in_cost_go_to_the_server_with_fewer_busy_gpus_then_the_lower_id() {
-    // With no restart or re-scale overhead and fresh checkpoints every reclaim costs 0: only the tie-breaks decide.
+    // With no restart or re-scale overhead and fresh checkpoints every reclaim costs 0: only the
+    // tie-breaks decide.
     ReclaimPlanner free = new ReclaimPlanner(new ReclaimCostModel(0, 0));
-    ClusterState state = state(
-        List.of(Server.loaned("i1", T4, 4), Server.loaned("i2", T4, 4), Server.loaned("i3", T4, 4),
-            Server.loaned("i4", T4, 4)),
-        List.of(inelastic("a", 4, 1, 0), inelastic("b", 1, 1, 0), inelastic("c", 1, 1, 0)),
-        Map.of("a", on("i1", 1), "b", on("i2", 1), "c", on("i3", 1)));
+    ClusterState state =
+        state(
+            List.of(
+                Server.loaned("i1", T4, 4),
+                Server.loaned("i2", T4, 4),
+                Server.loaned("i3", T4, 4),
+                Server.loaned("i4", T4, 4)),
+            List.of(inelastic("a", 4, 1, 0), inelastic("b", 1, 1, 0), inelastic("c", 1, 1, 0)),
+            Map.of("a", on("i1", 1), "b", on("i2", 1), "c", on("i3", 1)));
 
     ReclaimPlan plan = free.plan(state, ReclaimRequest.any(4));
 
@@ -245,9 +295,13 @@ class ReclaimPlannerTest {
    */
   private static ClusterState mixedTypes() {
     return state(
-        List.of(Server.training("t1", A100, 8), Server.inference("inf", T4, 4),
-            Server.loaned("t4a", T4, 4), Server.loaned("t4b", T4, 4),
-            Server.loaned("l4a", L4, 4), Server.loaned("l4b", L4, 4)),
+        List.of(
+            Server.training("t1", A100, 8),
+            Server.inference("inf", T4, 4),
+            Server.loaned("t4a", T4, 4),
+            Server.loaned("t4b", T4, 4),
+            Server.loaned("l4a", L4, 4),
+            Server.loaned("l4b", L4, 4)),
         List.of(inelastic("a", 1, 1, 100), inelastic("b", 1, 2, 100), inelastic("c", 1, 1, 0)),
         Map.of("a", on("t4a", 1), "b", on("t4b", 2), "c", on("l4b", 1)));
   }
@@ -263,31 +317,47 @@ class ReclaimPlannerTest {
     assertThat(plan.servers()).containsExactlyElementsOf(expected);
     assertThat(plan.costGpuS()).isEqualTo(expectedCost);
     if (request.gpuType() != null) {
-      assertThat(plan.servers()).allSatisfy(s -> assertThat(state.server(s).gpuType().name()).isEqualTo(request.gpuType()));
+      assertThat(plan.servers())
+          .allSatisfy(
+              s -> assertThat(state.server(s).gpuType().name()).isEqualTo(request.gpuType()));
     }
   }
 
   static Stream<Arguments> a_request_by_gpu_type_picks_only_servers_of_that_type() {
     return Stream.of(
         // The idle L4 is cheaper, but not a T4: the cheaper T4 (220) goes.
-        Arguments.of("one T4 although an idle L4 is loaned", ReclaimRequest.ofType(1, "T4"), List.of("t4a"), 220.0),
-        Arguments.of("both T4s: 220 + 440", ReclaimRequest.ofType(2, "T4"), List.of("t4a", "t4b"), 660.0),
+        Arguments.of(
+            "one T4 although an idle L4 is loaned",
+            ReclaimRequest.ofType(1, "T4"),
+            List.of("t4a"),
+            220.0),
+        Arguments.of(
+            "both T4s: 220 + 440", ReclaimRequest.ofType(2, "T4"), List.of("t4a", "t4b"), 660.0),
         Arguments.of("one L4: the idle one", ReclaimRequest.ofType(1, "L4"), List.of("l4a"), 0.0),
-        Arguments.of("both L4s: 0 + 120", ReclaimRequest.ofType(2, "L4"), List.of("l4a", "l4b"), 120.0),
-        Arguments.of("any type: idle l4a, then l4b (120) before t4a (220)",
-            ReclaimRequest.any(2), List.of("l4a", "l4b"), 120.0));
+        Arguments.of(
+            "both L4s: 0 + 120", ReclaimRequest.ofType(2, "L4"), List.of("l4a", "l4b"), 120.0),
+        Arguments.of(
+            "any type: idle l4a, then l4b (120) before t4a (220)",
+            ReclaimRequest.any(2),
+            List.of("l4a", "l4b"),
+            120.0));
   }
 
   @Test
   void fenced_servers_are_never_chosen_even_when_idle() {
     // f1 is idle and f2 is cheap, but both are already being returned; only i1 may be chosen.
-    ClusterState state = state(
-        List.of(Server.training("t1", A100, 8), fenced(Server.loaned("f1", T4, 4)), fenced(Server.loaned("f2", T4, 4)),
-            Server.loaned("i1", T4, 4)),
-        List.of(inelastic("gang", 1, 2, 600), elastic("flex", 1, 1, 4, 600)),
-        Map.of("gang", on("i1", 2), "flex", on("t1", 1, "f2", 1)));
+    ClusterState state =
+        state(
+            List.of(
+                Server.training("t1", A100, 8),
+                fenced(Server.loaned("f1", T4, 4)),
+                fenced(Server.loaned("f2", T4, 4)),
+                Server.loaned("i1", T4, 4)),
+            List.of(inelastic("gang", 1, 2, 600), elastic("flex", 1, 1, 4, 600)),
+            Map.of("gang", on("i1", 2), "flex", on("t1", 1, "f2", 1)));
 
-    assertThat(new ReclaimCandidates(state, ReclaimRequest.any(1), COSTS).eligible()).containsExactly("i1");
+    assertThat(new ReclaimCandidates(state, ReclaimRequest.any(1), COSTS).eligible())
+        .containsExactly("i1");
 
     ReclaimPlan one = PLANNER.plan(state, ReclaimRequest.any(1));
     // Preempting gang: 2 * 1 * (600 + 120) = 1440, paid because f1's free GPUs are not on offer.
@@ -296,7 +366,8 @@ class ReclaimPlannerTest {
 
     ReclaimPlan two = PLANNER.plan(state, ReclaimRequest.any(2));
     assertThat(two.isFeasible()).isFalse();
-    assertThat(two.infeasibleReason()).hasValueSatisfying(r -> assertThat(r).contains("asked for 2", "only 1"));
+    assertThat(two.infeasibleReason())
+        .hasValueSatisfying(r -> assertThat(r).contains("asked for 2", "only 1"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -312,22 +383,36 @@ class ReclaimPlannerTest {
     ReclaimPlan plan = PLANNER.plan(state, request);
 
     assertThat(plan.isFeasible()).isFalse();
-    assertThat(plan.infeasibleReason()).hasValueSatisfying(r -> assertThat(r).contains(reasonParts));
+    assertThat(plan.infeasibleReason())
+        .hasValueSatisfying(r -> assertThat(r).contains(reasonParts));
     assertThat(plan.servers()).isEmpty();
     assertThat(plan.impacts()).isEmpty();
     assertThat(plan.costGpuS()).isZero();
     assertThat(plan.toPlan(state).changes()).isEmpty();
   }
 
-  static Stream<Arguments> asking_for_more_servers_than_are_loaned_is_infeasible_with_a_reason_naming_the_counts() {
+  static Stream<Arguments>
+      asking_for_more_servers_than_are_loaned_is_infeasible_with_a_reason_naming_the_counts() {
     return Stream.of(
-        Arguments.of("5 of any type, 4 loaned (training, plain inference and fenced servers do not count)",
-            ReclaimRequest.any(5), List.of("asked for 5", "only 4")),
-        Arguments.of("3 T4s, 2 loaned", ReclaimRequest.ofType(3, "T4"), List.of("asked for 3", "T4", "only 2")),
-        Arguments.of("3 L4s, 2 loaned", ReclaimRequest.ofType(3, "L4"), List.of("asked for 3", "L4", "only 2")),
-        Arguments.of("training type: never loaned", ReclaimRequest.ofType(1, "A100"),
+        Arguments.of(
+            "5 of any type, 4 loaned (training, plain inference and fenced servers do not count)",
+            ReclaimRequest.any(5),
+            List.of("asked for 5", "only 4")),
+        Arguments.of(
+            "3 T4s, 2 loaned",
+            ReclaimRequest.ofType(3, "T4"),
+            List.of("asked for 3", "T4", "only 2")),
+        Arguments.of(
+            "3 L4s, 2 loaned",
+            ReclaimRequest.ofType(3, "L4"),
+            List.of("asked for 3", "L4", "only 2")),
+        Arguments.of(
+            "training type: never loaned",
+            ReclaimRequest.ofType(1, "A100"),
             List.of("asked for 1", "A100", "only 0")),
-        Arguments.of("type the cluster lacks", ReclaimRequest.ofType(1, "H100"),
+        Arguments.of(
+            "type the cluster lacks",
+            ReclaimRequest.ofType(1, "H100"),
             List.of("asked for 1", "H100", "only 0")));
   }
 
@@ -335,7 +420,8 @@ class ReclaimPlannerTest {
   void the_infeasible_reason_for_an_untyped_request_names_no_type() {
     ReclaimPlan plan = PLANNER.plan(mixedTypes(), ReclaimRequest.any(9));
 
-    assertThat(plan.infeasibleReason()).hasValueSatisfying(r -> assertThat(r).doesNotContain("GPU type"));
+    assertThat(plan.infeasibleReason())
+        .hasValueSatisfying(r -> assertThat(r).doesNotContain("GPU type"));
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -354,13 +440,29 @@ class ReclaimPlannerTest {
    */
   private static ClusterState mixed() {
     return state(
-        List.of(Server.training("t1", A100, 8), Server.training("t2", A100, 8),
-            Server.loaned("i1", T4, 4), Server.loaned("i2", T4, 4), Server.loaned("i3", T4, 4),
-            Server.loaned("i4", T4, 4), Server.loaned("i5", T4, 4)),
-        List.of(elastic("a", 1, 1, 6, 600), inelastic("b", 2, 3, 1200), inelastic("c", 1, 2, 60),
-            elastic("d", 2, 2, 3, 300), inelastic("e", 1, 1, 0)),
-        Map.of("a", on("t1", 2, "i1", 2, "i2", 1), "b", on("t2", 2, "i2", 1), "c", on("i3", 2),
-            "d", on("t2", 1, "i4", 2)));
+        List.of(
+            Server.training("t1", A100, 8),
+            Server.training("t2", A100, 8),
+            Server.loaned("i1", T4, 4),
+            Server.loaned("i2", T4, 4),
+            Server.loaned("i3", T4, 4),
+            Server.loaned("i4", T4, 4),
+            Server.loaned("i5", T4, 4)),
+        List.of(
+            elastic("a", 1, 1, 6, 600),
+            inelastic("b", 2, 3, 1200),
+            inelastic("c", 1, 2, 60),
+            elastic("d", 2, 2, 3, 300),
+            inelastic("e", 1, 1, 0)),
+        Map.of(
+            "a",
+            on("t1", 2, "i1", 2, "i2", 1),
+            "b",
+            on("t2", 2, "i2", 1),
+            "c",
+            on("i3", 2),
+            "d",
+            on("t2", 1, "i4", 2)));
   }
 
   static Stream<Arguments> choosers_and_counts() {
@@ -370,7 +472,10 @@ class ReclaimPlannerTest {
     choosers.put("random(1)", ServerChooser.random(1));
     choosers.put("random(7)", ServerChooser.random(7));
     return choosers.entrySet().stream()
-        .flatMap(e -> IntStream.rangeClosed(1, 5).mapToObj(n -> Arguments.of(e.getKey(), e.getValue(), n)));
+        .flatMap(
+            e ->
+                IntStream.rangeClosed(1, 5)
+                    .mapToObj(n -> Arguments.of(e.getKey(), e.getValue(), n)));
   }
 
   @ParameterizedTest(name = "{0} returns exactly {2} distinct eligible servers")
@@ -385,10 +490,12 @@ class ReclaimPlannerTest {
     assertThat(plan.isFeasible()).isTrue();
     assertThat(plan.servers()).hasSize(n).doesNotHaveDuplicates();
     assertThat(candidates.eligible()).containsAll(plan.servers());
-    // The plan's cost (a sum over job impacts) is the candidates' cost of the set (a sum of marginal costs).
+    // The plan's cost (a sum over job impacts) is the candidates' cost of the set (a sum of
+    // marginal costs).
     assertThat(plan.costGpuS()).isCloseTo(candidates.costOf(plan.servers()), within(1e-9));
     assertThat(plan.costGpuS())
-        .isCloseTo(plan.impacts().values().stream().mapToDouble(JobImpact::costGpuS).sum(), within(1e-9));
+        .isCloseTo(
+            plan.impacts().values().stream().mapToDouble(JobImpact::costGpuS).sum(), within(1e-9));
   }
 
   @ParameterizedTest(name = "{0}, {2} server(s)")
@@ -401,31 +508,39 @@ class ReclaimPlannerTest {
     Plan plan = reclaim.toPlan(state);
 
     assertThat(plan.changes().keySet()).isEqualTo(reclaim.impacts().keySet());
-    reclaim.impacts().forEach((job, impact) -> {
-      Allocation before = state.allocation(job);
-      if (impact.action() == Fate.PREEMPT) {
-        assertThat(plan.changes().get(job)).isEqualTo(Plan.Change.PREEMPT);
-        assertThat(plan.targets()).doesNotContainKey(job);
-        assertThat(impact.workersRemoved()).isEqualTo(before.workersByServer());
-      } else {
-        assertThat(plan.changes().get(job)).isEqualTo(Plan.Change.SHRINK);
-        int removed = 0;
-        for (Map.Entry<String, Integer> w : impact.workersRemoved().entrySet()) {
-          assertThat(reclaim.servers()).contains(w.getKey());
-          assertThat(plan.target(job).workersOn(w.getKey())).isEqualTo(before.workersOn(w.getKey()) - w.getValue());
-          removed += w.getValue();
-        }
-        assertThat(plan.target(job).totalWorkers())
-            .isEqualTo(before.totalWorkers() - removed)
-            .isGreaterThanOrEqualTo(state.job(job).minWorkers());
-      }
-    });
-    // Jobs the reclaim does not touch keep their allocations, and nothing is left on a returned server.
-    state.allocations().forEach((job, alloc) -> {
-      if (!reclaim.impacts().containsKey(job)) {
-        assertThat(plan.target(job)).isEqualTo(alloc);
-      }
-    });
+    reclaim
+        .impacts()
+        .forEach(
+            (job, impact) -> {
+              Allocation before = state.allocation(job);
+              if (impact.action() == Fate.PREEMPT) {
+                assertThat(plan.changes().get(job)).isEqualTo(Plan.Change.PREEMPT);
+                assertThat(plan.targets()).doesNotContainKey(job);
+                assertThat(impact.workersRemoved()).isEqualTo(before.workersByServer());
+              } else {
+                assertThat(plan.changes().get(job)).isEqualTo(Plan.Change.SHRINK);
+                int removed = 0;
+                for (Map.Entry<String, Integer> w : impact.workersRemoved().entrySet()) {
+                  assertThat(reclaim.servers()).contains(w.getKey());
+                  assertThat(plan.target(job).workersOn(w.getKey()))
+                      .isEqualTo(before.workersOn(w.getKey()) - w.getValue());
+                  removed += w.getValue();
+                }
+                assertThat(plan.target(job).totalWorkers())
+                    .isEqualTo(before.totalWorkers() - removed)
+                    .isGreaterThanOrEqualTo(state.job(job).minWorkers());
+              }
+            });
+    // Jobs the reclaim does not touch keep their allocations, and nothing is left on a returned
+    // server.
+    state
+        .allocations()
+        .forEach(
+            (job, alloc) -> {
+              if (!reclaim.impacts().containsKey(job)) {
+                assertThat(plan.target(job)).isEqualTo(alloc);
+              }
+            });
     for (String server : reclaim.servers()) {
       assertThat(plan.targets().values()).allSatisfy(a -> assertThat(a.workersOn(server)).isZero());
     }
@@ -433,14 +548,19 @@ class ReclaimPlannerTest {
 
   @Test
   void to_plan_of_a_shrink_and_a_preemption() {
-    ClusterState state = state(
-        List.of(Server.training("t1", A100, 8), Server.loaned("i1", T4, 4), Server.loaned("i2", T4, 4)),
-        List.of(elastic("flex", 2, 2, 6, 900), inelastic("base", 1, 2, 600)),
-        Map.of("flex", on("t1", 2, "i1", 2), "base", on("i2", 2)));
+    ClusterState state =
+        state(
+            List.of(
+                Server.training("t1", A100, 8),
+                Server.loaned("i1", T4, 4),
+                Server.loaned("i2", T4, 4)),
+            List.of(elastic("flex", 2, 2, 6, 900), inelastic("base", 1, 2, 600)),
+            Map.of("flex", on("t1", 2, "i1", 2), "base", on("i2", 2)));
 
     Plan plan = PLANNER.plan(state, ReclaimRequest.any(2)).toPlan(state);
 
-    assertThat(plan.changes()).containsOnly(entry("flex", Plan.Change.SHRINK), entry("base", Plan.Change.PREEMPT));
+    assertThat(plan.changes())
+        .containsOnly(entry("flex", Plan.Change.SHRINK), entry("base", Plan.Change.PREEMPT));
     assertThat(plan.targets()).containsOnly(entry("flex", on("t1", 2)));
   }
 
@@ -470,8 +590,11 @@ class ReclaimPlannerTest {
       ClusterState again = state(servers, jobs, new LinkedHashMap<>(first.allocations()));
 
       for (int n = 1; n <= 5; n++) {
-        for (ServerChooser chooser : List.of(ServerChooser.leastCost(), ServerChooser.fewestBusyGpus(),
-            ServerChooser.random(3))) {
+        for (ServerChooser chooser :
+            List.of(
+                ServerChooser.leastCost(),
+                ServerChooser.fewestBusyGpus(),
+                ServerChooser.random(3))) {
           ReclaimPlanner planner = new ReclaimPlanner(COSTS, chooser);
           ReclaimPlan a = planner.plan(first, ReclaimRequest.any(n));
           ReclaimPlan b = planner.plan(again, ReclaimRequest.any(n));
@@ -491,11 +614,14 @@ class ReclaimPlannerTest {
     // Marginal costs from nothing chosen:
     //   i5 idle: 0
     //   i1: a loses 2 of 5, keeps 3 >= 1: shrink 5 * 1 * 30 = 150
-    //   i2: a loses 1 (shrink 150) and b (inelastic) loses 1: preempt 3 * 2 * (1200 + 120) = 7920; 8070
+    //   i2: a loses 1 (shrink 150) and b (inelastic) loses 1: preempt 3 * 2 * (1200 + 120) = 7920;
+    // 8070
     //   i3: c preempted: 2 * 1 * (60 + 120) = 360
     //   i4: d loses 2 of 3 < min 2: preempt 3 * 2 * (300 + 120) = 2520
-    // Pick i5 (0), then i1 (150). With i1 gone, i2 takes a third worker from a (2 of 5 left, still >= 1: the
-    // shrink is already paid, +0) but still preempts b: 7920. So i3 (360), then i4 (2520); i2 is never worth it.
+    // Pick i5 (0), then i1 (150). With i1 gone, i2 takes a third worker from a (2 of 5 left, still
+    // >= 1: the
+    // shrink is already paid, +0) but still preempts b: 7920. So i3 (360), then i4 (2520); i2 is
+    // never worth it.
     ClusterState state = mixed();
 
     ReclaimPlan plan = PLANNER.plan(state, ReclaimRequest.any(4));

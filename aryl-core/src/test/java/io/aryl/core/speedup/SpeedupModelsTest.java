@@ -17,8 +17,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Specification of the {@link SpeedupModel}s: linear, power law and measured. (No class-level {@code @DisplayName}:
- * jqwik, which runs the {@code @Property} methods, warns about JUnit annotations it cannot process.)
+ * Specification of the {@link SpeedupModel}s: linear, power law and measured. (No class-level
+ * {@code @DisplayName}: jqwik, which runs the {@code @Property} methods, warns about JUnit
+ * annotations it cannot process.)
  */
 class SpeedupModelsTest {
   private static final double EPS = 1e-12;
@@ -59,16 +60,19 @@ class SpeedupModelsTest {
 
     @ParameterizedTest(name = "{0} workers")
     @ValueSource(ints = {1, 2, 3, 7, 64, 127, 128, 129, 1000})
-    @DisplayName("every width, within the widths worked out ahead and beyond them, is Math.pow to the last bit")
+    @DisplayName(
+        "every width, within the widths worked out ahead and beyond them, is Math.pow to the last bit")
     void throughputIsMathPowExactly(int workers) {
       assertThat(SpeedupModel.powerLaw(0.8).throughput(workers)).isEqualTo(Math.pow(workers, 0.8));
-      assertThat(SpeedupModel.powerLaw(0.37).throughput(workers)).isEqualTo(Math.pow(workers, 0.37));
+      assertThat(SpeedupModel.powerLaw(0.37).throughput(workers))
+          .isEqualTo(Math.pow(workers, 0.37));
     }
 
     @Test
     @DisplayName("two models of one exponent are equal, of two exponents not")
     void equalByExponent() {
-      assertThat(SpeedupModel.powerLaw(0.8)).isEqualTo(SpeedupModel.powerLaw(0.8))
+      assertThat(SpeedupModel.powerLaw(0.8))
+          .isEqualTo(SpeedupModel.powerLaw(0.8))
           .hasSameHashCodeAs(SpeedupModel.powerLaw(0.8))
           .isNotEqualTo(SpeedupModel.powerLaw(0.9))
           .hasToString("power-law(0.8)");
@@ -94,7 +98,8 @@ class SpeedupModelsTest {
   @DisplayName("measured")
   class Measured {
     /** 1 -> 10, 2 -> 18, 4 -> 30 samples/s: relative 1, 1.8, 3. */
-    private final MeasuredSpeedup table = new MeasuredSpeedup("t", Map.of(1, 10.0, 2, 18.0, 4, 30.0));
+    private final MeasuredSpeedup table =
+        new MeasuredSpeedup("t", Map.of(1, 10.0, 2, 18.0, 4, 30.0));
 
     @Test
     @DisplayName("is normalized to the 1-worker throughput")
@@ -153,9 +158,12 @@ class SpeedupModelsTest {
   @Property
   @Label("power law never beats linear and never loses throughput by adding a worker")
   boolean powerLawBoundedByLinearAndMonotone(
-      @ForAll @DoubleRange(min = 0.01, max = 1.0) double exponent, @ForAll @IntRange(min = 1, max = 10_000) int n) {
+      @ForAll @DoubleRange(min = 0.01, max = 1.0) double exponent,
+      @ForAll @IntRange(min = 1, max = 10_000) int n) {
     SpeedupModel s = SpeedupModel.powerLaw(exponent);
-    return s.throughput(n) >= 1 && s.throughput(n) <= n + EPS && s.throughput(n + 1) >= s.throughput(n);
+    return s.throughput(n) >= 1
+        && s.throughput(n) <= n + EPS
+        && s.throughput(n + 1) >= s.throughput(n);
   }
 
   @Property

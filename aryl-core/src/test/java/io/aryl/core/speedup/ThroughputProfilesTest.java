@@ -20,10 +20,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Specification of {@link ThroughputProfiles}, against a slice of the real Pollux profiles in
- * {@code src/test/resources/throughput_profiles/} (see the README there) and tiny hand-written files.
+ * {@code src/test/resources/throughput_profiles/} (see the README there) and tiny hand-written
+ * files.
  *
- * <p>Expected values are computed here from step times copied from those files. The speedup of {@code n}
- * replicas at a fixed local batch is {@code (n * bsz / step_n) / (1 * bsz / step_1) = n * step_1 / step_n}.
+ * <p>Expected values are computed here from step times copied from those files. The speedup of
+ * {@code n} replicas at a fixed local batch is {@code (n * bsz / step_n) / (1 * bsz / step_1) = n *
+ * step_1 / step_n}.
  */
 @DisplayName("ThroughputProfiles")
 class ThroughputProfilesTest {
@@ -32,35 +34,54 @@ class ThroughputProfilesTest {
   // cifar10/placements.csv and scalability.csv, local_bsz 182: step_time in seconds.
   /** placements.csv: {@code 1,182,0.13722496032714843,...}. */
   private static final double CIFAR_182_P1 = 0.13722496032714843;
-  /** placements.csv: {@code 2,182,0.1522368907928467,...}; beats {@code 11,182,0.15558092594146727}. */
-  private static final double CIFAR_182_P2 = 0.1522368907928467;
-  /** placements.csv: {@code 4,182,0.14636456966400146,...}; beats 22 (0.18819742202758788), 1111 (0.1741780996322632). */
-  private static final double CIFAR_182_P4 = 0.14636456966400146;
+
   /**
-   * placements.csv: {@code 2222,182,0.18080713748931884,...}; beats 44 (0.224548864364624) and scalability.csv
-   * 8/8 (0.20243172645568847), 6/8 (0.2031799077987671).
+   * placements.csv: {@code 2,182,0.1522368907928467,...}; beats {@code 11,182,0.15558092594146727}.
+   */
+  private static final double CIFAR_182_P2 = 0.1522368907928467;
+
+  /**
+   * placements.csv: {@code 4,182,0.14636456966400146,...}; beats 22 (0.18819742202758788), 1111
+   * (0.1741780996322632).
+   */
+  private static final double CIFAR_182_P4 = 0.14636456966400146;
+
+  /**
+   * placements.csv: {@code 2222,182,0.18080713748931884,...}; beats 44 (0.224548864364624) and
+   * scalability.csv 8/8 (0.20243172645568847), 6/8 (0.2031799077987671).
    */
   private static final double CIFAR_182_P2222 = 0.18080713748931884;
+
   /**
-   * placements.csv: {@code 4444,182,0.17696428298950195,...}; beats scalability.csv 16/16 (0.22646563053131102),
-   * 12/16 (0.20458872318267823), 8/16 (0.19991371631622315), 6/16 (0.204827618598938).
+   * placements.csv: {@code 4444,182,0.17696428298950195,...}; beats scalability.csv 16/16
+   * (0.22646563053131102), 12/16 (0.20458872318267823), 8/16 (0.19991371631622315), 6/16
+   * (0.204827618598938).
    */
   private static final double CIFAR_182_P4444 = 0.17696428298950195;
-  /** scalability.csv: {@code 16,64,182,0.38951921463012695,...}, the largest replica count measured. */
+
+  /**
+   * scalability.csv: {@code 16,64,182,0.38951921463012695,...}, the largest replica count measured.
+   */
   private static final double CIFAR_182_S64 = 0.38951921463012695;
 
   // cifar10, local_bsz 1024.
   /** placements.csv: {@code 1,1024,0.7020925283432007,...}. */
   private static final double CIFAR_1024_P1 = 0.7020925283432007;
-  /** placements.csv: {@code 11,1024,0.721982479095459,...}: at this batch two nodes beat {@code 2} (0.8379724740982055). */
+
+  /**
+   * placements.csv: {@code 11,1024,0.721982479095459,...}: at this batch two nodes beat {@code 2}
+   * (0.8379724740982055).
+   */
   private static final double CIFAR_1024_P11 = 0.721982479095459;
 
   // bert, local_bsz 12.
   /** placements.csv: {@code 1,12,0.9215156733989716,...}. */
   private static final double BERT_12_P1 = 0.9215156733989716;
+
   /**
-   * scalability.csv: {@code 12,16,12,1.7188740968704224,...}; beats placements.csv 4444 (1.8881946355104446) and
-   * scalability.csv 16/16 (1.8259641081094742), 8/16 (1.7575292736291885), 6/16 (1.8033214062452316).
+   * scalability.csv: {@code 12,16,12,1.7188740968704224,...}; beats placements.csv 4444
+   * (1.8881946355104446) and scalability.csv 16/16 (1.8259641081094742), 8/16 (1.7575292736291885),
+   * 6/16 (1.8033214062452316).
    */
   private static final double BERT_12_S16 = 1.7188740968704224;
 
@@ -83,7 +104,8 @@ class ThroughputProfilesTest {
     private final Path bert = profiles().resolve("bert");
 
     @Test
-    @DisplayName("default local batch size is the one measured at the most replica counts (182 at 18, not 1024 at 8)")
+    @DisplayName(
+        "default local batch size is the one measured at the most replica counts (182 at 18, not 1024 at 8)")
     void defaultBatchIsTheMostWidelyMeasured() {
       assertThat(ThroughputProfiles.defaultLocalBatchSize(cifar10)).isEqualTo(182);
       assertThat(ThroughputProfiles.defaultLocalBatchSize(bert)).isEqualTo(12);
@@ -98,18 +120,21 @@ class ThroughputProfilesTest {
     }
 
     @Test
-    @DisplayName("at measured counts, the speedup is n * step(1) / step(n) of the fastest placement")
+    @DisplayName(
+        "at measured counts, the speedup is n * step(1) / step(n) of the fastest placement")
     void measuredCountsMatchTheRows() {
       MeasuredSpeedup s = ThroughputProfiles.load(cifar10);
       assertThat(s.throughput(2)).isCloseTo(speedup(2, CIFAR_182_P1, CIFAR_182_P2), within(EPS));
       assertThat(s.throughput(4)).isCloseTo(speedup(4, CIFAR_182_P1, CIFAR_182_P4), within(EPS));
       assertThat(s.throughput(8)).isCloseTo(speedup(8, CIFAR_182_P1, CIFAR_182_P2222), within(EPS));
-      assertThat(s.throughput(16)).isCloseTo(speedup(16, CIFAR_182_P1, CIFAR_182_P4444), within(EPS));
+      assertThat(s.throughput(16))
+          .isCloseTo(speedup(16, CIFAR_182_P1, CIFAR_182_P4444), within(EPS));
       assertThat(s.throughput(64)).isCloseTo(speedup(64, CIFAR_182_P1, CIFAR_182_S64), within(EPS));
     }
 
     @Test
-    @DisplayName("best placement per count is taken over both files (bert 16 replicas: scalability.csv 12 nodes)")
+    @DisplayName(
+        "best placement per count is taken over both files (bert 16 replicas: scalability.csv 12 nodes)")
     void bestPlacementAcrossBothFiles() {
       MeasuredSpeedup s = ThroughputProfiles.load(bert);
       assertThat(s.throughput(16)).isCloseTo(speedup(16, BERT_12_P1, BERT_12_S16), within(EPS));
@@ -125,7 +150,8 @@ class ThroughputProfilesTest {
     }
 
     @Test
-    @DisplayName("between measured counts the speedup is linearly interpolated (3 is halfway from 2 to 4)")
+    @DisplayName(
+        "between measured counts the speedup is linearly interpolated (3 is halfway from 2 to 4)")
     void interpolatesBetweenPoints() {
       MeasuredSpeedup s = ThroughputProfiles.load(cifar10);
       double two = speedup(2, CIFAR_182_P1, CIFAR_182_P2);
@@ -158,7 +184,8 @@ class ThroughputProfilesTest {
       Map<String, MeasuredSpeedup> all = ThroughputProfiles.loadAll(profiles());
       assertThat(all).containsOnlyKeys("bert", "cifar10");
       assertThat(all.keySet()).containsExactly("bert", "cifar10");
-      assertThat(all.get("bert").throughput(16)).isEqualTo(ThroughputProfiles.load(bert).throughput(16));
+      assertThat(all.get("bert").throughput(16))
+          .isEqualTo(ThroughputProfiles.load(bert).throughput(16));
     }
   }
 
@@ -179,7 +206,8 @@ class ThroughputProfilesTest {
     private static final String S_HEADER = "num_nodes,num_replicas,local_bsz,step_time,sync_time\n";
 
     @Test
-    @DisplayName("placement digits are replicas per node: '22' is 4 replicas, and the best of 4, 22, 1111 wins")
+    @DisplayName(
+        "placement digits are replicas per node: '22' is 4 replicas, and the best of 4, 22, 1111 wins")
     void placementDigitsSumToReplicas() throws IOException {
       Path m = model(P_HEADER + "1,10,1.0,0\n4,10,2.0,0\n22,10,1.0,0\n1111,10,4.0,0\n", S_HEADER);
       // 4 replicas: 4*10/2 = 20, 4*10/1 = 40 (best), 4*10/4 = 10; 1 replica: 10.
@@ -197,7 +225,8 @@ class ThroughputProfilesTest {
     @Test
     @DisplayName("on a tie in replica counts measured, the default is the largest local batch size")
     void tieGoesToLargestBatch() throws IOException {
-      Path m = model(P_HEADER + "1,8,1.0,0\n2,8,1.0,0\n1,16,1.0,0\n2,16,1.5,0\n1,32,1.0,0\n", S_HEADER);
+      Path m =
+          model(P_HEADER + "1,8,1.0,0\n2,8,1.0,0\n1,16,1.0,0\n2,16,1.5,0\n1,32,1.0,0\n", S_HEADER);
       assertThat(ThroughputProfiles.defaultLocalBatchSize(m)).isEqualTo(16);
       assertThat(ThroughputProfiles.load(m).throughput(2)).isCloseTo(2 / 1.5, within(EPS));
     }
@@ -205,7 +234,10 @@ class ThroughputProfilesTest {
     @Test
     @DisplayName("the default ignores local batch sizes without a 1-replica row")
     void defaultNeedsOneReplica() throws IOException {
-      Path m = model(P_HEADER + "1,8,1.0,0\n2,8,1.0,0\n2,16,1.0,0\n4,16,1.0,0\n", S_HEADER + "6,6,16,1.0,0\n");
+      Path m =
+          model(
+              P_HEADER + "1,8,1.0,0\n2,8,1.0,0\n2,16,1.0,0\n4,16,1.0,0\n",
+              S_HEADER + "6,6,16,1.0,0\n");
       assertThat(ThroughputProfiles.defaultLocalBatchSize(m)).isEqualTo(8);
     }
 
@@ -281,7 +313,8 @@ class ThroughputProfilesTest {
           Arguments.of("1,8,Infinity,0", "step_time must be a number > 0, was 'Infinity'"),
           Arguments.of("1,8,1.0,x", "sync_time must be a number >= 0, was 'x'"),
           Arguments.of(",8,1.0,0", "placement must not be empty"),
-          Arguments.of("2a,8,1.0,0", "placement must be digits 1-9 (one per node: its replicas), was '2a'"),
+          Arguments.of(
+              "2a,8,1.0,0", "placement must be digits 1-9 (one per node: its replicas), was '2a'"),
           Arguments.of("20,8,1.0,0", "was '20'"),
           Arguments.of("2,8.5,1.0,0", "local_bsz must be an integer > 0, was '8.5'"),
           Arguments.of("2,0,1.0,0", "local_bsz must be an integer > 0, was '0'"),
@@ -314,7 +347,8 @@ class ThroughputProfilesTest {
     @MethodSource("badScalabilityLines")
     @DisplayName("a malformed scalability line is an error naming file, line number and value")
     void malformedScalabilityLine(String line, String expected) throws IOException {
-      Path m = model(P_HEADER + "1,8,1.0,0\n", S_HEADER + "6,6,8,1.0,0\n6,7,8,1.0,0\n" + line + "\n");
+      Path m =
+          model(P_HEADER + "1,8,1.0,0\n", S_HEADER + "6,6,8,1.0,0\n6,7,8,1.0,0\n" + line + "\n");
       assertThatThrownBy(() -> ThroughputProfiles.load(m))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining(m.resolve("scalability.csv") + ":4: ")

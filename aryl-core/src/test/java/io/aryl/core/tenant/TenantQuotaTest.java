@@ -37,14 +37,40 @@ class TenantQuotaTest {
 
   @Test
   void fromASnapshotLoanedServersAreOutsideTheGuaranteeAndQueuedJobsAreDemand() {
-    List<Server> servers = List.of(Server.training("t1", A100, 8), Server.training("t2", A100, 8),
-        Server.loaned("l1", A100, 8));
-    ClusterState s = ClusterState.of(0, servers,
-        List.of(Job.builder("n1").tenant("nlp").gpusPerWorker(2).workers(2, 6).remainingS(10).build(),
-            Job.builder("n2").tenant("nlp").gpusPerWorker(4).workers(1, 1).remainingS(10).build(),
-            Job.builder("v1").tenant("vision").gpusPerWorker(8).workers(1, 1).remainingS(10).build()),
-        Map.of("n1", Allocation.of(Map.of("t1", 4, "t2", 1, "l1", 1)), "n2", Allocation.of("t2", 1)),
-        Tenants.of(Map.of("nlp", 4, "vision", 12)));
+    List<Server> servers =
+        List.of(
+            Server.training("t1", A100, 8),
+            Server.training("t2", A100, 8),
+            Server.loaned("l1", A100, 8));
+    ClusterState s =
+        ClusterState.of(
+            0,
+            servers,
+            List.of(
+                Job.builder("n1")
+                    .tenant("nlp")
+                    .gpusPerWorker(2)
+                    .workers(2, 6)
+                    .remainingS(10)
+                    .build(),
+                Job.builder("n2")
+                    .tenant("nlp")
+                    .gpusPerWorker(4)
+                    .workers(1, 1)
+                    .remainingS(10)
+                    .build(),
+                Job.builder("v1")
+                    .tenant("vision")
+                    .gpusPerWorker(8)
+                    .workers(1, 1)
+                    .remainingS(10)
+                    .build()),
+            Map.of(
+                "n1",
+                Allocation.of(Map.of("t1", 4, "t2", 1, "l1", 1)),
+                "n2",
+                Allocation.of("t2", 1)),
+            Tenants.of(Map.of("nlp", 4, "vision", 12)));
     Map<String, TenantQuota> q = TenantQuota.of(s);
     assertThat(q).containsOnlyKeys("nlp", "vision");
     assertThat(q.get("nlp")).isEqualTo(new TenantQuota("nlp", 4, 14, 2, 8, 0));
@@ -55,8 +81,8 @@ class TenantQuotaTest {
     assertThat(q.get("vision").lendable()).isEqualTo(12);
     assertThat(q.get("vision").protectedGpus()).isEqualTo(8);
     // The same jobs under other allocations, e.g. a plan's targets.
-    Map<String, TenantQuota> after = TenantQuota.of(s, Map.of("n1", Allocation.of("t1", 2), "v1",
-        Allocation.of("t2", 1)));
+    Map<String, TenantQuota> after =
+        TenantQuota.of(s, Map.of("n1", Allocation.of("t1", 2), "v1", Allocation.of("t2", 1)));
     assertThat(after.get("nlp")).isEqualTo(new TenantQuota("nlp", 4, 4, 0, 8, 1));
     assertThat(after.get("vision").ownUsage()).isEqualTo(8);
   }
@@ -69,12 +95,21 @@ class TenantQuotaTest {
     Job plain = Job.builder("c").remainingS(10).build();
     assertThat(TenantQuota.active(ClusterState.of(0, servers, List.of(plain), Map.of()))).isFalse();
     assertThat(TenantQuota.active(ClusterState.of(0, servers, List.of(a), Map.of()))).isFalse();
-    assertThat(TenantQuota.active(ClusterState.of(0, servers, List.of(a), Map.of(),
-        Tenants.of(Map.of("vision", 8))))).isFalse();
+    assertThat(
+            TenantQuota.active(
+                ClusterState.of(0, servers, List.of(a), Map.of(), Tenants.of(Map.of("vision", 8)))))
+        .isFalse();
     assertThat(TenantQuota.active(ClusterState.of(0, servers, List.of(a, b), Map.of()))).isTrue();
-    assertThat(TenantQuota.active(ClusterState.of(0, servers, List.of(a), Map.of(),
-        Tenants.of(Map.of("vision", 4, "nlp", 4))))).isTrue();
-    assertThat(TenantQuota.active(ClusterState.of(0, servers, List.of(plain), Map.of(),
-        Tenants.of(Map.of("vision", 4))))).as("the implicit tenant and vision").isTrue();
+    assertThat(
+            TenantQuota.active(
+                ClusterState.of(
+                    0, servers, List.of(a), Map.of(), Tenants.of(Map.of("vision", 4, "nlp", 4)))))
+        .isTrue();
+    assertThat(
+            TenantQuota.active(
+                ClusterState.of(
+                    0, servers, List.of(plain), Map.of(), Tenants.of(Map.of("vision", 4)))))
+        .as("the implicit tenant and vision")
+        .isTrue();
   }
 }

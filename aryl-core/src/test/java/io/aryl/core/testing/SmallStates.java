@@ -15,9 +15,9 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 /**
- * Small random but always valid cluster states for property tests: a few servers of two GPU types across both
- * pools (some loaned, some fenced), jobs of every shape, some of them running on a valid allocation. Everything
- * follows from the seed.
+ * Small random but always valid cluster states for property tests: a few servers of two GPU types
+ * across both pools (some loaned, some fenced), jobs of every shape, some of them running on a
+ * valid allocation. Everything follows from the seed.
  */
 public final class SmallStates {
   public static final GpuType A100 = GpuType.of("A100");
@@ -35,8 +35,14 @@ public final class SmallStates {
       boolean inference = rnd.nextInt(3) == 0;
       boolean loaned = inference && rnd.nextBoolean();
       boolean fenced = loaned && rnd.nextInt(4) == 0;
-      servers.add(new Server(String.format("s%02d", i), type, gpus, inference ? Pool.INFERENCE : Pool.TRAINING,
-          loaned, fenced));
+      servers.add(
+          new Server(
+              String.format("s%02d", i),
+              type,
+              gpus,
+              inference ? Pool.INFERENCE : Pool.TRAINING,
+              loaned,
+              fenced));
     }
     servers.add(Server.training("s99", A100, 8)); // so every job shape fits somewhere
     double now = 100_000;
@@ -48,7 +54,10 @@ public final class SmallStates {
     return ClusterState.of(now, servers, jobs, runSome(rnd, servers, jobs));
   }
 
-  /** {@code serverCount} 8-GPU A100 training servers and {@code jobCount} random jobs, about half running. */
+  /**
+   * {@code serverCount} 8-GPU A100 training servers and {@code jobCount} random jobs, about half
+   * running.
+   */
   public static ClusterState large(int serverCount, int jobCount, long seed) {
     SplittableRandom rnd = new SplittableRandom(seed);
     double now = 100_000;
@@ -64,8 +73,9 @@ public final class SmallStates {
   }
 
   /**
-   * The running jobs of {@code state}, each at its widest (its {@code maxWorkers} lowered to the workers it runs), on
-   * its servers unfenced and all of one speed: a saturated snapshot, which a planner that promises so leaves as it is.
+   * The running jobs of {@code state}, each at its widest (its {@code maxWorkers} lowered to the
+   * workers it runs), on its servers unfenced and all of one speed: a saturated snapshot, which a
+   * planner that promises so leaves as it is.
    */
   public static ClusterState saturate(ClusterState state) {
     List<Server> servers = new ArrayList<>();
@@ -81,20 +91,24 @@ public final class SmallStates {
     return ClusterState.of(state.nowS(), servers, jobs, state.allocations());
   }
 
-  /** A job of any shape (1-8 GPUs per worker, elastic or not, a quarter A100-only), submitted before {@code now}. */
+  /**
+   * A job of any shape (1-8 GPUs per worker, elastic or not, a quarter A100-only), submitted before
+   * {@code now}.
+   */
   public static Job randomJob(SplittableRandom rnd, String id, double now) {
     int g = new int[] {1, 1, 2, 4, 8}[rnd.nextInt(5)];
     int min = 1 + rnd.nextInt(3);
     int max = rnd.nextBoolean() ? min : min + rnd.nextInt(6);
     double remaining = 60 + rnd.nextDouble() * 50_000;
-    Job.Builder b = Job.builder(id)
-        .submitTimeS(rnd.nextDouble() * now)
-        .gpusPerWorker(g)
-        .workers(min, max)
-        .remainingS(remaining)
-        .predictedRemainingS(remaining * (0.4 + rnd.nextDouble() * 1.2))
-        .sinceCheckpointS(rnd.nextDouble() * 1800)
-        .speedup(rnd.nextBoolean() ? SpeedupModel.linear() : SpeedupModel.powerLaw(0.8));
+    Job.Builder b =
+        Job.builder(id)
+            .submitTimeS(rnd.nextDouble() * now)
+            .gpusPerWorker(g)
+            .workers(min, max)
+            .remainingS(remaining)
+            .predictedRemainingS(remaining * (0.4 + rnd.nextDouble() * 1.2))
+            .sinceCheckpointS(rnd.nextDouble() * 1800)
+            .speedup(rnd.nextBoolean() ? SpeedupModel.linear() : SpeedupModel.powerLaw(0.8));
     if (rnd.nextInt(4) == 0) {
       b.allowedGpuTypes("A100");
     }
@@ -102,7 +116,8 @@ public final class SmallStates {
   }
 
   /** Gives about half of the jobs a valid allocation, first fit on servers that serve training. */
-  public static Map<String, Allocation> runSome(SplittableRandom rnd, List<Server> servers, List<Job> jobs) {
+  public static Map<String, Allocation> runSome(
+      SplittableRandom rnd, List<Server> servers, List<Job> jobs) {
     Map<String, Integer> free = new HashMap<>();
     servers.forEach(s -> free.put(s.id(), s.gpus()));
     Map<String, Allocation> allocations = new TreeMap<>();

@@ -16,41 +16,47 @@ import java.util.TreeMap;
 /**
  * Deterministic, seeded generator of realistic {@link ClusterState}s for benchmarks and tests.
  *
- * <p><b>Servers.</b> {@code totalGpus / gpusPerServer} servers: a fraction are inference servers lent to training
- * ({@link Server#loaned}, GPU type {@link #T4}, half the training speed), a few are plain inference servers (T4,
- * not lent, so they never serve training), the rest are training servers ({@link #A100}). Ids are zero-padded
- * ({@code trn-00012}, {@code inf-00003}) so that id order is creation order within a kind.
+ * <p><b>Servers.</b> {@code totalGpus / gpusPerServer} servers: a fraction are inference servers
+ * lent to training ({@link Server#loaned}, GPU type {@link #T4}, half the training speed), a few
+ * are plain inference servers (T4, not lent, so they never serve training), the rest are training
+ * servers ({@link #A100}). Ids are zero-padded ({@code trn-00012}, {@code inf-00003}) so that id
+ * order is creation order within a kind.
  *
  * <p><b>Jobs.</b> {@code jobs} jobs with ids {@code job-00000...}:
  *
  * <ul>
  *   <li>GPUs per worker in {1, 2, 4, 8}, weighted toward small (35 / 25 / 20 / 20 %);
- *   <li>exactly {@code round(jobs * elasticFraction)} elastic jobs with {@code min} in {1, 2} and {@code max = min
- *       * {2, 4}}; the others inelastic with {@code min == max} in {1, 2, 4};
- *   <li>total work log-uniform between 5 minutes and 2 days (base-seconds), an oracle prediction, power-law
- *       speedup with exponent 0.8 (one shared instance);
+ *   <li>exactly {@code round(jobs * elasticFraction)} elastic jobs with {@code min} in {1, 2} and
+ *       {@code max = min * {2, 4}}; the others inelastic with {@code min == max} in {1, 2, 4};
+ *   <li>total work log-uniform between 5 minutes and 2 days (base-seconds), an oracle prediction,
+ *       power-law speedup with exponent 0.8 (one shared instance);
  *   <li>a few ({@code a100OnlyFraction}) restricted to {@code A100}, the others may use any type;
- *   <li>all submitted before {@code nowS}; queued ones less than 6 hours ago, so that none is starving under the
- *       default 12 h guard (a starving job that does not fit would block admission and make a round trivially
- *       cheap).
+ *   <li>all submitted before {@code nowS}; queued ones less than 6 hours ago, so that none is
+ *       starving under the default 12 h guard (a starving job that does not fit would block
+ *       admission and make a round trivially cheap).
  * </ul>
  *
- * <p><b>Running jobs.</b> {@code round(jobs * runningFraction)} jobs, picked at random, are tried in random order
- * and given a <em>valid</em> allocation by greedy best-fit placement, as a scheduler that has been running for a
- * while would have left them: base workers prefer the training pool's own servers, flexible ones prefer loaned
- * servers; an elastic job takes as many workers as fit up to its maximum (elastic jobs have grown into idle GPUs),
- * and a job whose base gang does not fit stays queued. Placement respects GPU types, never over-commits a server,
- * and uses only servers that serve training. Running jobs have done 5..95 % of their work and have {@code
- * sinceCheckpointS} uniform in 0..1800 s; queued jobs have done nothing (0 since checkpoint).
+ * <p><b>Running jobs.</b> {@code round(jobs * runningFraction)} jobs, picked at random, are tried
+ * in random order and given a <em>valid</em> allocation by greedy best-fit placement, as a
+ * scheduler that has been running for a while would have left them: base workers prefer the
+ * training pool's own servers, flexible ones prefer loaned servers; an elastic job takes as many
+ * workers as fit up to its maximum (elastic jobs have grown into idle GPUs), and a job whose base
+ * gang does not fit stays queued. Placement respects GPU types, never over-commits a server, and
+ * uses only servers that serve training. Running jobs have done 5..95 % of their work and have
+ * {@code sinceCheckpointS} uniform in 0..1800 s; queued jobs have done nothing (0 since
+ * checkpoint).
  *
- * <p>With the defaults, the demand (running widths plus the queue's base gangs) exceeds the training capacity: the
- * cluster is full and the queue over-subscribed, so admission and phase 2 both have real work to do.
+ * <p>With the defaults, the demand (running widths plus the queue's base gangs) exceeds the
+ * training capacity: the cluster is full and the queue over-subscribed, so admission and phase 2
+ * both have real work to do.
  *
- * <p>Same {@link Spec} (seed included) gives an identical state: equal servers, jobs and allocations.
+ * <p>Same {@link Spec} (seed included) gives an identical state: equal servers, jobs and
+ * allocations.
  */
 public final class SyntheticClusters {
   /** Training servers' GPU type. */
   public static final GpuType A100 = GpuType.of("A100");
+
   /** Inference servers' (loaned or not) GPU type: slower for training. */
   public static final GpuType T4 = GpuType.of("T4", 0.5);
 
@@ -58,7 +64,9 @@ public final class SyntheticClusters {
   private static final int[] GPUS_PER_WORKER = {1, 2, 4, 8};
   private static final double[] GPUS_PER_WORKER_WEIGHTS = {0.35, 0.25, 0.20, 0.20};
   private static final int[] INELASTIC_WORKERS = {1, 2, 4};
-  private static final String[] MODELS = {"resnet50", "bert", "gpt2", "vgg16", "yolov5", "transformer", "lstm"};
+  private static final String[] MODELS = {
+    "resnet50", "bert", "gpt2", "vgg16", "yolov5", "transformer", "lstm"
+  };
   private static final double MIN_WORK_S = 5 * 60;
   private static final double MAX_WORK_S = 2 * 24 * 3600;
   private static final double MAX_SINCE_CHECKPOINT_S = 1800;
@@ -67,17 +75,19 @@ public final class SyntheticClusters {
   private SyntheticClusters() {}
 
   /**
-   * What to generate. Immutable; start from {@link #defaults()} (or {@link SyntheticClusters#spec(int, int)}) and
-   * change fields with the withers.
+   * What to generate. Immutable; start from {@link #defaults()} (or {@link
+   * SyntheticClusters#spec(int, int)}) and change fields with the withers.
    *
    * @param totalGpus GPUs over all servers (a multiple of {@code gpusPerServer})
    * @param gpusPerServer GPUs per server (default 8)
-   * @param loanedFraction fraction of servers that are inference servers lent to training (default 0.25)
-   * @param inferenceFraction fraction of servers that are plain inference servers, not lent (default 0.02, at least
-   *     one when positive)
+   * @param loanedFraction fraction of servers that are inference servers lent to training (default
+   *     0.25)
+   * @param inferenceFraction fraction of servers that are plain inference servers, not lent
+   *     (default 0.02, at least one when positive)
    * @param jobs number of jobs, queued and running (default 200)
    * @param elasticFraction fraction of jobs that are elastic (default 0.4)
-   * @param runningFraction fraction of jobs tried as running; those that do not fit stay queued (default 0.6)
+   * @param runningFraction fraction of jobs tried as running; those that do not fit stay queued
+   *     (default 0.6)
    * @param a100OnlyFraction fraction of jobs restricted to A100 (default 0.05)
    * @param nowS the snapshot's time (default 30 days)
    * @param seed the random seed (default 42)
@@ -96,8 +106,11 @@ public final class SyntheticClusters {
 
     public Spec {
       if (gpusPerServer <= 0 || totalGpus <= 0 || totalGpus % gpusPerServer != 0) {
-        throw new IllegalArgumentException("spec.totalGpus must be a positive multiple of gpusPerServer ("
-            + gpusPerServer + "), was " + totalGpus);
+        throw new IllegalArgumentException(
+            "spec.totalGpus must be a positive multiple of gpusPerServer ("
+                + gpusPerServer
+                + "), was "
+                + totalGpus);
       }
       if (jobs < 0) {
         throw new IllegalArgumentException("spec.jobs must be >= 0, was " + jobs);
@@ -108,13 +121,24 @@ public final class SyntheticClusters {
       fraction("runningFraction", runningFraction);
       fraction("a100OnlyFraction", a100OnlyFraction);
       if (!(nowS > MAX_WORK_S + MAX_QUEUED_WAIT_S + 3600)) {
-        throw new IllegalArgumentException("spec.nowS must be > " + (MAX_WORK_S + MAX_QUEUED_WAIT_S + 3600)
-            + " so every submit time is >= 0, was " + nowS);
+        throw new IllegalArgumentException(
+            "spec.nowS must be > "
+                + (MAX_WORK_S + MAX_QUEUED_WAIT_S + 3600)
+                + " so every submit time is >= 0, was "
+                + nowS);
       }
       int servers = totalGpus / gpusPerServer;
-      if (servers - loanedServers(servers, loanedFraction) - inferenceServers(servers, inferenceFraction) < 1) {
-        throw new IllegalArgumentException("spec leaves no training server: " + servers + " servers, loanedFraction="
-            + loanedFraction + ", inferenceFraction=" + inferenceFraction);
+      if (servers
+              - loanedServers(servers, loanedFraction)
+              - inferenceServers(servers, inferenceFraction)
+          < 1) {
+        throw new IllegalArgumentException(
+            "spec leaves no training server: "
+                + servers
+                + " servers, loanedFraction="
+                + loanedFraction
+                + ", inferenceFraction="
+                + inferenceFraction);
       }
     }
 
@@ -154,53 +178,143 @@ public final class SyntheticClusters {
     }
 
     public Spec withTotalGpus(int v) {
-      return new Spec(v, gpusPerServer, loanedFraction, inferenceFraction, jobs, elasticFraction, runningFraction,
-          a100OnlyFraction, nowS, seed);
+      return new Spec(
+          v,
+          gpusPerServer,
+          loanedFraction,
+          inferenceFraction,
+          jobs,
+          elasticFraction,
+          runningFraction,
+          a100OnlyFraction,
+          nowS,
+          seed);
     }
 
     public Spec withGpusPerServer(int v) {
-      return new Spec(totalGpus, v, loanedFraction, inferenceFraction, jobs, elasticFraction, runningFraction,
-          a100OnlyFraction, nowS, seed);
+      return new Spec(
+          totalGpus,
+          v,
+          loanedFraction,
+          inferenceFraction,
+          jobs,
+          elasticFraction,
+          runningFraction,
+          a100OnlyFraction,
+          nowS,
+          seed);
     }
 
     public Spec withLoanedFraction(double v) {
-      return new Spec(totalGpus, gpusPerServer, v, inferenceFraction, jobs, elasticFraction, runningFraction,
-          a100OnlyFraction, nowS, seed);
+      return new Spec(
+          totalGpus,
+          gpusPerServer,
+          v,
+          inferenceFraction,
+          jobs,
+          elasticFraction,
+          runningFraction,
+          a100OnlyFraction,
+          nowS,
+          seed);
     }
 
     public Spec withInferenceFraction(double v) {
-      return new Spec(totalGpus, gpusPerServer, loanedFraction, v, jobs, elasticFraction, runningFraction,
-          a100OnlyFraction, nowS, seed);
+      return new Spec(
+          totalGpus,
+          gpusPerServer,
+          loanedFraction,
+          v,
+          jobs,
+          elasticFraction,
+          runningFraction,
+          a100OnlyFraction,
+          nowS,
+          seed);
     }
 
     public Spec withJobs(int v) {
-      return new Spec(totalGpus, gpusPerServer, loanedFraction, inferenceFraction, v, elasticFraction,
-          runningFraction, a100OnlyFraction, nowS, seed);
+      return new Spec(
+          totalGpus,
+          gpusPerServer,
+          loanedFraction,
+          inferenceFraction,
+          v,
+          elasticFraction,
+          runningFraction,
+          a100OnlyFraction,
+          nowS,
+          seed);
     }
 
     public Spec withElasticFraction(double v) {
-      return new Spec(totalGpus, gpusPerServer, loanedFraction, inferenceFraction, jobs, v, runningFraction,
-          a100OnlyFraction, nowS, seed);
+      return new Spec(
+          totalGpus,
+          gpusPerServer,
+          loanedFraction,
+          inferenceFraction,
+          jobs,
+          v,
+          runningFraction,
+          a100OnlyFraction,
+          nowS,
+          seed);
     }
 
     public Spec withRunningFraction(double v) {
-      return new Spec(totalGpus, gpusPerServer, loanedFraction, inferenceFraction, jobs, elasticFraction, v,
-          a100OnlyFraction, nowS, seed);
+      return new Spec(
+          totalGpus,
+          gpusPerServer,
+          loanedFraction,
+          inferenceFraction,
+          jobs,
+          elasticFraction,
+          v,
+          a100OnlyFraction,
+          nowS,
+          seed);
     }
 
     public Spec withA100OnlyFraction(double v) {
-      return new Spec(totalGpus, gpusPerServer, loanedFraction, inferenceFraction, jobs, elasticFraction,
-          runningFraction, v, nowS, seed);
+      return new Spec(
+          totalGpus,
+          gpusPerServer,
+          loanedFraction,
+          inferenceFraction,
+          jobs,
+          elasticFraction,
+          runningFraction,
+          v,
+          nowS,
+          seed);
     }
 
     public Spec withNowS(double v) {
-      return new Spec(totalGpus, gpusPerServer, loanedFraction, inferenceFraction, jobs, elasticFraction,
-          runningFraction, a100OnlyFraction, v, seed);
+      return new Spec(
+          totalGpus,
+          gpusPerServer,
+          loanedFraction,
+          inferenceFraction,
+          jobs,
+          elasticFraction,
+          runningFraction,
+          a100OnlyFraction,
+          v,
+          seed);
     }
 
     public Spec withSeed(long v) {
-      return new Spec(totalGpus, gpusPerServer, loanedFraction, inferenceFraction, jobs, elasticFraction,
-          runningFraction, a100OnlyFraction, nowS, v);
+      return new Spec(
+          totalGpus,
+          gpusPerServer,
+          loanedFraction,
+          inferenceFraction,
+          jobs,
+          elasticFraction,
+          runningFraction,
+          a100OnlyFraction,
+          nowS,
+          v);
     }
   }
 
@@ -209,7 +323,10 @@ public final class SyntheticClusters {
     return Spec.defaults().withTotalGpus(totalGpus).withJobs(jobs);
   }
 
-  /** A state for the default spec at {@code totalGpus} GPUs and {@code jobs} jobs, with {@code seed}. */
+  /**
+   * A state for the default spec at {@code totalGpus} GPUs and {@code jobs} jobs, with {@code
+   * seed}.
+   */
   public static ClusterState generate(int totalGpus, int jobs, long seed) {
     return generate(spec(totalGpus, jobs).withSeed(seed));
   }
@@ -251,24 +368,24 @@ public final class SyntheticClusters {
       Shape s = shapes[i];
       String id = String.format("job-%05d", i);
       boolean running = placed.containsKey(i);
-      // Drawn for every job (running or not) so that one job's state does not shift the others' draws.
+      // Drawn for every job (running or not) so that one job's state does not shift the others'
+      // draws.
       double doneFraction = 0.05 + 0.9 * rnd.nextDouble();
       double sinceCheckpoint = MAX_SINCE_CHECKPOINT_S * rnd.nextDouble();
       double queuedWait = MAX_QUEUED_WAIT_S * rnd.nextDouble();
       double startWait = 3600 * rnd.nextDouble();
       double attained = running ? s.workS * doneFraction : 0;
-      double submit = running
-          ? spec.nowS() - attained - startWait
-          : spec.nowS() - queuedWait;
-      Job.Builder b = Job.builder(id)
-          .kind(s.model + "-" + s.gpusPerWorker + "g")
-          .submitTimeS(submit)
-          .gpusPerWorker(s.gpusPerWorker)
-          .workers(s.min, s.max)
-          .remainingS(s.workS - attained)
-          .attainedS(attained)
-          .sinceCheckpointS(running ? sinceCheckpoint : 0)
-          .speedup(SPEEDUP);
+      double submit = running ? spec.nowS() - attained - startWait : spec.nowS() - queuedWait;
+      Job.Builder b =
+          Job.builder(id)
+              .kind(s.model + "-" + s.gpusPerWorker + "g")
+              .submitTimeS(submit)
+              .gpusPerWorker(s.gpusPerWorker)
+              .workers(s.min, s.max)
+              .remainingS(s.workS - attained)
+              .attainedS(attained)
+              .sinceCheckpointS(running ? sinceCheckpoint : 0)
+              .speedup(SPEEDUP);
       if (s.a100Only) {
         b.allowedGpuTypes(A100.name());
       }
@@ -296,7 +413,8 @@ public final class SyntheticClusters {
   }
 
   /** One job's drawn shape. */
-  private record Shape(int gpusPerWorker, int min, int max, boolean a100Only, double workS, String model) {}
+  private record Shape(
+      int gpusPerWorker, int min, int max, boolean a100Only, double workS, String model) {}
 
   private static Shape shape(SplittableRandom rnd, boolean elastic, double a100OnlyFraction) {
     int g = GPUS_PER_WORKER[weighted(rnd, GPUS_PER_WORKER_WEIGHTS)];
@@ -310,7 +428,10 @@ public final class SyntheticClusters {
       max = min;
     }
     boolean a100Only = rnd.nextDouble() < a100OnlyFraction;
-    double work = Math.exp(Math.log(MIN_WORK_S) + rnd.nextDouble() * (Math.log(MAX_WORK_S) - Math.log(MIN_WORK_S)));
+    double work =
+        Math.exp(
+            Math.log(MIN_WORK_S)
+                + rnd.nextDouble() * (Math.log(MAX_WORK_S) - Math.log(MIN_WORK_S)));
     String model = MODELS[rnd.nextInt(MODELS.length)];
     return new Shape(g, min, max, a100Only, work, model);
   }
@@ -353,7 +474,10 @@ public final class SyntheticClusters {
     return chosen;
   }
 
-  /** Greedy best-fit over the servers that serve training; tracks free GPUs so nothing is over-committed. */
+  /**
+   * Greedy best-fit over the servers that serve training; tracks free GPUs so nothing is
+   * over-committed.
+   */
   private static final class Placer {
     private final List<Server> servers;
     private final int[] free;
@@ -393,7 +517,10 @@ public final class SyntheticClusters {
       return out;
     }
 
-    /** Fewest free GPUs that still fit, in the preferred group (loaned or own) first; lowest index on ties. */
+    /**
+     * Fewest free GPUs that still fit, in the preferred group (loaned or own) first; lowest index
+     * on ties.
+     */
     private int bestFit(int g, boolean a100Only, boolean preferLoaned) {
       int found = bestFitIn(g, a100Only, preferLoaned);
       return found >= 0 ? found : bestFitIn(g, a100Only, !preferLoaned);
@@ -403,7 +530,9 @@ public final class SyntheticClusters {
       int best = -1;
       for (int s = 0; s < free.length; s++) {
         Server server = servers.get(s);
-        if (free[s] < g || server.loaned() != loaned || (a100Only && !server.gpuType().equals(A100))) {
+        if (free[s] < g
+            || server.loaned() != loaned
+            || (a100Only && !server.gpuType().equals(A100))) {
           continue;
         }
         if (best < 0 || free[s] < free[best]) {

@@ -13,9 +13,10 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 /**
- * Random but always valid snapshots of a training pool shared by tenants, for property tests. Built on {@link
- * SmallStates}: its servers, jobs and allocations, each job given one of two or three tenants, and the tenants given
- * guarantees that split the own servers' GPUs (some left unguaranteed). Everything follows from the seed.
+ * Random but always valid snapshots of a training pool shared by tenants, for property tests. Built
+ * on {@link SmallStates}: its servers, jobs and allocations, each job given one of two or three
+ * tenants, and the tenants given guarantees that split the own servers' GPUs (some left
+ * unguaranteed). Everything follows from the seed.
  */
 public final class TenantStates {
   public static final String[] NAMES = {"vision", "nlp", "speech"};
@@ -24,9 +25,10 @@ public final class TenantStates {
   private TenantStates() {}
 
   /**
-   * {@link SmallStates#random(long)} with tenants: some tenants run more than their guarantee on the own servers
-   * (they borrow) while others queue. Queued jobs are submitted within the last 6 h (none starving under the 12 h
-   * default), about a third of them less than 60 s ago (inside the default reclaim delay).
+   * {@link SmallStates#random(long)} with tenants: some tenants run more than their guarantee on
+   * the own servers (they borrow) while others queue. Queued jobs are submitted within the last 6 h
+   * (none starving under the 12 h default), about a third of them less than 60 s ago (inside the
+   * default reclaim delay).
    */
   public static ClusterState random(long seed) {
     ClusterState plain = SmallStates.random(seed);
@@ -34,8 +36,9 @@ public final class TenantStates {
   }
 
   /**
-   * Only 1-GPU workers on servers of one GPU type: whether a gang fits depends only on how many GPUs are free, not
-   * where, so a property can tell "the cluster could serve it" from the GPUs left after a round.
+   * Only 1-GPU workers on servers of one GPU type: whether a gang fits depends only on how many
+   * GPUs are free, not where, so a property can tell "the cluster could serve it" from the GPUs
+   * left after a round.
    */
   public static ClusterState unitGpus(long seed) {
     SplittableRandom rnd = new SplittableRandom(seed);
@@ -46,8 +49,14 @@ public final class TenantStates {
       boolean inference = rnd.nextInt(4) == 0;
       boolean loaned = inference && rnd.nextBoolean();
       boolean fenced = loaned && rnd.nextInt(4) == 0;
-      servers.add(new Server(String.format("s%02d", i), SmallStates.A100, gpus,
-          inference ? Pool.INFERENCE : Pool.TRAINING, loaned, fenced));
+      servers.add(
+          new Server(
+              String.format("s%02d", i),
+              SmallStates.A100,
+              gpus,
+              inference ? Pool.INFERENCE : Pool.TRAINING,
+              loaned,
+              fenced));
     }
     servers.add(Server.training("s99", SmallStates.A100, 8));
     List<Job> jobs = new ArrayList<>();
@@ -56,27 +65,31 @@ public final class TenantStates {
       int min = 1 + rnd.nextInt(6);
       int max = rnd.nextBoolean() ? min : min + rnd.nextInt(6);
       double remaining = 60 + rnd.nextDouble() * 50_000;
-      jobs.add(Job.builder(String.format("j%02d", j))
-          .submitTimeS(rnd.nextDouble() * NOW)
-          .gpusPerWorker(1)
-          .workers(min, max)
-          .remainingS(remaining)
-          .predictedRemainingS(remaining * (0.4 + rnd.nextDouble() * 1.2))
-          .sinceCheckpointS(rnd.nextDouble() * 1800)
-          .speedup(rnd.nextBoolean() ? SpeedupModel.linear() : SpeedupModel.powerLaw(0.8))
-          .build());
+      jobs.add(
+          Job.builder(String.format("j%02d", j))
+              .submitTimeS(rnd.nextDouble() * NOW)
+              .gpusPerWorker(1)
+              .workers(min, max)
+              .remainingS(remaining)
+              .predictedRemainingS(remaining * (0.4 + rnd.nextDouble() * 1.2))
+              .sinceCheckpointS(rnd.nextDouble() * 1800)
+              .speedup(rnd.nextBoolean() ? SpeedupModel.linear() : SpeedupModel.powerLaw(0.8))
+              .build());
     }
-    ClusterState plain = ClusterState.of(NOW, servers, jobs, SmallStates.runSome(rnd, servers, jobs));
+    ClusterState plain =
+        ClusterState.of(NOW, servers, jobs, SmallStates.runSome(rnd, servers, jobs));
     return withTenants(plain, rnd, true);
   }
 
   /**
-   * The same snapshot with tenants: each job one of two or three tenants, the own GPUs split among the tenants at
-   * random (each tenant 0..all that is left, the last possibly leaving some unguaranteed).
+   * The same snapshot with tenants: each job one of two or three tenants, the own GPUs split among
+   * the tenants at random (each tenant 0..all that is left, the last possibly leaving some
+   * unguaranteed).
    *
    * @param recentQueue move queued jobs' submissions into the last 6 h (none starving)
    */
-  public static ClusterState withTenants(ClusterState plain, SplittableRandom rnd, boolean recentQueue) {
+  public static ClusterState withTenants(
+      ClusterState plain, SplittableRandom rnd, boolean recentQueue) {
     int count = 2 + rnd.nextInt(2);
     int own = 0;
     for (Server s : plain.servers()) {
@@ -100,7 +113,8 @@ public final class TenantStates {
       }
       jobs.add(b.build());
     }
-    return ClusterState.of(plain.nowS(), plain.servers(), jobs, plain.allocations(), Tenants.of(guarantees));
+    return ClusterState.of(
+        plain.nowS(), plain.servers(), jobs, plain.allocations(), Tenants.of(guarantees));
   }
 
   /** The snapshot with every job of tenant {@code tenant} and {@code tenants} declared. */
@@ -121,7 +135,10 @@ public final class TenantStates {
     return ClusterState.of(state.nowS(), state.servers(), jobs, state.allocations());
   }
 
-  /** Queued jobs of the snapshot, all but one dropped (the one chosen by the seed); running jobs kept. */
+  /**
+   * Queued jobs of the snapshot, all but one dropped (the one chosen by the seed); running jobs
+   * kept.
+   */
   public static ClusterState oneQueued(ClusterState state, long seed) {
     List<Job> queued = state.jobs().stream().filter(j -> !state.isRunning(j.id())).toList();
     if (queued.isEmpty()) {
@@ -134,6 +151,7 @@ public final class TenantStates {
         jobs.add(j);
       }
     }
-    return ClusterState.of(state.nowS(), state.servers(), jobs, state.allocations(), state.tenants());
+    return ClusterState.of(
+        state.nowS(), state.servers(), jobs, state.allocations(), state.tenants());
   }
 }

@@ -23,13 +23,17 @@ class FateTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', value = {
-    "nothing taken                | 4 | 0 | 2 | fate.removed must be within 1..4 (the job's workers), was 0",
-    "more taken than it runs      | 4 | 5 | 2 | fate.removed must be within 1..4 (the job's workers), was 5",
-    "a minimum below one          | 4 | 1 | 0 | fate.minWorkers must be > 0, was 0",
-  })
-  void refusesWhatCannotHappen(String what, int workers, int removed, int minWorkers, String message) {
-    assertThatIllegalArgumentException().isThrownBy(() -> Fate.of(workers, removed, minWorkers))
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "nothing taken                | 4 | 0 | 2 | fate.removed must be within 1..4 (the job's workers), was 0",
+        "more taken than it runs      | 4 | 5 | 2 | fate.removed must be within 1..4 (the job's workers), was 5",
+        "a minimum below one          | 4 | 1 | 0 | fate.minWorkers must be > 0, was 0",
+      })
+  void refusesWhatCannotHappen(
+      String what, int workers, int removed, int minWorkers, String message) {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Fate.of(workers, removed, minWorkers))
         .withMessage(message);
   }
 }

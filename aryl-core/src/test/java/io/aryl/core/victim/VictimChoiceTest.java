@@ -14,8 +14,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A gang needs {@code need} GPUs beyond the idle ones; each candidate frees its GPUs. Candidates are given in victim
- * order (cheapest first). A team may give back only what it borrowed: {@code borrowed} GPUs per team.
+ * A gang needs {@code need} GPUs beyond the idle ones; each candidate frees its GPUs. Candidates
+ * are given in victim order (cheapest first). A team may give back only what it borrowed: {@code
+ * borrowed} GPUs per team.
  */
 @DisplayName("VictimChoice: which victims to preempt so that a gang fits")
 class VictimChoiceTest {
@@ -88,29 +89,79 @@ class VictimChoiceTest {
     Job n1 = new Job("n1", "nlp", 2, 12);
     Map<String, Integer> none = Map.of();
     return Stream.of(
-        Arguments.of("several cheap victims in order beat one dearer victim that suffices alone",
-            List.of(a2, b2, c4), 4, Set.of(), none, List.of(a2, b2)),
-        Arguments.of("one victim that suffices alone beats several that cost more together",
-            List.of(a2, b2dear, c4), 4, Set.of(), none, List.of(c4)),
-        Arguments.of("on a tie, the one victim: one job disturbed rather than two",
-            List.of(a2even, b2even, c4), 4, Set.of(), none, List.of(c4)),
-        Arguments.of("the first victim that suffices alone is the cheapest that does",
-            List.of(a2, c4, job("d", 8, 40)), 4, Set.of(), none, List.of(c4)),
-        Arguments.of("victims taken in order until the gang fits; those it does not need then spared",
-            List.of(a1, b2mid, c3), 4, Set.of(), none, List.of(a1, c3)),
-        Arguments.of("a victim that may not be taken is passed over",
-            List.of(a2, b2, c4), 4, Set.of("c"), none, List.of(a2, b2)),
-        Arguments.of("reclaim quota from the borrower only: a team borrowing 2 GPUs gives back one 2-GPU job, not two",
-            List.of(v1, v2, n1), 4, Set.of(), Map.of("vision", 2, "nlp", 2), List.of(v1, n1)),
-        Arguments.of("nobody is preempted when the gang fits neither way",
-            List.of(a2, b2, c4), 9, Set.of(), none, null),
-        Arguments.of("nobody is preempted when no one may be taken",
-            List.of(a2, b2), 2, Set.of("a", "b"), none, null));
+        Arguments.of(
+            "several cheap victims in order beat one dearer victim that suffices alone",
+            List.of(a2, b2, c4),
+            4,
+            Set.of(),
+            none,
+            List.of(a2, b2)),
+        Arguments.of(
+            "one victim that suffices alone beats several that cost more together",
+            List.of(a2, b2dear, c4),
+            4,
+            Set.of(),
+            none,
+            List.of(c4)),
+        Arguments.of(
+            "on a tie, the one victim: one job disturbed rather than two",
+            List.of(a2even, b2even, c4),
+            4,
+            Set.of(),
+            none,
+            List.of(c4)),
+        Arguments.of(
+            "the first victim that suffices alone is the cheapest that does",
+            List.of(a2, c4, job("d", 8, 40)),
+            4,
+            Set.of(),
+            none,
+            List.of(c4)),
+        Arguments.of(
+            "victims taken in order until the gang fits; those it does not need then spared",
+            List.of(a1, b2mid, c3),
+            4,
+            Set.of(),
+            none,
+            List.of(a1, c3)),
+        Arguments.of(
+            "a victim that may not be taken is passed over",
+            List.of(a2, b2, c4),
+            4,
+            Set.of("c"),
+            none,
+            List.of(a2, b2)),
+        Arguments.of(
+            "reclaim quota from the borrower only: a team borrowing 2 GPUs gives back one 2-GPU job, not two",
+            List.of(v1, v2, n1),
+            4,
+            Set.of(),
+            Map.of("vision", 2, "nlp", 2),
+            List.of(v1, n1)),
+        Arguments.of(
+            "nobody is preempted when the gang fits neither way",
+            List.of(a2, b2, c4),
+            9,
+            Set.of(),
+            none,
+            null),
+        Arguments.of(
+            "nobody is preempted when no one may be taken",
+            List.of(a2, b2),
+            2,
+            Set.of("a", "b"),
+            none,
+            null));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void choose(String what, List<Job> candidates, int need, Set<String> protectedJobs, Map<String, Integer> borrowed,
+  void choose(
+      String what,
+      List<Job> candidates,
+      int need,
+      Set<String> protectedJobs,
+      Map<String, Integer> borrowed,
       List<Job> expected) {
     Gang gang = new Gang(need, protectedJobs, borrowed);
 
@@ -122,6 +173,8 @@ class VictimChoiceTest {
       assertThat(chosen).containsExactlyElementsOf(expected);
     }
     assertThat(gang.taken).as("nothing left taken: the caller preempts what is chosen").isEmpty();
-    assertThat(gang.borrowed).as("borrowing as it was").isEqualTo(new Gang(need, protectedJobs, borrowed).borrowed);
+    assertThat(gang.borrowed)
+        .as("borrowing as it was")
+        .isEqualTo(new Gang(need, protectedJobs, borrowed).borrowed);
   }
 }

@@ -26,33 +26,69 @@ class VictimOrderTest {
     static Stream<Arguments> pairs() {
       return Stream.of(
           // Jobs preempted for another team's gang: cost, then the team's borrowing, then id.
-          Arguments.of("the cheaper job goes first, however little its team borrows",
-              Candidate.job("a", 100, 0), Candidate.job("b", 200, 50), "a"),
-          Arguments.of("reclaim quota from the borrower: of two equally costly jobs, the team borrowing most's first",
-              Candidate.job("a", 100, 10), Candidate.job("b", 100, 30), "b"),
-          Arguments.of("jobs equal in cost and borrowing: the lower id first",
-              Candidate.job("b", 100, 10), Candidate.job("a", 100, 10), "a"),
+          Arguments.of(
+              "the cheaper job goes first, however little its team borrows",
+              Candidate.job("a", 100, 0),
+              Candidate.job("b", 200, 50),
+              "a"),
+          Arguments.of(
+              "reclaim quota from the borrower: of two equally costly jobs, the team borrowing most's first",
+              Candidate.job("a", 100, 10),
+              Candidate.job("b", 100, 30),
+              "b"),
+          Arguments.of(
+              "jobs equal in cost and borrowing: the lower id first",
+              Candidate.job("b", 100, 10),
+              Candidate.job("a", 100, 10),
+              "a"),
           // Loaned servers Aryl returns: the cost added, then busy GPUs, then id.
-          Arguments.of("the server adding the least cost goes first, however busy",
-              Candidate.server("a", 240, 8), Candidate.server("b", 480, 1), "a"),
-          Arguments.of("of two servers adding the same cost, the one with fewer busy GPUs",
-              Candidate.server("a", 0, 4), Candidate.server("b", 0, 2), "b"),
-          Arguments.of("servers equal in cost and busy GPUs: the lower id first (as strings: i10 before i2)",
-              Candidate.server("i2", 120, 2), Candidate.server("i10", 120, 2), "i10"),
+          Arguments.of(
+              "the server adding the least cost goes first, however busy",
+              Candidate.server("a", 240, 8),
+              Candidate.server("b", 480, 1),
+              "a"),
+          Arguments.of(
+              "of two servers adding the same cost, the one with fewer busy GPUs",
+              Candidate.server("a", 0, 4),
+              Candidate.server("b", 0, 2),
+              "b"),
+          Arguments.of(
+              "servers equal in cost and busy GPUs: the lower id first (as strings: i10 before i2)",
+              Candidate.server("i2", 120, 2),
+              Candidate.server("i10", 120, 2),
+              "i10"),
           // Stock YARN: the newest first, then id.
-          Arguments.of("stock YARN: a server running nothing goes before any busy one",
-              Candidate.stockYarnServer("a", 5_000), Candidate.stockYarnServer("b", IDLE), "b"),
-          Arguments.of("stock YARN: the server whose newest job started latest goes first",
-              Candidate.stockYarnServer("a", 100), Candidate.stockYarnServer("b", 200), "b"),
-          Arguments.of("stock YARN: servers whose newest jobs started together go by id",
-              Candidate.stockYarnServer("b", 100), Candidate.stockYarnServer("a", 100), "a"),
+          Arguments.of(
+              "stock YARN: a server running nothing goes before any busy one",
+              Candidate.stockYarnServer("a", 5_000),
+              Candidate.stockYarnServer("b", IDLE),
+              "b"),
+          Arguments.of(
+              "stock YARN: the server whose newest job started latest goes first",
+              Candidate.stockYarnServer("a", 100),
+              Candidate.stockYarnServer("b", 200),
+              "b"),
+          Arguments.of(
+              "stock YARN: servers whose newest jobs started together go by id",
+              Candidate.stockYarnServer("b", 100),
+              Candidate.stockYarnServer("a", 100),
+              "a"),
           // One chain: an earlier criterion outranks every later one.
-          Arguments.of("cost outranks the newest: a newer but costlier candidate goes second",
-              new Candidate("old", 10, 0, 0, 100), new Candidate("new", 20, 0, 0, 200), "old"),
-          Arguments.of("borrowing outranks busy GPUs",
-              new Candidate("a", 10, 5, 8, 0), new Candidate("b", 10, 1, 1, 0), "a"),
-          Arguments.of("busy GPUs outrank the newest",
-              new Candidate("a", 10, 0, 1, 100), new Candidate("b", 10, 0, 2, 200), "a"));
+          Arguments.of(
+              "cost outranks the newest: a newer but costlier candidate goes second",
+              new Candidate("old", 10, 0, 0, 100),
+              new Candidate("new", 20, 0, 0, 200),
+              "old"),
+          Arguments.of(
+              "borrowing outranks busy GPUs",
+              new Candidate("a", 10, 5, 8, 0),
+              new Candidate("b", 10, 1, 1, 0),
+              "a"),
+          Arguments.of(
+              "busy GPUs outrank the newest",
+              new Candidate("a", 10, 0, 1, 100),
+              new Candidate("b", 10, 0, 2, 200),
+              "a"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -67,21 +103,31 @@ class VictimOrderTest {
     }
 
     @Test
-    @DisplayName("a candidate without a cost or a start time, or with negative GPUs, is refused, naming the values")
+    @DisplayName(
+        "a candidate without a cost or a start time, or with negative GPUs, is refused, naming the values")
     void badCandidates() {
-      assertThatIllegalArgumentException().isThrownBy(() -> Candidate.server("i1", Double.NaN, 2))
-          .withMessageContaining("victim(i1)").withMessageContaining("NaN GPU-s");
-      assertThatIllegalArgumentException().isThrownBy(() -> Candidate.stockYarnServer("i1", Double.NaN))
-          .withMessageContaining("victim(i1)").withMessageContaining("NaN s");
-      assertThatIllegalArgumentException().isThrownBy(() -> Candidate.server("i1", 10, -2))
-          .withMessageContaining("victim(i1).teamBorrowedGpus and .busyGpus must be >= 0, were 0 and -2");
-      assertThatIllegalArgumentException().isThrownBy(() -> Candidate.job(null, 10, 0))
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> Candidate.server("i1", Double.NaN, 2))
+          .withMessageContaining("victim(i1)")
+          .withMessageContaining("NaN GPU-s");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> Candidate.stockYarnServer("i1", Double.NaN))
+          .withMessageContaining("victim(i1)")
+          .withMessageContaining("NaN s");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> Candidate.server("i1", 10, -2))
+          .withMessageContaining(
+              "victim(i1).teamBorrowedGpus and .busyGpus must be >= 0, were 0 and -2");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> Candidate.job(null, 10, 0))
           .withMessageContaining("victim.id");
     }
   }
 
-  @ParameterizedTest(name = "team holding {0} GPUs, guaranteed {2}: a job of {1} GPUs may be taken: {3}")
-  @DisplayName("criterion 1, reclaim quota from the borrower: only what the victim's team borrowed comes back")
+  @ParameterizedTest(
+      name = "team holding {0} GPUs, guaranteed {2}: a job of {1} GPUs may be taken: {3}")
+  @DisplayName(
+      "criterion 1, reclaim quota from the borrower: only what the victim's team borrowed comes back")
   @CsvSource({
     "12, 4, 8, true", // 4 borrowed: a 4-GPU job gives back exactly what was borrowed
     "12, 2, 8, true",
@@ -103,15 +149,21 @@ class VictimOrderTest {
     static final Worker BASE_2 = new Worker("base-2", 11);
     static final Worker FLEX_1 = new Worker("flex-1", 40);
     static final Worker FLEX_2 = new Worker("flex-2", 52);
-    static final List<Worker> JOB = List.of(FLEX_1, BASE_2, FLEX_2, BASE_1); // not in creation order
+    static final List<Worker> JOB =
+        List.of(FLEX_1, BASE_2, FLEX_2, BASE_1); // not in creation order
 
     static Stream<Arguments> shrinks() {
       return Stream.of(
           Arguments.of("the newest worker of a job goes first", 1, List.of(FLEX_2)),
-          Arguments.of("a flexible worker goes before any base worker: the two newest are the extras", 2,
+          Arguments.of(
+              "a flexible worker goes before any base worker: the two newest are the extras",
+              2,
               List.of(FLEX_2, FLEX_1)),
-          Arguments.of("past its extras, the newest base worker", 3, List.of(FLEX_2, FLEX_1, BASE_2)),
-          Arguments.of("more asked than it runs: every worker, newest first", 9,
+          Arguments.of(
+              "past its extras, the newest base worker", 3, List.of(FLEX_2, FLEX_1, BASE_2)),
+          Arguments.of(
+              "more asked than it runs: every worker, newest first",
+              9,
               List.of(FLEX_2, FLEX_1, BASE_2, BASE_1)),
           Arguments.of("none asked: none", 0, List.of()));
     }
@@ -119,7 +171,8 @@ class VictimOrderTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("shrinks")
     void takesTheNewest(String what, int count, List<Worker> expected) {
-      assertThat(VictimOrder.newestFirst(JOB, Worker::seq, count)).containsExactlyElementsOf(expected);
+      assertThat(VictimOrder.newestFirst(JOB, Worker::seq, count))
+          .containsExactlyElementsOf(expected);
     }
 
     @Test
@@ -134,25 +187,30 @@ class VictimOrderTest {
     @Test
     @DisplayName("a negative count is refused, naming it")
     void negativeCount() {
-      assertThatIllegalArgumentException().isThrownBy(() -> VictimOrder.newestFirst(JOB, Worker::seq, -1))
-          .withMessageContaining("victims.count").withMessageContaining("-1");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> VictimOrder.newestFirst(JOB, Worker::seq, -1))
+          .withMessageContaining("victims.count")
+          .withMessageContaining("-1");
     }
   }
 
   @Nested
   @DisplayName("cheaper: of two plans that both make room")
   class Cheaper {
-    private static final ToDoubleFunction<String> COST = p -> Double.parseDouble(p.substring(p.indexOf('=') + 1));
+    private static final ToDoubleFunction<String> COST =
+        p -> Double.parseDouble(p.substring(p.indexOf('=') + 1));
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(nullValues = "none", value = {
-      "the second only when strictly cheaper, first=30, second=20, second=20",
-      "the first when the second costs more,  first=30, second=40, first=30",
-      "on a tie the first (the simpler plan), first=30, second=30, first=30",
-      "the second when there is no first,     none,     second=40, second=40",
-      "the first when there is no second,     first=30, none,      first=30",
-      "neither when there is none,            none,     none,      none",
-    })
+    @CsvSource(
+        nullValues = "none",
+        value = {
+          "the second only when strictly cheaper, first=30, second=20, second=20",
+          "the first when the second costs more,  first=30, second=40, first=30",
+          "on a tie the first (the simpler plan), first=30, second=30, first=30",
+          "the second when there is no first,     none,     second=40, second=40",
+          "the first when there is no second,     first=30, none,      first=30",
+          "neither when there is none,            none,     none,      none",
+        })
     void theCheaperPlan(String what, String first, String second, String expected) {
       assertThat(VictimOrder.cheaper(first, second, COST)).isEqualTo(expected);
     }

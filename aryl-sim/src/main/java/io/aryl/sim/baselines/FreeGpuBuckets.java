@@ -3,9 +3,10 @@ package io.aryl.sim.baselines;
 import io.aryl.core.placement.ServerTable;
 
 /**
- * Free GPUs per server, indexed by (GPU type, free count) so that best fit and roomiest server cost a few word
- * probes. Only open servers (serving training, not fenced) are offered. Each bucket is a bit set of server indexes
- * in plain words: a round makes two of these and moves servers between buckets once per worker placed.
+ * Free GPUs per server, indexed by (GPU type, free count) so that best fit and roomiest server cost
+ * a few word probes. Only open servers (serving training, not fenced) are offered. Each bucket is a
+ * bit set of server indexes in plain words: a round makes two of these and moves servers between
+ * buckets once per worker placed.
  */
 final class FreeGpuBuckets {
   private final ServerTable table;
@@ -54,7 +55,10 @@ final class FreeGpuBuckets {
     free[s] = newFree;
   }
 
-  /** The open server of an allowed type with the fewest free GPUs that are at least {@code gpus}; lowest index. */
+  /**
+   * The open server of an allowed type with the fewest free GPUs that are at least {@code gpus};
+   * lowest index.
+   */
   int bestFit(int gpus, boolean[] types) {
     for (int f = Math.max(gpus, 1); f < counts; f++) {
       int s = lowest(f, types);
@@ -65,7 +69,10 @@ final class FreeGpuBuckets {
     return -1;
   }
 
-  /** The open server of an allowed type with the most free GPUs, at least {@code gpus}; lowest index. */
+  /**
+   * The open server of an allowed type with the most free GPUs, at least {@code gpus}; lowest
+   * index.
+   */
   int roomiest(int gpus, boolean[] types) {
     for (int f = counts - 1; f >= Math.max(gpus, 1); f--) {
       int s = lowest(f, types);

@@ -3,11 +3,11 @@ package io.aryl.sim.baselines;
 import java.util.Arrays;
 
 /**
- * Optimus's greedy queue: items by falling gain ({@link Double#compare} of the negated gains, as a comparator on
- * them would order them), ties by rising rank; ranks are unique, so the order is total and the items come out as any
- * priority queue on that order gives them. A binary heap on parallel arrays: a round adds and takes one item per worker
- * it hands out, millions in a replay, and a {@link java.util.PriorityQueue} paid a comparator call and two object
- * reads per comparison.
+ * Optimus's greedy queue: items by falling gain ({@link Double#compare} of the negated gains, as a
+ * comparator on them would order them), ties by rising rank; ranks are unique, so the order is
+ * total and the items come out as any priority queue on that order gives them. A binary heap on
+ * parallel arrays: a round adds and takes one item per worker it hands out, millions in a replay,
+ * and a {@link java.util.PriorityQueue} paid a comparator call and two object reads per comparison.
  *
  * @param <T> what an item carries
  */

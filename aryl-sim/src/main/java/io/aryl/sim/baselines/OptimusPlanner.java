@@ -16,72 +16,82 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Optimus (Peng et al., "Optimus: An Efficient Dynamic Resource Scheduler for Deep Learning Clusters", EuroSys
- * 2018), reimplemented as a round {@link Planner} so the simulator can run it on the same input as Aryl.
+ * Optimus (Peng et al., "Optimus: An Efficient Dynamic Resource Scheduler for Deep Learning
+ * Clusters", EuroSys 2018), reimplemented as a round {@link Planner} so the simulator can run it on
+ * the same input as Aryl.
  *
  * <h2>What is reimplemented faithfully</h2>
  *
  * <ul>
- *   <li><b>The marginal-gain allocation rule.</b> Optimus minimises the sum of completion times {@code Q_j /
- *       f_j(w_j)} with a greedy: repeatedly give one more task to the job whose estimated completion time drops the
- *       most per unit of resource the task takes, until resources run out or no job gains. Here a task is one
- *       worker, the resource is GPUs, and the gain of job {@code j} at {@code n} workers is {@code
- *       (predictedRuntimeAt(n) - predictedRuntimeAt(n + 1)) / gpusPerWorker}. The job with the largest gain gets
- *       one worker, its gain is recomputed, and so on while the largest gain is positive and a worker still fits.
- *       A priority queue holds the gains, so a round costs {@code O(workers added * log jobs)}, not rescans.
- *   <li><b>The minimal-first start.</b> Before any job gets more than its minimum, every job that runs gets its
- *       minimum: the paper starts each job at the smallest configuration that runs it and only then hands out the
- *       rest by marginal gain. Running jobs keep their minimum; queued jobs are given theirs as described below.
- *   <li><b>The placement principle.</b> Optimus puts a job's tasks on as few servers as possible (its placement
- *       theorem: fewer servers, less cross-server traffic). A starting job's minimum is placed on the fewest servers
- *       that can hold it: the roomiest servers first, the last part on the tightest server that holds all of it.
- *       An extra worker goes to a server already hosting the job when one has room, else to the server with the
- *       fewest free GPUs that fits it (best fit, which keeps large holes for later jobs).
+ *   <li><b>The marginal-gain allocation rule.</b> Optimus minimises the sum of completion times
+ *       {@code Q_j / f_j(w_j)} with a greedy: repeatedly give one more task to the job whose
+ *       estimated completion time drops the most per unit of resource the task takes, until
+ *       resources run out or no job gains. Here a task is one worker, the resource is GPUs, and the
+ *       gain of job {@code j} at {@code n} workers is {@code (predictedRuntimeAt(n) -
+ *       predictedRuntimeAt(n + 1)) / gpusPerWorker}. The job with the largest gain gets one worker,
+ *       its gain is recomputed, and so on while the largest gain is positive and a worker still
+ *       fits. A priority queue holds the gains, so a round costs {@code O(workers added * log
+ *       jobs)}, not rescans.
+ *   <li><b>The minimal-first start.</b> Before any job gets more than its minimum, every job that
+ *       runs gets its minimum: the paper starts each job at the smallest configuration that runs it
+ *       and only then hands out the rest by marginal gain. Running jobs keep their minimum; queued
+ *       jobs are given theirs as described below.
+ *   <li><b>The placement principle.</b> Optimus puts a job's tasks on as few servers as possible
+ *       (its placement theorem: fewer servers, less cross-server traffic). A starting job's minimum
+ *       is placed on the fewest servers that can hold it: the roomiest servers first, the last part
+ *       on the tightest server that holds all of it. An extra worker goes to a server already
+ *       hosting the job when one has room, else to the server with the fewest free GPUs that fits
+ *       it (best fit, which keeps large holes for later jobs).
  * </ul>
  *
  * <h2>What is not</h2>
  *
  * <ul>
- *   <li><b>The online-fitted models.</b> Optimus fits each job's loss curve online to estimate the remaining steps
- *       and fits a resource-to-speed model {@code f(p, w)} from measured step times. Here the remaining work is the
- *       job's {@link Job#predictedRemainingS()} (the same prediction Aryl reads; never the true remaining work) and
- *       the speed model is the job's {@link io.aryl.core.speedup.SpeedupModel}, through {@link
- *       Job#predictedRuntimeAt(int)}.
- *   <li><b>The parameter-server / worker split.</b> Optimus chooses, per step of its greedy, between adding a
- *       parameter server or a worker, each with its own CPU/memory/GPU demand, and normalises the gain by the
- *       task's dominant resource. Here workers are homogeneous (each takes {@code gpusPerWorker} GPUs), there are
- *       no parameter servers, and GPUs are the only resource, so the dominant-resource normalisation becomes "per
- *       GPU". Its parameter-block assignment to servers and its straggler handling are not modelled either.
- *   <li><b>Heterogeneity and pools.</b> Optimus knows neither GPU types of different speed nor loaned inference
- *       servers. Placement here respects the hard constraints (a job's allowed GPU types, servers that serve
- *       training, no new workers on fenced servers) but otherwise ignores GPU speed and pool: unlike Aryl, it does
- *       not keep base workers off loaned servers.
- *   <li><b>Starvation.</b> Optimus's protection against starvation is its minimal-first step, which assumes every
- *       job's minimum fits; no separate aging or reservation is described. This planner adds none either (Aryl's
- *       starvation guard is absent): when minima do not all fit, a large job can wait behind a stream of small
- *       ones.
- *   <li><b>Gang semantics.</b> The original has none: any job may run with one worker. The cluster model here
- *       demands that a job runs with at least {@code minWorkers} or not at all, so the minimal-first step is all
- *       or nothing on {@code minWorkers}.
- *   <li><b>Re-scaling cost.</b> Optimus re-decides every allocation each interval without weighing the pause a
- *       change costs; so does this planner (Aryl's allocator charges it). It does avoid needless moves: a running
- *       job's extra workers are re-placed where they already run when there is room, and new workers take GPUs no
- *       one uses before GPUs held by other jobs' extra workers.
- *   <li><b>No preemption.</b> A running job keeps {@code minWorkers} of its workers where they are (those on open
- *       servers first, then by server order), as Aryl does, so a round never preempts; only its extra workers are
- *       re-decided. Optimus itself may re-place any task at a re-scheduling.
+ *   <li><b>The online-fitted models.</b> Optimus fits each job's loss curve online to estimate the
+ *       remaining steps and fits a resource-to-speed model {@code f(p, w)} from measured step
+ *       times. Here the remaining work is the job's {@link Job#predictedRemainingS()} (the same
+ *       prediction Aryl reads; never the true remaining work) and the speed model is the job's
+ *       {@link io.aryl.core.speedup.SpeedupModel}, through {@link Job#predictedRuntimeAt(int)}.
+ *   <li><b>The parameter-server / worker split.</b> Optimus chooses, per step of its greedy,
+ *       between adding a parameter server or a worker, each with its own CPU/memory/GPU demand, and
+ *       normalises the gain by the task's dominant resource. Here workers are homogeneous (each
+ *       takes {@code gpusPerWorker} GPUs), there are no parameter servers, and GPUs are the only
+ *       resource, so the dominant-resource normalisation becomes "per GPU". Its parameter-block
+ *       assignment to servers and its straggler handling are not modelled either.
+ *   <li><b>Heterogeneity and pools.</b> Optimus knows neither GPU types of different speed nor
+ *       loaned inference servers. Placement here respects the hard constraints (a job's allowed GPU
+ *       types, servers that serve training, no new workers on fenced servers) but otherwise ignores
+ *       GPU speed and pool: unlike Aryl, it does not keep base workers off loaned servers.
+ *   <li><b>Starvation.</b> Optimus's protection against starvation is its minimal-first step, which
+ *       assumes every job's minimum fits; no separate aging or reservation is described. This
+ *       planner adds none either (Aryl's starvation guard is absent): when minima do not all fit, a
+ *       large job can wait behind a stream of small ones.
+ *   <li><b>Gang semantics.</b> The original has none: any job may run with one worker. The cluster
+ *       model here demands that a job runs with at least {@code minWorkers} or not at all, so the
+ *       minimal-first step is all or nothing on {@code minWorkers}.
+ *   <li><b>Re-scaling cost.</b> Optimus re-decides every allocation each interval without weighing
+ *       the pause a change costs; so does this planner (Aryl's allocator charges it). It does avoid
+ *       needless moves: a running job's extra workers are re-placed where they already run when
+ *       there is room, and new workers take GPUs no one uses before GPUs held by other jobs' extra
+ *       workers.
+ *   <li><b>No preemption.</b> A running job keeps {@code minWorkers} of its workers where they are
+ *       (those on open servers first, then by server order), as Aryl does, so a round never
+ *       preempts; only its extra workers are re-decided. Optimus itself may re-place any task at a
+ *       re-scheduling.
  * </ul>
  *
  * <h2>Which queued jobs get their minimum first</h2>
  *
- * <p>The marginal gain of starting a queued job is ill-defined (its completion time while waiting is unbounded), and
- * the paper's minimal-first step assumes every job's minimum fits. When they do not, this planner offers queued
- * jobs their minimum in ascending order of <b>remaining GPU-time at minimum width</b>, {@code baseGpus *
- * predictedRuntimeAt(minWorkers)}, then by submission time and id, skipping (not blocking on) a job whose gang does
- * not fit. This is the admission counterpart of Optimus's rule: among jobs that each occupy their demand for their
- * runtime, serving the smallest demand-weighted remaining time first (Smith's ratio rule with weight 1 / demand) is
- * the order that most reduces the total completion time per GPU-second spent, which is the quantity the greedy
- * ranks by. It also matches the practice of Optimus reimplementations that hand out minima smallest demand first.
+ * <p>The marginal gain of starting a queued job is ill-defined (its completion time while waiting
+ * is unbounded), and the paper's minimal-first step assumes every job's minimum fits. When they do
+ * not, this planner offers queued jobs their minimum in ascending order of <b>remaining GPU-time at
+ * minimum width</b>, {@code baseGpus * predictedRuntimeAt(minWorkers)}, then by submission time and
+ * id, skipping (not blocking on) a job whose gang does not fit. This is the admission counterpart
+ * of Optimus's rule: among jobs that each occupy their demand for their runtime, serving the
+ * smallest demand-weighted remaining time first (Smith's ratio rule with weight 1 / demand) is the
+ * order that most reduces the total completion time per GPU-second spent, which is the quantity the
+ * greedy ranks by. It also matches the practice of Optimus reimplementations that hand out minima
+ * smallest demand first.
  *
  * <p>Pure and deterministic: ties go by job id and server order.
  */
@@ -89,7 +99,10 @@ public final class OptimusPlanner implements Planner {
 
   public OptimusPlanner() {}
 
-  /** The order queued jobs are offered their minimum: smallest remaining GPU-time at minimum width first. */
+  /**
+   * The order queued jobs are offered their minimum: smallest remaining GPU-time at minimum width
+   * first.
+   */
   static final Comparator<Job> ADMISSION_ORDER =
       Comparator.comparingDouble((Job j) -> j.baseGpus() * j.predictedRuntimeAt(j.minWorkers()))
           .thenComparingDouble(Job::submitTimeS)
@@ -97,21 +110,26 @@ public final class OptimusPlanner implements Planner {
 
   private ServerTable table; // the last round's, kept while the servers stay the same
   private boolean[] anyType; // the table's every type: what a job that names no GPU type may use
-  private Split[] splits = new Split[0]; // the last round's running jobs' splits, in id order, on that table
+  private Split[] splits =
+      new Split[0]; // the last round's running jobs' splits, in id order, on that table
 
   /**
-   * True: a round on a saturated snapshot (nothing queued, nothing fenced, every running job at its widest) hands
-   * every job back the very workers it runs, provided every running job's predicted remaining time is above zero (as
-   * the simulator's are: a job whose work is done has finished).
+   * True: a round on a saturated snapshot (nothing queued, nothing fenced, every running job at its
+   * widest) hands every job back the very workers it runs, provided every running job's predicted
+   * remaining time is above zero (as the simulator's are: a job whose work is done has finished).
+   *
    * <ul>
    *   <li>No one is queued, so the minimal-first step admits no one.
-   *   <li>Each job starts the greedy at its base and takes one worker at a time while its gain is above zero, which
-   *       it is at every width below its widest with a positive predicted time, up to its widest: its present width.
-   *   <li>Each worker it takes goes first to a server where it runs an extra worker now that still has room. Every
-   *       job's extra workers go back to its own such servers, as many as it holds there, so the GPUs of the extras
-   *       not yet placed on a server are spare there: each has room, and no job reaches the later choices.
-   *   <li>The spare GPUs in all hold every extra worker not yet placed, so the greedy does not stop early; the
-   *       workers end where they began, and the target is the allocation the job started the round with.
+   *   <li>Each job starts the greedy at its base and takes one worker at a time while its gain is
+   *       above zero, which it is at every width below its widest with a positive predicted time,
+   *       up to its widest: its present width.
+   *   <li>Each worker it takes goes first to a server where it runs an extra worker now that still
+   *       has room. Every job's extra workers go back to its own such servers, as many as it holds
+   *       there, so the GPUs of the extras not yet placed on a server are spare there: each has
+   *       room, and no job reaches the later choices.
+   *   <li>The spare GPUs in all hold every extra worker not yet placed, so the greedy does not stop
+   *       early; the workers end where they began, and the target is the allocation the job started
+   *       the round with.
    * </ul>
    */
   @Override
@@ -135,9 +153,9 @@ public final class OptimusPlanner implements Planner {
   }
 
   /**
-   * Every running job keeps its base ({@link Split}) and is added to {@code entries}; every queued job is added to
-   * {@code queued}. Returns the GPUs left to hand out. Jobs and allocations are both in id order, so they are walked
-   * side by side; a job's rank is its place in that order.
+   * Every running job keeps its base ({@link Split}) and is added to {@code entries}; every queued
+   * job is added to {@code queued}. Returns the GPUs left to hand out. Jobs and allocations are
+   * both in id order, so they are walked side by side; a job's rank is its place in that order.
    */
   private Budget keepBases(ClusterState state, List<Entry> entries, List<Entry> queued) {
     int n = table.size();
@@ -159,13 +177,19 @@ public final class OptimusPlanner implements Planner {
         continue;
       }
       Allocation a = running.allocationAt(k);
-      while (last < lastSplits.length && lastSplits[last].job != job.id()
+      while (last < lastSplits.length
+          && lastSplits[last].job != job.id()
           && lastSplits[last].job.compareTo(job.id()) < 0) {
         last++;
       }
       Split kept = last < lastSplits.length ? lastSplits[last] : null;
-      Split split = kept != null && kept.of == a && kept.minWorkers == job.minWorkers() && kept.job.equals(job.id())
-          ? kept : Split.of(job, a, table);
+      Split split =
+          kept != null
+                  && kept.of == a
+                  && kept.minWorkers == job.minWorkers()
+                  && kept.job.equals(job.id())
+              ? kept
+              : Split.of(job, a, table);
       nextSplits[k++] = split;
       Entry e = new Entry(job, rank, a, typesOf(job), split);
       int g = e.g;
@@ -177,10 +201,14 @@ public final class OptimusPlanner implements Planner {
     return new Budget(table, spare, flexible);
   }
 
-  /** Minimal-first: every queued job that fits gets its minimum, all or nothing, before anyone grows. */
+  /**
+   * Minimal-first: every queued job that fits gets its minimum, all or nothing, before anyone
+   * grows.
+   */
   private static void admit(List<Entry> queued, Budget budget, List<Entry> entries) {
     queued.sort(Comparator.comparing((Entry e) -> e.job, ADMISSION_ORDER));
-    Map<Long, Integer> failedAt = new HashMap<>(); // (gpusPerWorker, types) -> fewest workers that did not fit
+    Map<Long, Integer> failedAt =
+        new HashMap<>(); // (gpusPerWorker, types) -> fewest workers that did not fit
     for (Entry e : queued) {
       Job job = e.job;
       if (budget.spare.total() == 0) {
@@ -202,7 +230,10 @@ public final class OptimusPlanner implements Planner {
     }
   }
 
-  /** Marginal gain: one worker at a time to the job whose predicted completion time drops most per GPU. */
+  /**
+   * Marginal gain: one worker at a time to the job whose predicted completion time drops most per
+   * GPU.
+   */
   private static void grow(List<Entry> entries, Budget budget) {
     if (budget.spare.total() == 0) {
       return;
@@ -235,12 +266,16 @@ public final class OptimusPlanner implements Planner {
     }
   }
 
-  /** The plan to the entries' workers; a job whose workers did not move keeps its allocation object. */
+  /**
+   * The plan to the entries' workers; a job whose workers did not move keeps its allocation object.
+   */
   private Plan targets(ClusterState state, List<Entry> entries) {
     JobAllocations.Builder targets = new JobAllocations.Builder(entries.size());
     for (Entry e : entries) {
       if (e.now != null && e.workers.sameAs(e.now, table)) {
-        targets.put(e.job.id(), e.now); // most jobs keep their workers: no new value, and the plan's check is quick
+        targets.put(
+            e.job.id(),
+            e.now); // most jobs keep their workers: no new value, and the plan's check is quick
         continue;
       }
       Map<String, Integer> workers = new TreeMap<>();
@@ -252,7 +287,8 @@ public final class OptimusPlanner implements Planner {
 
   /** Reduction of the predicted completion time from one more worker, per GPU that worker takes. */
   static double gainPerGpu(Job job, int workers) {
-    return (job.predictedRuntimeAt(workers) - job.predictedRuntimeAt(workers + 1)) / job.gpusPerWorker();
+    return (job.predictedRuntimeAt(workers) - job.predictedRuntimeAt(workers + 1))
+        / job.gpusPerWorker();
   }
 
   private boolean[] typesOf(Job job) {
@@ -260,20 +296,28 @@ public final class OptimusPlanner implements Planner {
   }
 
   /**
-   * A running job's workers split into those it keeps, {@code minWorkers} of them where they are (those on open
-   * servers first, as a fenced server is on its way out, then by server order), and its current extra workers,
-   * re-decided each round. Kept for the next round: a job whose allocation is the very same object, on the same
-   * table, splits the same way.
+   * A running job's workers split into those it keeps, {@code minWorkers} of them where they are
+   * (those on open servers first, as a fenced server is on its way out, then by server order), and
+   * its current extra workers, re-decided each round. Kept for the next round: a job whose
+   * allocation is the very same object, on the same table, splits the same way.
    */
-  private record Split(String job, Allocation of, int minWorkers, WorkersByServer base, WorkersByServer flexible) {
+  private record Split(
+      String job, Allocation of, int minWorkers, WorkersByServer base, WorkersByServer flexible) {
     static Split of(Job job, Allocation a, ServerTable table) {
       BaseSplit.Parts parts = BaseSplit.split(job, a, table, s -> table.open(s) ? 0 : 1);
-      return new Split(job.id(), a, job.minWorkers(), WorkersByServer.of(parts.servers(), parts.base()),
+      return new Split(
+          job.id(),
+          a,
+          job.minWorkers(),
+          WorkersByServer.of(parts.servers(), parts.base()),
           WorkersByServer.of(parts.servers(), parts.flexible()));
     }
   }
 
-  /** One job in the plan: its workers so far by server index, and a running job's extra workers of now. */
+  /**
+   * One job in the plan: its workers so far by server index, and a running job's extra workers of
+   * now.
+   */
   private static final class Entry {
     final Job job;
     final int rank; // place in id order
@@ -285,7 +329,10 @@ public final class OptimusPlanner implements Planner {
     int count;
     double gain;
 
-    /** A running job starts from its split (its base, at {@code minWorkers}), a queued one from nothing. */
+    /**
+     * A running job starts from its split (its base, at {@code minWorkers}), a queued one from
+     * nothing.
+     */
     Entry(Job job, int rank, Allocation now, boolean[] types, Split split) {
       this.job = job;
       this.rank = rank;
@@ -299,9 +346,10 @@ public final class OptimusPlanner implements Planner {
   }
 
   /**
-   * GPUs a round may hand out, per server, at two levels: <b>spare</b> (not held by anything decided so far) and
-   * <b>idle</b> (spare and not held by a running job's current extra workers either). New work takes idle GPUs
-   * first, so that other jobs' extra workers are displaced only when needed.
+   * GPUs a round may hand out, per server, at two levels: <b>spare</b> (not held by anything
+   * decided so far) and <b>idle</b> (spare and not held by a running job's current extra workers
+   * either). New work takes idle GPUs first, so that other jobs' extra workers are displaced only
+   * when needed.
    */
   private static final class Budget {
     final ServerTable table;
@@ -320,12 +368,15 @@ public final class OptimusPlanner implements Planner {
       this.flexible = flexibleCounts.clone();
     }
 
-    /** Takes {@code gpus} on server s; {@code own} GPUs among them were held by this job's own extra workers. */
+    /**
+     * Takes {@code gpus} on server s; {@code own} GPUs among them were held by this job's own extra
+     * workers.
+     */
     void take(int s, int gpus, int own) {
       int newSpare = spare.free(s) - gpus;
       if (newSpare < 0) {
-        throw new IllegalStateException("server(" + table.id(s) + ") has " + spare.free(s) + " spare GPUs, asked "
-            + gpus);
+        throw new IllegalStateException(
+            "server(" + table.id(s) + ") has " + spare.free(s) + " spare GPUs, asked " + gpus);
       }
       spare.set(s, newSpare);
       flexible[s] = Math.min(Math.max(0, flexible[s] - own), newSpare);
@@ -333,12 +384,14 @@ public final class OptimusPlanner implements Planner {
     }
 
     /**
-     * Places a gang of {@code workers} on the fewest servers, all or nothing: on idle GPUs if it fits there, else on
-     * spare ones.
+     * Places a gang of {@code workers} on the fewest servers, all or nothing: on idle GPUs if it
+     * fits there, else on spare ones.
      */
     boolean placeGang(Entry e, int workers) {
-      FreeGpuBuckets level = idle.capacity(e.g, e.types) >= workers ? idle
-          : spare.capacity(e.g, e.types) >= workers ? spare : null;
+      FreeGpuBuckets level =
+          idle.capacity(e.g, e.types) >= workers
+              ? idle
+              : spare.capacity(e.g, e.types) >= workers ? spare : null;
       if (level == null) {
         return false;
       }
@@ -359,8 +412,9 @@ public final class OptimusPlanner implements Planner {
     }
 
     /**
-     * Places one extra worker: where the job's extra workers run now (no move), else on a server already hosting the
-     * job (fewest free GPUs first), else best fit on idle GPUs, else best fit on spare ones. False if none fits.
+     * Places one extra worker: where the job's extra workers run now (no move), else on a server
+     * already hosting the job (fewest free GPUs first), else best fit on idle GPUs, else best fit
+     * on spare ones. False if none fits.
      */
     boolean placeOne(Entry e) {
       int g = e.g;
@@ -395,5 +449,4 @@ public final class OptimusPlanner implements Planner {
       return true;
     }
   }
-
 }

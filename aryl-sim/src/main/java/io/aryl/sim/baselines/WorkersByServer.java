@@ -5,8 +5,8 @@ import io.aryl.core.placement.ServerTable;
 import java.util.Arrays;
 
 /**
- * A job's workers in a round of the Optimus baseline, by server index, kept in index order: they sit on a few servers,
- * so two small arrays serve better than a map.
+ * A job's workers in a round of the Optimus baseline, by server index, kept in index order: they
+ * sit on a few servers, so two small arrays serve better than a map.
  */
 final class WorkersByServer {
   interface Each {
@@ -16,6 +16,7 @@ final class WorkersByServer {
   private int[] servers;
   private int[] counts;
   private int size;
+
   /** The arrays are also another instance's: copied before this one first writes. */
   private boolean shared;
 
@@ -41,8 +42,8 @@ final class WorkersByServer {
   }
 
   /**
-   * An independent copy, copied on write: a round copies every running job's kept split, and changes the workers of
-   * only the jobs it grows or moves.
+   * An independent copy, copied on write: a round copies every running job's kept split, and
+   * changes the workers of only the jobs it grows or moves.
    */
   WorkersByServer copy() {
     shared = true;
@@ -105,14 +106,19 @@ final class WorkersByServer {
     }
   }
 
-  /** Whether these are exactly the allocation's workers (its servers are in id order, which is index order). */
+  /**
+   * Whether these are exactly the allocation's workers (its servers are in id order, which is index
+   * order).
+   */
   boolean sameAs(Allocation a, ServerTable table) {
     int j = 0;
     for (int i = 0; i < size; i++) {
       if (counts[i] == 0) {
         continue;
       }
-      if (j == a.serverCount() || !table.id(servers[i]).equals(a.serverAt(j)) || counts[i] != a.workersAt(j)) {
+      if (j == a.serverCount()
+          || !table.id(servers[i]).equals(a.serverAt(j))
+          || counts[i] != a.workersAt(j)) {
         return false;
       }
       j++;

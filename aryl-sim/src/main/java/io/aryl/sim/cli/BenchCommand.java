@@ -19,29 +19,36 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code aryl-sim bench}: the simulator's own speed benchmark. Runs one policy on one thread, twice, and prints the
- * wall time of each run with the CPU time of the thread that ran it (steadier than wall time on a shared machine, and
- * without the compiler's and collector's threads) and the memory it allocated, the peak heap, and whether every run
- * gave the results of the first.
+ * {@code aryl-sim bench}: the simulator's own speed benchmark. Runs one policy on one thread,
+ * twice, and prints the wall time of each run with the CPU time of the thread that ran it (steadier
+ * than wall time on a shared machine, and without the compiler's and collector's threads) and the
+ * memory it allocated, the peak heap, and whether every run gave the results of the first.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
     description = {
-        "Times one policy on one thread, twice (--runs), and checks that every run gives the results of the first.",
-        "The speed target: the whole ITP trace (--trace itp:DIR, 69k jobs, 60 days) in <= 5 s with a heap <= 2 GB."})
+      "Times one policy on one thread, twice (--runs), and checks that every run gives the results of the first.",
+      "The speed target: the whole ITP trace (--trace itp:DIR, 69k jobs, 60 days) in <= 5 s with a heap <= 2 GB."
+    })
 final class BenchCommand implements Callable<Integer> {
-  @Mixin
-  ScenarioOptions scenario;
+  @Mixin ScenarioOptions scenario;
 
-  @Option(names = "--policy", defaultValue = ArylPolicy.Name.ARYL, paramLabel = "P",
+  @Option(
+      names = "--policy",
+      defaultValue = ArylPolicy.Name.ARYL,
+      paramLabel = "P",
       description = "The policy timed. Default: ${DEFAULT-VALUE}.")
   String policy;
 
-  @Option(names = "--runs", defaultValue = "2", paramLabel = "N",
+  @Option(
+      names = "--runs",
+      defaultValue = "2",
+      paramLabel = "N",
       description = "Runs, each compared with the first (at least 2). Default: ${DEFAULT-VALUE}.")
   int runs;
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
@@ -52,13 +59,22 @@ final class BenchCommand implements Callable<Integer> {
     }
     long loadStart = System.nanoTime();
     Scenario s = scenario.toScenario();
-    out.printf("loaded %s: %d jobs in %.1f s; %d training + %d inference servers x %d GPUs%n", s.traceName(),
-        s.jobs().size(), (System.nanoTime() - loadStart) / 1e9, s.cfg().trainingServers(),
-        s.cfg().inferenceServers(), s.cfg().gpusPerServer());
+    out.printf(
+        "loaded %s: %d jobs in %.1f s; %d training + %d inference servers x %d GPUs%n",
+        s.traceName(),
+        s.jobs().size(),
+        (System.nanoTime() - loadStart) / 1e9,
+        s.cfg().trainingServers(),
+        s.cfg().inferenceServers(),
+        s.cfg().gpusPerServer());
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    // HotSpot's extension counts the bytes a thread allocates: steady from run to run, unlike its times.
-    com.sun.management.ThreadMXBean allocations = threads instanceof com.sun.management.ThreadMXBean hotspot
-        && hotspot.isThreadAllocatedMemorySupported() ? hotspot : null;
+    // HotSpot's extension counts the bytes a thread allocates: steady from run to run, unlike its
+    // times.
+    com.sun.management.ThreadMXBean allocations =
+        threads instanceof com.sun.management.ThreadMXBean hotspot
+                && hotspot.isThreadAllocatedMemorySupported()
+            ? hotspot
+            : null;
     PolicyResult first = null;
     boolean identical = true;
     double fastest = Double.POSITIVE_INFINITY;
@@ -69,15 +85,18 @@ final class BenchCommand implements Callable<Integer> {
       double cpuS = (threads.getCurrentThreadCpuTime() - cpu) / 1e9;
       out.printf("run %d: %.1f s (%.1f s on its thread's CPU", run, r.simWallS(), cpuS);
       if (allocations != null) {
-        out.printf(", %.0f MB allocated", (allocations.getCurrentThreadAllocatedBytes() - bytes) / 1e6);
+        out.printf(
+            ", %.0f MB allocated", (allocations.getCurrentThreadAllocatedBytes() - bytes) / 1e6);
       }
       out.print(")");
       if (first == null) {
         first = r;
         out.printf(", %d jobs finished, %d unfinished", r.jobs().size(), r.unfinishedJobs());
       } else {
-        identical &= comparable(first).equals(comparable(r)) && first.jobs().equals(r.jobs())
-            && first.samples().equals(r.samples());
+        identical &=
+            comparable(first).equals(comparable(r))
+                && first.jobs().equals(r.jobs())
+                && first.samples().equals(r.samples());
         fastest = Math.min(fastest, r.simWallS());
       }
       out.println();
@@ -86,8 +105,9 @@ final class BenchCommand implements Callable<Integer> {
     if (runs > 2) {
       out.printf("fastest after the first: %.1f s%n", fastest);
     }
-    out.printf("peak heap used: %.0f MB (max heap %.0f MB)%n", peakHeapBytes() / 1e6,
-        Runtime.getRuntime().maxMemory() / 1e6);
+    out.printf(
+        "peak heap used: %.0f MB (max heap %.0f MB)%n",
+        peakHeapBytes() / 1e6, Runtime.getRuntime().maxMemory() / 1e6);
     out.printf("identical results: %s%n", identical ? "yes" : "NO");
     out.flush();
     return identical ? 0 : 1;

@@ -16,7 +16,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** Parses the {@code --trace} and {@code --inference} specs of the command line into loaded inputs. */
+/**
+ * Parses the {@code --trace} and {@code --inference} specs of the command line into loaded inputs.
+ */
 final class InputSpecs {
   static final String BUNDLED = "bundled";
 
@@ -51,14 +53,19 @@ final class InputSpecs {
         requireFile("--trace", spec, rest);
         return PhillyTrace.read(Path.of(rest), cluster);
       }
-      default -> throw new IllegalArgumentException("--trace must be itp:FILE, philly:FILE[:cluster=ID] or "
-          + BUNDLED + ", was '" + spec + "'");
+      default ->
+          throw new IllegalArgumentException(
+              "--trace must be itp:FILE, philly:FILE[:cluster=ID] or "
+                  + BUNDLED
+                  + ", was '"
+                  + spec
+                  + "'");
     }
   }
 
   /**
-   * {@code servegen:FILE:MODEL}, {@code bundled} (ServeGen m-small) or {@code none}. Gaps in the data are bridged
-   * ({@link InferenceCurve#bridgeGaps()}).
+   * {@code servegen:FILE:MODEL}, {@code bundled} (ServeGen m-small) or {@code none}. Gaps in the
+   * data are bridged ({@link InferenceCurve#bridgeGaps()}).
    */
   static InferenceCurve inferenceCurve(String spec) {
     if (spec.equals(BUNDLED)) {
@@ -68,7 +75,10 @@ final class InputSpecs {
       return null;
     }
     String[] parts = spec.split(":");
-    if (parts.length != 3 || !parts[0].equals("servegen") || parts[1].isBlank() || parts[2].isBlank()) {
+    if (parts.length != 3
+        || !parts[0].equals("servegen")
+        || parts[1].isBlank()
+        || parts[2].isBlank()) {
       throw new IllegalArgumentException(
           "--inference must be servegen:FILE:MODEL, " + BUNDLED + " or none, was '" + spec + "'");
     }
@@ -92,7 +102,10 @@ final class InputSpecs {
   private static List<TraceJob> mergedItp(String spec, Path dir) {
     List<Path> files;
     try (Stream<Path> list = Files.list(dir)) {
-      files = list.filter(p -> p.getFileName().toString().matches("cluster\\d+\\.csv")).sorted().toList();
+      files =
+          list.filter(p -> p.getFileName().toString().matches("cluster\\d+\\.csv"))
+              .sorted()
+              .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -109,7 +122,8 @@ final class InputSpecs {
 
   private static void requireFile(String option, String spec, String file) {
     if (file.isBlank() || !Files.isRegularFile(Path.of(file))) {
-      throw new IllegalArgumentException(option + " names no readable file: '" + file + "' (in '" + spec + "')");
+      throw new IllegalArgumentException(
+          option + " names no readable file: '" + file + "' (in '" + spec + "')");
     }
   }
 }

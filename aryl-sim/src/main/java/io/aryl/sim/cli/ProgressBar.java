@@ -3,7 +3,10 @@ package io.aryl.sim.cli;
 import java.io.PrintStream;
 import java.util.List;
 
-/** A one-line progress bar on stderr, redrawn at most a few times a second; silent when stderr is not a console. */
+/**
+ * A one-line progress bar on stderr, redrawn at most a few times a second; silent when stderr is
+ * not a console.
+ */
 final class ProgressBar {
   private final PrintStream err;
   private final List<String> names;
@@ -36,7 +39,9 @@ final class ProgressBar {
     line.append("=".repeat(filled)).append(" ".repeat(width - filled)).append("] ");
     line.append(String.format("%3d%% ", Math.round(all * 100)));
     for (int i = 0; i < fractions.length; i++) {
-      line.append(' ').append(names.get(i)).append(String.format(" %d%%", Math.round(fractions[i] * 100)));
+      line.append(' ')
+          .append(names.get(i))
+          .append(String.format(" %d%%", Math.round(fractions[i] * 100)));
     }
     err.print(line);
     err.flush();

@@ -7,98 +7,168 @@ import io.aryl.sim.trace.TraceJob;
 import java.util.List;
 import picocli.CommandLine.Option;
 
-/** The options that define a simulated world and workload; shared by {@code run} and {@code sweep}. */
+/**
+ * The options that define a simulated world and workload; shared by {@code run} and {@code sweep}.
+ */
 final class ScenarioOptions {
   static final double DAY_S = 86400;
 
-  @Option(names = "--trace", defaultValue = InputSpecs.BUNDLED, paramLabel = "SPEC",
-      description = "Training jobs: itp:FILE (raw or elasticflow ITP CSV), philly:FILE[:cluster=ID], or bundled "
-          + "(a 7-day slice of ITP cluster04 shipped with the simulator). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--trace",
+      defaultValue = InputSpecs.BUNDLED,
+      paramLabel = "SPEC",
+      description =
+          "Training jobs: itp:FILE (raw or elasticflow ITP CSV), philly:FILE[:cluster=ID], or bundled "
+              + "(a 7-day slice of ITP cluster04 shipped with the simulator). Default: ${DEFAULT-VALUE}.")
   String trace;
 
-  @Option(names = "--inference", defaultValue = InputSpecs.BUNDLED, paramLabel = "SPEC",
-      description = "Inference demand: servegen:FILE:MODEL (a ServeGen aggregate-rate CSV and its model column), "
-          + "bundled (ServeGen m-small, 14 days), or none. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--inference",
+      defaultValue = InputSpecs.BUNDLED,
+      paramLabel = "SPEC",
+      description =
+          "Inference demand: servegen:FILE:MODEL (a ServeGen aggregate-rate CSV and its model column), "
+              + "bundled (ServeGen m-small, 14 days), or none. Default: ${DEFAULT-VALUE}.")
   String inference;
 
-  @Option(names = "--training-servers", paramLabel = "N",
+  @Option(
+      names = "--training-servers",
+      paramLabel = "N",
       description = "Servers in the training pool. Default: sized by --sizing.")
   Integer trainingServers;
 
-  @Option(names = "--sizing", defaultValue = "1.2", paramLabel = "X",
-      description = "Without --training-servers: the training pool holds X times the window's mean GPU demand "
-          + "(sum of gpus x duration / window). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--sizing",
+      defaultValue = "1.2",
+      paramLabel = "X",
+      description =
+          "Without --training-servers: the training pool holds X times the window's mean GPU demand "
+              + "(sum of gpus x duration / window). Default: ${DEFAULT-VALUE}.")
   double sizing;
 
-  @Option(names = "--inference-servers", paramLabel = "N",
-      description = "Servers in the inference pool, provisioned for the curve's peak. Default: half the training pool.")
+  @Option(
+      names = "--inference-servers",
+      paramLabel = "N",
+      description =
+          "Servers in the inference pool, provisioned for the curve's peak. Default: half the training pool.")
   Integer inferenceServers;
 
-  @Option(names = "--gpus-per-server", defaultValue = "" + SimConfig.GPUS_PER_SERVER, paramLabel = "G",
+  @Option(
+      names = "--gpus-per-server",
+      defaultValue = "" + SimConfig.GPUS_PER_SERVER,
+      paramLabel = "G",
       description = "GPUs per server in both pools. Default: ${DEFAULT-VALUE}.")
   int gpusPerServer;
 
-  @Option(names = "--inference-gpu-speed", defaultValue = "" + SimConfig.INFERENCE_GPU_SPEED, paramLabel = "S",
-      description = "Training speed of an inference GPU relative to a training GPU. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--inference-gpu-speed",
+      defaultValue = "" + SimConfig.INFERENCE_GPU_SPEED,
+      paramLabel = "S",
+      description =
+          "Training speed of an inference GPU relative to a training GPU. Default: ${DEFAULT-VALUE}.")
   double inferenceGpuSpeed;
 
-  @Option(names = "--start-day", defaultValue = "0", paramLabel = "D",
-      description = "First day measured, counted from the day of the trace's first submission. "
-          + "Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--start-day",
+      defaultValue = "0",
+      paramLabel = "D",
+      description =
+          "First day measured, counted from the day of the trace's first submission. "
+              + "Default: ${DEFAULT-VALUE}.")
   double startDay;
 
-  @Option(names = "--days", paramLabel = "D",
+  @Option(
+      names = "--days",
+      paramLabel = "D",
       description = "Days measured. Default: to the end of the trace.")
   Double days;
 
-  @Option(names = "--warmup-days", defaultValue = "0", paramLabel = "D",
-      description = "Jobs submitted in the D days before the window run first, unmeasured, so the window does not "
-          + "start on an empty cluster. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--warmup-days",
+      defaultValue = "0",
+      paramLabel = "D",
+      description =
+          "Jobs submitted in the D days before the window run first, unmeasured, so the window does not "
+              + "start on an empty cluster. Default: ${DEFAULT-VALUE}.")
   double warmupDays;
 
-  @Option(names = "--elastic-fraction", defaultValue = "" + SimConfig.ELASTIC_FRACTION, paramLabel = "F",
-      description = "Share of jobs treated as elastic (g/2..2g GPUs) by elastic policies; chosen by a hash of "
-          + "(seed, job id). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--elastic-fraction",
+      defaultValue = "" + SimConfig.ELASTIC_FRACTION,
+      paramLabel = "F",
+      description =
+          "Share of jobs treated as elastic (g/2..2g GPUs) by elastic policies; chosen by a hash of "
+              + "(seed, job id). Default: ${DEFAULT-VALUE}.")
   double elasticFraction;
 
-  @Option(names = "--prediction-error", defaultValue = "0", paramLabel = "E",
-      description = "Runtime predictions are off by up to +-E (uniform, seeded per job). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--prediction-error",
+      defaultValue = "0",
+      paramLabel = "E",
+      description =
+          "Runtime predictions are off by up to +-E (uniform, seeded per job). Default: ${DEFAULT-VALUE}.")
   double predictionError;
 
-  @Option(names = "--seed", defaultValue = "" + SimConfig.SEED, paramLabel = "N",
+  @Option(
+      names = "--seed",
+      defaultValue = "" + SimConfig.SEED,
+      paramLabel = "N",
       description = "Seed. Default: ${DEFAULT-VALUE}.")
   long seed;
 
-  @Option(names = "--round-interval", defaultValue = "" + SimConfig.ROUND_INTERVAL_S, paramLabel = "S",
+  @Option(
+      names = "--round-interval",
+      defaultValue = "" + SimConfig.ROUND_INTERVAL_S,
+      paramLabel = "S",
       description = "Seconds between scheduling rounds. Default: ${DEFAULT-VALUE}.")
   double roundIntervalS;
 
-  @Option(names = "--reclaim-grace", defaultValue = "" + SimConfig.RECLAIM_GRACE_S, paramLabel = "S",
-      description = "Seconds between asking a loaned server back and taking it. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--reclaim-grace",
+      defaultValue = "" + SimConfig.RECLAIM_GRACE_S,
+      paramLabel = "S",
+      description =
+          "Seconds between asking a loaned server back and taking it. Default: ${DEFAULT-VALUE}.")
   double reclaimGraceS;
 
-  @Option(names = "--checkpoint-interval", defaultValue = "" + SimConfig.CHECKPOINT_INTERVAL_S, paramLabel = "S",
-      description = "Seconds between a job's checkpoints; a preemption loses the progress since. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--checkpoint-interval",
+      defaultValue = "" + SimConfig.CHECKPOINT_INTERVAL_S,
+      paramLabel = "S",
+      description =
+          "Seconds between a job's checkpoints; a preemption loses the progress since. Default: ${DEFAULT-VALUE}.")
   double checkpointIntervalS;
 
-  @Option(names = "--starvation-wait", defaultValue = "" + SimConfig.STARVATION_WAIT_S, paramLabel = "S",
-      description = "Seconds after which a queued job is starving: starving jobs within the senior lane (see "
-          + "--starvation-share) are served oldest first, and the first that does not fit reserves servers (others "
-          + "may backfill onto them if they end before they drain). 1e9 turns the guard off. "
-          + "Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--starvation-wait",
+      defaultValue = "" + SimConfig.STARVATION_WAIT_S,
+      paramLabel = "S",
+      description =
+          "Seconds after which a queued job is starving: starving jobs within the senior lane (see "
+              + "--starvation-share) are served oldest first, and the first that does not fit reserves servers (others "
+              + "may backfill onto them if they end before they drain). 1e9 turns the guard off. "
+              + "Default: ${DEFAULT-VALUE}.")
   double starvationWaitS;
 
-  @Option(names = "--starvation-share", defaultValue = "" + SimConfig.STARVATION_SHARE, paramLabel = "F",
-      description = "The senior lane: starving jobs among the oldest jobs (running or queued) holding this share of "
-          + "the pool's GPUs (at least half of them while the starving jobs need no more GPUs than the pool has) "
-          + "jump shortest-first; the rest of the pool stays shortest-first. 0: only the single oldest starving job "
-          + "jumps (the rule before the lane). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--starvation-share",
+      defaultValue = "" + SimConfig.STARVATION_SHARE,
+      paramLabel = "F",
+      description =
+          "The senior lane: starving jobs among the oldest jobs (running or queued) holding this share of "
+              + "the pool's GPUs (at least half of them while the starving jobs need no more GPUs than the pool has) "
+              + "jump shortest-first; the rest of the pool stays shortest-first. 0: only the single oldest starving job "
+              + "jumps (the rule before the lane). Default: ${DEFAULT-VALUE}.")
   double starvationShare;
 
-  @Option(names = "--starvation-light-share", defaultValue = "" + SimConfig.STARVATION_LIGHT_SHARE, paramLabel = "F",
-      description = "The senior lane's least share of the pool's GPUs while the starving jobs need no more GPUs than "
-          + "the pool has. At or below --starvation-share the lane is a fixed --starvation-share (an experiment: "
-          + "the fixed lanes the default is compared with). Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--starvation-light-share",
+      defaultValue = "" + SimConfig.STARVATION_LIGHT_SHARE,
+      paramLabel = "F",
+      description =
+          "The senior lane's least share of the pool's GPUs while the starving jobs need no more GPUs than "
+              + "the pool has. At or below --starvation-share the lane is a fixed --starvation-share (an experiment: "
+              + "the fixed lanes the default is compared with). Default: ${DEFAULT-VALUE}.")
   double starvationLightShare;
 
   /** Which of a trace's jobs a command simulates, given the measured window (trace seconds). */
@@ -112,13 +182,15 @@ final class ScenarioOptions {
   }
 
   /**
-   * The scenario of the options, on the jobs {@code selector} keeps: the window is the trace's (days count from its
-   * first submission, whatever is kept), the pool is sized for the kept jobs' demand.
+   * The scenario of the options, on the jobs {@code selector} keeps: the window is the trace's
+   * (days count from its first submission, whatever is kept), the pool is sized for the kept jobs'
+   * demand.
    */
   Scenario toScenario(JobSelector selector) {
     requireFraction("--elastic-fraction", elasticFraction);
     if (!(predictionError >= 0 && predictionError < 1)) {
-      throw new IllegalArgumentException("--prediction-error must be within [0, 1), was " + predictionError);
+      throw new IllegalArgumentException(
+          "--prediction-error must be within [0, 1), was " + predictionError);
     }
     requirePositive("--inference-gpu-speed", inferenceGpuSpeed);
     requirePositive("--round-interval", roundIntervalS);
@@ -133,39 +205,62 @@ final class ScenarioOptions {
       throw new IllegalArgumentException("--trace '" + trace + "' holds no jobs");
     }
     InferenceCurve curve = InputSpecs.inferenceCurve(inference);
-    // Days count from midnight (trace time) of the trace's first submission: a slice cut from a longer trace keeps
+    // Days count from midnight (trace time) of the trace's first submission: a slice cut from a
+    // longer trace keeps
     // its original times, and its day 0 is its own first day.
-    double traceStart = Math.floor(jobs.stream().mapToDouble(TraceJob::submitS).min().orElse(0) / DAY_S) * DAY_S;
+    double traceStart =
+        Math.floor(jobs.stream().mapToDouble(TraceJob::submitS).min().orElse(0) / DAY_S) * DAY_S;
     double traceEnd = jobs.stream().mapToDouble(TraceJob::submitS).max().orElse(0) + 1;
     double start = traceStart + requireNonNegative("--start-day", startDay) * DAY_S;
     double end = days == null ? traceEnd : start + requirePositive("--days", days) * DAY_S;
     if (start >= traceEnd) {
-      throw new IllegalArgumentException("--start-day must fall inside the trace, which spans "
-          + String.format("%.1f", (traceEnd - traceStart) / DAY_S) + " days, was " + startDay);
+      throw new IllegalArgumentException(
+          "--start-day must fall inside the trace, which spans "
+              + String.format("%.1f", (traceEnd - traceStart) / DAY_S)
+              + " days, was "
+              + startDay);
     }
     jobs = selector.select(jobs, start, end);
     if (jobs.isEmpty()) {
       throw new IllegalArgumentException("--trace '" + trace + "' holds no job to simulate");
     }
     double meanDemand = Scenario.meanDemandGpus(jobs, start, end);
-    int training = trainingServers != null
-        ? requirePositive("--training-servers", trainingServers)
-        : Math.max(1, (int) Math.ceil(requirePositive("--sizing", sizing) * meanDemand
-            / requirePositive("--gpus-per-server", gpusPerServer)));
-    int inferenceCount = inferenceServers != null
-        ? requireNonNegative("--inference-servers", inferenceServers)
-        : Math.max(1, training / 2);
-    SimConfig cfg = SimConfig.defaults(training, inferenceCount)
-        .withGpusPerServer(gpusPerServer)
-        .withInferenceGpuSpeed(inferenceGpuSpeed)
-        .withRoundIntervalS(roundIntervalS)
-        .withCheckpointIntervalS(checkpointIntervalS)
-        .withReclaimGraceS(reclaimGraceS)
-        .withStarvationWaitS(starvationWaitS)
-        .withStarvationShare(starvationShare)
-        .withStarvationLightShare(starvationLightShare);
-    return new Scenario(trace, jobs, curve, cfg, start, end, requireNonNegative("--warmup-days", warmupDays) * DAY_S,
-        0, elasticFraction, predictionError, seed);
+    int training =
+        trainingServers != null
+            ? requirePositive("--training-servers", trainingServers)
+            : Math.max(
+                1,
+                (int)
+                    Math.ceil(
+                        requirePositive("--sizing", sizing)
+                            * meanDemand
+                            / requirePositive("--gpus-per-server", gpusPerServer)));
+    int inferenceCount =
+        inferenceServers != null
+            ? requireNonNegative("--inference-servers", inferenceServers)
+            : Math.max(1, training / 2);
+    SimConfig cfg =
+        SimConfig.defaults(training, inferenceCount)
+            .withGpusPerServer(gpusPerServer)
+            .withInferenceGpuSpeed(inferenceGpuSpeed)
+            .withRoundIntervalS(roundIntervalS)
+            .withCheckpointIntervalS(checkpointIntervalS)
+            .withReclaimGraceS(reclaimGraceS)
+            .withStarvationWaitS(starvationWaitS)
+            .withStarvationShare(starvationShare)
+            .withStarvationLightShare(starvationLightShare);
+    return new Scenario(
+        trace,
+        jobs,
+        curve,
+        cfg,
+        start,
+        end,
+        requireNonNegative("--warmup-days", warmupDays) * DAY_S,
+        0,
+        elasticFraction,
+        predictionError,
+        seed);
   }
 
   private static void requireFraction(String option, double v) {

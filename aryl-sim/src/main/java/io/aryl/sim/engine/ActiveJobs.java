@@ -5,8 +5,8 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The jobs submitted and not yet finished, kept in id order: the order a snapshot lists jobs in, read every round.
- * A list, not a tree: rounds read it far more often than jobs arrive or finish.
+ * The jobs submitted and not yet finished, kept in id order: the order a snapshot lists jobs in,
+ * read every round. A list, not a tree: rounds read it far more often than jobs arrive or finish.
  */
 final class ActiveJobs {
   private final List<SimJob> jobs = new ArrayList<>();

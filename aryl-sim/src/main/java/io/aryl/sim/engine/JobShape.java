@@ -3,15 +3,16 @@ package io.aryl.sim.engine;
 import io.aryl.core.model.Checks;
 
 /**
- * How a trace job, which only says "g GPUs for d seconds", becomes a schedulable shape. None of the public traces
- * says which jobs are elastic, so this is an explicit, seeded assumption:
+ * How a trace job, which only says "g GPUs for d seconds", becomes a schedulable shape. None of the
+ * public traces says which jobs are elastic, so this is an explicit, seeded assumption:
  *
  * <ul>
- *   <li>A share {@code elasticFraction} of jobs, chosen by a hash of (seed, job id), is elastic: it may run on
- *       {@code g/2 .. 2g} GPUs. Its worker is the largest power of two dividing g that is at most {@code g/4} (at
- *       least 1, at most a server), so it has 2..16 workers and a few knapsack items.
- *   <li>Every other job is inelastic at exactly g GPUs, in workers of {@code min(g, server)} GPUs (one worker per
- *       server for multi-server jobs).
+ *   <li>A share {@code elasticFraction} of jobs, chosen by a hash of (seed, job id), is elastic: it
+ *       may run on {@code g/2 .. 2g} GPUs. Its worker is the largest power of two dividing g that
+ *       is at most {@code g/4} (at least 1, at most a server), so it has 2..16 workers and a few
+ *       knapsack items.
+ *   <li>Every other job is inelastic at exactly g GPUs, in workers of {@code min(g, server)} GPUs
+ *       (one worker per server for multi-server jobs).
  * </ul>
  *
  * @param gpusPerWorker GPUs of one worker
@@ -31,7 +32,9 @@ public record JobShape(int gpusPerWorker, int minWorkers, int maxWorkers, double
   public static JobShape elastic(int gpus, int gpusPerServer) {
     Checks.positive("gpus", gpus);
     int unit = 1;
-    while (gpus % (unit * 2) == 0 && unit * 2 <= Math.max(1, gpus / 4) && unit * 2 <= gpusPerServer) {
+    while (gpus % (unit * 2) == 0
+        && unit * 2 <= Math.max(1, gpus / 4)
+        && unit * 2 <= gpusPerServer) {
       unit *= 2;
     }
     int min = Math.max(1, (int) Math.ceil(gpus / 2.0 / unit));

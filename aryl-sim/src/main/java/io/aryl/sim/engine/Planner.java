@@ -5,16 +5,17 @@ import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Plan;
 
 /**
- * What decides a round: aryl-core's {@code RoundPlanner} for Aryl and its ablations, or a reimplemented published
- * scheduler for comparison. Same snapshot in, same kind of plan out, so the simulator treats them alike.
+ * What decides a round: aryl-core's {@code RoundPlanner} for Aryl and its ablations, or a
+ * reimplemented published scheduler for comparison. Same snapshot in, same kind of plan out, so the
+ * simulator treats them alike.
  */
 @FunctionalInterface
 public interface Planner {
   Plan plan(ClusterState state);
 
   /**
-   * Whether a round on a saturated snapshot (see {@code RoundPlanner#saturated}) is certain to change nothing, so
-   * that the simulator may skip it. False unless the planner promises it.
+   * Whether a round on a saturated snapshot (see {@code RoundPlanner#saturated}) is certain to
+   * change nothing, so that the simulator may skip it. False unless the planner promises it.
    */
   default boolean changesNothingWhenSaturated() {
     return false;

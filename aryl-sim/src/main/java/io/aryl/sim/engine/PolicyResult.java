@@ -3,8 +3,8 @@ package io.aryl.sim.engine;
 import java.util.List;
 
 /**
- * Everything one policy's run produced: finished jobs, samples over time, and the counters that cannot be
- * derived from them.
+ * Everything one policy's run produced: finished jobs, samples over time, and the counters that
+ * cannot be derived from them.
  *
  * @param policy the policy's name
  * @param jobs finished jobs inside the measured window
@@ -14,18 +14,22 @@ import java.util.List;
  * @param inferenceGpus GPUs of the inference pool
  * @param trainingBusyGpuS GPU-seconds training workers ran on training-pool GPUs in the window
  * @param loanedBusyGpuS GPU-seconds training workers ran on loaned GPUs in the window
- * @param inferenceBusyGpuS GPU-seconds of inference demand served in the window (by servers not on loan)
+ * @param inferenceBusyGpuS GPU-seconds of inference demand served in the window (by servers not on
+ *     loan)
  * @param loanedGpuS GPU-seconds inference GPUs spent on loan (busy or not)
- * @param workGpuS GPU-seconds of work the finished jobs represent at requested width on reference GPUs
+ * @param workGpuS GPU-seconds of work the finished jobs represent at requested width on reference
+ *     GPUs
  * @param preemptions jobs stopped and sent back to the queue
  * @param scaleIns times a running job lost workers and kept running
- * @param lostGpuS GPU-seconds of training work thrown away by preemptions (progress since the last checkpoint)
- * @param inferenceShortfallServerS server-seconds inference needed and did not have, beyond a reclaim's grace
+ * @param lostGpuS GPU-seconds of training work thrown away by preemptions (progress since the last
+ *     checkpoint)
+ * @param inferenceShortfallServerS server-seconds inference needed and did not have, beyond a
+ *     reclaim's grace
  * @param unfinishedJobs jobs submitted in the window that had not finished when the run ended
  * @param simWallS wall-clock seconds the run took
  * @param spentGpuS GPU-seconds the finished jobs held while running (pauses and lost work included)
- * @param capacityBoundS the finished jobs' mean JCT under SRPT on one machine as fast as every GPU of both pools
- *     ({@link CapacityBound}): no policy's mean JCT is lower; 0 when not computed
+ * @param capacityBoundS the finished jobs' mean JCT under SRPT on one machine as fast as every GPU
+ *     of both pools ({@link CapacityBound}): no policy's mean JCT is lower; 0 when not computed
  */
 public record PolicyResult(
     String policy,
@@ -49,23 +53,87 @@ public record PolicyResult(
     double capacityBoundS) {
 
   /** A result that does not track the GPU-seconds jobs spent ({@code gpu_s_per_work} reads 0). */
-  public PolicyResult(String policy, List<JobRecord> jobs, List<Sample> samples, double windowS, int trainingGpus,
-      int inferenceGpus, double trainingBusyGpuS, double loanedBusyGpuS, double inferenceBusyGpuS, double loanedGpuS,
-      double workGpuS, long preemptions, long scaleIns, double lostGpuS, double inferenceShortfallServerS,
-      int unfinishedJobs, double simWallS) {
-    this(policy, jobs, samples, windowS, trainingGpus, inferenceGpus, trainingBusyGpuS, loanedBusyGpuS,
-        inferenceBusyGpuS, loanedGpuS, workGpuS, preemptions, scaleIns, lostGpuS, inferenceShortfallServerS,
-        unfinishedJobs, simWallS, 0);
+  public PolicyResult(
+      String policy,
+      List<JobRecord> jobs,
+      List<Sample> samples,
+      double windowS,
+      int trainingGpus,
+      int inferenceGpus,
+      double trainingBusyGpuS,
+      double loanedBusyGpuS,
+      double inferenceBusyGpuS,
+      double loanedGpuS,
+      double workGpuS,
+      long preemptions,
+      long scaleIns,
+      double lostGpuS,
+      double inferenceShortfallServerS,
+      int unfinishedJobs,
+      double simWallS) {
+    this(
+        policy,
+        jobs,
+        samples,
+        windowS,
+        trainingGpus,
+        inferenceGpus,
+        trainingBusyGpuS,
+        loanedBusyGpuS,
+        inferenceBusyGpuS,
+        loanedGpuS,
+        workGpuS,
+        preemptions,
+        scaleIns,
+        lostGpuS,
+        inferenceShortfallServerS,
+        unfinishedJobs,
+        simWallS,
+        0);
   }
 
-  /** A result with no capacity-aware bound ({@code jct_capacity_bound_s} is then the per-job bound). */
-  public PolicyResult(String policy, List<JobRecord> jobs, List<Sample> samples, double windowS, int trainingGpus,
-      int inferenceGpus, double trainingBusyGpuS, double loanedBusyGpuS, double inferenceBusyGpuS, double loanedGpuS,
-      double workGpuS, long preemptions, long scaleIns, double lostGpuS, double inferenceShortfallServerS,
-      int unfinishedJobs, double simWallS, double spentGpuS) {
-    this(policy, jobs, samples, windowS, trainingGpus, inferenceGpus, trainingBusyGpuS, loanedBusyGpuS,
-        inferenceBusyGpuS, loanedGpuS, workGpuS, preemptions, scaleIns, lostGpuS, inferenceShortfallServerS,
-        unfinishedJobs, simWallS, spentGpuS, 0);
+  /**
+   * A result with no capacity-aware bound ({@code jct_capacity_bound_s} is then the per-job bound).
+   */
+  public PolicyResult(
+      String policy,
+      List<JobRecord> jobs,
+      List<Sample> samples,
+      double windowS,
+      int trainingGpus,
+      int inferenceGpus,
+      double trainingBusyGpuS,
+      double loanedBusyGpuS,
+      double inferenceBusyGpuS,
+      double loanedGpuS,
+      double workGpuS,
+      long preemptions,
+      long scaleIns,
+      double lostGpuS,
+      double inferenceShortfallServerS,
+      int unfinishedJobs,
+      double simWallS,
+      double spentGpuS) {
+    this(
+        policy,
+        jobs,
+        samples,
+        windowS,
+        trainingGpus,
+        inferenceGpus,
+        trainingBusyGpuS,
+        loanedBusyGpuS,
+        inferenceBusyGpuS,
+        loanedGpuS,
+        workGpuS,
+        preemptions,
+        scaleIns,
+        lostGpuS,
+        inferenceShortfallServerS,
+        unfinishedJobs,
+        simWallS,
+        spentGpuS,
+        0);
   }
 
   public PolicyResult {

@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What one run measures inside its window: GPU-seconds busy per pool, the loans, inference's shortfall, preemptions
- * and their lost work, scale-ins, each measured job's record and the samples over time. The simulator says what
- * happened; this adds it up and makes the {@link PolicyResult}.
+ * What one run measures inside its window: GPU-seconds busy per pool, the loans, inference's
+ * shortfall, preemptions and their lost work, scale-ins, each measured job's record and the samples
+ * over time. The simulator says what happened; this adds it up and makes the {@link PolicyResult}.
  */
 final class RunTally {
   private double trainingBusyGpuS;
@@ -19,16 +19,26 @@ final class RunTally {
   private long scaleIns;
   private double lostGpuS;
   private double shortfallServerS;
-  /** Of each measured job that finished: its submission and the least GPU-seconds it could have needed. */
+
+  /**
+   * Of each measured job that finished: its submission and the least GPU-seconds it could have
+   * needed.
+   */
   private final List<CapacityBound.Work> leastWork = new ArrayList<>();
+
   private final List<JobRecord> records = new ArrayList<>();
   private final List<Sample> samples = new ArrayList<>();
 
   /**
-   * {@code w} seconds of the window passed with the GPUs so used: busy on training and on loaned servers, on loan,
-   * serving inference, and inference servers missing for the demand.
+   * {@code w} seconds of the window passed with the GPUs so used: busy on training and on loaned
+   * servers, on loan, serving inference, and inference servers missing for the demand.
    */
-  void elapsed(double w, int trainingGpusBusy, int loanedGpusBusy, double loanedGpus, double inferenceGpus,
+  void elapsed(
+      double w,
+      int trainingGpusBusy,
+      int loanedGpusBusy,
+      double loanedGpus,
+      double inferenceGpus,
       int shortfallServers) {
     trainingBusyGpuS += trainingGpusBusy * w;
     loanedBusyGpuS += loanedGpusBusy * w;
@@ -64,14 +74,35 @@ final class RunTally {
   }
 
   PolicyResult result(String policy, SimConfig cfg, double windowS, int unfinished, double wallS) {
-    return new PolicyResult(policy, List.copyOf(records), List.copyOf(samples), windowS, cfg.trainingGpus(),
-        cfg.inferenceGpus(), trainingBusyGpuS, loanedBusyGpuS, inferenceBusyGpuS, loanedGpuS, workGpuS, preemptions,
-        scaleIns, lostGpuS, shortfallServerS, unfinished, wallS, spentGpuS, capacityBoundS(cfg));
+    return new PolicyResult(
+        policy,
+        List.copyOf(records),
+        List.copyOf(samples),
+        windowS,
+        cfg.trainingGpus(),
+        cfg.inferenceGpus(),
+        trainingBusyGpuS,
+        loanedBusyGpuS,
+        inferenceBusyGpuS,
+        loanedGpuS,
+        workGpuS,
+        preemptions,
+        scaleIns,
+        lostGpuS,
+        shortfallServerS,
+        unfinished,
+        wallS,
+        spentGpuS,
+        capacityBoundS(cfg));
   }
 
-  /** {@link CapacityBound} of the finished jobs on every GPU of both pools, each at most at reference speed. */
+  /**
+   * {@link CapacityBound} of the finished jobs on every GPU of both pools, each at most at
+   * reference speed.
+   */
   private double capacityBoundS(SimConfig cfg) {
-    double capacity = cfg.trainingGpus() + cfg.inferenceGpus() * Math.min(1.0, cfg.inferenceGpuSpeed());
+    double capacity =
+        cfg.trainingGpus() + cfg.inferenceGpus() * Math.min(1.0, cfg.inferenceGpuSpeed());
     return capacity > 0 ? CapacityBound.meanSrptFlowS(leastWork, capacity) : 0;
   }
 }

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
 /**
- * One experiment's inputs: the jobs, the inference curve, the world, the window, and the assumptions. Running it
- * under several policies gives results that differ only by policy.
+ * One experiment's inputs: the jobs, the inference curve, the world, the window, and the
+ * assumptions. Running it under several policies gives results that differ only by policy.
  *
  * @param traceName where the jobs came from, for the report
  * @param jobs jobs in trace time (seconds)
@@ -49,15 +49,20 @@ public record Scenario(
   public Scenario {
     Checks.fraction("elasticFraction", elasticFraction);
     if (!(predictionError >= 0 && predictionError < 1)) {
-      throw new IllegalArgumentException("predictionError must be within [0, 1), was " + predictionError);
+      throw new IllegalArgumentException(
+          "predictionError must be within [0, 1), was " + predictionError);
     }
     Checks.nonNegative("warmupS", warmupS);
     if (!(windowEndS > windowStartS)) {
-      throw new IllegalArgumentException("window must not be empty: start " + windowStartS + " s, end " + windowEndS + " s");
+      throw new IllegalArgumentException(
+          "window must not be empty: start " + windowStartS + " s, end " + windowEndS + " s");
     }
   }
 
-  /** GPUs the measured jobs ask for on average over the window: sum of gpus x duration / window length. */
+  /**
+   * GPUs the measured jobs ask for on average over the window: sum of gpus x duration / window
+   * length.
+   */
   public static double meanDemandGpus(List<TraceJob> jobs, double windowStartS, double windowEndS) {
     double gpuS = 0;
     for (TraceJob j : jobs) {
@@ -77,27 +82,33 @@ public record Scenario(
   }
 
   /**
-   * Runs the policy with the training pool shared by tenants ({@code tenants}: their guarantees; null: no tenants,
-   * as {@link #run(PolicySpec, java.util.function.DoubleConsumer)}).
+   * Runs the policy with the training pool shared by tenants ({@code tenants}: their guarantees;
+   * null: no tenants, as {@link #run(PolicySpec, java.util.function.DoubleConsumer)}).
    */
-  public PolicyResult run(PolicySpec policy, java.util.function.DoubleConsumer progress, Tenants tenants) {
+  public PolicyResult run(
+      PolicySpec policy, java.util.function.DoubleConsumer progress, Tenants tenants) {
     List<TraceJob> inRun = new ArrayList<>();
     for (TraceJob j : jobs) {
       if (j.submitS() >= windowStartS - warmupS && j.submitS() < windowEndS) {
         inRun.add(j);
       }
     }
-    Simulator sim = new Simulator(cfg, policy, curve, curveOffsetS, elasticFraction, predictionError, seed, tenants);
+    Simulator sim =
+        new Simulator(
+            cfg, policy, curve, curveOffsetS, elasticFraction, predictionError, seed, tenants);
     return sim.run(inRun, windowStartS, windowEndS, MAX_TAIL_S, progress);
   }
 
   /**
-   * Runs every policy, {@code threads} at a time (runs share nothing, so the results do not depend on it), and
-   * returns the results in the order of {@code policies}. {@code progress} gets each policy's share done.
+   * Runs every policy, {@code threads} at a time (runs share nothing, so the results do not depend
+   * on it), and returns the results in the order of {@code policies}. {@code progress} gets each
+   * policy's share done.
    */
-  public List<PolicyResult> runAll(List<PolicySpec> policies, int threads, Consumer<double[]> progress)
+  public List<PolicyResult> runAll(
+      List<PolicySpec> policies, int threads, Consumer<double[]> progress)
       throws InterruptedException {
-    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, policies.size())));
+    ExecutorService pool =
+        Executors.newFixedThreadPool(Math.max(1, Math.min(threads, policies.size())));
     AtomicReferenceArray<Double> done = new AtomicReferenceArray<>(policies.size());
     for (int i = 0; i < policies.size(); i++) {
       done.set(i, 0.0); // before any run starts: a run reports every run's progress
@@ -106,16 +117,21 @@ public record Scenario(
       List<Future<PolicyResult>> futures = new ArrayList<>();
       for (int i = 0; i < policies.size(); i++) {
         int at = i;
-        futures.add(pool.submit(() -> run(policies.get(at), f -> {
-          done.set(at, f);
-          if (progress != null) {
-            double[] all = new double[policies.size()];
-            for (int k = 0; k < all.length; k++) {
-              all[k] = done.get(k);
-            }
-            progress.accept(all);
-          }
-        })));
+        futures.add(
+            pool.submit(
+                () ->
+                    run(
+                        policies.get(at),
+                        f -> {
+                          done.set(at, f);
+                          if (progress != null) {
+                            double[] all = new double[policies.size()];
+                            for (int k = 0; k < all.length; k++) {
+                              all[k] = done.get(k);
+                            }
+                            progress.accept(all);
+                          }
+                        })));
       }
       List<PolicyResult> results = new ArrayList<>();
       for (Future<PolicyResult> f : futures) {
@@ -139,15 +155,19 @@ public record Scenario(
   public Map<String, Object> describe() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("trace", traceName);
-    m.put("jobs_in_window", jobs.stream().filter(j -> j.submitS() >= windowStartS && j.submitS() < windowEndS).count());
+    m.put(
+        "jobs_in_window",
+        jobs.stream().filter(j -> j.submitS() >= windowStartS && j.submitS() < windowEndS).count());
     m.put("window_start_s", windowStartS);
     m.put("window_end_s", windowEndS);
     m.put("warmup_s", warmupS);
     m.put("mean_demand_gpus", meanDemandGpus());
     m.put("inference", curve == null ? null : curve.model());
     m.put("inference_peak_rps", curve == null ? null : curve.peak());
-    m.put("inference_provisioning", "fleet serves the curve's peak with the headroom; zero-rate gaps in the data "
-        + "are bridged linearly");
+    m.put(
+        "inference_provisioning",
+        "fleet serves the curve's peak with the headroom; zero-rate gaps in the data "
+            + "are bridged linearly");
     m.put("curve_offset_s", curveOffsetS);
     m.put("training_servers", cfg.trainingServers());
     m.put("training_gpus", cfg.trainingGpus());

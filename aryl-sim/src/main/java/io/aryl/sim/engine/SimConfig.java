@@ -3,7 +3,8 @@ package io.aryl.sim.engine;
 import io.aryl.core.model.Checks;
 
 /**
- * The simulated world's constants. Every field is stated in the report, so a result can be reproduced.
+ * The simulated world's constants. Every field is stated in the report, so a result can be
+ * reproduced.
  *
  * @param trainingServers servers of the training pool
  * @param inferenceServers servers of the inference pool, provisioned for the inference curve's peak
@@ -11,24 +12,26 @@ import io.aryl.core.model.Checks;
  * @param inferenceGpuSpeed training speed of an inference GPU relative to a training GPU (e.g. 0.5)
  * @param roundIntervalS seconds between scheduling rounds (a round runs only if something changed)
  * @param sampleIntervalS seconds between time-series samples
- * @param checkpointIntervalS seconds of running between a job's checkpoints; a preemption loses the progress since
- *     the last one
- * @param rescaleOverheadS seconds a job pauses when its width changes (it checkpoints, re-forms, restores)
+ * @param checkpointIntervalS seconds of running between a job's checkpoints; a preemption loses the
+ *     progress since the last one
+ * @param rescaleOverheadS seconds a job pauses when its width changes (it checkpoints, re-forms,
+ *     restores)
  * @param restartOverheadS seconds a preempted job needs to restart from its checkpoint
  * @param reclaimGraceS seconds between asking a loaned server back and taking it
  * @param headroom inference capacity kept above the demand, as a fraction
  * @param loanMarginServers inference servers kept back beyond the need before any is lent
  * @param speedupExponent throughput of n workers is n^exponent
  * @param starvationWaitS queued longer than this, a job is starving (see {@code starvationShare})
- * @param lastTrainingServerGpus GPUs of the last training server when it is not a full one (a pool of whole GPUs,
- *     e.g. one tenant's guarantee), 0 when every training server has {@code gpusPerServer}
- * @param starvationShare the starvation guard's senior lane, as a share of the pool's GPUs (aryl-core's {@code
- *     PolicyConfig.starvationShare}; 0: only the oldest starving job jumps)
- * @param tenantReclaimDelayS with tenants: how long an owner's job waits before borrowers' base workers are preempted
- *     for it (aryl-core's {@code PolicyConfig.tenantReclaimDelayS})
- * @param starvationLightShare the lane's least share while the starving jobs need no more GPUs than the pool has
- *     (aryl-core's {@code PolicyConfig.starvationLightShare}, 0.5); at or below {@code starvationShare} the lane is
- *     fixed
+ * @param lastTrainingServerGpus GPUs of the last training server when it is not a full one (a pool
+ *     of whole GPUs, e.g. one tenant's guarantee), 0 when every training server has {@code
+ *     gpusPerServer}
+ * @param starvationShare the starvation guard's senior lane, as a share of the pool's GPUs
+ *     (aryl-core's {@code PolicyConfig.starvationShare}; 0: only the oldest starving job jumps)
+ * @param tenantReclaimDelayS with tenants: how long an owner's job waits before borrowers' base
+ *     workers are preempted for it (aryl-core's {@code PolicyConfig.tenantReclaimDelayS})
+ * @param starvationLightShare the lane's least share while the starving jobs need no more GPUs than
+ *     the pool has (aryl-core's {@code PolicyConfig.starvationLightShare}, 0.5); at or below {@code
+ *     starvationShare} the lane is fixed
  */
 public record SimConfig(
     int trainingServers,
@@ -64,17 +67,23 @@ public record SimConfig(
     Checks.nonNegative("headroom", headroom);
     Checks.nonNegative("loanMarginServers", loanMarginServers);
     if (!(speedupExponent > 0 && speedupExponent <= 1)) {
-      throw new IllegalArgumentException("speedupExponent must be within (0, 1], was " + speedupExponent);
+      throw new IllegalArgumentException(
+          "speedupExponent must be within (0, 1], was " + speedupExponent);
     }
     Checks.positive("starvationWaitS", starvationWaitS);
     Checks.nonNegative("lastTrainingServerGpus", lastTrainingServerGpus);
     if (lastTrainingServerGpus >= gpusPerServer) {
-      throw new IllegalArgumentException("lastTrainingServerGpus must be < gpusPerServer (" + gpusPerServer
-          + "), was " + lastTrainingServerGpus + "; 0 means a full server");
+      throw new IllegalArgumentException(
+          "lastTrainingServerGpus must be < gpusPerServer ("
+              + gpusPerServer
+              + "), was "
+              + lastTrainingServerGpus
+              + "; 0 means a full server");
     }
     Checks.nonNegative("tenantReclaimDelayS", tenantReclaimDelayS);
     if (!(starvationShare >= 0 && starvationShare <= 1)) {
-      throw new IllegalArgumentException("starvationShare must be within [0, 1], was " + starvationShare);
+      throw new IllegalArgumentException(
+          "starvationShare must be within [0, 1], was " + starvationShare);
     }
     if (!(starvationLightShare >= 0 && starvationLightShare <= 1)) {
       throw new IllegalArgumentException(
@@ -84,8 +93,13 @@ public record SimConfig(
 
   // The defaults, defined once: the command line shows and uses these.
   public static final int GPUS_PER_SERVER = 8;
-  /** Default share of trace jobs made elastic, and the seed that picks them (see JobShape.isElastic). */
+
+  /**
+   * Default share of trace jobs made elastic, and the seed that picks them (see
+   * JobShape.isElastic).
+   */
   public static final double ELASTIC_FRACTION = 0.5;
+
   public static final long SEED = 1;
   public static final double INFERENCE_GPU_SPEED = 1.0;
   public static final double ROUND_INTERVAL_S = 60;
@@ -99,104 +113,287 @@ public record SimConfig(
   public static final double SPEEDUP_EXPONENT = 0.8;
   public static final double STARVATION_WAIT_S = 43200;
   public static final double TENANT_RECLAIM_DELAY_S = 60;
-  public static final double STARVATION_SHARE = io.aryl.core.admission.StarvationGuard.DEFAULT_SHARE;
-  public static final double STARVATION_LIGHT_SHARE = io.aryl.core.admission.StarvationGuard.LIGHT_SHARE;
+  public static final double STARVATION_SHARE =
+      io.aryl.core.admission.StarvationGuard.DEFAULT_SHARE;
+  public static final double STARVATION_LIGHT_SHARE =
+      io.aryl.core.admission.StarvationGuard.LIGHT_SHARE;
 
   /** Defaults for a cluster of the given pool sizes. */
   public static SimConfig defaults(int trainingServers, int inferenceServers) {
     return new SimConfig(
-        trainingServers, inferenceServers, GPUS_PER_SERVER, INFERENCE_GPU_SPEED, ROUND_INTERVAL_S,
-        SAMPLE_INTERVAL_S, CHECKPOINT_INTERVAL_S, RESCALE_OVERHEAD_S, RESTART_OVERHEAD_S, RECLAIM_GRACE_S,
-        HEADROOM, LOAN_MARGIN_SERVERS, SPEEDUP_EXPONENT, STARVATION_WAIT_S, 0, TENANT_RECLAIM_DELAY_S,
-        STARVATION_SHARE, STARVATION_LIGHT_SHARE);
+        trainingServers,
+        inferenceServers,
+        GPUS_PER_SERVER,
+        INFERENCE_GPU_SPEED,
+        ROUND_INTERVAL_S,
+        SAMPLE_INTERVAL_S,
+        CHECKPOINT_INTERVAL_S,
+        RESCALE_OVERHEAD_S,
+        RESTART_OVERHEAD_S,
+        RECLAIM_GRACE_S,
+        HEADROOM,
+        LOAN_MARGIN_SERVERS,
+        SPEEDUP_EXPONENT,
+        STARVATION_WAIT_S,
+        0,
+        TENANT_RECLAIM_DELAY_S,
+        STARVATION_SHARE,
+        STARVATION_LIGHT_SHARE);
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
     return new SimConfig(
-        trainingServers, inferenceServers, gpusPerServer, v, roundIntervalS, sampleIntervalS, checkpointIntervalS,
-        rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        v,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public SimConfig withGpusPerServer(int v) {
     return new SimConfig(
-        trainingServers, inferenceServers, v, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
-        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
+        trainingServers,
+        inferenceServers,
+        v,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public SimConfig withRoundIntervalS(double v) {
     return new SimConfig(
-        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, v, sampleIntervalS,
-        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        v,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public SimConfig withCheckpointIntervalS(double v) {
     return new SimConfig(
-        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS, v,
-        rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        v,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public SimConfig withReclaimGraceS(double v) {
     return new SimConfig(
-        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
-        checkpointIntervalS, rescaleOverheadS, restartOverheadS, v, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        v,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public SimConfig withStarvationWaitS(double v) {
     return new SimConfig(
-        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
-        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, v, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        v,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public SimConfig withStarvationShare(double v) {
     return new SimConfig(
-        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
-        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, v, starvationLightShare);
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        v,
+        starvationLightShare);
   }
 
   public SimConfig withStarvationLightShare(double v) {
     return new SimConfig(
-        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
-        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, v);
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        v);
   }
 
   public SimConfig withTenantReclaimDelayS(double v) {
     return new SimConfig(
-        trainingServers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
-        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, lastTrainingServerGpus, v, starvationShare, starvationLightShare);
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        v,
+        starvationShare,
+        starvationLightShare);
   }
 
   /**
-   * The same world with a training pool of exactly {@code gpus} GPUs: whole servers of {@code gpusPerServer}, and one
-   * smaller server for the rest.
+   * The same world with a training pool of exactly {@code gpus} GPUs: whole servers of {@code
+   * gpusPerServer}, and one smaller server for the rest.
    */
   public SimConfig withTrainingGpus(int gpus) {
     Checks.positive("trainingGpus", gpus);
     int servers = (gpus + gpusPerServer - 1) / gpusPerServer;
     return new SimConfig(
-        servers, inferenceServers, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS,
-        checkpointIntervalS, rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers,
-        speedupExponent, starvationWaitS, gpus % gpusPerServer, tenantReclaimDelayS, starvationShare, starvationLightShare);
+        servers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        gpus % gpusPerServer,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare);
   }
 
   public SimConfig withInferenceServers(int v) {
     return new SimConfig(
-        trainingServers, v, gpusPerServer, inferenceGpuSpeed, roundIntervalS, sampleIntervalS, checkpointIntervalS,
-        rescaleOverheadS, restartOverheadS, reclaimGraceS, headroom, loanMarginServers, speedupExponent,
-        starvationWaitS, lastTrainingServerGpus, tenantReclaimDelayS, starvationShare, starvationLightShare);
+        trainingServers,
+        v,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare);
   }
 
   /** GPUs of training server {@code i} (0-based). */
   public int trainingServerGpus(int i) {
-    return i == trainingServers - 1 && lastTrainingServerGpus > 0 ? lastTrainingServerGpus : gpusPerServer;
+    return i == trainingServers - 1 && lastTrainingServerGpus > 0
+        ? lastTrainingServerGpus
+        : gpusPerServer;
   }
 
   public int trainingGpus() {

@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The simulated servers of both pools and which inference servers are on loan: lent, fenced (asked back, training
- * until its grace ends) or home. Training servers come first ({@code t00000...}), then inference servers
- * ({@code i00000...}); a server is named by its position.
+ * The simulated servers of both pools and which inference servers are on loan: lent, fenced (asked
+ * back, training until its grace ends) or home. Training servers come first ({@code t00000...}),
+ * then inference servers ({@code i00000...}); a server is named by its position.
  */
 final class SimFleet {
   private final SimConfig cfg;
@@ -67,16 +67,24 @@ final class SimFleet {
     return fencedCount;
   }
 
-  /** The servers as a round sees them, sorted by id as the snapshot orders them; rebuilt only after a change. */
+  /**
+   * The servers as a round sees them, sorted by id as the snapshot orders them; rebuilt only after
+   * a change.
+   */
   List<Server> servers() {
     if (servers == null) {
       GpuType train = GpuType.of(Simulator.TRAINING_TYPE, 1.0);
       GpuType infer = GpuType.of(Simulator.INFERENCE_TYPE, cfg.inferenceGpuSpeed());
       List<Server> list = new ArrayList<>(ids.size());
       for (int s = 0; s < ids.size(); s++) {
-        list.add(new Server(ids.get(s), isInference(s) ? infer : train,
-            isInference(s) ? cfg.gpusPerServer() : cfg.trainingServerGpus(s),
-            isInference(s) ? Pool.INFERENCE : Pool.TRAINING, loaned[s], !Double.isNaN(returnDeadline[s])));
+        list.add(
+            new Server(
+                ids.get(s),
+                isInference(s) ? infer : train,
+                isInference(s) ? cfg.gpusPerServer() : cfg.trainingServerGpus(s),
+                isInference(s) ? Pool.INFERENCE : Pool.TRAINING,
+                loaned[s],
+                !Double.isNaN(returnDeadline[s])));
       }
       list.sort(Comparator.comparing(Server::id));
       servers = list;
@@ -104,7 +112,10 @@ final class SimFleet {
     servers = null;
   }
 
-  /** Lends up to {@code n} inference servers not on loan, the highest-numbered first; how many it lent. */
+  /**
+   * Lends up to {@code n} inference servers not on loan, the highest-numbered first; how many it
+   * lent.
+   */
   int lend(int n) {
     int lent = 0;
     for (int s = ids.size() - 1; s >= cfg.trainingServers() && lent < n; s--) {

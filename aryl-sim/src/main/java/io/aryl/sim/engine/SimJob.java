@@ -6,15 +6,16 @@ import io.aryl.core.speedup.SpeedupModel;
 import io.aryl.sim.trace.TraceJob;
 
 /**
- * A simulated job: its fixed shape and its changing state. Work is counted in base-seconds, seconds at its minimum
- * workers on reference GPUs; the simulator advances it and sets its allocation.
+ * A simulated job: its fixed shape and its changing state. Work is counted in base-seconds, seconds
+ * at its minimum workers on reference GPUs; the simulator advances it and sets its allocation.
  */
 final class SimJob {
   final TraceJob trace;
   final JobShape shape;
   final boolean measured;
   final double totalWork; // base-seconds at min workers, reference speed
-  final double predictionFactor; // fixed per job: the predictor's error does not change between rounds
+  final double
+      predictionFactor; // fixed per job: the predictor's error does not change between rounds
   private final double checkpointIntervalS;
   private final double speedupExponent;
 
@@ -22,7 +23,8 @@ final class SimJob {
   double firstStart = Double.NaN;
   double lastStart;
   double pausedUntil;
-  double runStart; // when the current run last checkpointed or started: preemption loses progress since
+  double runStart; // when the current run last checkpointed or started: preemption loses progress
+  // since
   boolean preemptedBefore;
   Allocation allocation = Allocation.EMPTY;
   int workers;
@@ -45,8 +47,10 @@ final class SimJob {
     this.checkpointIntervalS = cfg.checkpointIntervalS();
     this.speedupExponent = cfg.speedupExponent();
     // The trace's duration is at the width it asked for; at its minimum it runs longer.
-    this.totalWork = t.durationS() * throughput(shape.requestedWorkers(), speedupExponent)
-        / throughput(shape.minWorkers(), speedupExponent);
+    this.totalWork =
+        t.durationS()
+            * throughput(shape.requestedWorkers(), speedupExponent)
+            / throughput(shape.minWorkers(), speedupExponent);
     this.remaining = totalWork;
   }
 
@@ -69,8 +73,9 @@ final class SimJob {
   }
 
   /**
-   * The job as aryl-core sees it at time {@code t}; of its trace's tenant when {@code withTenant}. Made from the last
-   * one made with the same tenant and speed-up, as a simulator asks for every job in every round.
+   * The job as aryl-core sees it at time {@code t}; of its trace's tenant when {@code withTenant}.
+   * Made from the last one made with the same tenant and speed-up, as a simulator asks for every
+   * job in every round.
    */
   Job toCoreJob(double t, boolean withTenant, SpeedupModel speedup) {
     double predicted = remaining * predictionFactor;
@@ -79,31 +84,35 @@ final class SimJob {
       double attained = totalWork - remaining;
       double since = sinceCheckpoint(t);
       // A job that made no progress since (a queued one) is the very same value: no new one.
-      if (Double.compare(last.remainingS(), remaining) == 0 && Double.compare(last.predictedRemainingS(), predicted) == 0
-          && Double.compare(last.attainedS(), attained) == 0 && Double.compare(last.sinceCheckpointS(), since) == 0) {
+      if (Double.compare(last.remainingS(), remaining) == 0
+          && Double.compare(last.predictedRemainingS(), predicted) == 0
+          && Double.compare(last.attainedS(), attained) == 0
+          && Double.compare(last.sinceCheckpointS(), since) == 0) {
         return last;
       }
       return lastCore = last.withProgress(remaining, predicted, attained, since);
     }
     lastWithTenant = withTenant;
-    return lastCore = Job.builder(trace.id())
-        .kind(trace.model())
-        .tenant(withTenant ? trace.tenant() : "")
-        .submitTimeS(trace.submitS())
-        .gpusPerWorker(shape.gpusPerWorker())
-        .workers(shape.minWorkers(), shape.maxWorkers())
-        .remainingS(remaining)
-        .predictedRemainingS(predicted)
-        .attainedS(totalWork - remaining)
-        .sinceCheckpointS(sinceCheckpoint(t))
-        .speedup(speedup)
-        .build();
+    return lastCore =
+        Job.builder(trace.id())
+            .kind(trace.model())
+            .tenant(withTenant ? trace.tenant() : "")
+            .submitTimeS(trace.submitS())
+            .gpusPerWorker(shape.gpusPerWorker())
+            .workers(shape.minWorkers(), shape.maxWorkers())
+            .remainingS(remaining)
+            .predictedRemainingS(predicted)
+            .attainedS(totalWork - remaining)
+            .sinceCheckpointS(sinceCheckpoint(t))
+            .speedup(speedup)
+            .build();
   }
 
   /** Its run time alone on an empty cluster at its widest: no policy can finish it sooner. */
   double boundS() {
     double widest = elastic() ? shape.maxWorkers() : shape.requestedWorkers();
-    return trace.durationS() * throughput(shape.requestedWorkers(), speedupExponent)
+    return trace.durationS()
+        * throughput(shape.requestedWorkers(), speedupExponent)
         / throughput(widest, speedupExponent);
   }
 }

@@ -29,19 +29,22 @@ import java.util.TreeMap;
 import java.util.function.DoubleConsumer;
 
 /**
- * A discrete-event simulation of one policy on one trace: arrivals, completions, scheduling rounds at an interval,
- * inference demand changing every window, loans, reclaims with a grace period, re-scale pauses, preemptions that lose
- * the work since the last checkpoint, and training on inference GPUs at their own speed.
+ * A discrete-event simulation of one policy on one trace: arrivals, completions, scheduling rounds
+ * at an interval, inference demand changing every window, loans, reclaims with a grace period,
+ * re-scale pauses, preemptions that lose the work since the last checkpoint, and training on
+ * inference GPUs at their own speed.
  *
- * <p>Every decision is aryl-core's: {@link RoundPlanner} plans each round (or, for comparison, a reimplemented
- * published scheduler behind the same {@link Planner} interface), {@link ReclaimPlanner} picks the servers
- * to return and {@link LoanPolicy} says how many may be lent. The simulator only keeps time and applies the plans.
- * A run is deterministic: the same inputs give the same result.
+ * <p>Every decision is aryl-core's: {@link RoundPlanner} plans each round (or, for comparison, a
+ * reimplemented published scheduler behind the same {@link Planner} interface), {@link
+ * ReclaimPlanner} picks the servers to return and {@link LoanPolicy} says how many may be lent. The
+ * simulator only keeps time and applies the plans. A run is deterministic: the same inputs give the
+ * same result.
  */
 public final class Simulator {
   static final String TRAINING_TYPE = "training-gpu";
   static final String INFERENCE_TYPE = "inference-gpu";
-  private static final double AGING_ROUND_S = 1800; // re-plan a waiting queue now and then: waits age
+  private static final double AGING_ROUND_S =
+      1800; // re-plan a waiting queue now and then: waits age
 
   private final SimConfig cfg;
   private final PolicySpec policy;
@@ -60,9 +63,10 @@ public final class Simulator {
   private ReclaimObserver reclaimObserver; // null: no one watches the reclaims
 
   /**
-   * Sees each round the simulator plans: the snapshot its planner read and the plan it returned, before the plan is
-   * applied. For checks that another front end of aryl-core (the YARN scheduler's translation of the same cluster)
-   * decides the same; the simulator itself never reads what an observer does.
+   * Sees each round the simulator plans: the snapshot its planner read and the plan it returned,
+   * before the plan is applied. For checks that another front end of aryl-core (the YARN
+   * scheduler's translation of the same cluster) decides the same; the simulator itself never reads
+   * what an observer does.
    */
   @FunctionalInterface
   public interface RoundObserver {
@@ -70,9 +74,10 @@ public final class Simulator {
   }
 
   /**
-   * Sees each reclaim the simulator starts: the snapshot its reclaim planner read, what it asked for and the plan it
-   * returned, before the chosen servers are fenced. For checks that the YARN scheduler, shown the same cluster, takes
-   * back the same servers and does the same to each job; the simulator itself never reads what an observer does.
+   * Sees each reclaim the simulator starts: the snapshot its reclaim planner read, what it asked
+   * for and the plan it returned, before the chosen servers are fenced. For checks that the YARN
+   * scheduler, shown the same cluster, takes back the same servers and does the same to each job;
+   * the simulator itself never reads what an observer does.
    */
   @FunctionalInterface
   public interface ReclaimObserver {
@@ -81,22 +86,36 @@ public final class Simulator {
 
   /**
    * @param curve inference demand; null for none (no server is ever lent)
-   * @param curveOffsetS curve time at simulation time 0 (aligns the trace's start with a time of day)
+   * @param curveOffsetS curve time at simulation time 0 (aligns the trace's start with a time of
+   *     day)
    * @param elasticFraction share of jobs that are elastic (when the policy is elastic)
    * @param predictionError largest relative error of runtime predictions, in [0, 1)
    */
-  public Simulator(SimConfig cfg, PolicySpec policy, InferenceCurve curve, double curveOffsetS,
-      double elasticFraction, double predictionError, long seed) {
+  public Simulator(
+      SimConfig cfg,
+      PolicySpec policy,
+      InferenceCurve curve,
+      double curveOffsetS,
+      double elasticFraction,
+      double predictionError,
+      long seed) {
     this(cfg, policy, curve, curveOffsetS, elasticFraction, predictionError, seed, null);
   }
 
   /**
-   * As {@link #Simulator(SimConfig, PolicySpec, InferenceCurve, double, double, double, long)}, with the training
-   * pool shared by tenants: every job is of its trace's {@link TraceJob#tenant()}, and {@code tenants} (null: none)
-   * says what each is guaranteed.
+   * As {@link #Simulator(SimConfig, PolicySpec, InferenceCurve, double, double, double, long)},
+   * with the training pool shared by tenants: every job is of its trace's {@link
+   * TraceJob#tenant()}, and {@code tenants} (null: none) says what each is guaranteed.
    */
-  public Simulator(SimConfig cfg, PolicySpec policy, InferenceCurve curve, double curveOffsetS,
-      double elasticFraction, double predictionError, long seed, Tenants tenants) {
+  public Simulator(
+      SimConfig cfg,
+      PolicySpec policy,
+      InferenceCurve curve,
+      double curveOffsetS,
+      double elasticFraction,
+      double predictionError,
+      long seed,
+      Tenants tenants) {
     this.tenants = tenants;
     this.cfg = cfg;
     this.policy = policy;
@@ -108,20 +127,29 @@ public final class Simulator {
     this.planner = policy.planner().create(policy, cfg);
     ReclaimCostModel costs = new ReclaimCostModel(cfg.restartOverheadS(), cfg.rescaleOverheadS());
     this.reclaimer = new ReclaimPlanner(costs, chooser(policy.reclaim()));
-    this.loanPolicy = curve == null || cfg.inferenceServers() == 0
-        ? null
-        : LoanPolicy.provisionedForPeak(curve.peak(), cfg.inferenceServers(), cfg.headroom(), cfg.loanMarginServers());
+    this.loanPolicy =
+        curve == null || cfg.inferenceServers() == 0
+            ? null
+            : LoanPolicy.provisionedForPeak(
+                curve.peak(), cfg.inferenceServers(), cfg.headroom(), cfg.loanMarginServers());
     this.speedup = SpeedupModel.powerLaw(cfg.speedupExponent());
-    this.forecast = policy.loanForecastS() > 0 ? DemandForecast.daily(policy.loanForecastS()) : null;
+    this.forecast =
+        policy.loanForecastS() > 0 ? DemandForecast.daily(policy.loanForecastS()) : null;
   }
 
-  /** Calls {@code o} (null: no one) with every round this simulator plans from now on; returns this simulator. */
+  /**
+   * Calls {@code o} (null: no one) with every round this simulator plans from now on; returns this
+   * simulator.
+   */
   public Simulator observeRounds(RoundObserver o) {
     this.observer = o;
     return this;
   }
 
-  /** Calls {@code o} (null: no one) with every reclaim this simulator starts from now on; returns this simulator. */
+  /**
+   * Calls {@code o} (null: no one) with every reclaim this simulator starts from now on; returns
+   * this simulator.
+   */
   public Simulator observeReclaims(ReclaimObserver o) {
     this.reclaimObserver = o;
     return this;
@@ -140,24 +168,30 @@ public final class Simulator {
     return SimJob.throughput(workers, cfg.speedupExponent());
   }
 
-  // --- the world -------------------------------------------------------------------------------------------------
+  // --- the world
+  // -------------------------------------------------------------------------------------------------
 
   private SimFleet fleet;
   private ClusterState lastState; // null before the first snapshot
 
-  private final List<SimJob> running = new ArrayList<>(); // in the order they started: every event walks them
+  private final List<SimJob> running =
+      new ArrayList<>(); // in the order they started: every event walks them
   private final Map<String, SimJob> queued = new LinkedHashMap<>();
   private final Map<String, SimJob> byId = new HashMap<>();
-  // The snapshot's jobs and allocations, kept sorted by id as it wants them, so that it need not sort them each round.
+  // The snapshot's jobs and allocations, kept sorted by id as it wants them, so that it need not
+  // sort them each round.
   private final ActiveJobs active = new ActiveJobs(); // queued or running
-  private JobAllocations allocations = JobAllocations.EMPTY; // of the running jobs, as of the last snapshot
-  // Allocations set since the last snapshot, put into `allocations` in one copy when the next is taken.
+  private JobAllocations allocations =
+      JobAllocations.EMPTY; // of the running jobs, as of the last snapshot
+  // Allocations set since the last snapshot, put into `allocations` in one copy when the next is
+  // taken.
   private final TreeMap<String, Allocation> allocationsSince = new TreeMap<>();
   // When the first running job finishes; known until a running job's work, speed or pause changes.
   private double earliestFinish;
   private boolean earliestFinishKnown;
 
-  // --- counters ----------------------------------------------------------------------------------------------------
+  // --- counters
+  // ----------------------------------------------------------------------------------------------------
 
   private double windowStart;
   private double windowEnd;
@@ -168,11 +202,16 @@ public final class Simulator {
   private int runningBelowWidest; // running jobs with fewer workers than their maxWorkers
 
   /**
-   * Runs the policy on {@code jobs}. Jobs submitted before {@code windowStartS} warm the cluster up and are not
-   * measured; counters cover {@code [windowStartS, windowEndS)}; the run goes on until every measured job is done
-   * (or {@code maxTailS} after the window, when the rest counts as unfinished).
+   * Runs the policy on {@code jobs}. Jobs submitted before {@code windowStartS} warm the cluster up
+   * and are not measured; counters cover {@code [windowStartS, windowEndS)}; the run goes on until
+   * every measured job is done (or {@code maxTailS} after the window, when the rest counts as
+   * unfinished).
    */
-  public PolicyResult run(List<TraceJob> jobs, double windowStartS, double windowEndS, double maxTailS,
+  public PolicyResult run(
+      List<TraceJob> jobs,
+      double windowStartS,
+      double windowEndS,
+      double maxTailS,
       DoubleConsumer progress) {
     long wallStart = System.nanoTime();
     this.windowStart = windowStartS;
@@ -184,17 +223,26 @@ public final class Simulator {
     for (TraceJob t : jobs) {
       if (t.submitS() < windowEndS) {
         boolean elastic = policy.elastic() && JobShape.isElastic(t.id(), elasticFraction, seed);
-        SimJob j = new SimJob(t, t.submitS() >= windowStartS,
-            elastic ? JobShape.elastic(t.gpus(), cfg.gpusPerServer()) : JobShape.inelastic(t.gpus(), cfg.gpusPerServer()),
-            1 + predictor.relativeError(t.id()), cfg);
+        SimJob j =
+            new SimJob(
+                t,
+                t.submitS() >= windowStartS,
+                elastic
+                    ? JobShape.elastic(t.gpus(), cfg.gpusPerServer())
+                    : JobShape.inelastic(t.gpus(), cfg.gpusPerServer()),
+                1 + predictor.relativeError(t.id()),
+                cfg);
         arrivals.add(j);
         byId.put(t.id(), j);
       }
     }
-    arrivals.sort(Comparator.comparingDouble((SimJob j) -> j.trace.submitS()).thenComparing(j -> j.trace.id()));
+    arrivals.sort(
+        Comparator.comparingDouble((SimJob j) -> j.trace.submitS())
+            .thenComparing(j -> j.trace.id()));
     int measuredTotal = (int) arrivals.stream().filter(j -> j.measured).count();
     int nextArrival = 0;
-    double t = arrivals.isEmpty() ? windowStartS : Math.min(arrivals.get(0).trace.submitS(), windowStartS);
+    double t =
+        arrivals.isEmpty() ? windowStartS : Math.min(arrivals.get(0).trace.submitS(), windowStartS);
     double hardStop = windowEndS + maxTailS;
     double nextSample = windowStartS;
     double nextWindow = loanPolicy == null ? Double.POSITIVE_INFINITY : t;
@@ -215,7 +263,9 @@ public final class Simulator {
       next = Math.min(next, earliestFinish(t));
       double roundAt = Double.POSITIVE_INFINITY;
       if (!Double.isNaN(dirtySince)) {
-        roundAt = Math.max(dirtySince, Math.ceil(dirtySince / cfg.roundIntervalS()) * cfg.roundIntervalS());
+        roundAt =
+            Math.max(
+                dirtySince, Math.ceil(dirtySince / cfg.roundIntervalS()) * cfg.roundIntervalS());
       } else if (!queued.isEmpty()) {
         roundAt = lastRound + AGING_ROUND_S;
       }
@@ -253,7 +303,8 @@ public final class Simulator {
         if (adjustLoans(t)) {
           dirtySince = Double.isNaN(dirtySince) ? t : dirtySince;
         }
-        nextWindow = (Math.floor((t + curveOffsetS) / curve.windowS()) + 1) * curve.windowS() - curveOffsetS;
+        nextWindow =
+            (Math.floor((t + curveOffsetS) / curve.windowS()) + 1) * curve.windowS() - curveOffsetS;
       }
       // A round.
       if (t >= roundAt) {
@@ -263,8 +314,15 @@ public final class Simulator {
       }
       if (t >= nextSample && nextSample < windowEndS) {
         if (t >= windowStartS) {
-          tally.sample(new Sample(t - windowStartS, trainingGpusBusy, loanedGpusBusy, inferenceDemandGpus(t),
-              fleet.loanedCount(), queued.size(), running.size()));
+          tally.sample(
+              new Sample(
+                  t - windowStartS,
+                  trainingGpusBusy,
+                  loanedGpusBusy,
+                  inferenceDemandGpus(t),
+                  fleet.loanedCount(),
+                  queued.size(),
+                  running.size()));
         }
         nextSample = Math.max(nextSample + cfg.sampleIntervalS(), windowStartS);
       }
@@ -272,8 +330,13 @@ public final class Simulator {
         progress.accept((double) measuredDone / measuredTotal);
       }
     }
-    int unfinished = (int) byId.values().stream().filter(j -> j.measured && Double.isNaN(endOf(j))).count();
-    return tally.result(policy.name(), cfg, windowEndS - windowStartS, unfinished,
+    int unfinished =
+        (int) byId.values().stream().filter(j -> j.measured && Double.isNaN(endOf(j))).count();
+    return tally.result(
+        policy.name(),
+        cfg,
+        windowEndS - windowStartS,
+        unfinished,
         (System.nanoTime() - wallStart) / 1e9);
   }
 
@@ -283,9 +346,13 @@ public final class Simulator {
     return ends.getOrDefault(j.trace.id(), Double.NaN);
   }
 
-  // --- time --------------------------------------------------------------------------------------------------------
+  // --- time
+  // --------------------------------------------------------------------------------------------------------
 
-  /** When the first running job finishes, as of {@code t}: the last advance's, unless a job changed since. */
+  /**
+   * When the first running job finishes, as of {@code t}: the last advance's, unless a job changed
+   * since.
+   */
   private double earliestFinish(double t) {
     if (!earliestFinishKnown) {
       earliestFinish = Double.POSITIVE_INFINITY;
@@ -298,8 +365,9 @@ public final class Simulator {
   }
 
   /**
-   * Runs the running jobs from {@code from} to {@code to}; returns those done by then, in start order. Notes when the
-   * first of them will finish, for the next event: most events change no running job.
+   * Runs the running jobs from {@code from} to {@code to}; returns those done by then, in start
+   * order. Notes when the first of them will finish, for the next event: most events change no
+   * running job.
    */
   private List<SimJob> advance(double from, double to) {
     List<SimJob> done = new ArrayList<>();
@@ -328,8 +396,13 @@ public final class Simulator {
         int available = cfg.inferenceServers() - fleet.loanedCount();
         shortfall = Math.max(0, needed - available - fleet.fencedCount());
       }
-      tally.elapsed(w, trainingGpusBusy, loanedGpusBusy, (double) fleet.loanedCount() * cfg.gpusPerServer(),
-          inferenceDemandGpus(from), shortfall);
+      tally.elapsed(
+          w,
+          trainingGpusBusy,
+          loanedGpusBusy,
+          (double) fleet.loanedCount() * cfg.gpusPerServer(),
+          inferenceDemandGpus(from),
+          shortfall);
     }
     return done;
   }
@@ -339,8 +412,8 @@ public final class Simulator {
   }
 
   /**
-   * GPUs busy serving inference: the demand at the fleet's per-server capacity, served only by servers not on loan
-   * (a server still training through its reclaim grace serves nothing yet).
+   * GPUs busy serving inference: the demand at the fleet's per-server capacity, served only by
+   * servers not on loan (a server still training through its reclaim grace serves nothing yet).
    */
   private double inferenceDemandGpus(double t) {
     if (curve == null || cfg.inferenceServers() == 0) {
@@ -351,7 +424,8 @@ public final class Simulator {
     return Math.max(0, servers) * cfg.gpusPerServer();
   }
 
-  // --- servers and loans -------------------------------------------------------------------------------------------
+  // --- servers and loans
+  // -------------------------------------------------------------------------------------------
 
   /** Lends or asks back inference servers for the demand now. True if anything changed. */
   private boolean adjustLoans(double t) {
@@ -360,14 +434,16 @@ public final class Simulator {
     }
     double rate = rateAt(t);
     double lendRate = forecast == null ? rate : forecast.planningRate(this::rateAt, t);
-    int lent = fleet.loanedCount() - fleet.fencedCount(); // servers lent and not already on their way back
+    int lent =
+        fleet.loanedCount() - fleet.fencedCount(); // servers lent and not already on their way back
     int back = loanPolicy.toReclaim(rate, cfg.inferenceServers(), lent);
     if (back > 0) {
       ClusterState state = state(t);
       ReclaimRequest request = ReclaimRequest.any(back);
       ReclaimPlan plan = reclaimer.plan(state, request);
       if (!plan.isFeasible()) {
-        throw new IllegalStateException("reclaim of " + back + " servers infeasible: " + plan.infeasibleReason());
+        throw new IllegalStateException(
+            "reclaim of " + back + " servers infeasible: " + plan.infeasibleReason());
       }
       if (reclaimObserver != null) {
         reclaimObserver.started(state, request, plan);
@@ -386,8 +462,8 @@ public final class Simulator {
   }
 
   /**
-   * Takes back every fenced server whose grace is over: workers there are shrunk away or their jobs preempted, as
-   * {@link Fate#of} decides on what each job runs then.
+   * Takes back every fenced server whose grace is over: workers there are shrunk away or their jobs
+   * preempted, as {@link Fate#of} decides on what each job runs then.
    */
   private boolean returnServers(double t) {
     List<Integer> due = fleet.due(t);
@@ -412,7 +488,10 @@ public final class Simulator {
     return !due.isEmpty();
   }
 
-  /** When the newest running job on each server started: what stock YARN's newest-first choice ranks servers by. */
+  /**
+   * When the newest running job on each server started: what stock YARN's newest-first choice ranks
+   * servers by.
+   */
   private Map<String, Double> newestStartByServer() {
     Map<String, Double> newest = new HashMap<>();
     for (SimJob j : running) {
@@ -423,9 +502,13 @@ public final class Simulator {
     return newest;
   }
 
-  // --- jobs --------------------------------------------------------------------------------------------------------
+  // --- jobs
+  // --------------------------------------------------------------------------------------------------------
 
-  /** The cluster as the policy sees it at {@code t}; checked only where it differs from the last one. */
+  /**
+   * The cluster as the policy sees it at {@code t}; checked only where it differs from the last
+   * one.
+   */
   private ClusterState state(double t) {
     List<Job> jobs = new ArrayList<>(active.size());
     for (SimJob j : active.inIdOrder()) {
@@ -434,17 +517,23 @@ public final class Simulator {
     Tenants teams = tenants == null ? Tenants.NONE : tenants;
     allocations = allocations.with(allocationsSince);
     allocationsSince.clear();
-    lastState = lastState == null
-        ? ClusterState.of(t, fleet.servers(), jobs, allocations, teams)
-        : lastState.next(t, fleet.servers(), jobs, allocations, teams);
+    lastState =
+        lastState == null
+            ? ClusterState.of(t, fleet.servers(), jobs, allocations, teams)
+            : lastState.next(t, fleet.servers(), jobs, allocations, teams);
     return lastState;
   }
 
   private void round(double t) {
-    boolean twoSpeeds = cfg.inferenceGpuSpeed() != 1; // a speed-aware round may move running jobs between speeds
-    if (queued.isEmpty() && fleet.fencedCount() == 0 && !(twoSpeeds && !running.isEmpty())
+    boolean twoSpeeds =
+        cfg.inferenceGpuSpeed() != 1; // a speed-aware round may move running jobs between speeds
+    if (queued.isEmpty()
+        && fleet.fencedCount() == 0
+        && !(twoSpeeds && !running.isEmpty())
         && (runningElastic == 0
-            || tenants == null && runningBelowWidest == 0 && planner.changesNothingWhenSaturated())) {
+            || tenants == null
+                && runningBelowWidest == 0
+                && planner.changesNothingWhenSaturated())) {
       return; // nothing to decide: no job may start, and none may grow
     }
     ClusterState state = state(t);
@@ -489,7 +578,10 @@ public final class Simulator {
     applyAllocation(j, a);
   }
 
-  /** A running job changes width or place: it checkpoints, pauses to re-form, and restarts from there. */
+  /**
+   * A running job changes width or place: it checkpoints, pauses to re-form, and restarts from
+   * there.
+   */
   private void setAllocation(SimJob j, Allocation a, double t) {
     j.pausedUntil = Math.max(j.pausedUntil, t) + cfg.rescaleOverheadS();
     j.runStart = j.pausedUntil;
@@ -514,9 +606,19 @@ public final class Simulator {
     active.remove(j);
     ends.put(j.trace.id(), t);
     if (j.measured) {
-      tally.finished(new JobRecord(j.trace.id(), j.trace.submitS() - windowStart, j.firstStart - windowStart,
-          t - windowStart, j.trace.gpus(), j.elastic(), j.boundS()), j.trace.durationS() * j.trace.gpus(),
-          j.spentGpuS, new CapacityBound.Work(j.trace.submitS() - windowStart,
+      tally.finished(
+          new JobRecord(
+              j.trace.id(),
+              j.trace.submitS() - windowStart,
+              j.firstStart - windowStart,
+              t - windowStart,
+              j.trace.gpus(),
+              j.elastic(),
+              j.boundS()),
+          j.trace.durationS() * j.trace.gpus(),
+          j.spentGpuS,
+          new CapacityBound.Work(
+              j.trace.submitS() - windowStart,
               j.totalWork * j.shape.minWorkers() * j.shape.gpusPerWorker()));
     }
   }
@@ -547,10 +649,14 @@ public final class Simulator {
     loanedGpusBusy += j.gpusOnLoaned;
     countRunning(j, +1);
     // Synchronous data-parallel training runs at the pace of its slowest GPU.
-    j.rate = j.workers == 0 ? 0 : throughput(j.workers) / throughput(j.shape.minWorkers()) * slowest;
+    j.rate =
+        j.workers == 0 ? 0 : throughput(j.workers) / throughput(j.shape.minWorkers()) * slowest;
   }
 
-  /** Adds {@code sign} to the counts of running jobs {@code j} is in, by its workers now (none: not running). */
+  /**
+   * Adds {@code sign} to the counts of running jobs {@code j} is in, by its workers now (none: not
+   * running).
+   */
   private void countRunning(SimJob j, int sign) {
     if (j.workers > 0) {
       runningElastic += j.elastic() ? sign : 0;

@@ -45,19 +45,22 @@ import org.jfree.data.Range;
 import org.jfree.data.xy.DefaultXYDataset;
 
 /**
- * The simulator's charts, as 1200x700 PNGs, one line per policy in a colour that stays the same across charts:
+ * The simulator's charts, as 1200x700 PNGs, one line per policy in a colour that stays the same
+ * across charts:
  *
  * <ul>
- *   <li>{@code utilization.png}: share of all GPUs (training pool and inference pool) busy over time, in days (hours
- *       if the samples span less than two days);
+ *   <li>{@code utilization.png}: share of all GPUs (training pool and inference pool) busy over
+ *       time, in days (hours if the samples span less than two days);
  *   <li>{@code jct-cdf.png}: CDF of job completion times, log time axis;
- *   <li>{@code queue-cdf.png}: CDF of queuing times, log time axis, waits under 1 s drawn at 1 s so the jobs that
- *       never waited stay visible as the jump at the left;
- *   <li>{@code loans.png}: loaned inference servers and queued jobs over time, for the policies that loan.
+ *   <li>{@code queue-cdf.png}: CDF of queuing times, log time axis, waits under 1 s drawn at 1 s so
+ *       the jobs that never waited stay visible as the jump at the left;
+ *   <li>{@code loans.png}: loaned inference servers and queued jobs over time, for the policies
+ *       that loan.
  * </ul>
  *
- * <p>Lines are cut to at most {@value #MAX_POINTS} points: time series by averaging the samples over equal time
- * buckets (said in the subtitle when it happens), CDFs by keeping evenly spaced ranks.
+ * <p>Lines are cut to at most {@value #MAX_POINTS} points: time series by averaging the samples
+ * over equal time buckets (said in the subtitle when it happens), CDFs by keeping evenly spaced
+ * ranks.
  */
 public final class Plots {
   static {
@@ -76,6 +79,7 @@ public final class Plots {
 
   /** Waits and JCTs below this are drawn at it on the log axes. */
   static final double FLOOR_S = 1;
+
   private static final double DAY_S = 86_400;
   private static final double HOUR_S = 3_600;
 
@@ -84,6 +88,7 @@ public final class Plots {
     new Color(0x0072B2), new Color(0xD55E00), new Color(0x009E73), new Color(0xCC79A7),
     new Color(0xE69F00), new Color(0x56B4E9), new Color(0x000000), new Color(0x8C564B)
   };
+
   private static final String FONT = Font.SANS_SERIF;
   private static final Font TITLE_FONT = new Font(FONT, Font.BOLD, 26);
   private static final Font SUBTITLE_FONT = new Font(FONT, Font.PLAIN, 16);
@@ -96,7 +101,8 @@ public final class Plots {
   private Plots() {}
 
   /**
-   * Writes the four charts into {@code dir}, creating it if needed and replacing files already there.
+   * Writes the four charts into {@code dir}, creating it if needed and replacing files already
+   * there.
    *
    * @throws IllegalArgumentException if two results have the same policy name
    */
@@ -109,11 +115,24 @@ public final class Plots {
     }
     Files.createDirectories(dir);
     save(utilization(results), dir.resolve(UTILIZATION));
-    save(cdf(results, JobRecord::jctS, "Job completion time CDF",
-        "Job completion time: submission to end (log scale)", null, false), dir.resolve(JCT_CDF));
-    save(cdf(results, JobRecord::queueS, "Queuing time CDF",
-        "Queuing time: submission to first start (log scale; waits under 1 s drawn at 1 s)",
-        "The jump at \u22641 s is the share of jobs that started at once", true), dir.resolve(QUEUE_CDF));
+    save(
+        cdf(
+            results,
+            JobRecord::jctS,
+            "Job completion time CDF",
+            "Job completion time: submission to end (log scale)",
+            null,
+            false),
+        dir.resolve(JCT_CDF));
+    save(
+        cdf(
+            results,
+            JobRecord::queueS,
+            "Queuing time CDF",
+            "Queuing time: submission to first start (log scale; waits under 1 s drawn at 1 s)",
+            "The jump at \u22641 s is the share of jobs that started at once",
+            true),
+        dir.resolve(QUEUE_CDF));
     save(loans(results), dir.resolve(LOANS));
   }
 
@@ -135,8 +154,16 @@ public final class Plots {
       if (r.samples().isEmpty()) {
         continue;
       }
-      Series s = Series.ofSamples(r.samples(), timeUnitS,
-          x -> gpus == 0 ? 0 : 100 * (x.trainingPoolBusyGpus() + x.loanedBusyGpus() + x.inferenceBusyGpus()) / gpus);
+      Series s =
+          Series.ofSamples(
+              r.samples(),
+              timeUnitS,
+              x ->
+                  gpus == 0
+                      ? 0
+                      : 100
+                          * (x.trainingPoolBusyGpus() + x.loanedBusyGpus() + x.inferenceBusyGpus())
+                          / gpus);
       bucketS = Math.max(bucketS, s.bucketS);
       top = Math.max(top, Arrays.stream(s.y).max().orElse(0));
       data.addSeries(r.policy(), s.xy());
@@ -151,14 +178,24 @@ public final class Plots {
     return chart("GPU utilization over time", subtitle(gpuSizes(results), bucketS), plot);
   }
 
-  static JFreeChart cdf(List<PolicyResult> results, ToDoubleFunction<JobRecord> value, String title, String xLabel,
-      String note, boolean floorTick) {
+  static JFreeChart cdf(
+      List<PolicyResult> results,
+      ToDoubleFunction<JobRecord> value,
+      String title,
+      String xLabel,
+      String note,
+      boolean floorTick) {
     DefaultXYDataset data = new DefaultXYDataset();
     List<Integer> colorOf = new ArrayList<>();
     for (int i = 0; i < results.size(); i++) {
       PolicyResult r = results.get(i);
-      double[] sorted = r.jobs().stream().mapToDouble(value).filter(Double::isFinite)
-          .map(v -> Math.max(v, FLOOR_S) / HOUR_S).sorted().toArray();
+      double[] sorted =
+          r.jobs().stream()
+              .mapToDouble(value)
+              .filter(Double::isFinite)
+              .map(v -> Math.max(v, FLOOR_S) / HOUR_S)
+              .sorted()
+              .toArray();
       if (sorted.length == 0) {
         continue;
       }
@@ -182,7 +219,8 @@ public final class Plots {
     double bucketS = 0;
     for (int i = 0; i < results.size(); i++) {
       PolicyResult r = results.get(i);
-      boolean loans = r.loanedGpuS() > 0 || r.samples().stream().anyMatch(s -> s.loanedServers() > 0);
+      boolean loans =
+          r.loanedGpuS() > 0 || r.samples().stream().anyMatch(s -> s.loanedServers() > 0);
       if (!loans || r.samples().isEmpty()) {
         continue;
       }
@@ -195,7 +233,8 @@ public final class Plots {
     }
     String title = "Loaned inference servers and training queue";
     if (colorOf.isEmpty()) {
-      XYPlot empty = plot(loaned, timeAxis(timeUnitS), numberAxis("Loaned servers"), lines(colorOf, false));
+      XYPlot empty =
+          plot(loaned, timeAxis(timeUnitS), numberAxis("Loaned servers"), lines(colorOf, false));
       empty.setNoDataMessage("No policy loaned inference servers");
       return chart(title, null, empty);
     }
@@ -220,7 +259,10 @@ public final class Plots {
 
   // ---- data ----
 
-  /** A time series in {@code unitS} units, averaged over equal time buckets when it has too many points. */
+  /**
+   * A time series in {@code unitS} units, averaged over equal time buckets when it has too many
+   * points.
+   */
   record Series(double[] x, double[] y, double bucketS) {
     static Series ofSamples(List<Sample> samples, double unitS, ToDoubleFunction<Sample> f) {
       double[] t = new double[samples.size()];
@@ -240,8 +282,9 @@ public final class Plots {
   }
 
   /**
-   * {@code (t, v)} unchanged if it has at most {@code max} points; otherwise the mean time and value of the points in
-   * each of {@code max} equal time buckets (empty buckets dropped), with the bucket length.
+   * {@code (t, v)} unchanged if it has at most {@code max} points; otherwise the mean time and
+   * value of the points in each of {@code max} equal time buckets (empty buckets dropped), with the
+   * bucket length.
    */
   static Series bucketMeans(double[] t, double[] v, int max) {
     if (t.length <= max) {
@@ -274,8 +317,9 @@ public final class Plots {
   }
 
   /**
-   * The empirical CDF of sorted values as step-plot points: a start at (min, 0), then (value, share at or below it)
-   * for each distinct value, thinned to about {@code max} points by evenly spaced ranks (the last always kept).
+   * The empirical CDF of sorted values as step-plot points: a start at (min, 0), then (value, share
+   * at or below it) for each distinct value, thinned to about {@code max} points by evenly spaced
+   * ranks (the last always kept).
    */
   static double[][] ecdf(double[] sorted, int max) {
     int n = sorted.length;
@@ -307,10 +351,18 @@ public final class Plots {
       return null;
     }
     PolicyResult first = results.get(0);
-    boolean same = results.stream().allMatch(
-        r -> r.trainingGpus() == first.trainingGpus() && r.inferenceGpus() == first.inferenceGpus());
+    boolean same =
+        results.stream()
+            .allMatch(
+                r ->
+                    r.trainingGpus() == first.trainingGpus()
+                        && r.inferenceGpus() == first.inferenceGpus());
     return same
-        ? String.format(Locale.ROOT, "%d training + %d inference GPUs", first.trainingGpus(), first.inferenceGpus())
+        ? String.format(
+            Locale.ROOT,
+            "%d training + %d inference GPUs",
+            first.trainingGpus(),
+            first.inferenceGpus())
         : null;
   }
 
@@ -319,8 +371,12 @@ public final class Plots {
     if (prefix == null) {
       return bucket;
     }
-    return bucket == null ? prefix : prefix + "  \u00b7  " + bucket.substring(0, 1).toLowerCase(Locale.ROOT)
-        + bucket.substring(1);
+    return bucket == null
+        ? prefix
+        : prefix
+            + "  \u00b7  "
+            + bucket.substring(0, 1).toLowerCase(Locale.ROOT)
+            + bucket.substring(1);
   }
 
   /** A length of time in the largest unit that keeps it at least 1, to 2 significant digits. */
@@ -332,7 +388,8 @@ public final class Plots {
       u++;
     }
     double v = s / sizes[u];
-    String num = v >= 10 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2g", v);
+    String num =
+        v >= 10 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2g", v);
     if (num.contains(".")) {
       num = num.replaceAll("0+$", "").replaceAll("\\.$", "");
     }
@@ -365,7 +422,8 @@ public final class Plots {
     return chart;
   }
 
-  private static XYPlot plot(DefaultXYDataset data, ValueAxis x, ValueAxis y, XYLineAndShapeRenderer renderer) {
+  private static XYPlot plot(
+      DefaultXYDataset data, ValueAxis x, ValueAxis y, XYLineAndShapeRenderer renderer) {
     XYPlot plot = new XYPlot(data, x, y, renderer);
     style(plot);
     plot.setNoDataMessageFont(new Font(FONT, Font.PLAIN, 22));
@@ -399,7 +457,12 @@ public final class Plots {
 
   /** Days, or hours when the samples span less than two days. */
   static double timeUnitS(List<PolicyResult> results) {
-    double last = results.stream().flatMap(r -> r.samples().stream()).mapToDouble(Sample::timeS).max().orElse(0);
+    double last =
+        results.stream()
+            .flatMap(r -> r.samples().stream())
+            .mapToDouble(Sample::timeS)
+            .max()
+            .orElse(0);
     return last < 2 * DAY_S ? HOUR_S : DAY_S;
   }
 
@@ -420,9 +483,13 @@ public final class Plots {
     axis.setTickMarkPaint(new Color(0x999999));
   }
 
-  /** Lines (or steps) without shapes, series {@code s} drawn in the colour of policy {@code colorOf.get(s)}. */
+  /**
+   * Lines (or steps) without shapes, series {@code s} drawn in the colour of policy {@code
+   * colorOf.get(s)}.
+   */
   private static XYLineAndShapeRenderer lines(List<Integer> colorOf, boolean steps) {
-    XYLineAndShapeRenderer r = steps ? new XYStepRenderer() : new XYLineAndShapeRenderer(true, false);
+    XYLineAndShapeRenderer r =
+        steps ? new XYStepRenderer() : new XYLineAndShapeRenderer(true, false);
     r.setDefaultShapesVisible(false);
     r.setDrawSeriesLineAsPath(true);
     r.setLegendLine(new Line2D.Double(-16, 0, 16, 0));
@@ -442,21 +509,49 @@ public final class Plots {
     if (policy < COLORS.length) {
       return new BasicStroke(width, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND);
     }
-    return new BasicStroke(width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, new float[] {10f, 6f}, 0f);
+    return new BasicStroke(
+        width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, new float[] {10f, 6f}, 0f);
   }
 
   /**
-   * A log axis of durations held in hours, ticked at round durations (1 s, 10 s, 1 min, ... 1 wk) instead of powers
-   * of ten of hours; finer round durations when the range is too narrow for three of those. With {@code floorTick},
-   * the tick at {@link #FLOOR_S} reads "\u22641 s", since values below the floor are drawn there.
+   * A log axis of durations held in hours, ticked at round durations (1 s, 10 s, 1 min, ... 1 wk)
+   * instead of powers of ten of hours; finer round durations when the range is too narrow for three
+   * of those. With {@code floorTick}, the tick at {@link #FLOOR_S} reads "\u22641 s", since values
+   * below the floor are drawn there.
    */
   static final class DurationLogAxis extends LogAxis {
     private static final double[] COARSE_S = {
       1, 10, 60, 600, HOUR_S, 6 * HOUR_S, DAY_S, 7 * DAY_S, 30 * DAY_S, 365 * DAY_S
     };
     private static final double[] FINE_S = {
-      0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, HOUR_S, 2 * HOUR_S, 3 * HOUR_S, 6 * HOUR_S,
-      12 * HOUR_S, DAY_S, 2 * DAY_S, 3 * DAY_S, 7 * DAY_S, 14 * DAY_S, 30 * DAY_S, 90 * DAY_S, 365 * DAY_S
+      0.1,
+      0.2,
+      0.5,
+      1,
+      2,
+      5,
+      10,
+      20,
+      30,
+      60,
+      120,
+      300,
+      600,
+      1200,
+      1800,
+      HOUR_S,
+      2 * HOUR_S,
+      3 * HOUR_S,
+      6 * HOUR_S,
+      12 * HOUR_S,
+      DAY_S,
+      2 * DAY_S,
+      3 * DAY_S,
+      7 * DAY_S,
+      14 * DAY_S,
+      30 * DAY_S,
+      90 * DAY_S,
+      365 * DAY_S
     };
     private static final double MIN_GAP_PX = 70;
 
@@ -486,7 +581,8 @@ public final class Plots {
           }
         }
       }
-      TextAnchor anchor = edge == RectangleEdge.TOP ? TextAnchor.BOTTOM_CENTER : TextAnchor.TOP_CENTER;
+      TextAnchor anchor =
+          edge == RectangleEdge.TOP ? TextAnchor.BOTTOM_CENTER : TextAnchor.TOP_CENTER;
       for (double s : picked) {
         String text = floorTick && s == FLOOR_S ? "\u2264" + label(s) : label(s);
         ticks.add(new NumberTick(TickType.MAJOR, s / HOUR_S, text, anchor, TextAnchor.CENTER, 0.0));

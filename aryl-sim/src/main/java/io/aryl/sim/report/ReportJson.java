@@ -29,21 +29,25 @@ import java.util.Set;
  * }
  * }</pre>
  *
- * <p>Metric values stay JSON numbers. Doubles are rounded to 4 decimal places, or to 4 significant digits when that
- * keeps more of a small value (0.000123456 is written 1.235E-4, not 0.0001); a non-finite double is written as
- * {@code null}, since JSON has no NaN or infinity. The configuration is written as given, unrounded.
+ * <p>Metric values stay JSON numbers. Doubles are rounded to 4 decimal places, or to 4 significant
+ * digits when that keeps more of a small value (0.000123456 is written 1.235E-4, not 0.0001); a
+ * non-finite double is written as {@code null}, since JSON has no NaN or infinity. The
+ * configuration is written as given, unrounded.
  */
 public final class ReportJson {
-  private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private ReportJson() {}
 
   /**
-   * Writes the report, creating the file's directory if needed and replacing any file already there.
+   * Writes the report, creating the file's directory if needed and replacing any file already
+   * there.
    *
    * @throws IllegalArgumentException if two results have the same policy name
    */
-  public static void write(Path file, Map<String, Object> config, List<PolicyResult> results) throws IOException {
+  public static void write(Path file, Map<String, Object> config, List<PolicyResult> results)
+      throws IOException {
     MAPPER.writeValue(prepare(file).toFile(), toJson(config, results));
   }
 
@@ -60,7 +64,8 @@ public final class ReportJson {
     ObjectNode root = MAPPER.createObjectNode();
     root.set("config", config == null ? MAPPER.createObjectNode() : MAPPER.valueToTree(config));
     ObjectNode policies = root.putObject("policies");
-    PolicyResult baseline = results.stream().filter(r -> r.policy().equals(BASELINE)).findFirst().orElse(null);
+    PolicyResult baseline =
+        results.stream().filter(r -> r.policy().equals(BASELINE)).findFirst().orElse(null);
     Set<String> seen = new HashSet<>();
     for (PolicyResult r : results) {
       if (!seen.add(r.policy())) {

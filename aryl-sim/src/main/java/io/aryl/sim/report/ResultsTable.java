@@ -8,27 +8,44 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The console summary: one fixed-width row per policy, in the given order, from the same {@link Metrics} as
- * report.json.
+ * The console summary: one fixed-width row per policy, in the given order, from the same {@link
+ * Metrics} as report.json.
  *
- * <p>When the baseline is one of the results, two more columns compare each policy with it: "queue x" is the
- * baseline's average queuing time over the policy's, "JCT x" the same for average JCT, so above 1 means the policy
- * does better. A ratio is "inf" when the policy's average is 0 and the baseline's is not, and "-" when both are 0.
+ * <p>When the baseline is one of the results, two more columns compare each policy with it: "queue
+ * x" is the baseline's average queuing time over the policy's, "JCT x" the same for average JCT, so
+ * above 1 means the policy does better. A ratio is "inf" when the policy's average is 0 and the
+ * baseline's is not, and "-" when both are 0.
  */
 public final class ResultsTable {
   private static final String[] HEADERS = {
-    "policy", "jobs", "avg queue (h)", "p95 queue (h)", "p99 queue (h)", "max queue (h)", "avg JCT (h)", "p95 JCT (h)", "JCT/bound", "JCT/cap bound",
+    "policy",
+    "jobs",
+    "avg queue (h)",
+    "p95 queue (h)",
+    "p99 queue (h)",
+    "max queue (h)",
+    "avg JCT (h)",
+    "p95 JCT (h)",
+    "JCT/bound",
+    "JCT/cap bound",
     "GPU util %",
-    "training util %", "inference util %", "loaned GPU-h", "preemptions", "scale-ins", "lost GPU-h",
-    "shortfall server-s", "starved", "worst slowdown"
+    "training util %",
+    "inference util %",
+    "loaned GPU-h",
+    "preemptions",
+    "scale-ins",
+    "lost GPU-h",
+    "shortfall server-s",
+    "starved",
+    "worst slowdown"
   };
   private static final String GAP = "  ";
 
   private ResultsTable() {}
 
   /**
-   * The table, lines ending in '\n'. {@code baselineName} may be null or name no result; the ratio columns are then
-   * left out.
+   * The table, lines ending in '\n'. {@code baselineName} may be null or name no result; the ratio
+   * columns are then left out.
    */
   public static String format(List<PolicyResult> results, String baselineName) {
     Map<String, Object> baseline = null;
@@ -46,27 +63,29 @@ public final class ResultsTable {
     List<List<String>> rows = new ArrayList<>();
     for (PolicyResult r : results) {
       Map<String, Object> m = Metrics.of(r);
-      List<String> row = new ArrayList<>(List.of(
-          r.policy(),
-          integer(m, "jobs"),
-          fixed(hours(m, "avg_queue_s"), 2),
-          fixed(hours(m, "p95_queue_s"), 2),
-          fixed(hours(m, "p99_queue_s"), 2),
-          fixed(hours(m, "max_queue_s"), 2),
-          fixed(hours(m, "avg_jct_s"), 2),
-          fixed(hours(m, "p95_jct_s"), 2),
-          fixed(number(m, "jct_vs_bound"), 2),
-          fixed(number(m, "jct_vs_capacity_bound"), 2),
-          fixed(100 * number(m, "gpu_util"), 1),
-          fixed(100 * number(m, "training_util"), 1),
-          fixed(100 * number(m, "inference_util"), 1),
-          fixed(number(m, "loaned_gpu_hours"), 1),
-          integer(m, "preemptions"),
-          integer(m, "scale_ins"),
-          fixed(number(m, "lost_gpu_hours"), 1),
-          fixed(number(m, "inference_shortfall_server_s"), 0),
-          integer(m, "starved_jobs"),
-          fixed(number(m, "worst_slowdown"), 1)));
+      List<String> row =
+          new ArrayList<>(
+              List.of(
+                  r.policy(),
+                  integer(m, "jobs"),
+                  fixed(hours(m, "avg_queue_s"), 2),
+                  fixed(hours(m, "p95_queue_s"), 2),
+                  fixed(hours(m, "p99_queue_s"), 2),
+                  fixed(hours(m, "max_queue_s"), 2),
+                  fixed(hours(m, "avg_jct_s"), 2),
+                  fixed(hours(m, "p95_jct_s"), 2),
+                  fixed(number(m, "jct_vs_bound"), 2),
+                  fixed(number(m, "jct_vs_capacity_bound"), 2),
+                  fixed(100 * number(m, "gpu_util"), 1),
+                  fixed(100 * number(m, "training_util"), 1),
+                  fixed(100 * number(m, "inference_util"), 1),
+                  fixed(number(m, "loaned_gpu_hours"), 1),
+                  integer(m, "preemptions"),
+                  integer(m, "scale_ins"),
+                  fixed(number(m, "lost_gpu_hours"), 1),
+                  fixed(number(m, "inference_shortfall_server_s"), 0),
+                  integer(m, "starved_jobs"),
+                  fixed(number(m, "worst_slowdown"), 1)));
       if (baseline != null) {
         row.add(ratio(number(baseline, "avg_queue_s"), number(m, "avg_queue_s")));
         row.add(ratio(number(baseline, "avg_jct_s"), number(m, "avg_jct_s")));
@@ -92,8 +111,11 @@ public final class ResultsTable {
       line(out, row, widths);
     }
     if (baseline != null) {
-      out.append("queue x, JCT x: ").append(baselineName)
-          .append("'s average over the policy's (above 1: better than ").append(baselineName).append(")\n");
+      out.append("queue x, JCT x: ")
+          .append(baselineName)
+          .append("'s average over the policy's (above 1: better than ")
+          .append(baselineName)
+          .append(")\n");
     }
     return out.toString();
   }

@@ -21,12 +21,13 @@ public final class TenantTable {
   private TenantTable() {}
 
   /** The header line of {@link #format}: what the table's columns are. */
-  public static final String HEADER = "| tenant | jobs | guarantee (GPUs) | avg JCT (h), (a) fixed quotas "
-      + "| (b) shared, with tenants | (c) shared, ignoring tenants | b / a | c / a | unfinished a / b / c |";
+  public static final String HEADER =
+      "| tenant | jobs | guarantee (GPUs) | avg JCT (h), (a) fixed quotas "
+          + "| (b) shared, with tenants | (c) shared, ignoring tenants | b / a | c / a | unfinished a / b / c |";
 
   /**
-   * One row per tenant, then {@code all} (every job of every tenant, the pool) and {@code spread} (max over min
-   * across tenants of each column).
+   * One row per tenant, then {@code all} (every job of every tenant, the pool) and {@code spread}
+   * (max over min across tenants of each column).
    */
   public static String format(Result r) {
     StringBuilder sb = new StringBuilder();
@@ -38,21 +39,45 @@ public final class TenantTable {
       TenantExperiment.Tenant t = row.tenant();
       jobs += t.jobs();
       gpus += t.guaranteeGpus();
-      sb.append(String.format("| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d / %d / %d |%n", t.name(),
-          t.jobs(), t.guaranteeGpus(), row.quotaJctS() / 3600, row.sharedJctS() / 3600, row.ignoringJctS() / 3600,
-          row.sharedVsQuota(), row.ignoringVsQuota(), row.quotaUnfinished(), row.sharedUnfinished(),
-          row.ignoringUnfinished()));
+      sb.append(
+          String.format(
+              "| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d / %d / %d |%n",
+              t.name(),
+              t.jobs(),
+              t.guaranteeGpus(),
+              row.quotaJctS() / 3600,
+              row.sharedJctS() / 3600,
+              row.ignoringJctS() / 3600,
+              row.sharedVsQuota(),
+              row.ignoringVsQuota(),
+              row.quotaUnfinished(),
+              row.sharedUnfinished(),
+              row.ignoringUnfinished()));
     }
     double a = quotaJct(r);
     double b = avgJct(r.shared());
     double c = avgJct(r.ignoring());
-    sb.append(String.format("| all | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d / %d / %d |%n", jobs, gpus,
-        a / 3600, b / 3600, c / 3600, b / a, c / a,
-        r.rows().stream().mapToInt(Row::quotaUnfinished).sum(), r.shared().unfinishedJobs(),
-        r.ignoring().unfinishedJobs()));
-    sb.append(String.format("| spread (max / min) | | | %.2f | %.2f | %.2f | %.2f | %.2f | |%n",
-        r.spread(Row::quotaJctS), r.spread(Row::sharedJctS), r.spread(Row::ignoringJctS),
-        r.spread(Row::sharedVsQuota), r.spread(Row::ignoringVsQuota)));
+    sb.append(
+        String.format(
+            "| all | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d / %d / %d |%n",
+            jobs,
+            gpus,
+            a / 3600,
+            b / 3600,
+            c / 3600,
+            b / a,
+            c / a,
+            r.rows().stream().mapToInt(Row::quotaUnfinished).sum(),
+            r.shared().unfinishedJobs(),
+            r.ignoring().unfinishedJobs()));
+    sb.append(
+        String.format(
+            "| spread (max / min) | | | %.2f | %.2f | %.2f | %.2f | %.2f | |%n",
+            r.spread(Row::quotaJctS),
+            r.spread(Row::sharedJctS),
+            r.spread(Row::ignoringJctS),
+            r.spread(Row::sharedVsQuota),
+            r.spread(Row::ignoringVsQuota)));
     return sb.toString();
   }
 
@@ -73,7 +98,10 @@ public final class TenantTable {
     return p.jobs().stream().mapToDouble(JobRecord::jctS).average().orElse(Double.NaN);
   }
 
-  /** Writes tenants.json (config, rows, spreads, each run's metrics) and tenants.csv (one row per tenant). */
+  /**
+   * Writes tenants.json (config, rows, spreads, each run's metrics) and tenants.csv (one row per
+   * tenant).
+   */
   public static void write(Path dir, Result r, Map<String, Object> extraConfig) throws IOException {
     Files.createDirectories(dir);
     Map<String, Object> doc = new LinkedHashMap<>();
@@ -82,9 +110,11 @@ public final class TenantTable {
     config.putAll(extraConfig);
     doc.put("config", config);
     List<Map<String, Object>> rows = new ArrayList<>();
-    StringBuilder csv = new StringBuilder("tenant,jobs,demand_gpu_hours,guarantee_gpus,inference_servers_alone,"
-        + "jct_quota_s,jct_shared_s,jct_ignoring_s,shared_vs_quota,ignoring_vs_quota,unfinished_quota,"
-        + "unfinished_shared,unfinished_ignoring\n");
+    StringBuilder csv =
+        new StringBuilder(
+            "tenant,jobs,demand_gpu_hours,guarantee_gpus,inference_servers_alone,"
+                + "jct_quota_s,jct_shared_s,jct_ignoring_s,shared_vs_quota,ignoring_vs_quota,unfinished_quota,"
+                + "unfinished_shared,unfinished_ignoring\n");
     for (Row row : r.rows()) {
       TenantExperiment.Tenant t = row.tenant();
       Map<String, Object> m = new LinkedHashMap<>();
@@ -102,10 +132,22 @@ public final class TenantTable {
       m.put("unfinished_shared", row.sharedUnfinished());
       m.put("unfinished_ignoring", row.ignoringUnfinished());
       rows.add(m);
-      csv.append(String.format("%s,%d,%.3f,%d,%d,%.1f,%.1f,%.1f,%.4f,%.4f,%d,%d,%d%n", t.name(), t.jobs(),
-          t.demandGpuS() / 3600, t.guaranteeGpus(), t.inferenceServers(), row.quotaJctS(), row.sharedJctS(),
-          row.ignoringJctS(), row.sharedVsQuota(), row.ignoringVsQuota(), row.quotaUnfinished(),
-          row.sharedUnfinished(), row.ignoringUnfinished()));
+      csv.append(
+          String.format(
+              "%s,%d,%.3f,%d,%d,%.1f,%.1f,%.1f,%.4f,%.4f,%d,%d,%d%n",
+              t.name(),
+              t.jobs(),
+              t.demandGpuS() / 3600,
+              t.guaranteeGpus(),
+              t.inferenceServers(),
+              row.quotaJctS(),
+              row.sharedJctS(),
+              row.ignoringJctS(),
+              row.sharedVsQuota(),
+              row.ignoringVsQuota(),
+              row.quotaUnfinished(),
+              row.sharedUnfinished(),
+              row.ignoringUnfinished()));
     }
     doc.put("tenants", rows);
     Map<String, Object> spread = new LinkedHashMap<>();
@@ -121,8 +163,9 @@ public final class TenantTable {
     runs.put("ignoring", Metrics.of(r.ignoring()));
     r.quota().forEach((t, p) -> runs.put("quota:" + t, Metrics.of(p)));
     doc.put("runs", runs);
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("tenants.json").toFile(),
-        doc);
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValue(dir.resolve("tenants.json").toFile(), doc);
     Files.writeString(dir.resolve("tenants.csv"), csv);
   }
 }

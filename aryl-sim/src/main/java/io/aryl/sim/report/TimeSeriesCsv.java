@@ -15,24 +15,27 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Per-policy CSV files for plotting elsewhere: {@code timeseries-<policy>.csv}, one row per sample, and
- * {@code jobs-<policy>.csv}, one row per finished job, both in the result's order.
+ * Per-policy CSV files for plotting elsewhere: {@code timeseries-<policy>.csv}, one row per sample,
+ * and {@code jobs-<policy>.csv}, one row per finished job, both in the result's order.
  *
- * <p>Times are seconds from the start of the window. Doubles are written plainly with at most 3 decimals (trailing
- * zeros dropped), in the same notation whatever the default locale; a non-finite double is an empty field. Job ids
- * are quoted as RFC 4180 requires when they hold a comma, quote or line break. In file names, every character of a
- * policy name other than letters, digits, '.', '_', '-' and '+' becomes '_'.
+ * <p>Times are seconds from the start of the window. Doubles are written plainly with at most 3
+ * decimals (trailing zeros dropped), in the same notation whatever the default locale; a non-finite
+ * double is an empty field. Job ids are quoted as RFC 4180 requires when they hold a comma, quote
+ * or line break. In file names, every character of a policy name other than letters, digits, '.',
+ * '_', '-' and '+' becomes '_'.
  */
 public final class TimeSeriesCsv {
-  public static final String TIMESERIES_HEADER = "time_s,training_pool_busy_gpus,loaned_busy_gpus,"
-      + "inference_busy_gpus,loaned_servers,queued_jobs,running_jobs";
+  public static final String TIMESERIES_HEADER =
+      "time_s,training_pool_busy_gpus,loaned_busy_gpus,"
+          + "inference_busy_gpus,loaned_servers,queued_jobs,running_jobs";
   public static final String JOBS_HEADER =
       "id,submit_s,first_start_s,end_s,queue_s,jct_s,requested_gpus,elastic,bound_s";
 
   private TimeSeriesCsv() {}
 
   /**
-   * Writes both files of every policy into {@code dir}, creating it if needed and replacing files already there.
+   * Writes both files of every policy into {@code dir}, creating it if needed and replacing files
+   * already there.
    *
    * @throws IllegalArgumentException if two policies would write the same files
    */
@@ -41,8 +44,13 @@ public final class TimeSeriesCsv {
     for (PolicyResult r : results) {
       String previous = owners.putIfAbsent(fileStem(r.policy()), r.policy());
       if (previous != null) {
-        throw new IllegalArgumentException("policies '" + previous + "' and '" + r.policy()
-            + "' would both write " + timeseriesFile(r.policy()));
+        throw new IllegalArgumentException(
+            "policies '"
+                + previous
+                + "' and '"
+                + r.policy()
+                + "' would both write "
+                + timeseriesFile(r.policy()));
       }
     }
     Files.createDirectories(dir);
@@ -73,13 +81,20 @@ public final class TimeSeriesCsv {
       StringBuilder line = new StringBuilder(64);
       for (Sample s : samples) {
         line.setLength(0);
-        line.append(num(s.timeS())).append(',')
-            .append(s.trainingPoolBusyGpus()).append(',')
-            .append(s.loanedBusyGpus()).append(',')
-            .append(num(s.inferenceBusyGpus())).append(',')
-            .append(s.loanedServers()).append(',')
-            .append(s.queuedJobs()).append(',')
-            .append(s.runningJobs()).append('\n');
+        line.append(num(s.timeS()))
+            .append(',')
+            .append(s.trainingPoolBusyGpus())
+            .append(',')
+            .append(s.loanedBusyGpus())
+            .append(',')
+            .append(num(s.inferenceBusyGpus()))
+            .append(',')
+            .append(s.loanedServers())
+            .append(',')
+            .append(s.queuedJobs())
+            .append(',')
+            .append(s.runningJobs())
+            .append('\n');
         w.append(line);
       }
     }
@@ -92,15 +107,24 @@ public final class TimeSeriesCsv {
       StringBuilder line = new StringBuilder(96);
       for (JobRecord j : jobs) {
         line.setLength(0);
-        line.append(text(j.id())).append(',')
-            .append(num(j.submitS())).append(',')
-            .append(num(j.firstStartS())).append(',')
-            .append(num(j.endS())).append(',')
-            .append(num(j.queueS())).append(',')
-            .append(num(j.jctS())).append(',')
-            .append(j.requestedGpus()).append(',')
-            .append(j.elastic()).append(',')
-            .append(num(j.boundS())).append('\n');
+        line.append(text(j.id()))
+            .append(',')
+            .append(num(j.submitS()))
+            .append(',')
+            .append(num(j.firstStartS()))
+            .append(',')
+            .append(num(j.endS()))
+            .append(',')
+            .append(num(j.queueS()))
+            .append(',')
+            .append(num(j.jctS()))
+            .append(',')
+            .append(j.requestedGpus())
+            .append(',')
+            .append(j.elastic())
+            .append(',')
+            .append(num(j.boundS()))
+            .append('\n');
         w.append(line);
       }
     }
@@ -114,7 +138,11 @@ public final class TimeSeriesCsv {
     if (v == Math.rint(v) && Math.abs(v) < 1e15) {
       return Long.toString((long) v);
     }
-    String s = BigDecimal.valueOf(v).setScale(3, RoundingMode.HALF_EVEN).stripTrailingZeros().toPlainString();
+    String s =
+        BigDecimal.valueOf(v)
+            .setScale(3, RoundingMode.HALF_EVEN)
+            .stripTrailingZeros()
+            .toPlainString();
     return s.equals("-0") ? "0" : s;
   }
 

@@ -4,9 +4,9 @@ import java.util.Arrays;
 
 /**
  * An inference request-rate curve: one rate per window of equal length, window {@code i} covering
- * {@code [i * windowS, (i + 1) * windowS)} seconds from the curve's start. The curve is piecewise constant and, past
- * its end, repeats from its start, so a 14-day curve drives a simulation of any length with its daily cycle intact
- * (when the curve covers whole days).
+ * {@code [i * windowS, (i + 1) * windowS)} seconds from the curve's start. The curve is piecewise
+ * constant and, past its end, repeats from its start, so a 14-day curve drives a simulation of any
+ * length with its daily cycle intact (when the curve covers whole days).
  *
  * <p>The array is copied in and out; the record compares by content.
  *
@@ -19,20 +19,27 @@ public record InferenceCurve(String model, double windowS, double[] rates) {
   public InferenceCurve {
     if (model == null || model.isBlank()) {
       throw new IllegalArgumentException(
-          "inference curve model must not be blank, was " + (model == null ? "null" : "'" + model + "'"));
+          "inference curve model must not be blank, was "
+              + (model == null ? "null" : "'" + model + "'"));
     }
     if (!(windowS > 0) || Double.isInfinite(windowS)) {
       throw new IllegalArgumentException(
           "inference curve(" + model + ").windowS must be a finite number > 0, was " + windowS);
     }
     if (rates == null || rates.length == 0) {
-      throw new IllegalArgumentException("inference curve(" + model + ").rates must hold at least one window");
+      throw new IllegalArgumentException(
+          "inference curve(" + model + ").rates must hold at least one window");
     }
     rates = rates.clone();
     for (int i = 0; i < rates.length; i++) {
       if (!(rates[i] >= 0) || Double.isInfinite(rates[i])) {
         throw new IllegalArgumentException(
-            "inference curve(" + model + ").rates[" + i + "] must be a finite number >= 0, was " + rates[i]);
+            "inference curve("
+                + model
+                + ").rates["
+                + i
+                + "] must be a finite number >= 0, was "
+                + rates[i]);
       }
     }
   }
@@ -44,9 +51,10 @@ public record InferenceCurve(String model, double windowS, double[] rates) {
   }
 
   /**
-   * The curve with its gaps bridged: a run of zero-rate windows between two non-zero ones is a hole in the released
-   * data (ServeGen m-small has 37 such windows, 02:00-09:10 on days 7-13, between windows of 1,000+ rps), not an
-   * idle fleet, so it is replaced by a straight line between its neighbours. Zeros at either end are kept.
+   * The curve with its gaps bridged: a run of zero-rate windows between two non-zero ones is a hole
+   * in the released data (ServeGen m-small has 37 such windows, 02:00-09:10 on days 7-13, between
+   * windows of 1,000+ rps), not an idle fleet, so it is replaced by a straight line between its
+   * neighbours. Zeros at either end are kept.
    */
   public InferenceCurve bridgeGaps() {
     double[] r = rates.clone();
@@ -90,8 +98,8 @@ public record InferenceCurve(String model, double windowS, double[] rates) {
   }
 
   /**
-   * The rate at {@code tS} seconds from the curve's start: that of the window holding {@code tS}, the curve being
-   * repeated past its end ({@code rateAt(t) == rateAt(t + durationS())}).
+   * The rate at {@code tS} seconds from the curve's start: that of the window holding {@code tS},
+   * the curve being repeated past its end ({@code rateAt(t) == rateAt(t + durationS())}).
    */
   public double rateAt(double tS) {
     if (!(tS >= 0) || Double.isInfinite(tS)) {
@@ -132,7 +140,16 @@ public record InferenceCurve(String model, double windowS, double[] rates) {
 
   @Override
   public String toString() {
-    return "InferenceCurve[model=" + model + ", windowS=" + windowS + ", windows=" + rates.length + ", mean="
-        + mean() + ", peak=" + peak() + "]";
+    return "InferenceCurve[model="
+        + model
+        + ", windowS="
+        + windowS
+        + ", windows="
+        + rates.length
+        + ", mean="
+        + mean()
+        + ", peak="
+        + peak()
+        + "]";
   }
 }

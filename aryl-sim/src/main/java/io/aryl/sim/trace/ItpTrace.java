@@ -13,35 +13,46 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reader of the Microsoft ITP cluster traces as released in microsoft/elasticflow-traces (MIT), one file per cluster.
+ * Reader of the Microsoft ITP cluster traces as released in microsoft/elasticflow-traces (MIT), one
+ * file per cluster.
  *
  * <p>Two layouts are recognised by their header line, whatever the column order:
  *
  * <ul>
- *   <li>raw ({@code data/raw-traces.tar.gz}): {@code job_id,submission_time,duration,num_gpu}; jobs get model
- *       {@code ""};
+ *   <li>raw ({@code data/raw-traces.tar.gz}): {@code job_id,submission_time,duration,num_gpu}; jobs
+ *       get model {@code ""};
  *   <li>elasticflow ({@code data/elasticflow-traces.tar.gz}), the same jobs with generated fields:
- *       {@code job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration}; the model is
- *       {@code model_name}. {@code num_iteration} and {@code batch_size} must be whole numbers &gt; 0 and
- *       {@code deadline} a number &gt;= 0, although jobs do not carry them.
+ *       {@code
+ *       job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration}; the
+ *       model is {@code model_name}. {@code num_iteration} and {@code batch_size} must be whole
+ *       numbers &gt; 0 and {@code deadline} a number &gt;= 0, although jobs do not carry them.
  * </ul>
  *
- * <p>{@code submission_time} is seconds from the start of the trace and is kept as is (a slice of a trace keeps its
- * original times); {@code duration} is seconds. Every record must be well formed: a job id that is blank or used
- * before, a submission time that is not a number or negative, a duration that is not a number &gt; 0, a GPU count that
- * is not a whole number &gt; 0 or a wrong number of columns is a {@link TraceFormatException} naming the file, the
- * line and the value. Only blank lines at the end of the file are ignored.
+ * <p>{@code submission_time} is seconds from the start of the trace and is kept as is (a slice of a
+ * trace keeps its original times); {@code duration} is seconds. Every record must be well formed: a
+ * job id that is blank or used before, a submission time that is not a number or negative, a
+ * duration that is not a number &gt; 0, a GPU count that is not a whole number &gt; 0 or a wrong
+ * number of columns is a {@link TraceFormatException} naming the file, the line and the value. Only
+ * blank lines at the end of the file are ignored.
  *
- * <p>Jobs are returned sorted by {@code (submitS, id)}. I/O failures are thrown as {@link UncheckedIOException}.
+ * <p>Jobs are returned sorted by {@code (submitS, id)}. I/O failures are thrown as {@link
+ * UncheckedIOException}.
  */
 public final class ItpTrace {
   /** Header of the raw layout. */
-  public static final List<String> RAW_HEADER = List.of("job_id", "submission_time", "duration", "num_gpu");
+  public static final List<String> RAW_HEADER =
+      List.of("job_id", "submission_time", "duration", "num_gpu");
 
   /** Header of the elasticflow layout. */
   public static final List<String> ELASTICFLOW_HEADER =
       List.of(
-          "job_id", "submission_time", "num_iteration", "model_name", "deadline", "batch_size", "num_gpu",
+          "job_id",
+          "submission_time",
+          "num_iteration",
+          "model_name",
+          "deadline",
+          "batch_size",
+          "num_gpu",
           "duration");
 
   private static final Comparator<TraceJob> ORDER =
@@ -59,8 +70,8 @@ public final class ItpTrace {
   }
 
   /**
-   * Reads an ITP trace from a stream, e.g. a classpath resource; {@code sourceName} names it in messages. The stream
-   * is read to its end but not closed.
+   * Reads an ITP trace from a stream, e.g. a classpath resource; {@code sourceName} names it in
+   * messages. The stream is read to its end but not closed.
    */
   public static List<TraceJob> read(InputStream in, String sourceName) {
     TraceCsv csv = TraceCsv.open(in, sourceName);
@@ -71,8 +82,11 @@ public final class ItpTrace {
       elasticflow = false;
     } else {
       throw csv.badHeader(
-          "not an ITP trace header, expected the raw one (" + String.join(",", RAW_HEADER)
-              + ") or the elasticflow one (" + String.join(",", ELASTICFLOW_HEADER) + ")");
+          "not an ITP trace header, expected the raw one ("
+              + String.join(",", RAW_HEADER)
+              + ") or the elasticflow one ("
+              + String.join(",", ELASTICFLOW_HEADER)
+              + ")");
     }
     List<TraceJob> jobs = new ArrayList<>();
     Map<String, Integer> lineOfId = new HashMap<>();

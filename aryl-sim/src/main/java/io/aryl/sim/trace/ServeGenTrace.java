@@ -11,29 +11,33 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Reader of the ServeGen aggregate request-rate table ({@code servegen_aggregate_rate_10min.csv}, derived from
- * alibaba/ServeGen, Apache-2.0): header {@code model,window_start_s,total_rate_rps,active_clients}, one line per model
- * and window, {@code window_start_s} in seconds from the trace's t=0 (local midnight).
+ * Reader of the ServeGen aggregate request-rate table ({@code servegen_aggregate_rate_10min.csv},
+ * derived from alibaba/ServeGen, Apache-2.0): header {@code
+ * model,window_start_s,total_rate_rps,active_clients}, one line per model and window, {@code
+ * window_start_s} in seconds from the trace's t=0 (local midnight).
  *
- * <p>Every line is checked, including those of other models: {@code model} non-blank, {@code window_start_s} and
- * {@code total_rate_rps} numbers &gt;= 0, {@code active_clients} a number &gt;= 0 (not carried). The chosen model's
- * windows, in file order, must start at 0 and follow each other without gap or overlap at one fixed spacing (the
- * spacing of its first two windows), so that the curve's time 0 is the trace's t=0. Any violation is a {@link
- * TraceFormatException} naming the file, the line and the value. Only blank lines at the end of the file are ignored.
- * I/O failures are thrown as {@link UncheckedIOException}.
+ * <p>Every line is checked, including those of other models: {@code model} non-blank, {@code
+ * window_start_s} and {@code total_rate_rps} numbers &gt;= 0, {@code active_clients} a number &gt;=
+ * 0 (not carried). The chosen model's windows, in file order, must start at 0 and follow each other
+ * without gap or overlap at one fixed spacing (the spacing of its first two windows), so that the
+ * curve's time 0 is the trace's t=0. Any violation is a {@link TraceFormatException} naming the
+ * file, the line and the value. Only blank lines at the end of the file are ignored. I/O failures
+ * are thrown as {@link UncheckedIOException}.
  */
 public final class ServeGenTrace {
   /** The header, in file order. */
-  public static final List<String> HEADER = List.of("model", "window_start_s", "total_rate_rps", "active_clients");
+  public static final List<String> HEADER =
+      List.of("model", "window_start_s", "total_rate_rps", "active_clients");
 
   private ServeGenTrace() {}
 
   /**
    * The request-rate curve of one model.
    *
-   * @throws TraceFormatException on a malformed line or a gap, overlap or uneven spacing in the model's windows
-   * @throws IllegalArgumentException if the file has no line for {@code model} (the message lists the models it has),
-   *     or only one, from which no window length can be inferred
+   * @throws TraceFormatException on a malformed line or a gap, overlap or uneven spacing in the
+   *     model's windows
+   * @throws IllegalArgumentException if the file has no line for {@code model} (the message lists
+   *     the models it has), or only one, from which no window length can be inferred
    */
   public static InferenceCurve read(Path file, String model) {
     try (InputStream in = Files.newInputStream(file)) {
@@ -44,8 +48,9 @@ public final class ServeGenTrace {
   }
 
   /**
-   * The request-rate curve of one model, from a stream such as a classpath resource; {@code sourceName} names it in
-   * messages. The stream is read to its end but not closed. See {@link #read(Path, String)}.
+   * The request-rate curve of one model, from a stream such as a classpath resource; {@code
+   * sourceName} names it in messages. The stream is read to its end but not closed. See {@link
+   * #read(Path, String)}.
    */
   public static InferenceCurve read(InputStream in, String sourceName, String model) {
     if (model == null || model.isBlank()) {
@@ -75,21 +80,32 @@ public final class ServeGenTrace {
       int i = rates.size();
       if (i == 0) {
         if (startS != 0) {
-          throw row.error("the first window of model '" + model + "' must start at 0", row.cell("window_start_s"));
+          throw row.error(
+              "the first window of model '" + model + "' must start at 0",
+              row.cell("window_start_s"));
         }
       } else if (i == 1) {
         windowS = startS;
         if (!(windowS > 0)) {
           throw row.error(
-              "windows of model '" + model + "' must follow each other, the second one starting after 0",
+              "windows of model '"
+                  + model
+                  + "' must follow each other, the second one starting after 0",
               row.cell("window_start_s"));
         }
       } else {
         double expected = i * windowS;
         if (Math.abs(startS - expected) > 1e-9 * windowS) {
           throw row.error(
-              "windows of model '" + model + "' must be contiguous and " + fmt(windowS) + " s apart: expected "
-                  + fmt(expected) + " (previous window + " + fmt(windowS) + " s)",
+              "windows of model '"
+                  + model
+                  + "' must be contiguous and "
+                  + fmt(windowS)
+                  + " s apart: expected "
+                  + fmt(expected)
+                  + " (previous window + "
+                  + fmt(windowS)
+                  + " s)",
               row.cell("window_start_s"));
         }
       }
@@ -97,14 +113,21 @@ public final class ServeGenTrace {
     }
     if (rates.isEmpty()) {
       throw new IllegalArgumentException(
-          sourceName + ": no line for model '" + model + "'; models present: "
+          sourceName
+              + ": no line for model '"
+              + model
+              + "'; models present: "
               + (models.isEmpty() ? "none" : String.join(", ", models)));
     }
     if (rates.size() == 1) {
       throw new IllegalArgumentException(
-          sourceName + ": model '" + model + "' has a single window, its length cannot be inferred");
+          sourceName
+              + ": model '"
+              + model
+              + "' has a single window, its length cannot be inferred");
     }
-    return new InferenceCurve(model, windowS, rates.stream().mapToDouble(Double::doubleValue).toArray());
+    return new InferenceCurve(
+        model, windowS, rates.stream().mapToDouble(Double::doubleValue).toArray());
   }
 
   private static String fmt(double v) {

@@ -17,13 +17,18 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The line reader shared by the trace readers: a header line naming the columns, then one record per line, cells
- * separated by commas (the public traces quote nothing). Every problem is a {@link TraceFormatException} naming the
- * file and the line; nothing is skipped except blank lines at the very end of the file.
+ * The line reader shared by the trace readers: a header line naming the columns, then one record
+ * per line, cells separated by commas (the public traces quote nothing). Every problem is a {@link
+ * TraceFormatException} naming the file and the line; nothing is skipped except blank lines at the
+ * very end of the file.
  */
 final class TraceCsv implements Closeable {
-  /** A plain decimal number; refuses what {@link Double#parseDouble} would also take: NaN, Infinity, hex, 1d. */
-  private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
+  /**
+   * A plain decimal number; refuses what {@link Double#parseDouble} would also take: NaN, Infinity,
+   * hex, 1d.
+   */
+  private static final Pattern NUMBER =
+      Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
 
   private static final Pattern WHOLE = Pattern.compile("\\+?\\d+");
 
@@ -52,8 +57,14 @@ final class TraceCsv implements Closeable {
       String name = cell.trim();
       if (name.isEmpty() || index.put(name, names.size()) != null) {
         throw new TraceFormatException(
-            source, 1, "header column names must be non-blank and distinct, column " + (names.size() + 1) + " is '"
-                + name + "'", first);
+            source,
+            1,
+            "header column names must be non-blank and distinct, column "
+                + (names.size() + 1)
+                + " is '"
+                + name
+                + "'",
+            first);
       }
       names.add(name);
     }
@@ -66,7 +77,8 @@ final class TraceCsv implements Closeable {
     if (in == null) {
       throw new IllegalArgumentException("no input for trace " + source);
     }
-    return new TraceCsv(source, new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)));
+    return new TraceCsv(
+        source, new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)));
   }
 
   String source() {
@@ -98,8 +110,8 @@ final class TraceCsv implements Closeable {
   }
 
   /**
-   * The next record, or {@code null} at the end of the file. Blank lines are accepted only at the end: a blank line
-   * followed by a record is an error on the blank line.
+   * The next record, or {@code null} at the end of the file. Blank lines are accepted only at the
+   * end: a blank line followed by a record is an error on the blank line.
    */
   Row next() {
     while (true) {
@@ -115,14 +127,23 @@ final class TraceCsv implements Closeable {
       }
       if (firstPendingBlank != 0) {
         throw new TraceFormatException(
-            source, firstPendingBlank, "blank line before the end of the file (next record on line " + lineNo + ")",
+            source,
+            firstPendingBlank,
+            "blank line before the end of the file (next record on line " + lineNo + ")",
             "");
       }
       String[] cells = line.split(",", -1);
       if (cells.length != header.size()) {
         throw new TraceFormatException(
-            source, lineNo, "expected " + header.size() + " comma-separated columns (" + String.join(",", header)
-                + "), found " + cells.length, line);
+            source,
+            lineNo,
+            "expected "
+                + header.size()
+                + " comma-separated columns ("
+                + String.join(",", header)
+                + "), found "
+                + cells.length,
+            line);
       }
       for (int i = 0; i < cells.length; i++) {
         cells[i] = cells[i].trim();
@@ -139,7 +160,8 @@ final class TraceCsv implements Closeable {
       }
       return line;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + source + " after line " + lineNo + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot read " + source + " after line " + lineNo + ": " + e.getMessage(), e);
     }
   }
 

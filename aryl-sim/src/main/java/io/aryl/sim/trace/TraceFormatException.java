@@ -1,9 +1,9 @@
 package io.aryl.sim.trace;
 
 /**
- * A trace file line that cannot be read. The message is {@code FILE:LINE: what was wrong, was 'VALUE'}, where
- * {@code FILE} is the file name as the caller gave it and {@code LINE} counts from 1 (the header is line 1), so that
- * the line can be found and fixed from the message alone.
+ * A trace file line that cannot be read. The message is {@code FILE:LINE: what was wrong, was
+ * 'VALUE'}, where {@code FILE} is the file name as the caller gave it and {@code LINE} counts from
+ * 1 (the header is line 1), so that the line can be found and fixed from the message alone.
  */
 public class TraceFormatException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

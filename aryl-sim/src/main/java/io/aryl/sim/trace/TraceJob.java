@@ -8,9 +8,11 @@ package io.aryl.sim.trace;
  * @param durationS run time in the trace, seconds, {@code > 0}
  * @param gpus GPUs the job asked for, {@code > 0}
  * @param model the model name the trace gives, {@code ""} when it gives none
- * @param tenant the team the trace says submitted it (Philly: its virtual cluster), {@code ""} when it says none
+ * @param tenant the team the trace says submitted it (Philly: its virtual cluster), {@code ""} when
+ *     it says none
  */
-public record TraceJob(String id, double submitS, double durationS, int gpus, String model, String tenant) {
+public record TraceJob(
+    String id, double submitS, double durationS, int gpus, String model, String tenant) {
 
   /** A job of no particular team. */
   public TraceJob(String id, double submitS, double durationS, int gpus, String model) {
@@ -34,10 +36,12 @@ public record TraceJob(String id, double submitS, double durationS, int gpus, St
       throw new IllegalArgumentException("trace job(" + id + ").gpus must be > 0, was " + gpus);
     }
     if (model == null) {
-      throw new IllegalArgumentException("trace job(" + id + ").model must not be null (use \"\" when unknown)");
+      throw new IllegalArgumentException(
+          "trace job(" + id + ").model must not be null (use \"\" when unknown)");
     }
     if (tenant == null) {
-      throw new IllegalArgumentException("trace job(" + id + ").tenant must not be null (use \"\" for none)");
+      throw new IllegalArgumentException(
+          "trace job(" + id + ").tenant must not be null (use \"\" for none)");
     }
   }
 

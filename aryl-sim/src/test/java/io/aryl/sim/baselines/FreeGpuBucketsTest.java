@@ -17,10 +17,17 @@ class FreeGpuBucketsTest {
   private static final GpuType T4 = GpuType.of("T4", 0.5);
 
   @Test
-  @DisplayName("best fit takes the tightest open server that fits, roomiest the roomiest, each the lowest index on ties")
+  @DisplayName(
+      "best fit takes the tightest open server that fits, roomiest the roomiest, each the lowest index on ties")
   void bestFitAndRoomiest() {
-    ServerTable table = new ServerTable(List.of(Server.training("a", A100, 8), Server.training("b", A100, 8),
-        Server.training("c", T4, 8), Server.inference("d", A100, 8), Server.training("e", A100, 8).withFenced(true)));
+    ServerTable table =
+        new ServerTable(
+            List.of(
+                Server.training("a", A100, 8),
+                Server.training("b", A100, 8),
+                Server.training("c", T4, 8),
+                Server.inference("d", A100, 8),
+                Server.training("e", A100, 8).withFenced(true)));
     FreeGpuBuckets free = new FreeGpuBuckets(table, new int[] {5, 3, 3, 8, 8});
     boolean[] a100 = {true, false};
     boolean[] both = {true, true};
@@ -37,7 +44,8 @@ class FreeGpuBucketsTest {
   }
 
   @Test
-  @DisplayName("over random tables of more than one word of servers, every answer is a plain scan's")
+  @DisplayName(
+      "over random tables of more than one word of servers, every answer is a plain scan's")
   void sameAsScan() {
     Random random = new Random(11);
     for (int trial = 0; trial < 50; trial++) {
@@ -78,7 +86,8 @@ class FreeGpuBucketsTest {
     }
   }
 
-  private static int scan(ServerTable table, int[] counts, int gpus, boolean[] types, boolean tightest) {
+  private static int scan(
+      ServerTable table, int[] counts, int gpus, boolean[] types, boolean tightest) {
     int found = -1;
     for (int s = 0; s < counts.length; s++) {
       if (!table.open(s) || !types[table.typeIndex(s)] || counts[s] < gpus) {

@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 class GainQueueTest {
   private record Item(double gain, int rank) {}
 
-  private static final Comparator<Item> FALLING_GAIN_THEN_RANK = (a, b) -> {
-    int c = Double.compare(-a.gain, -b.gain);
-    return c != 0 ? c : Integer.compare(a.rank, b.rank);
-  };
+  private static final Comparator<Item> FALLING_GAIN_THEN_RANK =
+      (a, b) -> {
+        int c = Double.compare(-a.gain, -b.gain);
+        return c != 0 ? c : Integer.compare(a.rank, b.rank);
+      };
 
   @Test
   @DisplayName("largest gain first, equal gains by rank, zero and negative gains last")
@@ -59,7 +60,8 @@ class GainQueueTest {
       for (int step = 0; step < 300; step++) {
         if (random.nextInt(3) > 0) {
           // Few distinct gains, so that ties by rank are common; signed zeros too.
-          double gain = random.nextInt(5) == 0 ? (random.nextBoolean() ? 0.0 : -0.0) : random.nextInt(7) - 2;
+          double gain =
+              random.nextInt(5) == 0 ? (random.nextBoolean() ? 0.0 : -0.0) : random.nextInt(7) - 2;
           Item item = new Item(gain, rank++);
           q.add(item, item.gain, item.rank);
           expected.add(item);

@@ -14,24 +14,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The bundled week (ITP cluster04 and ServeGen m-small) with lent inference GPUs training at half speed: where the
- * paper's placement parks flexible workers on slow GPUs and loses to elastic-only, aryl+ must win.
+ * The bundled week (ITP cluster04 and ServeGen m-small) with lent inference GPUs training at half
+ * speed: where the paper's placement parks flexible workers on slow GPUs and loses to elastic-only,
+ * aryl+ must win.
  */
 @DisplayName("the bundled week with inference GPUs at half speed")
 class HalfSpeedWeekTest {
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private static JsonNode policies;
 
   @BeforeAll
   static void run() throws IOException {
     StringWriter out = new StringWriter();
-    int code = SimCli.commandLine()
-        .setOut(new PrintWriter(out, true))
-        .setErr(new PrintWriter(new StringWriter(), true))
-        .execute("--inference-gpu-speed", "0.5", "--policies", "elastic-only,aryl,aryl+", "--no-plots",
-            "--out", tmp.toString());
+    int code =
+        SimCli.commandLine()
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(new StringWriter(), true))
+            .execute(
+                "--inference-gpu-speed",
+                "0.5",
+                "--policies",
+                "elastic-only,aryl,aryl+",
+                "--no-plots",
+                "--out",
+                tmp.toString());
     assertThat(code).as(out.toString()).isZero();
     policies = new ObjectMapper().readTree(tmp.resolve("report.json").toFile()).get("policies");
   }
@@ -41,7 +48,8 @@ class HalfSpeedWeekTest {
   }
 
   @Test
-  @DisplayName("the paper's placement is worse than elastic-only: flexible workers sit on slow GPUs")
+  @DisplayName(
+      "the paper's placement is worse than elastic-only: flexible workers sit on slow GPUs")
   void thePaperLosesToElasticOnly() {
     assertThat(jct("aryl")).isGreaterThan(jct("elastic-only"));
   }

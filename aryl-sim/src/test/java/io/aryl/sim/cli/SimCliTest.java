@@ -26,11 +26,13 @@ class SimCliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
-   * Four jobs over two days in the raw ITP layout. On 2 training servers (16 GPUs) without inference, every job
-   * starts at the round of its own submission (each submission time is a multiple of 60 s, each job fits beside the
-   * others): baseline queues nothing and JCT = duration, avg JCT = (600 + 1200 + 1800 + 600) / 4 = 1050 s.
+   * Four jobs over two days in the raw ITP layout. On 2 training servers (16 GPUs) without
+   * inference, every job starts at the round of its own submission (each submission time is a
+   * multiple of 60 s, each job fits beside the others): baseline queues nothing and JCT = duration,
+   * avg JCT = (600 + 1200 + 1800 + 600) / 4 = 1050 s.
    */
-  private static final String TINY_ITP = """
+  private static final String TINY_ITP =
+      """
       job_id,submission_time,duration,num_gpu
       a,0,600,1
       b,60,1200,2
@@ -38,8 +40,7 @@ class SimCliTest {
       d,90000,600,4
       """;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private Path trace;
   private final StringWriter out = new StringWriter();
@@ -57,10 +58,24 @@ class SimCliTest {
     return cl.execute(args);
   }
 
-  /** A run on the tiny trace, without inference unless the caller says otherwise, writing to {@code dir}. */
+  /**
+   * A run on the tiny trace, without inference unless the caller says otherwise, writing to {@code
+   * dir}.
+   */
   private int runTiny(Path dir, String... more) {
-    List<String> args = new ArrayList<>(List.of("--trace", "itp:" + trace, "--training-servers", "2",
-        "--inference", "none", "--policies", "baseline,aryl", "--out", dir.toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--trace",
+                "itp:" + trace,
+                "--training-servers",
+                "2",
+                "--inference",
+                "none",
+                "--policies",
+                "baseline,aryl",
+                "--out",
+                dir.toString()));
     args.addAll(Arrays.asList(more));
     return execute(args.toArray(String[]::new));
   }
@@ -70,9 +85,23 @@ class SimCliTest {
     int code = execute("--help");
 
     assertThat(code).isZero();
-    assertThat(out.toString()).contains("--trace", "--inference", "--training-servers", "--inference-servers",
-        "--gpus-per-server", "--inference-gpu-speed", "--start-day", "--days", "--policies", "--elastic-fraction",
-        "--prediction-error", "--seed", "--out", "--no-plots", "sweep");
+    assertThat(out.toString())
+        .contains(
+            "--trace",
+            "--inference",
+            "--training-servers",
+            "--inference-servers",
+            "--gpus-per-server",
+            "--inference-gpu-speed",
+            "--start-day",
+            "--days",
+            "--policies",
+            "--elastic-fraction",
+            "--prediction-error",
+            "--seed",
+            "--out",
+            "--no-plots",
+            "sweep");
     assertThat(err.toString()).isEmpty();
   }
 
@@ -81,7 +110,8 @@ class SimCliTest {
     int code = execute("sweep", "--help");
 
     assertThat(code).isZero();
-    assertThat(out.toString()).contains("sweep", "--errors", "--fractions", "--policies", "--trace", "--out");
+    assertThat(out.toString())
+        .contains("sweep", "--errors", "--fractions", "--policies", "--trace", "--out");
   }
 
   @Test
@@ -89,31 +119,36 @@ class SimCliTest {
     int code = execute("--list-policies", "--out", tmp.resolve("unused").toString());
 
     assertThat(code).isZero();
-    assertThat(out.toString()).contains("baseline", "loan-only", "elastic-only", "aryl", "yarn-nonexclusive");
+    assertThat(out.toString())
+        .contains("baseline", "loan-only", "elastic-only", "aryl", "yarn-nonexclusive");
     assertThat(tmp.resolve("unused")).doesNotExist();
   }
 
-  // Bad input: exit code 2, nothing on stdout, one line on stderr naming the option and the value given.
+  // Bad input: exit code 2, nothing on stdout, one line on stderr naming the option and the value
+  // given.
   @ParameterizedTest(name = "{0} {1}")
   @CsvSource({
-      // option,            value
-      "--policies,          'baseline,nope'",
-      "--trace,             foo:bar",
-      "--trace,             itp:MISSING",
-      "--inference,         servegen:MISSING:m-small",
-      "--elastic-fraction,  1.5",
-      "--prediction-error,  1.0",
-      "--inference-gpu-speed, 0",
-      "--days,              0",
-      "--start-day,         5",
-      "--training-servers,  0",
-      "--starvation-light-share, 1.5",
+    // option,            value
+    "--policies,          'baseline,nope'",
+    "--trace,             foo:bar",
+    "--trace,             itp:MISSING",
+    "--inference,         servegen:MISSING:m-small",
+    "--elastic-fraction,  1.5",
+    "--prediction-error,  1.0",
+    "--inference-gpu-speed, 0",
+    "--days,              0",
+    "--start-day,         5",
+    "--training-servers,  0",
+    "--starvation-light-share, 1.5",
   })
   void badInputIsOneLineNamingTheOptionAndTheValue(String option, String value) {
     String given = value.replace("MISSING", tmp.resolve("missing.csv").toString());
-    // The value the message must show: a bad policy by its own name, anything else as given ("0" is in "0.0").
+    // The value the message must show: a bad policy by its own name, anything else as given ("0" is
+    // in "0.0").
     String shown = option.equals("--policies") ? "nope" : given;
-    List<String> args = new ArrayList<>(List.of(option, given, "--no-plots", "--out", tmp.resolve("out").toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(option, given, "--no-plots", "--out", tmp.resolve("out").toString()));
     for (String[] dflt : new String[][] {{"--trace", "itp:" + trace}, {"--inference", "none"}}) {
       if (!option.equals(dflt[0])) {
         args.addAll(List.of(dflt));
@@ -125,7 +160,11 @@ class SimCliTest {
     String message = err.toString().strip();
     assertThat(code).as(message).isEqualTo(2);
     assertThat(out.toString()).isEmpty();
-    assertThat(message).doesNotContain("\n").startsWith("aryl-sim: ").contains(option).contains(shown);
+    assertThat(message)
+        .doesNotContain("\n")
+        .startsWith("aryl-sim: ")
+        .contains(option)
+        .contains(shown);
     assertThat(tmp.resolve("out")).doesNotExist();
   }
 
@@ -133,8 +172,20 @@ class SimCliTest {
   void aRunWritesReportJsonWithEveryPolicyAndTheConfig() throws IOException {
     Path dir = tmp.resolve("report");
 
-    int code = runTiny(dir, "--no-plots", "--seed", "7", "--elastic-fraction", "0.25", "--gpus-per-server", "8",
-        "--starvation-share", "0.25", "--starvation-light-share", "0.25");
+    int code =
+        runTiny(
+            dir,
+            "--no-plots",
+            "--seed",
+            "7",
+            "--elastic-fraction",
+            "0.25",
+            "--gpus-per-server",
+            "8",
+            "--starvation-share",
+            "0.25",
+            "--starvation-light-share",
+            "0.25");
 
     assertThat(code).as(err.toString()).isZero();
     assertThat(out.toString()).contains("baseline", "aryl", "wrote");
@@ -173,12 +224,14 @@ class SimCliTest {
 
     assertThat(execute("summarize", dir.toString())).as(err.toString()).isZero();
 
-    // Baseline: nothing queued, avg JCT 1050 s = 0.29 h, its own ratio 1.00x and 0% of its queuing removed. The
+    // Baseline: nothing queued, avg JCT 1050 s = 0.29 h, its own ratio 1.00x and 0% of its queuing
+    // removed. The
     // tail beside the averages: the documentation's tables show fairness in every row.
     assertThat(out.toString())
-        .contains("| policy | avg queue (h) | queue removed | avg JCT (h) | JCT vs baseline | JCT / bound "
-            + "| JCT / capacity bound | GPU util | GPU-s per work | preemptions | lost GPU-h | p95 queue (h) "
-            + "| p99 queue (h) | max queue (h) | starved | worst slowdown |")
+        .contains(
+            "| policy | avg queue (h) | queue removed | avg JCT (h) | JCT vs baseline | JCT / bound "
+                + "| JCT / capacity bound | GPU util | GPU-s per work | preemptions | lost GPU-h | p95 queue (h) "
+                + "| p99 queue (h) | max queue (h) | starved | worst slowdown |")
         .contains("| baseline | 0.00 | 0% | 0.29 | 1.00x |")
         .contains("| aryl |");
     assertThat(execute("summarize", tmp.resolve("nothing-here").toString())).isEqualTo(2);
@@ -190,16 +243,27 @@ class SimCliTest {
     Path first = tmp.resolve("guard-off");
     Path second = tmp.resolve("guard-lane10");
     assertThat(runTiny(first, "--no-plots")).as(err.toString()).isZero();
-    assertThat(runTiny(second, "--no-plots", "--starvation-share", "0.1")).as(err.toString()).isZero();
+    assertThat(runTiny(second, "--no-plots", "--starvation-share", "0.1"))
+        .as(err.toString())
+        .isZero();
     out.getBuffer().setLength(0);
 
-    assertThat(execute("summarize", "--compare", first.toString(), second.resolve("report.json").toString()))
-        .as(err.toString()).isZero();
+    assertThat(
+            execute(
+                "summarize",
+                "--compare",
+                first.toString(),
+                second.resolve("report.json").toString()))
+        .as(err.toString())
+        .isZero();
 
-    // One header, then a row per report and policy in the order given, named by the report's directory.
+    // One header, then a row per report and policy in the order given, named by the report's
+    // directory.
     String[] lines = out.toString().split("\\R");
-    assertThat(lines[0]).isEqualTo("| run | avg queue (h) | avg JCT (h) | JCT / bound | JCT / capacity bound "
-        + "| p95 queue (h) | p99 queue (h) | max queue (h) | starved | worst slowdown |");
+    assertThat(lines[0])
+        .isEqualTo(
+            "| run | avg queue (h) | avg JCT (h) | JCT / bound | JCT / capacity bound "
+                + "| p95 queue (h) | p99 queue (h) | max queue (h) | starved | worst slowdown |");
     assertThat(lines).filteredOn(l -> l.startsWith("| run ")).hasSize(1);
     assertThat(lines[2]).startsWith("| guard-off: baseline | 0.00 | 0.29 | ");
     assertThat(lines[3]).startsWith("| guard-off: aryl | ");
@@ -213,7 +277,9 @@ class SimCliTest {
     Path other = Files.writeString(tmp.resolve("other.json"), "{\"config\": {}}");
 
     assertThat(execute("summarize", "--compare", table.toString())).isEqualTo(2);
-    assertThat(err.toString()).contains("REPORT is not JSON: '" + table + "' (line 1, column ").doesNotContain("\tat ");
+    assertThat(err.toString())
+        .contains("REPORT is not JSON: '" + table + "' (line 1, column ")
+        .doesNotContain("\tat ");
     assertThat(execute("summarize", other.toString())).isEqualTo(2);
     assertThat(err.toString()).contains("no \"policies\"").contains("other.json");
   }
@@ -243,7 +309,9 @@ class SimCliTest {
       Path file = dir.resolve(png);
       assertThat(file).as(png).isRegularFile();
       byte[] head = Arrays.copyOf(Files.readAllBytes(file), 8);
-      assertThat(head).as(png).isEqualTo(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'});
+      assertThat(head)
+          .as(png)
+          .isEqualTo(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'});
     }
   }
 
@@ -266,18 +334,35 @@ class SimCliTest {
 
   @Test
   void benchTimesEveryRunAndChecksEachAgainstTheFirst() {
-    int code = execute("bench", "--trace", "itp:" + trace, "--training-servers", "2", "--inference", "none",
-        "--runs", "3");
+    int code =
+        execute(
+            "bench",
+            "--trace",
+            "itp:" + trace,
+            "--training-servers",
+            "2",
+            "--inference",
+            "none",
+            "--runs",
+            "3");
 
     assertThat(code).isZero();
-    assertThat(out.toString()).contains("run 1:", "run 2:", "run 3:", "on its thread's CPU", "MB allocated",
-        "4 jobs finished",
-        "fastest after the first:", "identical results: yes");
+    assertThat(out.toString())
+        .contains(
+            "run 1:",
+            "run 2:",
+            "run 3:",
+            "on its thread's CPU",
+            "MB allocated",
+            "4 jobs finished",
+            "fastest after the first:",
+            "identical results: yes");
   }
 
   @Test
   void benchRefusesFewerThanTwoRuns() {
-    int code = execute("bench", "--trace", "itp:" + trace, "--training-servers", "2", "--runs", "1");
+    int code =
+        execute("bench", "--trace", "itp:" + trace, "--training-servers", "2", "--runs", "1");
 
     assertThat(code).isEqualTo(2);
     assertThat(err.toString()).contains("--runs must be at least 2, was 1");

@@ -10,7 +10,12 @@ import org.junit.jupiter.api.Test;
 @DisplayName("ActiveJobs: the unfinished jobs in id order")
 class ActiveJobsTest {
   private static SimJob job(String id) {
-    return new SimJob(new TraceJob(id, 0, 60, 1, ""), true, JobShape.inelastic(1, 8), 1, SimConfig.defaults(1, 0));
+    return new SimJob(
+        new TraceJob(id, 0, 60, 1, ""),
+        true,
+        JobShape.inelastic(1, 8),
+        1,
+        SimConfig.defaults(1, 0));
   }
 
   @Test
@@ -33,8 +38,14 @@ class ActiveJobsTest {
     ActiveJobs active = new ActiveJobs();
     active.add(job("a"));
 
-    assertThatIllegalStateException().isThrownBy(() -> active.add(job("a"))).withMessageContaining("job a");
-    assertThatIllegalStateException().isThrownBy(() -> active.remove(job("a"))).withMessageContaining("job a");
-    assertThatIllegalStateException().isThrownBy(() -> active.remove(job("z"))).withMessageContaining("job z");
+    assertThatIllegalStateException()
+        .isThrownBy(() -> active.add(job("a")))
+        .withMessageContaining("job a");
+    assertThatIllegalStateException()
+        .isThrownBy(() -> active.remove(job("a")))
+        .withMessageContaining("job a");
+    assertThatIllegalStateException()
+        .isThrownBy(() -> active.remove(job("z")))
+        .withMessageContaining("job z");
   }
 }

@@ -19,14 +19,17 @@ class CapacityBoundTest {
   @DisplayName("jobs all there at 0 run shortest first: flows 1, 3, 6 on a machine of 8 GPUs")
   void allAtOnce() {
     // Work 8, 16, 24 GPU-s on 8 GPUs: 1 s, 2 s, 3 s each, back to back: 1, 3, 6; mean 10/3.
-    assertThat(CapacityBound.meanSrptFlowS(List.of(new Work(0, 24), new Work(0, 8), new Work(0, 16)), 8))
+    assertThat(
+            CapacityBound.meanSrptFlowS(
+                List.of(new Work(0, 24), new Work(0, 8), new Work(0, 16)), 8))
         .isCloseTo(10.0 / 3, within(EPS));
   }
 
   @Test
   @DisplayName("a short job arriving preempts a long one with more left")
   void shortArrivalPreempts() {
-    // A: 10 GPU-s at 0; B: 2 at 4, on 1 GPU. At 4 A has 6 left > 2: B runs 4..6 (flow 2), A ends at 12 (flow 12).
+    // A: 10 GPU-s at 0; B: 2 at 4, on 1 GPU. At 4 A has 6 left > 2: B runs 4..6 (flow 2), A ends at
+    // 12 (flow 12).
     assertThat(CapacityBound.meanSrptFlowS(List.of(new Work(0, 10), new Work(4, 2)), 1))
         .isCloseTo(7, within(EPS));
   }
@@ -34,7 +37,8 @@ class CapacityBoundTest {
   @Test
   @DisplayName("a job arriving with more work than is left of the running one waits")
   void longArrivalWaits() {
-    // A: 10 at 0; B: 8 at 4 (A has 6 left < 8): A ends at 10, B at 18 (flow 14); mean (10 + 14) / 2.
+    // A: 10 at 0; B: 8 at 4 (A has 6 left < 8): A ends at 10, B at 18 (flow 14); mean (10 + 14) /
+    // 2.
     assertThat(CapacityBound.meanSrptFlowS(List.of(new Work(0, 10), new Work(4, 8)), 1))
         .isCloseTo(12, within(EPS));
   }
@@ -50,7 +54,8 @@ class CapacityBoundTest {
   @Test
   @DisplayName("under overload the bound grows with the queue, where the per-job bound does not")
   void overload() {
-    // 10 jobs of 100 GPU-s at 0 on 10 GPUs: each takes 10 s alone, SRPT ends them at 10, 20, ..., 100: mean 55.
+    // 10 jobs of 100 GPU-s at 0 on 10 GPUs: each takes 10 s alone, SRPT ends them at 10, 20, ...,
+    // 100: mean 55.
     List<Work> jobs = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       jobs.add(new Work(0, 100));
@@ -59,7 +64,8 @@ class CapacityBoundTest {
   }
 
   @Test
-  @DisplayName("no cheaper than any schedule: below processor sharing and first-come-first-served on random jobs")
+  @DisplayName(
+      "no cheaper than any schedule: below processor sharing and first-come-first-served on random jobs")
   void belowOtherSingleMachineSchedules() {
     Random rnd = new Random(7);
     for (int round = 0; round < 200; round++) {
@@ -78,12 +84,16 @@ class CapacityBoundTest {
   @DisplayName("bad input names what was wrong")
   void badInput() {
     assertThatThrownBy(() -> CapacityBound.meanSrptFlowS(List.of(new Work(0, 1)), 0))
-        .hasMessageContaining("capacity").hasMessageContaining("0");
+        .hasMessageContaining("capacity")
+        .hasMessageContaining("0");
     assertThatThrownBy(() -> new Work(0, -1)).hasMessageContaining("-1");
     assertThat(CapacityBound.meanSrptFlowS(List.of(), 4)).isZero();
   }
 
-  /** Mean flow of first-come-first-served on the same machine: a feasible schedule, so never below SRPT. */
+  /**
+   * Mean flow of first-come-first-served on the same machine: a feasible schedule, so never below
+   * SRPT.
+   */
   private static double fcfs(List<Work> jobs, double capacity) {
     List<Work> sorted = new ArrayList<>(jobs);
     sorted.sort(java.util.Comparator.comparingDouble(Work::releaseS));

@@ -11,7 +11,8 @@ class RunTallyTest {
   private static final SimConfig WORLD = SimConfig.defaults(2, 1); // 16 training + 8 inference GPUs
 
   @Test
-  @DisplayName("time in the window counts each pool's busy GPUs, the loans, inference and its shortfall")
+  @DisplayName(
+      "time in the window counts each pool's busy GPUs, the loans, inference and its shortfall")
   void elapsedTime() {
     RunTally tally = new RunTally();
     tally.elapsed(10, 8, 4, 8, 2.5, 1);
@@ -24,8 +25,14 @@ class RunTallyTest {
     assertThat(r.loanedGpuS()).isEqualTo(8 * 10);
     assertThat(r.inferenceBusyGpuS()).isEqualTo(2.5 * 10 + 8 * 5);
     assertThat(r.inferenceShortfallServerS()).isEqualTo(10);
-    assertThat(r).extracting(PolicyResult::policy, PolicyResult::windowS, PolicyResult::trainingGpus,
-        PolicyResult::inferenceGpus, PolicyResult::simWallS).containsExactly("aryl", 100.0, 16, 8, 1.5);
+    assertThat(r)
+        .extracting(
+            PolicyResult::policy,
+            PolicyResult::windowS,
+            PolicyResult::trainingGpus,
+            PolicyResult::inferenceGpus,
+            PolicyResult::simWallS)
+        .containsExactly("aryl", 100.0, 16, 8, 1.5);
   }
 
   @Test
@@ -45,10 +52,12 @@ class RunTallyTest {
   }
 
   @Test
-  @DisplayName("a finished job adds its record, its trace work, the GPU-seconds it held and its least work")
+  @DisplayName(
+      "a finished job adds its record, its trace work, the GPU-seconds it held and its least work")
   void finishedJobs() {
     RunTally tally = new RunTally();
-    tally.finished(new JobRecord("j1", 0, 0, 100, 8, false, 100), 800, 900, new CapacityBound.Work(0, 800));
+    tally.finished(
+        new JobRecord("j1", 0, 0, 100, 8, false, 100), 800, 900, new CapacityBound.Work(0, 800));
 
     PolicyResult r = tally.result("aryl", WORLD, 100, 0, 0);
 

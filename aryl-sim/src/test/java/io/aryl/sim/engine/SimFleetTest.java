@@ -13,7 +13,8 @@ class SimFleetTest {
   private final SimFleet fleet = new SimFleet(SimConfig.defaults(2, 3));
 
   @Test
-  @DisplayName("training servers first, then inference servers, each named by its position; none on loan")
+  @DisplayName(
+      "training servers first, then inference servers, each named by its position; none on loan")
   void servers() {
     assertThat(fleet.size()).isEqualTo(5);
     assertThat(List.of(fleet.id(0), fleet.id(1), fleet.id(2), fleet.id(4)))
@@ -21,8 +22,10 @@ class SimFleetTest {
     assertThat(fleet.isInference(1)).isFalse();
     assertThat(fleet.isInference(2)).isTrue();
     assertThat(fleet.indexOf("i00001")).isEqualTo(3);
-    assertThat(fleet.servers()).extracting(Server::pool)
-        .containsExactly(Pool.INFERENCE, Pool.INFERENCE, Pool.INFERENCE, Pool.TRAINING, Pool.TRAINING);
+    assertThat(fleet.servers())
+        .extracting(Server::pool)
+        .containsExactly(
+            Pool.INFERENCE, Pool.INFERENCE, Pool.INFERENCE, Pool.TRAINING, Pool.TRAINING);
     assertThat(fleet.servers()).noneMatch(Server::loaned);
     assertThat(fleet.earliestReturn()).isInfinite();
   }
@@ -31,7 +34,10 @@ class SimFleetTest {
   @DisplayName("lends the highest-numbered inference servers first, never more than there are")
   void lends() {
     assertThat(fleet.lend(2)).isEqualTo(2);
-    assertThat(fleet.servers()).filteredOn(Server::loaned).extracting(Server::id).containsExactly("i00001", "i00002");
+    assertThat(fleet.servers())
+        .filteredOn(Server::loaned)
+        .extracting(Server::id)
+        .containsExactly("i00001", "i00002");
     assertThat(fleet.lend(5)).isEqualTo(1);
     assertThat(fleet.loanedCount()).isEqualTo(3);
   }
@@ -45,12 +51,18 @@ class SimFleetTest {
     assertThat(fleet.earliestReturn()).isEqualTo(100);
     assertThat(fleet.due(99)).isEmpty();
     assertThat(fleet.due(100)).containsExactly(4);
-    assertThat(fleet.servers()).filteredOn(Server::fenced).extracting(Server::id).containsExactly("i00002");
+    assertThat(fleet.servers())
+        .filteredOn(Server::fenced)
+        .extracting(Server::id)
+        .containsExactly("i00002");
 
     fleet.returnHome(4);
     assertThat(fleet.loanedCount()).isEqualTo(1);
     assertThat(fleet.fencedCount()).isZero();
     assertThat(fleet.due(1000)).isEmpty();
-    assertThat(fleet.servers()).filteredOn(Server::loaned).extracting(Server::id).containsExactly("i00001");
+    assertThat(fleet.servers())
+        .filteredOn(Server::loaned)
+        .extracting(Server::id)
+        .containsExactly("i00001");
   }
 }

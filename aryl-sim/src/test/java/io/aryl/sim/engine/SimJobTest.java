@@ -18,7 +18,8 @@ class SimJobTest {
   private final SimJob job = new SimJob(trace, true, JobShape.elastic(8, 8), 1.5, cfg);
 
   @Test
-  @DisplayName("its work is the trace's duration at the width it asked for, counted at its minimum width")
+  @DisplayName(
+      "its work is the trace's duration at the width it asked for, counted at its minimum width")
   void work() {
     assertThat(job.shape).isEqualTo(new JobShape(2, 2, 8, 4));
     assertThat(job.totalWork).isCloseTo(3600 * Math.pow(4, e) / Math.pow(2, e), within(1e-9));
@@ -35,7 +36,8 @@ class SimJobTest {
   }
 
   @Test
-  @DisplayName("a preemption loses the progress since the last checkpoint, none before the run starts")
+  @DisplayName(
+      "a preemption loses the progress since the last checkpoint, none before the run starts")
   void sinceCheckpoint() {
     double interval = cfg.checkpointIntervalS();
     job.runStart = 1000;
@@ -44,7 +46,8 @@ class SimJobTest {
   }
 
   @Test
-  @DisplayName("aryl-core sees its shape, its remaining work as predicted, and its tenant only when asked")
+  @DisplayName(
+      "aryl-core sees its shape, its remaining work as predicted, and its tenant only when asked")
   void toCoreJob() {
     job.remaining = 1000;
     job.runStart = 0;
@@ -70,8 +73,14 @@ class SimJobTest {
     job.remaining = 400;
     Job later = job.toCoreJob(650, true, linear);
 
-    assertThat(later).isEqualTo(first.toBuilder().remainingS(400).predictedRemainingS(600)
-        .attainedS(job.totalWork - 400).sinceCheckpointS(650).build());
+    assertThat(later)
+        .isEqualTo(
+            first.toBuilder()
+                .remainingS(400)
+                .predictedRemainingS(600)
+                .attainedS(job.totalWork - 400)
+                .sinceCheckpointS(650)
+                .build());
     assertThat(job.toCoreJob(700, false, linear).tenant()).isEmpty();
     assertThat(job.toCoreJob(700, true, linear).tenant()).isEqualTo("team-a");
   }

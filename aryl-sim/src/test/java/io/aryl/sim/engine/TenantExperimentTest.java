@@ -18,12 +18,15 @@ class TenantExperimentTest {
   }
 
   @ParameterizedTest(name = "{0} split {1} ways -> {2}")
-  @CsvSource(delimiter = ';', value = {
-    "10;   a=1,b=1,c=1;     a=4,b=3,c=3", // 3.33 each: the one left over to the first by name
-    "16;   a=3,b=1;         a=12,b=4",
-    "7;    a=5,b=3,c=2;     a=4,b=2,c=1", // 3.5, 2.1, 1.4: floors 3,2,1 and the one left to a (.5)
-    "0;    a=1,b=2;         a=0,b=0",
-  })
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "10;   a=1,b=1,c=1;     a=4,b=3,c=3", // 3.33 each: the one left over to the first by name
+        "16;   a=3,b=1;         a=12,b=4",
+        "7;    a=5,b=3,c=2;     a=4,b=2,c=1", // 3.5, 2.1, 1.4: floors 3,2,1 and the one left to a
+        // (.5)
+        "0;    a=1,b=2;         a=0,b=0",
+      })
   void proportionalSplitsWholeUnitsByLargestRemainder(int total, String weights, String expected) {
     Map<String, Double> w = new java.util.TreeMap<>();
     for (String kv : weights.split(",")) {
@@ -40,25 +43,33 @@ class TenantExperimentTest {
 
   @Test
   void theBusiestTeamsAreThoseSubmittingTheMostGpuSecondsInTheWindow() {
-    List<TraceJob> jobs = List.of(job("1", "a", 10, 100, 1), job("2", "b", 10, 100, 8), job("3", "c", 10, 50, 8),
-        job("4", "d", 5_000, 1e6, 8)); // d submits outside the window
+    List<TraceJob> jobs =
+        List.of(
+            job("1", "a", 10, 100, 1),
+            job("2", "b", 10, 100, 8),
+            job("3", "c", 10, 50, 8),
+            job("4", "d", 5_000, 1e6, 8)); // d submits outside the window
     assertThat(TenantExperiment.busiest(jobs, 0, 1000, 2)).containsExactly("b", "c");
     assertThat(TenantExperiment.demandGpuS(jobs, 0, 1000)).containsOnlyKeys("a", "b", "c");
   }
 
   /** Two teams, 3:1 demand in the window; 2 training servers of 8 GPUs, 2 inference servers. */
   static Scenario merged(double elasticFraction) {
-    List<TraceJob> jobs = List.of(job("a1", "a", 0, 3600, 8), job("a2", "a", 60, 3600, 4),
-        job("b1", "b", 120, 3600, 4));
-    return new Scenario("hand-built", jobs, null, SimConfig.defaults(2, 2), 0, 1000, 0, 0, elasticFraction, 0, 1);
+    List<TraceJob> jobs =
+        List.of(
+            job("a1", "a", 0, 3600, 8), job("a2", "a", 60, 3600, 4), job("b1", "b", 120, 3600, 4));
+    return new Scenario(
+        "hand-built", jobs, null, SimConfig.defaults(2, 2), 0, 1000, 0, 0, elasticFraction, 0, 1);
   }
 
   @Test
   void eachTeamIsGuaranteedItsShareOfTheDemandAndAloneGetsAPoolOfExactlyThat() {
     List<TenantExperiment.Tenant> tenants = TenantExperiment.tenants(merged(0));
-    assertThat(tenants).containsExactly(
-        new TenantExperiment.Tenant("a", 2, 12 * 3600.0, 12, 2), // 12 of 16 GPU-hours: 12 of 16 GPUs
-        new TenantExperiment.Tenant("b", 1, 4 * 3600.0, 4, 0));
+    assertThat(tenants)
+        .containsExactly(
+            new TenantExperiment.Tenant(
+                "a", 2, 12 * 3600.0, 12, 2), // 12 of 16 GPU-hours: 12 of 16 GPUs
+            new TenantExperiment.Tenant("b", 1, 4 * 3600.0, 4, 0));
     Scenario alone = TenantExperiment.quotaScenario(merged(0), tenants.get(0));
     assertThat(alone.cfg().trainingGpus()).isEqualTo(12);
     assertThat(alone.cfg().trainingServers()).isEqualTo(2);
@@ -71,11 +82,13 @@ class TenantExperimentTest {
   @Test
   void aTeamWhoseJobCouldNeverFitItsQuotaIsRefusedNamingTheJob() {
     List<TraceJob> jobs = List.of(job("a1", "a", 0, 36_000, 4), job("b1", "b", 0, 3600, 8));
-    Scenario s = new Scenario("hand-built", jobs, null, SimConfig.defaults(1, 0), 0, 1000, 0, 0, 0, 0, 1);
+    Scenario s =
+        new Scenario("hand-built", jobs, null, SimConfig.defaults(1, 0), 0, 1000, 0, 0, 0, 0, 1);
     assertThatIllegalArgumentException()
         .isThrownBy(() -> TenantExperiment.run(s, PolicySpec.named("aryl"), 1))
-        .withMessageContaining("job b1 of tenant b needs 8 GPUs (1 x 8) but its guarantee of 1 GPUs could never hold"
-            + " them under fixed quotas");
+        .withMessageContaining(
+            "job b1 of tenant b needs 8 GPUs (1 x 8) but its guarantee of 1 GPUs could never hold"
+                + " them under fixed quotas");
   }
 
   @Test
@@ -86,7 +99,8 @@ class TenantExperimentTest {
     assertThat(r.ignoring().jobs()).hasSize(3);
     assertThat(r.quota().get("a").jobs()).hasSize(2);
     assertThat(r.quota().get("b").jobs()).hasSize(1);
-    // Nothing competes here: a's jobs fit its 12 GPUs, b's its 4, and the shared pool holds all of them.
+    // Nothing competes here: a's jobs fit its 12 GPUs, b's its 4, and the shared pool holds all of
+    // them.
     for (TenantExperiment.Row row : r.rows()) {
       assertThat(row.quotaJctS()).isPositive();
       assertThat(row.sharedJctS()).isLessThanOrEqualTo(row.quotaJctS());

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 @DisplayName("Plots")
 class PlotsTest {
-  private static final List<String> FILES = List.of("utilization.png", "jct-cdf.png", "queue-cdf.png", "loans.png");
+  private static final List<String> FILES =
+      List.of("utilization.png", "jct-cdf.png", "queue-cdf.png", "loans.png");
 
   @TempDir Path dir;
 
@@ -85,7 +86,8 @@ class PlotsTest {
     Plots.Series s = Plots.bucketMeans(t, v, 2000);
 
     assertThat(s.x()).hasSizeLessThanOrEqualTo(2000).hasSizeGreaterThan(1900);
-    assertThat(Arrays.stream(s.y()).boxed()).allSatisfy(y -> assertThat(y).isCloseTo(15, within(0.5)));
+    assertThat(Arrays.stream(s.y()).boxed())
+        .allSatisfy(y -> assertThat(y).isCloseTo(15, within(0.5)));
     assertThat(s.x()[0]).isGreaterThanOrEqualTo(0);
     assertThat(s.x()[s.x().length - 1]).isLessThanOrEqualTo(t[n - 1]);
     assertThat(s.bucketS()).isCloseTo(t[n - 1] / 2000, within(1e-9));

@@ -22,15 +22,36 @@ import org.junit.jupiter.api.io.TempDir;
 
 @DisplayName("ReportJson")
 class ReportJsonTest {
-  private static final List<String> REQUIRED = List.of(
-      "jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "p99_queue_s", "max_queue_s", "avg_jct_s", "p95_jct_s",
-      "makespan_s", "gpu_util", "training_util", "inference_util", "loaned_gpu_hours", "preemptions", "scale_ins",
-      "lost_gpu_hours", "inference_shortfall_server_s", "jct_bound_s", "jct_vs_bound", "gpu_s_per_work",
-      "starved_jobs", "worst_slowdown", "sim_wall_s");
+  private static final List<String> REQUIRED =
+      List.of(
+          "jobs",
+          "avg_queue_s",
+          "p50_queue_s",
+          "p95_queue_s",
+          "p99_queue_s",
+          "max_queue_s",
+          "avg_jct_s",
+          "p95_jct_s",
+          "makespan_s",
+          "gpu_util",
+          "training_util",
+          "inference_util",
+          "loaned_gpu_hours",
+          "preemptions",
+          "scale_ins",
+          "lost_gpu_hours",
+          "inference_shortfall_server_s",
+          "jct_bound_s",
+          "jct_vs_bound",
+          "gpu_s_per_work",
+          "starved_jobs",
+          "worst_slowdown",
+          "sim_wall_s");
 
   @TempDir Path dir;
 
-  private JsonNode writeAndRead(Map<String, Object> config, List<PolicyResult> results) throws Exception {
+  private JsonNode writeAndRead(Map<String, Object> config, List<PolicyResult> results)
+      throws Exception {
     Path file = dir.resolve("out/report.json");
     ReportJson.write(file, config, results);
     return ReportJson.read(file);
@@ -90,26 +111,51 @@ class ReportJsonTest {
       Map<String, Object> expected = Metrics.of(r);
       JsonNode actual = policies.get(r.policy());
       assertThat(actual.fieldNames()).toIterable().containsExactlyElementsOf(expected.keySet());
-      expected.forEach((name, value) -> assertThat(actual.get(name).asDouble())
-          .as("%s.%s", r.policy(), name)
-          .isCloseTo(((Number) value).doubleValue(), within(1e-4 * Math.max(1, Math.abs(((Number) value).doubleValue())))));
+      expected.forEach(
+          (name, value) ->
+              assertThat(actual.get(name).asDouble())
+                  .as("%s.%s", r.policy(), name)
+                  .isCloseTo(
+                      ((Number) value).doubleValue(),
+                      within(1e-4 * Math.max(1, Math.abs(((Number) value).doubleValue())))));
     }
   }
 
   @Test
   void measures_the_queuing_removed_against_a_policy_named_baseline() throws Exception {
     PolicyResult f = Fixtures.fifo();
-    PolicyResult baseline = new PolicyResult("baseline", f.jobs(), f.samples(), f.windowS(), f.trainingGpus(),
-        f.inferenceGpus(), f.trainingBusyGpuS(), f.loanedBusyGpuS(), f.inferenceBusyGpuS(), f.loanedGpuS(),
-        f.workGpuS(), f.preemptions(), f.scaleIns(), f.lostGpuS(), f.inferenceShortfallServerS(),
-        f.unfinishedJobs(), f.simWallS());
+    PolicyResult baseline =
+        new PolicyResult(
+            "baseline",
+            f.jobs(),
+            f.samples(),
+            f.windowS(),
+            f.trainingGpus(),
+            f.inferenceGpus(),
+            f.trainingBusyGpuS(),
+            f.loanedBusyGpuS(),
+            f.inferenceBusyGpuS(),
+            f.loanedGpuS(),
+            f.workGpuS(),
+            f.preemptions(),
+            f.scaleIns(),
+            f.lostGpuS(),
+            f.inferenceShortfallServerS(),
+            f.unfinishedJobs(),
+            f.simWallS());
     JsonNode policies = writeAndRead(Map.of(), List.of(baseline, Fixtures.aryl())).get("policies");
 
-    // Total queuing: baseline 100 + 300 + 600 + 1800 = 2800 s, aryl 0 + 0 + 60 + 240 = 300 s: 1 - 300/2800 removed.
-    assertThat(policies.get("aryl").get("queue_removed_pct").asDouble()).isCloseTo(89.2857, within(1e-3));
+    // Total queuing: baseline 100 + 300 + 600 + 1800 = 2800 s, aryl 0 + 0 + 60 + 240 = 300 s: 1 -
+    // 300/2800 removed.
+    assertThat(policies.get("aryl").get("queue_removed_pct").asDouble())
+        .isCloseTo(89.2857, within(1e-3));
     assertThat(policies.get("baseline").get("queue_removed_pct").asDouble()).isZero();
     // Without a baseline the field is absent rather than made up.
-    assertThat(writeAndRead(Map.of(), List.of(Fixtures.aryl())).get("policies").get("aryl").has("queue_removed_pct"))
+    assertThat(
+            writeAndRead(Map.of(), List.of(Fixtures.aryl()))
+                .get("policies")
+                .get("aryl")
+                .has("queue_removed_pct"))
         .isFalse();
   }
 
@@ -129,7 +175,8 @@ class ReportJsonTest {
     JsonNode root = writeAndRead(config, List.of(fifo()));
 
     assertThat(new ObjectMapper().convertValue(root.get("config"), Map.class)).isEqualTo(config);
-    assertThat(root.get("config").fieldNames()).toIterable()
+    assertThat(root.get("config").fieldNames())
+        .toIterable()
         .containsExactly("trace", "seed", "window_days", "elastic", "policies", "cluster");
   }
 
@@ -138,7 +185,9 @@ class ReportJsonTest {
     Path file = dir.resolve("report.json");
     ReportJson.write(file, Map.of("seed", 1), List.of(fifo()));
 
-    assertThat(Files.readString(file)).contains("\n  \"config\" : {").contains("\n  \"policies\" : {");
+    assertThat(Files.readString(file))
+        .contains("\n  \"config\" : {")
+        .contains("\n  \"policies\" : {");
   }
 
   @Test
@@ -153,10 +202,25 @@ class ReportJsonTest {
   @Test
   void writes_a_non_finite_value_as_null() throws Exception {
     PolicyResult r = fifo();
-    PolicyResult nan = new PolicyResult(r.policy(), r.jobs(), r.samples(), r.windowS(), r.trainingGpus(),
-        r.inferenceGpus(), r.trainingBusyGpuS(), r.loanedBusyGpuS(), r.inferenceBusyGpuS(), r.loanedGpuS(),
-        r.workGpuS(), r.preemptions(), r.scaleIns(), r.lostGpuS(), r.inferenceShortfallServerS(), r.unfinishedJobs(),
-        Double.NaN);
+    PolicyResult nan =
+        new PolicyResult(
+            r.policy(),
+            r.jobs(),
+            r.samples(),
+            r.windowS(),
+            r.trainingGpus(),
+            r.inferenceGpus(),
+            r.trainingBusyGpuS(),
+            r.loanedBusyGpuS(),
+            r.inferenceBusyGpuS(),
+            r.loanedGpuS(),
+            r.workGpuS(),
+            r.preemptions(),
+            r.scaleIns(),
+            r.lostGpuS(),
+            r.inferenceShortfallServerS(),
+            r.unfinishedJobs(),
+            Double.NaN);
 
     JsonNode policy = writeAndRead(Map.of(), List.of(nan)).get("policies").get("fifo");
 
@@ -167,7 +231,8 @@ class ReportJsonTest {
   @Test
   void refuses_two_results_for_one_policy() {
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> ReportJson.write(dir.resolve("r.json"), Map.of(), List.of(fifo(), fifo())))
+        .isThrownBy(
+            () -> ReportJson.write(dir.resolve("r.json"), Map.of(), List.of(fifo(), fifo())))
         .withMessageContaining("fifo");
   }
 }

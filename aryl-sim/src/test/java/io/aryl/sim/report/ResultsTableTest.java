@@ -14,7 +14,10 @@ import org.junit.jupiter.api.Test;
 @DisplayName("ResultsTable")
 class ResultsTableTest {
   private static List<String> row(String table, String policy) {
-    return table.lines().filter(l -> l.startsWith(policy + " ")).findFirst()
+    return table
+        .lines()
+        .filter(l -> l.startsWith(policy + " "))
+        .findFirst()
         .map(l -> Arrays.asList(l.trim().split("\\s+")))
         .orElseThrow(() -> new AssertionError("no row for " + policy + " in\n" + table));
   }
@@ -24,18 +27,25 @@ class ResultsTableTest {
     String table = ResultsTable.format(List.of(fifo(), aryl(), instant()), "fifo");
 
     assertThat(table).contains("fifo", "aryl", "instant", "queue x", "JCT x");
-    // Queue 75 s avg, 240 s p95; JCT 1600 s avg, 2800 s p95; 65/60/75 % use; 2 loaned GPU-h; 3 preemptions; 5
-    // scale-ins; 0.5 lost GPU-h; 42 server-s short; vs fifo: queue 700/75 = 9.33, JCT 2400/1600 = 1.50.
-    // JCT over the bound: aryl's bounds 700, 1200, 1540, 2560 (mean 1500): 1600/1500 = 1.07; fifo's 900, 1700,
-    // 2400, 1800 (mean 1700): 2400/1700 = 1.41. Nobody waited a day: 0 starved. p99 and max queue: the longest
-    // wait (240 s, 1800 s). Worst slowdown: aryl's j1 800/700 = 1.1, fifo's j4 3600/1800 = 2.0. These results carry
+    // Queue 75 s avg, 240 s p95; JCT 1600 s avg, 2800 s p95; 65/60/75 % use; 2 loaned GPU-h; 3
+    // preemptions; 5
+    // scale-ins; 0.5 lost GPU-h; 42 server-s short; vs fifo: queue 700/75 = 9.33, JCT 2400/1600 =
+    // 1.50.
+    // JCT over the bound: aryl's bounds 700, 1200, 1540, 2560 (mean 1500): 1600/1500 = 1.07; fifo's
+    // 900, 1700,
+    // 2400, 1800 (mean 1700): 2400/1700 = 1.41. Nobody waited a day: 0 starved. p99 and max queue:
+    // the longest
+    // wait (240 s, 1800 s). Worst slowdown: aryl's j1 800/700 = 1.1, fifo's j4 3600/1800 = 2.0.
+    // These results carry
     // no capacity-aware bound, so the JCT over it is the JCT over the per-job bound.
-    assertThat(row(table, "aryl")).containsExactly(
-        "aryl", "4", "0.02", "0.07", "0.07", "0.07", "0.44", "0.78", "1.07", "1.07", "65.0", "60.0", "75.0", "2.0", "3", "5",
-        "0.5", "42", "0", "1.1", "9.33", "1.50");
-    assertThat(row(table, "fifo")).containsExactly(
-        "fifo", "4", "0.19", "0.50", "0.50", "0.50", "0.67", "1.00", "1.41", "1.41", "50.0", "50.0", "50.0", "0.0", "0", "0",
-        "0.0", "0", "0", "2.0", "1.00", "1.00");
+    assertThat(row(table, "aryl"))
+        .containsExactly(
+            "aryl", "4", "0.02", "0.07", "0.07", "0.07", "0.44", "0.78", "1.07", "1.07", "65.0",
+            "60.0", "75.0", "2.0", "3", "5", "0.5", "42", "0", "1.1", "9.33", "1.50");
+    assertThat(row(table, "fifo"))
+        .containsExactly(
+            "fifo", "4", "0.19", "0.50", "0.50", "0.50", "0.67", "1.00", "1.41", "1.41", "50.0",
+            "50.0", "50.0", "0.0", "0", "0", "0.0", "0", "0", "2.0", "1.00", "1.00");
   }
 
   @Test
@@ -93,7 +103,8 @@ class ResultsTableTest {
     Locale before = Locale.getDefault();
     try {
       Locale.setDefault(Locale.GERMANY);
-      assertThat(row(ResultsTable.format(List.of(fifo(), aryl()), "fifo"), "aryl")).contains("9.33", "65.0");
+      assertThat(row(ResultsTable.format(List.of(fifo(), aryl()), "fifo"), "aryl"))
+          .contains("9.33", "65.0");
     } finally {
       Locale.setDefault(before);
     }

@@ -27,27 +27,33 @@ class TimeSeriesCsvTest {
   void writes_one_timeseries_row_per_sample_under_the_header() throws Exception {
     TimeSeriesCsv.write(dir, List.of(fifo(), aryl()));
 
-    assertThat(lines("timeseries-fifo.csv")).containsExactly(
-        "time_s,training_pool_busy_gpus,loaned_busy_gpus,inference_busy_gpus,loaned_servers,queued_jobs,running_jobs",
-        "0,4,0,1.5,0,3,1",
-        "300,8,0,2,0,2,2",
-        "600,8,0,2.25,0,1,2");
-    assertThat(lines("timeseries-aryl.csv")).hasSize(1 + aryl().samples().size())
-        .element(1).isEqualTo("0,8,2,1.5,1,1,3");
+    assertThat(lines("timeseries-fifo.csv"))
+        .containsExactly(
+            "time_s,training_pool_busy_gpus,loaned_busy_gpus,inference_busy_gpus,loaned_servers,queued_jobs,running_jobs",
+            "0,4,0,1.5,0,3,1",
+            "300,8,0,2,0,2,2",
+            "600,8,0,2.25,0,1,2");
+    assertThat(lines("timeseries-aryl.csv"))
+        .hasSize(1 + aryl().samples().size())
+        .element(1)
+        .isEqualTo("0,8,2,1.5,1,1,3");
   }
 
   @Test
   void writes_one_jobs_row_per_finished_job_under_the_header() throws Exception {
     TimeSeriesCsv.write(dir, List.of(fifo(), aryl()));
 
-    assertThat(lines("jobs-fifo.csv")).containsExactly(
-        "id,submit_s,first_start_s,end_s,queue_s,jct_s,requested_gpus,elastic,bound_s",
-        "j1,0,100,1000,100,1000,4,false,900",
-        "j2,10,310,2010,300,2000,4,false,1700",
-        "j3,20,620,3020,600,3000,4,false,2400",
-        "j4,30,1830,3630,1800,3600,4,false,1800");
-    assertThat(lines("jobs-aryl.csv")).hasSize(1 + aryl().jobs().size())
-        .element(1).isEqualTo("j1,0,0,800,0,800,4,true,700");
+    assertThat(lines("jobs-fifo.csv"))
+        .containsExactly(
+            "id,submit_s,first_start_s,end_s,queue_s,jct_s,requested_gpus,elastic,bound_s",
+            "j1,0,100,1000,100,1000,4,false,900",
+            "j2,10,310,2010,300,2000,4,false,1700",
+            "j3,20,620,3020,600,3000,4,false,2400",
+            "j4,30,1830,3630,1800,3600,4,false,1800");
+    assertThat(lines("jobs-aryl.csv"))
+        .hasSize(1 + aryl().jobs().size())
+        .element(1)
+        .isEqualTo("j1,0,0,800,0,800,4,true,700");
   }
 
   @Test
@@ -56,28 +62,33 @@ class TimeSeriesCsvTest {
 
     assertThat(Files.readAllLines(dir.resolve("new/dir/timeseries-idle.csv")))
         .containsExactly(TimeSeriesCsv.TIMESERIES_HEADER);
-    assertThat(Files.readAllLines(dir.resolve("new/dir/jobs-idle.csv"))).containsExactly(TimeSeriesCsv.JOBS_HEADER);
+    assertThat(Files.readAllLines(dir.resolve("new/dir/jobs-idle.csv")))
+        .containsExactly(TimeSeriesCsv.JOBS_HEADER);
   }
 
   @Test
   void quotes_job_ids_that_need_it_and_writes_plain_numbers() throws Exception {
     JobRecord odd = new JobRecord("a,\"b\"", 1.0 / 3, 1e7, 1e7 + 0.0004, 8, true, Double.NaN);
-    PolicyResult r = new PolicyResult("p", List.of(odd), List.of(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    PolicyResult r =
+        new PolicyResult("p", List.of(odd), List.of(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     TimeSeriesCsv.write(dir, List.of(r));
 
-    assertThat(lines("jobs-p.csv")).element(1)
+    assertThat(lines("jobs-p.csv"))
+        .element(1)
         .isEqualTo("\"a,\"\"b\"\"\",0.333,10000000,10000000,9999999.667,9999999.667,8,true,");
   }
 
   @Test
   void keeps_policy_file_names_safe_and_distinct() throws Exception {
-    assertThat(TimeSeriesCsv.timeseriesFile("loan+elastic")).isEqualTo("timeseries-loan+elastic.csv");
+    assertThat(TimeSeriesCsv.timeseriesFile("loan+elastic"))
+        .isEqualTo("timeseries-loan+elastic.csv");
     assertThat(TimeSeriesCsv.jobsFile("../a b")).isEqualTo("jobs-.._a_b.csv");
 
     assertThatIllegalArgumentException()
         .isThrownBy(() -> TimeSeriesCsv.write(dir, List.of(empty("a/b"), empty("a:b"))))
-        .withMessageContaining("a/b").withMessageContaining("a:b");
+        .withMessageContaining("a/b")
+        .withMessageContaining("a:b");
   }
 
   @Test

@@ -18,15 +18,20 @@ class BundledTracesTest {
     List<TraceJob> jobs = BundledTraces.itpSlice();
 
     assertThat(jobs).hasSize(2571);
-    assertThat(jobs.get(0)).isEqualTo(new TraceJob("bac770a4-c86e-cb62-84c0-a2e5dcbc8f64", 3807131, 19949, 8, ""));
+    assertThat(jobs.get(0))
+        .isEqualTo(new TraceJob("bac770a4-c86e-cb62-84c0-a2e5dcbc8f64", 3807131, 19949, 8, ""));
     assertThat(jobs.get(jobs.size() - 1))
         .isEqualTo(new TraceJob("e5d6ce9f-c751-f523-897c-9f4e19870d8c", 4405412, 43770, 8, ""));
     assertThat(jobs)
         .allSatisfy(
-            j -> assertThat(j.submitS()).isGreaterThanOrEqualTo(BundledTraces.ITP_SLICE_START_S)
-                .isLessThan(BundledTraces.ITP_SLICE_END_S));
-    assertThat(BundledTraces.ITP_SLICE_END_S - BundledTraces.ITP_SLICE_START_S).isEqualTo(7 * 86400);
-    assertThat(jobs.stream().mapToDouble(TraceJob::gpuSeconds).sum() / 3600).isCloseTo(81442, within(1.0));
+            j ->
+                assertThat(j.submitS())
+                    .isGreaterThanOrEqualTo(BundledTraces.ITP_SLICE_START_S)
+                    .isLessThan(BundledTraces.ITP_SLICE_END_S));
+    assertThat(BundledTraces.ITP_SLICE_END_S - BundledTraces.ITP_SLICE_START_S)
+        .isEqualTo(7 * 86400);
+    assertThat(jobs.stream().mapToDouble(TraceJob::gpuSeconds).sum() / 3600)
+        .isCloseTo(81442, within(1.0));
     assertThat(jobs.stream().filter(j -> j.gpus() == 1).count()).isEqualTo(1979);
     assertThat(jobs.stream().filter(j -> j.gpus() == 8).count()).isEqualTo(461);
   }
@@ -51,7 +56,8 @@ class BundledTracesTest {
   @Test
   @DisplayName("ships the upstream licenses and the README beside the data")
   void licenses() {
-    for (String r : new String[] {"/traces/LICENSE.itp", "/traces/LICENSE.servegen", "/traces/README.md"}) {
+    for (String r :
+        new String[] {"/traces/LICENSE.itp", "/traces/LICENSE.servegen", "/traces/README.md"}) {
       assertThat(BundledTraces.class.getResource(r)).as(r).isNotNull();
     }
   }

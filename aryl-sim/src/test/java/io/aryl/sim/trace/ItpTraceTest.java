@@ -35,7 +35,11 @@ class ItpTraceTest {
     Path f =
         write(
             "cluster99.csv",
-            RAW + "job-b,100,3600,8\n" + "job-a,100,60,1\n" + "job-c,0,1,64\n" + "job-d,2000581.5,1532,2");
+            RAW
+                + "job-b,100,3600,8\n"
+                + "job-a,100,60,1\n"
+                + "job-c,0,1,64\n"
+                + "job-d,2000581.5,1532,2");
 
     assertThat(ItpTrace.read(f))
         .containsExactly(
@@ -65,7 +69,8 @@ class ItpTraceTest {
   @DisplayName("tells raw from elasticflow by the header: the same jobs, with or without models")
   void detection() throws IOException {
     List<TraceJob> raw = ItpTrace.read(write("raw.csv", RAW + "j1,5,300,4\n"));
-    List<TraceJob> ef = ItpTrace.read(write("ef.csv", ELASTICFLOW + "j1,5,1000,bert,900,32,4,300\n"));
+    List<TraceJob> ef =
+        ItpTrace.read(write("ef.csv", ELASTICFLOW + "j1,5,1000,bert,900,32,4,300\n"));
 
     assertThat(raw).containsExactly(new TraceJob("j1", 5, 300, 4, ""));
     assertThat(ef).containsExactly(new TraceJob("j1", 5, 300, 4, "bert"));
@@ -107,7 +112,8 @@ class ItpTraceTest {
   void blankTail() throws IOException {
     assertThat(ItpTrace.read(write("none.csv", RAW))).isEmpty();
     assertThat(ItpTrace.read(write("tail.csv", RAW + "j1,0,1,1\n\n  \n\n"))).hasSize(1);
-    assertThat(ItpTrace.read(write("crlf.csv", RAW.replace("\n", "\r\n") + "j1,0,1,1\r\n\r\n"))).hasSize(1);
+    assertThat(ItpTrace.read(write("crlf.csv", RAW.replace("\n", "\r\n") + "j1,0,1,1\r\n\r\n")))
+        .hasSize(1);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -134,10 +140,14 @@ class ItpTraceTest {
   void malformedRaw(String what, String line, String value, String problem) throws IOException {
     Path f = write("bad.csv", RAW + "j1,0,10,1\n" + line + "\nj3,9,1,1\n");
 
-    TraceFormatException e = catchThrowableOfType(TraceFormatException.class, () -> ItpTrace.read(f));
+    TraceFormatException e =
+        catchThrowableOfType(TraceFormatException.class, () -> ItpTrace.read(f));
 
     assertThat(e).as(what).isNotNull();
-    assertThat(e.getMessage()).startsWith(f + ":3: ").contains(problem).endsWith(", was '" + value + "'");
+    assertThat(e.getMessage())
+        .startsWith(f + ":3: ")
+        .contains(problem)
+        .endsWith(", was '" + value + "'");
     assertThat(e.source()).isEqualTo(f.toString());
     assertThat(e.line()).isEqualTo(3);
     assertThat(e.value()).isEqualTo(value);
@@ -155,7 +165,8 @@ class ItpTraceTest {
         "duration zero        | j2,7,100,bert,900,32,4,0   | 0    | duration must be > 0",
         "column missing       | j2,7,100,bert,900,32,4     | j2,7,100,bert,900,32,4 | expected 8 comma-separated",
       })
-  void malformedElasticflow(String what, String line, String value, String problem) throws IOException {
+  void malformedElasticflow(String what, String line, String value, String problem)
+      throws IOException {
     Path f = write("bad-ef.csv", ELASTICFLOW + "j1,0,100,vgg16,900,32,1,300\n" + line + "\n");
 
     assertThatThrownBy(() -> ItpTrace.read(f))
@@ -173,7 +184,8 @@ class ItpTraceTest {
 
     assertThatThrownBy(() -> ItpTrace.read(f))
         .isInstanceOf(TraceFormatException.class)
-        .hasMessageStartingWith(f + ":3: blank line before the end of the file (next record on line 4)");
+        .hasMessageStartingWith(
+            f + ":3: blank line before the end of the file (next record on line 4)");
   }
 
   @Test

@@ -31,8 +31,9 @@ class PhillyTraceTest {
   }
 
   @Test
-  @DisplayName("reads every cluster: ids from line numbers, times from the earliest timestamp, sorted, the cluster"
-      + " as tenant")
+  @DisplayName(
+      "reads every cluster: ids from line numbers, times from the earliest timestamp, sorted, the cluster"
+          + " as tenant")
   void all() throws IOException {
     Path f = write("philly.csv", SMALL);
 
@@ -51,7 +52,8 @@ class PhillyTraceTest {
     Path f = write("philly.csv", SMALL);
 
     assertThat(PhillyTrace.read(f, "11cb48"))
-        .containsExactly(new TraceJob("philly-2", 0, 66, 1, "", "11cb48"),
+        .containsExactly(
+            new TraceJob("philly-2", 0, 66, 1, "", "11cb48"),
             new TraceJob("philly-4", 3485, 10, 4, "", "11cb48"));
   }
 
@@ -64,7 +66,8 @@ class PhillyTraceTest {
         .isInstanceOf(IllegalArgumentException.class)
         .isNotInstanceOf(TraceFormatException.class)
         .hasMessage(
-            f + ": no job in cluster 'ffffff'; clusters present (jobs): 11cb48 (2), 6214e9 (1), 6c71a0 (1)");
+            f
+                + ": no job in cluster 'ffffff'; clusters present (jobs): 11cb48 (2), 6214e9 (1), 6c71a0 (1)");
     assertThatThrownBy(() -> PhillyTrace.read(f, " ")).isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -79,7 +82,9 @@ class PhillyTraceTest {
                 + "2017-11-01 00:00:01,5.0,1,5.0,a\n"
                 + "2017-11-05 01:30:00,5.0,1,5.0,a\n");
 
-    assertThat(PhillyTrace.read(f, null)).extracting(TraceJob::submitS).containsExactly(0.0, 2.0, 4 * 86400 + 5401.0);
+    assertThat(PhillyTrace.read(f, null))
+        .extracting(TraceJob::submitS)
+        .containsExactly(0.0, 2.0, 4 * 86400 + 5401.0);
   }
 
   @Test
@@ -107,7 +112,8 @@ class PhillyTraceTest {
         "line of another cluster | 2017-10-09 09:00:00,5.0,-1,5.0,6c71a0 | -1 | num_gpus must be a whole number > 0",
       })
   void malformed(String what, String line, String value, String problem) throws IOException {
-    Path f = write("philly-bad.csv", HEADER + "2017-10-09 07:01:55,66.0,1,66.0,11cb48\n" + line + "\n");
+    Path f =
+        write("philly-bad.csv", HEADER + "2017-10-09 07:01:55,66.0,1,66.0,11cb48\n" + line + "\n");
 
     // Checked whatever the filter: a damaged line of another cluster is not silently passed over.
     for (String cluster : new String[] {null, "11cb48"}) {

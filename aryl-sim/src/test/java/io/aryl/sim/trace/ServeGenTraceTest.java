@@ -158,7 +158,8 @@ class ServeGenTraceTest {
       assertThatThrownBy(() -> curve.rateAt(-1))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("-1");
-      assertThatThrownBy(() -> curve.rateAt(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> curve.rateAt(Double.NaN))
+          .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -169,7 +170,8 @@ class ServeGenTraceTest {
       assertThatThrownBy(() -> new InferenceCurve("m", 0, new double[] {1}))
           .hasMessageContaining("windowS")
           .hasMessageContaining("0.0");
-      assertThatThrownBy(() -> new InferenceCurve("m", 600, new double[0])).hasMessageContaining("at least one");
+      assertThatThrownBy(() -> new InferenceCurve("m", 600, new double[0]))
+          .hasMessageContaining("at least one");
       assertThatThrownBy(() -> new InferenceCurve("m", 600, new double[] {1, -2}))
           .hasMessageContaining("rates[1]")
           .hasMessageContaining("-2.0");

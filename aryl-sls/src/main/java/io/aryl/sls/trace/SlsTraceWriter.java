@@ -20,40 +20,49 @@ import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.sls.conf.SLSConfiguration;
 
 /**
- * Trace jobs to the inputs of an SLS run: one SLS JSON job per trace job ({@link SlsJobFormat}) and a node file, both
- * written as a stream of JSON objects, the way SLS reads them.
+ * Trace jobs to the inputs of an SLS run: one SLS JSON job per trace job ({@link SlsJobFormat}) and
+ * a node file, both written as a stream of JSON objects, the way SLS reads them.
  *
- * <p>A job's shape is aryl-sim's assumption, unchanged ({@link JobShape}): the same job id, elastic fraction and seed
- * make the same jobs elastic, with the same workers, so that SLS runs the workload aryl-sim judges. Its times are the
- * trace's, compressed by {@link JobOptions#timeScale()} because SLS runs in real time; see {@link #job}.
+ * <p>A job's shape is aryl-sim's assumption, unchanged ({@link JobShape}): the same job id, elastic
+ * fraction and seed make the same jobs elastic, with the same workers, so that SLS runs the
+ * workload aryl-sim judges. Its times are the trace's, compressed by {@link JobOptions#timeScale()}
+ * because SLS runs in real time; see {@link #job}.
  *
- * <p>The job's {@link TraceJob#tenant()} names the ITP cluster it comes from (e.g. {@code 01}): it makes the job id
- * unique across clusters ({@code itp-01-<trace id>}) and is the job's user ({@code itp01}).
+ * <p>The job's {@link TraceJob#tenant()} names the ITP cluster it comes from (e.g. {@code 01}): it
+ * makes the job id unique across clusters ({@code itp-01-<trace id>}) and is the job's user ({@code
+ * itp01}).
  */
 public final class SlsTraceWriter {
   /** The queue every job is submitted to. */
   public static final String QUEUE = "training";
+
   /** The node label of the training pool. */
   public static final String TRAINING_LABEL = "training";
+
   /** The node label of the nodes lent by inference ({@code --inference-nodes}). */
   public static final String INFERENCE_LABEL = "inference";
+
   public static final String JOBS_FILE = "jobs.json";
   public static final String NODES_FILE = "nodes.json";
 
   /**
-   * AM containers a node has room for beside a full load of workers. An SLS AM holds a container of SLS's default AM
-   * size for its whole job and needs no GPU, so AMs land on GPU nodes; without this room an AM would keep a GPU idle.
+   * AM containers a node has room for beside a full load of workers. An SLS AM holds a container of
+   * SLS's default AM size for its whole job and needs no GPU, so AMs land on GPU nodes; without
+   * this room an AM would keep a GPU idle.
    */
   public static final int AM_ROOM_PER_NODE = 8;
 
   /** Nodes per rack when {@code --racks} is not given. */
   public static final int NODES_PER_RACK = 40;
 
-  /** The most milliseconds SLS reads for a duration: it parses {@code container.duration.ms} as an int. */
+  /**
+   * The most milliseconds SLS reads for a duration: it parses {@code container.duration.ms} as an
+   * int.
+   */
   static final long MAX_DURATION_MS = Integer.MAX_VALUE;
 
-
-  // The node file's keys: SLSUtils.parseNodesFromNodeFile reads these literals; SLS has no constants for them.
+  // The node file's keys: SLSUtils.parseNodesFromNodeFile reads these literals; SLS has no
+  // constants for them.
   private static final String RACK = "rack";
   private static final String NODES = "nodes";
   private static final String NODE = "node";
@@ -67,24 +76,34 @@ public final class SlsTraceWriter {
   private SlsTraceWriter() {}
 
   /**
-   * How trace jobs become SLS jobs. Each component is the command-line option of that name ({@link SlsTraceCommand})
-   * and a bad value is refused naming the option, so that the message is the same from code and from the command line.
+   * How trace jobs become SLS jobs. Each component is the command-line option of that name ({@link
+   * SlsTraceCommand}) and a bad value is refused naming the option, so that the message is the same
+   * from code and from the command line.
    *
-   * @param timeScale trace seconds per simulated second ({@code --time-scale}), e.g. 360: a trace hour in 10 s
-   * @param minDurationMs no container runs shorter ({@code --min-duration-ms}), so that every job lives a few
-   *     heartbeats
-   * @param elasticFraction share of jobs that are elastic ({@code --elastic-fraction}), as in aryl-sim
+   * @param timeScale trace seconds per simulated second ({@code --time-scale}), e.g. 360: a trace
+   *     hour in 10 s
+   * @param minDurationMs no container runs shorter ({@code --min-duration-ms}), so that every job
+   *     lives a few heartbeats
+   * @param elasticFraction share of jobs that are elastic ({@code --elastic-fraction}), as in
+   *     aryl-sim
    * @param seed picks which jobs are elastic ({@code --seed}), as in aryl-sim
-   * @param gpusPerNode GPUs of a node ({@code --gpus-per-node}): aryl-sim's GPUs per server, no worker is larger
+   * @param gpusPerNode GPUs of a node ({@code --gpus-per-node}): aryl-sim's GPUs per server, no
+   *     worker is larger
    * @param memoryPerGpuMb a worker's memory per GPU ({@code --memory-per-gpu-mb})
    */
   public record JobOptions(
-      double timeScale, long minDurationMs, double elasticFraction, long seed, int gpusPerNode, int memoryPerGpuMb) {
+      double timeScale,
+      long minDurationMs,
+      double elasticFraction,
+      long seed,
+      int gpusPerNode,
+      int memoryPerGpuMb) {
     public JobOptions {
       requirePositive("--time-scale", timeScale);
       requirePositive("--min-duration-ms", minDurationMs);
       if (!(elasticFraction >= 0 && elasticFraction <= 1)) {
-        throw new IllegalArgumentException("--elastic-fraction must be within [0, 1], was " + elasticFraction);
+        throw new IllegalArgumentException(
+            "--elastic-fraction must be within [0, 1], was " + elasticFraction);
       }
       requirePositive("--gpus-per-node", gpusPerNode);
       requirePositive("--memory-per-gpu-mb", memoryPerGpuMb);
@@ -97,17 +116,20 @@ public final class SlsTraceWriter {
   }
 
   /**
-   * The node file's cluster: {@code nodes} nodes of identical resources, filled into {@code racks} racks in order; the
-   * last {@code inferenceNodes} are labelled {@value SlsTraceWriter#INFERENCE_LABEL}, the others
-   * {@value SlsTraceWriter#TRAINING_LABEL}. Each component is the command-line option of that name.
+   * The node file's cluster: {@code nodes} nodes of identical resources, filled into {@code racks}
+   * racks in order; the last {@code inferenceNodes} are labelled {@value
+   * SlsTraceWriter#INFERENCE_LABEL}, the others {@value SlsTraceWriter#TRAINING_LABEL}. Each
+   * component is the command-line option of that name.
    */
-  public record NodeOptions(int nodes, int gpusPerNode, int racks, int memoryMb, int vcores, int inferenceNodes) {
+  public record NodeOptions(
+      int nodes, int gpusPerNode, int racks, int memoryMb, int vcores, int inferenceNodes) {
     public NodeOptions {
       requirePositive("--nodes", nodes);
       requirePositive("--gpus-per-node", gpusPerNode);
       requirePositive("--racks", racks);
       if (racks > nodes) {
-        throw new IllegalArgumentException("--racks must be at most --nodes (" + nodes + "), was " + racks);
+        throw new IllegalArgumentException(
+            "--racks must be at most --nodes (" + nodes + "), was " + racks);
       }
       requirePositive("--node-memory-mb", memoryMb);
       requirePositive("--node-vcores", vcores);
@@ -122,12 +144,19 @@ public final class SlsTraceWriter {
       return Math.max(1, nodes / NODES_PER_RACK);
     }
 
-    /** A node's GPUs' worth of worker memory, plus room for {@value SlsTraceWriter#AM_ROOM_PER_NODE} default AMs. */
+    /**
+     * A node's GPUs' worth of worker memory, plus room for {@value SlsTraceWriter#AM_ROOM_PER_NODE}
+     * default AMs.
+     */
     public static int defaultMemoryMb(int gpusPerNode, int memoryPerGpuMb) {
-      return gpusPerNode * memoryPerGpuMb + AM_ROOM_PER_NODE * SLSConfiguration.AM_CONTAINER_MEMORY_DEFAULT;
+      return gpusPerNode * memoryPerGpuMb
+          + AM_ROOM_PER_NODE * SLSConfiguration.AM_CONTAINER_MEMORY_DEFAULT;
     }
 
-    /** One vcore for each worker a node can hold (its GPUs, at one GPU a worker), plus the AMs' room. */
+    /**
+     * One vcore for each worker a node can hold (its GPUs, at one GPU a worker), plus the AMs'
+     * room.
+     */
     public static int defaultVcores(int gpusPerNode) {
       return gpusPerNode + AM_ROOM_PER_NODE * SLSConfiguration.AM_CONTAINER_VCORES_DEFAULT;
     }
@@ -139,11 +168,16 @@ public final class SlsTraceWriter {
    * @param jobs one SLS JSON job per trace job, in trace order
    * @param elastic how many of them are elastic (have a {@value SlsJobFormat#FLEXIBLE} entry)
    * @param gpuHours GPU-hours the jobs used in the trace (trace time, at their requested GPUs)
-   * @param spanMs simulated milliseconds from the slice start to the last job's end at its minimum workers
+   * @param spanMs simulated milliseconds from the slice start to the last job's end at its minimum
+   *     workers
    */
-  public record SlsJobs(List<Map<String, Object>> jobs, int elastic, double gpuHours, long spanMs) {}
+  public record SlsJobs(
+      List<Map<String, Object>> jobs, int elastic, double gpuHours, long spanMs) {}
 
-  /** Every trace job as an SLS job, {@code originS} (trace time, the slice start) becoming SLS time 0. */
+  /**
+   * Every trace job as an SLS job, {@code originS} (trace time, the slice start) becoming SLS time
+   * 0.
+   */
   public static SlsJobs jobs(List<TraceJob> trace, double originS, JobOptions o) {
     List<Map<String, Object>> jobs = new ArrayList<>();
     int elastic = 0;
@@ -159,7 +193,9 @@ public final class SlsTraceWriter {
     return new SlsJobs(List.copyOf(jobs), elastic, gpuS / 3600, spanMs);
   }
 
-  /** The job's shape under aryl-sim's assumption, decided by the trace's own job id as in aryl-sim. */
+  /**
+   * The job's shape under aryl-sim's assumption, decided by the trace's own job id as in aryl-sim.
+   */
   public static JobShape shape(TraceJob j, JobOptions o) {
     return JobShape.isElastic(j.id(), o.elasticFraction(), o.seed())
         ? JobShape.elastic(j.gpus(), o.gpusPerNode())
@@ -167,34 +203,51 @@ public final class SlsTraceWriter {
   }
 
   /**
-   * The job's runtime on its minimum workers, trace seconds. The trace ran the job on its requested workers for its
-   * duration, so its work is {@code durationS x requestedWorkers} worker-seconds; at one unit of work per worker and
-   * second (linear speed-up, as {@link SlsJobFormat} and the AM simulator assume) its minimum workers take
-   * {@code work / minWorkers}. An inelastic job's minimum is its request, so it runs its trace duration; an elastic job
-   * of g GPUs, whose minimum is g/2, runs twice its trace duration on its minimum and half of it on its maximum (2g).
-   * (aryl-sim's simulator speeds jobs up by {@code n^0.8} instead; both agree on the requested workers.)
+   * The job's runtime on its minimum workers, trace seconds. The trace ran the job on its requested
+   * workers for its duration, so its work is {@code durationS x requestedWorkers} worker-seconds;
+   * at one unit of work per worker and second (linear speed-up, as {@link SlsJobFormat} and the AM
+   * simulator assume) its minimum workers take {@code work / minWorkers}. An inelastic job's
+   * minimum is its request, so it runs its trace duration; an elastic job of g GPUs, whose minimum
+   * is g/2, runs twice its trace duration on its minimum and half of it on its maximum (2g).
+   * (aryl-sim's simulator speeds jobs up by {@code n^0.8} instead; both agree on the requested
+   * workers.)
    */
   public static double runtimeAtMinS(TraceJob j, JobShape s) {
     return j.durationS() * s.requestedWorkers() / s.minWorkers();
   }
 
   /**
-   * One trace job as an SLS job: submitted at {@code (submitS - originS) / timeScale}, {@code originS} being the trace
-   * time that becomes SLS time 0 (the start of the slice); its base entry running
-   * {@link #runtimeAtMinS} compressed by the time scale (at least {@code minDurationMs}), its flexible entry (elastic
-   * jobs only) the same containers. {@code job.end.ms} is its end had it started at once on its minimum workers.
+   * One trace job as an SLS job: submitted at {@code (submitS - originS) / timeScale}, {@code
+   * originS} being the trace time that becomes SLS time 0 (the start of the slice); its base entry
+   * running {@link #runtimeAtMinS} compressed by the time scale (at least {@code minDurationMs}),
+   * its flexible entry (elastic jobs only) the same containers. {@code job.end.ms} is its end had
+   * it started at once on its minimum workers.
    */
   public static Map<String, Object> job(TraceJob j, double originS, JobOptions o) {
     if (!(j.submitS() >= originS)) {
       throw new IllegalArgumentException(
-          "job " + j.id() + " is submitted at " + j.submitS() + " s, before the slice start " + originS + " s");
+          "job "
+              + j.id()
+              + " is submitted at "
+              + j.submitS()
+              + " s, before the slice start "
+              + originS
+              + " s");
     }
     JobShape shape = shape(j, o);
     long startMs = o.compressMs(j.submitS() - originS);
     long durationMs = Math.max(o.minDurationMs(), o.compressMs(runtimeAtMinS(j, shape)));
     if (durationMs > MAX_DURATION_MS) {
-      throw new IllegalArgumentException("--time-scale " + o.timeScale() + " leaves job " + j.id() + " running "
-          + durationMs + " ms, more than SLS reads (" + MAX_DURATION_MS + "); raise --time-scale");
+      throw new IllegalArgumentException(
+          "--time-scale "
+              + o.timeScale()
+              + " leaves job "
+              + j.id()
+              + " running "
+              + durationMs
+              + " ms, more than SLS reads ("
+              + MAX_DURATION_MS
+              + "); raise --time-scale");
     }
     Map<String, Object> job = new LinkedHashMap<>();
     // The patched AMRunner reads am.type as SLS's documentation writes it.
@@ -207,18 +260,26 @@ public final class SlsTraceWriter {
     List<Map<String, Object>> tasks = new ArrayList<>();
     tasks.add(task(SlsJobFormat.BASE, shape.minWorkers(), shape, durationMs, o));
     if (isElastic(shape)) {
-      tasks.add(task(SlsJobFormat.FLEXIBLE, shape.maxWorkers() - shape.minWorkers(), shape, durationMs, o));
+      tasks.add(
+          task(
+              SlsJobFormat.FLEXIBLE,
+              shape.maxWorkers() - shape.minWorkers(),
+              shape,
+              durationMs,
+              o));
     }
     job.put(SLSConfiguration.JOB_TASKS, tasks);
     return job;
   }
 
-  private static Map<String, Object> task(String type, int count, JobShape shape, long durationMs, JobOptions o) {
+  private static Map<String, Object> task(
+      String type, int count, JobShape shape, long durationMs, JobOptions o) {
     Map<String, Object> task = new LinkedHashMap<>();
     task.put(SLSConfiguration.COUNT, count);
     task.put(SLSConfiguration.TASK_TYPE, type);
     task.put(SLSConfiguration.TASK_PREFIX + SlsJobFormat.GPU, shape.gpusPerWorker());
-    // Memory follows GPUs, so that a scheduler counting memory alone still packs workers by their GPUs.
+    // Memory follows GPUs, so that a scheduler counting memory alone still packs workers by their
+    // GPUs.
     task.put(SLSConfiguration.TASK_PREFIX + MEMORY, shape.gpusPerWorker() * o.memoryPerGpuMb());
     task.put(SLSConfiguration.TASK_PREFIX + VCORES, 1);
     task.put(SLSConfiguration.TASK_DURATION_MS, durationMs);
@@ -229,7 +290,10 @@ public final class SlsTraceWriter {
     return s.maxWorkers() > s.minWorkers();
   }
 
-  /** The node file: one object per rack, {@code rack-1..}, holding its nodes, {@code node-1..} in order. */
+  /**
+   * The node file: one object per rack, {@code rack-1..}, holding its nodes, {@code node-1..} in
+   * order.
+   */
   public static List<Map<String, Object>> nodes(NodeOptions o) {
     List<Map<String, Object>> racks = new ArrayList<>();
     int next = 0;
@@ -254,11 +318,13 @@ public final class SlsTraceWriter {
   }
 
   /**
-   * Writes {@code dir/}{@value #JOBS_FILE} and {@code dir/}{@value #NODES_FILE}, creating {@code dir}. Both are written
-   * to temporary files first and moved into place only when both are whole, so that a failure while writing leaves no
-   * half-written file behind (and the files of an earlier run as they were).
+   * Writes {@code dir/}{@value #JOBS_FILE} and {@code dir/}{@value #NODES_FILE}, creating {@code
+   * dir}. Both are written to temporary files first and moved into place only when both are whole,
+   * so that a failure while writing leaves no half-written file behind (and the files of an earlier
+   * run as they were).
    */
-  public static void write(Path dir, List<Map<String, Object>> jobs, List<Map<String, Object>> nodes)
+  public static void write(
+      Path dir, List<Map<String, Object>> jobs, List<Map<String, Object>> nodes)
       throws IOException {
     Files.createDirectories(dir);
     Path jobsTmp = null;
@@ -278,8 +344,11 @@ public final class SlsTraceWriter {
   }
 
   /** The objects one after another, as SLS reads them (a stream of objects, not an array). */
-  private static Path writeTemp(Path dir, String name, List<Map<String, Object>> objects) throws IOException {
-    Path tmp = dir.resolve("." + name + ".tmp"); // not Files.createTempFile: its files are private to the user
+  private static Path writeTemp(Path dir, String name, List<Map<String, Object>> objects)
+      throws IOException {
+    Path tmp =
+        dir.resolve(
+            "." + name + ".tmp"); // not Files.createTempFile: its files are private to the user
     try (BufferedWriter out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
       for (Map<String, Object> o : objects) {
         out.write(JSON.writeValueAsString(o));

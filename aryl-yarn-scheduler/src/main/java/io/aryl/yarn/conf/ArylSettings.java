@@ -13,9 +13,10 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * The scheduler's settings, read once at start-up from the {@link ArylConf} keys and the pools' labels
- * ({@link PoolConf}, shared with the loan controller and aryl-am). A wrong value, an unknown {@code aryl.scheduler.} or
- * {@code aryl.pools.} key, or a key that was renamed stops the start with one line naming the key and the value.
+ * The scheduler's settings, read once at start-up from the {@link ArylConf} keys and the pools'
+ * labels ({@link PoolConf}, shared with the loan controller and aryl-am). A wrong value, an unknown
+ * {@code aryl.scheduler.} or {@code aryl.pools.} key, or a key that was renamed stops the start
+ * with one line naming the key and the value.
  */
 public record ArylSettings(
     boolean enabled,
@@ -63,8 +64,8 @@ public record ArylSettings(
   }
 
   /**
-   * Settings from raw key/value pairs (every property whose key starts with {@link ArylConf#PREFIX} or
-   * {@link PoolConf#PREFIX}; others are ignored).
+   * Settings from raw key/value pairs (every property whose key starts with {@link ArylConf#PREFIX}
+   * or {@link PoolConf#PREFIX}; others are ignored).
    *
    * @throws IllegalArgumentException naming the key and value of the first wrong setting
    */
@@ -75,7 +76,8 @@ public record ArylSettings(
         speeds.put(key, raw.get(key));
         continue;
       }
-      // A pool label under its old key, or an aryl.pools.* typo: the message says which key to set instead.
+      // A pool label under its old key, or an aryl.pools.* typo: the message says which key to set
+      // instead.
       Optional<String> refused = PoolConf.refusal(key, raw.get(key));
       if (refused.isPresent()) {
         throw new IllegalArgumentException(refused.get());
@@ -83,62 +85,91 @@ public record ArylSettings(
       if (key.startsWith(ArylConf.PREFIX) && ArylConf.byKey(key).isEmpty()) {
         // Name the value too: the operator finds the line (key=value) to fix in yarn-site.xml.
         throw new IllegalArgumentException(
-            "unknown configuration key " + key + "=" + raw.get(key) + " (known: " + ArylConf.keys() + ")");
+            "unknown configuration key "
+                + key
+                + "="
+                + raw.get(key)
+                + " (known: "
+                + ArylConf.keys()
+                + ")");
       }
     }
     Reader r = new Reader(raw);
-    PolicyConfig policy = PolicyConfig.defaults()
-        .withJobOrder(r.jobOrder())
-        .withElastic(r.bool(ArylConf.ELASTIC))
-        .withElasticValue(r.elasticValue())
-        .withStarvationWaitS(r.positiveDouble(ArylConf.STARVATION_WAIT_S))
-        .withStarvationShare(r.fraction(ArylConf.STARVATION_SHARE))
-        .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S))
-        .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S));
+    PolicyConfig policy =
+        PolicyConfig.defaults()
+            .withJobOrder(r.jobOrder())
+            .withElastic(r.bool(ArylConf.ELASTIC))
+            .withElasticValue(r.elasticValue())
+            .withStarvationWaitS(r.positiveDouble(ArylConf.STARVATION_WAIT_S))
+            .withStarvationShare(r.fraction(ArylConf.STARVATION_SHARE))
+            .withRescaleOverheadS(r.nonNegativeDouble(ArylConf.RESCALE_OVERHEAD_S))
+            .withTenantReclaimDelayS(r.nonNegativeDouble(ArylConf.TENANT_RECLAIM_DELAY_S));
     ArylPolicy named = r.policy();
-    // The policy as the simulator evaluates it, unless the operator chose the worth of extra workers.
-    policy = raw.containsKey(ArylConf.ELASTIC_VALUE.key()) ? policy.withSpeedAware(named.speedAware())
-        : named.applyTo(policy);
-    GpuCatalog gpus = GpuCatalog.of(r.name(ArylConf.GPU_TYPE), r.value(ArylConf.GPU_TYPES), speeds,
-        r.name(ArylConf.GPU_TYPE_ATTRIBUTE), r.value(ArylConf.GPU_TYPE_NODES));
-    ArylSettings s = new ArylSettings(
-        r.bool(ArylConf.ENABLED),
-        r.positiveLong(ArylConf.ROUND_INTERVAL_MS),
-        r.nonNegativeLong(ArylConf.SHRINK_GRACE_MS),
-        r.positiveLong(ArylConf.RECLAIM_DEADLINE_MS),
-        r.poolLabel(PoolConf.INFERENCE_LABEL),
-        r.poolLabel(PoolConf.TRAINING_LABEL),
-        r.name(ArylConf.INFERENCE_QUEUE),
-        r.name(ArylConf.TRAINING_QUEUE),
-        r.pattern(ArylConf.INFERENCE_NODES),
-        r.name(ArylConf.GPU_TYPE),
-        gpus,
-        policy,
-        r.speedup(),
-        r.predictor(),
-        r.storeKind(),
-        r.value(ArylConf.STATE_STORE_DIR),
-        r.zkPath(ArylConf.STATE_STORE_ZK_ROOT),
-        r.nonNegativeLong(ArylConf.RECOVERY_MAX_WAIT_MS),
-        r.nonNegativeLong(ArylConf.PARTIAL_GANG_GRACE_MS),
-        r.nonNegativeLong(ArylConf.CHECKPOINT_POLL_MS),
-        r.positiveLong(ArylConf.MOVE_TIMEOUT_MS),
-        r.nonNegativeLong(ArylConf.MAX_WORKERS_PER_JOB),
-        r.nonNegativeLong(ArylConf.MAX_GPUS_PER_JOB),
-        r.positiveInt(ArylConf.METRICS_QUANTILE_WINDOW_S),
-        r.bool(ArylConf.WEBAPP_NAV_LINK));
+    // The policy as the simulator evaluates it, unless the operator chose the worth of extra
+    // workers.
+    policy =
+        raw.containsKey(ArylConf.ELASTIC_VALUE.key())
+            ? policy.withSpeedAware(named.speedAware())
+            : named.applyTo(policy);
+    GpuCatalog gpus =
+        GpuCatalog.of(
+            r.name(ArylConf.GPU_TYPE),
+            r.value(ArylConf.GPU_TYPES),
+            speeds,
+            r.name(ArylConf.GPU_TYPE_ATTRIBUTE),
+            r.value(ArylConf.GPU_TYPE_NODES));
+    ArylSettings s =
+        new ArylSettings(
+            r.bool(ArylConf.ENABLED),
+            r.positiveLong(ArylConf.ROUND_INTERVAL_MS),
+            r.nonNegativeLong(ArylConf.SHRINK_GRACE_MS),
+            r.positiveLong(ArylConf.RECLAIM_DEADLINE_MS),
+            r.poolLabel(PoolConf.INFERENCE_LABEL),
+            r.poolLabel(PoolConf.TRAINING_LABEL),
+            r.name(ArylConf.INFERENCE_QUEUE),
+            r.name(ArylConf.TRAINING_QUEUE),
+            r.pattern(ArylConf.INFERENCE_NODES),
+            r.name(ArylConf.GPU_TYPE),
+            gpus,
+            policy,
+            r.speedup(),
+            r.predictor(),
+            r.storeKind(),
+            r.value(ArylConf.STATE_STORE_DIR),
+            r.zkPath(ArylConf.STATE_STORE_ZK_ROOT),
+            r.nonNegativeLong(ArylConf.RECOVERY_MAX_WAIT_MS),
+            r.nonNegativeLong(ArylConf.PARTIAL_GANG_GRACE_MS),
+            r.nonNegativeLong(ArylConf.CHECKPOINT_POLL_MS),
+            r.positiveLong(ArylConf.MOVE_TIMEOUT_MS),
+            r.nonNegativeLong(ArylConf.MAX_WORKERS_PER_JOB),
+            r.nonNegativeLong(ArylConf.MAX_GPUS_PER_JOB),
+            r.positiveInt(ArylConf.METRICS_QUANTILE_WINDOW_S),
+            r.bool(ArylConf.WEBAPP_NAV_LINK));
     if (s.inferenceLabel.equals(s.trainingLabel)) {
-      throw new IllegalArgumentException(PoolConf.INFERENCE_LABEL.key() + " and " + PoolConf.TRAINING_LABEL.key()
-          + " must differ, both are '" + s.inferenceLabel + "'");
+      throw new IllegalArgumentException(
+          PoolConf.INFERENCE_LABEL.key()
+              + " and "
+              + PoolConf.TRAINING_LABEL.key()
+              + " must differ, both are '"
+              + s.inferenceLabel
+              + "'");
     }
     if (s.inferenceQueue.equals(s.trainingQueue)) {
-      throw new IllegalArgumentException(ArylConf.INFERENCE_QUEUE.key() + " and " + ArylConf.TRAINING_QUEUE.key()
-          + " must differ, both are '" + s.inferenceQueue + "'");
+      throw new IllegalArgumentException(
+          ArylConf.INFERENCE_QUEUE.key()
+              + " and "
+              + ArylConf.TRAINING_QUEUE.key()
+              + " must differ, both are '"
+              + s.inferenceQueue
+              + "'");
     }
     return s;
   }
 
-  /** True if the node with this name is owned by inference according to {@link ArylConf#INFERENCE_NODES}. */
+  /**
+   * True if the node with this name is owned by inference according to {@link
+   * ArylConf#INFERENCE_NODES}.
+   */
   public boolean configuredAsInference(String nodeName) {
     return inferenceNodes != null && inferenceNodes.matcher(nodeName).matches();
   }
@@ -211,7 +242,8 @@ public record ArylSettings(
     SpeedupModel speedup() {
       double v = doubleValue(ArylConf.SPEEDUP_EXPONENT);
       if (!(v > 0 && v <= 1)) {
-        throw wrong(ArylConf.SPEEDUP_EXPONENT, value(ArylConf.SPEEDUP_EXPONENT), "a number in (0, 1]");
+        throw wrong(
+            ArylConf.SPEEDUP_EXPONENT, value(ArylConf.SPEEDUP_EXPONENT), "a number in (0, 1]");
       }
       return v == 1 ? SpeedupModel.linear() : SpeedupModel.powerLaw(v);
     }
@@ -284,7 +316,8 @@ public record ArylSettings(
       return switch (v) {
         case "jct-reduction" -> ElasticValue.JCT_REDUCTION;
         case "shortest-remaining-first" -> ElasticValue.SHORTEST_REMAINING_FIRST;
-        default -> throw wrong(ArylConf.ELASTIC_VALUE, v, "jct-reduction or shortest-remaining-first");
+        default ->
+            throw wrong(ArylConf.ELASTIC_VALUE, v, "jct-reduction or shortest-remaining-first");
       };
     }
 
@@ -309,7 +342,8 @@ public record ArylSettings(
 
     ArylPolicy policy() {
       String v = value(ArylConf.POLICY).toLowerCase(Locale.ROOT);
-      return ArylPolicy.named(v).orElseThrow(() -> wrong(ArylConf.POLICY, v, ArylPolicy.namesInWords()));
+      return ArylPolicy.named(v)
+          .orElseThrow(() -> wrong(ArylConf.POLICY, v, ArylPolicy.namesInWords()));
     }
 
     Predictor predictor() {

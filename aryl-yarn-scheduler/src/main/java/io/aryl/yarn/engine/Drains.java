@@ -10,9 +10,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Containers asked to stop: each is recorded (and stored) first, then announced to its ApplicationMaster (a
- * PreemptionMessage), and killed once its grace ends unless the ApplicationMaster released it first — and unless the
- * reason it was asked for no longer holds, which is checked again just before the kill.
+ * Containers asked to stop: each is recorded (and stored) first, then announced to its
+ * ApplicationMaster (a PreemptionMessage), and killed once its grace ends unless the
+ * ApplicationMaster released it first — and unless the reason it was asked for no longer holds,
+ * which is checked again just before the kill.
  */
 final class Drains {
   /** Why a container is asked to stop. */
@@ -24,8 +25,9 @@ final class Drains {
     /** Its node is being returned to inference. */
     RECLAIM,
     /**
-     * Its job moves whole to other nodes: it is announced only once the job's new workers are allocated there (or
-     * given up at {@link Drain#holdUntilMs}), so that the job changes generation once and never runs narrower.
+     * Its job moves whole to other nodes: it is announced only once the job's new workers are
+     * allocated there (or given up at {@link Drain#holdUntilMs}), so that the job changes
+     * generation once and never runs narrower.
      */
     MOVE
   }
@@ -33,15 +35,25 @@ final class Drains {
   /**
    * One container being drained.
    *
-   * @param holdUntilMs for a MOVE, until when its announcement may wait for the job's new workers; else 0
+   * @param holdUntilMs for a MOVE, until when its announcement may wait for the job's new workers;
+   *     else 0
    */
-  record Drain(String container, String app, String node, long killAtMs, Reason reason, long reclaimId,
+  record Drain(
+      String container,
+      String app,
+      String node,
+      long killAtMs,
+      Reason reason,
+      long reclaimId,
       long holdUntilMs) {
     Drain(String container, String app, String node, long killAtMs, Reason reason, long reclaimId) {
       this(container, app, node, killAtMs, reason, reclaimId, 0);
     }
 
-    /** A worker of a job being moved, told only once the job's new workers are allocated or at {@code holdUntilMs}. */
+    /**
+     * A worker of a job being moved, told only once the job's new workers are allocated or at
+     * {@code holdUntilMs}.
+     */
     static Drain move(String container, String app, String node, long killAtMs, long holdUntilMs) {
       return new Drain(container, app, node, killAtMs, Reason.MOVE, 0, holdUntilMs);
     }
@@ -73,15 +85,16 @@ final class Drains {
   }
 
   private final Map<String, Entry> entries = new LinkedHashMap<>();
+
   /**
-   * MOVE drains by application, computed on first read after a change: every ApplicationMaster heartbeat asks for its
-   * own count, and the drains change only in rounds.
+   * MOVE drains by application, computed on first read after a change: every ApplicationMaster
+   * heartbeat asks for its own count, and the drains change only in rounds.
    */
   private Map<String, Integer> movingByApp;
 
   /**
-   * Starts draining the container; true if it was not already draining. A sooner kill time wins; a reclaim's reason
-   * wins over a shrink's, so the kill re-checks the fence rather than the plan.
+   * Starts draining the container; true if it was not already draining. A sooner kill time wins; a
+   * reclaim's reason wins over a shrink's, so the kill re-checks the fence rather than the plan.
    */
   synchronized boolean add(Drain d) {
     movingByApp = null;
@@ -90,9 +103,15 @@ final class Drains {
       Drain old = e.drain;
       boolean reclaim = d.reason() == Reason.RECLAIM;
       // A reclaim does not wait for a move: its node must empty by its deadline.
-      e.drain = new Drain(old.container(), old.app(), old.node(), Math.min(old.killAtMs(), d.killAtMs()),
-          reclaim ? d.reason() : old.reason(), reclaim ? d.reclaimId() : old.reclaimId(),
-          reclaim ? 0 : old.holdUntilMs());
+      e.drain =
+          new Drain(
+              old.container(),
+              old.app(),
+              old.node(),
+              Math.min(old.killAtMs(), d.killAtMs()),
+              reclaim ? d.reason() : old.reason(),
+              reclaim ? d.reclaimId() : old.reclaimId(),
+              reclaim ? 0 : old.holdUntilMs());
       return false;
     }
     entries.put(d.container(), new Entry(d, false));
@@ -109,9 +128,10 @@ final class Drains {
   }
 
   /**
-   * Drains recorded but whose ApplicationMaster was not told yet, but for held MOVE drains that {@code hold} says still
-   * wait (or, cancelled, are forgotten); they are remembered as told. A MOVE's grace starts when it is told. At
-   * {@code nowMs} past its hold a MOVE is cancelled: the job keeps the workers it runs on.
+   * Drains recorded but whose ApplicationMaster was not told yet, but for held MOVE drains that
+   * {@code hold} says still wait (or, cancelled, are forgotten); they are remembered as told. A
+   * MOVE's grace starts when it is told. At {@code nowMs} past its hold a MOVE is cancelled: the
+   * job keeps the workers it runs on.
    */
   synchronized List<Drain> announce(long nowMs, java.util.function.Function<Drain, Hold> hold) {
     movingByApp = null;
@@ -132,8 +152,16 @@ final class Drains {
           continue;
         }
         long grace = Math.max(0, d.killAtMs() - d.holdUntilMs());
-        e.drain = d = new Drain(d.container(), d.app(), d.node(), Math.min(d.killAtMs(), nowMs + grace), d.reason(),
-            d.reclaimId(), 0);
+        e.drain =
+            d =
+                new Drain(
+                    d.container(),
+                    d.app(),
+                    d.node(),
+                    Math.min(d.killAtMs(), nowMs + grace),
+                    d.reason(),
+                    d.reclaimId(),
+                    0);
       }
       e.announced = true;
       out.add(d);
@@ -150,7 +178,8 @@ final class Drains {
   synchronized Map<String, Integer> moving() {
     if (movingByApp == null) {
       Map<String, Integer> out = new java.util.HashMap<>();
-      entries.values().stream().filter(e -> e.drain.reason() == Reason.MOVE)
+      entries.values().stream()
+          .filter(e -> e.drain.reason() == Reason.MOVE)
           .forEach(e -> out.merge(e.drain.app(), 1, Integer::sum));
       movingByApp = Map.copyOf(out);
     }
@@ -197,15 +226,24 @@ final class Drains {
   }
 
   /**
-   * Drains read back from the store; their kill times stand. They are announced again: the earlier scheduler may have
-   * stopped between storing a drain and telling its ApplicationMaster, and a second notice is harmless.
+   * Drains read back from the store; their kill times stand. They are announced again: the earlier
+   * scheduler may have stopped between storing a drain and telling its ApplicationMaster, and a
+   * second notice is harmless.
    */
   synchronized void restore(DrainList stored) {
     movingByApp = null;
     entries.clear();
     for (DrainRecord r : stored.containers()) {
       Reason reason = Reason.valueOf(r.reason());
-      Drain d = new Drain(r.container(), r.app(), r.node(), r.killAtMs(), reason, r.reclaimId(), r.holdUntilMs());
+      Drain d =
+          new Drain(
+              r.container(),
+              r.app(),
+              r.node(),
+              r.killAtMs(),
+              reason,
+              r.reclaimId(),
+              r.holdUntilMs());
       entries.put(r.container(), new Entry(d, false));
     }
   }

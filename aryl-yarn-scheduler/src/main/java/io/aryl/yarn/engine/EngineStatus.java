@@ -1,12 +1,12 @@
 package io.aryl.yarn.engine;
 
+import io.aryl.api.status.LoanTargetStatus;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.RecoveryStatus;
 import io.aryl.core.model.Plan;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
-import io.aryl.api.status.LoanTargetStatus;
-import io.aryl.api.status.NodeStatus;
-import io.aryl.api.status.RecoveryStatus;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,8 +27,20 @@ import java.util.function.Predicate;
  * @param recovery the wait for the cluster after becoming active
  * @param deposed why this scheduler stopped acting, or null
  * @param places where each inference node is (home, being lent, lent, being returned)
- * @param loanTarget the loan controller's target in force and what is on loan; null before one was set
+ * @param loanTarget the loan controller's target in force and what is on loan; null before one was
+ *     set
  */
-public record EngineStatus(long rounds, Predicate<String> inferenceOwned, Set<String> fenced, PlanBook book,
-    RoundInput lastInput, Plan lastPlan, List<Reclaim> reclaimsInFlight, List<Reclaim> reclaimsDone, int draining,
-    RecoveryStatus recovery, String deposed, Map<String, NodeStatus.Place> places, LoanTargetStatus loanTarget) {}
+public record EngineStatus(
+    long rounds,
+    Predicate<String> inferenceOwned,
+    Set<String> fenced,
+    PlanBook book,
+    RoundInput lastInput,
+    Plan lastPlan,
+    List<Reclaim> reclaimsInFlight,
+    List<Reclaim> reclaimsDone,
+    int draining,
+    RecoveryStatus recovery,
+    String deposed,
+    Map<String, NodeStatus.Place> places,
+    LoanTargetStatus loanTarget) {}

@@ -14,17 +14,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The inference pool's nodes and where each one is: at home, being lent, or lent. The scheduler is the one writer of
- * this fact: it lends nodes and takes them back, records each move (stored before the node is relabelled) and is the
- * one place that says which node is whose. A node is inference's once it was seen labelled {@code inference} (the
- * operator's bootstrap put it there) or its name matches {@code aryl.scheduler.inference.nodes}.
+ * The inference pool's nodes and where each one is: at home, being lent, or lent. The scheduler is
+ * the one writer of this fact: it lends nodes and takes them back, records each move (stored before
+ * the node is relabelled) and is the one place that says which node is whose. A node is inference's
+ * once it was seen labelled {@code inference} (the operator's bootstrap put it there) or its name
+ * matches {@code aryl.scheduler.inference.nodes}.
  *
- * <p>The label a node carries follows the place recorded here: a node being lent is relabelled {@code training} once
- * nothing runs on it, and a returned node is HOME once the reclaim that drained it relabelled it. A label changed by
- * anyone else (an operator's {@code yarn rmadmin -replaceLabelsOnNode}) is taken as it is, and logged: the containers
- * on the node stay where they are.
+ * <p>The label a node carries follows the place recorded here: a node being lent is relabelled
+ * {@code training} once nothing runs on it, and a returned node is HOME once the reclaim that
+ * drained it relabelled it. A label changed by anyone else (an operator's {@code yarn rmadmin
+ * -replaceLabelsOnNode}) is taken as it is, and logged: the containers on the node stay where they
+ * are.
  *
- * <p>Not thread-safe but for {@link #owns}, which reads an immutable copy: the engine changes it under its lock.
+ * <p>Not thread-safe but for {@link #owns}, which reads an immutable copy: the engine changes it
+ * under its lock.
  */
 final class InferencePool {
   private static final Logger LOG = LoggerFactory.getLogger(InferencePool.class);
@@ -32,22 +35,42 @@ final class InferencePool {
   private final String inferenceLabel;
   private final String trainingLabel;
   private final Pattern configured;
-  /** Every inference node and its place; replaced whole on each change, so {@link #owns} may read it from any thread. */
+
+  /**
+   * Every inference node and its place; replaced whole on each change, so {@link #owns} may read it
+   * from any thread.
+   */
   private volatile Map<String, Place> places = Map.of();
-  /** Whether each node's name matches {@code configured}: asked for every node each round, matched once. */
+
+  /**
+   * Whether each node's name matches {@code configured}: asked for every node each round, matched
+   * once.
+   */
   private final Map<String, Boolean> matchesConfigured = new HashMap<>();
-  /** The views of the last {@link #observe}: only views that changed since (another object) are looked at again. */
+
+  /**
+   * The views of the last {@link #observe}: only views that changed since (another object) are
+   * looked at again.
+   */
   private NodeView[] seen = new NodeView[0];
+
   private boolean unsaved;
+
   /** Moves whenever an answer of {@link #owns} may have changed. */
   private volatile long changes;
+
   /**
-   * Whether the places were upgraded from a format that did not record them (all HOME): the first round takes them
-   * from the labels without calling that a change made outside Aryl.
+   * Whether the places were upgraded from a format that did not record them (all HOME): the first
+   * round takes them from the labels without calling that a change made outside Aryl.
    */
   private boolean placesFromLabels;
-  /** Lent nodes (labelled training) and their GPUs, counted again only when a view or a place changed. */
+
+  /**
+   * Lent nodes (labelled training) and their GPUs, counted again only when a view or a place
+   * changed.
+   */
   private int lentNodes;
+
   private int lentGpus;
   private long countedAt = -1;
 
@@ -77,9 +100,10 @@ final class InferencePool {
   }
 
   /**
-   * Takes in a round's nodes: a node newly seen labelled {@code inference}, or named by the configured pattern, joins
-   * the pool; a label changed outside Aryl is taken as it is. Views the last call saw (the same objects) are not looked
-   * at again: at thousands of nodes a lookup of every node's name each round showed in the planning thread's profile.
+   * Takes in a round's nodes: a node newly seen labelled {@code inference}, or named by the
+   * configured pattern, joins the pool; a label changed outside Aryl is taken as it is. Views the
+   * last call saw (the same objects) are not looked at again: at thousands of nodes a lookup of
+   * every node's name each round showed in the planning thread's profile.
    */
   void observe(List<NodeView> nodes) {
     NodeView[] now = nodes.toArray(new NodeView[0]);
@@ -128,21 +152,29 @@ final class InferencePool {
       if (inference) {
         return Place.HOME;
       }
-      boolean named = configured != null && matchesConfigured.computeIfAbsent(v.id(),
-          n -> configured.matcher(n).matches());
+      boolean named =
+          configured != null
+              && matchesConfigured.computeIfAbsent(v.id(), n -> configured.matcher(n).matches());
       return named && training ? Place.LENT : named ? Place.HOME : null;
     }
     if (was == Place.LENDING) {
-      return training ? Place.LENT : Place.LENDING; // relabelled as asked; else still to be relabelled
+      return training
+          ? Place.LENT
+          : Place.LENDING; // relabelled as asked; else still to be relabelled
     }
     if (was == Place.HOME && training) {
       if (!placesFromLabels) {
-        LOG.warn("Aryl: inference node {} was labelled {} outside Aryl; it counts as lent", v.id(), trainingLabel);
+        LOG.warn(
+            "Aryl: inference node {} was labelled {} outside Aryl; it counts as lent",
+            v.id(),
+            trainingLabel);
       }
       return Place.LENT;
     }
     if (was == Place.LENT && inference) {
-      LOG.warn("Aryl: lent node {} was labelled {} outside Aryl; it counts as home (what runs there stays)", v.id(),
+      LOG.warn(
+          "Aryl: lent node {} was labelled {} outside Aryl; it counts as home (what runs there stays)",
+          v.id(),
           inferenceLabel);
       return Place.HOME;
     }
@@ -189,11 +221,13 @@ final class InferencePool {
   /** Nodes in the place, sorted by name. */
   List<String> in(Place place) {
     List<String> out = new ArrayList<>();
-    new TreeMap<>(places).forEach((node, p) -> {
-      if (p == place) {
-        out.add(node);
-      }
-    });
+    new TreeMap<>(places)
+        .forEach(
+            (node, p) -> {
+              if (p == place) {
+                out.add(node);
+              }
+            });
     return out;
   }
 
@@ -233,15 +267,18 @@ final class InferencePool {
   /**
    * Takes over the stored places.
    *
-   * @param fromLabels true when the stored format did not record places (all HOME): the first round takes them from
-   *     the labels without calling it a change made outside Aryl
+   * @param fromLabels true when the stored format did not record places (all HOME): the first round
+   *     takes them from the labels without calling it a change made outside Aryl
    */
   void restore(InferenceNodes stored, boolean fromLabels) {
-    stored.nodes().forEach((node, place) -> {
-      if (node == null || node.isBlank() || place == null) {
-        throw new IllegalArgumentException("an inference node's name or place is blank");
-      }
-    });
+    stored
+        .nodes()
+        .forEach(
+            (node, place) -> {
+              if (node == null || node.isBlank() || place == null) {
+                throw new IllegalArgumentException("an inference node's name or place is blank");
+              }
+            });
     places = Map.copyOf(stored.nodes());
     placesFromLabels = fromLabels;
     seen = new NodeView[0];

@@ -13,9 +13,10 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Measures each elastic job's progress between rounds — work done at its minimum width's pace, time since its workers
- * last changed — which prices its workers and its preemption. Durable: the measurements and where each job's workers
- * ran are stored, so a newly active scheduler prices jobs as its predecessor did and knows which nodes to wait for.
+ * Measures each elastic job's progress between rounds — work done at its minimum width's pace, time
+ * since its workers last changed — which prices its workers and its preemption. Durable: the
+ * measurements and where each job's workers ran are stored, so a newly active scheduler prices jobs
+ * as its predecessor did and knows which nodes to wait for.
  */
 final class JobProgressMeter {
   /** Measurements are stored at least this often even when no worker moved. */
@@ -29,7 +30,8 @@ final class JobProgressMeter {
 
   /** Advances every job's progress by the time since the last round, at the width it ran. */
   void update(Map<String, AppView> views, java.util.List<NodeView> nodes, long nowMs) {
-    Set<String> jobs = new HashSet<>(views.keySet()); // looked up for every container: a hash, not the views' tree
+    Set<String> jobs =
+        new HashSet<>(views.keySet()); // looked up for every container: a hash, not the views' tree
     Map<String, Map<String, Integer>> live = new HashMap<>();
     for (NodeView n : nodes) {
       for (ContainerView c : n.containers()) {
@@ -44,11 +46,13 @@ final class JobProgressMeter {
       Map<String, Integer> where = live.getOrDefault(v.id(), Map.of());
       int w = sum(where);
       JobProgress p = progress.getOrDefault(v.id(), JobProgress.NONE);
-      double attained = p.attainedBaseS() + (w >= v.shape().minWorkers() ? dt * w / v.shape().minWorkers() : 0);
+      double attained =
+          p.attainedBaseS() + (w >= v.shape().minWorkers() ? dt * w / v.shape().minWorkers() : 0);
       Map<String, Integer> before = workersByNode.get(v.id());
       boolean moved = !where.equals(before);
       if (moved) {
-        workersByNode.put(v.id(), Map.copyOf(where)); // most jobs' workers stay where they were: no copy for them
+        workersByNode.put(
+            v.id(), Map.copyOf(where)); // most jobs' workers stay where they were: no copy for them
       }
       int wasWorkers = before == null ? -1 : sum(before);
       double sinceChange = wasWorkers == w ? p.sinceChangeS() + dt : 0;
@@ -80,7 +84,10 @@ final class JobProgressMeter {
     return progress.remove(appId);
   }
 
-  /** True when the measurements should be stored now: a worker moved, or they were not stored for a while. */
+  /**
+   * True when the measurements should be stored now: a worker moved, or they were not stored for a
+   * while.
+   */
   boolean saveDue(long nowMs) {
     return workersMoved || lastSavedMs < 0 || nowMs - lastSavedMs >= SAVE_EVERY_MS;
   }
@@ -97,12 +104,20 @@ final class JobProgressMeter {
 
   Jobs toRecord() {
     Map<String, JobRecord> out = new TreeMap<>();
-    progress.forEach((id, p) -> out.put(id, new JobRecord(round(p.attainedBaseS()), round(p.sinceChangeS()),
-        workersByNode.getOrDefault(id, Map.of()))));
+    progress.forEach(
+        (id, p) ->
+            out.put(
+                id,
+                new JobRecord(
+                    round(p.attainedBaseS()),
+                    round(p.sinceChangeS()),
+                    workersByNode.getOrDefault(id, Map.of()))));
     return new Jobs(out);
   }
 
-  /** Stored to the millisecond: finer digits would make every save differ from the last for nothing. */
+  /**
+   * Stored to the millisecond: finer digits would make every save differ from the last for nothing.
+   */
   private static double round(double s) {
     return Math.round(s * 1000) / 1000.0;
   }
@@ -111,10 +126,13 @@ final class JobProgressMeter {
   void restore(Jobs stored) {
     progress.clear();
     workersByNode.clear();
-    stored.jobs().forEach((id, r) -> {
-      progress.put(id, new JobProgress(r.attainedBaseS(), r.sinceChangeS()));
-      workersByNode.put(id, r.workersByNode());
-    });
+    stored
+        .jobs()
+        .forEach(
+            (id, r) -> {
+              progress.put(id, new JobProgress(r.attainedBaseS(), r.sinceChangeS()));
+              workersByNode.put(id, r.workersByNode());
+            });
     lastRoundMs = -1;
   }
 

@@ -6,9 +6,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Where Aryl stands in one ResourceManager: one state in one field, changed only by compare-and-set along the arrows
- * below. The scheduler moves it through its service life (init, start, stop); the engine moves it from RECOVERING to
- * ACTIVE once the cluster came back, and to DEPOSED once another scheduler claimed the state store.
+ * Where Aryl stands in one ResourceManager: one state in one field, changed only by compare-and-set
+ * along the arrows below. The scheduler moves it through its service life (init, start, stop); the
+ * engine moves it from RECOVERING to ACTIVE once the cluster came back, and to DEPOSED once another
+ * scheduler claimed the state store.
  *
  * <pre>
  *   NEW ──init──> OFF                          (aryl.scheduler.enabled=false: the stock Capacity Scheduler)
@@ -24,9 +25,15 @@ public final class Lifecycle {
     NEW,
     /** Aryl is switched off: the class is the stock Capacity Scheduler. */
     OFF,
-    /** Initialised; this ResourceManager is not active (a standby initialises its scheduler but starts it only then). */
+    /**
+     * Initialised; this ResourceManager is not active (a standby initialises its scheduler but
+     * starts it only then).
+     */
     STANDBY,
-    /** Active, waiting for the cluster to come back after a restart or failover: nothing is acted on yet. */
+    /**
+     * Active, waiting for the cluster to come back after a restart or failover: nothing is acted on
+     * yet.
+     */
     RECOVERING,
     /** Active and acting. */
     ACTIVE,
@@ -36,14 +43,15 @@ public final class Lifecycle {
     STOPPED
   }
 
-  private static final Map<State, Set<State>> ARROWS = Map.of(
-      State.NEW, EnumSet.of(State.OFF, State.STANDBY, State.STOPPED),
-      State.OFF, EnumSet.of(State.STOPPED),
-      State.STANDBY, EnumSet.of(State.RECOVERING, State.STOPPED),
-      State.RECOVERING, EnumSet.of(State.ACTIVE, State.DEPOSED, State.STOPPED),
-      State.ACTIVE, EnumSet.of(State.DEPOSED, State.STOPPED),
-      State.DEPOSED, EnumSet.of(State.STOPPED),
-      State.STOPPED, EnumSet.noneOf(State.class));
+  private static final Map<State, Set<State>> ARROWS =
+      Map.of(
+          State.NEW, EnumSet.of(State.OFF, State.STANDBY, State.STOPPED),
+          State.OFF, EnumSet.of(State.STOPPED),
+          State.STANDBY, EnumSet.of(State.RECOVERING, State.STOPPED),
+          State.RECOVERING, EnumSet.of(State.ACTIVE, State.DEPOSED, State.STOPPED),
+          State.ACTIVE, EnumSet.of(State.DEPOSED, State.STOPPED),
+          State.DEPOSED, EnumSet.of(State.STOPPED),
+          State.STOPPED, EnumSet.noneOf(State.class));
 
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
 
@@ -69,7 +77,9 @@ public final class Lifecycle {
     return state.getAndSet(State.STOPPED);
   }
 
-  /** Whether Aryl acts on the cluster now: recovering (it plans nothing yet, but answers) or active. */
+  /**
+   * Whether Aryl acts on the cluster now: recovering (it plans nothing yet, but answers) or active.
+   */
   public boolean running() {
     State s = state.get();
     return s == State.RECOVERING || s == State.ACTIVE;

@@ -13,10 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lends inference nodes and asks them back to meet the loan controller's target, or an operator's request: a node is
- * lent only when nothing runs on it, is fenced from the moment it is chosen (recorded, and stored, as being lent), and
- * is relabelled {@code training} once that is stored. Nodes above the target are asked back by a reclaim, least cost
- * first; nodes still being lent are simply kept home.
+ * Lends inference nodes and asks them back to meet the loan controller's target, or an operator's
+ * request: a node is lent only when nothing runs on it, is fenced from the moment it is chosen
+ * (recorded, and stored, as being lent), and is relabelled {@code training} once that is stored.
+ * Nodes above the target are asked back by a reclaim, least cost first; nodes still being lent are
+ * simply kept home.
  */
 final class LoanSteps {
   private static final Logger LOG = LoggerFactory.getLogger(LoanSteps.class);
@@ -32,8 +33,8 @@ final class LoanSteps {
   }
 
   /**
-   * What the target asks of this round: the nodes to lend now (already recorded as being lent), and how many lent
-   * nodes a reclaim must return, by when.
+   * What the target asks of this round: the nodes to lend now (already recorded as being lent), and
+   * how many lent nodes a reclaim must return, by when.
    *
    * @param returning nodes a reclaim in flight returns already
    */
@@ -52,13 +53,16 @@ final class LoanSteps {
         pool.keepHome(node); // not relabelled yet: nothing to drain
         excess--;
       }
-      // A lent node whose NodeManager is gone can be neither drained nor relabelled: it stays lent, and is asked back
-      // once it re-registers. Asking for it now would have every reclaim refused, and nothing would come home.
+      // A lent node whose NodeManager is gone can be neither drained nor relabelled: it stays lent,
+      // and is asked back
+      // once it re-registers. Asking for it now would have every reclaim refused, and nothing would
+      // come home.
       excess = Math.min(excess, reclaimable(nodes, returning));
       if (excess == 0) {
         return Decision.NONE;
       }
-      long deadline = target.returnByMs() > nowMs ? target.returnByMs() : nowMs + settings.reclaimDeadlineMs();
+      long deadline =
+          target.returnByMs() > nowMs ? target.returnByMs() : nowMs + settings.reclaimDeadlineMs();
       return new Decision(List.of(), excess, deadline);
     }
     List<String> lend = new ArrayList<>();
@@ -77,13 +81,19 @@ final class LoanSteps {
       }
     }
     if (!lend.isEmpty()) {
-      LOG.info("Aryl lends {} to training: the loan target (epoch {}, {}) allows {} on loan", lend, target.epoch(),
-          target.controller(), target.maxOnLoan());
+      LOG.info(
+          "Aryl lends {} to training: the loan target (epoch {}, {}) allows {} on loan",
+          lend,
+          target.epoch(),
+          target.controller(),
+          target.maxOnLoan());
     }
     return new Decision(lend, 0, 0);
   }
 
-  /** Lent nodes that are registered and not returned by a reclaim already: what a reclaim can take. */
+  /**
+   * Lent nodes that are registered and not returned by a reclaim already: what a reclaim can take.
+   */
   private int reclaimable(List<NodeView> nodes, Set<String> returning) {
     Map<String, NodeView> byId = byId(nodes);
     int n = 0;
@@ -107,8 +117,8 @@ final class LoanSteps {
   }
 
   /**
-   * Records the named nodes as being lent, as an operator asked: each must be an inference node at home, registered,
-   * with nothing running on it. All or none.
+   * Records the named nodes as being lent, as an operator asked: each must be an inference node at
+   * home, registered, with nothing running on it. All or none.
    *
    * @throws IllegalArgumentException naming the first node that cannot be lent, and why
    * @throws IllegalStateException while a loan controller's target decides what is lent
@@ -116,9 +126,15 @@ final class LoanSteps {
   void lendByHand(List<String> names, List<NodeView> nodes) {
     LoanTargetRecord target = targets.current();
     if (target.set()) {
-      throw new IllegalStateException("the loan controller " + target.controller() + " (epoch " + target.epoch()
-          + ") decides how many nodes are lent (at most " + target.maxOnLoan() + " now): nodes are not lent by hand"
-          + " while it does");
+      throw new IllegalStateException(
+          "the loan controller "
+              + target.controller()
+              + " (epoch "
+              + target.epoch()
+              + ") decides how many nodes are lent (at most "
+              + target.maxOnLoan()
+              + " now): nodes are not lent by hand"
+              + " while it does");
     }
     if (names.isEmpty()) {
       throw new IllegalArgumentException("nodes must name at least one node, was empty");
@@ -126,12 +142,18 @@ final class LoanSteps {
     Map<String, NodeView> byId = byId(nodes);
     for (String name : names) {
       NodeView v = byId.get(name);
-      String why = v == null ? "it is not registered with the ResourceManager"
-          : !pool.owns(name) ? "it is not an inference node"
-          : pool.place(name) != Place.HOME ? "it is " + pool.place(name).name().toLowerCase(java.util.Locale.ROOT)
-          + " already"
-          : !v.isEmpty() ? "containers run on it (" + v.containers().size() + ")"
-          : null;
+      String why =
+          v == null
+              ? "it is not registered with the ResourceManager"
+              : !pool.owns(name)
+                  ? "it is not an inference node"
+                  : pool.place(name) != Place.HOME
+                      ? "it is "
+                          + pool.place(name).name().toLowerCase(java.util.Locale.ROOT)
+                          + " already"
+                      : !v.isEmpty()
+                          ? "containers run on it (" + v.containers().size() + ")"
+                          : null;
       if (why != null) {
         throw new IllegalArgumentException("node " + name + " cannot be lent: " + why);
       }
@@ -144,8 +166,8 @@ final class LoanSteps {
   }
 
   /**
-   * The relabels still owed to nodes being lent (their place is stored): each empty one is relabelled
-   * {@code training}; one that something started on since it was chosen stays home.
+   * The relabels still owed to nodes being lent (their place is stored): each empty one is
+   * relabelled {@code training}; one that something started on since it was chosen stays home.
    */
   List<Action> relabelsOwed(List<NodeView> nodes) {
     List<String> lending = pool.in(Place.LENDING);
@@ -159,7 +181,10 @@ final class LoanSteps {
       if (v != null && v.isEmpty()) {
         out.add(new Action.Relabel(node, settings.trainingLabel()));
       } else {
-        LOG.info("Aryl keeps {} home: {}", node, v == null ? "it left the cluster" : "a container started on it");
+        LOG.info(
+            "Aryl keeps {} home: {}",
+            node,
+            v == null ? "it left the cluster" : "a container started on it");
         pool.keepHome(node);
       }
     }

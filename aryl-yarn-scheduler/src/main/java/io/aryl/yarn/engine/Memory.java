@@ -18,8 +18,8 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * What Aryl remembers from one round to the next, each part with its one writer, read back from the durable state
- * when a scheduler becomes active and stored before anything relies on it:
+ * What Aryl remembers from one round to the next, each part with its one writer, read back from the
+ * durable state when a scheduler becomes active and stored before anything relies on it:
  *
  * <table>
  *   <caption>What is remembered, who writes it, and when it is stored</caption>
@@ -45,15 +45,22 @@ final class Memory {
   final Drains drains = new Drains();
   final JobProgressMeter progress = new JobProgressMeter();
   private final DurableState state;
+
   /** The jobs' measurements are stored off the round: no action waits on them. */
   private final BackgroundSaves measurements;
 
-  /** @throws CorruptStateException when a stored section contradicts itself */
-  Memory(ArylSettings settings, DurableState state, BackgroundSaves measurements) throws CorruptStateException {
+  /**
+   * @throws CorruptStateException when a stored section contradicts itself
+   */
+  Memory(ArylSettings settings, DurableState state, BackgroundSaves measurements)
+      throws CorruptStateException {
     this.state = state;
     this.measurements = measurements;
-    this.pool = new InferencePool(settings.inferenceLabel(), settings.trainingLabel(), settings.inferenceNodes());
-    boolean placesFromLabels = state.formatRead() == 1; // format 1 kept inference nodes without their places
+    this.pool =
+        new InferencePool(
+            settings.inferenceLabel(), settings.trainingLabel(), settings.inferenceNodes());
+    boolean placesFromLabels =
+        state.formatRead() == 1; // format 1 kept inference nodes without their places
     restore(Section.POOLS, stored -> pool.restore(stored, placesFromLabels));
     restore(Section.LOAN_TARGET, targets::restore);
     restore(Section.RECLAIMS, reclaims::restore);
@@ -69,7 +76,10 @@ final class Memory {
     }
   }
 
-  /** Nodes a newly active scheduler waits for: where jobs' workers ran, and those being returned or drained. */
+  /**
+   * Nodes a newly active scheduler waits for: where jobs' workers ran, and those being returned or
+   * drained.
+   */
   Set<String> nodesToWaitFor() {
     Set<String> expected = new HashSet<>(progress.nodesWithWorkers());
     expected.addAll(reclaims.fencedNodes());
@@ -85,8 +95,9 @@ final class Memory {
   }
 
   /**
-   * Stores what a round or a request decided, before anything relies on it: a container is asked back only once its
-   * drain is durable, so a newly active scheduler kills exactly what its predecessor announced.
+   * Stores what a round or a request decided, before anything relies on it: a container is asked
+   * back only once its drain is durable, so a newly active scheduler kills exactly what its
+   * predecessor announced.
    */
   void commit(long now) throws IOException {
     savePool();
@@ -98,7 +109,10 @@ final class Memory {
     }
   }
 
-  /** Stores the inference nodes' places when they changed: nothing relies on a place before it is stored. */
+  /**
+   * Stores the inference nodes' places when they changed: nothing relies on a place before it is
+   * stored.
+   */
   void savePool() throws IOException {
     if (pool.unsaved()) {
       state.save(Section.POOLS, pool.toRecord());
@@ -115,8 +129,8 @@ final class Memory {
   }
 
   /**
-   * The measurements' last failed save, or null: stored again at the next commit unless it was fenced by another
-   * scheduler, which the caller must take as deposing this one.
+   * The measurements' last failed save, or null: stored again at the next commit unless it was
+   * fenced by another scheduler, which the caller must take as deposing this one.
    */
   IOException failedMeasurements() {
     IOException failed = measurements.failure();
@@ -126,19 +140,40 @@ final class Memory {
     return failed;
   }
 
-  /** Where each inference node is, as the status shows it (a lent node a reclaim returns is RETURNING). */
+  /**
+   * Where each inference node is, as the status shows it (a lent node a reclaim returns is
+   * RETURNING).
+   */
   Map<String, NodeStatus.Place> places() {
     Set<String> returning = reclaims.fencedNodes();
     Map<String, NodeStatus.Place> out = new TreeMap<>();
-    pool.toRecord().nodes().forEach((node, place) -> out.put(node, returning.contains(node)
-        ? NodeStatus.Place.RETURNING : NodeStatus.Place.valueOf(place.name())));
+    pool.toRecord()
+        .nodes()
+        .forEach(
+            (node, place) ->
+                out.put(
+                    node,
+                    returning.contains(node)
+                        ? NodeStatus.Place.RETURNING
+                        : NodeStatus.Place.valueOf(place.name())));
     return out;
   }
 
-  /** The target in force and what is on loan, as the status shows it; null before a target was set. */
+  /**
+   * The target in force and what is on loan, as the status shows it; null before a target was set.
+   */
   LoanTargetStatus loanTarget() {
     LoanTargetRecord t = targets.current();
-    return !t.set() ? null : new LoanTargetStatus(t.epoch(), t.controller(), t.maxOnLoan(), t.returnByMs(),
-        t.decidedMs(), t.reason(), t.receivedMs(), pool.onLoan(reclaims.fencedNodes()));
+    return !t.set()
+        ? null
+        : new LoanTargetStatus(
+            t.epoch(),
+            t.controller(),
+            t.maxOnLoan(),
+            t.returnByMs(),
+            t.decidedMs(),
+            t.reason(),
+            t.receivedMs(),
+            pool.onLoan(reclaims.fencedNodes()));
   }
 }

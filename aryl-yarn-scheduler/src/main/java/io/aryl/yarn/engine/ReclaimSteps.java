@@ -28,13 +28,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries reclaims out, step by step: the least-cost loaned nodes are chosen ({@link ReclaimPlanner}) and fenced; their
- * containers drained (flexible workers of jobs that stay above their minimum are shrunk; a job that would fall below is
- * preempted as a whole, as {@link Reclaim#fateOf} says; anything else is preempted), killed at the grace or one round
- * before the deadline; each node is relabelled {@code inference} once nothing runs on it. A node whose NodeManager
- * leaves the cluster before it is back is replaced by another loaned node, so the reclaim still returns what was asked.
+ * Carries reclaims out, step by step: the least-cost loaned nodes are chosen ({@link
+ * ReclaimPlanner}) and fenced; their containers drained (flexible workers of jobs that stay above
+ * their minimum are shrunk; a job that would fall below is preempted as a whole, as {@link
+ * Reclaim#fateOf} says; anything else is preempted), killed at the grace or one round before the
+ * deadline; each node is relabelled {@code inference} once nothing runs on it. A node whose
+ * NodeManager leaves the cluster before it is back is replaced by another loaned node, so the
+ * reclaim still returns what was asked.
  *
- * <p>It decides and records; the engine stores the reclaims and the drains before any of it reaches the cluster.
+ * <p>It decides and records; the engine stores the reclaims and the drains before any of it reaches
+ * the cluster.
  */
 final class ReclaimSteps {
   private static final Logger LOG = LoggerFactory.getLogger(ReclaimSteps.class);
@@ -45,11 +48,17 @@ final class ReclaimSteps {
   private final JobProgressMeter progress;
   private final ReclaimCostModel costs;
   private final ReclaimPlanner planner;
+
   /** Told of every node returned to inference. */
   private final Consumer<String> returned;
 
-  ReclaimSteps(ArylSettings settings, ReclaimTracker tracker, Drains drains, JobProgressMeter progress,
-      ReclaimCostModel costs, Consumer<String> returned) {
+  ReclaimSteps(
+      ArylSettings settings,
+      ReclaimTracker tracker,
+      Drains drains,
+      JobProgressMeter progress,
+      ReclaimCostModel costs,
+      Consumer<String> returned) {
     this.settings = settings;
     this.tracker = tracker;
     this.drains = drains;
@@ -60,25 +69,36 @@ final class ReclaimSteps {
   }
 
   /**
-   * Chooses and records a reclaim of {@code servers} loaned nodes by {@code deadlineMs} (0: the default deadline).
-   * Nothing is fenced or drained until the caller stored it and calls {@link #advance}.
+   * Chooses and records a reclaim of {@code servers} loaned nodes by {@code deadlineMs} (0: the
+   * default deadline). Nothing is fenced or drained until the caller stored it and calls {@link
+   * #advance}.
    *
    * @throws IllegalArgumentException when not enough nodes are on loan
    */
-  Reclaim start(int servers, String gpuType, long deadlineMs, ClusterState state, long nowMs, Tally tally) {
+  Reclaim start(
+      int servers, String gpuType, long deadlineMs, ClusterState state, long nowMs, Tally tally) {
     ReclaimPlan plan = planner.plan(state, new ReclaimRequest(servers, gpuType));
     if (!plan.isFeasible()) {
-      throw new IllegalArgumentException("reclaim of " + servers + " node(s) refused: " + plan.infeasibleReason().get());
+      throw new IllegalArgumentException(
+          "reclaim of " + servers + " node(s) refused: " + plan.infeasibleReason().get());
     }
     long deadline = deadlineMs > 0 ? deadlineMs : nowMs + settings.reclaimDeadlineMs();
     Reclaim r = tracker.start(plan, nowMs, deadline);
     tally.reclaimsStarted++;
-    LOG.info("Aryl reclaim {} started: nodes {}, deadline in {} ms, planned cost {} GPU-s, jobs {}", r.id(),
-        r.nodes(), deadline - nowMs, Math.round(plan.costGpuS()), r.jobActions());
+    LOG.info(
+        "Aryl reclaim {} started: nodes {}, deadline in {} ms, planned cost {} GPU-s, jobs {}",
+        r.id(),
+        r.nodes(),
+        deadline - nowMs,
+        Math.round(plan.costGpuS()),
+        r.jobActions());
     return r;
   }
 
-  /** True while the reclaim that drains {@code d} still returns its node: else the kill is no longer needed. */
+  /**
+   * True while the reclaim that drains {@code d} still returns its node: else the kill is no longer
+   * needed.
+   */
   boolean stillReturning(Drain d) {
     for (Reclaim r : tracker.inFlight()) {
       if (r.id() == d.reclaimId()) {
@@ -89,16 +109,22 @@ final class ReclaimSteps {
   }
 
   /**
-   * Moves every reclaim in flight forward: replaces lost nodes, drains what runs on the nodes still to return, records
-   * as returned an empty node already labelled {@code inference}, and asks for the other empty ones to be relabelled.
+   * Moves every reclaim in flight forward: replaces lost nodes, drains what runs on the nodes still
+   * to return, records as returned an empty node already labelled {@code inference}, and asks for
+   * the other empty ones to be relabelled.
    *
-   * @param elasticMinWorkers an elastic job's minimum workers, 0 for any other application (an elastic job's workers
-   *     are shrunk or it is preempted, as {@link Reclaim#fateOf} says)
+   * @param elasticMinWorkers an elastic job's minimum workers, 0 for any other application (an
+   *     elastic job's workers are shrunk or it is preempted, as {@link Reclaim#fateOf} says)
    * @param checkpoints each job's last checkpoint as its ApplicationMaster reported it
    * @return the relabels of empty nodes; {@link #relabelled} records each one carried out
    */
-  List<Action> advance(List<NodeView> nodes, ClusterState state, ToIntFunction<String> elasticMinWorkers,
-      Function<String, CheckpointReport> checkpoints, long nowMs, Tally tally) {
+  List<Action> advance(
+      List<NodeView> nodes,
+      ClusterState state,
+      ToIntFunction<String> elasticMinWorkers,
+      Function<String, CheckpointReport> checkpoints,
+      long nowMs,
+      Tally tally) {
     if (tracker.inFlight().isEmpty()) {
       return List.of(); // most rounds: no map of every node by name
     }
@@ -107,8 +133,11 @@ final class ReclaimSteps {
     replaceLostNodes(byId, state, nowMs, tally);
     List<Action> relabels = new ArrayList<>();
     for (Reclaim r : tracker.inFlight()) {
-      long killAt = Math.max(nowMs, Math.min(nowMs + settings.shrinkGraceMs(),
-          r.deadlineMs() - settings.roundIntervalMs()));
+      long killAt =
+          Math.max(
+              nowMs,
+              Math.min(
+                  nowMs + settings.shrinkGraceMs(), r.deadlineMs() - settings.roundIntervalMs()));
       for (String nodeId : r.pendingNodes()) {
         NodeView n = byId.get(nodeId);
         if (n == null) {
@@ -116,7 +145,8 @@ final class ReclaimSteps {
         }
         if (n.isEmpty()) {
           if (settings.inferenceLabel().equals(n.label())) {
-            // Relabelled already (by this scheduler before it stopped, or a moment ago): only its record is missing.
+            // Relabelled already (by this scheduler before it stopped, or a moment ago): only its
+            // record is missing.
             nodeReturned(r, nodeId, nowMs, tally);
           } else {
             relabels.add(new Action.Relabel(nodeId, settings.inferenceLabel()));
@@ -131,7 +161,8 @@ final class ReclaimSteps {
             }
           } else if (minWorkers > 0) {
             preemptJob(r, c.appId(), nodes, killAt, checkpoints, nowMs, tally);
-          } else if (drain(r, c, nodeId, killAt) && recordPreempted(r, c, checkpoints, nowMs, tally)) {
+          } else if (drain(r, c, nodeId, killAt)
+              && recordPreempted(r, c, checkpoints, nowMs, tally)) {
             tally.containersPreempted++;
           }
         }
@@ -141,9 +172,10 @@ final class ReclaimSteps {
   }
 
   /**
-   * The node was relabelled {@code inference} after it was found empty: if a reclaim in flight returns it, it is
-   * recorded as returned. The relabel comes first and its record after: a scheduler that stops in between finds the
-   * node still pending, already labelled inference and empty, and records it then ({@link #advance}).
+   * The node was relabelled {@code inference} after it was found empty: if a reclaim in flight
+   * returns it, it is recorded as returned. The relabel comes first and its record after: a
+   * scheduler that stops in between finds the node still pending, already labelled inference and
+   * empty, and records it then ({@link #advance}).
    */
   void relabelled(String nodeId, long nowMs, Tally tally) {
     for (Reclaim r : tracker.inFlight()) {
@@ -163,10 +195,12 @@ final class ReclaimSteps {
   }
 
   /**
-   * A node that left the cluster (its NodeManager died or was decommissioned) cannot be returned: another loaned node
-   * takes its place, chosen by the same least-cost rule, so the reclaim still returns as many as it was asked for.
+   * A node that left the cluster (its NodeManager died or was decommissioned) cannot be returned:
+   * another loaned node takes its place, chosen by the same least-cost rule, so the reclaim still
+   * returns as many as it was asked for.
    */
-  private void replaceLostNodes(Map<String, NodeView> byId, ClusterState state, long nowMs, Tally tally) {
+  private void replaceLostNodes(
+      Map<String, NodeView> byId, ClusterState state, long nowMs, Tally tally) {
     Set<String> taken = new HashSet<>(tracker.fencedNodes());
     for (Reclaim r : tracker.inFlight()) {
       for (String nodeId : r.pendingNodes()) {
@@ -175,15 +209,27 @@ final class ReclaimSteps {
         }
         ReclaimPlan plan = planner.plan(withFenced(state, taken), ReclaimRequest.any(1));
         String substitute = plan.isFeasible() ? plan.servers().get(0) : null;
-        boolean done = tracker.nodeLost(r, nodeId, substitute,
-            substitute == null ? Map.of() : ReclaimTracker.actions(plan), nowMs);
+        boolean done =
+            tracker.nodeLost(
+                r,
+                nodeId,
+                substitute,
+                substitute == null ? Map.of() : ReclaimTracker.actions(plan),
+                nowMs);
         if (substitute != null) {
           taken.add(substitute);
-          LOG.warn("Aryl reclaim {}: node {} left the cluster before it was returned; {} returns in its place",
-              r.id(), nodeId, substitute);
+          LOG.warn(
+              "Aryl reclaim {}: node {} left the cluster before it was returned; {} returns in its place",
+              r.id(),
+              nodeId,
+              substitute);
         } else {
-          LOG.warn("Aryl reclaim {}: node {} left the cluster before it was returned, and no other node is on loan:"
-              + " the reclaim returns {} node(s) fewer", r.id(), nodeId, r.shortBy());
+          LOG.warn(
+              "Aryl reclaim {}: node {} left the cluster before it was returned, and no other node is on loan:"
+                  + " the reclaim returns {} node(s) fewer",
+              r.id(),
+              nodeId,
+              r.shortBy());
         }
         if (done) {
           finished(r, tally);
@@ -205,12 +251,23 @@ final class ReclaimSteps {
     return drains.add(new Drain(c.id(), c.appId(), node, killAt, Reason.RECLAIM, r.id()));
   }
 
-  /** A job that falls below its minimum stops as a whole: every worker of it drains, wherever it runs. */
-  private void preemptJob(Reclaim r, String appId, List<NodeView> nodes, long killAt,
-      Function<String, CheckpointReport> checkpoints, long nowMs, Tally tally) {
+  /**
+   * A job that falls below its minimum stops as a whole: every worker of it drains, wherever it
+   * runs.
+   */
+  private void preemptJob(
+      Reclaim r,
+      String appId,
+      List<NodeView> nodes,
+      long killAt,
+      Function<String, CheckpointReport> checkpoints,
+      long nowMs,
+      Tally tally) {
     for (NodeView n : nodes) {
       for (ContainerView c : n.containers()) {
-        if (c.appId().equals(appId) && !c.amContainer() && drain(r, c, n.id(), killAt)
+        if (c.appId().equals(appId)
+            && !c.amContainer()
+            && drain(r, c, n.id(), killAt)
             && recordPreempted(r, c, checkpoints, nowMs, tally)) {
           tally.containersPreempted++;
         }
@@ -219,11 +276,12 @@ final class ReclaimSteps {
   }
 
   /**
-   * A shrink pauses every GPU of the job while it re-forms its group (the cost model's shrink cost), so the job is
-   * charged once per reclaim, with its first shrunk container.
+   * A shrink pauses every GPU of the job while it re-forms its group (the cost model's shrink
+   * cost), so the job is charged once per reclaim, with its first shrunk container.
    */
   private boolean recordShrunk(Reclaim r, ContainerView c, List<NodeView> nodes, Tally tally) {
-    double lost = tracker.chargeJob(r, c.appId()) ? jobGpus(c.appId(), nodes) * costs.rescaleOverheadS() : 0;
+    double lost =
+        tracker.chargeJob(r, c.appId()) ? jobGpus(c.appId(), nodes) * costs.rescaleOverheadS() : 0;
     boolean fresh = tracker.recordShrunk(r, c.id(), lost);
     if (fresh) {
       tally.gpuSecondsLost += Math.round(lost);
@@ -244,9 +302,16 @@ final class ReclaimSteps {
   }
 
   /** Priced as the plan priced it: the work since the job's last checkpoint, and a restart. */
-  private boolean recordPreempted(Reclaim r, ContainerView c, Function<String, CheckpointReport> checkpoints,
-      long nowMs, Tally tally) {
-    double since = checkpoints.apply(c.appId()).sinceCheckpointS(nowMs, progress.get(c.appId()).sinceChangeS());
+  private boolean recordPreempted(
+      Reclaim r,
+      ContainerView c,
+      Function<String, CheckpointReport> checkpoints,
+      long nowMs,
+      Tally tally) {
+    double since =
+        checkpoints
+            .apply(c.appId())
+            .sinceCheckpointS(nowMs, progress.get(c.appId()).sinceChangeS());
     double lost = c.gpus() * (since + costs.restartOverheadS());
     boolean fresh = tracker.recordPreempted(r, c.id(), lost);
     if (fresh) {
@@ -263,12 +328,24 @@ final class ReclaimSteps {
     if (r.late()) {
       tally.reclaimsLate++;
     }
-    LOG.info("Aryl reclaim {} done in {} ms{}: nodes {}, lost {}, {} containers shrunk, {} preempted, {} GPU-s lost",
-        r.id(), r.tookMs(), r.late() ? " (LATE)" : "", r.returnedNodes(), r.lostNodes(), r.containersShrunk(),
-        r.containersPreempted(), Math.round(r.gpuSecondsLost()));
+    LOG.info(
+        "Aryl reclaim {} done in {} ms{}: nodes {}, lost {}, {} containers shrunk, {} preempted, {} GPU-s lost",
+        r.id(),
+        r.tookMs(),
+        r.late() ? " (LATE)" : "",
+        r.returnedNodes(),
+        r.lostNodes(),
+        r.containersShrunk(),
+        r.containersPreempted(),
+        Math.round(r.gpuSecondsLost()));
     if (r.shortBy() > 0) {
-      LOG.warn("Aryl reclaim {} returned {} of the {} node(s) asked: {} lost with no loaned node left to take their"
-          + " place", r.id(), r.returnedNodes().size(), r.requested(), r.shortBy());
+      LOG.warn(
+          "Aryl reclaim {} returned {} of the {} node(s) asked: {} lost with no loaned node left to take their"
+              + " place",
+          r.id(),
+          r.returnedNodes().size(),
+          r.requested(),
+          r.shortBy());
     }
   }
 }

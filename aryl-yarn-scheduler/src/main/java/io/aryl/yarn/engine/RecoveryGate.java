@@ -6,13 +6,14 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * After a scheduler becomes active, holds back every action on the cluster — drains, kills, shrinks, relabels, new
- * placements of elastic workers — until the nodes that held Aryl's workers or are being reclaimed have re-registered,
- * or a stated time has passed. NodeManagers re-register one by one (their retry interval runs to tens of seconds); a
- * round that judged gangs before then would see jobs missing workers that still run.
+ * After a scheduler becomes active, holds back every action on the cluster — drains, kills,
+ * shrinks, relabels, new placements of elastic workers — until the nodes that held Aryl's workers
+ * or are being reclaimed have re-registered, or a stated time has passed. NodeManagers re-register
+ * one by one (their retry interval runs to tens of seconds); a round that judged gangs before then
+ * would see jobs missing workers that still run.
  *
- * <p>Like YARN's own {@code work-preserving-recovery.scheduling-wait-ms}, which is never cut short: Aryl waits at
- * least as long as the ResourceManager does before it allocates.
+ * <p>Like YARN's own {@code work-preserving-recovery.scheduling-wait-ms}, which is never cut short:
+ * Aryl waits at least as long as the ResourceManager does before it allocates.
  */
 final class RecoveryGate {
   private final long startMs;
@@ -22,7 +23,9 @@ final class RecoveryGate {
   private volatile long readyMs = -1;
   private volatile String how = "";
 
-  /** @param expected nodes to wait for (empty: nothing to wait for but the ResourceManager) */
+  /**
+   * @param expected nodes to wait for (empty: nothing to wait for but the ResourceManager)
+   */
   RecoveryGate(long startMs, long maxWaitMs, Set<String> expected) {
     this.startMs = startMs;
     this.maxWaitMs = maxWaitMs;
@@ -47,9 +50,12 @@ final class RecoveryGate {
       return false;
     }
     readyMs = nowMs;
-    how = missing.isEmpty()
-        ? (expected.isEmpty() ? "nothing to wait for" : "all " + expected.size() + " node(s) re-registered")
-        : "waited " + maxWaitMs + " ms; still missing " + missing;
+    how =
+        missing.isEmpty()
+            ? (expected.isEmpty()
+                ? "nothing to wait for"
+                : "all " + expected.size() + " node(s) re-registered")
+            : "waited " + maxWaitMs + " ms; still missing " + missing;
     return true;
   }
 
@@ -77,7 +83,13 @@ final class RecoveryGate {
 
   /** {@code recovery} of the status. */
   RecoveryStatus status() {
-    return new RecoveryStatus(readyMs < 0, startMs, readyMs, maxWaitMs, expected.size(), List.copyOf(waitingFor),
+    return new RecoveryStatus(
+        readyMs < 0,
+        startMs,
+        readyMs,
+        maxWaitMs,
+        expected.size(),
+        List.copyOf(waitingFor),
         readyMs >= 0 ? how : null);
   }
 }

@@ -9,20 +9,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the ResourceManager shows at the start of a round, in plain values: read by the adapter, handed to the
- * {@link RoundEngine}, never kept. Everything Aryl must remember from one round to the next is the engine's; nothing
- * here is.
+ * What the ResourceManager shows at the start of a round, in plain values: read by the adapter,
+ * handed to the {@link RoundEngine}, never kept. Everything Aryl must remember from one round to
+ * the next is the engine's; nothing here is.
  *
  * @param nowMs the wall clock, epoch milliseconds
  * @param nodes every registered node, sorted by name
- * @param elastic the elastic applications of the training queue whose ApplicationMaster runs, by id, with what they
- *     ask for now
+ * @param elastic the elastic applications of the training queue whose ApplicationMaster runs, by
+ *     id, with what they ask for now
  * @param known every elastic application the scheduler knows, running or not yet, by id
- * @param plainDemand applications without Aryl's tags whose pending GPU containers in the training partition the plan
- *     makes room for, each as one rigid gang
+ * @param plainDemand applications without Aryl's tags whose pending GPU containers in the training
+ *     partition the plan makes room for, each as one rigid gang
  * @param tenants the training pool's teams and their guaranteed shares
- * @param rmReady whether the ResourceManager's own recovery wait is over (it allocates nothing before)
- * @param checkpoints the last checkpoint each elastic job's ApplicationMaster reported; absent when unknown
+ * @param rmReady whether the ResourceManager's own recovery wait is over (it allocates nothing
+ *     before)
+ * @param checkpoints the last checkpoint each elastic job's ApplicationMaster reported; absent when
+ *     unknown
  * @param finished applications that ended since the last round, in the order they ended
  */
 public record RmView(
@@ -74,7 +76,10 @@ public record RmView(
     return app == null ? 0 : app.shape().minWorkers();
   }
 
-  /** The last checkpoint the application's ApplicationMaster reported, or {@link CheckpointReport#NONE}. */
+  /**
+   * The last checkpoint the application's ApplicationMaster reported, or {@link
+   * CheckpointReport#NONE}.
+   */
   public CheckpointReport checkpoint(String appId) {
     return checkpoints.getOrDefault(appId, CheckpointReport.NONE);
   }

@@ -15,9 +15,10 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
- * The snapshot a round plans on: the ResourceManager's view with what the engine remembers (the last promises, the
- * drains, the fenced nodes, each job's progress) and, with {@code aryl.scheduler.predictor=history}, runtimes predicted
- * from the jobs of the same kind that finished. Not thread-safe: the engine uses it under its lock.
+ * The snapshot a round plans on: the ResourceManager's view with what the engine remembers (the
+ * last promises, the drains, the fenced nodes, each job's progress) and, with {@code
+ * aryl.scheduler.predictor=history}, runtimes predicted from the jobs of the same kind that
+ * finished. Not thread-safe: the engine uses it under its lock.
  */
 final class RoundSnapshot {
   private final ArylSettings settings;
@@ -27,17 +28,29 @@ final class RoundSnapshot {
 
   /**
    * @param inferenceOwned whether a node is the inference pool's
-   * @param ownersChanges a count that moves whenever an answer of {@code inferenceOwned} may have changed
+   * @param ownersChanges a count that moves whenever an answer of {@code inferenceOwned} may have
+   *     changed
    * @param originMs epoch ms the planning clock counts from
    */
-  RoundSnapshot(ArylSettings settings, Predicate<String> inferenceOwned, LongSupplier ownersChanges, long originMs) {
+  RoundSnapshot(
+      ArylSettings settings,
+      Predicate<String> inferenceOwned,
+      LongSupplier ownersChanges,
+      long originMs) {
     this.settings = settings;
-    this.translator = new SnapshotTranslator(settings.trainingLabel(), GpuType.of(settings.gpuType()), inferenceOwned,
-        ownersChanges, settings.speedup());
+    this.translator =
+        new SnapshotTranslator(
+            settings.trainingLabel(),
+            GpuType.of(settings.gpuType()),
+            inferenceOwned,
+            ownersChanges,
+            settings.speedup());
     this.originMs = originMs;
   }
 
-  /** A job of {@code kind} finished successfully after this much work at its minimum width's pace. */
+  /**
+   * A job of {@code kind} finished successfully after this much work at its minimum width's pace.
+   */
   void finished(String kind, double attainedBaseS) {
     if (settings.predictor() == ArylSettings.Predictor.HISTORY) {
       history.observe(kind, attainedBaseS);
@@ -51,32 +64,48 @@ final class RoundSnapshot {
    * @param fenced nodes that take no new container
    * @param progress each job's measured progress
    */
-  RoundInput translate(RmView view, PlanBook book, Map<String, Integer> moving, Set<String> draining,
-      Set<String> fenced, Map<String, JobProgress> progress) {
+  RoundInput translate(
+      RmView view,
+      PlanBook book,
+      Map<String, Integer> moving,
+      Set<String> draining,
+      Set<String> fenced,
+      Map<String, JobProgress> progress) {
     Map<String, AppView> views = view.elastic();
     if (settings.predictor() == ArylSettings.Predictor.HISTORY) {
-      // Progress stays measured; the history predictor only replaces the runtime a job's tag announced.
+      // Progress stays measured; the history predictor only replaces the runtime a job's tag
+      // announced.
       views = withHistoryRuntimes(views);
     }
     Map<String, AppView> planned = new TreeMap<>(views);
-    // A job being moved wants back, on its new nodes, the workers it is being moved off (left out as draining).
+    // A job being moved wants back, on its new nodes, the workers it is being moved off (left out
+    // as draining).
     moving.forEach((id, n) -> planned.computeIfPresent(id, (k, v) -> v.askingMore(n)));
     planned.putAll(view.plainDemand());
     long now = view.nowMs();
-    return translator.translate((now - originMs) / 1000.0, view.nodes(), planned, book, draining, fenced, progress,
-        (id, p) -> view.checkpoint(id).sinceCheckpointS(now, p.sinceChangeS()), view.tenants());
+    return translator.translate(
+        (now - originMs) / 1000.0,
+        view.nodes(),
+        planned,
+        book,
+        draining,
+        fenced,
+        progress,
+        (id, p) -> view.checkpoint(id).sinceCheckpointS(now, p.sinceChangeS()),
+        view.tenants());
   }
 
   private Map<String, AppView> withHistoryRuntimes(Map<String, AppView> views) {
     Map<String, AppView> out = new TreeMap<>();
-    views.forEach((id, v) -> {
-      String kind = v.shape().kind();
-      if (kind.isEmpty() || history.samples(kind) < HistoryPredictor.DEFAULT_MIN_SAMPLES) {
-        out.put(id, v);
-      } else {
-        out.put(id, v.withShape(v.shape().withPredictedRuntimeS(history.expectedTotalS(kind))));
-      }
-    });
+    views.forEach(
+        (id, v) -> {
+          String kind = v.shape().kind();
+          if (kind.isEmpty() || history.samples(kind) < HistoryPredictor.DEFAULT_MIN_SAMPLES) {
+            out.put(id, v);
+          } else {
+            out.put(id, v.withShape(v.shape().withPredictedRuntimeS(history.expectedTotalS(kind))));
+          }
+        });
     return out;
   }
 }

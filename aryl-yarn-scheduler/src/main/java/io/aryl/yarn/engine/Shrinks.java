@@ -21,16 +21,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which workers the plan takes back, and when: the plan's shrinks and moves and the workers of gangs left below
- * their minimum become {@link Drains}; a stored drain is announced to its ApplicationMaster; once its grace is over,
- * and if its reason still holds, the container is killed. Reclaims add their own drains ({@link Reclaims}); this class
- * announces and kills for them too.
+ * Which workers the plan takes back, and when: the plan's shrinks and moves and the workers of
+ * gangs left below their minimum become {@link Drains}; a stored drain is announced to its
+ * ApplicationMaster; once its grace is over, and if its reason still holds, the container is
+ * killed. Reclaims add their own drains ({@link Reclaims}); this class announces and kills for them
+ * too.
  *
- * <p>A job the plan places elsewhere while it keeps its width (a whole-job move between GPU speeds, or workers traded
- * between nodes) is moved new-workers-first: its old workers are recorded as MOVE drains but announced only once every
- * node of its target holds its new workers (granted meanwhile by the allocation path), so that its ApplicationMaster
- * changes generation once, from the old workers to the new. If the plan stops moving the job, or the new workers do
- * not all come within {@code aryl.scheduler.move-timeout-ms}, the move is dropped and the job keeps running where it
+ * <p>A job the plan places elsewhere while it keeps its width (a whole-job move between GPU speeds,
+ * or workers traded between nodes) is moved new-workers-first: its old workers are recorded as MOVE
+ * drains but announced only once every node of its target holds its new workers (granted meanwhile
+ * by the allocation path), so that its ApplicationMaster changes generation once, from the old
+ * workers to the new. If the plan stops moving the job, or the new workers do not all come within
+ * {@code aryl.scheduler.move-timeout-ms}, the move is dropped and the job keeps running where it
  * is.
  */
 final class Shrinks {
@@ -39,10 +41,16 @@ final class Shrinks {
   private final ArylSettings settings;
   private final Drains drains;
   private final Predicate<Drain> reclaimStillReturning;
+
   /** The last round's input and plan, which held moves are judged by. */
   private RoundInput lastInput;
+
   private Plan lastPlan;
-  /** Since when each job has held fewer workers than its minimum, with nothing planned to complete it. */
+
+  /**
+   * Since when each job has held fewer workers than its minimum, with nothing planned to complete
+   * it.
+   */
   private final Map<String, Long> partialSince = new HashMap<>();
 
   Shrinks(ArylSettings settings, Drains drains, Predicate<Drain> reclaimStillReturning) {
@@ -52,11 +60,12 @@ final class Shrinks {
   }
 
   /**
-   * Records the drains this round's plan calls for: workers beyond a target (moved when the target wants workers
-   * elsewhere that the job does not hold yet, else shrunk), partial gangs past their grace, and workers beyond a job's
-   * maximum (new workers of a move that was given up).
+   * Records the drains this round's plan calls for: workers beyond a target (moved when the target
+   * wants workers elsewhere that the job does not hold yet, else shrunk), partial gangs past their
+   * grace, and workers beyond a job's maximum (new workers of a move that was given up).
    */
-  void drainWhatThePlanTakes(RoundInput input, Plan plan, List<NodeView> nodes, long now, Tally tally) {
+  void drainWhatThePlanTakes(
+      RoundInput input, Plan plan, List<NodeView> nodes, long now, Tally tally) {
     this.lastInput = input;
     this.lastPlan = plan;
     List<ContainerView> shrunk = ShrinkChooser.choose(input, plan);
@@ -70,7 +79,13 @@ final class Shrinks {
       if (awaitsNewWorkers(input, plan, c.appId())) {
         long holdUntil = now + settings.moveTimeoutMs();
         // Counted when told: a move given up costs nothing.
-        drains.add(Drain.move(c.id(), c.appId(), nodeOf.get(c.id()), holdUntil + settings.shrinkGraceMs(), holdUntil));
+        drains.add(
+            Drain.move(
+                c.id(),
+                c.appId(),
+                nodeOf.get(c.id()),
+                holdUntil + settings.shrinkGraceMs(),
+                holdUntil));
       } else {
         take(c, nodeOf.get(c.id()), Reason.SHRINK, now, tally);
       }
@@ -98,8 +113,9 @@ final class Shrinks {
   }
 
   /**
-   * What a held MOVE drain waits for, by the last round: cancelled when the plan no longer runs its job or wants a
-   * worker on its node again; announced once every node of the job's target holds what the target puts there.
+   * What a held MOVE drain waits for, by the last round: cancelled when the plan no longer runs its
+   * job or wants a worker on its node again; announced once every node of the job's target holds
+   * what the target puts there.
    */
   private Drains.Hold moveHold(Drain d) {
     RoundInput input = lastInput;
@@ -115,32 +131,38 @@ final class Shrinks {
   }
 
   /**
-   * Workers of gangs below their minimum that nothing completes, once that has lasted the grace: a NodeManager that
-   * re-registers late, or a worker being replaced, brings the gang back whole before then.
+   * Workers of gangs below their minimum that nothing completes, once that has lasted the grace: a
+   * NodeManager that re-registers late, or a worker being replaced, brings the gang back whole
+   * before then.
    */
   private List<ContainerView> partialGangsPastGrace(RoundInput input, long now) {
     Map<String, List<ContainerView>> byJob = new TreeMap<>();
     input.orphans().forEach(c -> byJob.computeIfAbsent(c.appId(), a -> new ArrayList<>()).add(c));
     partialSince.keySet().retainAll(byJob.keySet());
     List<ContainerView> out = new ArrayList<>();
-    byJob.forEach((job, cs) -> {
-      long since = partialSince.computeIfAbsent(job, j -> now);
-      if (now - since >= settings.partialGangGraceMs()) {
-        out.addAll(cs);
-      }
-    });
+    byJob.forEach(
+        (job, cs) -> {
+          long since = partialSince.computeIfAbsent(job, j -> now);
+          if (now - since >= settings.partialGangGraceMs()) {
+            out.addAll(cs);
+          }
+        });
     return out;
   }
 
   /**
-   * The notices of drains not announced yet, but for moves still waiting for their job's new workers; call only once
-   * the drains are stored.
+   * The notices of drains not announced yet, but for moves still waiting for their job's new
+   * workers; call only once the drains are stored.
    */
   List<Action> announceStored(long now, Tally tally) {
     List<Action> out = new ArrayList<>();
     for (Drain d : drains.announce(now, this::moveHold)) {
       if (d.reason() == Reason.MOVE) {
-        LOG.info("Aryl moves {} of {} off {}: the job's new workers are allocated", d.container(), d.app(), d.node());
+        LOG.info(
+            "Aryl moves {} of {} off {}: the job's new workers are allocated",
+            d.container(),
+            d.app(),
+            d.node());
         tally.containersMoved++;
       }
       out.add(new Action.Notice(d.container(), d.app()));
@@ -149,18 +171,23 @@ final class Shrinks {
   }
 
   /**
-   * The kills of drained containers whose grace is over, if the reason they were asked for still holds; the others'
-   * drains are called off.
+   * The kills of drained containers whose grace is over, if the reason they were asked for still
+   * holds; the others' drains are called off.
    *
    * @param minWorkers an application's minimum workers (0 if it is not known any more)
    */
-  List<Action> killDue(RoundInput input, List<NodeView> nodes, PlanBook book, ToIntFunction<String> minWorkers,
+  List<Action> killDue(
+      RoundInput input,
+      List<NodeView> nodes,
+      PlanBook book,
+      ToIntFunction<String> minWorkers,
       long now) {
     List<Action> out = new ArrayList<>();
     for (Drain d : drains.due(now)) {
       String why = noLongerNeeded(d, input, nodes, book, minWorkers);
       if (why != null) {
-        LOG.info("Aryl drain of {} ({} of {}) cancelled: {}", d.container(), d.reason(), d.app(), why);
+        LOG.info(
+            "Aryl drain of {} ({} of {}) cancelled: {}", d.container(), d.reason(), d.app(), why);
         drains.cancel(d.container());
       } else {
         out.add(new Action.Kill(d.container(), d.app()));
@@ -174,14 +201,22 @@ final class Shrinks {
   }
 
   /** Null when the drain's reason still holds; else why it no longer does. */
-  private String noLongerNeeded(Drain d, RoundInput input, List<NodeView> nodes, PlanBook book,
+  private String noLongerNeeded(
+      Drain d,
+      RoundInput input,
+      List<NodeView> nodes,
+      PlanBook book,
       ToIntFunction<String> minWorkers) {
     return switch (d.reason()) {
       case RECLAIM -> reclaimStillReturning.test(d) ? null : "its node is no longer being returned";
-      case SHRINK, MOVE -> book.target(d.app()).workersOn(d.node()) > liveWorkers(input, d.app(), d.node())
-          ? "the plan wants the worker again" : null;
-      case ORPHAN -> allWorkers(nodes, d.app()) >= minWorkers.applyAsInt(d.app())
-          ? "its job holds its minimum again" : null;
+      case SHRINK, MOVE ->
+          book.target(d.app()).workersOn(d.node()) > liveWorkers(input, d.app(), d.node())
+              ? "the plan wants the worker again"
+              : null;
+      case ORPHAN ->
+          allWorkers(nodes, d.app()) >= minWorkers.applyAsInt(d.app())
+              ? "its job holds its minimum again"
+              : null;
     };
   }
 

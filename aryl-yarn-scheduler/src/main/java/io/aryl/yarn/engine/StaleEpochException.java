@@ -1,19 +1,35 @@
 package io.aryl.yarn.engine;
 
-/** A loan controller report or target from a leader older than the one in force: its sender was deposed. */
+/**
+ * A loan controller report or target from a leader older than the one in force: its sender was
+ * deposed.
+ */
 public final class StaleEpochException extends RuntimeException {
   private static final long serialVersionUID = 1L;
   private final long reported;
   private final long current;
 
-  public StaleEpochException(long reported, long current, String currentInstance, String resetHint) {
+  public StaleEpochException(
+      long reported, long current, String currentInstance, String resetHint) {
     this("loan controller report", reported, current, currentInstance, resetHint);
   }
 
-  /** @param what what was refused, e.g. "loan target" */
-  public StaleEpochException(String what, long reported, long current, String currentInstance, String resetHint) {
-    super(what + " of epoch " + reported + " refused: the leader in force is " + currentInstance + " with epoch "
-        + current + " (" + resetHint + ")");
+  /**
+   * @param what what was refused, e.g. "loan target"
+   */
+  public StaleEpochException(
+      String what, long reported, long current, String currentInstance, String resetHint) {
+    super(
+        what
+            + " of epoch "
+            + reported
+            + " refused: the leader in force is "
+            + currentInstance
+            + " with epoch "
+            + current
+            + " ("
+            + resetHint
+            + ")");
     this.reported = reported;
     this.current = current;
   }

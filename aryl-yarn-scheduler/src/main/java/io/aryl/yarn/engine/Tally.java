@@ -4,8 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a round (or a reclaim request) changed that operators count: the adapter adds it to the scheduler's metrics.
- * Kept apart from the actions, which change the cluster; these only describe it.
+ * What a round (or a reclaim request) changed that operators count: the adapter adds it to the
+ * scheduler's metrics. Kept apart from the actions, which change the cluster; these only describe
+ * it.
  */
 public final class Tally {
   int containersShrunk;

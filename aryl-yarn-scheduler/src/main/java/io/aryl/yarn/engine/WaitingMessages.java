@@ -22,23 +22,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A job whose base gang a round did not admit says why in its application's diagnostics, which {@code yarn
- * application -status}, the client's {@code status} and the RM UI show, e.g. {@code Aryl: waiting for 4 workers x 2
- * GPUs (8 GPUs) on training; 3 GPUs free now, largest node 2 free; queued behind 2 jobs (shortest predicted first)}.
- * Once a round admits it, the message is cleared.
+ * A job whose base gang a round did not admit says why in its application's diagnostics, which
+ * {@code yarn application -status}, the client's {@code status} and the RM UI show, e.g. {@code
+ * Aryl: waiting for 4 workers x 2 GPUs (8 GPUs) on training; 3 GPUs free now, largest node 2 free;
+ * queued behind 2 jobs (shortest predicted first)}. Once a round admits it, the message is cleared.
  *
- * <p>Its place in the queue is the one the round's admission gave it, as the plan records it ({@link Plan#waiting()}):
- * the waiting jobs offered their gang before it, its standing with the starvation guard, and whether nodes are held
- * for it. Nothing here decides again what the round decided.
+ * <p>Its place in the queue is the one the round's admission gave it, as the plan records it
+ * ({@link Plan#waiting()}): the waiting jobs offered their gang before it, its standing with the
+ * starvation guard, and whether nodes are held for it. Nothing here decides again what the round
+ * decided.
  *
- * <p>"Free" is what a base gang could use this round: a node's GPUs less the base workers of the jobs the plan runs.
- * GPUs held by other jobs' extra (elastic) workers count as free, since a gang takes them back.
+ * <p>"Free" is what a base gang could use this round: a node's GPUs less the base workers of the
+ * jobs the plan runs. GPUs held by other jobs' extra (elastic) workers count as free, since a gang
+ * takes them back.
  *
- * <p>The adapter puts the message where YARN keeps the diagnostics of a running attempt:
- * {@code RMAppAttempt#updateAMLaunchDiagnostics}. The ResourceManager sets that text while an attempt's
- * ApplicationMaster is being launched and clears it when the ApplicationMaster registers; a report of a RUNNING
- * application shows it as long as neither the application nor the attempt has diagnostics of its own (which they get
- * only when they end, and which then take precedence).
+ * <p>The adapter puts the message where YARN keeps the diagnostics of a running attempt: {@code
+ * RMAppAttempt#updateAMLaunchDiagnostics}. The ResourceManager sets that text while an attempt's
+ * ApplicationMaster is being launched and clears it when the ApplicationMaster registers; a report
+ * of a RUNNING application shows it as long as neither the application nor the attempt has
+ * diagnostics of its own (which they get only when they end, and which then take precedence).
  */
 final class WaitingMessages {
   private static final Logger LOG = LoggerFactory.getLogger(WaitingMessages.class);
@@ -47,13 +49,15 @@ final class WaitingMessages {
   static final String PREFIX = "Aryl: ";
 
   /**
-   * The place of a waiting job the round did not queue: one left out of its snapshot (no node has room for one of its
-   * workers now), or one it preempted.
+   * The place of a waiting job the round did not queue: one left out of its snapshot (no node has
+   * room for one of its workers now), or one it preempted.
    */
-  private static final QueuePlace UNPLACED = new QueuePlace(0, 0, QueuePlace.Standing.NOT_STARVING, false);
+  private static final QueuePlace UNPLACED =
+      new QueuePlace(0, 0, QueuePlace.Standing.NOT_STARVING, false);
 
   private final String poolLabel;
   private final JobOrder order;
+
   /** Applications that were given a message and have not been cleared since. */
   private final Set<String> told = new HashSet<>();
 
@@ -63,9 +67,9 @@ final class WaitingMessages {
   }
 
   /**
-   * After a round: every job that asks for its base gang and is not in the plan gets its message, its place in the
-   * queue as the round's admission recorded it ({@link Plan#waiting()}); a job that had one and no longer waits has it
-   * cleared. Never throws: a message is not worth a round.
+   * After a round: every job that asks for its base gang and is not in the plan gets its message,
+   * its place in the queue as the round's admission recorded it ({@link Plan#waiting()}); a job
+   * that had one and no longer waits has it cleared. Never throws: a message is not worth a round.
    *
    * @param views the round's elastic applications
    * @param input what the round planned on
@@ -79,7 +83,8 @@ final class WaitingMessages {
       if (told.isEmpty() && views.values().stream().noneMatch(app -> waits(app, input, plan))) {
         return out; // nobody to tell or to clear: no walk of the nodes
       }
-      // The same for every waiting job of one worker size: once per size, not once per job (each a walk of every node)
+      // The same for every waiting job of one worker size: once per size, not once per job (each a
+      // walk of every node)
       Map<Integer, Room> rooms = new HashMap<>();
       for (AppView app : views.values()) {
         JobShape shape = app.shape();
@@ -87,7 +92,8 @@ final class WaitingMessages {
           continue;
         }
         QueuePlace place = plan.waiting().getOrDefault(app.id(), UNPLACED);
-        Room room = rooms.computeIfAbsent(shape.gpusPerWorker(), g -> Room.of(input.state(), plan, g));
+        Room room =
+            rooms.computeIfAbsent(shape.gpusPerWorker(), g -> Room.of(input.state(), plan, g));
         out.add(new Action.Diagnose(app.id(), message(poolLabel, shape, room, place, order)));
         waiting.add(app.id());
       }
@@ -107,32 +113,50 @@ final class WaitingMessages {
 
   /** Whether the job asks for its base gang and the round left it waiting. */
   private static boolean waits(AppView app, RoundInput input, Plan plan) {
-    boolean asksForItsGang = input.liveWorkers(app.id()) + app.askedWorkers() >= app.shape().minWorkers();
+    boolean asksForItsGang =
+        input.liveWorkers(app.id()) + app.askedWorkers() >= app.shape().minWorkers();
     return asksForItsGang && plan.target(app.id()).isEmpty();
   }
 
   /**
    * The message of a waiting job.
    *
-   * @param place where the round's admission put it: the waiting jobs offered their gang before it, its standing with
-   *     the starvation guard, and whether nodes are held for it (the first job offered, if starving, reserves nodes
-   *     whether the senior lane put it first or the job order did)
+   * @param place where the round's admission put it: the waiting jobs offered their gang before it,
+   *     its standing with the starvation guard, and whether nodes are held for it (the first job
+   *     offered, if starving, reserves nodes whether the senior lane put it first or the job order
+   *     did)
    */
   static String message(String pool, JobShape shape, Room room, QueuePlace place, JobOrder order) {
     int ahead = place.waitingAhead();
     int g = shape.gpusPerWorker();
-    StringBuilder m = new StringBuilder(PREFIX).append("waiting for ")
-        .append(count(shape.minWorkers(), "worker")).append(" x ").append(count(g, "GPU"))
-        .append(" (").append(count(shape.baseGpus(), "GPU")).append(") on ").append(pool).append("; ")
-        .append(count(room.freeGpus(), "GPU")).append(" free now, largest node ").append(room.largestNodeFree())
-        .append(" free");
+    StringBuilder m =
+        new StringBuilder(PREFIX)
+            .append("waiting for ")
+            .append(count(shape.minWorkers(), "worker"))
+            .append(" x ")
+            .append(count(g, "GPU"))
+            .append(" (")
+            .append(count(shape.baseGpus(), "GPU"))
+            .append(") on ")
+            .append(pool)
+            .append("; ")
+            .append(count(room.freeGpus(), "GPU"))
+            .append(" free now, largest node ")
+            .append(room.largestNodeFree())
+            .append(" free");
     boolean holdsIt = room.workersThePoolHolds() >= shape.minWorkers();
     if (!holdsIt) {
-      m.append("; the ").append(pool).append(" pool holds at most ").append(count(room.workersThePoolHolds(), "worker"))
-          .append(" of ").append(count(g, "GPU")).append(" now: it waits for more nodes (lent by inference)");
+      m.append("; the ")
+          .append(pool)
+          .append(" pool holds at most ")
+          .append(count(room.workersThePoolHolds(), "worker"))
+          .append(" of ")
+          .append(count(g, "GPU"))
+          .append(" now: it waits for more nodes (lent by inference)");
     }
     String held = holdsIt && place.reserved() ? ", and nodes are held for it as they free" : "";
-    String orderName = order == JobOrder.FIFO ? "first come, first served" : "shortest predicted first";
+    String orderName =
+        order == JobOrder.FIFO ? "first come, first served" : "shortest predicted first";
     switch (place.standing()) {
       case IN_THE_LANE -> {
         m.append("; waited past aryl.scheduler.starvation-wait-s and is in the senior lane");
@@ -143,16 +167,25 @@ final class WaitingMessages {
         }
       }
       case OUTSIDE_THE_LANE -> {
-        m.append("; waited past aryl.scheduler.starvation-wait-s, but older jobs fill the senior lane: ");
+        m.append(
+            "; waited past aryl.scheduler.starvation-wait-s, but older jobs fill the senior lane: ");
         if (ahead > 0) {
-          m.append("queued behind ").append(count(ahead, "job")).append(" (").append(orderName).append(')');
+          m.append("queued behind ")
+              .append(count(ahead, "job"))
+              .append(" (")
+              .append(orderName)
+              .append(')');
         } else {
           m.append("it is first in line by ").append(orderName).append(held);
         }
       }
       case NOT_STARVING -> {
         if (ahead > 0) {
-          m.append("; queued behind ").append(count(ahead, "job")).append(" (").append(orderName).append(')');
+          m.append("; queued behind ")
+              .append(count(ahead, "job"))
+              .append(" (")
+              .append(orderName)
+              .append(')');
         }
       }
     }
@@ -179,7 +212,8 @@ final class WaitingMessages {
       }
       for (Map.Entry<String, Allocation> e : plan.targets().entrySet()) {
         Job job = state.job(e.getKey());
-        BaseSplit.Parts parts = BaseSplit.split(job, e.getValue(), table, BaseSplit.ownOpenFirst(table));
+        BaseSplit.Parts parts =
+            BaseSplit.split(job, e.getValue(), table, BaseSplit.ownOpenFirst(table));
         for (int i = 0; i < parts.servers().length; i++) {
           free[parts.servers()[i]] -= parts.base()[i] * job.gpusPerWorker();
         }

@@ -14,17 +14,21 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * One "return N nodes to inference by the deadline": its nodes are fenced (no new containers), drained (flexible
- * workers shrunk, other containers preempted after the grace), then relabelled. A node whose NodeManager leaves the
- * cluster first is lost: another loaned node takes its place when there is one, else the reclaim ends short. A record
- * of what it cost is kept. Mutated only by {@link ReclaimTracker}, under its lock.
+ * One "return N nodes to inference by the deadline": its nodes are fenced (no new containers),
+ * drained (flexible workers shrunk, other containers preempted after the grace), then relabelled. A
+ * node whose NodeManager leaves the cluster first is lost: another loaned node takes its place when
+ * there is one, else the reclaim ends short. A record of what it cost is kept. Mutated only by
+ * {@link ReclaimTracker}, under its lock.
  */
 public final class Reclaim {
   /** Where a reclaim is. */
   public enum Phase {
     /** Nodes fenced; their containers are being shrunk or preempted. */
     DRAINING,
-    /** As many nodes as asked are back in the inference pool, or none is left to take a lost node's place. */
+    /**
+     * As many nodes as asked are back in the inference pool, or none is left to take a lost node's
+     * place.
+     */
     DONE
   }
 
@@ -46,7 +50,12 @@ public final class Reclaim {
   private Phase phase = Phase.DRAINING;
   private long finishedMs = -1;
 
-  Reclaim(long id, List<String> nodes, long requestedMs, long deadlineMs, double plannedCostGpuS,
+  Reclaim(
+      long id,
+      List<String> nodes,
+      long requestedMs,
+      long deadlineMs,
+      double plannedCostGpuS,
       Map<String, String> jobActions) {
     this.id = id;
     this.requested = nodes.size();
@@ -59,26 +68,59 @@ public final class Reclaim {
 
   /** The reclaim as stored. */
   synchronized ReclaimRecord toRecord() {
-    return new ReclaimRecord(id, requested, List.copyOf(nodes), requestedMs, deadlineMs, plannedCostGpuS,
-        new TreeMap<>(jobActions), List.copyOf(returned), List.copyOf(lost), new LinkedHashMap<>(replacements),
-        shortBy, List.copyOf(shrunk), List.copyOf(preempted), List.copyOf(chargedJobs), gpuSecondsLost, phase.name(),
+    return new ReclaimRecord(
+        id,
+        requested,
+        List.copyOf(nodes),
+        requestedMs,
+        deadlineMs,
+        plannedCostGpuS,
+        new TreeMap<>(jobActions),
+        List.copyOf(returned),
+        List.copyOf(lost),
+        new LinkedHashMap<>(replacements),
+        shortBy,
+        List.copyOf(shrunk),
+        List.copyOf(preempted),
+        List.copyOf(chargedJobs),
+        gpuSecondsLost,
+        phase.name(),
         finishedMs);
   }
 
   /** A reclaim read back from the store, exactly as it was. */
   static Reclaim fromRecord(ReclaimRecord r) {
-    Reclaim out = new Reclaim(r.id(), r.nodes(), r.requestedMs(), r.deadlineMs(), r.plannedCostGpuS(),
-        r.jobActions());
+    Reclaim out =
+        new Reclaim(
+            r.id(),
+            r.nodes(),
+            r.requestedMs(),
+            r.deadlineMs(),
+            r.plannedCostGpuS(),
+            r.jobActions());
     if (r.requested() < 1 || r.requested() > r.nodes().size()) {
-      throw new IllegalArgumentException("reclaim " + r.id() + ": requested must be 1.." + r.nodes().size()
-          + ", was " + r.requested());
+      throw new IllegalArgumentException(
+          "reclaim "
+              + r.id()
+              + ": requested must be 1.."
+              + r.nodes().size()
+              + ", was "
+              + r.requested());
     }
-    r.jobActions().forEach((job, action) -> {
-      if (!action.equals(Fate.SHRINK.name()) && !action.equals(Fate.PREEMPT.name())) {
-        throw new IllegalArgumentException("reclaim " + r.id() + ": jobActions[" + job + "] must be SHRINK or PREEMPT,"
-            + " was " + action);
-      }
-    });
+    r.jobActions()
+        .forEach(
+            (job, action) -> {
+              if (!action.equals(Fate.SHRINK.name()) && !action.equals(Fate.PREEMPT.name())) {
+                throw new IllegalArgumentException(
+                    "reclaim "
+                        + r.id()
+                        + ": jobActions["
+                        + job
+                        + "] must be SHRINK or PREEMPT,"
+                        + " was "
+                        + action);
+              }
+            });
     out.requested = r.requested();
     out.returned.addAll(r.returned());
     out.lost.addAll(r.lost());
@@ -132,11 +174,12 @@ public final class Reclaim {
   }
 
   /**
-   * What this reclaim does to an elastic job with a worker on one of its pending nodes: what the plan decided, or,
-   * for a job the plan did not name, {@link Fate#of} on the job's workers now and those of them on the pending nodes.
-   * A plan does not name a job whose workers there were draining when it was made (a round's snapshot leaves them
-   * out: a shrink's, or the old workers of a move), nor one that reached the node since; such a job is preempted only
-   * if the reclaim leaves it below its minimum.
+   * What this reclaim does to an elastic job with a worker on one of its pending nodes: what the
+   * plan decided, or, for a job the plan did not name, {@link Fate#of} on the job's workers now and
+   * those of them on the pending nodes. A plan does not name a job whose workers there were
+   * draining when it was made (a round's snapshot leaves them out: a shrink's, or the old workers
+   * of a move), nor one that reached the node since; such a job is preempted only if the reclaim
+   * leaves it below its minimum.
    *
    * @param minWorkers the job's minimum
    * @param nodes every node as the round read it
@@ -196,7 +239,10 @@ public final class Reclaim {
     return preempted.size();
   }
 
-  /** GPU-seconds of work lost: for each container taken, its GPUs times the seconds since its job last changed. */
+  /**
+   * GPU-seconds of work lost: for each container taken, its GPUs times the seconds since its job
+   * last changed.
+   */
   public synchronized double gpuSecondsLost() {
     return gpuSecondsLost;
   }
@@ -235,17 +281,26 @@ public final class Reclaim {
     return true;
   }
 
-  /** @return true if this made the reclaim done */
+  /**
+   * @return true if this made the reclaim done
+   */
   synchronized boolean nodeReturned(String node, long nowMs) {
-    return nodes.contains(node) && !lost.contains(node) && returned.add(node) && finishIfComplete(nowMs);
+    return nodes.contains(node)
+        && !lost.contains(node)
+        && returned.add(node)
+        && finishIfComplete(nowMs);
   }
 
   /**
-   * The node left the cluster before it was returned; {@code substitute} (another loaned node, with what its jobs
-   * must do) takes its place, or, when null, the reclaim returns one node fewer.
+   * The node left the cluster before it was returned; {@code substitute} (another loaned node, with
+   * what its jobs must do) takes its place, or, when null, the reclaim returns one node fewer.
    */
-  synchronized boolean nodeLost(String node, String substitute, Map<String, String> substituteActions, long nowMs) {
-    if (phase == Phase.DONE || !nodes.contains(node) || returned.contains(node) || !lost.add(node)) {
+  synchronized boolean nodeLost(
+      String node, String substitute, Map<String, String> substituteActions, long nowMs) {
+    if (phase == Phase.DONE
+        || !nodes.contains(node)
+        || returned.contains(node)
+        || !lost.add(node)) {
       return false;
     }
     if (substitute != null) {

@@ -13,8 +13,9 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Reclaims in flight and the most recent finished ones; the set of fenced nodes follows from them. Its whole content
- * is durable ({@link #toRecord}, {@link #restore}): a newly active scheduler resumes every reclaim where it was.
+ * Reclaims in flight and the most recent finished ones; the set of fenced nodes follows from them.
+ * Its whole content is durable ({@link #toRecord}, {@link #restore}): a newly active scheduler
+ * resumes every reclaim where it was.
  */
 public final class ReclaimTracker {
   /** Finished reclaims kept for the REST resource. */
@@ -35,7 +36,8 @@ public final class ReclaimTracker {
         throw new IllegalStateException("node " + n + " is already being returned");
       }
     }
-    Reclaim r = new Reclaim(nextId++, plan.servers(), nowMs, deadlineMs, plan.costGpuS(), actions(plan));
+    Reclaim r =
+        new Reclaim(nextId++, plan.servers(), nowMs, deadlineMs, plan.costGpuS(), actions(plan));
     inFlight.add(r);
     return r;
   }
@@ -47,7 +49,10 @@ public final class ReclaimTracker {
     return actions;
   }
 
-  /** Forgets a reclaim just started that could not be stored: it never happened (its id is not reused). */
+  /**
+   * Forgets a reclaim just started that could not be stored: it never happened (its id is not
+   * reused).
+   */
   public synchronized void abandon(Reclaim r) {
     inFlight.remove(r);
   }
@@ -61,7 +66,9 @@ public final class ReclaimTracker {
     return List.copyOf(finished);
   }
 
-  /** Nodes of reclaims in flight that are neither returned nor lost: they take no new containers. */
+  /**
+   * Nodes of reclaims in flight that are neither returned nor lost: they take no new containers.
+   */
   public synchronized Set<String> fencedNodes() {
     Set<String> out = new HashSet<>();
     for (Reclaim r : inFlight) {
@@ -97,12 +104,17 @@ public final class ReclaimTracker {
   }
 
   /**
-   * The node left the cluster before it was returned; {@code substitute} takes its place, or null for none.
+   * The node left the cluster before it was returned; {@code substitute} takes its place, or null
+   * for none.
    *
    * @return true if this finished the reclaim
    */
-  public synchronized boolean nodeLost(Reclaim r, String node, String substitute,
-      Map<String, String> substituteActions, long nowMs) {
+  public synchronized boolean nodeLost(
+      Reclaim r,
+      String node,
+      String substitute,
+      Map<String, String> substituteActions,
+      long nowMs) {
     if (substitute != null && fencedNodes().contains(substitute)) {
       throw new IllegalStateException("node " + substitute + " is already being returned");
     }
@@ -122,15 +134,17 @@ public final class ReclaimTracker {
 
   /** Everything, as stored. */
   public synchronized Reclaims toRecord() {
-    return new Reclaims(nextId, inFlight.stream().map(Reclaim::toRecord).toList(),
+    return new Reclaims(
+        nextId,
+        inFlight.stream().map(Reclaim::toRecord).toList(),
         finished.stream().map(Reclaim::toRecord).toList());
   }
 
   /**
    * Replaces what this tracker holds with the stored reclaims.
    *
-   * @throws IllegalArgumentException when the record contradicts itself (a reclaim id at or above the next id, a node
-   *     in two reclaims in flight)
+   * @throws IllegalArgumentException when the record contradicts itself (a reclaim id at or above
+   *     the next id, a node in two reclaims in flight)
    */
   public synchronized void restore(Reclaims stored) {
     List<Reclaim> flying = new ArrayList<>();
@@ -139,11 +153,13 @@ public final class ReclaimTracker {
     for (ReclaimRecord r : stored.inFlight()) {
       Reclaim reclaim = Reclaim.fromRecord(r);
       if (reclaim.phase() != Reclaim.Phase.DRAINING) {
-        throw new IllegalArgumentException("reclaim " + r.id() + " is listed in flight but its phase is " + r.phase());
+        throw new IllegalArgumentException(
+            "reclaim " + r.id() + " is listed in flight but its phase is " + r.phase());
       }
       for (String n : reclaim.pendingNodes()) {
         if (!fenced.add(n)) {
-          throw new IllegalArgumentException("node " + n + " is being returned by two reclaims in flight");
+          throw new IllegalArgumentException(
+              "node " + n + " is being returned by two reclaims in flight");
         }
       }
       flying.add(reclaim);
@@ -155,8 +171,8 @@ public final class ReclaimTracker {
       maxId = Math.max(maxId, r.id());
     }
     if (stored.nextId() <= maxId) {
-      throw new IllegalArgumentException("nextId must be above every stored reclaim id (" + maxId + "), was "
-          + stored.nextId());
+      throw new IllegalArgumentException(
+          "nextId must be above every stored reclaim id (" + maxId + "), was " + stored.nextId());
     }
     inFlight.clear();
     inFlight.addAll(flying);

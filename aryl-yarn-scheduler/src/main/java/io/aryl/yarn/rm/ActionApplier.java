@@ -22,10 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries the engine's actions out on the ResourceManager, and counts what its outcomes say in the metrics: a notice
- * is a PreemptionMessage to the container's ApplicationMaster, a kill completes the container (exit status -102), a
- * relabel goes to the label manager (only on a node with nothing on it), a diagnostic to the application's current
- * attempt. It decides nothing.
+ * Carries the engine's actions out on the ResourceManager, and counts what its outcomes say in the
+ * metrics: a notice is a PreemptionMessage to the container's ApplicationMaster, a kill completes
+ * the container (exit status -102), a relabel goes to the label manager (only on a node with
+ * nothing on it), a diagnostic to the application's current attempt. It decides nothing.
  */
 final class ActionApplier {
   private static final Logger LOG = LoggerFactory.getLogger(ActionApplier.class);
@@ -35,7 +35,10 @@ final class ActionApplier {
   private final ArylMetrics metrics;
   private final Function<String, FiCaSchedulerNode> nodeNamed;
 
-  ActionApplier(CapacityScheduler scheduler, RoundEngine engine, ArylMetrics metrics,
+  ActionApplier(
+      CapacityScheduler scheduler,
+      RoundEngine engine,
+      ArylMetrics metrics,
       Function<String, FiCaSchedulerNode> nodeNamed) {
     this.scheduler = scheduler;
     this.engine = engine;
@@ -89,14 +92,18 @@ final class ActionApplier {
   private void preempt(String containerId, SchedulerEventType type) {
     RMContainer rc = scheduler.getRMContainer(ContainerId.fromString(containerId));
     if (rc != null) {
-      scheduler.getRMContext().getDispatcher().getEventHandler().handle(new ContainerPreemptEvent(
-          rc.getApplicationAttemptId(), rc, type));
+      scheduler
+          .getRMContext()
+          .getDispatcher()
+          .getEventHandler()
+          .handle(new ContainerPreemptEvent(rc.getApplicationAttemptId(), rc, type));
     }
   }
 
   /**
-   * Relabels the node, but only when the scheduler itself says nothing runs or is reserved there now (the round read
-   * it a moment ago): relabelling does not stop what runs on a node, it would only charge it to the other pool.
+   * Relabels the node, but only when the scheduler itself says nothing runs or is reserved there
+   * now (the round read it a moment ago): relabelling does not stop what runs on a node, it would
+   * only charge it to the other pool.
    */
   private void relabel(Action.Relabel r, long now) {
     FiCaSchedulerNode node = nodeNamed.apply(r.node());
@@ -105,17 +112,23 @@ final class ActionApplier {
     }
     if (!r.label().equals(node.getPartition())) {
       try {
-        scheduler.getRMContext().getNodeLabelManager().replaceLabelsOnNode(
-            Map.of(node.getNodeID(), Set.of(r.label())));
+        scheduler
+            .getRMContext()
+            .getNodeLabelManager()
+            .replaceLabelsOnNode(Map.of(node.getNodeID(), Set.of(r.label())));
       } catch (IOException e) {
-        LOG.warn("Aryl: relabelling {} {} failed, will retry: {}", r.node(), r.label(), e.toString());
+        LOG.warn(
+            "Aryl: relabelling {} {} failed, will retry: {}", r.node(), r.label(), e.toString());
         return;
       }
     }
     count(engine.relabelled(r.node(), r.label(), now));
   }
 
-  /** Sets the message where YARN keeps a running attempt's diagnostics; a message is never worth a round. */
+  /**
+   * Sets the message where YARN keeps a running attempt's diagnostics; a message is never worth a
+   * round.
+   */
   private void diagnose(String appId, String message) {
     try {
       RMApp app = scheduler.getRMContext().getRMApps().get(ApplicationId.fromString(appId));

@@ -16,24 +16,28 @@ import java.net.URISyntaxException;
 import java.net.URL;
 
 /**
- * Reads a job's last checkpoint ({@link CheckpointReport}) from its ApplicationMaster's {@code status.json}, at the
- * tracking URL the ApplicationMaster registered (the AM itself, not the RM's web proxy in front of it). Short
- * timeouts, no proxy, no redirects; only the two top-level fields are parsed and the rest of the document is skipped,
- * reading at most {@link #MAX_BYTES}: the ResourceManager must not spend time or memory on a slow or odd answer.
+ * Reads a job's last checkpoint ({@link CheckpointReport}) from its ApplicationMaster's {@code
+ * status.json}, at the tracking URL the ApplicationMaster registered (the AM itself, not the RM's
+ * web proxy in front of it). Short timeouts, no proxy, no redirects; only the two top-level fields
+ * are parsed and the rest of the document is skipped, reading at most {@link #MAX_BYTES}: the
+ * ResourceManager must not spend time or memory on a slow or odd answer.
  */
 final class AmCheckpointClient {
   static final int CONNECT_TIMEOUT_MS = 1000;
   static final int READ_TIMEOUT_MS = 2000;
+
   /** A status far larger than this is not an Aryl ApplicationMaster's. */
   static final int MAX_BYTES = 4 << 20;
+
   private static final JsonFactory JSON = new JsonFactory();
 
   /**
-   * The checkpoint the ApplicationMaster at {@code trackingUrl} reports; {@link CheckpointReport#NONE} when its status
-   * has no such field (it never checkpointed, or it is not an ApplicationMaster that reports them).
+   * The checkpoint the ApplicationMaster at {@code trackingUrl} reports; {@link
+   * CheckpointReport#NONE} when its status has no such field (it never checkpointed, or it is not
+   * an ApplicationMaster that reports them).
    *
-   * @throws IOException naming the URL when it cannot be reached, answers other than 200, or its answer is not a
-   *     status
+   * @throws IOException naming the URL when it cannot be reached, answers other than 200, or its
+   *     answer is not a status
    */
   CheckpointReport fetch(String trackingUrl) throws IOException {
     URL url = statusUrl(trackingUrl);
@@ -70,7 +74,8 @@ final class AmCheckpointClient {
       }
       return uri.resolve("status.json").toURL();
     } catch (URISyntaxException | MalformedURLException | IllegalArgumentException e) {
-      throw new IOException("tracking URL '" + trackingUrl + "' is not a URL: " + e.getMessage(), e);
+      throw new IOException(
+          "tracking URL '" + trackingUrl + "' is not a URL: " + e.getMessage(), e);
     }
   }
 
@@ -78,8 +83,8 @@ final class AmCheckpointClient {
    * The report in a status document: its top-level {@value CheckpointReport#LAST_CHECKPOINT_MS} and
    * {@value CheckpointReport#LAST_CHECKPOINT_STEP}, each -1 when absent.
    *
-   * @throws IOException naming the field and value when the document is not a JSON object or a field is not an integer
-   *     of the contract
+   * @throws IOException naming the field and value when the document is not a JSON object or a
+   *     field is not an integer of the contract
    */
   static CheckpointReport parse(InputStream in) throws IOException {
     try (JsonParser p = JSON.createParser(in)) {
@@ -112,7 +117,8 @@ final class AmCheckpointClient {
   }
 
   private static long integer(JsonParser p, String field, JsonToken value) throws IOException {
-    if (value != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+    if (value != JsonToken.VALUE_NUMBER_INT
+        || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
       throw new IOException(field + " must be an integer, was " + p.getText());
     }
     return p.getLongValue();

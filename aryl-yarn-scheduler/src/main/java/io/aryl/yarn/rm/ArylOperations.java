@@ -15,10 +15,10 @@ import io.aryl.yarn.state.DurableState;
 import java.util.List;
 
 /**
- * What the REST resource, operators and tests may ask of Aryl in a ResourceManager: its status and history, reclaims,
- * loans, the loan controller's target. Answers reflect the one lifecycle: with Aryl off the status is
- * {@link SchedulerStatus#disabled()} and every request is refused; before this ResourceManager becomes active,
- * likewise.
+ * What the REST resource, operators and tests may ask of Aryl in a ResourceManager: its status and
+ * history, reclaims, loans, the loan controller's target. Answers reflect the one lifecycle: with
+ * Aryl off the status is {@link SchedulerStatus#disabled()} and every request is refused; before
+ * this ResourceManager becomes active, likewise.
  */
 public final class ArylOperations {
   /** A scheduler that may run Aryl: ArylScheduler, whichever Aryl does in it now. */
@@ -75,15 +75,17 @@ public final class ArylOperations {
   }
 
   /**
-   * {@code GET /ws/v1/cluster/aryl}: pools and loans, the target in force, applications' target against actual
-   * workers, the plan, reclaims; {@link SchedulerStatus#disabled()} while Aryl does not run here.
+   * {@code GET /ws/v1/cluster/aryl}: pools and loans, the target in force, applications' target
+   * against actual workers, the plan, reclaims; {@link SchedulerStatus#disabled()} while Aryl does
+   * not run here.
    */
   public SchedulerStatus status() {
     RoundRunner r = runtime == null ? null : runtime.runner();
     if (r == null) {
       return SchedulerStatus.disabled();
     }
-    return StatusReport.of(r.statusInputs(), runtime.settings(), runtime.store(), runtime.state().epoch());
+    return StatusReport.of(
+        r.statusInputs(), runtime.settings(), runtime.store(), runtime.state().epoch());
   }
 
   /** Runs one planning round now (rounds also run on their own). */
@@ -92,19 +94,22 @@ public final class ArylOperations {
   }
 
   /**
-   * Returns {@code nodes} loaned nodes to inference: the least-cost ones are fenced, drained, and relabelled.
+   * Returns {@code nodes} loaned nodes to inference: the least-cost ones are fenced, drained, and
+   * relabelled.
    *
    * @return the reclaim (id, nodes, jobs affected), as the status lists it
    * @throws IllegalArgumentException if fewer nodes are on loan, or the GPU type is not declared
-   * @throws ArylUnavailableException while Aryl recovers after becoming active, or cannot store the reclaim
+   * @throws ArylUnavailableException while Aryl recovers after becoming active, or cannot store the
+   *     reclaim
    */
   public ReclaimStatus reclaim(ReclaimRequest request) {
-    return StatusReport.reclaim(runner().requestReclaim(request.nodes(), request.gpuType(), request.deadlineMs()));
+    return StatusReport.reclaim(
+        runner().requestReclaim(request.nodes(), request.gpuType(), request.deadlineMs()));
   }
 
   /**
-   * Lends the named inference nodes to training now, as an operator asked: each must be at home with nothing running
-   * on it; they are stored as being lent, then relabelled.
+   * Lends the named inference nodes to training now, as an operator asked: each must be at home
+   * with nothing running on it; they are stored as being lent, then relabelled.
    *
    * @throws IllegalArgumentException naming a node that cannot be lent, and why
    * @throws IllegalStateException while a loan controller's target decides what is lent
@@ -115,8 +120,9 @@ public final class ArylOperations {
   }
 
   /**
-   * Puts the loan controller's target in force once stored: how many inference nodes may be on loan, by when the
-   * ones above must be back. Rounds lend idle inference nodes and reclaim lent ones to meet it.
+   * Puts the loan controller's target in force once stored: how many inference nodes may be on
+   * loan, by when the ones above must be back. Rounds lend idle inference nodes and reclaim lent
+   * ones to meet it.
    *
    * @throws StaleEpochException when a controller of a newer epoch set the target in force
    * @throws IllegalArgumentException for a value out of range, naming it
@@ -126,15 +132,17 @@ public final class ArylOperations {
     RoundRunner r = runner();
     r.acceptLoanTarget(target);
     var status = r.engine().status();
-    return new LoanTargetAccepted(status.loanTarget(), status.places().size(),
-        lifecycle.get() == Lifecycle.State.RECOVERING);
+    return new LoanTargetAccepted(
+        status.loanTarget(), status.places().size(), lifecycle.get() == Lifecycle.State.RECOVERING);
   }
 
   private RoundRunner runner() {
     RoundRunner r = runtime == null ? null : runtime.runner();
     return switch (lifecycle.get()) {
-      case OFF -> throw new IllegalStateException("Aryl is off (" + ArylConf.ENABLED.key() + "=false)");
-      case NEW, STANDBY, STOPPED -> throw new IllegalStateException("Aryl is not active in this ResourceManager");
+      case OFF ->
+          throw new IllegalStateException("Aryl is off (" + ArylConf.ENABLED.key() + "=false)");
+      case NEW, STANDBY, STOPPED ->
+          throw new IllegalStateException("Aryl is not active in this ResourceManager");
       case RECOVERING, ACTIVE, DEPOSED -> r;
     };
   }

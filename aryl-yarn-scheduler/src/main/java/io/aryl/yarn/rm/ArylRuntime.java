@@ -33,10 +33,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Aryl inside one ResourceManager: the parts the scheduler's hooks hand over to, made when the scheduler is
- * initialised with Aryl on ({@link #init}) and started when this ResourceManager becomes active ({@link #start}). It
- * holds the applications Aryl knows, to whom nodes are offered, the submission checks, the metrics, and once
- * started the durable state, the rounds ({@link RoundRunner}) and the allocation path's checks ({@link AllocationGate}).
+ * Aryl inside one ResourceManager: the parts the scheduler's hooks hand over to, made when the
+ * scheduler is initialised with Aryl on ({@link #init}) and started when this ResourceManager
+ * becomes active ({@link #start}). It holds the applications Aryl knows, to whom nodes are offered,
+ * the submission checks, the metrics, and once started the durable state, the rounds ({@link
+ * RoundRunner}) and the allocation path's checks ({@link AllocationGate}).
  *
  * <p>{@link ArylOperations} is its face to the REST resource, operators and tests.
  */
@@ -46,45 +47,69 @@ public final class ArylRuntime {
   private final CapacityScheduler scheduler;
   private final ArylSettings settings;
   private final Lifecycle lifecycle;
+
   /** The Capacity Scheduler's own normalisation of asks, which it keeps to its subclasses. */
   private final Consumer<List<ResourceRequest>> normalize;
+
   private final NodeChangeCounts nodeChanges;
   private final ElasticApps apps = new ElasticApps();
   private final NodeOffers offers = new NodeOffers(apps);
-  /** Whether a node with nothing promised has anyone to be offered to: scans re-checked every 20 ms, at most 1 s old. */
-  private final UnplannedDemand unplanned = new UnplannedDemand(this::unplannedAsking, System::nanoTime, 20, 1_000);
+
+  /**
+   * Whether a node with nothing promised has anyone to be offered to: scans re-checked every 20 ms,
+   * at most 1 s old.
+   */
+  private final UnplannedDemand unplanned =
+      new UnplannedDemand(this::unplannedAsking, System::nanoTime, 20, 1_000);
+
   private final SubmissionCheck submissions;
   private final SubmissionAdmission admission;
   private final ArylMetrics metrics;
   private final StatusHistory history = new StatusHistory();
   private volatile StateStore store;
   private volatile DurableState state;
+
   /** Set once, when this ResourceManager becomes active. */
   private volatile RoundRunner runner;
+
   private volatile AllocationGate gate;
 
-  private ArylRuntime(CapacityScheduler scheduler, ArylSettings settings, Lifecycle lifecycle,
-      NodeChangeCounts nodeChanges, Consumer<List<ResourceRequest>> normalize) {
+  private ArylRuntime(
+      CapacityScheduler scheduler,
+      ArylSettings settings,
+      Lifecycle lifecycle,
+      NodeChangeCounts nodeChanges,
+      Consumer<List<ResourceRequest>> normalize) {
     this.scheduler = scheduler;
     this.settings = settings;
     this.lifecycle = lifecycle;
     this.nodeChanges = nodeChanges;
     this.normalize = normalize;
-    this.submissions = new SubmissionCheck(settings, scheduler::getQueue,
-        () -> RmReader.gpus(scheduler.getMaximumResourceCapability()));
+    this.submissions =
+        new SubmissionCheck(
+            settings,
+            scheduler::getQueue,
+            () -> RmReader.gpus(scheduler.getMaximumResourceCapability()));
     this.admission = new SubmissionAdmission(scheduler::getRMContext, apps, submissions);
     this.metrics = ArylMetrics.register(settings.metricsQuantileWindowS());
   }
 
   /**
-   * Aryl on a Capacity Scheduler that was just initialised: its queues are checked against the pools, and the caps of
-   * every queue read; a wrong one stops the start, naming the key and the value.
+   * Aryl on a Capacity Scheduler that was just initialised: its queues are checked against the
+   * pools, and the caps of every queue read; a wrong one stops the start, naming the key and the
+   * value.
    *
-   * @param nodeChanges the scheduler's count of each node's container changes (counted whether Aryl runs or not)
+   * @param nodeChanges the scheduler's count of each node's container changes (counted whether Aryl
+   *     runs or not)
    * @param normalize the Capacity Scheduler's own normalisation of asks
    */
-  public static ArylRuntime init(CapacityScheduler scheduler, Configuration conf, ArylSettings settings,
-      Lifecycle lifecycle, NodeChangeCounts nodeChanges, Consumer<List<ResourceRequest>> normalize) {
+  public static ArylRuntime init(
+      CapacityScheduler scheduler,
+      Configuration conf,
+      ArylSettings settings,
+      Lifecycle lifecycle,
+      NodeChangeCounts nodeChanges,
+      Consumer<List<ResourceRequest>> normalize) {
     PoolLabels.checkQueues(conf, settings, scheduler::getQueue);
     ArylRuntime runtime;
     try {
@@ -98,35 +123,66 @@ public final class ArylRuntime {
   }
 
   /**
-   * Runs when this ResourceManager becomes active (a standby initialises its scheduler but starts it only on
-   * failover): claims Aryl's state store, fencing any earlier active scheduler, and resumes from what it holds.
+   * Runs when this ResourceManager becomes active (a standby initialises its scheduler but starts
+   * it only on failover): claims Aryl's state store, fencing any earlier active scheduler, and
+   * resumes from what it holds.
    */
   public void start() throws IOException {
     PoolLabels.ensureExclusive(scheduler.getRMContext().getNodeLabelManager(), settings);
-    store = StateStores.open(settings, scheduler.getConfig(), scheduler.getRMContext().getResourceManager());
+    store =
+        StateStores.open(
+            settings, scheduler.getConfig(), scheduler.getRMContext().getResourceManager());
     try {
       state = DurableState.open(store, System.currentTimeMillis());
     } catch (CorruptStateException e) {
       throw new YarnRuntimeException(e.getMessage(), e);
     } catch (IOException e) {
-      throw new YarnRuntimeException("Aryl could not read its state at " + store.kind() + " " + store.location()
-          + ": " + e.getMessage() + " (" + ArylConf.STATE_STORE.key() + ")", e);
+      throw new YarnRuntimeException(
+          "Aryl could not read its state at "
+              + store.kind()
+              + " "
+              + store.location()
+              + ": "
+              + e.getMessage()
+              + " ("
+              + ArylConf.STATE_STORE.key()
+              + ")",
+          e);
     }
     RoundRunner started;
     try {
-      started = new RoundRunner(scheduler, settings, lifecycle, apps, metrics, state, nodeChanges, this::pushGrants,
-          this::sampleHistory);
+      started =
+          new RoundRunner(
+              scheduler,
+              settings,
+              lifecycle,
+              apps,
+              metrics,
+              state,
+              nodeChanges,
+              this::pushGrants,
+              this::sampleHistory);
     } catch (CorruptStateException e) {
       throw new YarnRuntimeException(e.getMessage(), e);
     }
     runner = started;
     gate = new AllocationGate(apps, started, this::labelOf);
     offerAdmittedOutsideHeartbeats();
-    lifecycle.move(Lifecycle.State.STANDBY, Lifecycle.State.RECOVERING); // the runner is in place for whoever asks
+    lifecycle.move(
+        Lifecycle.State.STANDBY,
+        Lifecycle.State.RECOVERING); // the runner is in place for whoever asks
     started.start();
-    LOG.info("Aryl started: pools {}={} and {}={}, round every {} ms, shrink grace {} ms, state in {} {} (epoch {})",
-        settings.inferenceLabel(), settings.inferenceQueue(), settings.trainingLabel(), settings.trainingQueue(),
-        settings.roundIntervalMs(), settings.shrinkGraceMs(), store.kind(), store.location(), state.epoch());
+    LOG.info(
+        "Aryl started: pools {}={} and {}={}, round every {} ms, shrink grace {} ms, state in {} {} (epoch {})",
+        settings.inferenceLabel(),
+        settings.inferenceQueue(),
+        settings.trainingLabel(),
+        settings.trainingQueue(),
+        settings.roundIntervalMs(),
+        settings.shrinkGraceMs(),
+        store.kind(),
+        store.location(),
+        state.epoch());
   }
 
   public void stop() {
@@ -141,7 +197,10 @@ public final class ArylRuntime {
     }
   }
 
-  /** The queues were reloaded ({@code yarn rmadmin -refreshQueues}, a failover): their caps and ordering policies. */
+  /**
+   * The queues were reloaded ({@code yarn rmadmin -refreshQueues}, a failover): their caps and
+   * ordering policies.
+   */
   public void queuesReloaded() throws IOException {
     if (runner != null) {
       offerAdmittedOutsideHeartbeats(); // the queues' ordering policies are new
@@ -149,15 +208,23 @@ public final class ArylRuntime {
     try {
       submissions.readCaps(scheduler.getConfiguration());
     } catch (IllegalArgumentException e) {
-      throw new IOException("Aryl configuration: " + e.getMessage() + " (the caps in force are unchanged: "
-          + submissions.caps() + ")", e);
+      throw new IOException(
+          "Aryl configuration: "
+              + e.getMessage()
+              + " (the caps in force are unchanged: "
+              + submissions.caps()
+              + ")",
+          e);
     }
   }
 
   // ---------------------------------------------------------------------------------------------------------------
   // What the scheduler's hooks hand over
 
-  /** A new application meets its queue's caps ({@link SubmissionAdmission}); false if it was rejected. */
+  /**
+   * A new application meets its queue's caps ({@link SubmissionAdmission}); false if it was
+   * rejected.
+   */
   public boolean admit(AppAddedSchedulerEvent event) {
     return admission.admit(event);
   }
@@ -186,21 +253,25 @@ public final class ArylRuntime {
   }
 
   /**
-   * Runs an allocation on the node offering it only to the applications that may take something there: plain ones,
-   * those waiting for their ApplicationMaster's container, and the elastic ones the plan promised workers on it.
+   * Runs an allocation on the node offering it only to the applications that may take something
+   * there: plain ones, those waiting for their ApplicationMaster's container, and the elastic ones
+   * the plan promised workers on it.
    */
   public <T> T allocatingOn(FiCaSchedulerNode node, java.util.function.Supplier<T> allocation) {
     RoundRunner r = runner;
     if (r == null) {
       return allocation.get();
     }
-    return PlanAwareOrdering.serving(offers.onNode(r.promises().book().promisedOn(node.getNodeName())), allocation);
+    return PlanAwareOrdering.serving(
+        offers.onNode(r.promises().book().promisedOn(node.getNodeName())), allocation);
   }
 
   /** A node with nothing promised, while no application outside the plan asks for containers. */
   public boolean noOneToOffer(FiCaSchedulerNode node) {
     RoundRunner r = runner;
-    return r != null && r.promises().book().promisedOn(node.getNodeName()).isEmpty() && !unplanned.mayBeAsking();
+    return r != null
+        && r.promises().book().promisedOn(node.getNodeName()).isEmpty()
+        && !unplanned.mayBeAsking();
   }
 
   /** Whether Aryl plans this ResourceManager's rounds (an idle walk then slows down). */
@@ -214,22 +285,29 @@ public final class ArylRuntime {
   }
 
   /**
-   * An ApplicationMaster's heartbeat: its asks reach the Capacity Scheduler only as far as the plan grants them.
+   * An ApplicationMaster's heartbeat: its asks reach the Capacity Scheduler only as far as the plan
+   * grants them.
    *
    * @param attempt the application's attempt the scheduler has, or null
    * @param current whether the heartbeat is of that attempt (an earlier attempt's passes as it is)
    * @param schedulingRequests whether the heartbeat carries scheduling requests
    * @param allocate the Capacity Scheduler's own allocate, with the asks to pass on
    */
-  public Allocation allocate(FiCaSchedulerApp attempt, boolean current, List<ResourceRequest> ask,
-      boolean schedulingRequests, java.util.function.Function<List<ResourceRequest>, Allocation> allocate) {
+  public Allocation allocate(
+      FiCaSchedulerApp attempt,
+      boolean current,
+      List<ResourceRequest> ask,
+      boolean schedulingRequests,
+      java.util.function.Function<List<ResourceRequest>, Allocation> allocate) {
     AllocationGate g = gate;
     if (g == null) {
       return allocate.apply(ask);
     }
-    if (attempt != null && offers.offeredEveryNode(attempt)
+    if (attempt != null
+        && offers.offeredEveryNode(attempt)
         && (ask != null && !ask.isEmpty() || schedulingRequests)) {
-      unplanned.changed(); // before the asks are pending: a scan that missed them cannot clear them away
+      unplanned
+          .changed(); // before the asks are pending: a scan that missed them cannot clear them away
     }
     if (attempt == null || !current) {
       return allocate.apply(ask);
@@ -239,25 +317,37 @@ public final class ArylRuntime {
     return allocation;
   }
 
-  /** Whether the allocation path may commit the proposal; false also before Aryl runs here, then every one passes. */
+  /**
+   * Whether the allocation path may commit the proposal; false also before Aryl runs here, then
+   * every one passes.
+   */
   public boolean refuses(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
     AllocationGate g = gate;
     return g != null && !g.accepts(request);
   }
 
-  /** The proposal's workers, taken out of their asks while they are committed ({@link AllocationGate#allocating}). */
-  public AllocationGate.Allocating allocating(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
+  /**
+   * The proposal's workers, taken out of their asks while they are committed ({@link
+   * AllocationGate#allocating}).
+   */
+  public AllocationGate.Allocating allocating(
+      ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
     AllocationGate g = gate;
     return g == null ? new AllocationGate.Allocating() : g.allocating(request);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
 
-  /** Whether an application offered every node ({@link NodeOffers#offeredEveryNode}) has containers pending. */
+  /**
+   * Whether an application offered every node ({@link NodeOffers#offeredEveryNode}) has containers
+   * pending.
+   */
   private boolean unplannedAsking() {
-    for (SchedulerApplication<FiCaSchedulerApp> app : scheduler.getSchedulerApplications().values()) {
+    for (SchedulerApplication<FiCaSchedulerApp> app :
+        scheduler.getSchedulerApplications().values()) {
       FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-      if (attempt != null && offers.offeredEveryNode(attempt)
+      if (attempt != null
+          && offers.offeredEveryNode(attempt)
           && !zero(attempt.getAppAttemptResourceUsage().getAllPending())) {
         return true;
       }
@@ -274,11 +364,15 @@ public final class ArylRuntime {
     return true;
   }
 
-  /** The queues' ordering policies are new (start-up, a refresh): tell the plan-aware ones whom to offer nodes to. */
+  /**
+   * The queues' ordering policies are new (start-up, a refresh): tell the plan-aware ones whom to
+   * offer nodes to.
+   */
   private void offerAdmittedOutsideHeartbeats() {
     RoundRunner r = runner;
     for (CSQueue q : scheduler.getCapacitySchedulerQueueManager().getQueues().values()) {
-      if (q instanceof AbstractLeafQueue leaf && leaf.getOrderingPolicy() instanceof PlanAwareOrdering<?> p) {
+      if (q instanceof AbstractLeafQueue leaf
+          && leaf.getOrderingPolicy() instanceof PlanAwareOrdering<?> p) {
         p.offerOutsideHeartbeats(offers.anywhere(id -> r.promises().book().admitted(id)));
       }
     }
@@ -291,8 +385,9 @@ public final class ArylRuntime {
   }
 
   /**
-   * Hands a new round's grants to the Capacity Scheduler at once, as the application's next heartbeat would: without
-   * this, a job admitted now would wait for its ApplicationMaster's next heartbeat before any node could take it.
+   * Hands a new round's grants to the Capacity Scheduler at once, as the application's next
+   * heartbeat would: without this, a job admitted now would wait for its ApplicationMaster's next
+   * heartbeat before any node could take it.
    */
   private void pushGrants(Set<String> appIds) {
     for (String id : appIds) {
@@ -316,7 +411,10 @@ public final class ArylRuntime {
     }
   }
 
-  /** After a planning round: keeps a sample of the status for the charts when one is due (once a minute). */
+  /**
+   * After a planning round: keeps a sample of the status for the charts when one is due (once a
+   * minute).
+   */
   private void sampleHistory(long nowMs) {
     RoundRunner r = runner;
     if (r != null && history.due(nowMs)) {

@@ -21,15 +21,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * When each elastic job last checkpointed, as its ApplicationMaster reports it ({@link CheckpointReport}): a reclaim
- * prices preempting a job by the work since then instead of since its workers last changed, which is all the
- * scheduler sees itself.
+ * When each elastic job last checkpointed, as its ApplicationMaster reports it ({@link
+ * CheckpointReport}): a reclaim prices preempting a job by the work since then instead of since its
+ * workers last changed, which is all the scheduler sees itself.
  *
- * <p>Every {@link ArylConf#CHECKPOINT_POLL_MS} ms a thread of its own asks each elastic application's
- * ApplicationMaster (the tracking URL it registered) for its status, and keeps the last answer per application; a
- * round only reads what is kept, so a slow or dead ApplicationMaster never holds a round up. A failed read keeps the
- * previous answer and is logged once per application; applications that ended are forgotten. Nothing is stored: after
- * a restart or failover the first poll, at once, fills it again, and meanwhile jobs are priced as without it.
+ * <p>Every {@link ArylConf#CHECKPOINT_POLL_MS} ms a thread of its own asks each elastic
+ * application's ApplicationMaster (the tracking URL it registered) for its status, and keeps the
+ * last answer per application; a round only reads what is kept, so a slow or dead ApplicationMaster
+ * never holds a round up. A failed read keeps the previous answer and is logged once per
+ * application; applications that ended are forgotten. Nothing is stored: after a restart or
+ * failover the first poll, at once, fills it again, and meanwhile jobs are priced as without it.
  */
 final class CheckpointTimes implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CheckpointTimes.class);
@@ -44,38 +45,53 @@ final class CheckpointTimes implements AutoCloseable {
   private final Function<String, String> trackingUrls;
   private final Source source;
   private final Map<String, CheckpointReport> reports = new ConcurrentHashMap<>();
+
   /** Applications whose last read failed, logged already. */
   private final Set<String> failing = ConcurrentHashMap.newKeySet();
+
   private final ScheduledExecutorService thread;
 
   /**
-   * @param pollMs milliseconds between polls; 0: never poll, every job is priced by the time since its workers changed
+   * @param pollMs milliseconds between polls; 0: never poll, every job is priced by the time since
+   *     its workers changed
    * @param apps the elastic applications to ask
-   * @param trackingUrls an application's ApplicationMaster URL; null while it has none (not registered yet)
+   * @param trackingUrls an application's ApplicationMaster URL; null while it has none (not
+   *     registered yet)
    */
-  CheckpointTimes(long pollMs, Supplier<Collection<String>> apps, Function<String, String> trackingUrls,
+  CheckpointTimes(
+      long pollMs,
+      Supplier<Collection<String>> apps,
+      Function<String, String> trackingUrls,
       Source source) {
     this.pollMs = pollMs;
     this.apps = apps;
     this.trackingUrls = trackingUrls;
     this.source = source;
-    this.thread = pollMs <= 0 ? null : Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "aryl-checkpoint-poll");
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread =
+        pollMs <= 0
+            ? null
+            : Executors.newSingleThreadScheduledExecutor(
+                r -> {
+                  Thread t = new Thread(r, "aryl-checkpoint-poll");
+                  t.setDaemon(true);
+                  return t;
+                });
   }
 
   /** Polls the ApplicationMasters of the elastic applications the scheduler knows, over HTTP. */
   static CheckpointTimes onRm(RMContext rm, ElasticApps apps, long pollMs) {
     AmCheckpointClient client = new AmCheckpointClient();
-    return new CheckpointTimes(pollMs, () -> apps.all().stream().map(a -> a.id).toList(),
-        id -> trackingUrl(rm, id), client::fetch);
+    return new CheckpointTimes(
+        pollMs,
+        () -> apps.all().stream().map(a -> a.id).toList(),
+        id -> trackingUrl(rm, id),
+        client::fetch);
   }
 
   /**
-   * The URL the application's current attempt registered: the ApplicationMaster itself. (RMApp's tracking URL is the
-   * RM web proxy's, which would send every poll through the proxy.) Null before the attempt registers ("N/A").
+   * The URL the application's current attempt registered: the ApplicationMaster itself. (RMApp's
+   * tracking URL is the RM web proxy's, which would send every poll through the proxy.) Null before
+   * the attempt registers ("N/A").
    */
   static String trackingUrl(RMContext rm, String appId) {
     RMApp app;
@@ -133,15 +149,23 @@ final class CheckpointTimes implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         if (failing.add(id)) {
           CheckpointReport kept = reports.getOrDefault(id, CheckpointReport.NONE);
-          LOG.info("Aryl cannot read the last checkpoint of {} from its ApplicationMaster: {}; keeping {} (logged once"
-              + " until a read succeeds)", id, e.getMessage(), kept.known() ? kept : "none: its preemption is priced"
-              + " by the time since its workers changed");
+          LOG.info(
+              "Aryl cannot read the last checkpoint of {} from its ApplicationMaster: {}; keeping {} (logged once"
+                  + " until a read succeeds)",
+              id,
+              e.getMessage(),
+              kept.known()
+                  ? kept
+                  : "none: its preemption is priced" + " by the time since its workers changed");
         }
       }
     }
   }
 
-  /** The last answer of the application's ApplicationMaster; {@link CheckpointReport#NONE} without one. */
+  /**
+   * The last answer of the application's ApplicationMaster; {@link CheckpointReport#NONE} without
+   * one.
+   */
   CheckpointReport get(String appId) {
     return reports.getOrDefault(appId, CheckpointReport.NONE);
   }
@@ -153,10 +177,11 @@ final class CheckpointTimes implements AutoCloseable {
   }
 
   /**
-   * Seconds of work preempting the job at {@code nowMs} throws away, what the reclaim cost multiplies by its GPUs:
-   * since its last checkpoint or the last change of its workers, whichever is later
-   * ({@link CheckpointReport#sinceCheckpointS}); since the change alone while its ApplicationMaster has reported no
-   * checkpoint (none yet, polling off, or an ApplicationMaster that does not report them).
+   * Seconds of work preempting the job at {@code nowMs} throws away, what the reclaim cost
+   * multiplies by its GPUs: since its last checkpoint or the last change of its workers, whichever
+   * is later ({@link CheckpointReport#sinceCheckpointS}); since the change alone while its
+   * ApplicationMaster has reported no checkpoint (none yet, polling off, or an ApplicationMaster
+   * that does not report them).
    */
   double sinceCheckpointS(String appId, JobProgress progress, long nowMs) {
     return get(appId).sinceCheckpointS(nowMs, progress.sinceChangeS());

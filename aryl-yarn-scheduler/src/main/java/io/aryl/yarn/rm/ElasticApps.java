@@ -11,9 +11,9 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 
 /**
- * The elastic applications the scheduler knows: their shape from submission, and what their ApplicationMaster last
- * asked for. The ApplicationMaster's asks are kept here and only what the plan grants is passed on to the Capacity
- * Scheduler, so a job never holds part of its gang.
+ * The elastic applications the scheduler knows: their shape from submission, and what their
+ * ApplicationMaster last asked for. The ApplicationMaster's asks are kept here and only what the
+ * plan grants is passed on to the Capacity Scheduler, so a job never holds part of its gang.
  */
 final class ElasticApps {
   /** One elastic application. */
@@ -21,25 +21,33 @@ final class ElasticApps {
     final String id;
     final JobShape shape;
     final long submitMs;
+
     /**
-     * The ApplicationMaster's outstanding worker asks at ResourceRequest.ANY, by priority and request id: its last ask,
-     * less the workers allocated against it since (as the Capacity Scheduler counts its own pending asks).
+     * The ApplicationMaster's outstanding worker asks at ResourceRequest.ANY, by priority and
+     * request id: its last ask, less the workers allocated against it since (as the Capacity
+     * Scheduler counts its own pending asks).
      */
     final Map<String, ResourceRequest> asks = new ConcurrentHashMap<>();
+
     /** Whether asks for containers larger than the shape were logged (once per application). */
     boolean oversizeLogged;
+
     /** Node and rack names the scheduler last asked for on the application's behalf, by ask. */
     final Map<String, java.util.Set<String>> sentNames = new ConcurrentHashMap<>();
+
     /**
-     * Workers allocated and not yet handed to the ApplicationMaster, by attempt, priority and request id: an ask the
-     * ApplicationMaster sends meanwhile still counts them. Guarded by this App's monitor.
+     * Workers allocated and not yet handed to the ApplicationMaster, by attempt, priority and
+     * request id: an ask the ApplicationMaster sends meanwhile still counts them. Guarded by this
+     * App's monitor.
      */
     final Map<String, Integer> unseen = new java.util.HashMap<>();
+
     /**
-     * Workers taken out of {@link #asks} whose commit has not ended: in no ask and on no node yet. A round reads the
-     * asks before the nodes, so without them a round reading across a commit saw the job asking for one worker fewer
-     * than it does, planned it that width, and then found the last worker not worth a re-scale: the job stayed a
-     * worker short for good, with a GPU idle and its ask outstanding.
+     * Workers taken out of {@link #asks} whose commit has not ended: in no ask and on no node yet.
+     * A round reads the asks before the nodes, so without them a round reading across a commit saw
+     * the job asking for one worker fewer than it does, planned it that width, and then found the
+     * last worker not worth a re-scale: the job stayed a worker short for good, with a GPU idle and
+     * its ask outstanding.
      */
     private final AtomicInteger allocating = new AtomicInteger();
 
@@ -58,16 +66,20 @@ final class ElasticApps {
     }
 
     /**
-     * The workers a round counts as asked for: {@link #askedWorkers()} and the workers being allocated. Read the nodes
-     * after this: a worker whose commit ended since is on its node by then. The asks are read first: a worker leaves
-     * them only after it is counted as being allocated, so it is never in neither.
+     * The workers a round counts as asked for: {@link #askedWorkers()} and the workers being
+     * allocated. Read the nodes after this: a worker whose commit ended since is on its node by
+     * then. The asks are read first: a worker leaves them only after it is counted as being
+     * allocated, so it is never in neither.
      */
     int askedOrAllocating() {
       int asked = askedWorkers();
       return asked + allocating.get();
     }
 
-    /** A worker leaves the asks to be committed; {@link #allocationEnded()} follows once its commit ended. */
+    /**
+     * A worker leaves the asks to be committed; {@link #allocationEnded()} follows once its commit
+     * ended.
+     */
     void allocationStarted() {
       allocating.incrementAndGet();
     }
@@ -78,9 +90,11 @@ final class ElasticApps {
   }
 
   private final Map<String, App> apps = new ConcurrentHashMap<>();
+
   /**
-   * The same applications by the ResourceManager's id: looked up for every application on paths that run for every
-   * node (a round's read, the offer of a node), where building each id's string cost more than the lookup.
+   * The same applications by the ResourceManager's id: looked up for every application on paths
+   * that run for every node (a round's read, the offer of a node), where building each id's string
+   * cost more than the lookup.
    */
   private final Map<ApplicationId, App> byId = new ConcurrentHashMap<>();
 

@@ -10,16 +10,17 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
- * How many times each node's running containers changed: the scheduler counts a change once a container was committed
- * to the node, completed on it, removed by the node's report that it finished, or recovered onto it, and a reader
- * ({@link NodeViews}) reads a node's containers again only when its count moved since it last looked. At thousands of nodes, copying every node's container list each
- * round (a lock per node, two per container) was most of what reading the cluster cost, for nodes of which few change
- * between two rounds.
+ * How many times each node's running containers changed: the scheduler counts a change once a
+ * container was committed to the node, completed on it, removed by the node's report that it
+ * finished, or recovered onto it, and a reader ({@link NodeViews}) reads a node's containers again
+ * only when its count moved since it last looked. At thousands of nodes, copying every node's
+ * container list each round (a lock per node, two per container) was most of what reading the
+ * cluster cost, for nodes of which few change between two rounds.
  *
- * <p>A change is counted after it is made, and a reader takes the count before it reads the containers: a count it
- * saw moved is followed by a read that sees the change, and a change it did not see counted moves the count again for
- * its next look. Counts rather than a set of marks taken: every reader (the planning loop's, a test's) sees each
- * change.
+ * <p>A change is counted after it is made, and a reader takes the count before it reads the
+ * containers: a count it saw moved is followed by a read that sees the change, and a change it did
+ * not see counted moves the count again for its next look. Counts rather than a set of marks taken:
+ * every reader (the planning loop's, a test's) sees each change.
  */
 public final class NodeChangeCounts {
   private final ConcurrentHashMap<NodeId, AtomicLong> counts = new ConcurrentHashMap<>();
@@ -33,8 +34,9 @@ public final class NodeChangeCounts {
   }
 
   /**
-   * Called after nodes changed their label, size or attributes: a reader compares every node's with what it saw.
-   * Rare (an operator's act), and such events may name a host for all its nodes, so it is one count for all.
+   * Called after nodes changed their label, size or attributes: a reader compares every node's with
+   * what it saw. Rare (an operator's act), and such events may name a host for all its nodes, so it
+   * is one count for all.
    */
   public void nodesChanged() {
     nodesChanged.incrementAndGet();
@@ -45,10 +47,13 @@ public final class NodeChangeCounts {
     return nodesChanged.get();
   }
 
-  /** Called after a commit: counts a change on every node it allocated or released a container on. */
+  /**
+   * Called after a commit: counts a change on every node it allocated or released a container on.
+   */
   public void committed(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> r) {
     if (r.getContainersToAllocate() != null) {
-      for (ContainerAllocationProposal<FiCaSchedulerApp, FiCaSchedulerNode> p : r.getContainersToAllocate()) {
+      for (ContainerAllocationProposal<FiCaSchedulerApp, FiCaSchedulerNode> p :
+          r.getContainersToAllocate()) {
         changed(p.getAllocatedOrReservedContainer());
         if (p.getToRelease() != null) {
           p.getToRelease().forEach(this::changed);

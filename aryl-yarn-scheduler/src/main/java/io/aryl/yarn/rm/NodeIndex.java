@@ -7,9 +7,9 @@ import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
- * The scheduler's nodes by name, as of one read: each one's rack and id, and the name of each id. Immutable: the
- * planning loop builds a new one when nodes join or leave, and the heartbeat and allocation threads read whichever
- * is current.
+ * The scheduler's nodes by name, as of one read: each one's rack and id, and the name of each id.
+ * Immutable: the planning loop builds a new one when nodes join or leave, and the heartbeat and
+ * allocation threads read whichever is current.
  */
 final class NodeIndex {
   static final NodeIndex EMPTY = new NodeIndex(Map.of(), Map.of(), Map.of());

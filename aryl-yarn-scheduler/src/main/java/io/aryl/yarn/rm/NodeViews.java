@@ -18,25 +18,32 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
- * Every node's view for a round, sorted by name, built afresh only for the nodes that changed since the last read: a
- * node whose partition, size, attributes and running containers (the same containers, of the same size and kind) are
- * as they were keeps its view. At thousands of nodes, building every view each round (container ids as strings, GPU
- * types resolved) was most of what reading the cluster cost, for nodes of which few change between two rounds.
+ * Every node's view for a round, sorted by name, built afresh only for the nodes that changed since
+ * the last read: a node whose partition, size, attributes and running containers (the same
+ * containers, of the same size and kind) are as they were keeps its view. At thousands of nodes,
+ * building every view each round (container ids as strings, GPU types resolved) was most of what
+ * reading the cluster cost, for nodes of which few change between two rounds.
  *
- * <p>A node's containers are read only when the scheduler counted a change on it ({@link NodeChangeCounts}), when it
- * had none and may have some now, or when its turn in a sweep comes: each read checks the next 1/{@code sweepRounds}
- * of the nodes in full ({@value #SWEEP_ROUNDS} in the scheduler), so that a change no hook counted (a container
- * resized, say) is seen within that many rounds, and is counted itself ({@link #unsignalled}). Partition, size and
- * attributes are compared on those nodes, and on every node once the scheduler counted a change of labels, sizes or
- * attributes ({@link NodeChangeCounts#nodesChanged}). The nodes are sorted and indexed again only when one joins or
- * leaves.
+ * <p>A node's containers are read only when the scheduler counted a change on it ({@link
+ * NodeChangeCounts}), when it had none and may have some now, or when its turn in a sweep comes:
+ * each read checks the next 1/{@code sweepRounds} of the nodes in full ({@value #SWEEP_ROUNDS} in
+ * the scheduler), so that a change no hook counted (a container resized, say) is seen within that
+ * many rounds, and is counted itself ({@link #unsignalled}). Partition, size and attributes are
+ * compared on those nodes, and on every node once the scheduler counted a change of labels, sizes
+ * or attributes ({@link NodeChangeCounts#nodesChanged}). The nodes are sorted and indexed again
+ * only when one joins or leaves.
  *
  * <p>Not thread-safe: the planning loop reads it under its lock.
  */
 final class NodeViews {
   /** What a node's view was built from. */
-  private record Source(String partition, Resource total, Set<NodeAttribute> attributes, RMContainer[] containers,
-      Resource[] sizes, boolean[] am) {
+  private record Source(
+      String partition,
+      Resource total,
+      Set<NodeAttribute> attributes,
+      RMContainer[] containers,
+      Resource[] sizes,
+      boolean[] am) {
     static Source of(FiCaSchedulerNode n, List<RMContainer> cs) {
       RMContainer[] containers = cs.toArray(new RMContainer[0]);
       Resource[] sizes = new Resource[containers.length];
@@ -45,7 +52,8 @@ final class NodeViews {
         sizes[i] = RmReader.size(containers[i]);
         am[i] = containers[i].isAMContainer();
       }
-      return new Source(n.getPartition(), n.getTotalResource(), n.getNodeAttributes(), containers, sizes, am);
+      return new Source(
+          n.getPartition(), n.getTotalResource(), n.getNodeAttributes(), containers, sizes, am);
     }
 
     /** True if the node has the same partition, size and attributes as when this was read. */
@@ -54,7 +62,8 @@ final class NodeViews {
       String p = n.getPartition();
       Resource t = n.getTotalResource();
       Set<NodeAttribute> a = n.getNodeAttributes();
-      return (p == partition || partition.equals(p)) && (t == total || total.equals(t))
+      return (p == partition || partition.equals(p))
+          && (t == total || total.equals(t))
           && (a == attributes || Objects.equals(attributes, a));
     }
 
@@ -65,7 +74,9 @@ final class NodeViews {
       for (int i = 0; i < containers.length; i++) {
         RMContainer c = cs.get(i);
         // The same containers, met in the same order: the node's map of them did not change.
-        if (c != containers[i] || c.isAMContainer() != am[i] || !RmReader.size(c).equals(sizes[i])) {
+        if (c != containers[i]
+            || c.isAMContainer() != am[i]
+            || !RmReader.size(c).equals(sizes[i])) {
           return false;
         }
       }
@@ -81,8 +92,13 @@ final class NodeViews {
     final FiCaSchedulerNode node;
     Source source;
     NodeView view;
-    /** The scheduler's count of the node's changes, and its value when the containers were last read. */
+
+    /**
+     * The scheduler's count of the node's changes, and its value when the containers were last
+     * read.
+     */
     final AtomicLong changes;
+
     long seen = -1;
 
     Entry(FiCaSchedulerNode node, AtomicLong changes) {
@@ -95,12 +111,16 @@ final class NodeViews {
   private final NodeChangeCounts changes;
   private final int sweepRounds;
   private Map<FiCaSchedulerNode, Entry> entries = new IdentityHashMap<>();
+
   /** The entries by node name. */
   private Entry[] sorted = new Entry[0];
+
   private Map<String, Integer> positions = Map.of();
   private long nodesChangedSeen = -1;
+
   /** Where the next sweep starts. */
   private int sweepFrom;
+
   private long membership;
   private long rebuilt;
   private long unsignalled;
@@ -108,22 +128,29 @@ final class NodeViews {
   /**
    * @param build a node's view from the node and its running containers
    * @param changes the scheduler's counts of each node's changes
-   * @param sweepRounds reads in which every node's containers are read once whatever the counts say; 0: never
+   * @param sweepRounds reads in which every node's containers are read once whatever the counts
+   *     say; 0: never
    */
-  NodeViews(BiFunction<FiCaSchedulerNode, List<RMContainer>, NodeView> build, NodeChangeCounts changes,
+  NodeViews(
+      BiFunction<FiCaSchedulerNode, List<RMContainer>, NodeView> build,
+      NodeChangeCounts changes,
       int sweepRounds) {
     this.build = build;
     this.changes = changes;
     this.sweepRounds = sweepRounds;
   }
 
-  /** The views of {@code nodes}, sorted by node name; a list whose elements may be replaced (not added or removed). */
+  /**
+   * The views of {@code nodes}, sorted by node name; a list whose elements may be replaced (not
+   * added or removed).
+   */
   List<NodeView> of(Collection<FiCaSchedulerNode> nodes) {
     if (joinedOrLeft(nodes)) {
       index(nodes);
       membership++;
     }
-    long nodesChanged = changes.nodesChangedCount(); // before the nodes: a change counted after is seen next time
+    long nodesChanged =
+        changes.nodesChangedCount(); // before the nodes: a change counted after is seen next time
     boolean checkNodes = nodesChanged != nodesChangedSeen;
     nodesChangedSeen = nodesChanged;
     int n = sorted.length;
@@ -171,16 +198,20 @@ final class NodeViews {
    * The entry's view, built again if the node changed since it was built.
    *
    * @param sweep whether to read its containers even if no change was counted
-   * @param checkNode whether a node's label, size or attributes may have changed since the last read
+   * @param checkNode whether a node's label, size or attributes may have changed since the last
+   *     read
    */
   private NodeView refreshed(Entry e, boolean sweep, boolean checkNode) {
     FiCaSchedulerNode n = e.node;
     Source before = e.source;
-    long count = e.changes.get(); // before the containers: a change counted after this is read next time
+    long count =
+        e.changes.get(); // before the containers: a change counted after this is read next time
     boolean marked = count != e.seen;
     e.seen = count;
-    // Label, size and attributes are compared when a change was counted on the node or on all of them, and in its
-    // sweep: otherwise three reads, one of them under the node's lock, of each of thousands of nodes every round.
+    // Label, size and attributes are compared when a change was counted on the node or on all of
+    // them, and in its
+    // sweep: otherwise three reads, one of them under the node's lock, of each of thousands of
+    // nodes every round.
     boolean sameNode = before != null && (!(checkNode || marked || sweep) || before.sameNode(n));
     if (sameNode && !marked && !sweep && before.containers().length > 0) {
       return e.view; // containers, no change reported: the same ones
@@ -193,7 +224,8 @@ final class NodeViews {
       if (sameNode && !marked && before.containers().length > 0) {
         unsignalled++;
       }
-      // What it is built from is read first: a container flagged an ApplicationMaster's in between is then seen as
+      // What it is built from is read first: a container flagged an ApplicationMaster's in between
+      // is then seen as
       // changed next time, and its view built again, rather than kept unflagged.
       e.source = Source.of(n, cs);
       e.view = build.apply(n, cs);
@@ -202,7 +234,10 @@ final class NodeViews {
     return e.view;
   }
 
-  /** The position of the node of this name in the last list {@link #of} returned; -1 if it was not there. */
+  /**
+   * The position of the node of this name in the last list {@link #of} returned; -1 if it was not
+   * there.
+   */
   int indexOf(String nodeName) {
     Integer i = positions.get(nodeName);
     return i == null ? -1 : i;
@@ -218,7 +253,10 @@ final class NodeViews {
     return rebuilt;
   }
 
-  /** Nodes whose containers a sweep found changed though no change was counted: a hook that is missing. */
+  /**
+   * Nodes whose containers a sweep found changed though no change was counted: a hook that is
+   * missing.
+   */
   long unsignalled() {
     return unsignalled;
   }

@@ -1,8 +1,7 @@
 package io.aryl.yarn.rm;
 
-import io.aryl.yarn.conf.GpuCatalog;
-
 import io.aryl.core.job.JobShape;
+import io.aryl.yarn.conf.GpuCatalog;
 import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
@@ -32,14 +31,16 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
- * Reads the ResourceManager's nodes, containers, applications and the training queue's teams into a round's plain
- * views.
+ * Reads the ResourceManager's nodes, containers, applications and the training queue's teams into a
+ * round's plain views.
  */
 final class RmReader {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RmReader.class);
+
   /**
-   * A plain application's pending containers are planned as a queued job predicted to take this long: shortest
-   * first, so an ordinary application is served before any elastic job's extra workers and never starved by them.
+   * A plain application's pending containers are planned as a queued job predicted to take this
+   * long: shortest first, so an ordinary application is served before any elastic job's extra
+   * workers and never starved by them.
    */
   static final long PLAIN_PREDICTED_RUNTIME_S = 1;
 
@@ -49,20 +50,38 @@ final class RmReader {
   private final String trainingQueue;
   private final String trainingLabel;
   private final GpuCatalog gpus;
+
   /** The GPU type error last logged for each node: each is logged once, until it changes. */
-  private final Map<String, String> loggedGpuErrors = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, String> loggedGpuErrors =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private final NodeViews views;
+
   /** Attempts whose ApplicationMaster container was seen flagged as such: not looked up again. */
   private Set<ApplicationAttemptId> amFlagged = new HashSet<>();
 
-  RmReader(CapacityScheduler scheduler, NodeChangeCounts nodeChanges, ElasticApps apps, String trainingQueue,
-      String trainingLabel, GpuCatalog gpus) {
+  RmReader(
+      CapacityScheduler scheduler,
+      NodeChangeCounts nodeChanges,
+      ElasticApps apps,
+      String trainingQueue,
+      String trainingLabel,
+      GpuCatalog gpus) {
     this(scheduler, nodeChanges, apps, trainingQueue, trainingLabel, gpus, NodeViews.SWEEP_ROUNDS);
   }
 
-  /** @param sweepRounds rounds in which every node's containers are read once, changed or not (0: never) */
-  RmReader(CapacityScheduler scheduler, NodeChangeCounts nodeChanges, ElasticApps apps, String trainingQueue,
-      String trainingLabel, GpuCatalog gpus, int sweepRounds) {
+  /**
+   * @param sweepRounds rounds in which every node's containers are read once, changed or not (0:
+   *     never)
+   */
+  RmReader(
+      CapacityScheduler scheduler,
+      NodeChangeCounts nodeChanges,
+      ElasticApps apps,
+      String trainingQueue,
+      String trainingLabel,
+      GpuCatalog gpus,
+      int sweepRounds) {
     this.scheduler = scheduler;
     this.nodeChanges = nodeChanges;
     this.apps = apps;
@@ -85,15 +104,19 @@ final class RmReader {
   }
 
   static ContainerView view(RMContainer c) {
-    return new ContainerView(c.getContainerId().toString(),
-        c.getApplicationAttemptId().getApplicationId().toString(), c.getContainerId().getContainerId(),
-        gpus(size(c)), c.isAMContainer());
+    return new ContainerView(
+        c.getContainerId().toString(),
+        c.getApplicationAttemptId().getApplicationId().toString(),
+        c.getContainerId().getContainerId(),
+        gpus(size(c)),
+        c.isAMContainer());
   }
 
   /**
-   * What the container holds: {@link RMContainer#getAllocatedResource} without its lock, which a round reading
-   * thousands of containers waited on behind each new container's state transitions. The field is read as the
-   * locked getter reads it; a resize it misses is seen when the node is next read (at the latest, its sweep).
+   * What the container holds: {@link RMContainer#getAllocatedResource} without its lock, which a
+   * round reading thousands of containers waited on behind each new container's state transitions.
+   * The field is read as the locked getter reads it; a resize it misses is seen when the node is
+   * next read (at the latest, its sweep).
    */
   static Resource size(RMContainer c) {
     return c.getContainer().getResource();
@@ -105,7 +128,8 @@ final class RmReader {
   }
 
   /**
-   * These nodes, sorted by name; a node's view is built again only once it changed (see {@link NodeViews}).
+   * These nodes, sorted by name; a node's view is built again only once it changed (see {@link
+   * NodeViews}).
    *
    * @param unflaggedAm ApplicationMaster containers the ResourceManager has not flagged as such yet
    *     ({@link RunningApps#unflaggedAm}): their views say what they are
@@ -127,7 +151,10 @@ final class RmReader {
   private static NodeView asAmContainer(NodeView n, String containerId) {
     List<ContainerView> cs = new ArrayList<>(n.containers().size());
     for (ContainerView c : n.containers()) {
-      cs.add(c.id().equals(containerId) ? new ContainerView(c.id(), c.appId(), c.seq(), c.gpus(), true) : c);
+      cs.add(
+          c.id().equals(containerId)
+              ? new ContainerView(c.id(), c.appId(), c.seq(), c.gpus(), true)
+              : c);
     }
     return new NodeView(n.id(), n.label(), n.gpus(), cs, n.gpuType(), n.gpuTypeError());
   }
@@ -137,7 +164,10 @@ final class RmReader {
     return views.rebuilt();
   }
 
-  /** Nodes whose containers a sweep found changed though no change was counted (see {@link NodeViews}). */
+  /**
+   * Nodes whose containers a sweep found changed though no change was counted (see {@link
+   * NodeViews}).
+   */
   long unsignalledNodeChanges() {
     return views.unsignalled();
   }
@@ -153,7 +183,8 @@ final class RmReader {
       cs.add(view(c));
     }
     if (!trainingLabel.equals(n.getPartition())) {
-      // Only the training pool is planned on: a node's GPU type matters (and is checked) once it is in it.
+      // Only the training pool is planned on: a node's GPU type matters (and is checked) once it is
+      // in it.
       return new NodeView(n.getNodeName(), n.getPartition(), gpus(n.getTotalResource()), cs);
     }
     GpuCatalog.Resolution type = gpus.resolve(n.getNodeName(), attributes(n));
@@ -162,7 +193,12 @@ final class RmReader {
     } else if (!type.error().equals(loggedGpuErrors.put(n.getNodeName(), type.error()))) {
       LOG.error("Aryl leaves node {} out of its plan: {}", n.getNodeName(), type.error());
     }
-    return new NodeView(n.getNodeName(), n.getPartition(), gpus(n.getTotalResource()), cs, type.type(),
+    return new NodeView(
+        n.getNodeName(),
+        n.getPartition(),
+        gpus(n.getTotalResource()),
+        cs,
+        type.type(),
         type.error());
   }
 
@@ -180,29 +216,39 @@ final class RmReader {
   }
 
   /**
-   * The elastic applications of the training queue (or its sub-queues) whose ApplicationMaster is running, and those
-   * of their ApplicationMasters' containers the ResourceManager has not flagged as such yet.
+   * The elastic applications of the training queue (or its sub-queues) whose ApplicationMaster is
+   * running, and those of their ApplicationMasters' containers the ResourceManager has not flagged
+   * as such yet.
    *
-   * <p>Read them before the nodes, and pass the latter to {@link #nodes(Collection, Set)}. An application counts as
-   * running once its attempt has its master container; the container is flagged a moment later, on another thread. A
-   * round that read the nodes first and the applications after saw, for each ApplicationMaster started in between, a
-   * running application with a container that was not an ApplicationMaster's: a worker, as it planned it, of a size
-   * the node had no room for. Under SLS at 5,000 nodes such rounds failed on an over-committed node every few seconds.
+   * <p>Read them before the nodes, and pass the latter to {@link #nodes(Collection, Set)}. An
+   * application counts as running once its attempt has its master container; the container is
+   * flagged a moment later, on another thread. A round that read the nodes first and the
+   * applications after saw, for each ApplicationMaster started in between, a running application
+   * with a container that was not an ApplicationMaster's: a worker, as it planned it, of a size the
+   * node had no room for. Under SLS at 5,000 nodes such rounds failed on an over-committed node
+   * every few seconds.
    */
   RunningApps runningApps(long startMs) {
     Map<String, AppView> out = new TreeMap<>();
     Set<ContainerId> unflagged = new HashSet<>();
     Set<ApplicationAttemptId> flagged = new HashSet<>();
-    for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
-        : scheduler.getSchedulerApplications().entrySet()) {
+    for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e :
+        scheduler.getSchedulerApplications().entrySet()) {
       ElasticApps.App app = apps.get(e.getKey());
       FiCaSchedulerApp attempt = app == null ? null : running(e.getValue());
       String queue = attempt == null ? null : trainingQueuePath(attempt);
       if (queue == null) {
         continue;
       }
-      out.put(app.id, new AppView(app.id, app.shape, Math.max(0, (app.submitMs - startMs) / 1000.0),
-          app.askedOrAllocating(), tenantOf(queue), false));
+      out.put(
+          app.id,
+          new AppView(
+              app.id,
+              app.shape,
+              Math.max(0, (app.submitMs - startMs) / 1000.0),
+              app.askedOrAllocating(),
+              tenantOf(queue),
+              false));
       ApplicationAttemptId attemptId = attempt.getApplicationAttemptId();
       if (amFlagged.contains(attemptId)) {
         flagged.add(attemptId); // flagged once, flagged for good
@@ -211,7 +257,8 @@ final class RmReader {
       ContainerId master = masterContainer(e.getKey(), attemptId);
       RMContainer am = master == null ? null : attempt.getRMContainer(master);
       if (am != null) {
-        // Its node's view may hold the container as it was before it was flagged: read again until flagged for good.
+        // Its node's view may hold the container as it was before it was flagged: read again until
+        // flagged for good.
         nodeChanges.changed(am.getNodeId());
       }
       if (am != null && !am.isAMContainer()) {
@@ -226,7 +273,8 @@ final class RmReader {
 
   /**
    * @param views the running elastic applications, by id
-   * @param unflaggedAm their ApplicationMasters' containers that the ResourceManager had not flagged as such yet
+   * @param unflaggedAm their ApplicationMasters' containers that the ResourceManager had not
+   *     flagged as such yet
    */
   record RunningApps(Map<String, AppView> views, Set<ContainerId> unflaggedAm) {}
 
@@ -238,14 +286,14 @@ final class RmReader {
   }
 
   /**
-   * Applications of the training queue without Aryl's tags that wait for GPU containers in the training partition:
-   * each one's pending containers of its largest GPU size, as one rigid gang the plan makes room for. Their running
-   * containers stay theirs: the plan never moves them.
+   * Applications of the training queue without Aryl's tags that wait for GPU containers in the
+   * training partition: each one's pending containers of its largest GPU size, as one rigid gang
+   * the plan makes room for. Their running containers stay theirs: the plan never moves them.
    */
   Map<String, AppView> plainDemand(long startMs) {
     Map<String, AppView> out = new TreeMap<>();
-    for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e
-        : scheduler.getSchedulerApplications().entrySet()) {
+    for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e :
+        scheduler.getSchedulerApplications().entrySet()) {
       FiCaSchedulerApp attempt = apps.get(e.getKey()) != null ? null : running(e.getValue());
       String queue = attempt == null ? null : trainingQueuePath(attempt);
       if (queue == null) {
@@ -256,7 +304,9 @@ final class RmReader {
       int count = 0;
       for (ResourceRequest rr : attempt.getAppSchedulingInfo().getAllResourceRequests()) {
         int g = gpus(rr.getCapability());
-        if (!ResourceRequest.ANY.equals(rr.getResourceName()) || rr.getNumContainers() <= 0 || g <= 0
+        if (!ResourceRequest.ANY.equals(rr.getResourceName())
+            || rr.getNumContainers() <= 0
+            || g <= 0
             || !trainingLabel.equals(rr.getNodeLabelExpression())) {
           continue;
         }
@@ -271,21 +321,32 @@ final class RmReader {
       if (count > 0) {
         int n = Math.min(count, JobShape.MAX_WORKERS_LIMIT);
         var rmApp = scheduler.getRMContext().getRMApps().get(e.getKey());
-        double submitS = Math.max(0, (rmApp == null ? startMs : rmApp.getSubmitTime()) - startMs) / 1000.0;
-        out.put(id, new AppView(id, new JobShape(n, n, gpus, PLAIN_PREDICTED_RUNTIME_S, ""), submitS, n,
-            tenantOf(queue), true));
+        double submitS =
+            Math.max(0, (rmApp == null ? startMs : rmApp.getSubmitTime()) - startMs) / 1000.0;
+        out.put(
+            id,
+            new AppView(
+                id,
+                new JobShape(n, n, gpus, PLAIN_PREDICTED_RUNTIME_S, ""),
+                submitS,
+                n,
+                tenantOf(queue),
+                true));
       }
     }
     return out;
   }
 
   /**
-   * The teams of the training pool: each child queue of the training queue, with the fraction of the training
-   * partition its Capacity Scheduler capacity guarantees it. None when the training queue is a leaf.
+   * The teams of the training pool: each child queue of the training queue, with the fraction of
+   * the training partition its Capacity Scheduler capacity guarantees it. None when the training
+   * queue is a leaf.
    */
   TenantShares tenantShares() {
     CSQueue training = scheduler.getQueue(trainingQueue);
-    if (training == null || training.getChildQueues() == null || training.getChildQueues().isEmpty()) {
+    if (training == null
+        || training.getChildQueues() == null
+        || training.getChildQueues().isEmpty()) {
       return TenantShares.NONE;
     }
     double whole = training.getQueueCapacities().getAbsoluteCapacity(trainingLabel);
@@ -300,19 +361,26 @@ final class RmReader {
   /** The application's current attempt once its ApplicationMaster runs; else null. */
   private static FiCaSchedulerApp running(SchedulerApplication<FiCaSchedulerApp> app) {
     FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-    return attempt == null || attempt.isStopped() || attempt.isWaitingForAMContainer() ? null : attempt;
+    return attempt == null || attempt.isStopped() || attempt.isWaitingForAMContainer()
+        ? null
+        : attempt;
   }
 
   /** The attempt's queue path when it is the training queue or below it; else null. */
   private String trainingQueuePath(FiCaSchedulerApp attempt) {
-    return attempt.getQueue() instanceof CSQueue q && inTrainingQueue(q.getQueuePath()) ? q.getQueuePath() : null;
+    return attempt.getQueue() instanceof CSQueue q && inTrainingQueue(q.getQueuePath())
+        ? q.getQueuePath()
+        : null;
   }
 
   boolean inTrainingQueue(String queuePath) {
     return queuePath.equals(trainingQueue) || queuePath.startsWith(trainingQueue + ".");
   }
 
-  /** The team of a queue below the training queue: the training queue's child it is in; "" for the queue itself. */
+  /**
+   * The team of a queue below the training queue: the training queue's child it is in; "" for the
+   * queue itself.
+   */
   String tenantOf(String queuePath) {
     if (!queuePath.startsWith(trainingQueue + ".")) {
       return "";

@@ -1,8 +1,7 @@
 package io.aryl.yarn.rm;
 
-import io.aryl.yarn.conf.ArylSettings;
-
 import io.aryl.core.job.CheckpointReport;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.engine.Lifecycle;
 import io.aryl.yarn.engine.Outcome;
 import io.aryl.yarn.engine.Promises;
@@ -36,19 +35,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The rounds, on the ResourceManager: every interval (and at once on new demand) it reads the ResourceManager into a
- * {@link RmView}, lets the {@link RoundEngine} decide, publishes the promises the allocation path enforces, and carries
- * out the engine's actions. It decides nothing itself: whatever it does, the engine asked for. One thread; reclaim
- * requests from the web join the engine under the engine's lock.
+ * The rounds, on the ResourceManager: every interval (and at once on new demand) it reads the
+ * ResourceManager into a {@link RmView}, lets the {@link RoundEngine} decide, publishes the
+ * promises the allocation path enforces, and carries out the engine's actions. It decides nothing
+ * itself: whatever it does, the engine asked for. One thread; reclaim requests from the web join
+ * the engine under the engine's lock.
  */
 public final class RoundRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RoundRunner.class);
 
   private final CapacityScheduler scheduler;
+
   /** Hands grants to the Capacity Scheduler at once, as the applications' next heartbeats would. */
   private final Consumer<Set<String>> pushGrants;
+
   /** Told of every round that ran, with its time. */
   private final LongConsumer afterRound;
+
   private final ArylSettings settings;
   private final ElasticApps apps;
   private final ArylMetrics metrics;
@@ -56,36 +59,61 @@ public final class RoundRunner implements AutoCloseable {
   private final ActionApplier actions;
   private final RmReader reader;
   private final CheckpointTimes checkpoints;
+
   /** The jobs' measurements are stored off the round: no action waits on them. */
   private final BackgroundSaves measurements;
-  /** Used only under asynchronous scheduling: with heartbeats allocating, a promised node's next heartbeat serves it. */
+
+  /**
+   * Used only under asynchronous scheduling: with heartbeats allocating, a promised node's next
+   * heartbeat serves it.
+   */
   private final PromisedNodeAllocation promisedNodes;
+
   private final long originMs;
-  private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "aryl-planning-loop");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService thread =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "aryl-planning-loop");
+            t.setDaemon(true);
+            return t;
+          });
 
   /** The nodes by name; built again when nodes join or leave. */
   private volatile NodeIndex nodeIndex = NodeIndex.EMPTY;
-  /** The node membership ({@link RmReader#nodeMembership}) the index was built at; -1 before the first. */
+
+  /**
+   * The node membership ({@link RmReader#nodeMembership}) the index was built at; -1 before the
+   * first.
+   */
   private long indexedMembership = -1;
+
   private final AtomicBoolean roundRequested = new AtomicBoolean();
+
   /** Whether node heartbeats allocate (the Capacity Scheduler's synchronous mode). */
   private final boolean heartbeatsAllocate;
+
   private final Queue<RmView.Finished> finished = new ConcurrentLinkedQueue<>();
+
   /** New demand no round has planned for yet. */
   private final AtomicBoolean demandPending = new AtomicBoolean();
+
   private volatile double lastRoundLatencyMs;
 
   /**
    * @param state the durable state as this scheduler found it when it became active
    * @throws CorruptStateException when a stored section contradicts itself
    */
-  RoundRunner(CapacityScheduler scheduler, ArylSettings settings, Lifecycle lifecycle, ElasticApps apps,
-      ArylMetrics metrics, DurableState state, NodeChangeCounts nodeChanges, Consumer<Set<String>> pushGrants,
-      LongConsumer afterRound) throws CorruptStateException {
+  RoundRunner(
+      CapacityScheduler scheduler,
+      ArylSettings settings,
+      Lifecycle lifecycle,
+      ElasticApps apps,
+      ArylMetrics metrics,
+      DurableState state,
+      NodeChangeCounts nodeChanges,
+      Consumer<Set<String>> pushGrants,
+      LongConsumer afterRound)
+      throws CorruptStateException {
     this.scheduler = scheduler;
     this.pushGrants = pushGrants;
     this.afterRound = afterRound;
@@ -94,19 +122,31 @@ public final class RoundRunner implements AutoCloseable {
     this.metrics = metrics;
     this.originMs = state.originMs();
     this.measurements = new BackgroundSaves(state, "aryl-state-writer");
-    this.engine = new RoundEngine(settings, lifecycle, state, measurements, System.currentTimeMillis());
+    this.engine =
+        new RoundEngine(settings, lifecycle, state, measurements, System.currentTimeMillis());
     this.actions = new ActionApplier(scheduler, engine, metrics, this::nodeNamed);
     this.heartbeatsAllocate = !scheduler.getConfiguration().getScheduleAynschronously();
-    this.promisedNodes = PromisedNodeAllocation.on(scheduler, new NodeOffers(apps), this::nodeNamed,
-        () -> engine.promises().book());
-    this.reader = new RmReader(scheduler, nodeChanges, apps, settings.trainingQueue(), settings.trainingLabel(),
-        settings.gpus());
-    this.checkpoints = CheckpointTimes.onRm(scheduler.getRMContext(), apps, settings.checkpointPollMs());
+    this.promisedNodes =
+        PromisedNodeAllocation.on(
+            scheduler, new NodeOffers(apps), this::nodeNamed, () -> engine.promises().book());
+    this.reader =
+        new RmReader(
+            scheduler,
+            nodeChanges,
+            apps,
+            settings.trainingQueue(),
+            settings.trainingLabel(),
+            settings.gpus());
+    this.checkpoints =
+        CheckpointTimes.onRm(scheduler.getRMContext(), apps, settings.checkpointPollMs());
   }
 
   void start() {
     checkpoints.start();
-    thread.scheduleWithFixedDelay(this::roundSafely, settings.roundIntervalMs(), settings.roundIntervalMs(),
+    thread.scheduleWithFixedDelay(
+        this::roundSafely,
+        settings.roundIntervalMs(),
+        settings.roundIntervalMs(),
         TimeUnit.MILLISECONDS);
   }
 
@@ -169,17 +209,18 @@ public final class RoundRunner implements AutoCloseable {
   }
 
   /**
-   * Asks for a round as soon as possible (new demand), at most one pending at a time. The next node heartbeat runs it
-   * itself if the planning thread has not yet ({@link #roundIfDemandPending}).
+   * Asks for a round as soon as possible (new demand), at most one pending at a time. The next node
+   * heartbeat runs it itself if the planning thread has not yet ({@link #roundIfDemandPending}).
    */
   void requestRound() {
     demandPending.set(true);
     if (roundRequested.compareAndSet(false, true)) {
       try {
-        thread.execute(() -> {
-          roundRequested.set(false);
-          roundSafely();
-        });
+        thread.execute(
+            () -> {
+              roundRequested.set(false);
+              roundSafely();
+            });
       } catch (RejectedExecutionException e) {
         roundRequested.set(false); // shutting down
       }
@@ -187,11 +228,13 @@ public final class RoundRunner implements AutoCloseable {
   }
 
   /**
-   * Called on the scheduler's event thread, which must not wait for a round in progress: the next round hands the
-   * finish to the engine.
+   * Called on the scheduler's event thread, which must not wait for a round in progress: the next
+   * round hands the finish to the engine.
    */
   void applicationFinished(String appId, boolean succeeded) {
-    finished.add(new RmView.Finished(appId, succeeded, apps.get(appId).map(a -> a.shape.kind()).orElse(null)));
+    finished.add(
+        new RmView.Finished(
+            appId, succeeded, apps.get(appId).map(a -> a.shape.kind()).orElse(null)));
     checkpoints.forget(appId);
   }
 
@@ -200,18 +243,21 @@ public final class RoundRunner implements AutoCloseable {
       round();
       afterRound.accept(System.currentTimeMillis());
     } catch (RuntimeException | LinkageError e) {
-      // A round that fails leaves the last promises in place; the next one starts from the RM's state again. Anything
-      // escaping here would cancel every later round silently, so errors are logged and the loop goes on.
+      // A round that fails leaves the last promises in place; the next one starts from the RM's
+      // state again. Anything
+      // escaping here would cancel every later round silently, so errors are logged and the loop
+      // goes on.
       metrics.planningRoundsFailed.incr();
       LOG.error("Aryl planning round failed", e);
     }
   }
 
   /**
-   * Runs a round now if demand arrived since the last one: called before a node heartbeat allocates, so that the
-   * heartbeat already serves the new grants instead of the next one. Under asynchronous scheduling (Hadoop 3.5.0's
-   * default) a heartbeat allocates nothing: a round run there only held the scheduler's event thread (heartbeats,
-   * new attempts, finished containers) behind it, and the planning thread runs the requested round anyway.
+   * Runs a round now if demand arrived since the last one: called before a node heartbeat
+   * allocates, so that the heartbeat already serves the new grants instead of the next one. Under
+   * asynchronous scheduling (Hadoop 3.5.0's default) a heartbeat allocates nothing: a round run
+   * there only held the scheduler's event thread (heartbeats, new attempts, finished containers)
+   * behind it, and the planning thread runs the requested round anyway.
    */
   void roundIfDemandPending() {
     if (heartbeatsAllocate && demandPending.get()) {
@@ -238,17 +284,20 @@ public final class RoundRunner implements AutoCloseable {
     if (timer.wallNanos() > settings.roundIntervalMs() * 1_000_000L) {
       LOG.info("Aryl planning round took longer than the round interval: {}", timer);
     } else {
-      LOG.debug("Aryl planning round: {}; node views built {}, changes found by the sweep alone {}", timer,
-          reader.nodeViewsBuilt() - viewsBuilt, reader.unsignalledNodeChanges());
+      LOG.debug(
+          "Aryl planning round: {}; node views built {}, changes found by the sweep alone {}",
+          timer,
+          reader.nodeViewsBuilt() - viewsBuilt,
+          reader.unsignalledNodeChanges());
     }
   }
 
   /**
-   * The ResourceManager as a round sees it. The applications are read before the nodes: see
-   * {@link RmReader#runningApps}.
+   * The ResourceManager as a round sees it. The applications are read before the nodes: see {@link
+   * RmReader#runningApps}.
    *
-   * @param finishing whether to hand over the applications that finished since (a round does; a reclaim request
-   *     leaves them to the next round)
+   * @param finishing whether to hand over the applications that finished since (a round does; a
+   *     reclaim request leaves them to the next round)
    */
   private RmView read(long now, boolean finishing) {
     RmReader.RunningApps running = reader.runningApps(originMs);
@@ -273,8 +322,16 @@ public final class RoundRunner implements AutoCloseable {
         ended.add(f);
       }
     }
-    return new RmView(now, nodes, running.views(), known, reader.plainDemand(originMs), reader.tenantShares(),
-        scheduler.getRMContext().isSchedulerReadyForAllocatingContainers(), reports, ended);
+    return new RmView(
+        now,
+        nodes,
+        running.views(),
+        known,
+        reader.plainDemand(originMs),
+        reader.tenantShares(),
+        scheduler.getRMContext().isSchedulerReadyForAllocatingContainers(),
+        reports,
+        ended);
   }
 
   /** Carries out the actions, and counts what the outcome says. */
@@ -288,21 +345,32 @@ public final class RoundRunner implements AutoCloseable {
     }
   }
 
-  /** Puts the loan controller's target in force once stored (see {@link RoundEngine#acceptLoanTarget}). */
+  /**
+   * Puts the loan controller's target in force once stored (see {@link
+   * RoundEngine#acceptLoanTarget}).
+   */
   io.aryl.yarn.state.LoanTargetRecord acceptLoanTarget(io.aryl.api.loan.LoanTarget target) {
     RmView view;
     synchronized (this) { // the reader is the round's
       view = read(System.currentTimeMillis(), false);
     }
-    io.aryl.yarn.state.LoanTargetRecord accepted = engine.acceptLoanTarget(view, target.epoch(), target.controller(),
-        target.maxOnLoan(), target.returnByMs(), target.decidedMs(), target.reason());
+    io.aryl.yarn.state.LoanTargetRecord accepted =
+        engine.acceptLoanTarget(
+            view,
+            target.epoch(),
+            target.controller(),
+            target.maxOnLoan(),
+            target.returnByMs(),
+            target.decidedMs(),
+            target.reason());
     requestRound(); // lend or reclaim now, not at the next tick
     return accepted;
   }
 
   /**
-   * Lends the named inference nodes to training now, as an operator asked (see {@link RoundEngine#lend}); returns
-   * once they are relabelled, or left home because something started on them meanwhile.
+   * Lends the named inference nodes to training now, as an operator asked (see {@link
+   * RoundEngine#lend}); returns once they are relabelled, or left home because something started on
+   * them meanwhile.
    */
   io.aryl.api.loan.LendAnswer lend(List<String> nodes) {
     RmView view;
@@ -323,8 +391,8 @@ public final class RoundRunner implements AutoCloseable {
   // Reclaims
 
   /**
-   * Starts returning {@code servers} loaned nodes to inference by {@code deadlineMs} (0 = the default deadline). The
-   * reclaim is stored before any of its nodes is drained.
+   * Starts returning {@code servers} loaned nodes to inference by {@code deadlineMs} (0 = the
+   * default deadline). The reclaim is stored before any of its nodes is drained.
    *
    * @throws IllegalArgumentException when not enough nodes are on loan
    * @throws ArylUnavailableException while recovering, or when the reclaim cannot be stored
@@ -348,8 +416,22 @@ public final class RoundRunner implements AutoCloseable {
     synchronized (this) {
       nodes = reader.nodes();
     }
-    return new StatusReport.Inputs(s.rounds(), lastRoundLatencyMs, nodes, s.inferenceOwned(), s.fenced(),
-        apps.all(), s.book(), s.lastInput(), s.lastPlan(), s.reclaimsInFlight(), s.reclaimsDone(), s.draining(),
-        s.recovery(), s.deposed(), s.places(), s.loanTarget());
+    return new StatusReport.Inputs(
+        s.rounds(),
+        lastRoundLatencyMs,
+        nodes,
+        s.inferenceOwned(),
+        s.fenced(),
+        apps.all(),
+        s.book(),
+        s.lastInput(),
+        s.lastPlan(),
+        s.reclaimsInFlight(),
+        s.reclaimsDone(),
+        s.draining(),
+        s.recovery(),
+        s.deposed(),
+        s.places(),
+        s.loanTarget());
   }
 }

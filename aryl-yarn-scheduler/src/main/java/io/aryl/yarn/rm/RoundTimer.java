@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * The wall time and the CPU time of one planning round, step by step. Both, because the round shares the cores with
- * the Capacity Scheduler's threads: a round long in wall time and short in CPU time waited for a core, a lock or the
- * disk, not for its own work.
+ * The wall time and the CPU time of one planning round, step by step. Both, because the round
+ * shares the cores with the Capacity Scheduler's threads: a round long in wall time and short in
+ * CPU time waited for a core, a lock or the disk, not for its own work.
  *
  * <p>Not thread-safe: one round, on the thread that runs it.
  */
@@ -29,11 +29,14 @@ final class RoundTimer {
 
   /** Starts timing now, on the calling thread. */
   static RoundTimer start() {
-    LongSupplier cpu = THREADS.isCurrentThreadCpuTimeSupported() ? THREADS::getCurrentThreadCpuTime : () -> 0L;
+    LongSupplier cpu =
+        THREADS.isCurrentThreadCpuTimeSupported() ? THREADS::getCurrentThreadCpuTime : () -> 0L;
     return new RoundTimer(System::nanoTime, cpu);
   }
 
-  /** @param wallClock and @param cpuClock nanosecond clocks (the thread's CPU time for the latter) */
+  /**
+   * @param wallClock and @param cpuClock nanosecond clocks (the thread's CPU time for the latter)
+   */
   RoundTimer(LongSupplier wallClock, LongSupplier cpuClock) {
     this.wallClock = wallClock;
     this.cpuClock = cpuClock;
@@ -64,14 +67,25 @@ final class RoundTimer {
     return List.copyOf(steps);
   }
 
-  /** E.g. {@code 84 ms wall, 21 ms CPU: read 10/9, translate 60/8, plan 14/4}: each step's wall/CPU milliseconds. */
+  /**
+   * E.g. {@code 84 ms wall, 21 ms CPU: read 10/9, translate 60/8, plan 14/4}: each step's wall/CPU
+   * milliseconds.
+   */
   @Override
   public String toString() {
-    StringBuilder s = new StringBuilder().append(ms(wallNanos())).append(" ms wall, ").append(ms(cpuNanos()))
-        .append(" ms CPU:");
+    StringBuilder s =
+        new StringBuilder()
+            .append(ms(wallNanos()))
+            .append(" ms wall, ")
+            .append(ms(cpuNanos()))
+            .append(" ms CPU:");
     String sep = " ";
     for (Step step : steps) {
-      s.append(sep).append(step.name()).append(' ').append(ms(step.wallNanos())).append('/')
+      s.append(sep)
+          .append(step.name())
+          .append(' ')
+          .append(ms(step.wallNanos()))
+          .append('/')
           .append(ms(step.cpuNanos()));
       sep = ", ";
     }

@@ -7,13 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The last hours of the status, for the charts of Aryl's page: one {@link HistorySample} per interval (one minute), at
- * most {@link #CAPACITY} of them (six hours), oldest dropped first. Kept in the ResourceManager's memory only (a few
- * tens of kilobytes at most); a restarted or newly active ResourceManager starts an empty history.
+ * The last hours of the status, for the charts of Aryl's page: one {@link HistorySample} per
+ * interval (one minute), at most {@link #CAPACITY} of them (six hours), oldest dropped first. Kept
+ * in the ResourceManager's memory only (a few tens of kilobytes at most); a restarted or newly
+ * active ResourceManager starts an empty history.
  */
 public final class StatusHistory {
   /** Milliseconds between samples. */
   public static final long INTERVAL_MS = 60_000;
+
   /** Most samples kept: six hours at one a minute. */
   public static final int CAPACITY = 360;
 
@@ -33,7 +35,10 @@ public final class StatusHistory {
     this.capacity = capacity;
   }
 
-  /** True when a sample taken at {@code nowMs} would be kept: the first one, or an interval after the last. */
+  /**
+   * True when a sample taken at {@code nowMs} would be kept: the first one, or an interval after
+   * the last.
+   */
   public synchronized boolean due(long nowMs) {
     return samples.isEmpty() || nowMs - samples.peekLast().timeMs() >= intervalMs;
   }

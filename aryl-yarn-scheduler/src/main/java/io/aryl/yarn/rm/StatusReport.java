@@ -1,7 +1,5 @@
 package io.aryl.yarn.rm;
 
-import io.aryl.yarn.conf.ArylSettings;
-
 import io.aryl.api.status.ApplicationStatus;
 import io.aryl.api.status.LoanTargetStatus;
 import io.aryl.api.status.NodeStatus;
@@ -16,6 +14,7 @@ import io.aryl.core.model.Allocation;
 import io.aryl.core.model.ClusterState;
 import io.aryl.core.model.Job;
 import io.aryl.core.model.Plan;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.engine.WhyBelowMax;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.round.ContainerView;
@@ -32,17 +31,30 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
- * The status of {@code GET /ws/v1/cluster/aryl} ({@link SchedulerStatus}): pools and loans, jobs' target against actual
- * width, reclaims, recovery. The one place it is written.
+ * The status of {@code GET /ws/v1/cluster/aryl} ({@link SchedulerStatus}): pools and loans, jobs'
+ * target against actual width, reclaims, recovery. The one place it is written.
  */
 final class StatusReport {
   private StatusReport() {}
 
   /** What the planning loop hands over, read under its lock. */
-  record Inputs(long rounds, double roundLatencyMs, List<NodeView> nodes, Predicate<String> inferenceOwned,
-      Set<String> fenced, List<ElasticApps.App> apps, PlanBook book, RoundInput lastInput, Plan lastPlan,
-      List<Reclaim> inFlight, List<Reclaim> finished, int draining, RecoveryStatus recovery, String deposed,
-      Map<String, NodeStatus.Place> places, LoanTargetStatus loanTarget) {}
+  record Inputs(
+      long rounds,
+      double roundLatencyMs,
+      List<NodeView> nodes,
+      Predicate<String> inferenceOwned,
+      Set<String> fenced,
+      List<ElasticApps.App> apps,
+      PlanBook book,
+      RoundInput lastInput,
+      Plan lastPlan,
+      List<Reclaim> inFlight,
+      List<Reclaim> finished,
+      int draining,
+      RecoveryStatus recovery,
+      String deposed,
+      Map<String, NodeStatus.Place> places,
+      LoanTargetStatus loanTarget) {}
 
   static SchedulerStatus of(Inputs in, ArylSettings settings, StateStore store, long epoch) {
     List<NodeStatus> nodes = new ArrayList<>();
@@ -50,21 +62,40 @@ final class StatusReport {
     for (NodeView n : in.nodes()) {
       boolean owned = in.inferenceOwned().test(n.id());
       boolean typed = n.gpuTypeError() == null;
-      NodeStatus node = new NodeStatus(n.id(), n.label(), n.gpus(),
-          n.containers().stream().mapToInt(ContainerView::gpus).sum(),
-          owned ? NodeStatus.Pool.INFERENCE : NodeStatus.Pool.TRAINING,
-          owned && settings.trainingLabel().equals(n.label()), in.fenced().contains(n.id()),
-          !typed ? null : n.gpuType() == null ? settings.gpuType() : n.gpuType().name(),
-          n.gpuType() == null ? 1.0 : n.gpuType().trainingSpeed(), n.gpuTypeError(), in.places().get(n.id()));
+      NodeStatus node =
+          new NodeStatus(
+              n.id(),
+              n.label(),
+              n.gpus(),
+              n.containers().stream().mapToInt(ContainerView::gpus).sum(),
+              owned ? NodeStatus.Pool.INFERENCE : NodeStatus.Pool.TRAINING,
+              owned && settings.trainingLabel().equals(n.label()),
+              in.fenced().contains(n.id()),
+              !typed ? null : n.gpuType() == null ? settings.gpuType() : n.gpuType().name(),
+              n.gpuType() == null ? 1.0 : n.gpuType().trainingSpeed(),
+              n.gpuTypeError(),
+              in.places().get(n.id()));
       nodes.add(node);
       if (node.loaned()) {
         loaned.add(node);
       }
     }
-    return new SchedulerStatus(true, in.rounds(), in.roundLatencyMs(), in.recovery(),
-        new StoreStatus(store.kind(), store.location(), epoch, in.deposed()), nodes, loaned, applications(in),
-        teams(in), plainDemand(in), plan(in.lastPlan()), in.inFlight().stream().map(StatusReport::reclaim).toList(),
-        in.finished().stream().map(StatusReport::reclaim).toList(), in.draining(), in.loanTarget());
+    return new SchedulerStatus(
+        true,
+        in.rounds(),
+        in.roundLatencyMs(),
+        in.recovery(),
+        new StoreStatus(store.kind(), store.location(), epoch, in.deposed()),
+        nodes,
+        loaned,
+        applications(in),
+        teams(in),
+        plainDemand(in),
+        plan(in.lastPlan()),
+        in.inFlight().stream().map(StatusReport::reclaim).toList(),
+        in.finished().stream().map(StatusReport::reclaim).toList(),
+        in.draining(),
+        in.loanTarget());
   }
 
   private static List<ApplicationStatus> applications(Inputs in) {
@@ -73,36 +104,56 @@ final class StatusReport {
     for (ElasticApps.App a : in.apps()) {
       Allocation target = in.book().target(a.id);
       Plan.Change change = p == null ? null : p.changes().get(a.id);
-      // What a preemption of the job would lose per GPU, as the last round priced it (CheckpointTimes).
+      // What a preemption of the job would lose per GPU, as the last round priced it
+      // (CheckpointTimes).
       boolean planned = in.lastInput() != null && in.lastInput().state().hasJob(a.id);
       Job job = planned ? in.lastInput().state().job(a.id) : null;
       int live = in.lastInput() == null ? 0 : in.lastInput().liveWorkers(a.id);
-      // Why the last round runs it below its maximum, as that round recorded it (WhyBelowMax), in words.
+      // Why the last round runs it below its maximum, as that round recorded it (WhyBelowMax), in
+      // words.
       WhyBelowMax why = WhyBelowMax.of(a.id, a.shape, live, a.askedWorkers(), in.lastInput(), p);
-      out.add(new ApplicationStatus(a.id, a.shape.minWorkers(), a.shape.maxWorkers(), a.shape.gpusPerWorker(),
-          a.shape.predictedRuntimeS(), target.totalWorkers(), target.workersByServer(), live, a.askedWorkers(),
-          change(change), job == null ? null : job.sinceCheckpointS(), job == null ? null : job.tenant(),
-          why == null ? null : why.words()));
+      out.add(
+          new ApplicationStatus(
+              a.id,
+              a.shape.minWorkers(),
+              a.shape.maxWorkers(),
+              a.shape.gpusPerWorker(),
+              a.shape.predictedRuntimeS(),
+              target.totalWorkers(),
+              target.workersByServer(),
+              live,
+              a.askedWorkers(),
+              change(change),
+              job == null ? null : job.sinceCheckpointS(),
+              job == null ? null : job.tenant(),
+              why == null ? null : why.words()));
     }
     return out;
   }
 
-  /** Each team's guarantee and the GPUs its planned jobs hold, as the last round saw them; empty without teams. */
+  /**
+   * Each team's guarantee and the GPUs its planned jobs hold, as the last round saw them; empty
+   * without teams.
+   */
   private static List<TeamStatus> teams(Inputs in) {
     List<TeamStatus> out = new ArrayList<>();
     if (in.lastInput() == null) {
       return out;
     }
     ClusterState state = in.lastInput().state();
-    state.tenants().guarantees().forEach((team, guaranteed) -> {
-      int used = 0;
-      for (Job j : state.jobs()) {
-        if (j.tenant().equals(team)) {
-          used += state.allocation(j.id()).totalWorkers() * j.gpusPerWorker();
-        }
-      }
-      out.add(new TeamStatus(team, guaranteed, used));
-    });
+    state
+        .tenants()
+        .guarantees()
+        .forEach(
+            (team, guaranteed) -> {
+              int used = 0;
+              for (Job j : state.jobs()) {
+                if (j.tenant().equals(team)) {
+                  used += state.allocation(j.id()).totalWorkers() * j.gpusPerWorker();
+                }
+              }
+              out.add(new TeamStatus(team, guaranteed, used));
+            });
     return out;
   }
 
@@ -116,8 +167,13 @@ final class StatusReport {
     in.apps().forEach(a -> elastic.add(a.id));
     for (Job j : in.lastInput().state().jobs()) {
       if (!elastic.contains(j.id())) {
-        out.add(new PlainDemand(j.id(), j.tenant(), j.minWorkers(), j.gpusPerWorker(),
-            in.book().target(j.id()).workersByServer()));
+        out.add(
+            new PlainDemand(
+                j.id(),
+                j.tenant(),
+                j.minWorkers(),
+                j.gpusPerWorker(),
+                in.book().target(j.id()).workersByServer()));
       }
     }
     return out;
@@ -143,9 +199,24 @@ final class StatusReport {
   static ReclaimStatus reclaim(Reclaim r) {
     Map<String, ReclaimStatus.Action> jobs = new TreeMap<>();
     r.jobActions().forEach((app, action) -> jobs.put(app, ReclaimStatus.Action.valueOf(action)));
-    return new ReclaimStatus(r.id(), ReclaimStatus.Phase.valueOf(r.phase().name()), r.requested(), r.nodes(),
-        r.returnedNodes(), r.lostNodes(), r.replacements(), r.shortBy(), r.requestedMs(), r.deadlineMs(),
-        r.finishedMs(), r.tookMs(), r.phase() == Reclaim.Phase.DONE && r.late(), jobs, r.containersShrunk(),
-        r.containersPreempted(), Math.round(r.plannedCostGpuS()), Math.round(r.gpuSecondsLost()));
+    return new ReclaimStatus(
+        r.id(),
+        ReclaimStatus.Phase.valueOf(r.phase().name()),
+        r.requested(),
+        r.nodes(),
+        r.returnedNodes(),
+        r.lostNodes(),
+        r.replacements(),
+        r.shortBy(),
+        r.requestedMs(),
+        r.deadlineMs(),
+        r.finishedMs(),
+        r.tookMs(),
+        r.phase() == Reclaim.Phase.DONE && r.late(),
+        jobs,
+        r.containersShrunk(),
+        r.containersPreempted(),
+        Math.round(r.plannedCostGpuS()),
+        Math.round(r.gpuSecondsLost()));
   }
 }

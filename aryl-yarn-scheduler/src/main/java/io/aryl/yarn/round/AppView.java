@@ -9,12 +9,13 @@ import io.aryl.core.job.JobShape;
  * @param shape its elastic shape; for a plain application, its pending containers as one rigid gang
  * @param submitS submission time, seconds on the scheduler's clock
  * @param askedWorkers workers its ApplicationMaster asks for beyond those it holds
- * @param tenant the team it belongs to: the child of the training queue its queue is in ("" directly in the training
- *     queue, or without teams)
- * @param plain true for an application without Aryl's tags: its running containers are not the plan's to move, only
- *     its pending asks are demand the plan serves
+ * @param tenant the team it belongs to: the child of the training queue its queue is in (""
+ *     directly in the training queue, or without teams)
+ * @param plain true for an application without Aryl's tags: its running containers are not the
+ *     plan's to move, only its pending asks are demand the plan serves
  */
-public record AppView(String id, JobShape shape, double submitS, int askedWorkers, String tenant, boolean plain) {
+public record AppView(
+    String id, JobShape shape, double submitS, int askedWorkers, String tenant, boolean plain) {
   public AppView {
     tenant = tenant == null ? "" : tenant;
   }

@@ -1,10 +1,11 @@
 package io.aryl.yarn.round;
 
 /**
- * One round's GPU accounts of the nodes it plans on, by node position ({@link PlannableNodes}): per node, the GPUs the
- * plan may use ({@code capacity}: its GPUs less those held by what the plan does not own) and those the round has
- * given so far to live workers and promises ({@code used}). Arrays rather than maps by name: a round keeps these for
- * every node, and most of thousands of nodes are only ever read.
+ * One round's GPU accounts of the nodes it plans on, by node position ({@link PlannableNodes}): per
+ * node, the GPUs the plan may use ({@code capacity}: its GPUs less those held by what the plan does
+ * not own) and those the round has given so far to live workers and promises ({@code used}). Arrays
+ * rather than maps by name: a round keeps these for every node, and most of thousands of nodes are
+ * only ever read.
  */
 final class GpuLedger {
   private final PlannableNodes nodes;

@@ -13,9 +13,15 @@ import java.util.Set;
  * @param gpus GPUs it has
  * @param containers what runs on it
  * @param gpuType the type of its GPUs; null: the translator's one type (a cluster of one GPU type)
- * @param gpuTypeError why the node has no GPU type the plan can use, or null: such a node is left out of the plan
+ * @param gpuTypeError why the node has no GPU type the plan can use, or null: such a node is left
+ *     out of the plan
  */
-public record NodeView(String id, String label, int gpus, List<ContainerView> containers, GpuType gpuType,
+public record NodeView(
+    String id,
+    String label,
+    int gpus,
+    List<ContainerView> containers,
+    GpuType gpuType,
     String gpuTypeError) {
   public NodeView {
     containers = List.copyOf(containers);

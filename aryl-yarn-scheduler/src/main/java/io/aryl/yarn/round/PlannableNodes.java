@@ -12,31 +12,43 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The nodes a round may plan on — those of the training pool whose GPU type is known — sorted by id, each with a
- * position: what {@link SnapshotTranslator} keeps per node in arrays by that position rather than in maps by name.
+ * The nodes a round may plan on — those of the training pool whose GPU type is known — sorted by
+ * id, each with a position: what {@link SnapshotTranslator} keeps per node in arrays by that
+ * position rather than in maps by name.
  *
- * <p>Made again only when a node joins, leaves, or changes its label, size or GPU type ({@link #fits}): at thousands
- * of nodes, sorting and indexing every node each round cost more than the nodes that changed. The servers handed to
- * the plan are kept as well ({@link #server}): a node whose free GPUs, loan and fence are as they were gives the very
- * same {@link Server}, so that a snapshot of an unchanged cluster is recognised as such
- * ({@code ClusterState.next}).
+ * <p>Made again only when a node joins, leaves, or changes its label, size or GPU type ({@link
+ * #fits}): at thousands of nodes, sorting and indexing every node each round cost more than the
+ * nodes that changed. The servers handed to the plan are kept as well ({@link #server}): a node
+ * whose free GPUs, loan and fence are as they were gives the very same {@link Server}, so that a
+ * snapshot of an unchanged cluster is recognised as such ({@code ClusterState.next}).
  *
  * <p>Not thread-safe: one translator, one round at a time.
  */
 final class PlannableNodes {
   private final String trainingLabel;
   private final GpuType defaultType;
-  /** The views this was made of, in the order given: {@link #fits} compares a round's views with them. */
+
+  /**
+   * The views this was made of, in the order given: {@link #fits} compares a round's views with
+   * them.
+   */
   private final NodeView[] given;
+
   /** For each given view, its position, or -1 if it is not planned on. */
   private final int[] positionOfGiven;
+
   private final String[] ids;
   private final GpuType[] types;
   private final Map<String, Integer> positions;
   private final Server[] servers;
 
-  private PlannableNodes(String trainingLabel, GpuType defaultType, NodeView[] given, int[] positionOfGiven,
-      String[] ids, GpuType[] types) {
+  private PlannableNodes(
+      String trainingLabel,
+      GpuType defaultType,
+      NodeView[] given,
+      int[] positionOfGiven,
+      String[] ids,
+      GpuType[] types) {
     this.trainingLabel = trainingLabel;
     this.defaultType = defaultType;
     this.given = given;
@@ -83,17 +95,25 @@ final class PlannableNodes {
     return trainingLabel.equals(n.label()) && n.gpuTypeError() == null;
   }
 
-  /** True if {@code nodes} are the nodes this was made of, in the same order, each of the same label, size and type. */
+  /**
+   * True if {@code nodes} are the nodes this was made of, in the same order, each of the same
+   * label, size and type.
+   */
   boolean fits(List<NodeView> nodes, String trainingLabel, GpuType defaultType) {
-    if (nodes.size() != given.length || !this.trainingLabel.equals(trainingLabel)
+    if (nodes.size() != given.length
+        || !this.trainingLabel.equals(trainingLabel)
         || !this.defaultType.equals(defaultType)) {
       return false;
     }
     for (int k = 0; k < given.length; k++) {
       NodeView a = given[k];
       NodeView b = nodes.get(k);
-      if (a != b && !(a.id().equals(b.id()) && a.label().equals(b.label()) && a.gpus() == b.gpus()
-          && Objects.equals(a.gpuType(), b.gpuType()) && Objects.equals(a.gpuTypeError(), b.gpuTypeError()))) {
+      if (a != b
+          && !(a.id().equals(b.id())
+              && a.label().equals(b.label())
+              && a.gpus() == b.gpus()
+              && Objects.equals(a.gpuType(), b.gpuType())
+              && Objects.equals(a.gpuTypeError(), b.gpuTypeError()))) {
         return false;
       }
     }
@@ -123,11 +143,21 @@ final class PlannableNodes {
     return types[position];
   }
 
-  /** The server of the node at {@code position}: the one handed out last time if nothing about it changed. */
+  /**
+   * The server of the node at {@code position}: the one handed out last time if nothing about it
+   * changed.
+   */
   Server server(int position, int gpus, boolean loaned, boolean fenced) {
     Server s = servers[position];
     if (s == null || s.gpus() != gpus || s.loaned() != loaned || s.fenced() != fenced) {
-      s = new Server(ids[position], types[position], gpus, loaned ? Pool.INFERENCE : Pool.TRAINING, loaned, fenced);
+      s =
+          new Server(
+              ids[position],
+              types[position],
+              gpus,
+              loaned ? Pool.INFERENCE : Pool.TRAINING,
+              loaned,
+              fenced);
       servers[position] = s;
     }
     return s;

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Which live worker containers a plan takes away: on each node, the job's workers beyond its target there, newest
- * first ({@link VictimOrder#newestFirst}: the newest are the flexible workers a job gained last; its base workers are
- * its oldest).
+ * Which live worker containers a plan takes away: on each node, the job's workers beyond its target
+ * there, newest first ({@link VictimOrder#newestFirst}: the newest are the flexible workers a job
+ * gained last; its base workers are its oldest).
  */
 public final class ShrinkChooser {
   private ShrinkChooser() {}

@@ -10,13 +10,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Saves sections of a {@link DurableState} on a thread of its own, the latest value of each: for sections that no
- * action waits on, such as measurements. A save to a file system waits for the disk (an fsync, tens of milliseconds on
- * a busy machine, hundreds at times); made in the planning round, it was a good part of the round's slowest times.
+ * Saves sections of a {@link DurableState} on a thread of its own, the latest value of each: for
+ * sections that no action waits on, such as measurements. A save to a file system waits for the
+ * disk (an fsync, tens of milliseconds on a busy machine, hundreds at times); made in the planning
+ * round, it was a good part of the round's slowest times.
  *
- * <p>Values handed over before a save started are replaced by newer ones, never written after them. A failed save is
- * kept for the caller to collect ({@link #failure}); a {@link StoreFencedException} among them means another
- * scheduler is active.
+ * <p>Values handed over before a save started are replaced by newer ones, never written after them.
+ * A failed save is kept for the caller to collect ({@link #failure}); a {@link
+ * StoreFencedException} among them means another scheduler is active.
  */
 public final class BackgroundSaves implements AutoCloseable {
   private final DurableState state;
@@ -26,11 +27,13 @@ public final class BackgroundSaves implements AutoCloseable {
 
   public BackgroundSaves(DurableState state, String threadName) {
     this.state = state;
-    this.thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, threadName);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** Saves {@code value} soon, unless a newer value of the section is handed over before then. */
@@ -64,10 +67,13 @@ public final class BackgroundSaves implements AutoCloseable {
     return failure.getAndSet(null);
   }
 
-  /** Waits until what was handed over so far is saved (or failed); for a test, or before the store is closed. */
+  /**
+   * Waits until what was handed over so far is saved (or failed); for a test, or before the store
+   * is closed.
+   */
   public void flush() throws InterruptedException {
     try {
-      thread.submit(() -> { }).get();
+      thread.submit(() -> {}).get();
     } catch (RejectedExecutionException e) {
       // closed: nothing more is written
     } catch (java.util.concurrent.ExecutionException e) {
@@ -75,7 +81,10 @@ public final class BackgroundSaves implements AutoCloseable {
     }
   }
 
-  /** Saves what was handed over, waiting at most {@code timeoutMs}; nothing handed over later is saved. */
+  /**
+   * Saves what was handed over, waiting at most {@code timeoutMs}; nothing handed over later is
+   * saved.
+   */
   public void close(long timeoutMs) throws InterruptedException {
     thread.shutdown();
     thread.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS);

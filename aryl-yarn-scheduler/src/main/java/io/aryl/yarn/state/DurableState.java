@@ -9,8 +9,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * What Aryl keeps across ResourceManager restarts and failovers, read back whenever a scheduler becomes active. Each
- * {@link Section} is written by one class, before the action it records is taken:
+ * What Aryl keeps across ResourceManager restarts and failovers, read back whenever a scheduler
+ * becomes active. Each {@link Section} is written by one class, before the action it records is
+ * taken:
  *
  * <table>
  *   <caption>Who writes what</caption>
@@ -25,23 +26,28 @@ import java.util.Map;
  *   <tr><td>meta</td><td>this class</td><td>the first round</td></tr>
  * </table>
  *
- * <p>A section that cannot be read stops the start with a {@link CorruptStateException} naming its znode or file and
- * how to reset it. Saving a value equal to the stored one writes nothing.
+ * <p>A section that cannot be read stops the start with a {@link CorruptStateException} naming its
+ * znode or file and how to reset it. Saving a value equal to the stored one writes nothing.
  */
 public final class DurableState {
-  /** Format of the stored state this Aryl writes and reads; older ones are read through {@link StateFormat}. */
+  /**
+   * Format of the stored state this Aryl writes and reads; older ones are read through {@link
+   * StateFormat}.
+   */
   public static final int VERSION = 2;
 
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-      .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
-      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+          .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
+          .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
   private final StateStore store;
   private final long epoch;
   private final Map<Section<?>, Object> values = new HashMap<>();
   private final Map<Section<?>, byte[]> stored = new HashMap<>();
   private final boolean recovered;
+
   /** The format the stored state was written in; 0 when nothing was stored. */
   private int formatRead;
 
@@ -68,15 +74,18 @@ public final class DurableState {
     Meta meta = s.get(Section.META);
     s.formatRead = meta == null ? 0 : meta.version();
     if (meta != null && meta.version() > VERSION) {
-      throw s.corrupt(Section.META, "written by a newer Aryl: format " + meta.version() + ", this one reads up to "
-          + VERSION, null);
+      throw s.corrupt(
+          Section.META,
+          "written by a newer Aryl: format " + meta.version() + ", this one reads up to " + VERSION,
+          null);
     }
     Map<String, byte[]> upgraded = Map.of();
     if (meta != null && meta.version() < VERSION) {
       try {
         upgraded = StateFormat.upgrade(raw, meta.version());
       } catch (IOException | RuntimeException e) {
-        throw s.corrupt(Section.META, "cannot be read as format " + meta.version() + ": " + e.getMessage(), e);
+        throw s.corrupt(
+            Section.META, "cannot be read as format " + meta.version() + ": " + e.getMessage(), e);
       }
     }
     for (Section<?> section : Section.ALL) {
@@ -91,7 +100,9 @@ public final class DurableState {
     if (meta == null) {
       s.save(Section.META, new Meta(VERSION, nowMs));
     } else if (meta.version() < VERSION) {
-      s.save(Section.META, new Meta(VERSION, meta.originMs())); // last: a failed upgrade is read as the old format
+      s.save(
+          Section.META,
+          new Meta(VERSION, meta.originMs())); // last: a failed upgrade is read as the old format
     }
     return s;
   }
@@ -101,7 +112,10 @@ public final class DurableState {
     try {
       value = JSON.readValue(bytes, section.type());
     } catch (IOException | RuntimeException e) {
-      throw corrupt(section, e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(""), e);
+      throw corrupt(
+          section,
+          e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(""),
+          e);
     }
     if (value == null) {
       throw corrupt(section, "empty", null);
@@ -110,16 +124,24 @@ public final class DurableState {
     stored.put(section, bytes);
   }
 
-  /** The error for a section that was read but contradicts itself (found by whoever restores it). */
+  /**
+   * The error for a section that was read but contradicts itself (found by whoever restores it).
+   */
   public CorruptStateException corrupt(Section<?> section, String problem) {
     return corrupt(section, problem, null);
   }
 
   private CorruptStateException corrupt(Section<?> section, String problem, Throwable cause) {
-    return new CorruptStateException(store.location(section.name()), problem,
-        "stop the ResourceManager" + ("zookeeper".equals(store.kind()) ? "s" : "") + ", run `"
-            + store.deleteCommand(section.name()) + "`, and start again; this forgets what the section held: "
-            + section.resetForgets(), cause);
+    return new CorruptStateException(
+        store.location(section.name()),
+        problem,
+        "stop the ResourceManager"
+            + ("zookeeper".equals(store.kind()) ? "s" : "")
+            + ", run `"
+            + store.deleteCommand(section.name())
+            + "`, and start again; this forgets what the section held: "
+            + section.resetForgets(),
+        cause);
   }
 
   /** The stored value, or the section's empty value when nothing is stored. */
@@ -132,7 +154,8 @@ public final class DurableState {
   /**
    * Writes the section unless the stored value is already equal.
    *
-   * @throws StoreFencedException when another scheduler became active since; this one must stop acting
+   * @throws StoreFencedException when another scheduler became active since; this one must stop
+   *     acting
    */
   public synchronized <T> void save(Section<T> section, T value) throws IOException {
     byte[] bytes = JSON.writeValueAsBytes(value);
@@ -144,12 +167,17 @@ public final class DurableState {
     values.put(section, value);
   }
 
-  /** The format the stored state was written in when it was opened ({@link #VERSION} once upgraded); 0 if none. */
+  /**
+   * The format the stored state was written in when it was opened ({@link #VERSION} once upgraded);
+   * 0 if none.
+   */
   public int formatRead() {
     return formatRead;
   }
 
-  /** True if the store held state when it was opened: this scheduler took over from an earlier one. */
+  /**
+   * True if the store held state when it was opened: this scheduler took over from an earlier one.
+   */
   public boolean recovered() {
     return recovered;
   }

@@ -8,13 +8,15 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 /**
- * State on a Hadoop file system (local or HDFS), for a ResourceManager without HA: one {@code <section>.json} file per
- * section in a directory. A write goes to a temporary file renamed over the old one, so a crash leaves either the old
- * or the new section, never half of one. A local directory is reached through java.nio, any other through Hadoop's
- * FileContext ({@link SectionFiles} says why).
+ * State on a Hadoop file system (local or HDFS), for a ResourceManager without HA: one {@code
+ * <section>.json} file per section in a directory. A write goes to a temporary file renamed over
+ * the old one, so a crash leaves either the old or the new section, never half of one. A local
+ * directory is reached through java.nio, any other through Hadoop's FileContext ({@link
+ * SectionFiles} says why).
  *
- * <p>Fencing is best effort, for an operator who starts a second ResourceManager on the same directory by mistake: a
- * claim writes a larger number to {@code epoch}, and each write first checks that the number is still its own.
+ * <p>Fencing is best effort, for an operator who starts a second ResourceManager on the same
+ * directory by mistake: a claim writes a larger number to {@code epoch}, and each write first
+ * checks that the number is still its own.
  */
 public final class FsStateStore implements StateStore {
   static final String SUFFIX = ".json";
@@ -55,8 +57,11 @@ public final class FsStateStore implements StateStore {
       return Long.parseLong(text);
     } catch (NumberFormatException e) {
       String p = files.location() + "/" + EPOCH;
-      throw new CorruptStateException(p, "not a number: '" + text + "'",
-          "stop the ResourceManager and delete " + p + " (only the fencing number is lost)", e);
+      throw new CorruptStateException(
+          p,
+          "not a number: '" + text + "'",
+          "stop the ResourceManager and delete " + p + " (only the fencing number is lost)",
+          e);
     }
   }
 
@@ -81,8 +86,15 @@ public final class FsStateStore implements StateStore {
     }
     long current = readEpoch();
     if (current != epoch) {
-      throw new StoreFencedException("Aryl's state in " + files.location() + " was claimed by another ResourceManager"
-          + " (epoch " + current + ") after this one (epoch " + epoch + "): this scheduler is no longer active");
+      throw new StoreFencedException(
+          "Aryl's state in "
+              + files.location()
+              + " was claimed by another ResourceManager"
+              + " (epoch "
+              + current
+              + ") after this one (epoch "
+              + epoch
+              + "): this scheduler is no longer active");
     }
     files.replace(section + SUFFIX, data);
   }

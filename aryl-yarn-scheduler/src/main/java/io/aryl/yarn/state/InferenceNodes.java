@@ -4,8 +4,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The inference pool's nodes and where each one is, as the scheduler (their one writer) last decided: written before
- * a node is relabelled, so that a newly active scheduler carries out what its predecessor decided.
+ * The inference pool's nodes and where each one is, as the scheduler (their one writer) last
+ * decided: written before a node is relabelled, so that a newly active scheduler carries out what
+ * its predecessor decided.
  *
  * @param nodes each inference node's place, by node name
  */

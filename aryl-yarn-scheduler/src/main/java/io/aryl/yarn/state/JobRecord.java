@@ -7,7 +7,8 @@ import java.util.Map;
  * @param sinceChangeS seconds since its workers last changed
  * @param workersByNode where its workers ran: after a restart, the nodes to wait for
  */
-public record JobRecord(double attainedBaseS, double sinceChangeS, Map<String, Integer> workersByNode) {
+public record JobRecord(
+    double attainedBaseS, double sinceChangeS, Map<String, Integer> workersByNode) {
   public JobRecord {
     workersByNode = Map.copyOf(workersByNode);
   }

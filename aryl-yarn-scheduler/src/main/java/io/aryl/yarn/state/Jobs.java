@@ -2,7 +2,9 @@ package io.aryl.yarn.state;
 
 import java.util.Map;
 
-/** @param jobs each elastic job's progress, by application id */
+/**
+ * @param jobs each elastic job's progress, by application id
+ */
 public record Jobs(Map<String, JobRecord> jobs) {
   public Jobs {
     jobs = Map.copyOf(jobs);

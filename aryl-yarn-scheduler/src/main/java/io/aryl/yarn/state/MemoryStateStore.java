@@ -4,8 +4,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * State kept in this scheduler's memory only: lost with the ResourceManager. For tests and benchmarks, or a cluster
- * that accepts losing its loans on a restart ({@code aryl.scheduler.state-store=memory}).
+ * State kept in this scheduler's memory only: lost with the ResourceManager. For tests and
+ * benchmarks, or a cluster that accepts losing its loans on a restart ({@code
+ * aryl.scheduler.state-store=memory}).
  */
 public final class MemoryStateStore implements StateStore {
   private final Map<String, byte[]> sections = new TreeMap<>();

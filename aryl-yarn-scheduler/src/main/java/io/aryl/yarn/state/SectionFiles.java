@@ -24,10 +24,11 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
 
 /**
- * The files of an {@link FsStateStore}'s directory: read one, list them, replace one atomically. Two ways to reach
- * them: Hadoop's {@link FileContext} for any file system, and java.nio for a local directory, because Hadoop's local
- * file system forks a process for each permission it sets and each link it resolves ({@code chmod}, {@code readlink}):
- * about eight per write, which made a planning round that saves state take ~100 ms.
+ * The files of an {@link FsStateStore}'s directory: read one, list them, replace one atomically.
+ * Two ways to reach them: Hadoop's {@link FileContext} for any file system, and java.nio for a
+ * local directory, because Hadoop's local file system forks a process for each permission it sets
+ * and each link it resolves ({@code chmod}, {@code readlink}): about eight per write, which made a
+ * planning round that saves state take ~100 ms.
  */
 interface SectionFiles {
   /** Creates the directory, readable by its owner only, if it does not exist. */
@@ -39,7 +40,10 @@ interface SectionFiles {
   /** Names of the files in the directory; empty if the directory does not exist. */
   List<String> list() throws IOException;
 
-  /** Replaces the file: a reader sees the old bytes or the new ones, never part of either, even after a crash. */
+  /**
+   * Replaces the file: a reader sees the old bytes or the new ones, never part of either, even
+   * after a crash.
+   */
   void replace(String name, byte[] data) throws IOException;
 
   /** The directory, as a URI string. */
@@ -97,8 +101,11 @@ interface SectionFiles {
     @Override
     public void replace(String name, byte[] data) throws IOException {
       Path tmp = new Path(dir, "." + name + ".tmp");
-      try (FSDataOutputStream out = fc.create(tmp, EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE),
-          Options.CreateOpts.perms(PRIVATE))) {
+      try (FSDataOutputStream out =
+          fc.create(
+              tmp,
+              EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE),
+              Options.CreateOpts.perms(PRIVATE))) {
         out.write(data);
         out.hsync();
       }
@@ -122,7 +129,9 @@ interface SectionFiles {
     @Override
     public void createDirectory() throws IOException {
       if (!Files.isDirectory(dir)) {
-        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.createDirectories(
+            dir,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       }
     }
 
@@ -138,7 +147,8 @@ interface SectionFiles {
     @Override
     public List<String> list() throws IOException {
       List<String> names = new ArrayList<>();
-      try (DirectoryStream<java.nio.file.Path> files = Files.newDirectoryStream(dir, Files::isRegularFile)) {
+      try (DirectoryStream<java.nio.file.Path> files =
+          Files.newDirectoryStream(dir, Files::isRegularFile)) {
         files.forEach(p -> names.add(p.getFileName().toString()));
       } catch (NoSuchFileException e) {
         // no directory yet: no files
@@ -149,17 +159,27 @@ interface SectionFiles {
     @Override
     public void replace(String name, byte[] data) throws IOException {
       java.nio.file.Path tmp = dir.resolve("." + name + ".tmp");
-      try (FileChannel out = FileChannel.open(tmp, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING), PosixFilePermissions.asFileAttribute(
-              PosixFilePermissions.fromString("rw-------")))) {
+      try (FileChannel out =
+          FileChannel.open(
+              tmp,
+              EnumSet.of(
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.WRITE,
+                  StandardOpenOption.TRUNCATE_EXISTING),
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
         ByteBuffer buf = ByteBuffer.wrap(data);
         while (buf.hasRemaining()) {
           out.write(buf);
         }
         out.force(true);
       }
-      Files.move(tmp, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      // A checksum left by Hadoop's local file system (an earlier Aryl) would no longer match: Hadoop would refuse it.
+      Files.move(
+          tmp,
+          dir.resolve(name),
+          StandardCopyOption.ATOMIC_MOVE,
+          StandardCopyOption.REPLACE_EXISTING);
+      // A checksum left by Hadoop's local file system (an earlier Aryl) would no longer match:
+      // Hadoop would refuse it.
       Files.deleteIfExists(dir.resolve("." + name + ".crc"));
     }
 

@@ -9,15 +9,15 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The stored state's formats, and how an older one is read: each section's bytes as an older Aryl wrote them become
- * what this one reads. The result is written back at once, under the new claim, so that the old format is read only
- * once.
+ * The stored state's formats, and how an older one is read: each section's bytes as an older Aryl
+ * wrote them become what this one reads. The result is written back at once, under the new claim,
+ * so that the old format is read only once.
  *
  * <ul>
- *   <li>1 to 2: the inference nodes ({@code owners}: names) become {@code pools}: each node with its place, all at
- *       HOME — where they really are is the labels', and the first round takes it from them; a drain's
- *       {@code reclaimId}, which held a MOVE's hold-until time, is split into {@code reclaimId} (RECLAIM only) and
- *       {@code holdUntilMs} (MOVE only).
+ *   <li>1 to 2: the inference nodes ({@code owners}: names) become {@code pools}: each node with
+ *       its place, all at HOME — where they really are is the labels', and the first round takes it
+ *       from them; a drain's {@code reclaimId}, which held a MOVE's hold-until time, is split into
+ *       {@code reclaimId} (RECLAIM only) and {@code holdUntilMs} (MOVE only).
  * </ul>
  */
 final class StateFormat {
@@ -30,7 +30,8 @@ final class StateFormat {
    *
    * @param raw every stored section, by name
    * @param version the format they were written in
-   * @return the sections that changed, by name (the caller writes them), and the rest unchanged, in {@code raw}
+   * @return the sections that changed, by name (the caller writes them), and the rest unchanged, in
+   *     {@code raw}
    */
   static Map<String, byte[]> upgrade(Map<String, byte[]> raw, int version) throws IOException {
     Map<String, byte[]> changed = new HashMap<>();

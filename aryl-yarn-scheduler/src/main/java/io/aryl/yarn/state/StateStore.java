@@ -4,12 +4,12 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * Where Aryl keeps what must outlive a ResourceManager: named sections of bytes. Only the scheduler that claimed the
- * store last may write; an earlier claimant's writes fail with {@link StoreFencedException}, so a deposed active
- * ResourceManager cannot overwrite its successor.
+ * Where Aryl keeps what must outlive a ResourceManager: named sections of bytes. Only the scheduler
+ * that claimed the store last may write; an earlier claimant's writes fail with {@link
+ * StoreFencedException}, so a deposed active ResourceManager cannot overwrite its successor.
  *
- * <p>Lifecycle: {@link #claim()} once when the scheduler becomes active, then any number of {@link #readAll()} and
- * {@link #write}, then {@link #close()}.
+ * <p>Lifecycle: {@link #claim()} once when the scheduler becomes active, then any number of {@link
+ * #readAll()} and {@link #write}, then {@link #close()}.
  */
 public interface StateStore extends AutoCloseable {
   /**
@@ -35,7 +35,9 @@ public interface StateStore extends AutoCloseable {
   /** Where the store is (a ZooKeeper path or a directory), for the status and for messages. */
   String location();
 
-  /** Where one section is kept (its znode or file), for messages that say what to inspect or reset. */
+  /**
+   * Where one section is kept (its znode or file), for messages that say what to inspect or reset.
+   */
   String location(String section);
 
   /** The command an operator runs to delete one section (with every ResourceManager stopped). */

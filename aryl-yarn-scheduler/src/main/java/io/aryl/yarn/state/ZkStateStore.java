@@ -13,14 +13,16 @@ import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * State in ZooKeeper, where an HA ResourceManager keeps its own: one znode per section under {@code <root>/state}.
+ * State in ZooKeeper, where an HA ResourceManager keeps its own: one znode per section under {@code
+ * <root>/state}.
  *
- * <p>Every znode it creates, the root and its parents included, carries the ACL it is given: the ResourceManager's
- * {@code hadoop.zk.acl} ({@link StateStores}), so the store is writable by whom the RM's own state is.
+ * <p>Every znode it creates, the root and its parents included, carries the ACL it is given: the
+ * ResourceManager's {@code hadoop.zk.acl} ({@link StateStores}), so the store is writable by whom
+ * the RM's own state is.
  *
- * <p>Fencing, as the loan ledger does it: a claim bumps the version of {@code <root>/epoch}; every write is one
- * transaction that checks that version first. Once a newly active ResourceManager claimed the store, a deposed one
- * cannot write a byte.
+ * <p>Fencing, as the loan ledger does it: a claim bumps the version of {@code <root>/epoch}; every
+ * write is one transaction that checks that version first. Once a newly active ResourceManager
+ * claimed the store, a deposed one cannot write a byte.
  */
 public final class ZkStateStore implements StateStore {
   /** Largest section written: ZooKeeper refuses a znode above jute.maxbuffer (1 MB by default). */
@@ -40,12 +42,13 @@ public final class ZkStateStore implements StateStore {
    */
   public ZkStateStore(CuratorFramework client, String root, List<ACL> acl, AutoCloseable owned) {
     if (root == null || !root.startsWith("/") || root.endsWith("/") || root.length() < 2) {
-      throw new IllegalArgumentException("ZooKeeper root must be an absolute path without a trailing /, was '" + root
-          + "'");
+      throw new IllegalArgumentException(
+          "ZooKeeper root must be an absolute path without a trailing /, was '" + root + "'");
     }
     this.client = client;
     this.root = root;
-    // Not List.copyOf: ZooKeeper checks an ACL with contains(null), which the JDK's immutable lists refuse.
+    // Not List.copyOf: ZooKeeper checks an ACL with contains(null), which the JDK's immutable lists
+    // refuse.
     this.acl = java.util.Collections.unmodifiableList(new ArrayList<>(acl));
     this.owned = owned;
   }
@@ -67,7 +70,8 @@ public final class ZkStateStore implements StateStore {
     try {
       for (String p : List.of(epochPath(), statePath())) {
         try {
-          // The ACL on the parents too: a parent open to anyone would let anyone delete the epoch znode.
+          // The ACL on the parents too: a parent open to anyone would let anyone delete the epoch
+          // znode.
           client.create().creatingParentsIfNeeded().withACL(acl, true).forPath(p, new byte[0]);
         } catch (KeeperException.NodeExistsException e) {
           // already there
@@ -77,8 +81,13 @@ public final class ZkStateStore implements StateStore {
         Stat stat = new Stat();
         client.getData().storingStatIn(stat).forPath(epochPath());
         try {
-          Stat after = client.setData().withVersion(stat.getVersion())
-              .forPath(epochPath(), Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8));
+          Stat after =
+              client
+                  .setData()
+                  .withVersion(stat.getVersion())
+                  .forPath(
+                      epochPath(),
+                      Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8));
           epoch = after.getVersion();
           return epoch;
         } catch (KeeperException.BadVersionException e) {
@@ -121,8 +130,14 @@ public final class ZkStateStore implements StateStore {
       throw new IllegalStateException("write before claim");
     }
     if (data.length > MAX_SECTION_BYTES) {
-      throw new IOException("section " + section + " is " + data.length + " bytes, more than ZooKeeper takes ("
-          + MAX_SECTION_BYTES + ")");
+      throw new IOException(
+          "section "
+              + section
+              + " is "
+              + data.length
+              + " bytes, more than ZooKeeper takes ("
+              + MAX_SECTION_BYTES
+              + ")");
     }
     try {
       try {
@@ -152,14 +167,22 @@ public final class ZkStateStore implements StateStore {
   /** True when the failed transaction failed at its first operation, the epoch check. */
   private static boolean epochCheckFailed(KeeperException e) {
     List<org.apache.zookeeper.OpResult> results = e.getResults();
-    return results != null && !results.isEmpty() && results.get(0) instanceof org.apache.zookeeper.OpResult.ErrorResult r
-        && r.getErr() != KeeperException.Code.OK.intValue() && r.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY
-            .intValue();
+    return results != null
+        && !results.isEmpty()
+        && results.get(0) instanceof org.apache.zookeeper.OpResult.ErrorResult r
+        && r.getErr() != KeeperException.Code.OK.intValue()
+        && r.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue();
   }
 
   private StoreFencedException fenced(Exception e) {
-    return new StoreFencedException("Aryl's state at ZooKeeper " + root + " was claimed by another ResourceManager"
-        + " after this one (epoch " + epoch + "): this scheduler is no longer active", e);
+    return new StoreFencedException(
+        "Aryl's state at ZooKeeper "
+            + root
+            + " was claimed by another ResourceManager"
+            + " after this one (epoch "
+            + epoch
+            + "): this scheduler is no longer active",
+        e);
   }
 
   @Override

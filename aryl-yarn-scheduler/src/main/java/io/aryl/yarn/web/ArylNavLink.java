@@ -30,14 +30,16 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.server.security.http.RMAuthenticationFilterInitializer;
 
 /**
- * Puts an "Aryl" entry, linking to {@link ArylPaths#PAGE}, into the Cluster menu of the ResourceManager's web UI,
- * after "Scheduler". The RM's menu has no extension point; a servlet filter is Hadoop's supported way to add to its
- * web app ({@code hadoop.http.filter.initializers}). Only the RM's own pages ({@code /cluster...}) that answer 200 with
- * HTML are touched; everything else passes as it is.
+ * Puts an "Aryl" entry, linking to {@link ArylPaths#PAGE}, into the Cluster menu of the
+ * ResourceManager's web UI, after "Scheduler". The RM's menu has no extension point; a servlet
+ * filter is Hadoop's supported way to add to its web app ({@code hadoop.http.filter.initializers}).
+ * Only the RM's own pages ({@code /cluster...}) that answer 200 with HTML are touched; everything
+ * else passes as it is.
  */
 public final class ArylNavLink implements Filter {
   /** The configuration key of the web app's filter initializers. */
   public static final String INITIALIZERS = "hadoop.http.filter.initializers";
+
   private static final Pattern SCHEDULER_ITEM =
       Pattern.compile("<a href=\"([^\"]*)cluster/scheduler\">Scheduler</a>(\\s*</li>)?");
 
@@ -50,18 +52,20 @@ public final class ArylNavLink implements Filter {
   }
 
   /**
-   * Adds {@link Initializer} to the ResourceManager's filter initializers, before the RM sets its web app up from them.
-   * The RM gives a web app configured with no initializers or Hadoop's default one alone its own simple
-   * authentication ({@code RMWebAppUtil.setupSecurityAndFilters}); a list that Aryl lengthened would no longer read as
-   * the default, so in that case the RM's set-up is written out first, as the RM would have made it. Any other list
-   * the RM uses as it is, and it only gets Aryl's entry appended. Idempotent.
+   * Adds {@link Initializer} to the ResourceManager's filter initializers, before the RM sets its
+   * web app up from them. The RM gives a web app configured with no initializers or Hadoop's
+   * default one alone its own simple authentication ({@code RMWebAppUtil.setupSecurityAndFilters});
+   * a list that Aryl lengthened would no longer read as the default, so in that case the RM's
+   * set-up is written out first, as the RM would have made it. Any other list the RM uses as it is,
+   * and it only gets Aryl's entry appended. Idempotent.
    */
   public static void install(Configuration conf) {
     List<String> names = new ArrayList<>(conf.getTrimmedStringCollection(INITIALIZERS));
     if (names.contains(Initializer.class.getName())) {
       return;
     }
-    boolean rmDefault = names.isEmpty() || names.equals(List.of(StaticUserWebFilter.class.getName()));
+    boolean rmDefault =
+        names.isEmpty() || names.equals(List.of(StaticUserWebFilter.class.getName()));
     if (rmDefault && !UserGroupInformation.isSecurityEnabled()) {
       names.add(0, RMAuthenticationFilterInitializer.class.getName());
       conf.set("hadoop.http.authentication.type", "simple");
@@ -70,23 +74,31 @@ public final class ArylNavLink implements Filter {
     conf.set(INITIALIZERS, String.join(",", names));
   }
 
-  /** The page with Aryl's entry after the RM menu's "Scheduler"; unchanged if it has no such menu or has the entry. */
+  /**
+   * The page with Aryl's entry after the RM menu's "Scheduler"; unchanged if it has no such menu or
+   * has the entry.
+   */
   static String withLink(String html) {
     Matcher m = SCHEDULER_ITEM.matcher(html);
     if (!m.find() || html.contains("id=\"aryl-nav\"")) {
       return html;
     }
     // The RM's pages leave their list items unclosed; the entry is closed either way.
-    String item = "\n<li id=\"aryl-nav\"><a href=\"" + m.group(1) + ArylPaths.PAGE.substring(1)
-        + "\">Aryl</a></li>";
+    String item =
+        "\n<li id=\"aryl-nav\"><a href=\""
+            + m.group(1)
+            + ArylPaths.PAGE.substring(1)
+            + "\">Aryl</a></li>";
     return html.substring(0, m.end()) + item + html.substring(m.end());
   }
 
   @Override
   public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
       throws IOException, ServletException {
-    if (!(request instanceof HttpServletRequest r) || !(response instanceof HttpServletResponse out)
-        || !"GET".equals(r.getMethod()) || !r.getRequestURI().startsWith("/cluster")) {
+    if (!(request instanceof HttpServletRequest r)
+        || !(response instanceof HttpServletResponse out)
+        || !"GET".equals(r.getMethod())
+        || !r.getRequestURI().startsWith("/cluster")) {
       chain.doFilter(request, response);
       return;
     }
@@ -115,7 +127,9 @@ public final class ArylNavLink implements Filter {
     }
   }
 
-  /** Holds a page's body until it is complete, so that its length can be set once the entry is in. */
+  /**
+   * Holds a page's body until it is complete, so that its length can be set once the entry is in.
+   */
   private static final class Buffered extends HttpServletResponseWrapper {
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
     private PrintWriter writer;
@@ -183,27 +197,29 @@ public final class ArylNavLink implements Filter {
     @Override
     public ServletOutputStream getOutputStream() {
       if (stream == null) {
-        stream = new ServletOutputStream() {
-          @Override
-          public void write(int b) {
-            body.write(b);
-          }
+        stream =
+            new ServletOutputStream() {
+              @Override
+              public void write(int b) {
+                body.write(b);
+              }
 
-          @Override
-          public void write(byte[] b, int off, int len) {
-            body.write(b, off, len);
-          }
+              @Override
+              public void write(byte[] b, int off, int len) {
+                body.write(b, off, len);
+              }
 
-          @Override
-          public boolean isReady() {
-            return true;
-          }
+              @Override
+              public boolean isReady() {
+                return true;
+              }
 
-          @Override
-          public void setWriteListener(WriteListener listener) {
-            throw new UnsupportedOperationException("Aryl's menu entry buffers pages: no asynchronous writes");
-          }
-        };
+              @Override
+              public void setWriteListener(WriteListener listener) {
+                throw new UnsupportedOperationException(
+                    "Aryl's menu entry buffers pages: no asynchronous writes");
+              }
+            };
       }
       return stream;
     }

@@ -9,9 +9,9 @@ import io.aryl.api.loan.LoanTarget;
 import io.aryl.api.loan.StaleTarget;
 import io.aryl.api.reclaim.ReclaimRequest;
 import io.aryl.api.status.SchedulerStatus;
-import io.aryl.yarn.rm.ArylOperations;
 import io.aryl.yarn.engine.ArylUnavailableException;
 import io.aryl.yarn.engine.StaleEpochException;
+import io.aryl.yarn.rm.ArylOperations;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Set;
@@ -39,30 +39,32 @@ import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMWebAppUtil;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMWebServices;
 
 /**
- * The ResourceManager's REST API with Aryl's resource added. Configure with
- * {@code yarn.webapp.custom.webservice.class=io.aryl.yarn.web.ArylWebServices}: every stock {@code /ws/v1/cluster}
- * endpoint stays, and
+ * The ResourceManager's REST API with Aryl's resource added. Configure with {@code
+ * yarn.webapp.custom.webservice.class=io.aryl.yarn.web.ArylWebServices}: every stock {@code
+ * /ws/v1/cluster} endpoint stays, and
  *
  * <ul>
- *   <li>{@code GET /ws/v1/cluster/aryl}: the current plan, nodes and loans, per-application target vs actual workers,
- *       reclaims in flight and past;
- *   <li>{@code POST /ws/v1/cluster/aryl/reclaims} with {@code {"nodes": N, "deadlineMs": epochMs, "gpuType": "..."}}
- *       ({@code deadlineMs} and {@code gpuType} optional): return N loaned nodes to inference. Admin only when
- *       {@code yarn.acl.enable} is on. 201 with the reclaim, 400 when it cannot be done, with the reason, 503 while
- *       Aryl recovers after the ResourceManager became active (or cannot store the reclaim): ask again shortly.
- *   <li>{@code PUT /ws/v1/cluster/aryl/loan-target} with a {@link LoanTarget}: the loan controller's leader says how
- *       many inference nodes may be on loan, and by when the ones above must be back; shown under {@code loanTarget}
- *       in {@code GET}. Admin only when {@code yarn.acl.enable} is on. 409 when a target of a newer epoch is in force:
- *       the sender was deposed.
- *   <li>{@code POST /ws/v1/cluster/aryl/loans} with a {@link LendRequest}: nodes lent by hand, where no loan
- *       controller decides. Admin only when {@code yarn.acl.enable} is on.
+ *   <li>{@code GET /ws/v1/cluster/aryl}: the current plan, nodes and loans, per-application target
+ *       vs actual workers, reclaims in flight and past;
+ *   <li>{@code POST /ws/v1/cluster/aryl/reclaims} with {@code {"nodes": N, "deadlineMs": epochMs,
+ *       "gpuType": "..."}} ({@code deadlineMs} and {@code gpuType} optional): return N loaned nodes
+ *       to inference. Admin only when {@code yarn.acl.enable} is on. 201 with the reclaim, 400 when
+ *       it cannot be done, with the reason, 503 while Aryl recovers after the ResourceManager
+ *       became active (or cannot store the reclaim): ask again shortly.
+ *   <li>{@code PUT /ws/v1/cluster/aryl/loan-target} with a {@link LoanTarget}: the loan
+ *       controller's leader says how many inference nodes may be on loan, and by when the ones
+ *       above must be back; shown under {@code loanTarget} in {@code GET}. Admin only when {@code
+ *       yarn.acl.enable} is on. 409 when a target of a newer epoch is in force: the sender was
+ *       deposed.
+ *   <li>{@code POST /ws/v1/cluster/aryl/loans} with a {@link LendRequest}: nodes lent by hand,
+ *       where no loan controller decides. Admin only when {@code yarn.acl.enable} is on.
  * </ul>
  *
  * <p>The paths, bodies and answers are aryl-api's ({@link ArylPaths}, {@link ReclaimRequest},
- * {@link LoanTarget}, {@link LendRequest}, {@link SchedulerStatus}, {@link ErrorBody}), the types the clients compile
- * against.
- * Every write reads its body strictly ({@link io.aryl.api.body.JsonObjectBody}): a body too long, not one JSON object,
- * with an unknown or duplicate field, a value of the wrong type or out of range, or a query parameter other than
+ * {@link LoanTarget}, {@link LendRequest}, {@link SchedulerStatus}, {@link ErrorBody}), the types
+ * the clients compile against. Every write reads its body strictly ({@link
+ * io.aryl.api.body.JsonObjectBody}): a body too long, not one JSON object, with an unknown or
+ * duplicate field, a value of the wrong type or out of range, or a query parameter other than
  * Hadoop's authentication ones is a 400 naming the field and the value, and nothing changes.
  */
 @Singleton
@@ -90,10 +92,11 @@ public class ArylWebServices extends RMWebServices {
   }
 
   /**
-   * Aryl's page for operators ({@link ArylPage}): pools as node tiles, reclaims, the elastic applications' workers
-   * and charts of the last hours; HTML that reloads itself. Served by the RM's web app, so behind the same HTTP
-   * authentication as the RM's own pages; with {@code yarn.webapp.filter-entity-list-by-user} it lists
-   * only the applications the caller may view, as {@code /ws/v1/cluster/apps} does.
+   * Aryl's page for operators ({@link ArylPage}): pools as node tiles, reclaims, the elastic
+   * applications' workers and charts of the last hours; HTML that reloads itself. Served by the
+   * RM's web app, so behind the same HTTP authentication as the RM's own pages; with {@code
+   * yarn.webapp.filter-entity-list-by-user} it lists only the applications the caller may view, as
+   * {@code /ws/v1/cluster/apps} does.
    */
   @GET
   @Path(ArylPaths.PAGE_PATH)
@@ -101,14 +104,24 @@ public class ArylWebServices extends RMWebServices {
   public Response arylPage(@Context HttpServletRequest hsr) {
     ArylOperations s = aryl();
     if (s == null) {
-      return Response.status(Response.Status.NOT_FOUND).type(MediaType.TEXT_HTML)
-          .entity("<!DOCTYPE html><html><body><p>The scheduler is not ArylScheduler.</p></body></html>").build();
+      return Response.status(Response.Status.NOT_FOUND)
+          .type(MediaType.TEXT_HTML)
+          .entity(
+              "<!DOCTYPE html><html><body><p>The scheduler is not ArylScheduler.</p></body></html>")
+          .build();
     }
     SchedulerStatus status = s.status();
-    ArylPage.Inputs in = new ArylPage.Inputs(status, s.history().samples(), System.currentTimeMillis(),
-        s.settings().inferenceLabel(), s.settings().trainingLabel(), mayView(hsr));
+    ArylPage.Inputs in =
+        new ArylPage.Inputs(
+            status,
+            s.history().samples(),
+            System.currentTimeMillis(),
+            s.settings().inferenceLabel(),
+            s.settings().trainingLabel(),
+            mayView(hsr));
     return Response.ok(ArylPage.render(in), MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
-        .header("Cache-Control", "no-store").build();
+        .header("Cache-Control", "no-store")
+        .build();
   }
 
   /** The charts' samples (one a minute, the last six hours), oldest first. */
@@ -124,11 +137,12 @@ public class ArylWebServices extends RMWebServices {
   }
 
   /**
-   * Whether the caller may see an application in a list: always, unless the RM filters entity lists by user; then
-   * as the RM's own list of applications decides (view ACL or queue admin).
+   * Whether the caller may see an application in a list: always, unless the RM filters entity lists
+   * by user; then as the RM's own list of applications decides (view ACL or queue admin).
    */
   private Predicate<String> mayView(HttpServletRequest hsr) {
-    if (!conf.getBoolean(YarnConfiguration.FILTER_ENTITY_LIST_BY_USER,
+    if (!conf.getBoolean(
+        YarnConfiguration.FILTER_ENTITY_LIST_BY_USER,
         YarnConfiguration.DEFAULT_DISPLAY_APPS_FOR_LOGGED_IN_USER)) {
       return id -> true;
     }
@@ -171,8 +185,9 @@ public class ArylWebServices extends RMWebServices {
   }
 
   /**
-   * The loan controller leader's target: how many inference nodes may be on loan now and by when the ones above must
-   * be back. Stored before it is answered; a target of an older epoch than the one in force is a 409.
+   * The loan controller leader's target: how many inference nodes may be on loan now and by when
+   * the ones above must be back. Stored before it is answered; a target of an older epoch than the
+   * one in force is a 409.
    */
   @javax.ws.rs.PUT
   @Path(ArylPaths.LOAN_TARGET_PATH)
@@ -193,7 +208,8 @@ public class ArylWebServices extends RMWebServices {
     try {
       return json(Response.Status.OK, s.acceptLoanTarget(target));
     } catch (StaleEpochException e) {
-      return json(Response.Status.CONFLICT, new StaleTarget(e.getMessage(), e.reported(), e.current()));
+      return json(
+          Response.Status.CONFLICT, new StaleTarget(e.getMessage(), e.reported(), e.current()));
     } catch (ArylUnavailableException e) {
       return json(Response.Status.SERVICE_UNAVAILABLE, error(e.getMessage()));
     } catch (IllegalArgumentException e) {
@@ -202,8 +218,8 @@ public class ArylWebServices extends RMWebServices {
   }
 
   /**
-   * Nodes lent by hand, where no loan controller decides: each an inference node at home with nothing running on it.
-   * A 409 while a controller's target is in force.
+   * Nodes lent by hand, where no loan controller decides: each an inference node at home with
+   * nothing running on it. A 409 while a controller's target is in force.
    */
   @POST
   @Path(ArylPaths.LOANS_PATH)
@@ -232,19 +248,29 @@ public class ArylWebServices extends RMWebServices {
     }
   }
 
-  /** 404 without a running Aryl; 401/403 when ACLs are on and the caller is not a YARN admin; else null. */
+  /**
+   * 404 without a running Aryl; 401/403 when ACLs are on and the caller is not a YARN admin; else
+   * null.
+   */
   private Response refuseWrite(ArylOperations s, HttpServletRequest hsr) {
     if (s == null || !s.running()) {
       return json(Response.Status.NOT_FOUND, error("Aryl is not running in this ResourceManager"));
     }
     for (String parameter : hsr.getParameterMap().keySet()) {
       if (!AUTH_PARAMETERS.contains(parameter)) {
-        return json(Response.Status.BAD_REQUEST, error("unknown query parameter '" + parameter + "'; a write takes"
-            + " its arguments in the JSON body (query parameters: " + String.join(", ", AUTH_PARAMETERS.stream()
-            .sorted().toList()) + ")"));
+        return json(
+            Response.Status.BAD_REQUEST,
+            error(
+                "unknown query parameter '"
+                    + parameter
+                    + "'; a write takes"
+                    + " its arguments in the JSON body (query parameters: "
+                    + String.join(", ", AUTH_PARAMETERS.stream().sorted().toList())
+                    + ")"));
       }
     }
-    if (!conf.getBoolean(YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE)) {
+    if (!conf.getBoolean(
+        YarnConfiguration.YARN_ACL_ENABLE, YarnConfiguration.DEFAULT_YARN_ACL_ENABLE)) {
       return null;
     }
     UserGroupInformation caller = RMWebAppUtil.getCallerUserGroupInformation(hsr, true);
@@ -252,7 +278,9 @@ public class ArylWebServices extends RMWebServices {
       return json(Response.Status.UNAUTHORIZED, error("this call needs an authenticated caller"));
     }
     if (!new AdminACLsManager(conf).isAdmin(caller)) {
-      return json(Response.Status.FORBIDDEN, error("user " + caller.getShortUserName() + " is not a YARN admin"));
+      return json(
+          Response.Status.FORBIDDEN,
+          error("user " + caller.getShortUserName() + " is not a YARN admin"));
     }
     return null;
   }
@@ -268,9 +296,14 @@ public class ArylWebServices extends RMWebServices {
 
   private static Response json(Response.Status status, Object body) {
     try {
-      return Response.status(status).type(MediaType.APPLICATION_JSON).entity(ArylJson.write(body)).build();
+      return Response.status(status)
+          .type(MediaType.APPLICATION_JSON)
+          .entity(ArylJson.write(body))
+          .build();
     } catch (UncheckedIOException e) {
-      return Response.serverError().entity(ArylJson.write(error("could not write the answer"))).build();
+      return Response.serverError()
+          .entity(ArylJson.write(error("could not write the answer")))
+          .build();
     }
   }
 }

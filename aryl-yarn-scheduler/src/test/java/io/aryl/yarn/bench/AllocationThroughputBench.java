@@ -48,33 +48,40 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEv
 import org.slf4j.event.Level;
 
 /**
- * Allocation throughput of {@link ArylScheduler} against the stock {@link CapacityScheduler} on one synthetic load, and
- * the latency of Aryl's planning round at that size. Not a unit test: it prints numbers.
+ * Allocation throughput of {@link ArylScheduler} against the stock {@link CapacityScheduler} on one
+ * synthetic load, and the latency of Aryl's planning round at that size. Not a unit test: it prints
+ * numbers.
  *
- * <p>Each run is a fresh in-process ResourceManager from Hadoop's own test tooling ({@link MockRM}: the real scheduler,
- * dispatcher and AM service, no RPC) configured from the conf-templates files, with
+ * <p>Each run is a fresh in-process ResourceManager from Hadoop's own test tooling ({@link MockRM}:
+ * the real scheduler, dispatcher and AM service, no RPC) configured from the conf-templates files,
+ * with
+ *
  * <ul>
- *   <li>{@code nodes} simulated NodeManagers ({@link MockNM}) labelled {@code training}, each 8 GPUs / 64 GB / 32
- *       vcores, and a few default-partition nodes for the ApplicationMasters;
- *   <li>{@code apps} applications in queue {@code training}, AM on the default partition, each elastic
- *       ({@code aryl.min-workers=4}, {@code aryl.max-workers=40}, 1 GPU per worker) whose {@link MockAM} asks for
- *       {@code max} workers on its first heartbeat; all asks together fit in the cluster.
+ *   <li>{@code nodes} simulated NodeManagers ({@link MockNM}) labelled {@code training}, each 8
+ *       GPUs / 64 GB / 32 vcores, and a few default-partition nodes for the ApplicationMasters;
+ *   <li>{@code apps} applications in queue {@code training}, AM on the default partition, each
+ *       elastic ({@code aryl.min-workers=4}, {@code aryl.max-workers=40}, 1 GPU per worker) whose
+ *       {@link MockAM} asks for {@code max} workers on its first heartbeat; all asks together fit
+ *       in the cluster.
  * </ul>
- * A cycle heartbeats every node, waits for the dispatcher to drain, then heartbeats every AM (empty asks after the
- * first), until every ask is satisfied. Measured: containers allocated, wall time from the first ask to the AM
- * heartbeat that received the last container, allocations per second, and when the first container came; plus, for
- * diagnosis, the scheduler's own time in node updates and AM allocate calls, and the allocation proposals made and
- * refused (both variants run a subclass that only counts and times these; the stock one adds nothing else to
- * CapacityScheduler). The two schedulers run alternately: warm-up runs, then repetitions.
  *
- * <p>Planning round latency: a further ResourceManager with Aryl, the same load, and a round interval long enough that
- * the background loop never runs; {@link ArylScheduler#runRound()} is called and timed, with every job queued (asks
- * in, no worker yet) and again with every job running at its maximum.
+ * A cycle heartbeats every node, waits for the dispatcher to drain, then heartbeats every AM (empty
+ * asks after the first), until every ask is satisfied. Measured: containers allocated, wall time
+ * from the first ask to the AM heartbeat that received the last container, allocations per second,
+ * and when the first container came; plus, for diagnosis, the scheduler's own time in node updates
+ * and AM allocate calls, and the allocation proposals made and refused (both variants run a
+ * subclass that only counts and times these; the stock one adds nothing else to CapacityScheduler).
+ * The two schedulers run alternately: warm-up runs, then repetitions.
  *
- * <p>Arguments, {@code key=value}, all optional: nodes (500), apps (60), min (4), max (40), gpusPerWorker (1),
- * roundMs (100), warmup (1), reps (3), latencyRounds (100), timeoutS (60), and arylClass (the scheduler class of the
- * Aryl runs, default {@link CountingArylScheduler}; a subclass of it benchmarks a candidate change). Run with
- * {@code bin/aryl-bench-yarn}.
+ * <p>Planning round latency: a further ResourceManager with Aryl, the same load, and a round
+ * interval long enough that the background loop never runs; {@link ArylScheduler#runRound()} is
+ * called and timed, with every job queued (asks in, no worker yet) and again with every job running
+ * at its maximum.
+ *
+ * <p>Arguments, {@code key=value}, all optional: nodes (500), apps (60), min (4), max (40),
+ * gpusPerWorker (1), roundMs (100), warmup (1), reps (3), latencyRounds (100), timeoutS (60), and
+ * arylClass (the scheduler class of the Aryl runs, default {@link CountingArylScheduler}; a
+ * subclass of it benchmarks a candidate change). Run with {@code bin/aryl-bench-yarn}.
  */
 public final class AllocationThroughputBench {
   static final String GPU = ResourceInformation.GPU_URI;
@@ -87,7 +94,11 @@ public final class AllocationThroughputBench {
   static final int WORKER_VCORES = 2;
   static final int AM_NODE_MEM_MB = 128 * 1024;
   static final int AM_NODE_VCORES = 64;
-  /** ApplicationMasters per default-partition node: keeps the training queue's AM limit above the AM count. */
+
+  /**
+   * ApplicationMasters per default-partition node: keeps the training queue's AM limit above the AM
+   * count.
+   */
   static final int AMS_PER_AM_NODE = 15;
 
   private AllocationThroughputBench() {}
@@ -95,8 +106,18 @@ public final class AllocationThroughputBench {
   // ---------------------------------------------------------------------------------------------------------------
   // Parameters
 
-  record Params(int nodes, int apps, int minWorkers, int maxWorkers, int gpusPerWorker, long roundMs, int warmup,
-      int reps, int latencyRounds, long timeoutS, String arylClass) {
+  record Params(
+      int nodes,
+      int apps,
+      int minWorkers,
+      int maxWorkers,
+      int gpusPerWorker,
+      long roundMs,
+      int warmup,
+      int reps,
+      int latencyRounds,
+      long timeoutS,
+      String arylClass) {
     static Params parse(String[] args) {
       Map<String, String> kv = new LinkedHashMap<>();
       for (String arg : args) {
@@ -111,21 +132,37 @@ public final class AllocationThroughputBench {
           kv.put(a.substring(0, eq), a.substring(eq + 1));
         }
       }
-      Params p = new Params(
-          integer(kv, "nodes", 500), integer(kv, "apps", 60), integer(kv, "min", 4), integer(kv, "max", 40),
-          integer(kv, "gpusPerWorker", 1), integer(kv, "roundMs", 100), integer(kv, "warmup", 1),
-          integer(kv, "reps", 3), integer(kv, "latencyRounds", 100), integer(kv, "timeoutS", 60),
-          kv.getOrDefault("arylClass", CountingArylScheduler.class.getName()));
+      Params p =
+          new Params(
+              integer(kv, "nodes", 500),
+              integer(kv, "apps", 60),
+              integer(kv, "min", 4),
+              integer(kv, "max", 40),
+              integer(kv, "gpusPerWorker", 1),
+              integer(kv, "roundMs", 100),
+              integer(kv, "warmup", 1),
+              integer(kv, "reps", 3),
+              integer(kv, "latencyRounds", 100),
+              integer(kv, "timeoutS", 60),
+              kv.getOrDefault("arylClass", CountingArylScheduler.class.getName()));
       kv.remove("arylClass");
       if (!kv.isEmpty()) {
-        throw new IllegalArgumentException("unknown arguments " + kv.keySet()
-            + " (known: nodes, apps, min, max, gpusPerWorker, roundMs, warmup, reps, latencyRounds, timeoutS,"
-            + " arylClass)");
+        throw new IllegalArgumentException(
+            "unknown arguments "
+                + kv.keySet()
+                + " (known: nodes, apps, min, max, gpusPerWorker, roundMs, warmup, reps, latencyRounds, timeoutS,"
+                + " arylClass)");
       }
       long gpusAsked = (long) p.apps * p.maxWorkers * p.gpusPerWorker;
       if (gpusAsked > (long) p.nodes * NODE_GPUS) {
-        throw new IllegalArgumentException("the asks (" + gpusAsked + " GPUs) do not fit in " + p.nodes + " nodes of "
-            + NODE_GPUS + " GPUs: both schedulers must be able to satisfy every ask");
+        throw new IllegalArgumentException(
+            "the asks ("
+                + gpusAsked
+                + " GPUs) do not fit in "
+                + p.nodes
+                + " nodes of "
+                + NODE_GPUS
+                + " GPUs: both schedulers must be able to satisfy every ask");
       }
       return p;
     }
@@ -171,8 +208,15 @@ public final class AllocationThroughputBench {
     final AtomicLong allocateNanos = new AtomicLong();
 
     void reset() {
-      for (AtomicLong a : List.of(proposals, commits, reservations, nodeUpdates, nodeUpdateNanos, allocateCalls,
-          allocateNanos)) {
+      for (AtomicLong a :
+          List.of(
+              proposals,
+              commits,
+              reservations,
+              nodeUpdates,
+              nodeUpdateNanos,
+              allocateCalls,
+              allocateNanos)) {
         a.set(0);
       }
     }
@@ -203,7 +247,9 @@ public final class AllocationThroughputBench {
     Counters counters();
   }
 
-  /** The stock CapacityScheduler, counting proposals and timing node updates and AM allocate calls. */
+  /**
+   * The stock CapacityScheduler, counting proposals and timing node updates and AM allocate calls.
+   */
   public static class CountingCapacityScheduler extends CapacityScheduler implements Counting {
     private final Counters counters = new Counters();
 
@@ -218,11 +264,24 @@ public final class AllocationThroughputBench {
     }
 
     @Override
-    public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
-        List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
-        List<String> blacklistRemovals, ContainerUpdates updateRequests) {
-      return counters.allocate(() -> super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions,
-          blacklistRemovals, updateRequests));
+    public Allocation allocate(
+        ApplicationAttemptId attemptId,
+        List<ResourceRequest> ask,
+        List<SchedulingRequest> schedulingRequests,
+        List<ContainerId> release,
+        List<String> blacklistAdditions,
+        List<String> blacklistRemovals,
+        ContainerUpdates updateRequests) {
+      return counters.allocate(
+          () ->
+              super.allocate(
+                  attemptId,
+                  ask,
+                  schedulingRequests,
+                  release,
+                  blacklistAdditions,
+                  blacklistRemovals,
+                  updateRequests));
     }
 
     @Override
@@ -249,11 +308,24 @@ public final class AllocationThroughputBench {
     }
 
     @Override
-    public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
-        List<SchedulingRequest> schedulingRequests, List<ContainerId> release, List<String> blacklistAdditions,
-        List<String> blacklistRemovals, ContainerUpdates updateRequests) {
-      return counters.allocate(() -> super.allocate(attemptId, ask, schedulingRequests, release, blacklistAdditions,
-          blacklistRemovals, updateRequests));
+    public Allocation allocate(
+        ApplicationAttemptId attemptId,
+        List<ResourceRequest> ask,
+        List<SchedulingRequest> schedulingRequests,
+        List<ContainerId> release,
+        List<String> blacklistAdditions,
+        List<String> blacklistRemovals,
+        ContainerUpdates updateRequests) {
+      return counters.allocate(
+          () ->
+              super.allocate(
+                  attemptId,
+                  ask,
+                  schedulingRequests,
+                  release,
+                  blacklistAdditions,
+                  blacklistRemovals,
+                  updateRequests));
     }
 
     @Override
@@ -301,10 +373,15 @@ public final class AllocationThroughputBench {
     }
   }
 
-  static YarnConfiguration conf(Variant v, Params p, long roundMs, File workDir) throws IOException {
+  static YarnConfiguration conf(Variant v, Params p, long roundMs, File workDir)
+      throws IOException {
     YarnConfiguration conf = TemplateFiles.conf();
-    conf.set(YarnConfiguration.RM_SCHEDULER, v == Variant.ARYL ? p.arylClass : v.schedulerClass.getName());
-    conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR, new File(workDir, "node-labels").toURI().toString());
+    conf.set(
+        YarnConfiguration.RM_SCHEDULER,
+        v == Variant.ARYL ? p.arylClass : v.schedulerClass.getName());
+    conf.set(
+        YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        new File(workDir, "node-labels").toURI().toString());
     conf.setLong("aryl.scheduler.round-interval-ms", roundMs);
     // Every run is a new cluster: no state to carry over, nothing to write on the hot path.
     conf.set("aryl.scheduler.state-store", "memory");
@@ -341,7 +418,8 @@ public final class AllocationThroughputBench {
     }
     labels.replaceLabelsOnNode(toLabel);
 
-    Resource gpuNode = Resource.newInstance(NODE_MEM_MB, NODE_VCORES, Map.of(GPU, (long) NODE_GPUS));
+    Resource gpuNode =
+        Resource.newInstance(NODE_MEM_MB, NODE_VCORES, Map.of(GPU, (long) NODE_GPUS));
     for (String host : gpuHosts) {
       c.nms.add(rm.registerNode(host + ":8041", gpuNode));
     }
@@ -356,52 +434,77 @@ public final class AllocationThroughputBench {
     Resource training = labels.getResourceByLabel(TRAINING, null);
     long trainingGpus = training.getResourceValue(GPU);
     if (trainingGpus != (long) p.nodes * NODE_GPUS) {
-      throw new IllegalStateException("partition training has " + training + ", expected " + p.nodes * NODE_GPUS
-          + " GPUs");
+      throw new IllegalStateException(
+          "partition training has " + training + ", expected " + p.nodes * NODE_GPUS + " GPUs");
     }
 
     Resource amResource = Resource.newInstance(1024, 1);
     for (int i = 0; i < p.apps; i++) {
       // Shortest-predicted-first has something to order: runtimes from 10 minutes up.
-      JobShape shape = new JobShape(p.minWorkers, p.maxWorkers, p.gpusPerWorker, 600 + 60 * i, "bench");
-      RMApp app = MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder.createWithResource(amResource, rm)
-          .withAppName("bench-" + i)
-          .withQueue(TRAINING)
-          // The AM runs on the default partition; workers name the training label in their asks.
-          .withAppNodeLabel("")
-          .withApplicationTags(shape.toTags())
-          .withMaxAppAttempts(1)
-          .build());
+      JobShape shape =
+          new JobShape(p.minWorkers, p.maxWorkers, p.gpusPerWorker, 600 + 60 * i, "bench");
+      RMApp app =
+          MockRMAppSubmitter.submit(
+              rm,
+              MockRMAppSubmissionData.Builder.createWithResource(amResource, rm)
+                  .withAppName("bench-" + i)
+                  .withQueue(TRAINING)
+                  // The AM runs on the default partition; workers name the training label in their
+                  // asks.
+                  .withAppNodeLabel("")
+                  .withApplicationTags(shape.toTags())
+                  .withMaxAppAttempts(1)
+                  .build());
       c.ams.add(MockRM.launchAndRegisterAM(app, rm, amNms.get(i % amNms.size())));
     }
     rm.drainEvents();
     return c;
   }
 
-  /** The RM's own logging is not what is measured: warnings only, less the ones every start and stop print. */
+  /**
+   * The RM's own logging is not what is measured: warnings only, less the ones every start and stop
+   * print.
+   */
   static void quietLogs() {
     GenericTestUtils.setRootLogLevel(Level.WARN);
-    GenericTestUtils.setLogLevel(org.apache.log4j.Logger.getLogger(
-        "org.apache.hadoop.security.token.delegation.AbstractDelegationTokenSecretManager"),
+    GenericTestUtils.setLogLevel(
+        org.apache.log4j.Logger.getLogger(
+            "org.apache.hadoop.security.token.delegation.AbstractDelegationTokenSecretManager"),
         org.apache.log4j.Level.OFF);
-    for (String logger : List.of("org.apache.hadoop.metrics2.util.MBeans", "org.apache.hadoop.util.NativeCodeLoader")) {
-      GenericTestUtils.setLogLevel(org.apache.log4j.Logger.getLogger(logger), org.apache.log4j.Level.ERROR);
+    for (String logger :
+        List.of(
+            "org.apache.hadoop.metrics2.util.MBeans", "org.apache.hadoop.util.NativeCodeLoader")) {
+      GenericTestUtils.setLogLevel(
+          org.apache.log4j.Logger.getLogger(logger), org.apache.log4j.Level.ERROR);
     }
   }
 
   static ResourceRequest workerAsk(Params p) {
-    Resource worker = Resource.newInstance(WORKER_MEM_MB, WORKER_VCORES, Map.of(GPU, (long) p.gpusPerWorker));
-    return ResourceRequest.newInstance(Priority.newInstance(1), ResourceRequest.ANY, worker, p.maxWorkers, true,
-        TRAINING);
+    Resource worker =
+        Resource.newInstance(WORKER_MEM_MB, WORKER_VCORES, Map.of(GPU, (long) p.gpusPerWorker));
+    return ResourceRequest.newInstance(
+        Priority.newInstance(1), ResourceRequest.ANY, worker, p.maxWorkers, true, TRAINING);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
   // Throughput
 
-  record RunResult(Variant variant, int containers, int expected, double wallS, double firstS, int cycles,
+  record RunResult(
+      Variant variant,
+      int containers,
+      int expected,
+      double wallS,
+      double firstS,
+      int cycles,
       long proposals,
-      long commits, long reservations, double nodeUpdateMs, long nodeUpdates, double allocateMs, long allocateCalls,
-      double setupS, String note) {
+      long commits,
+      long reservations,
+      double nodeUpdateMs,
+      long nodeUpdates,
+      double allocateMs,
+      long allocateCalls,
+      double setupS,
+      String note) {
     double perSecond() {
       return containers / wallS;
     }
@@ -411,8 +514,12 @@ public final class AllocationThroughputBench {
     }
   }
 
-  /** Drives the cluster until every ask is satisfied, no container came for {@code stallMs}, or the timeout. */
-  static RunResult drive(Variant v, Cluster c, Params p, double setupS, Runnable afterCycle) throws Exception {
+  /**
+   * Drives the cluster until every ask is satisfied, no container came for {@code stallMs}, or the
+   * timeout.
+   */
+  static RunResult drive(Variant v, Cluster c, Params p, double setupS, Runnable afterCycle)
+      throws Exception {
     int expected = p.expectedContainers();
     long stallNs = Math.max(3_000, 30 * p.roundMs) * 1_000_000L;
     long timeoutNs = p.timeoutS * 1_000_000_000L;
@@ -423,7 +530,8 @@ public final class AllocationThroughputBench {
     long first = -1;
     int allocated = 0;
     for (MockAM am : c.ams) {
-      // A request object per AM, as over RPC: the scheduler keeps and decrements the one it is given.
+      // A request object per AM, as over RPC: the scheduler keeps and decrements the one it is
+      // given.
       allocated += am.allocate(List.of(workerAsk(p)), List.of()).getAllocatedContainers().size();
     }
     int cycles = 0;
@@ -451,13 +559,27 @@ public final class AllocationThroughputBench {
     Counters k = c.counters();
     String note = "";
     if (allocated < expected) {
-      note = "stopped short: " + pendingByApp(c) + (v == Variant.ARYL ? "; the plan grants " + plannedWorkers(c)
-          + " workers" : "");
+      note =
+          "stopped short: "
+              + pendingByApp(c)
+              + (v == Variant.ARYL ? "; the plan grants " + plannedWorkers(c) + " workers" : "");
     }
-    return new RunResult(v, allocated, expected, (last - t0) / 1e9, first < 0 ? Double.NaN : (first - t0) / 1e9,
-        cycles, k.proposals.get(), k.commits.get(),
-        k.reservations.get(), k.nodeUpdateNanos.get() / 1e6, k.nodeUpdates.get(), k.allocateNanos.get() / 1e6,
-        k.allocateCalls.get(), setupS, note);
+    return new RunResult(
+        v,
+        allocated,
+        expected,
+        (last - t0) / 1e9,
+        first < 0 ? Double.NaN : (first - t0) / 1e9,
+        cycles,
+        k.proposals.get(),
+        k.commits.get(),
+        k.reservations.get(),
+        k.nodeUpdateNanos.get() / 1e6,
+        k.nodeUpdates.get(),
+        k.allocateNanos.get() / 1e6,
+        k.allocateCalls.get(),
+        setupS,
+        note);
   }
 
   /** For a run that stopped short: how many applications still wait, and for how many GPUs. */
@@ -486,7 +608,7 @@ public final class AllocationThroughputBench {
     long s0 = System.nanoTime();
     try (Cluster c = start(v, p, p.roundMs)) {
       double setupS = (System.nanoTime() - s0) / 1e9;
-      return drive(v, c, p, setupS, () -> { });
+      return drive(v, c, p, setupS, () -> {});
     }
   }
 
@@ -551,15 +673,33 @@ public final class AllocationThroughputBench {
   static void run(Params p) throws Exception {
     long start = System.nanoTime();
     String loadBefore = loadAverage();
-    System.out.printf(Locale.ROOT, "Aryl allocation benchmark (MockRM, Hadoop %s, Java %s, %d CPUs, load average %s)%n",
-        org.apache.hadoop.util.VersionInfo.getVersion(), Runtime.version(),
-        Runtime.getRuntime().availableProcessors(), loadBefore);
-    System.out.printf(Locale.ROOT,
+    System.out.printf(
+        Locale.ROOT,
+        "Aryl allocation benchmark (MockRM, Hadoop %s, Java %s, %d CPUs, load average %s)%n",
+        org.apache.hadoop.util.VersionInfo.getVersion(),
+        Runtime.version(),
+        Runtime.getRuntime().availableProcessors(),
+        loadBefore);
+    System.out.printf(
+        Locale.ROOT,
         "Load: %d training nodes (%d GPUs, %d GB, %d vcores each) + %d default-partition node(s) for AMs; %d apps in"
             + " queue training, each min %d / max %d workers x %d GPU (%d MB, %d vcores) = %d containers asked;"
             + " Aryl round interval %d ms; %d warm-up + %d measured runs per scheduler, alternating%n%n",
-        p.nodes, NODE_GPUS, NODE_MEM_MB / 1024, NODE_VCORES, p.amNodes(), p.apps, p.minWorkers, p.maxWorkers,
-        p.gpusPerWorker, WORKER_MEM_MB, WORKER_VCORES, p.expectedContainers(), p.roundMs, p.warmup, p.reps);
+        p.nodes,
+        NODE_GPUS,
+        NODE_MEM_MB / 1024,
+        NODE_VCORES,
+        p.amNodes(),
+        p.apps,
+        p.minWorkers,
+        p.maxWorkers,
+        p.gpusPerWorker,
+        WORKER_MEM_MB,
+        WORKER_VCORES,
+        p.expectedContainers(),
+        p.roundMs,
+        p.warmup,
+        p.reps);
     if (!p.arylClass.equals(CountingArylScheduler.class.getName())) {
       System.out.println("Aryl runs use scheduler class " + p.arylClass);
     }
@@ -569,13 +709,25 @@ public final class AllocationThroughputBench {
       boolean warm = i < p.warmup;
       for (Variant v : Variant.values()) {
         RunResult r = runOnce(v, p);
-        System.out.printf(Locale.ROOT,
+        System.out.printf(
+            Locale.ROOT,
             "%-7s %-24s %4d/%4d containers in %6.3f s = %5.0f /s (first after %3.0f ms) in %2d cycles;"
                 + " allocation proposals %6d (refused %6d), reservations %4d; scheduler time: node updates %5.0f ms,"
                 + " AM allocate %4.0f ms; setup %.1f s%s%n",
-            warm ? "warm-up" : "run " + (i - p.warmup + 1), v.label, r.containers(), r.expected(), r.wallS(),
-            r.perSecond(), r.firstS() * 1000, r.cycles(), r.proposals(), r.proposals() - r.commits(),
-            r.reservations(), r.nodeUpdateMs(), r.allocateMs(), r.setupS(),
+            warm ? "warm-up" : "run " + (i - p.warmup + 1),
+            v.label,
+            r.containers(),
+            r.expected(),
+            r.wallS(),
+            r.perSecond(),
+            r.firstS() * 1000,
+            r.cycles(),
+            r.proposals(),
+            r.proposals() - r.commits(),
+            r.reservations(),
+            r.nodeUpdateMs(),
+            r.allocateMs(),
+            r.setupS(),
             r.note().isEmpty() ? "" : "  [" + r.note() + "]");
         if (!warm) {
           measured.add(r);
@@ -585,8 +737,18 @@ public final class AllocationThroughputBench {
 
     System.out.println();
     System.out.println("Allocation throughput (measured runs; mean [min .. max])");
-    System.out.printf(Locale.ROOT, "%-24s %4s %10s %26s %22s %14s %6s %10s %10s %14s%n", "scheduler", "runs",
-        "containers", "wall s (first ask->last)", "allocations/s", "first alloc ms", "cycles", "proposals", "refused",
+    System.out.printf(
+        Locale.ROOT,
+        "%-24s %4s %10s %26s %22s %14s %6s %10s %10s %14s%n",
+        "scheduler",
+        "runs",
+        "containers",
+        "wall s (first ask->last)",
+        "allocations/s",
+        "first alloc ms",
+        "cycles",
+        "proposals",
+        "refused",
         "node-update ms");
     Map<Variant, Double> meanRate = new LinkedHashMap<>();
     for (Variant v : Variant.values()) {
@@ -597,8 +759,14 @@ public final class AllocationThroughputBench {
       double[] wall = rs.stream().mapToDouble(RunResult::wallS).toArray();
       double[] rate = rs.stream().mapToDouble(RunResult::perSecond).toArray();
       meanRate.put(v, mean(rate));
-      System.out.printf(Locale.ROOT, "%-24s %4d %10s %26s %22s %14.0f %6.1f %10.0f %10.0f %14.0f%n", v.label,
-          rs.size(), containers(rs), span(wall, "%.3f"), span(rate, "%.0f"),
+      System.out.printf(
+          Locale.ROOT,
+          "%-24s %4d %10s %26s %22s %14.0f %6.1f %10.0f %10.0f %14.0f%n",
+          v.label,
+          rs.size(),
+          containers(rs),
+          span(wall, "%.3f"),
+          span(rate, "%.0f"),
           rs.stream().mapToDouble(RunResult::firstS).average().orElse(Double.NaN) * 1000,
           rs.stream().mapToInt(RunResult::cycles).average().orElse(0),
           rs.stream().mapToLong(RunResult::proposals).average().orElse(0),
@@ -608,33 +776,68 @@ public final class AllocationThroughputBench {
     if (meanRate.containsKey(Variant.STOCK) && meanRate.containsKey(Variant.ARYL)) {
       double ratio = meanRate.get(Variant.ARYL) / meanRate.get(Variant.STOCK);
       boolean allComplete = measured.stream().allMatch(RunResult::complete);
-      System.out.printf(Locale.ROOT, "Aryl / stock allocations per second: %.2fx (target >= 0.90x): %s%s%n", ratio,
-          ratio >= 0.9 ? "MET" : "MISSED", allComplete ? "" : "  (some runs did not allocate every container)");
-      // The same runs split in two: how long until the first container (Aryl plans first), and how fast containers
-      // come once they come (the Capacity Scheduler's own allocation work, gate and ordering included).
+      System.out.printf(
+          Locale.ROOT,
+          "Aryl / stock allocations per second: %.2fx (target >= 0.90x): %s%s%n",
+          ratio,
+          ratio >= 0.9 ? "MET" : "MISSED",
+          allComplete ? "" : "  (some runs did not allocate every container)");
+      // The same runs split in two: how long until the first container (Aryl plans first), and how
+      // fast containers
+      // come once they come (the Capacity Scheduler's own allocation work, gate and ordering
+      // included).
       Map<Variant, Double> steady = new LinkedHashMap<>();
       Map<Variant, Double> nodeMs = new LinkedHashMap<>();
       for (Variant v : meanRate.keySet()) {
         List<RunResult> rs = measured.stream().filter(r -> r.variant() == v).toList();
-        steady.put(v, mean(rs.stream().filter(r -> r.wallS() > r.firstS())
-            .mapToDouble(r -> r.containers() / (r.wallS() - r.firstS())).toArray()));
-        nodeMs.put(v, rs.stream().mapToDouble(RunResult::nodeUpdateMs).average().orElse(Double.NaN));
+        steady.put(
+            v,
+            mean(
+                rs.stream()
+                    .filter(r -> r.wallS() > r.firstS())
+                    .mapToDouble(r -> r.containers() / (r.wallS() - r.firstS()))
+                    .toArray()));
+        nodeMs.put(
+            v, rs.stream().mapToDouble(RunResult::nodeUpdateMs).average().orElse(Double.NaN));
       }
-      System.out.printf(Locale.ROOT, "  once allocating (first container -> last): stock %.0f /s, Aryl %.0f /s = %.2fx;"
-          + " scheduler time in node updates: stock %.0f ms, Aryl %.0f ms = %.2fx the stock rate%n",
-          steady.get(Variant.STOCK), steady.get(Variant.ARYL), steady.get(Variant.ARYL) / steady.get(Variant.STOCK),
-          nodeMs.get(Variant.STOCK), nodeMs.get(Variant.ARYL), nodeMs.get(Variant.STOCK) / nodeMs.get(Variant.ARYL));
+      System.out.printf(
+          Locale.ROOT,
+          "  once allocating (first container -> last): stock %.0f /s, Aryl %.0f /s = %.2fx;"
+              + " scheduler time in node updates: stock %.0f ms, Aryl %.0f ms = %.2fx the stock rate%n",
+          steady.get(Variant.STOCK),
+          steady.get(Variant.ARYL),
+          steady.get(Variant.ARYL) / steady.get(Variant.STOCK),
+          nodeMs.get(Variant.STOCK),
+          nodeMs.get(Variant.ARYL),
+          nodeMs.get(Variant.STOCK) / nodeMs.get(Variant.ARYL));
     }
 
     System.out.println();
-    System.out.printf(Locale.ROOT, "Planning round latency, ArylScheduler.runRound() at %d nodes, %d jobs, %d rounds"
-        + " per state (background loop idle)%n", p.nodes + p.amNodes(), p.apps, p.latencyRounds);
+    System.out.printf(
+        Locale.ROOT,
+        "Planning round latency, ArylScheduler.runRound() at %d nodes, %d jobs, %d rounds"
+            + " per state (background loop idle)%n",
+        p.nodes + p.amNodes(),
+        p.apps,
+        p.latencyRounds);
     for (Latency l : planningLatency(p)) {
-      System.out.printf(Locale.ROOT, "  %-28s mean %6.2f ms   p50 %6.2f ms   p99 %6.2f ms   max %6.2f ms   (first round"
-          + " %.2f ms)%n", l.state(), l.mean(), l.pct(0.50), l.pct(0.99), l.pct(1.0), l.ms()[0]);
+      System.out.printf(
+          Locale.ROOT,
+          "  %-28s mean %6.2f ms   p50 %6.2f ms   p99 %6.2f ms   max %6.2f ms   (first round"
+              + " %.2f ms)%n",
+          l.state(),
+          l.mean(),
+          l.pct(0.50),
+          l.pct(0.99),
+          l.pct(1.0),
+          l.ms()[0]);
     }
-    System.out.printf(Locale.ROOT, "%nTotal %.0f s; load average before %s, after %s%n",
-        (System.nanoTime() - start) / 1e9, loadBefore, loadAverage());
+    System.out.printf(
+        Locale.ROOT,
+        "%nTotal %.0f s; load average before %s, after %s%n",
+        (System.nanoTime() - start) / 1e9,
+        loadBefore,
+        loadAverage());
   }
 
   static String containers(List<RunResult> rs) {

@@ -1,17 +1,16 @@
 package io.aryl.yarn.conf;
 
-import io.aryl.yarn.ArylScheduler;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.aryl.api.conf.PoolConf;
 import io.aryl.core.ArylPolicy;
+import io.aryl.core.PolicyConfig;
 import io.aryl.core.admission.JobOrder;
 import io.aryl.core.elastic.ElasticValue;
-import io.aryl.core.PolicyConfig;
 import io.aryl.core.speedup.SpeedupModel;
+import io.aryl.yarn.ArylScheduler;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -42,29 +41,43 @@ class ArylSettingsTest {
     @Test
     @DisplayName("every setting is the default ArylConf documents")
     void everySettingIsArylConfDefault() {
-      assertThat(s.enabled()).isEqualTo(Boolean.parseBoolean(ArylConf.ENABLED.defaultValue())).isTrue();
-      assertThat(s.roundIntervalMs()).isEqualTo(Long.parseLong(ArylConf.ROUND_INTERVAL_MS.defaultValue()));
-      assertThat(s.shrinkGraceMs()).isEqualTo(Long.parseLong(ArylConf.SHRINK_GRACE_MS.defaultValue()));
-      assertThat(s.reclaimDeadlineMs()).isEqualTo(Long.parseLong(ArylConf.RECLAIM_DEADLINE_MS.defaultValue()));
+      assertThat(s.enabled())
+          .isEqualTo(Boolean.parseBoolean(ArylConf.ENABLED.defaultValue()))
+          .isTrue();
+      assertThat(s.roundIntervalMs())
+          .isEqualTo(Long.parseLong(ArylConf.ROUND_INTERVAL_MS.defaultValue()));
+      assertThat(s.shrinkGraceMs())
+          .isEqualTo(Long.parseLong(ArylConf.SHRINK_GRACE_MS.defaultValue()));
+      assertThat(s.reclaimDeadlineMs())
+          .isEqualTo(Long.parseLong(ArylConf.RECLAIM_DEADLINE_MS.defaultValue()));
       assertThat(s.inferenceLabel()).isEqualTo(PoolConf.INFERENCE_LABEL.defaultValue());
       assertThat(s.trainingLabel()).isEqualTo(PoolConf.TRAINING_LABEL.defaultValue());
       assertThat(s.inferenceQueue()).isEqualTo(ArylConf.INFERENCE_QUEUE.defaultValue());
       assertThat(s.trainingQueue()).isEqualTo(ArylConf.TRAINING_QUEUE.defaultValue());
-      assertThat(s.inferenceNodes()).as("an empty pattern means no node is configured as inference").isNull();
+      assertThat(s.inferenceNodes())
+          .as("an empty pattern means no node is configured as inference")
+          .isNull();
       assertThat(s.gpuType()).isEqualTo(ArylConf.GPU_TYPE.defaultValue());
       assertThat(s.policy().jobOrder()).isEqualTo(JobOrder.SHORTEST_PREDICTED_FIRST);
-      assertThat(s.policy().elastic()).isEqualTo(Boolean.parseBoolean(ArylConf.ELASTIC.defaultValue()));
+      assertThat(s.policy().elastic())
+          .isEqualTo(Boolean.parseBoolean(ArylConf.ELASTIC.defaultValue()));
       assertThat(s.policy().elasticValue()).as("the paper's").isEqualTo(ElasticValue.JCT_REDUCTION);
-      assertThat(s.policy().starvationWaitS()).isEqualTo(Double.parseDouble(ArylConf.STARVATION_WAIT_S.defaultValue()));
+      assertThat(s.policy().starvationWaitS())
+          .isEqualTo(Double.parseDouble(ArylConf.STARVATION_WAIT_S.defaultValue()));
       assertThat(s.policy().rescaleOverheadS())
           .isEqualTo(Double.parseDouble(ArylConf.RESCALE_OVERHEAD_S.defaultValue()));
       assertThat(s.speedup()).as("the simulator's speed-up").isEqualTo(SpeedupModel.powerLaw(0.8));
       assertThat(s.predictor()).isEqualTo(ArylSettings.Predictor.TAG);
-      assertThat(s.checkpointPollMs()).isEqualTo(Long.parseLong(ArylConf.CHECKPOINT_POLL_MS.defaultValue()))
+      assertThat(s.checkpointPollMs())
+          .isEqualTo(Long.parseLong(ArylConf.CHECKPOINT_POLL_MS.defaultValue()))
           .isEqualTo(10_000);
-      assertThat(s.maxWorkersPerJob()).as("no cap").isEqualTo(Long.parseLong(ArylConf.MAX_WORKERS_PER_JOB.defaultValue()))
+      assertThat(s.maxWorkersPerJob())
+          .as("no cap")
+          .isEqualTo(Long.parseLong(ArylConf.MAX_WORKERS_PER_JOB.defaultValue()))
           .isZero();
-      assertThat(s.maxGpusPerJob()).as("no cap").isEqualTo(Long.parseLong(ArylConf.MAX_GPUS_PER_JOB.defaultValue()))
+      assertThat(s.maxGpusPerJob())
+          .as("no cap")
+          .isEqualTo(Long.parseLong(ArylConf.MAX_GPUS_PER_JOB.defaultValue()))
           .isZero();
     }
 
@@ -144,41 +157,58 @@ class ArylSettingsTest {
     }
 
     @Test
-    @DisplayName("aryl+ is the simulator's aryl+: speed-aware, spare GPUs shortest-remaining-first unless set")
+    @DisplayName(
+        "aryl+ is the simulator's aryl+: speed-aware, spare GPUs shortest-remaining-first unless set")
     void arylPlusIsTheSimulatorsPolicy() {
       ArylSettings plus = ArylSettings.from(Map.of("aryl.scheduler.policy", "aryl+"));
       assertThat(plus.policy()).isEqualTo(PolicyConfig.defaults().withArylPlus());
       assertThat(plus.policy().speedAware()).isTrue();
       assertThat(plus.policy().elasticValue()).isEqualTo(ElasticValue.SHORTEST_REMAINING_FIRST);
-      ArylSettings chosen = ArylSettings.from(Map.of("aryl.scheduler.policy", "aryl+",
-          "aryl.scheduler.elastic-value", "jct-reduction"));
+      ArylSettings chosen =
+          ArylSettings.from(
+              Map.of(
+                  "aryl.scheduler.policy",
+                  "aryl+",
+                  "aryl.scheduler.elastic-value",
+                  "jct-reduction"));
       assertThat(chosen.policy().speedAware()).isTrue();
-      assertThat(chosen.policy().elasticValue()).as("the operator's choice stands").isEqualTo(ElasticValue.JCT_REDUCTION);
+      assertThat(chosen.policy().elasticValue())
+          .as("the operator's choice stands")
+          .isEqualTo(ElasticValue.JCT_REDUCTION);
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(ArylPolicy.class)
-    @DisplayName("every policy aryl-core names is accepted by its name, in any case, and runs that policy's round")
+    @DisplayName(
+        "every policy aryl-core names is accepted by its name, in any case, and runs that policy's round")
     void everyNamedPolicy(ArylPolicy named) {
-      assertThat(ArylSettings.from(Map.of("aryl.scheduler.policy", named.policyName().toUpperCase(Locale.ROOT))).policy())
+      assertThat(
+              ArylSettings.from(
+                      Map.of("aryl.scheduler.policy", named.policyName().toUpperCase(Locale.ROOT)))
+                  .policy())
           .isEqualTo(named.applyTo(PolicyConfig.defaults()));
-      assertThat(ArylConf.POLICY.doc()).as("the key's description names it").contains(named.policyName());
+      assertThat(ArylConf.POLICY.doc())
+          .as("the key's description names it")
+          .contains(named.policyName());
     }
 
     @Test
     @DisplayName("a policy name aryl-core does not know is refused, naming the ones it does")
     void unknownPolicy() {
-      assertThatIllegalArgumentException().isThrownBy(() -> with("aryl.scheduler.policy", "aryl++"))
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> with("aryl.scheduler.policy", "aryl++"))
           .withMessage("aryl.scheduler.policy must be aryl or aryl+, was 'aryl++'");
     }
 
     @Test
     @DisplayName("keys of other systems, and aryl keys outside aryl.scheduler., are ignored")
     void otherKeysIgnored() {
-      ArylSettings s = ArylSettings.from(Map.of(
-          "yarn.resourcemanager.scheduler.class", "io.aryl.yarn.ArylScheduler",
-          "aryl.min-workers", "nonsense",
-          "aryl.schedulerx", "nonsense"));
+      ArylSettings s =
+          ArylSettings.from(
+              Map.of(
+                  "yarn.resourcemanager.scheduler.class", "io.aryl.yarn.ArylScheduler",
+                  "aryl.min-workers", "nonsense",
+                  "aryl.schedulerx", "nonsense"));
       assertThat(s).usingRecursiveComparison().isEqualTo(ArylSettings.defaults());
     }
   }
@@ -250,25 +280,37 @@ class ArylSettingsTest {
     @CsvSource({"aryl.pools.inference.label, ''", "aryl.pools.training.label, '   '"})
     @DisplayName("a pool's label must not be empty")
     void poolLabelNotEmpty(String key, String value) {
-      assertThatIllegalArgumentException().isThrownBy(() -> with(key, value))
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> with(key, value))
           .withMessage(key + " must be non-empty, was ''");
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"aryl.scheduler.inference.label, aryl.pools.inference.label",
-        "aryl.scheduler.training.label, aryl.pools.training.label"})
-    @DisplayName("a pool's label under its old key stops the start, in one line naming the old key, its value and the"
-        + " new key")
+    @CsvSource({
+      "aryl.scheduler.inference.label, aryl.pools.inference.label",
+      "aryl.scheduler.training.label, aryl.pools.training.label"
+    })
+    @DisplayName(
+        "a pool's label under its old key stops the start, in one line naming the old key, its value and the"
+            + " new key")
     void oldLabelKeyRefused(String old, String renamed) {
-      assertThatIllegalArgumentException().isThrownBy(() -> with(old, "serve"))
-          .withMessage("configuration key " + old + "=serve was renamed to " + renamed + ": set " + renamed
-              + "=serve instead (the scheduler, the loan controller and aryl-am all read it)");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> with(old, "serve"))
+          .withMessage(
+              "configuration key "
+                  + old
+                  + "=serve was renamed to "
+                  + renamed
+                  + ": set "
+                  + renamed
+                  + "=serve instead (the scheduler, the loan controller and aryl-am all read it)");
     }
 
     @Test
     @DisplayName("an unknown aryl.pools. key (a typo) is refused, naming it and the known keys")
     void unknownPoolKeyRefused() {
-      assertThatIllegalArgumentException().isThrownBy(() -> with("aryl.pools.inference.lable", "serve"))
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> with("aryl.pools.inference.lable", "serve"))
           .withMessageContaining("aryl.pools.inference.lable=serve")
           .withMessageContaining(PoolConf.INFERENCE_LABEL.key());
     }
@@ -276,7 +318,8 @@ class ArylSettingsTest {
     @Test
     @DisplayName("the bare prefix is an unknown key")
     void barePrefixRefused() {
-      assertThatIllegalArgumentException().isThrownBy(() -> with("aryl.scheduler.", "x"))
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> with("aryl.scheduler.", "x"))
           .withMessageContaining("unknown configuration key aryl.scheduler.");
     }
 
@@ -284,8 +327,11 @@ class ArylSettingsTest {
     @DisplayName("the inference and training labels must differ")
     void labelsMustDiffer() {
       assertThatIllegalArgumentException()
-          .isThrownBy(() -> ArylSettings.from(Map.of(
-              "aryl.pools.inference.label", "gpu", "aryl.pools.training.label", "gpu")))
+          .isThrownBy(
+              () ->
+                  ArylSettings.from(
+                      Map.of(
+                          "aryl.pools.inference.label", "gpu", "aryl.pools.training.label", "gpu")))
           .withMessageContaining(PoolConf.INFERENCE_LABEL.key())
           .withMessageContaining(PoolConf.TRAINING_LABEL.key())
           .withMessageContaining("'gpu'");
@@ -326,7 +372,8 @@ class ArylSettingsTest {
     @MethodSource("names")
     @DisplayName("matches the whole node name against aryl.scheduler.inference.nodes")
     void matchesWholeName(String pattern, String node, boolean expected) {
-      assertThat(with(ArylConf.INFERENCE_NODES.key(), pattern).configuredAsInference(node)).isEqualTo(expected);
+      assertThat(with(ArylConf.INFERENCE_NODES.key(), pattern).configuredAsInference(node))
+          .isEqualTo(expected);
     }
   }
 
@@ -344,8 +391,15 @@ class ArylSettingsTest {
     @Test
     @DisplayName("the aryl.scheduler. and aryl.pools. keys are read; others are not Aryl's")
     void bothPrefixesRead() {
-      ArylSettings s = ArylScheduler.readSettings(conf("aryl.pools.inference.label", "serve",
-          "aryl.scheduler.inference.queue", "root.serve", "yarn.scheduler.capacity.root.queues", "serve,training"));
+      ArylSettings s =
+          ArylScheduler.readSettings(
+              conf(
+                  "aryl.pools.inference.label",
+                  "serve",
+                  "aryl.scheduler.inference.queue",
+                  "root.serve",
+                  "yarn.scheduler.capacity.root.queues",
+                  "serve,training"));
       assertThat(s.inferenceLabel()).isEqualTo("serve");
       assertThat(s.inferenceQueue()).isEqualTo("root.serve");
     }
@@ -353,11 +407,13 @@ class ArylSettingsTest {
     @Test
     @DisplayName("a label under its old key stops the start in one line, the RM's prefix before it")
     void oldKeyStopsTheStart() {
-      assertThatThrownBy(() -> ArylScheduler.readSettings(conf("aryl.scheduler.training.label", "train")))
+      assertThatThrownBy(
+              () -> ArylScheduler.readSettings(conf("aryl.scheduler.training.label", "train")))
           .isInstanceOf(YarnRuntimeException.class)
-          .hasMessage("Aryl configuration: configuration key aryl.scheduler.training.label=train was renamed to"
-              + " aryl.pools.training.label: set aryl.pools.training.label=train instead (the scheduler, the loan"
-              + " controller and aryl-am all read it)");
+          .hasMessage(
+              "Aryl configuration: configuration key aryl.scheduler.training.label=train was renamed to"
+                  + " aryl.pools.training.label: set aryl.pools.training.label=train instead (the scheduler, the loan"
+                  + " controller and aryl-am all read it)");
     }
   }
 }

@@ -71,21 +71,30 @@ class DrainsTest {
     assertThat(d.ids()).containsExactly("c2");
   }
 
-  /** A MOVE drain recorded at 0: it waits until 30_000 for the job's new workers, then has a 1_000 ms grace. */
+  /**
+   * A MOVE drain recorded at 0: it waits until 30_000 for the job's new workers, then has a 1_000
+   * ms grace.
+   */
   private static Drain move(String c) {
     return new Drain(c, "app_1", "n1", 31_000, Reason.MOVE, 0, 30_000);
   }
 
   @Test
-  @DisplayName("a move is told only once its job's new workers are there, and its grace starts then")
+  @DisplayName(
+      "a move is told only once its job's new workers are there, and its grace starts then")
   void moveWaitsForNewWorkers() {
     Drains d = new Drains();
     d.add(move("c1"));
     d.add(shrink("c2", 500));
     assertThat(d.moving("app_1")).isEqualTo(1);
-    assertThat(d.announce(100, x -> Drains.Hold.WAIT)).as("the shrink goes out, the move waits")
-        .extracting(Drain::container).containsExactly("c2");
-    assertThat(d.due(40_000)).extracting(Drain::container).as("a move not told is never killed").containsExactly("c2");
+    assertThat(d.announce(100, x -> Drains.Hold.WAIT))
+        .as("the shrink goes out, the move waits")
+        .extracting(Drain::container)
+        .containsExactly("c2");
+    assertThat(d.due(40_000))
+        .extracting(Drain::container)
+        .as("a move not told is never killed")
+        .containsExactly("c2");
     List<Drain> told = d.announce(5_000, x -> Drains.Hold.ANNOUNCE);
     assertThat(told).extracting(Drain::container).containsExactly("c1");
     assertThat(told.get(0).killAtMs()).as("told at 5_000, killed a grace later").isEqualTo(6_000);
@@ -94,13 +103,17 @@ class DrainsTest {
   }
 
   @Test
-  @DisplayName("a move is given up when the plan no longer wants it, or when its new workers are late")
+  @DisplayName(
+      "a move is given up when the plan no longer wants it, or when its new workers are late")
   void moveGivenUp() {
     Drains d = new Drains();
     d.add(move("c1"));
     d.add(move("c2"));
     assertThat(d.moving("app_1")).isEqualTo(2);
-    assertThat(d.announce(100, x -> x.container().equals("c1") ? Drains.Hold.CANCEL : Drains.Hold.WAIT)).isEmpty();
+    assertThat(
+            d.announce(
+                100, x -> x.container().equals("c1") ? Drains.Hold.CANCEL : Drains.Hold.WAIT))
+        .isEmpty();
     assertThat(d.ids()).as("c1 stays with its job").containsExactly("c2");
     assertThat(d.moving()).isEqualTo(java.util.Map.of("app_1", 1));
     assertThat(d.announce(30_000, x -> Drains.Hold.WAIT)).as("late: given up, not told").isEmpty();
@@ -116,7 +129,9 @@ class DrainsTest {
     assertThat(d.moving("app_1")).isEqualTo(1);
     d.add(new Drain("c1", "app_1", "n1", 2_000, Reason.RECLAIM, 7));
     assertThat(d.moving("app_1")).as("no longer a move").isZero();
-    assertThat(d.announce(100, x -> Drains.Hold.WAIT)).extracting(Drain::reason).containsExactly(Reason.RECLAIM);
+    assertThat(d.announce(100, x -> Drains.Hold.WAIT))
+        .extracting(Drain::reason)
+        .containsExactly(Reason.RECLAIM);
   }
 
   @Test
@@ -125,13 +140,16 @@ class DrainsTest {
     Drains before = new Drains();
     before.add(move("c1"));
     before.add(new Drain("c2", "app_1", "n1", 31_000, Reason.MOVE, 0, 30_000));
-    before.announce(10_000, x -> x.container().equals("c2") ? Drains.Hold.ANNOUNCE : Drains.Hold.WAIT);
+    before.announce(
+        10_000, x -> x.container().equals("c2") ? Drains.Hold.ANNOUNCE : Drains.Hold.WAIT);
 
     Drains after = new Drains();
     after.restore(before.toRecord());
     assertThat(after.toRecord()).isEqualTo(before.toRecord());
-    assertThat(after.announce(20_000, x -> Drains.Hold.WAIT)).as("c2 was told before: told again, c1 waits")
-        .extracting(Drain::container).containsExactly("c2");
+    assertThat(after.announce(20_000, x -> Drains.Hold.WAIT))
+        .as("c2 was told before: told again, c1 waits")
+        .extracting(Drain::container)
+        .containsExactly("c2");
     assertThat(after.announce(30_000, x -> Drains.Hold.WAIT)).isEmpty();
     assertThat(after.ids()).containsExactly("c2");
   }

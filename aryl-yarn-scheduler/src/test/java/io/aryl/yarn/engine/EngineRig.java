@@ -20,13 +20,14 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A cluster as the {@link RoundEngine} sees it, written by hand: nodes, their containers, elastic jobs and plain
- * applications' demand, which a test changes between rounds as the ResourceManager would. Every round hands the engine
- * a fresh {@link RmView} of it and returns the {@link Outcome}; the rig applies nothing by itself, so a test says
- * exactly what the cluster did with the actions (a worker released, a node relabelled, a NodeManager gone).
+ * A cluster as the {@link RoundEngine} sees it, written by hand: nodes, their containers, elastic
+ * jobs and plain applications' demand, which a test changes between rounds as the ResourceManager
+ * would. Every round hands the engine a fresh {@link RmView} of it and returns the {@link Outcome};
+ * the rig applies nothing by itself, so a test says exactly what the cluster did with the actions
+ * (a worker released, a node relabelled, a NodeManager gone).
  *
- * <p>The engine's state store is a {@link Store} the test can make fail or hand to another scheduler, and that
- * survives a {@link #restart}.
+ * <p>The engine's state store is a {@link Store} the test can make fail or hand to another
+ * scheduler, and that survives a {@link #restart}.
  */
 final class EngineRig implements AutoCloseable {
   static final String TRAINING = "training";
@@ -59,7 +60,10 @@ final class EngineRig implements AutoCloseable {
     }
   }
 
-  /** An elastic job: its shape, what its ApplicationMaster asks for now, and whether its ApplicationMaster runs. */
+  /**
+   * An elastic job: its shape, what its ApplicationMaster asks for now, and whether its
+   * ApplicationMaster runs.
+   */
   static final class Job {
     final JobShape shape;
     final double submitS;
@@ -92,8 +96,8 @@ final class EngineRig implements AutoCloseable {
   }
 
   /**
-   * A new scheduler becoming active on the same store (a restart or a failover), with this cluster as it runs now:
-   * every node registered, unless the test takes some away until they re-register.
+   * A new scheduler becoming active on the same store (a restart or a failover), with this cluster
+   * as it runs now: every node registered, unless the test takes some away until they re-register.
    */
   EngineRig restart() {
     EngineRig next = new EngineRig(conf, store, nowMs);
@@ -118,7 +122,10 @@ final class EngineRig implements AutoCloseable {
     nodes.remove(nodeId);
   }
 
-  /** An elastic job submitted at {@code submitS}, its ApplicationMaster running and asking for its minimum. */
+  /**
+   * An elastic job submitted at {@code submitS}, its ApplicationMaster running and asking for its
+   * minimum.
+   */
   EngineRig job(String id, int min, int max, int gpusPerWorker, double runtimeS, double submitS) {
     Job j = new Job(new JobShape(min, max, gpusPerWorker, runtimeS, ""), submitS);
     j.asking = min;
@@ -147,17 +154,26 @@ final class EngineRig implements AutoCloseable {
     finished.add(new RmView.Finished(id, succeeded, null));
   }
 
-  /** A plain application (no Aryl tags) asking for {@code containers} of {@code gpus} GPUs in the training pool. */
+  /**
+   * A plain application (no Aryl tags) asking for {@code containers} of {@code gpus} GPUs in the
+   * training pool.
+   */
   EngineRig plain(String id, int containers, int gpus) {
     return plain(id, containers, gpus, "");
   }
 
-  /** {@link #plain(String, int, int)} in a team's queue (a child of the training queue; "" for none). */
+  /**
+   * {@link #plain(String, int, int)} in a team's queue (a child of the training queue; "" for
+   * none).
+   */
   EngineRig plain(String id, int containers, int gpus, String team) {
     if (containers == 0) {
       plain.remove(id);
     } else {
-      plain.put(id, new AppView(id, new JobShape(containers, containers, gpus, 1, ""), 0, containers, team, true));
+      plain.put(
+          id,
+          new AppView(
+              id, new JobShape(containers, containers, gpus, 1, ""), 0, containers, team, true));
     }
     return this;
   }
@@ -180,7 +196,10 @@ final class EngineRig implements AutoCloseable {
     rmReady = ready;
   }
 
-  /** Starts a container of {@code app} on the node; a worker of an elastic job takes one from its ask. */
+  /**
+   * Starts a container of {@code app} on the node; a worker of an elastic job takes one from its
+   * ask.
+   */
   String start(String app, String node, int gpus, boolean am) {
     String id = "container_" + ++seq;
     nodes.get(node).containers.put(id, new ContainerView(id, app, seq, gpus, am));
@@ -196,20 +215,30 @@ final class EngineRig implements AutoCloseable {
     return start(app, node, jobs.get(app).shape.gpusPerWorker(), false);
   }
 
-  /** Every container the outcome's grants would allocate: the book's targets, where the job holds fewer workers. */
+  /**
+   * Every container the outcome's grants would allocate: the book's targets, where the job holds
+   * fewer workers.
+   */
   List<String> allocateGrants(Outcome o) {
     List<String> started = new ArrayList<>();
-    o.promises().book().targets().forEach((app, target) -> {
-      if (!jobs.containsKey(app)) {
-        return;
-      }
-      target.workersByServer().forEach((node, want) -> {
-        int have = workersOf(app, node).size();
-        for (int i = have; i < want && jobs.get(app).asking > 0; i++) {
-          started.add(worker(app, node));
-        }
-      });
-    });
+    o.promises()
+        .book()
+        .targets()
+        .forEach(
+            (app, target) -> {
+              if (!jobs.containsKey(app)) {
+                return;
+              }
+              target
+                  .workersByServer()
+                  .forEach(
+                      (node, want) -> {
+                        int have = workersOf(app, node).size();
+                        for (int i = have; i < want && jobs.get(app).asking > 0; i++) {
+                          started.add(worker(app, node));
+                        }
+                      });
+            });
     return started;
   }
 
@@ -220,8 +249,12 @@ final class EngineRig implements AutoCloseable {
 
   List<String> workersOf(String app, String node) {
     Node n = nodes.get(node);
-    return n == null ? List.of() : n.containers.values().stream()
-        .filter(c -> c.appId().equals(app) && !c.amContainer()).map(ContainerView::id).toList();
+    return n == null
+        ? List.of()
+        : n.containers.values().stream()
+            .filter(c -> c.appId().equals(app) && !c.amContainer())
+            .map(ContainerView::id)
+            .toList();
   }
 
   int workersOf(String app) {
@@ -230,13 +263,16 @@ final class EngineRig implements AutoCloseable {
 
   RmView view() {
     List<NodeView> views = new ArrayList<>();
-    nodes.forEach((id, n) -> views.add(new NodeView(id, n.label, n.gpus, List.copyOf(n.containers.values()))));
+    nodes.forEach(
+        (id, n) ->
+            views.add(new NodeView(id, n.label, n.gpus, List.copyOf(n.containers.values()))));
     Map<String, AppView> elastic = new TreeMap<>();
     Map<String, RmView.KnownApp> known = new TreeMap<>();
-    jobs.forEach((id, j) -> {
-      elastic.put(id, new AppView(id, j.shape, j.submitS, j.asking, j.team, false));
-      known.put(id, new RmView.KnownApp(id, j.shape, j.asking));
-    });
+    jobs.forEach(
+        (id, j) -> {
+          elastic.put(id, new AppView(id, j.shape, j.submitS, j.asking, j.team, false));
+          known.put(id, new RmView.KnownApp(id, j.shape, j.asking));
+        });
     List<RmView.Finished> ended = List.copyOf(finished);
     finished.clear();
     return new RmView(nowMs, views, elastic, known, plain, tenants, rmReady, checkpoints, ended);
@@ -280,13 +316,14 @@ final class EngineRig implements AutoCloseable {
   }
 
   /**
-   * A state store that outlives the schedulers that use it, and that a test can make fail: every claim fences the
-   * claims before it, as the ZooKeeper store's epoch does.
+   * A state store that outlives the schedulers that use it, and that a test can make fail: every
+   * claim fences the claims before it, as the ZooKeeper store's epoch does.
    */
   static final class Store implements StateStore {
     final Map<String, byte[]> sections = new TreeMap<>();
     private long epoch;
     long writes;
+
     /** Writes fail with this while set. */
     IOException failing;
 
@@ -311,8 +348,9 @@ final class EngineRig implements AutoCloseable {
 
     /** Another scheduler claimed the store: the next write of any earlier one fails as fenced. */
     void claimedByAnother() {
-      failing = new StoreFencedException("the state store was claimed by another scheduler (epoch " + (epoch + 1)
-          + ")");
+      failing =
+          new StoreFencedException(
+              "the state store was claimed by another scheduler (epoch " + (epoch + 1) + ")");
     }
 
     @Override

@@ -9,15 +9,18 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Gang admission on two training nodes of 8 GPUs, as hadoop-it's {@code GangAdmissionIT} runs it on real daemons: A
- * holds 12 GPUs; B, predicted shortest, needs 8 at once; C needs 4. B is first in line but does not fit: it is
- * promised nothing, C fits the 4 free GPUs and goes ahead of it, and B starts whole once A is gone.
+ * Gang admission on two training nodes of 8 GPUs, as hadoop-it's {@code GangAdmissionIT} runs it on
+ * real daemons: A holds 12 GPUs; B, predicted shortest, needs 8 at once; C needs 4. B is first in
+ * line but does not fit: it is promised nothing, C fits the 4 free GPUs and goes ahead of it, and B
+ * starts whole once A is gone.
  *
- * <p>The IT keeps what needs the ResourceManager: that the Capacity Scheduler allocates nothing of a gang the plan did
- * not admit, and that with Aryl off the outcome is the stock scheduler's, partial gang included.
+ * <p>The IT keeps what needs the ResourceManager: that the Capacity Scheduler allocates nothing of
+ * a gang the plan did not admit, and that with Aryl off the outcome is the stock scheduler's,
+ * partial gang included.
  */
-@DisplayName("Gang admission: a gang that does not fit holds nothing, a smaller job backfills, the gang starts whole"
-    + " later")
+@DisplayName(
+    "Gang admission: a gang that does not fit holds nothing, a smaller job backfills, the gang starts whole"
+        + " later")
 class GangAdmissionTest {
   private final EngineRig rig = new EngineRig(RoundEngineTest.CONF);
 
@@ -48,19 +51,27 @@ class GangAdmissionTest {
     assertThat(o.promises().book().target("b").totalWorkers()).as("B's target").isZero();
     assertThat(o.promises().book().target("c").workersByServer()).isEqualTo(Map.of("t2", 4));
     assertThat(RoundEngineTest.granted(o)).containsExactly("c");
-    assertThat(o.actions(Action.Diagnose.class)).singleElement().satisfies(d -> {
-      assertThat(d.appId()).isEqualTo("b");
-      assertThat(d.message()).as("C's gang takes the 4 free GPUs in the same plan")
-          .isEqualTo("Aryl: waiting for 8 workers x 1 GPU (8 GPUs) on training; 0 GPUs free now, largest node 0 free");
-    });
+    assertThat(o.actions(Action.Diagnose.class))
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.appId()).isEqualTo("b");
+              assertThat(d.message())
+                  .as("C's gang takes the 4 free GPUs in the same plan")
+                  .isEqualTo(
+                      "Aryl: waiting for 8 workers x 1 GPU (8 GPUs) on training; 0 GPUs free now, largest node 0 free");
+            });
     rig.allocateGrants(o);
     assertThat(rig.workersOf("b")).isZero();
     assertThat(rig.workersOf("c")).isEqualTo(4);
-    assertThat(rig.after(1_000).promises().book().admitted("b")).as("B admitted a round later").isFalse();
+    assertThat(rig.after(1_000).promises().book().admitted("b"))
+        .as("B admitted a round later")
+        .isFalse();
   }
 
   @Test
-  @DisplayName("once A is gone, B is admitted whole in the next round and granted all 8 workers at once")
+  @DisplayName(
+      "once A is gone, B is admitted whole in the next round and granted all 8 workers at once")
   void theGangStartsWholeOnceRoomFrees() {
     aHoldsTwelve();
     rig.allocateGrants(rig.after(1_000));

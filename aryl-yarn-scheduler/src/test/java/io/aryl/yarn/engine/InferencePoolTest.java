@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("InferencePool: the inference nodes and where each one is, written by the scheduler alone")
+@DisplayName(
+    "InferencePool: the inference nodes and where each one is, written by the scheduler alone")
 class InferencePoolTest {
   private final InferencePool pool = new InferencePool("inference", "training", null);
 
@@ -22,7 +23,8 @@ class InferencePoolTest {
   }
 
   @Test
-  @DisplayName("a node seen labelled inference joins the pool at home, and stays inference's when it is lent")
+  @DisplayName(
+      "a node seen labelled inference joins the pool at home, and stays inference's when it is lent")
   void seenOnceOwnedForGood() {
     pool.observe(List.of(view("i1", "inference", 4), view("t1", "training", 8)));
     assertThat(pool.place("i1")).isEqualTo(Place.HOME);
@@ -36,13 +38,16 @@ class InferencePoolTest {
   }
 
   @Test
-  @DisplayName("a node whose name matches the configured pattern is inference's without being seen labelled so")
+  @DisplayName(
+      "a node whose name matches the configured pattern is inference's without being seen labelled so")
   void configuredPattern() {
     InferencePool named = new InferencePool("inference", "training", Pattern.compile("gpu-inf-.*"));
     assertThat(named.owns("gpu-inf-3:8041")).isTrue();
     assertThat(named.owns("gpu-tr-3:8041")).isFalse();
     named.observe(List.of(view("gpu-inf-3:8041", "training", 4)));
-    assertThat(named.place("gpu-inf-3:8041")).as("named, and labelled training: lent").isEqualTo(Place.LENT);
+    assertThat(named.place("gpu-inf-3:8041"))
+        .as("named, and labelled training: lent")
+        .isEqualTo(Place.LENT);
   }
 
   @Test
@@ -72,7 +77,8 @@ class InferencePoolTest {
   @DisplayName("only a node at home may be lent, only a node being lent may be kept home")
   void movesFromTheRightPlace() {
     pool.observe(List.of(view("i1", "inference", 4)));
-    assertThatThrownBy(() -> pool.lent("i1")).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> pool.lent("i1"))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessage("node i1 is HOME, not LENDING");
     pool.lend("i1");
     assertThatThrownBy(() -> pool.lend("i1")).hasMessage("node i1 is LENDING, not HOME");
@@ -81,7 +87,8 @@ class InferencePoolTest {
   }
 
   @Test
-  @DisplayName("what changed stays unsaved until stored, and its count of changes moves with every change only")
+  @DisplayName(
+      "what changed stays unsaved until stored, and its count of changes moves with every change only")
   void unsavedAndChanges() {
     long start = pool.changes();
     pool.observe(List.of(view("t1", "training", 8)));
@@ -98,7 +105,8 @@ class InferencePoolTest {
   }
 
   @Test
-  @DisplayName("restored places stand; upgraded from a format without places, the labels set them quietly")
+  @DisplayName(
+      "restored places stand; upgraded from a format without places, the labels set them quietly")
   void restore() {
     pool.restore(new InferenceNodes(Map.of("i1", Place.HOME, "i2", Place.LENT)), true);
     assertThat(pool.owns("i2")).isTrue();
@@ -108,7 +116,8 @@ class InferencePoolTest {
   }
 
   @Test
-  @DisplayName("a lent node that left the cluster is counted no more among the lent GPUs, but stays inference's")
+  @DisplayName(
+      "a lent node that left the cluster is counted no more among the lent GPUs, but stays inference's")
   void nodeLeft() {
     pool.observe(List.of(view("i1", "inference", 4)));
     pool.lend("i1");

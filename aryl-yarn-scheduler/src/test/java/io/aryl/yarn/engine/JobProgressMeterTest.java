@@ -12,7 +12,8 @@ import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("JobProgressMeter: each job's progress, measured between rounds and kept across restarts")
+@DisplayName(
+    "JobProgressMeter: each job's progress, measured between rounds and kept across restarts")
 class JobProgressMeterTest {
   private static final AppView JOB = new AppView("app_1", new JobShape(2, 4, 1, 3600, ""), 0, 0);
 
@@ -34,7 +35,9 @@ class JobProgressMeterTest {
     JobProgressMeter m = new JobProgressMeter();
     m.update(Map.of("app_1", JOB), workers(2, 2), 0);
     m.update(Map.of("app_1", JOB), workers(2, 2), 10_000);
-    assertThat(m.get("app_1").attainedBaseS()).as("4 workers for 10 s at min 2").isCloseTo(20, within(1e-9));
+    assertThat(m.get("app_1").attainedBaseS())
+        .as("4 workers for 10 s at min 2")
+        .isCloseTo(20, within(1e-9));
     assertThat(m.get("app_1").sinceChangeS()).isCloseTo(10, within(1e-9));
   }
 
@@ -49,7 +52,8 @@ class JobProgressMeterTest {
   }
 
   @Test
-  @DisplayName("a meter restored from the record prices the job as before and knows where its workers ran")
+  @DisplayName(
+      "a meter restored from the record prices the job as before and knows where its workers ran")
   void restoredMeterContinues() {
     JobProgressMeter before = new JobProgressMeter();
     before.update(Map.of("app_1", JOB), workers(3, 1), 0);
@@ -61,12 +65,16 @@ class JobProgressMeterTest {
     assertThat(after.get("app_1")).isEqualTo(before.get("app_1"));
     assertThat(after.nodesWithWorkers()).containsExactlyInAnyOrder("A", "B");
     after.update(Map.of("app_1", JOB), workers(3, 1), 60_000);
-    assertThat(after.get("app_1").sinceChangeS()).as("the first round after adds nothing: no measured interval")
+    assertThat(after.get("app_1").sinceChangeS())
+        .as("the first round after adds nothing: no measured interval")
         .isEqualTo(before.get("app_1").sinceChangeS());
   }
 
   @Test
-  @DisplayName("it is stored when a worker moves, and otherwise every " + JobProgressMeter.SAVE_EVERY_MS + " ms")
+  @DisplayName(
+      "it is stored when a worker moves, and otherwise every "
+          + JobProgressMeter.SAVE_EVERY_MS
+          + " ms")
   void savedOnChangeOrPeriodically() {
     JobProgressMeter m = new JobProgressMeter();
     m.update(Map.of("app_1", JOB), workers(2, 2), 0);

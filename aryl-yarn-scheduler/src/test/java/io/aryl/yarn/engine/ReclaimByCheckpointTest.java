@@ -12,16 +12,18 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which loaned node a one-node reclaim returns when each of two jobs, one worker of 8 GPUs apiece, runs alone on a
- * loaned node of its own (training's own node is full): returning a node preempts its job, priced at 8 GPUs x (the
- * seconds it loses + the restart). "checkpointing" started first and "silent" 12 s later. By the time since their
- * workers changed, the older job loses more and the younger job's node goes back; once the ApplicationMasters' reports
- * say the older one checkpointed a second ago, it loses least and its node goes back.
+ * Which loaned node a one-node reclaim returns when each of two jobs, one worker of 8 GPUs apiece,
+ * runs alone on a loaned node of its own (training's own node is full): returning a node preempts
+ * its job, priced at 8 GPUs x (the seconds it loses + the restart). "checkpointing" started first
+ * and "silent" 12 s later. By the time since their workers changed, the older job loses more and
+ * the younger job's node goes back; once the ApplicationMasters' reports say the older one
+ * checkpointed a second ago, it loses least and its node goes back.
  *
- * <p>The end-to-end path (an aryl-am worker writing the marker, its ApplicationMaster reporting it, the scheduler
- * polling the report) is hadoop-it's {@code CheckpointReclaimIT}.
+ * <p>The end-to-end path (an aryl-am worker writing the marker, its ApplicationMaster reporting it,
+ * the scheduler polling the report) is hadoop-it's {@code CheckpointReclaimIT}.
  */
-@DisplayName("A one-node reclaim returns the node whose job loses least: by checkpoint reports, else by age")
+@DisplayName(
+    "A one-node reclaim returns the node whose job loses least: by checkpoint reports, else by age")
 class ReclaimByCheckpointTest {
   private static final long T0 = 1_001_000L;
   private static final long SILENT_STARTS_MS = T0 + 10_000;
@@ -56,7 +58,8 @@ class ReclaimByCheckpointTest {
   }
 
   @Test
-  @DisplayName("with the reports, the node of the job that checkpointed a second ago goes back, priced by that second")
+  @DisplayName(
+      "with the reports, the node of the job that checkpointed a second ago goes back, priced by that second")
   void checkpointedJobsNodeGoes() {
     rig.checkpoint("checkpointing", RECLAIM_MS - 1_000);
 
@@ -64,12 +67,14 @@ class ReclaimByCheckpointTest {
 
     assertThat(r.nodes()).containsExactly("i1");
     assertThat(r.jobActions()).isEqualTo(Map.of("checkpointing", "PREEMPT"));
-    assertThat(r.plannedCostGpuS()).as("8 GPUs x (about 1 s lost + the restart)")
+    assertThat(r.plannedCostGpuS())
+        .as("8 GPUs x (about 1 s lost + the restart)")
         .isLessThan(8 * (12 + 120));
   }
 
   @Test
-  @DisplayName("without reports, the younger job's node goes back: the older one has more to lose since its change")
+  @DisplayName(
+      "without reports, the younger job's node goes back: the older one has more to lose since its change")
   void youngerJobsNodeGoes() {
     Reclaim r = reclaimOneNode();
 
@@ -78,7 +83,8 @@ class ReclaimByCheckpointTest {
   }
 
   @Test
-  @DisplayName("a report 21 s old prices the older job by those 21 s: still above the younger job's 12, its node stays")
+  @DisplayName(
+      "a report 21 s old prices the older job by those 21 s: still above the younger job's 12, its node stays")
   void staleReportChangesNothing() {
     rig.checkpoint("checkpointing", T0 + 1_000);
 

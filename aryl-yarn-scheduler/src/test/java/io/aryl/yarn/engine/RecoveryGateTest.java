@@ -18,20 +18,53 @@ class RecoveryGateTest {
   static Stream<Arguments> cases() {
     return Stream.of(
         Arguments.of("nothing to wait for", Set.of(), Set.of(), true, START, true),
-        Arguments.of("every expected node re-registered", Set.of("a", "b"), Set.of("a", "b", "c"), true, START + 10,
+        Arguments.of(
+            "every expected node re-registered",
+            Set.of("a", "b"),
+            Set.of("a", "b", "c"),
+            true,
+            START + 10,
             true),
-        Arguments.of("one expected node still missing", Set.of("a", "b"), Set.of("a"), true, START + 10, false),
-        Arguments.of("missing, but the wait is over", Set.of("a", "b"), Set.of("a"), true, START + MAX_WAIT, true),
-        Arguments.of("all back, but the ResourceManager still waits", Set.of("a"), Set.of("a"), false, START + 10,
+        Arguments.of(
+            "one expected node still missing",
+            Set.of("a", "b"),
+            Set.of("a"),
+            true,
+            START + 10,
             false),
-        Arguments.of("the wait is over, but the ResourceManager still waits", Set.of("a"), Set.of(), false,
-            START + MAX_WAIT * 2, false));
+        Arguments.of(
+            "missing, but the wait is over",
+            Set.of("a", "b"),
+            Set.of("a"),
+            true,
+            START + MAX_WAIT,
+            true),
+        Arguments.of(
+            "all back, but the ResourceManager still waits",
+            Set.of("a"),
+            Set.of("a"),
+            false,
+            START + 10,
+            false),
+        Arguments.of(
+            "the wait is over, but the ResourceManager still waits",
+            Set.of("a"),
+            Set.of(),
+            false,
+            START + MAX_WAIT * 2,
+            false));
   }
 
   @ParameterizedTest(name = "{0}: ready = {5}")
   @MethodSource("cases")
-  @DisplayName("is ready when the ResourceManager is, and every expected node is back or the wait is over")
-  void readiness(String description, Set<String> expected, Set<String> registered, boolean rmReady, long now,
+  @DisplayName(
+      "is ready when the ResourceManager is, and every expected node is back or the wait is over")
+  void readiness(
+      String description,
+      Set<String> expected,
+      Set<String> registered,
+      boolean rmReady,
+      long now,
       boolean ready) {
     RecoveryGate gate = new RecoveryGate(START, MAX_WAIT, expected);
     assertThat(gate.ready(registered, rmReady, now)).isEqualTo(ready);

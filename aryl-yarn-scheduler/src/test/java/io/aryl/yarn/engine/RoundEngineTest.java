@@ -15,16 +15,18 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /**
- * The round as a function: a cluster in, promises and actions out. Each test writes the cluster by hand, runs rounds,
- * and does to the cluster what the actions ask (or, to show what the engine does then, not).
+ * The round as a function: a cluster in, promises and actions out. Each test writes the cluster by
+ * hand, runs rounds, and does to the cluster what the actions ask (or, to show what the engine does
+ * then, not).
  */
 @DisplayName("RoundEngine: what the ResourceManager shows in, promises and actions out")
 class RoundEngineTest {
   static final long GRACE_MS = 2_000;
-  static final Map<String, String> CONF = Map.of(
-      "aryl.scheduler.shrink-grace-ms", String.valueOf(GRACE_MS),
-      "aryl.scheduler.partial-gang-grace-ms", "5000",
-      "aryl.scheduler.reclaim.default-deadline-ms", "60000");
+  static final Map<String, String> CONF =
+      Map.of(
+          "aryl.scheduler.shrink-grace-ms", String.valueOf(GRACE_MS),
+          "aryl.scheduler.partial-gang-grace-ms", "5000",
+          "aryl.scheduler.reclaim.default-deadline-ms", "60000");
 
   EngineRig rig = new EngineRig(CONF);
 
@@ -65,11 +67,15 @@ class RoundEngineTest {
       Outcome o = rig.round(1_000_000);
       assertThat(granted(o)).isEmpty();
       assertThat(o.promises().book().admitted("a")).isFalse();
-      assertThat(o.actions(Action.Diagnose.class)).singleElement().satisfies(d -> {
-        assertThat(d.appId()).isEqualTo("a");
-        assertThat(d.message()).startsWith("Aryl: waiting for 3 workers x 2 GPUs (6 GPUs) on training")
-            .contains("the training pool holds at most 2 workers of 2 GPUs now");
-      });
+      assertThat(o.actions(Action.Diagnose.class))
+          .singleElement()
+          .satisfies(
+              d -> {
+                assertThat(d.appId()).isEqualTo("a");
+                assertThat(d.message())
+                    .startsWith("Aryl: waiting for 3 workers x 2 GPUs (6 GPUs) on training")
+                    .contains("the training pool holds at most 2 workers of 2 GPUs now");
+              });
     }
 
     @Test
@@ -81,12 +87,14 @@ class RoundEngineTest {
       rig.asking("a", 2);
       rig.node("t2", TRAINING, 4);
       assertThat(rig.after(1_000).promises().book().target("a").totalWorkers())
-          .as("it asked for 2 now: no more is promised than asked").isEqualTo(2);
+          .as("it asked for 2 now: no more is promised than asked")
+          .isEqualTo(2);
     }
   }
 
   @Nested
-  @DisplayName("shrinks: noticed once stored, killed at the grace unless given back or wanted again")
+  @DisplayName(
+      "shrinks: noticed once stored, killed at the grace unless given back or wanted again")
   class Shrinks {
     /** a holds all 4 GPUs of t1 at 1 worker each (min 1); b, a shorter gang of 2, arrives. */
     void fullPoolThenAGang() {
@@ -98,19 +106,23 @@ class RoundEngineTest {
     }
 
     @Test
-    @DisplayName("the newest workers of the job above its minimum are asked back for the gang, then killed at the grace")
+    @DisplayName(
+        "the newest workers of the job above its minimum are asked back for the gang, then killed at the grace")
     void shrinkForAGang() {
       fullPoolThenAGang();
       Outcome first = rig.round(1_000_000);
-      assertThat(noticed(first)).as("a's two newest workers").containsExactly("container_4", "container_3");
+      assertThat(noticed(first))
+          .as("a's two newest workers")
+          .containsExactly("container_4", "container_3");
       assertThat(first.promises().book().target("b").totalWorkers()).isEqualTo(2);
       assertThat(first.tally().containersShrunk()).isEqualTo(2);
 
       Outcome during = rig.after(1_000);
       assertThat(noticed(during)).as("noticed once").isEmpty();
       assertThat(killed(during)).isEmpty();
-      assertThat(during.promises().book().target("b").totalWorkers()).as("the gang keeps its promise while its room"
-          + " drains").isEqualTo(2);
+      assertThat(during.promises().book().target("b").totalWorkers())
+          .as("the gang keeps its promise while its room" + " drains")
+          .isEqualTo(2);
 
       Outcome due = rig.after(GRACE_MS);
       assertThat(killed(due)).containsExactlyInAnyOrder("container_3", "container_4");
@@ -127,7 +139,8 @@ class RoundEngineTest {
     }
 
     @Test
-    @DisplayName("nothing is asked back while the drains cannot be stored; the next round stores and notices them")
+    @DisplayName(
+        "nothing is asked back while the drains cannot be stored; the next round stores and notices them")
     void noticeOnlyOnceStored() {
       fullPoolThenAGang();
       rig.store.failing = new IOException("disk full");
@@ -143,8 +156,9 @@ class RoundEngineTest {
   @DisplayName("plain applications (no Aryl tags) in the training queue")
   class PlainApplications {
     @Test
-    @DisplayName("Spark asking for GPU executors beside an elastic job whose workers exit slowly: every round"
-        + " succeeds, the job is shrunk, killed at the grace, and grows back once Spark is done")
+    @DisplayName(
+        "Spark asking for GPU executors beside an elastic job whose workers exit slowly: every round"
+            + " succeeds, the job is shrunk, killed at the grace, and grows back once Spark is done")
     void sparkBesideASlowElasticJob() {
       rig.node("t1", TRAINING, 4).job("a", 1, 4, 1, 36_000);
       for (int i = 0; i < 4; i++) {
@@ -154,7 +168,8 @@ class RoundEngineTest {
 
       Outcome first = rig.round(1_000_000);
       assertThat(noticed(first)).containsExactly("container_4", "container_3");
-      assertThat(first.promises().book().target("spark").workersByServer()).isEqualTo(Map.of("t1", 2));
+      assertThat(first.promises().book().target("spark").workersByServer())
+          .isEqualTo(Map.of("t1", 2));
 
       // The workers do not exit: every round still succeeds and keeps Spark's room promised.
       for (int i = 0; i < 2; i++) {
@@ -183,7 +198,10 @@ class RoundEngineTest {
   @Nested
   @DisplayName("reclaims: loaned nodes go back to inference")
   class Reclaims {
-    /** i1 is inference's (seen labelled inference), lent to training, and a's extra workers run there. */
+    /**
+     * i1 is inference's (seen labelled inference), lent to training, and a's extra workers run
+     * there.
+     */
     void lentNodeWithExtraWorkers() {
       rig.node("t1", TRAINING, 2).node("i1", INFERENCE, 2).job("a", 2, 4, 1, 36_000);
       rig.round(1_000_000); // i1 seen in the inference pool
@@ -197,8 +215,9 @@ class RoundEngineTest {
     }
 
     @Test
-    @DisplayName("a lent node is fenced, its flexible workers shrunk, killed at the grace, and it is relabelled once"
-        + " empty")
+    @DisplayName(
+        "a lent node is fenced, its flexible workers shrunk, killed at the grace, and it is relabelled once"
+            + " empty")
     void reclaimShrinks() {
       lentNodeWithExtraWorkers();
       RoundEngine.Started started = rig.engine.reclaim(rig.view(), 1, null, 0);
@@ -206,13 +225,15 @@ class RoundEngineTest {
       assertThat(r.nodes()).containsExactly("i1");
       assertThat(r.jobActions()).isEqualTo(Map.of("a", "SHRINK"));
       assertThat(started.outcome().promises().fenced()).containsExactly("i1");
-      assertThat(noticed(started.outcome())).containsExactlyInAnyOrder("container_3", "container_4");
+      assertThat(noticed(started.outcome()))
+          .containsExactlyInAnyOrder("container_3", "container_4");
 
       Outcome due = rig.after(GRACE_MS);
       assertThat(killed(due)).containsExactlyInAnyOrder("container_3", "container_4");
       rig.kill(due);
       Outcome empty = rig.after(1_000);
-      assertThat(empty.actions(Action.Relabel.class)).containsExactly(new Action.Relabel("i1", INFERENCE));
+      assertThat(empty.actions(Action.Relabel.class))
+          .containsExactly(new Action.Relabel("i1", INFERENCE));
       rig.relabel(empty);
       assertThat(r.phase()).isEqualTo(Reclaim.Phase.DONE);
       assertThat(r.returnedNodes()).containsExactly("i1");
@@ -220,7 +241,8 @@ class RoundEngineTest {
     }
 
     @Test
-    @DisplayName("a node relabelled before its record was stored is recorded returned by the next scheduler")
+    @DisplayName(
+        "a node relabelled before its record was stored is recorded returned by the next scheduler")
     void relabelledBeforeARestart() throws InterruptedException {
       lentNodeWithExtraWorkers();
       rig.engine.reclaim(rig.view(), 1, null, 0);
@@ -231,15 +253,20 @@ class RoundEngineTest {
       rig.node("i1").label = INFERENCE; // relabelled, and the scheduler stops before it records it
       EngineRig next = rig.restart();
       next.round(rig.nowMs + 1_000);
-      assertThat(next.engine.status().reclaimsDone()).singleElement()
+      assertThat(next.engine.status().reclaimsDone())
+          .singleElement()
           .satisfies(done -> assertThat(done.returnedNodes()).containsExactly("i1"));
       next.close();
     }
 
     @Test
-    @DisplayName("a node that leaves the cluster before it is back is replaced by another loaned node")
+    @DisplayName(
+        "a node that leaves the cluster before it is back is replaced by another loaned node")
     void lostNodeReplaced() {
-      rig.node("t1", TRAINING, 2).node("i1", INFERENCE, 2).node("i2", INFERENCE, 2).job("a", 2, 6, 1, 36_000);
+      rig.node("t1", TRAINING, 2)
+          .node("i1", INFERENCE, 2)
+          .node("i2", INFERENCE, 2)
+          .job("a", 2, 6, 1, 36_000);
       rig.round(1_000_000);
       rig.node("i1").label = TRAINING;
       rig.node("i2").label = TRAINING;
@@ -264,13 +291,15 @@ class RoundEngineTest {
     void tooMany() {
       lentNodeWithExtraWorkers();
       assertThatThrownBy(() -> rig.engine.reclaim(rig.view(), 2, null, 0))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reclaim of 2 node(s) refused");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("reclaim of 2 node(s) refused");
       assertThat(rig.engine.promises().fenced()).isEmpty();
     }
   }
 
   @Nested
-  @DisplayName("loans: the scheduler alone lends inference nodes and takes them back, to meet the loan target")
+  @DisplayName(
+      "loans: the scheduler alone lends inference nodes and takes them back, to meet the loan target")
   class Loans {
     /** Two idle inference nodes at home and a training node, seen by one round. */
     void twoIdleInferenceNodes() {
@@ -279,8 +308,9 @@ class RoundEngineTest {
     }
 
     LoanTargetRecordAssert target(int maxOnLoan) {
-      return new LoanTargetRecordAssert(rig.engine.acceptLoanTarget(rig.view(), 3, "controller-1", maxOnLoan, 0,
-          rig.nowMs, "rate 10 rps"));
+      return new LoanTargetRecordAssert(
+          rig.engine.acceptLoanTarget(
+              rig.view(), 3, "controller-1", maxOnLoan, 0, rig.nowMs, "rate 10 rps"));
     }
 
     record LoanTargetRecordAssert(io.aryl.yarn.state.LoanTargetRecord record) {}
@@ -293,13 +323,16 @@ class RoundEngineTest {
     }
 
     @Test
-    @DisplayName("a target lends idle nodes at home, fenced from the moment they are chosen, lent once relabelled")
+    @DisplayName(
+        "a target lends idle nodes at home, fenced from the moment they are chosen, lent once relabelled")
     void targetLends() {
       twoIdleInferenceNodes();
       target(1);
       Outcome o = rig.after(1_000);
-      assertThat(o.actions(Action.Relabel.class)).containsExactly(new Action.Relabel("i1", TRAINING));
-      assertThat(o.promises().fenced()).as("no inference container lands on it before the relabel")
+      assertThat(o.actions(Action.Relabel.class))
+          .containsExactly(new Action.Relabel("i1", TRAINING));
+      assertThat(o.promises().fenced())
+          .as("no inference container lands on it before the relabel")
           .containsExactly("i1");
       assertThat(rig.store.sections.get("pools")).asString().contains("\"i1\":\"LENDING\"");
       rig.relabel(o);
@@ -316,11 +349,13 @@ class RoundEngineTest {
       twoIdleInferenceNodes();
       rig.start("serving", "i1", 4, false);
       target(2);
-      assertThat(rig.after(1_000).actions(Action.Relabel.class)).containsExactly(new Action.Relabel("i2", TRAINING));
+      assertThat(rig.after(1_000).actions(Action.Relabel.class))
+          .containsExactly(new Action.Relabel("i2", TRAINING));
     }
 
     @Test
-    @DisplayName("a target below what is on loan asks the difference back, and a node still being lent just stays home")
+    @DisplayName(
+        "a target below what is on loan asks the difference back, and a node still being lent just stays home")
     void targetLowered() {
       twoIdleInferenceNodes();
       target(2);
@@ -330,9 +365,11 @@ class RoundEngineTest {
       target(0);
       Outcome o = rig.after(1_000);
       assertThat(lending.actions(Action.Relabel.class)).hasSize(2);
-      assertThat(rig.engine.status().reclaimsInFlight()).singleElement()
+      assertThat(rig.engine.status().reclaimsInFlight())
+          .singleElement()
           .satisfies(r -> assertThat(r.nodes()).containsExactly("i1"));
-      assertThat(o.actions(Action.Relabel.class)).as("i1 is empty: returned at once")
+      assertThat(o.actions(Action.Relabel.class))
+          .as("i1 is empty: returned at once")
           .containsExactly(new Action.Relabel("i1", INFERENCE));
       rig.relabel(o);
       assertThat(rig.engine.onLoan()).isZero();
@@ -340,8 +377,9 @@ class RoundEngineTest {
     }
 
     @Test
-    @DisplayName("a lent node whose NodeManager is gone is not asked back while it is gone: the others above the"
-        + " target are, and it is once it re-registers")
+    @DisplayName(
+        "a lent node whose NodeManager is gone is not asked back while it is gone: the others above the"
+            + " target are, and it is once it re-registers")
     void aLostLentNodeWaitsForItsNodeManager() {
       twoIdleInferenceNodes();
       target(2);
@@ -351,7 +389,9 @@ class RoundEngineTest {
       rig.lose("i2");
       target(0);
       Outcome o = rig.after(1_000);
-      assertThat(rig.engine.status().reclaimsInFlight()).as("only i1 can be returned now").singleElement()
+      assertThat(rig.engine.status().reclaimsInFlight())
+          .as("only i1 can be returned now")
+          .singleElement()
           .satisfies(r -> assertThat(r.nodes()).containsExactly("i1"));
       rig.relabel(o);
       rig.after(1_000);
@@ -368,30 +408,36 @@ class RoundEngineTest {
     void staleEpoch() {
       twoIdleInferenceNodes();
       target(1);
-      assertThatThrownBy(() -> rig.engine.acceptLoanTarget(rig.view(), 2, "controller-0", 2, 0, rig.nowMs, ""))
+      assertThatThrownBy(
+              () -> rig.engine.acceptLoanTarget(rig.view(), 2, "controller-0", 2, 0, rig.nowMs, ""))
           .isInstanceOf(io.aryl.yarn.engine.StaleEpochException.class)
-          .hasMessageStartingWith("loan target of epoch 2 refused: the leader in force is controller-1 with epoch 3");
+          .hasMessageStartingWith(
+              "loan target of epoch 2 refused: the leader in force is controller-1 with epoch 3");
       assertThat(rig.engine.loanTarget().maxOnLoan()).isEqualTo(1);
     }
 
     @Test
-    @DisplayName("a node lent by hand is stored as being lent, then relabelled; refused while a controller decides")
+    @DisplayName(
+        "a node lent by hand is stored as being lent, then relabelled; refused while a controller decides")
     void byHand() {
       twoIdleInferenceNodes();
       Outcome o = rig.engine.lend(rig.view(), List.of("i2"));
-      assertThat(o.actions(Action.Relabel.class)).containsExactly(new Action.Relabel("i2", TRAINING));
+      assertThat(o.actions(Action.Relabel.class))
+          .containsExactly(new Action.Relabel("i2", TRAINING));
       assertThatThrownBy(() -> rig.engine.lend(rig.view(), List.of("t1")))
           .hasMessage("node t1 cannot be lent: it is not an inference node");
       assertThatThrownBy(() -> rig.engine.lend(rig.view(), List.of("i2")))
           .hasMessage("node i2 cannot be lent: it is lending already");
       target(1);
       assertThatThrownBy(() -> rig.engine.lend(rig.view(), List.of("i1")))
-          .isInstanceOf(IllegalStateException.class).hasMessageContaining("controller-1 (epoch 3) decides");
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("controller-1 (epoch 3) decides");
     }
 
     @Test
-    @DisplayName("a reclaim asked by hand lowers the target, so the nodes are not lent again before the controller's"
-        + " next decision")
+    @DisplayName(
+        "a reclaim asked by hand lowers the target, so the nodes are not lent again before the controller's"
+            + " next decision")
     void reclaimByHandLowersTheTarget() {
       twoIdleInferenceNodes();
       target(2);
@@ -399,13 +445,15 @@ class RoundEngineTest {
       rig.after(1_000);
       rig.engine.reclaim(rig.view(), 1, null, 0);
       assertThat(rig.engine.loanTarget().maxOnLoan()).isEqualTo(1);
-      assertThat(rig.engine.loanTarget().reason()).endsWith("lowered to 1 by a reclaim asked by hand");
+      assertThat(rig.engine.loanTarget().reason())
+          .endsWith("lowered to 1 by a reclaim asked by hand");
       rig.relabel(rig.after(1_000));
       assertThat(rig.after(1_000).actions(Action.Relabel.class)).as("not lent again").isEmpty();
     }
 
     @Test
-    @DisplayName("a loan decided and stored but not relabelled before a restart is carried out by the next scheduler")
+    @DisplayName(
+        "a loan decided and stored but not relabelled before a restart is carried out by the next scheduler")
     void lendingSurvivesARestart() throws InterruptedException {
       twoIdleInferenceNodes();
       target(1);
@@ -413,7 +461,8 @@ class RoundEngineTest {
       assertThat(o.actions(Action.Relabel.class)).hasSize(1);
       EngineRig next = rig.restart();
       Outcome resumed = next.round(rig.nowMs + 1_000);
-      assertThat(resumed.actions(Action.Relabel.class)).containsExactly(new Action.Relabel("i1", TRAINING));
+      assertThat(resumed.actions(Action.Relabel.class))
+          .containsExactly(new Action.Relabel("i1", TRAINING));
       assertThat(next.engine.loanTarget().epoch()).as("the target survives too").isEqualTo(3);
       next.close();
     }
@@ -423,7 +472,8 @@ class RoundEngineTest {
   @DisplayName("partial gangs")
   class PartialGangs {
     @Test
-    @DisplayName("a gang left below its minimum is drained after the grace, unless it is whole again by then")
+    @DisplayName(
+        "a gang left below its minimum is drained after the grace, unless it is whole again by then")
     void drainedAfterTheGrace() {
       rig.node("t1", TRAINING, 2).job("a", 2, 2, 2, 3_600);
       rig.worker("a", "t1");
@@ -439,8 +489,9 @@ class RoundEngineTest {
   @DisplayName("a newly active scheduler")
   class Recovery {
     @Test
-    @DisplayName("acts on nothing until the nodes its jobs ran on re-registered, then announces the stored drains"
-        + " again")
+    @DisplayName(
+        "acts on nothing until the nodes its jobs ran on re-registered, then announces the stored drains"
+            + " again")
     void waitsForLateNodes() throws InterruptedException {
       rig.node("t1", TRAINING, 4).node("t2", TRAINING, 4).job("a", 1, 8, 1, 36_000);
       for (int i = 0; i < 4; i++) {
@@ -460,12 +511,15 @@ class RoundEngineTest {
       assertThat(waiting.actions()).isEmpty();
       assertThat(waiting.promises().book().targets()).isEmpty();
       assertThatThrownBy(() -> next.engine.reclaim(next.view(), 1, null, 0))
-          .isInstanceOf(ArylUnavailableException.class).hasMessageContaining("t2");
+          .isInstanceOf(ArylUnavailableException.class)
+          .hasMessageContaining("t2");
 
       next.node("t2", TRAINING, 4).node("t2").containers.putAll(t2.containers);
       Outcome back = next.after(1_000);
       assertThat(next.lifecycle.get()).isEqualTo(Lifecycle.State.ACTIVE);
-      assertThat(noticed(back)).as("the drains its predecessor stored, told again").containsAll(noticed(before));
+      assertThat(noticed(back))
+          .as("the drains its predecessor stored, told again")
+          .containsAll(noticed(before));
       next.close();
     }
   }
@@ -488,7 +542,8 @@ class RoundEngineTest {
       assertThat(o.promises()).isEqualTo(Promises.NONE);
       assertThat(rig.after(1_000).actions()).isEmpty();
       assertThatThrownBy(() -> rig.engine.reclaim(rig.view(), 1, null, 0))
-          .isInstanceOf(ArylUnavailableException.class).hasMessageContaining("claimed by another scheduler");
+          .isInstanceOf(ArylUnavailableException.class)
+          .hasMessageContaining("claimed by another scheduler");
     }
   }
 }

@@ -20,17 +20,23 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * The round says why, from what it decided: a hand-written cluster in, the diagnostics of waiting jobs and the reason
- * an elastic job runs below its maximum out (the status's {@code belowMaxBecause}, and the log when it changes).
- * The starvation wait is 50 s; rounds run 100 s after the engine became active, unless a test says otherwise.
+ * The round says why, from what it decided: a hand-written cluster in, the diagnostics of waiting
+ * jobs and the reason an elastic job runs below its maximum out (the status's {@code
+ * belowMaxBecause}, and the log when it changes). The starvation wait is 50 s; rounds run 100 s
+ * after the engine became active, unless a test says otherwise.
  */
 @DisplayName("RoundEngine: why a job waits, and why an elastic job runs below its maximum")
 class RoundEngineWhyTest {
   static final long START_MS = 1_000_000;
 
   EngineRig rig = new EngineRig(Map.of("aryl.scheduler.starvation-wait-s", "50"));
-  /** The engine's log at INFO, whatever level tests before this one left it at (MockArylRm turns the root to WARN). */
+
+  /**
+   * The engine's log at INFO, whatever level tests before this one left it at (MockArylRm turns the
+   * root to WARN).
+   */
   final Logger engineLog = Logger.getLogger(RoundEngine.class);
+
   final Level levelBefore = engineLog.getLevel();
   final LogCapturer log = LogCapturer.captureLogs(LoggerFactory.getLogger(RoundEngine.class));
 
@@ -46,25 +52,33 @@ class RoundEngineWhyTest {
     rig.close();
   }
 
-  /** The diagnostics a round sets (null: cleared), by application, in the order the actions came. */
+  /**
+   * The diagnostics a round sets (null: cleared), by application, in the order the actions came.
+   */
   static Map<String, String> diagnostics(Outcome o) {
     Map<String, String> out = new LinkedHashMap<>();
     o.actions(Action.Diagnose.class).forEach(d -> out.put(d.appId(), d.message()));
     return out;
   }
 
-  /** What the status says of the job after the last round: why it runs below its maximum, or null. */
+  /**
+   * What the status says of the job after the last round: why it runs below its maximum, or null.
+   */
   String belowMaxBecause(String app) {
     EngineStatus s = rig.engine.status();
     EngineRig.Job j = rig.job(app);
-    WhyBelowMax why = WhyBelowMax.of(app, j.shape, s.lastInput().liveWorkers(app), j.asking, s.lastInput(),
-        s.lastPlan());
+    WhyBelowMax why =
+        WhyBelowMax.of(
+            app, j.shape, s.lastInput().liveWorkers(app), j.asking, s.lastInput(), s.lastPlan());
     return why == null ? null : why.words();
   }
 
   /** The lines the engine logged saying how wide a job runs and why. */
   List<String> widthLines() {
-    return log.getOutput().lines().filter(l -> l.contains(" runs ")).map(l -> l.substring(l.indexOf("Aryl: ")))
+    return log.getOutput()
+        .lines()
+        .filter(l -> l.contains(" runs "))
+        .map(l -> l.substring(l.indexOf("Aryl: ")))
         .toList();
   }
 
@@ -80,17 +94,24 @@ class RoundEngineWhyTest {
       assertThat(rig.engine.status().lastPlan().waiting())
           .containsEntry("short", new QueuePlace(0, 0, Standing.NOT_STARVING, false))
           .containsEntry("long", new QueuePlace(1, 1, Standing.NOT_STARVING, false));
-      assertThat(diagnostics(o)).containsOnly(
-          Map.entry("short", "Aryl: waiting for 1 worker x 4 GPUs (4 GPUs) on training; 0 GPUs free now, largest"
-              + " node 0 free"),
-          Map.entry("long", "Aryl: waiting for 1 worker x 4 GPUs (4 GPUs) on training; 0 GPUs free now, largest"
-              + " node 0 free; queued behind 1 job (shortest predicted first)"));
+      assertThat(diagnostics(o))
+          .containsOnly(
+              Map.entry(
+                  "short",
+                  "Aryl: waiting for 1 worker x 4 GPUs (4 GPUs) on training; 0 GPUs free now, largest"
+                      + " node 0 free"),
+              Map.entry(
+                  "long",
+                  "Aryl: waiting for 1 worker x 4 GPUs (4 GPUs) on training; 0 GPUs free now, largest"
+                      + " node 0 free; queued behind 1 job (shortest predicted first)"));
     }
 
     @Test
-    @DisplayName("starving, is told whether the senior lane holds it and whether nodes are held for it")
+    @DisplayName(
+        "starving, is told whether the senior lane holds it and whether nodes are held for it")
     void starving() {
-      // a (submitted at 60 s) holds both nodes; s1 (10 s) and s2 (20 s) have waited past the 50 s starvation wait.
+      // a (submitted at 60 s) holds both nodes; s1 (10 s) and s2 (20 s) have waited past the 50 s
+      // starvation wait.
       // The lane, half the pool while the starving jobs fit in it, holds s1 only.
       rig.node("t1", TRAINING, 4).node("t2", TRAINING, 4).job("a", 2, 2, 4, 6_000, 60);
       rig.worker("a", "t1");
@@ -100,10 +121,14 @@ class RoundEngineWhyTest {
       assertThat(rig.engine.status().lastPlan().waiting())
           .containsEntry("s1", new QueuePlace(0, 0, Standing.IN_THE_LANE, true))
           .containsEntry("s2", new QueuePlace(1, 1, Standing.OUTSIDE_THE_LANE, false));
-      assertThat(told.get("s1")).endsWith("; waited past aryl.scheduler.starvation-wait-s and is in the senior lane:"
-          + " it goes first, and nodes are held for it as they free");
-      assertThat(told.get("s2")).endsWith("; waited past aryl.scheduler.starvation-wait-s, but older jobs fill the"
-          + " senior lane: queued behind 1 job (shortest predicted first)");
+      assertThat(told.get("s1"))
+          .endsWith(
+              "; waited past aryl.scheduler.starvation-wait-s and is in the senior lane:"
+                  + " it goes first, and nodes are held for it as they free");
+      assertThat(told.get("s2"))
+          .endsWith(
+              "; waited past aryl.scheduler.starvation-wait-s, but older jobs fill the"
+                  + " senior lane: queued behind 1 job (shortest predicted first)");
     }
   }
 
@@ -111,9 +136,11 @@ class RoundEngineWhyTest {
   @DisplayName("an elastic job below its maximum")
   class BelowItsMaximum {
     @Test
-    @DisplayName("no spare GPUs: said in the status, logged once, and once more when it runs at its maximum")
+    @DisplayName(
+        "no spare GPUs: said in the status, logged once, and once more when it runs at its maximum")
     void noSpareGpus() {
-      // r holds 2 of t1's 4 GPUs, e the other 2 at 1 GPU a worker, asking for 2 more up to its maximum of 4.
+      // r holds 2 of t1's 4 GPUs, e the other 2 at 1 GPU a worker, asking for 2 more up to its
+      // maximum of 4.
       rig.node("t1", TRAINING, 4).job("r", 1, 1, 2, 36_000).worker("r", "t1");
       rig.job("e", 1, 4, 1, 36_000);
       rig.worker("e", "t1");
@@ -125,22 +152,27 @@ class RoundEngineWhyTest {
       assertThat(belowMaxBecause("e")).isEqualTo("no spare GPUs of the types it may use (gpu)");
       assertThat(belowMaxBecause("r")).as("a rigid job runs at its maximum").isNull();
       rig.after(1_000);
-      assertThat(widthLines()).as("logged once, not every round").containsExactly(
-          "Aryl: e runs 2 of its 4 workers: no spare GPUs of the types it may use (gpu)");
+      assertThat(widthLines())
+          .as("logged once, not every round")
+          .containsExactly(
+              "Aryl: e runs 2 of its 4 workers: no spare GPUs of the types it may use (gpu)");
 
       rig.finish("r", true);
       assertThat(rig.after(1_000).promises().book().target("e").totalWorkers()).isEqualTo(4);
       assertThat(belowMaxBecause("e")).isNull();
       rig.after(1_000);
-      assertThat(widthLines()).containsExactly(
-          "Aryl: e runs 2 of its 4 workers: no spare GPUs of the types it may use (gpu)",
-          "Aryl: e runs all 4 of its workers");
+      assertThat(widthLines())
+          .containsExactly(
+              "Aryl: e runs 2 of its 4 workers: no spare GPUs of the types it may use (gpu)",
+              "Aryl: e runs all 4 of its workers");
     }
 
     @Test
-    @DisplayName("one more worker is not worth the re-scale pause: both numbers; logged once though they move")
+    @DisplayName(
+        "one more worker is not worth the re-scale pause: both numbers; logged once though they move")
     void notWorthThePause() {
-      // 100 s predicted at 1 worker; n workers train n^0.8 times as fast (aryl.scheduler.speedup-exponent): 57.4 s at
+      // 100 s predicted at 1 worker; n workers train n^0.8 times as fast
+      // (aryl.scheduler.speedup-exponent): 57.4 s at
       // the 2 it runs, 41.5 s at 3. 6 GPUs idle.
       rig.node("t1", TRAINING, 8).job("e", 1, 4, 1, 100);
       rig.worker("e", "t1");
@@ -149,33 +181,47 @@ class RoundEngineWhyTest {
       rig.round(START_MS + 100_000);
       assertThat(rig.engine.status().lastPlan().belowMax().get("e"))
           .isInstanceOf(BelowMax.NotWorthThePause.class);
-      assertThat(belowMaxBecause("e")).isEqualTo("one more worker would save 15.9 s of its predicted runtime, no more"
-          + " than the 30.0 s re-scale pause it costs (aryl.scheduler.rescale-overhead-s)");
+      assertThat(belowMaxBecause("e"))
+          .isEqualTo(
+              "one more worker would save 15.9 s of its predicted runtime, no more"
+                  + " than the 30.0 s re-scale pause it costs (aryl.scheduler.rescale-overhead-s)");
       rig.after(5_000); // it progressed: the numbers moved, the reason did not
-      assertThat(belowMaxBecause("e")).isNotEqualTo("one more worker would save 15.9 s of its predicted runtime, no"
-          + " more than the 30.0 s re-scale pause it costs (aryl.scheduler.rescale-overhead-s)");
-      assertThat(widthLines()).singleElement().asString().startsWith("Aryl: e runs 2 of its 4 workers: one more"
-          + " worker would save 15.9 s");
+      assertThat(belowMaxBecause("e"))
+          .isNotEqualTo(
+              "one more worker would save 15.9 s of its predicted runtime, no"
+                  + " more than the 30.0 s re-scale pause it costs (aryl.scheduler.rescale-overhead-s)");
+      assertThat(widthLines())
+          .singleElement()
+          .asString()
+          .startsWith("Aryl: e runs 2 of its 4 workers: one more" + " worker would save 15.9 s");
     }
 
     @Test
-    @DisplayName("its ApplicationMaster asks for fewer: the scheduler's reason, which the round never sees")
+    @DisplayName(
+        "its ApplicationMaster asks for fewer: the scheduler's reason, which the round never sees")
     void asksForFewer() {
       rig.node("t1", TRAINING, 8).job("e", 1, 4, 1, 36_000);
       rig.worker("e", "t1");
       rig.worker("e", "t1");
       rig.asking("e", 0);
       rig.round(START_MS + 100_000);
-      assertThat(rig.engine.status().lastPlan().belowMax()).as("the round planned it at its asked maximum").isEmpty();
+      assertThat(rig.engine.status().lastPlan().belowMax())
+          .as("the round planned it at its asked maximum")
+          .isEmpty();
       assertThat(belowMaxBecause("e"))
-          .isEqualTo("its ApplicationMaster asks for no more: it holds and asks for 2 workers in all");
+          .isEqualTo(
+              "its ApplicationMaster asks for no more: it holds and asks for 2 workers in all");
 
       rig.asking("e", 1);
       assertThat(rig.after(1_000).promises().book().target("e").totalWorkers()).isEqualTo(3);
-      assertThat(belowMaxBecause("e")).as("the same reason: no new line")
-          .isEqualTo("its ApplicationMaster asks for no more: it holds and asks for 3 workers in all");
-      assertThat(widthLines()).containsExactly("Aryl: e runs 2 of its 4 workers: its ApplicationMaster asks for no"
-          + " more: it holds and asks for 2 workers in all");
+      assertThat(belowMaxBecause("e"))
+          .as("the same reason: no new line")
+          .isEqualTo(
+              "its ApplicationMaster asks for no more: it holds and asks for 3 workers in all");
+      assertThat(widthLines())
+          .containsExactly(
+              "Aryl: e runs 2 of its 4 workers: its ApplicationMaster asks for no"
+                  + " more: it holds and asks for 2 workers in all");
     }
   }
 }

@@ -40,15 +40,24 @@ class ReclaimTrackerTest {
   private static final GpuType GPU = GpuType.of("gpu");
 
   /**
-   * Training node t1 and loaned nodes i1, i2. app-elastic (1..3) runs on t1 and i1: returning i1 shrinks it.
-   * app-gang (2..2) runs both workers on i2: returning i2 preempts it.
+   * Training node t1 and loaned nodes i1, i2. app-elastic (1..3) runs on t1 and i1: returning i1
+   * shrinks it. app-gang (2..2) runs both workers on i2: returning i2 preempts it.
    */
-  private static final ClusterState STATE = ClusterState.of(0,
-      List.of(Server.training("t1", GPU, 4), Server.loaned("i1", GPU, 4), Server.loaned("i2", GPU, 4)),
-      List.of(
-          Job.builder("app-elastic").workers(1, 3).remainingS(3600).build(),
-          Job.builder("app-gang").workers(2, 2).remainingS(3600).sinceCheckpointS(600).build()),
-      Map.of("app-elastic", Allocation.of(Map.of("t1", 1, "i1", 1)), "app-gang", Allocation.of("i2", 2)));
+  private static final ClusterState STATE =
+      ClusterState.of(
+          0,
+          List.of(
+              Server.training("t1", GPU, 4),
+              Server.loaned("i1", GPU, 4),
+              Server.loaned("i2", GPU, 4)),
+          List.of(
+              Job.builder("app-elastic").workers(1, 3).remainingS(3600).build(),
+              Job.builder("app-gang").workers(2, 2).remainingS(3600).sinceCheckpointS(600).build()),
+          Map.of(
+              "app-elastic",
+              Allocation.of(Map.of("t1", 1, "i1", 1)),
+              "app-gang",
+              Allocation.of("i2", 2)));
 
   private static final ReclaimPlanner PLANNER = new ReclaimPlanner(ReclaimCostModel.defaults());
 
@@ -62,7 +71,8 @@ class ReclaimTrackerTest {
   @DisplayName("starting a reclaim")
   class Start {
     @Test
-    @DisplayName("records the plan's nodes, deadline, cost and per-job actions, and fences the nodes")
+    @DisplayName(
+        "records the plan's nodes, deadline, cost and per-job actions, and fences the nodes")
     void recordsThePlan() {
       ReclaimTracker tracker = new ReclaimTracker();
       ReclaimPlan plan = plan(2);
@@ -73,8 +83,9 @@ class ReclaimTrackerTest {
       assertThat(r.requestedMs()).isEqualTo(1_000);
       assertThat(r.deadlineMs()).isEqualTo(61_000);
       assertThat(r.plannedCostGpuS()).isEqualTo(plan.costGpuS()).isPositive();
-      assertThat(r.jobActions()).containsExactlyInAnyOrderEntriesOf(
-          Map.of("app-elastic", "SHRINK", "app-gang", "PREEMPT"));
+      assertThat(r.jobActions())
+          .containsExactlyInAnyOrderEntriesOf(
+              Map.of("app-elastic", "SHRINK", "app-gang", "PREEMPT"));
       assertThat(r.phase()).isEqualTo(Reclaim.Phase.DRAINING);
       assertThat(r.pendingNodes()).containsExactlyInAnyOrder("i1", "i2");
       assertThat(r.returnedNodes()).isEmpty();
@@ -103,7 +114,8 @@ class ReclaimTrackerTest {
       ReclaimPlan infeasible = PLANNER.plan(STATE, ReclaimRequest.any(3));
       assertThat(infeasible.isFeasible()).isFalse();
       ReclaimTracker tracker = new ReclaimTracker();
-      assertThatIllegalArgumentException().isThrownBy(() -> tracker.start(infeasible, 0, 10))
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> tracker.start(infeasible, 0, 10))
           .withMessage(infeasible.infeasibleReason().orElseThrow());
       assertThat(tracker.inFlight()).isEmpty();
       assertThat(tracker.fencedNodes()).isEmpty();
@@ -116,7 +128,9 @@ class ReclaimTrackerTest {
       ReclaimPlan one = plan(1);
       tracker.start(one, 0, 10);
       String node = one.servers().get(0);
-      assertThatIllegalStateException().isThrownBy(() -> tracker.start(plan(2), 1, 10)).withMessageContaining(node);
+      assertThatIllegalStateException()
+          .isThrownBy(() -> tracker.start(plan(2), 1, 10))
+          .withMessageContaining(node);
       assertThat(tracker.inFlight()).hasSize(1);
     }
 
@@ -137,7 +151,8 @@ class ReclaimTrackerTest {
   @DisplayName("returning nodes")
   class Returning {
     @Test
-    @DisplayName("a returned node is no longer fenced; the reclaim drains on until its last node is back")
+    @DisplayName(
+        "a returned node is no longer fenced; the reclaim drains on until its last node is back")
     void partialReturn() {
       ReclaimTracker tracker = new ReclaimTracker();
       Reclaim r = tracker.start(plan(2), 1_000, 61_000);
@@ -185,7 +200,9 @@ class ReclaimTrackerTest {
 
       tracker.nodeReturned(r, "i2", 4_000);
       tracker.nodeReturned(r, "i2", 9_000);
-      assertThat(r.finishedMs()).as("the first return of the last node finishes it").isEqualTo(4_000);
+      assertThat(r.finishedMs())
+          .as("the first return of the last node finishes it")
+          .isEqualTo(4_000);
       assertThat(tracker.finished()).containsExactly(r);
     }
 
@@ -281,14 +298,19 @@ class ReclaimTrackerTest {
       }
       List<Reclaim> finished = tracker.finished();
       assertThat(finished).hasSize(ReclaimTracker.HISTORY);
-      assertThat(finished).extracting(Reclaim::id)
-          .containsExactlyElementsOf(LongStream.iterate(total, id -> id - 1).limit(ReclaimTracker.HISTORY).boxed()
-              .toList());
+      assertThat(finished)
+          .extracting(Reclaim::id)
+          .containsExactlyElementsOf(
+              LongStream.iterate(total, id -> id - 1)
+                  .limit(ReclaimTracker.HISTORY)
+                  .boxed()
+                  .toList());
       assertThat(tracker.inFlight()).isEmpty();
     }
 
     @Test
-    @DisplayName("lists are snapshots: changing the tracker later does not change a list already returned")
+    @DisplayName(
+        "lists are snapshots: changing the tracker later does not change a list already returned")
     void snapshots() {
       ReclaimTracker tracker = new ReclaimTracker();
       ReclaimPlan one = plan(1);
@@ -313,7 +335,8 @@ class ReclaimTrackerTest {
       String lost = one.servers().get(0);
       String substitute = lost.equals("i1") ? "i2" : "i1";
 
-      assertThat(tracker.nodeLost(r, lost, substitute, Map.of("app-gang", "PREEMPT"), 1_000)).isFalse();
+      assertThat(tracker.nodeLost(r, lost, substitute, Map.of("app-gang", "PREEMPT"), 1_000))
+          .isFalse();
 
       assertThat(r.phase()).isEqualTo(Reclaim.Phase.DRAINING);
       assertThat(r.lostNodes()).containsExactly(lost);
@@ -323,7 +346,9 @@ class ReclaimTrackerTest {
       assertThat(r.nodes()).containsExactly(lost, substitute);
       assertThat(r.plannedFate("app-gang")).isEqualTo(Fate.PREEMPT);
 
-      assertThat(tracker.nodeReturned(r, substitute, 5_000)).as("the substitute's return finishes it").isTrue();
+      assertThat(tracker.nodeReturned(r, substitute, 5_000))
+          .as("the substitute's return finishes it")
+          .isTrue();
       assertThat(r.returnedNodes()).containsExactly(substitute);
       assertThat(r.shortBy()).isZero();
       assertThat(tracker.finished()).containsExactly(r);
@@ -352,7 +377,8 @@ class ReclaimTrackerTest {
       ReclaimPlan one = PLANNER.plan(STATE, ReclaimRequest.any(1));
       Reclaim r = tracker.start(one, 0, 60_000);
       String node = one.servers().get(0);
-      assertThatIllegalStateException().isThrownBy(() -> tracker.nodeLost(r, "elsewhere", node, Map.of(), 1))
+      assertThatIllegalStateException()
+          .isThrownBy(() -> tracker.nodeLost(r, "elsewhere", node, Map.of(), 1))
           .withMessageContaining(node);
     }
   }
@@ -367,12 +393,17 @@ class ReclaimTrackerTest {
       return new ContainerView(id, app, seq, 1, false);
     }
 
-    /** The reclaim of inf-1, planned as the executor plans it: on the round's translation of {@code nodes}. */
-    private static Reclaim reclaimInf1(List<NodeView> nodes, Map<String, JobShape> shapes, Set<String> draining) {
+    /**
+     * The reclaim of inf-1, planned as the executor plans it: on the round's translation of {@code
+     * nodes}.
+     */
+    private static Reclaim reclaimInf1(
+        List<NodeView> nodes, Map<String, JobShape> shapes, Set<String> draining) {
       Map<String, AppView> apps = new TreeMap<>();
       shapes.forEach((id, shape) -> apps.put(id, new AppView(id, shape, 0, 0)));
-      RoundInput in = TRANSLATOR.translate(1_000, nodes, apps, PlanBook.EMPTY, draining, Set.of(), Map.of(),
-          (id, p) -> 0);
+      RoundInput in =
+          TRANSLATOR.translate(
+              1_000, nodes, apps, PlanBook.EMPTY, draining, Set.of(), Map.of(), (id, p) -> 0);
       ReclaimPlan plan = PLANNER.plan(in.state(), ReclaimRequest.any(1));
       assertThat(plan.servers()).as("the only loaned node").containsExactly("inf-1");
       return new ReclaimTracker().start(plan, 0, 60_000);
@@ -389,52 +420,80 @@ class ReclaimTrackerTest {
     }
 
     /**
-     * app-x (2..4) runs x1 and x2 on t1 and x3 on the loaned inf-1, which a round is shrinking (draining). The round's
-     * snapshot leaves draining workers out, so the reclaim's plan does not name app-x. The job keeps its minimum
-     * without x3: it is shrunk (x3 drained for the reclaim), not preempted whole.
+     * app-x (2..4) runs x1 and x2 on t1 and x3 on the loaned inf-1, which a round is shrinking
+     * (draining). The round's snapshot leaves draining workers out, so the reclaim's plan does not
+     * name app-x. The job keeps its minimum without x3: it is shrunk (x3 drained for the reclaim),
+     * not preempted whole.
      */
     @Test
-    @DisplayName("a job the plan did not name, its worker there draining, keeps its minimum: shrunk, not preempted")
+    @DisplayName(
+        "a job the plan did not name, its worker there draining, keeps its minimum: shrunk, not preempted")
     void unnamedJobThatKeepsItsMinimumIsShrunk() {
-      List<NodeView> nodes = List.of(
-          new NodeView("t1", "training", 4, List.of(worker("x1", "app-x", 1), worker("x2", "app-x", 2))),
-          new NodeView("inf-1", "training", 4, List.of(worker("x3", "app-x", 3))));
-      Reclaim r = reclaimInf1(nodes, Map.of("app-x", new JobShape(2, 4, 1, 3600, "")), Set.of("x3"));
+      List<NodeView> nodes =
+          List.of(
+              new NodeView(
+                  "t1", "training", 4, List.of(worker("x1", "app-x", 1), worker("x2", "app-x", 2))),
+              new NodeView("inf-1", "training", 4, List.of(worker("x3", "app-x", 3))));
+      Reclaim r =
+          reclaimInf1(nodes, Map.of("app-x", new JobShape(2, 4, 1, 3600, "")), Set.of("x3"));
 
       assertThat(r.jobActions()).as("the plan saw no worker of app-x on inf-1").isEmpty();
       assertThat(r.plannedFate("app-x")).isNull();
       assertThat(r.fateOf("app-x", 2, nodes)).isEqualTo(Fate.SHRINK);
     }
 
-    /** app-y (2..2) had y1 on t1 when the plan was made; y2 reached inf-1 since. Without y2 it is below its minimum. */
+    /**
+     * app-y (2..2) had y1 on t1 when the plan was made; y2 reached inf-1 since. Without y2 it is
+     * below its minimum.
+     */
     @Test
-    @DisplayName("a job the plan did not name that the reclaim leaves below its minimum is preempted")
+    @DisplayName(
+        "a job the plan did not name that the reclaim leaves below its minimum is preempted")
     void unnamedJobBelowItsMinimumIsPreempted() {
-      List<NodeView> planned = List.of(
-          new NodeView("t1", "training", 4, List.of(worker("y1", "app-y", 1))),
-          new NodeView("inf-1", "training", 4, List.of()));
+      List<NodeView> planned =
+          List.of(
+              new NodeView("t1", "training", 4, List.of(worker("y1", "app-y", 1))),
+              new NodeView("inf-1", "training", 4, List.of()));
       Reclaim r = reclaimInf1(planned, Map.of("app-y", new JobShape(2, 2, 1, 3600, "")), Set.of());
-      List<NodeView> now = List.of(
-          new NodeView("t1", "training", 4, List.of(worker("y1", "app-y", 1))),
-          new NodeView("inf-1", "training", 4, List.of(worker("y2", "app-y", 2))));
+      List<NodeView> now =
+          List.of(
+              new NodeView("t1", "training", 4, List.of(worker("y1", "app-y", 1))),
+              new NodeView("inf-1", "training", 4, List.of(worker("y2", "app-y", 2))));
 
       assertThat(r.plannedFate("app-y")).isNull();
       assertThat(r.fateOf("app-y", 2, now)).isEqualTo(Fate.PREEMPT);
     }
 
     @Test
-    @DisplayName("a job the plan did not name is judged by its workers: its ApplicationMaster is none of them")
+    @DisplayName(
+        "a job the plan did not name is judged by its workers: its ApplicationMaster is none of them")
     void applicationMasterIsNoWorker() {
-      List<NodeView> nodes = List.of(
-          new NodeView("t1", "training", 4, List.of(worker("z1", "app-z", 1))),
-          new NodeView("inf-1", "training", 4, List.of(worker("z2", "app-z", 2), worker("z3", "app-z", 3))));
-      Reclaim r = reclaimInf1(nodes, Map.of("app-z", new JobShape(1, 3, 1, 3600, "")), Set.of("z2", "z3"));
-      List<NodeView> withAm = List.of(
-          new NodeView("t1", "training", 4, List.of(worker("z1", "app-z", 1),
-              new ContainerView("am", "app-z", 0, 0, true))),
-          new NodeView("inf-1", "training", 4, List.of(worker("z2", "app-z", 2), worker("z3", "app-z", 3))));
+      List<NodeView> nodes =
+          List.of(
+              new NodeView("t1", "training", 4, List.of(worker("z1", "app-z", 1))),
+              new NodeView(
+                  "inf-1",
+                  "training",
+                  4,
+                  List.of(worker("z2", "app-z", 2), worker("z3", "app-z", 3))));
+      Reclaim r =
+          reclaimInf1(nodes, Map.of("app-z", new JobShape(1, 3, 1, 3600, "")), Set.of("z2", "z3"));
+      List<NodeView> withAm =
+          List.of(
+              new NodeView(
+                  "t1",
+                  "training",
+                  4,
+                  List.of(worker("z1", "app-z", 1), new ContainerView("am", "app-z", 0, 0, true))),
+              new NodeView(
+                  "inf-1",
+                  "training",
+                  4,
+                  List.of(worker("z2", "app-z", 2), worker("z3", "app-z", 3))));
 
-      assertThat(r.fateOf("app-z", 1, withAm)).as("3 workers (its AM is none), 2 taken, min 1").isEqualTo(Fate.SHRINK);
+      assertThat(r.fateOf("app-z", 1, withAm))
+          .as("3 workers (its AM is none), 2 taken, min 1")
+          .isEqualTo(Fate.SHRINK);
       assertThat(r.fateOf("app-z", 2, withAm)).as("min 2: 1 left").isEqualTo(Fate.PREEMPT);
     }
   }
@@ -443,7 +502,8 @@ class ReclaimTrackerTest {
   @DisplayName("stored and restored")
   class Durable {
     @Test
-    @DisplayName("a tracker restored from its record resumes every reclaim where it was, and its ids go on")
+    @DisplayName(
+        "a tracker restored from its record resumes every reclaim where it was, and its ids go on")
     void restoredTrackerResumes() {
       ReclaimTracker before = new ReclaimTracker();
       ReclaimPlan one = PLANNER.plan(STATE, ReclaimRequest.any(1));
@@ -462,24 +522,47 @@ class ReclaimTrackerTest {
       Reclaim resumed = after.inFlight().get(0);
       assertThat(resumed.id()).isEqualTo(flying.id());
       assertThat(resumed.containersShrunk()).isEqualTo(1);
-      assertThat(after.chargeJob(resumed, "app-elastic")).as("already charged before the restart").isFalse();
+      assertThat(after.chargeJob(resumed, "app-elastic"))
+          .as("already charged before the restart")
+          .isFalse();
       assertThat(after.finished()).extracting(Reclaim::id).containsExactly(done.id());
       after.nodeReturned(resumed, "i1", 300);
-      assertThat(after.finished()).extracting(Reclaim::id).as("recorded once").containsExactly(flying.id(), done.id());
+      assertThat(after.finished())
+          .extracting(Reclaim::id)
+          .as("recorded once")
+          .containsExactly(flying.id(), done.id());
       Reclaim next = after.start(PLANNER.plan(STATE, ReclaimRequest.any(1)), 400, 500);
       assertThat(next.id()).isGreaterThan(flying.id());
     }
 
     @Test
-    @DisplayName("a record with a job action other than SHRINK or PREEMPT is refused, naming the job and the value")
+    @DisplayName(
+        "a record with a job action other than SHRINK or PREEMPT is refused, naming the job and the value")
     void unknownJobActionIsRefused() {
       io.aryl.yarn.state.ReclaimRecord rec = new ReclaimTracker().start(plan(2), 0, 10).toRecord();
-      io.aryl.yarn.state.ReclaimRecord broken = new io.aryl.yarn.state.ReclaimRecord(rec.id(), rec.requested(),
-          rec.nodes(), rec.requestedMs(), rec.deadlineMs(), rec.plannedCostGpuS(), Map.of("app-gang", "STOP"),
-          rec.returned(), rec.lost(), rec.replacements(), rec.shortBy(), rec.shrunk(), rec.preempted(),
-          rec.chargedJobs(), rec.gpuSecondsLost(), rec.phase(), rec.finishedMs());
-      io.aryl.yarn.state.Reclaims stored = new io.aryl.yarn.state.Reclaims(rec.id() + 1, List.of(broken), List.of());
-      assertThatIllegalArgumentException().isThrownBy(() -> new ReclaimTracker().restore(stored))
+      io.aryl.yarn.state.ReclaimRecord broken =
+          new io.aryl.yarn.state.ReclaimRecord(
+              rec.id(),
+              rec.requested(),
+              rec.nodes(),
+              rec.requestedMs(),
+              rec.deadlineMs(),
+              rec.plannedCostGpuS(),
+              Map.of("app-gang", "STOP"),
+              rec.returned(),
+              rec.lost(),
+              rec.replacements(),
+              rec.shortBy(),
+              rec.shrunk(),
+              rec.preempted(),
+              rec.chargedJobs(),
+              rec.gpuSecondsLost(),
+              rec.phase(),
+              rec.finishedMs());
+      io.aryl.yarn.state.Reclaims stored =
+          new io.aryl.yarn.state.Reclaims(rec.id() + 1, List.of(broken), List.of());
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> new ReclaimTracker().restore(stored))
           .withMessage("reclaim 1: jobActions[app-gang] must be SHRINK or PREEMPT, was STOP");
     }
 
@@ -489,9 +572,12 @@ class ReclaimTrackerTest {
       ReclaimTracker before = new ReclaimTracker();
       before.start(plan(1), 0, 10);
       io.aryl.yarn.state.Reclaims rec = before.toRecord();
-      io.aryl.yarn.state.Reclaims broken = new io.aryl.yarn.state.Reclaims(1, rec.inFlight(), rec.finished());
-      assertThatIllegalArgumentException().isThrownBy(() -> new ReclaimTracker().restore(broken))
-          .withMessageContaining("nextId").withMessageContaining("was 1");
+      io.aryl.yarn.state.Reclaims broken =
+          new io.aryl.yarn.state.Reclaims(1, rec.inFlight(), rec.finished());
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> new ReclaimTracker().restore(broken))
+          .withMessageContaining("nextId")
+          .withMessageContaining("was 1");
     }
 
     @Test
@@ -499,11 +585,31 @@ class ReclaimTrackerTest {
     void oneNodeInTwoReclaimsIsRefused() {
       ReclaimPlan one = PLANNER.plan(STATE, ReclaimRequest.any(1));
       io.aryl.yarn.state.ReclaimRecord first = new ReclaimTracker().start(one, 0, 10).toRecord();
-      io.aryl.yarn.state.ReclaimRecord second = new io.aryl.yarn.state.ReclaimRecord(2, 1, first.nodes(), 0, 10, 0,
-          Map.of(), List.of(), List.of(), Map.of(), 0, List.of(), List.of(), List.of(), 0, "DRAINING", -1);
-      io.aryl.yarn.state.Reclaims both = new io.aryl.yarn.state.Reclaims(3, List.of(first, second), List.of());
-      assertThatIllegalArgumentException().isThrownBy(() -> new ReclaimTracker().restore(both))
-          .withMessageContaining(first.nodes().get(0)).withMessageContaining("two reclaims");
+      io.aryl.yarn.state.ReclaimRecord second =
+          new io.aryl.yarn.state.ReclaimRecord(
+              2,
+              1,
+              first.nodes(),
+              0,
+              10,
+              0,
+              Map.of(),
+              List.of(),
+              List.of(),
+              Map.of(),
+              0,
+              List.of(),
+              List.of(),
+              List.of(),
+              0,
+              "DRAINING",
+              -1);
+      io.aryl.yarn.state.Reclaims both =
+          new io.aryl.yarn.state.Reclaims(3, List.of(first, second), List.of());
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> new ReclaimTracker().restore(both))
+          .withMessageContaining(first.nodes().get(0))
+          .withMessageContaining("two reclaims");
     }
   }
 }

@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AmCheckpointClientTest {
 
   private static CheckpointReport parse(String json) throws IOException {
-    return AmCheckpointClient.parse(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)));
+    return AmCheckpointClient.parse(
+        new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)));
   }
 
   @Nested
@@ -34,16 +35,24 @@ class AmCheckpointClientTest {
   class Parse {
     static Stream<Arguments> documents() {
       return Stream.of(
-          Arguments.of("both fields", "{\"name\":\"bert\",\"lastCheckpointMs\":1700000000000,\"lastCheckpointStep\":12}",
+          Arguments.of(
+              "both fields",
+              "{\"name\":\"bert\",\"lastCheckpointMs\":1700000000000,\"lastCheckpointStep\":12}",
               new CheckpointReport(1_700_000_000_000L, 12)),
-          Arguments.of("never checkpointed (-1)", "{\"lastCheckpointMs\":-1,\"lastCheckpointStep\":-1}",
+          Arguments.of(
+              "never checkpointed (-1)",
+              "{\"lastCheckpointMs\":-1,\"lastCheckpointStep\":-1}",
               CheckpointReport.NONE),
           Arguments.of("no step field", "{\"lastCheckpointMs\":5}", new CheckpointReport(5, -1)),
-          Arguments.of("no checkpoint fields: an ApplicationMaster that does not report them",
-              "{\"name\":\"other\",\"workers\":[{\"lastCheckpointMs\":99}]}", CheckpointReport.NONE),
-          Arguments.of("the fields after nested objects and arrays",
+          Arguments.of(
+              "no checkpoint fields: an ApplicationMaster that does not report them",
+              "{\"name\":\"other\",\"workers\":[{\"lastCheckpointMs\":99}]}",
+              CheckpointReport.NONE),
+          Arguments.of(
+              "the fields after nested objects and arrays",
               "{\"workers\":[{\"a\":[1,2,{\"b\":3}]}],\"events\":{},\"lastCheckpointStep\":3,"
-                  + "\"lastCheckpointMs\":4}", new CheckpointReport(4, 3)),
+                  + "\"lastCheckpointMs\":4}",
+              new CheckpointReport(4, 3)),
           Arguments.of("an empty object", "{}", CheckpointReport.NONE));
     }
 
@@ -56,11 +65,20 @@ class AmCheckpointClientTest {
 
     static Stream<Arguments> wrong() {
       return Stream.of(
-          Arguments.of("a time that is a string", "{\"lastCheckpointMs\":\"soon\"}", "lastCheckpointMs", "soon"),
-          Arguments.of("a fractional time", "{\"lastCheckpointMs\":1.5}", "lastCheckpointMs", "1.5"),
+          Arguments.of(
+              "a time that is a string",
+              "{\"lastCheckpointMs\":\"soon\"}",
+              "lastCheckpointMs",
+              "soon"),
+          Arguments.of(
+              "a fractional time", "{\"lastCheckpointMs\":1.5}", "lastCheckpointMs", "1.5"),
           Arguments.of("a time below -1", "{\"lastCheckpointMs\":-7}", "lastCheckpointMs", "-7"),
-          Arguments.of("a step that is an object", "{\"lastCheckpointStep\":{}}", "lastCheckpointStep", "{"),
-          Arguments.of("a time beyond a long", "{\"lastCheckpointMs\":99999999999999999999999}", "lastCheckpointMs",
+          Arguments.of(
+              "a step that is an object", "{\"lastCheckpointStep\":{}}", "lastCheckpointStep", "{"),
+          Arguments.of(
+              "a time beyond a long",
+              "{\"lastCheckpointMs\":99999999999999999999999}",
+              "lastCheckpointMs",
               "99999999999999999999999"),
           Arguments.of("not an object", "[1,2]", "not a JSON object", ""),
           Arguments.of("not JSON", "<html>", "not JSON", ""));
@@ -70,7 +88,9 @@ class AmCheckpointClientTest {
     @MethodSource("wrong")
     @DisplayName("is refused with a message naming the field and the value")
     void refused(String what, String json, String field, String value) {
-      assertThatThrownBy(() -> parse(json)).isInstanceOf(IOException.class).hasMessageContaining(field)
+      assertThatThrownBy(() -> parse(json))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(field)
           .hasMessageContaining(value);
     }
   }
@@ -96,9 +116,11 @@ class AmCheckpointClientTest {
     @Test
     @DisplayName("a URL of another scheme, or not a URL, is refused naming it")
     void refused() {
-      assertThatThrownBy(() -> AmCheckpointClient.statusUrl("file:///etc/passwd")).isInstanceOf(IOException.class)
+      assertThatThrownBy(() -> AmCheckpointClient.statusUrl("file:///etc/passwd"))
+          .isInstanceOf(IOException.class)
           .hasMessageContaining("file:///etc/passwd");
-      assertThatThrownBy(() -> AmCheckpointClient.statusUrl("http://host 7:1/")).isInstanceOf(IOException.class)
+      assertThatThrownBy(() -> AmCheckpointClient.statusUrl("http://host 7:1/"))
+          .isInstanceOf(IOException.class)
           .hasMessageContaining("http://host 7:1/");
     }
   }
@@ -113,18 +135,20 @@ class AmCheckpointClientTest {
     @BeforeEach
     void start() throws IOException {
       server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-      server.createContext("/status.json", ex -> {
-        byte[] bytes = body.get().getBytes(StandardCharsets.UTF_8);
-        if (code == 302) {
-          ex.getResponseHeaders().set("Location", "http://127.0.0.1:1/status.json");
-        }
-        ex.sendResponseHeaders(code, bytes.length);
-        try (OutputStream out = ex.getResponseBody()) {
-          out.write(bytes);
-        } catch (IOException closedEarly) {
-          // the client stops reading once it has both fields
-        }
-      });
+      server.createContext(
+          "/status.json",
+          ex -> {
+            byte[] bytes = body.get().getBytes(StandardCharsets.UTF_8);
+            if (code == 302) {
+              ex.getResponseHeaders().set("Location", "http://127.0.0.1:1/status.json");
+            }
+            ex.sendResponseHeaders(code, bytes.length);
+            try (OutputStream out = ex.getResponseBody()) {
+              out.write(bytes);
+            } catch (IOException closedEarly) {
+              // the client stops reading once it has both fields
+            }
+          });
       server.start();
     }
 
@@ -140,36 +164,47 @@ class AmCheckpointClientTest {
     @Test
     @DisplayName("reads the report an ApplicationMaster serves")
     void reads() throws IOException {
-      body.set("{\"name\":\"bert\",\"lastCheckpointMs\":1700000000000,\"lastCheckpointStep\":12,\"workers\":[]}");
-      assertThat(new AmCheckpointClient().fetch(url())).isEqualTo(new CheckpointReport(1_700_000_000_000L, 12));
+      body.set(
+          "{\"name\":\"bert\",\"lastCheckpointMs\":1700000000000,\"lastCheckpointStep\":12,\"workers\":[]}");
+      assertThat(new AmCheckpointClient().fetch(url()))
+          .isEqualTo(new CheckpointReport(1_700_000_000_000L, 12));
     }
 
     @Test
     @DisplayName("stops reading a large status once it has both fields")
     void largeStatusFieldsFirst() throws IOException {
-      body.set("{\"lastCheckpointMs\":1,\"lastCheckpointStep\":2,\"events\":[" + "{\"d\":\"xxxxxxxxxx\"},".repeat(
-          AmCheckpointClient.MAX_BYTES / 10) + "{}]}");
+      body.set(
+          "{\"lastCheckpointMs\":1,\"lastCheckpointStep\":2,\"events\":["
+              + "{\"d\":\"xxxxxxxxxx\"},".repeat(AmCheckpointClient.MAX_BYTES / 10)
+              + "{}]}");
       assertThat(new AmCheckpointClient().fetch(url())).isEqualTo(new CheckpointReport(1, 2));
     }
 
     @Test
     @DisplayName("refuses a status larger than it reads")
     void tooLarge() {
-      body.set("{\"events\":[" + "{\"d\":\"xxxxxxxxxx\"},".repeat(AmCheckpointClient.MAX_BYTES / 10)
-          + "{}],\"lastCheckpointMs\":1}");
-      assertThatThrownBy(() -> new AmCheckpointClient().fetch(url())).isInstanceOf(IOException.class)
+      body.set(
+          "{\"events\":["
+              + "{\"d\":\"xxxxxxxxxx\"},".repeat(AmCheckpointClient.MAX_BYTES / 10)
+              + "{}],\"lastCheckpointMs\":1}");
+      assertThatThrownBy(() -> new AmCheckpointClient().fetch(url()))
+          .isInstanceOf(IOException.class)
           .hasMessageContaining("larger than");
     }
 
     @Test
-    @DisplayName("an answer other than 200, a redirect too, is an error naming the URL and the code")
+    @DisplayName(
+        "an answer other than 200, a redirect too, is an error naming the URL and the code")
     void notOk() {
       body.set("not found");
       code = 404;
-      assertThatThrownBy(() -> new AmCheckpointClient().fetch(url())).isInstanceOf(IOException.class)
-          .hasMessageContaining(url() + "status.json").hasMessageContaining("404");
+      assertThatThrownBy(() -> new AmCheckpointClient().fetch(url()))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(url() + "status.json")
+          .hasMessageContaining("404");
       code = 302;
-      assertThatThrownBy(() -> new AmCheckpointClient().fetch(url())).isInstanceOf(IOException.class)
+      assertThatThrownBy(() -> new AmCheckpointClient().fetch(url()))
+          .isInstanceOf(IOException.class)
           .hasMessageContaining("302");
     }
 
@@ -177,21 +212,29 @@ class AmCheckpointClientTest {
     @DisplayName("a bad field is an error naming the URL, the field and the value")
     void badField() {
       body.set("{\"lastCheckpointMs\":\"soon\"}");
-      assertThatThrownBy(() -> new AmCheckpointClient().fetch(url())).isInstanceOf(IOException.class)
-          .hasMessageContaining(url()).hasMessageContaining("lastCheckpointMs").hasMessageContaining("soon");
+      assertThatThrownBy(() -> new AmCheckpointClient().fetch(url()))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(url())
+          .hasMessageContaining("lastCheckpointMs")
+          .hasMessageContaining("soon");
     }
   }
 
   @Test
-  @DisplayName("an ApplicationMaster that accepts but never answers is given up after the read timeout")
+  @DisplayName(
+      "an ApplicationMaster that accepts but never answers is given up after the read timeout")
   void silentAmTimesOut() throws IOException {
     try (ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       long t0 = System.nanoTime();
-      assertThatThrownBy(() -> new AmCheckpointClient().fetch("http://127.0.0.1:" + silent.getLocalPort() + "/"))
+      assertThatThrownBy(
+              () ->
+                  new AmCheckpointClient().fetch("http://127.0.0.1:" + silent.getLocalPort() + "/"))
           .isInstanceOf(IOException.class);
       long tookMs = (System.nanoTime() - t0) / 1_000_000;
-      assertThat(tookMs).isGreaterThanOrEqualTo(AmCheckpointClient.READ_TIMEOUT_MS - 100)
-          .isLessThan(AmCheckpointClient.CONNECT_TIMEOUT_MS + AmCheckpointClient.READ_TIMEOUT_MS + 2000);
+      assertThat(tookMs)
+          .isGreaterThanOrEqualTo(AmCheckpointClient.READ_TIMEOUT_MS - 100)
+          .isLessThan(
+              AmCheckpointClient.CONNECT_TIMEOUT_MS + AmCheckpointClient.READ_TIMEOUT_MS + 2000);
     }
   }
 }

@@ -14,25 +14,31 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("CheckpointTimes: the last checkpoint of each elastic job, as its ApplicationMaster reports it")
+@DisplayName(
+    "CheckpointTimes: the last checkpoint of each elastic job, as its ApplicationMaster reports it")
 class CheckpointTimesTest {
   private static final long NOW = 1_700_000_000_000L;
 
   /** ApplicationMasters by URL: a report, or an IOException to throw. */
   private final Map<String, Object> ams = new HashMap<>();
+
   private final List<String> asked = new CopyOnWriteArrayList<>();
   private final List<String> running = new ArrayList<>();
   private final Map<String, String> urls = new HashMap<>();
 
   private CheckpointTimes times(long pollMs) {
-    return new CheckpointTimes(pollMs, () -> (Collection<String>) List.copyOf(running), urls::get, url -> {
-      asked.add(url);
-      Object answer = ams.get(url);
-      if (answer instanceof IOException e) {
-        throw e;
-      }
-      return (CheckpointReport) answer;
-    });
+    return new CheckpointTimes(
+        pollMs,
+        () -> (Collection<String>) List.copyOf(running),
+        urls::get,
+        url -> {
+          asked.add(url);
+          Object answer = ams.get(url);
+          if (answer instanceof IOException e) {
+            throw e;
+          }
+          return (CheckpointReport) answer;
+        });
   }
 
   private void app(String id, Object answer) {
@@ -55,7 +61,8 @@ class CheckpointTimesTest {
   }
 
   @Test
-  @DisplayName("an application whose ApplicationMaster has not registered (no tracking URL) is not asked")
+  @DisplayName(
+      "an application whose ApplicationMaster has not registered (no tracking URL) is not asked")
   void noUrlNotAsked() {
     running.add("app-1");
     CheckpointTimes t = times(1000);
@@ -104,7 +111,8 @@ class CheckpointTimesTest {
   }
 
   @Test
-  @DisplayName("the seconds a preemption loses: since the checkpoint when reported, since the change otherwise")
+  @DisplayName(
+      "the seconds a preemption loses: since the checkpoint when reported, since the change otherwise")
   void sinceCheckpoint() {
     app("app-1", new CheckpointReport(NOW - 5000, 10));
     app("app-2", CheckpointReport.NONE);
@@ -112,11 +120,14 @@ class CheckpointTimesTest {
     t.poll();
     assertThat(t.sinceCheckpointS("app-1", new JobProgress(0, 3000), NOW)).isEqualTo(5.0);
     assertThat(t.sinceCheckpointS("app-2", new JobProgress(0, 3000), NOW)).isEqualTo(3000.0);
-    assertThat(t.sinceCheckpointS("app-3", new JobProgress(0, 42), NOW)).as("never polled").isEqualTo(42.0);
+    assertThat(t.sinceCheckpointS("app-3", new JobProgress(0, 42), NOW))
+        .as("never polled")
+        .isEqualTo(42.0);
   }
 
   @Test
-  @DisplayName("with polling off (0) nothing is ever asked: every job is priced by the time since its change")
+  @DisplayName(
+      "with polling off (0) nothing is ever asked: every job is priced by the time since its change")
   void offNeverAsks() throws InterruptedException {
     app("app-1", new CheckpointReport(NOW - 5000, 10));
     try (CheckpointTimes t = times(0)) {

@@ -12,11 +12,13 @@ import org.junit.jupiter.api.Test;
 @DisplayName("NodeIndex: the nodes by name, as of one read")
 class NodeIndexTest {
   private static FiCaSchedulerNode node(int host) {
-    return new FiCaSchedulerNode(MockNodes.newNodeInfo(0, Resource.newInstance(8192, 8), host), false);
+    return new FiCaSchedulerNode(
+        MockNodes.newNodeInfo(0, Resource.newInstance(8192, 8), host), false);
   }
 
   @Test
-  @DisplayName("each node's rack and id by its name, and its name by its id; nothing for a node not read")
+  @DisplayName(
+      "each node's rack and id by its name, and its name by its id; nothing for a node not read")
   void indexesTheNodesRead() {
     FiCaSchedulerNode a = node(1);
     FiCaSchedulerNode b = node(2);

@@ -11,7 +11,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.Schedulabl
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("NodeOffers: a node is offered to plain applications and to the elastic ones the plan placed")
+@DisplayName(
+    "NodeOffers: a node is offered to plain applications and to the elastic ones the plan placed")
 class NodeOffersTest {
   private static final ElasticApps APPS = new ElasticApps();
 
@@ -32,7 +33,8 @@ class NodeOffersTest {
   }
 
   @Test
-  @DisplayName("in a node's heartbeat: the elastic applications promised workers on that node, and every plain one")
+  @DisplayName(
+      "in a node's heartbeat: the elastic applications promised workers on that node, and every plain one")
   void onNode() {
     Predicate<SchedulableEntity> offers = new NodeOffers(APPS).onNode(Map.of("placed-here", 2));
     assertThat(offered(offers, "placed-here")).isTrue();
@@ -42,7 +44,8 @@ class NodeOffersTest {
   }
 
   @Test
-  @DisplayName("outside heartbeats: the elastic applications the plan admitted anywhere, and every plain one")
+  @DisplayName(
+      "outside heartbeats: the elastic applications the plan admitted anywhere, and every plain one")
   void anywhere() {
     Set<String> admitted = Set.of("placed-here", "placed-elsewhere");
     Predicate<SchedulableEntity> offers = new NodeOffers(APPS).anywhere(admitted::contains);

@@ -16,18 +16,21 @@ import org.junit.jupiter.api.Test;
 @DisplayName("NodeViews: a node's view is built again only once the node changed")
 class NodeViewsTest {
   private static FiCaSchedulerNode node(int host) {
-    return new FiCaSchedulerNode(MockNodes.newNodeInfo(0, Resource.newInstance(8192, 8), host), false);
+    return new FiCaSchedulerNode(
+        MockNodes.newNodeInfo(0, Resource.newInstance(8192, 8), host), false);
   }
 
   private final NodeChangeCounts counts = new NodeChangeCounts();
 
   private NodeViews views() {
-    return new NodeViews((n, cs) -> new NodeView(n.getNodeName(), n.getPartition(), 8, List.of()), counts, 0);
+    return new NodeViews(
+        (n, cs) -> new NodeView(n.getNodeName(), n.getPartition(), 8, List.of()), counts, 0);
   }
 
   @Test
-  @DisplayName("an unchanged node keeps its view; a relabelled, resized or re-attributed one gets a new one once the"
-      + " scheduler counted such a change")
+  @DisplayName(
+      "an unchanged node keeps its view; a relabelled, resized or re-attributed one gets a new one once the"
+          + " scheduler counted such a change")
   void rebuildsChangedNodesOnly() {
     FiCaSchedulerNode a = node(1);
     FiCaSchedulerNode b = node(2);
@@ -48,7 +51,8 @@ class NodeViewsTest {
     b.updateTotalResource(Resource.newInstance(4096, 4));
     counts.nodesChanged();
     views.of(List.of(a, b));
-    a.updateNodeAttributes(Set.of(NodeAttribute.newInstance("gpu-type", NodeAttributeType.STRING, "a100")));
+    a.updateNodeAttributes(
+        Set.of(NodeAttribute.newInstance("gpu-type", NodeAttributeType.STRING, "a100")));
     counts.changed(a.getNodeID()); // counted on the node alone: it is compared all the same
     views.of(List.of(a, b));
     assertThat(views.rebuilt()).isEqualTo(5);

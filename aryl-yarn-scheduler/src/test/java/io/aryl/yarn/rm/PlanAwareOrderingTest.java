@@ -10,7 +10,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.MockSchedu
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("PlanAwareOrderingPolicy: FIFO, narrowed to the applications that have something to be given")
+@DisplayName(
+    "PlanAwareOrderingPolicy: FIFO, narrowed to the applications that have something to be given")
 class PlanAwareOrderingTest {
   private static PlanAwareOrdering<MockSchedulableEntity> policy(String... ids) {
     PlanAwareOrdering<MockSchedulableEntity> p = new PlanAwareOrdering<>();
@@ -41,9 +42,12 @@ class PlanAwareOrderingTest {
   void filtersDuringHeartbeat() {
     var p = policy("a", "b", "c", "d");
     List<String> seen = new ArrayList<>();
-    PlanAwareOrdering.serving(e -> Set.of("b", "d").contains(e.getId()), () -> seen.addAll(order(p)));
+    PlanAwareOrdering.serving(
+        e -> Set.of("b", "d").contains(e.getId()), () -> seen.addAll(order(p)));
     assertThat(seen).containsExactly("b", "d");
-    assertThat(order(p)).as("the filter ends with the heartbeat").containsExactly("a", "b", "c", "d");
+    assertThat(order(p))
+        .as("the filter ends with the heartbeat")
+        .containsExactly("a", "b", "c", "d");
   }
 
   @Test
@@ -56,7 +60,8 @@ class PlanAwareOrderingTest {
   }
 
   @Test
-  @DisplayName("outside a heartbeat (the asynchronous scheduling thread) its scheduler's filter applies, in FIFO order")
+  @DisplayName(
+      "outside a heartbeat (the asynchronous scheduling thread) its scheduler's filter applies, in FIFO order")
   void filtersOutsideHeartbeat() {
     var p = policy("a", "b", "c", "d");
     p.offerOutsideHeartbeats(e -> !e.getId().equals("b"));
@@ -74,16 +79,20 @@ class PlanAwareOrderingTest {
   }
 
   @Test
-  @DisplayName("an allocation on one node inside a heartbeat offers its own applications, and the heartbeat's after it")
+  @DisplayName(
+      "an allocation on one node inside a heartbeat offers its own applications, and the heartbeat's after it")
   void nested() {
     var p = policy("a", "b", "c");
     List<String> inner = new ArrayList<>();
     List<String> outerAfter = new ArrayList<>();
-    String result = PlanAwareOrdering.serving(e -> e.getId().equals("a"), () -> {
-      inner.addAll(PlanAwareOrdering.serving(e -> e.getId().equals("c"), () -> order(p)));
-      outerAfter.addAll(order(p));
-      return "done";
-    });
+    String result =
+        PlanAwareOrdering.serving(
+            e -> e.getId().equals("a"),
+            () -> {
+              inner.addAll(PlanAwareOrdering.serving(e -> e.getId().equals("c"), () -> order(p)));
+              outerAfter.addAll(order(p));
+              return "done";
+            });
     assertThat(result).isEqualTo("done");
     assertThat(inner).containsExactly("c");
     assertThat(outerAfter).containsExactly("a");

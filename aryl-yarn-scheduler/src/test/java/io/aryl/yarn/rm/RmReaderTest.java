@@ -1,12 +1,10 @@
 package io.aryl.yarn.rm;
 
-import io.aryl.yarn.conf.ArylSettings;
-
-import io.aryl.yarn.MockArylRm;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.core.job.JobShape;
+import io.aryl.yarn.MockArylRm;
+import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.round.ContainerView;
 import io.aryl.yarn.round.NodeView;
 import java.nio.file.Path;
@@ -61,15 +59,23 @@ class RmReaderTest {
   }
 
   @Test
-  @DisplayName("a running application's ApplicationMaster container is read as one, flagged by the RM yet or not")
+  @DisplayName(
+      "a running application's ApplicationMaster container is read as one, flagged by the RM yet or not")
   void unflaggedApplicationMaster() throws Exception {
     MockAM am = rm.submit("a", SHAPE);
     ApplicationId appId = am.getApplicationAttemptId().getApplicationId();
     apps.register(appId.toString(), SHAPE, 0);
-    ContainerId master = rm.rm.getRMContext().getRMApps().get(appId).getCurrentAppAttempt().getMasterContainer()
-        .getId();
+    ContainerId master =
+        rm.rm
+            .getRMContext()
+            .getRMApps()
+            .get(appId)
+            .getCurrentAppAttempt()
+            .getMasterContainer()
+            .getId();
     RMContainerImpl container = (RMContainerImpl) rm.aryl.getRMContainer(master);
-    // As the RM has it for a moment: the attempt has its master container, which is not flagged yet.
+    // As the RM has it for a moment: the attempt has its master container, which is not flagged
+    // yet.
     container.setAMContainer(false);
 
     RmReader.RunningApps running = reader.runningApps(0);
@@ -84,8 +90,9 @@ class RmReaderTest {
   }
 
   @Test
-  @DisplayName("with no sweep, the scheduler's change counts alone keep every node's view as a fresh read makes it:"
-      + " workers allocated, handed back, completed, their application killed, the node relabelled")
+  @DisplayName(
+      "with no sweep, the scheduler's change counts alone keep every node's view as a fresh read makes it:"
+          + " workers allocated, handed back, completed, their application killed, the node relabelled")
   void changeCountsKeepViewsCurrent() throws Exception {
     MockNM own = rm.gpuNode("127.1.0.1", MockArylRm.TRAINING);
     RmReader countsOnly = reader(0);
@@ -99,7 +106,8 @@ class RmReaderTest {
     for (int more : new int[] {3, 3}) { // the second batch joins containers already on the node
       rm.ask(e, more, 1);
       rm.aryl.aryl().runRound();
-      assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers()).isEmpty(); // takes the round's grant
+      assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers())
+          .isEmpty(); // takes the round's grant
       rm.heartbeat(own);
       List<Container> handed = e.allocate(List.of(), List.of()).getAllocatedContainers();
       assertThat(handed).hasSize(more);
@@ -111,16 +119,27 @@ class RmReaderTest {
     rm.rm.drainEvents();
     assertCurrent(countsOnly);
     // A launched worker handed back stays on its node until the node reports it finished.
-    own.nodeHeartbeat(e.getApplicationAttemptId(), workers.get(3).getId().getContainerId(), ContainerState.RUNNING);
+    own.nodeHeartbeat(
+        e.getApplicationAttemptId(),
+        workers.get(3).getId().getContainerId(),
+        ContainerState.RUNNING);
     rm.rm.drainEvents();
     e.allocate(List.of(), List.of(workers.get(3).getId()));
     rm.rm.drainEvents();
     assertCurrent(countsOnly);
-    own.nodeHeartbeat(e.getApplicationAttemptId(), workers.get(3).getId().getContainerId(), ContainerState.COMPLETE);
+    own.nodeHeartbeat(
+        e.getApplicationAttemptId(),
+        workers.get(3).getId().getContainerId(),
+        ContainerState.COMPLETE);
     rm.rm.drainEvents();
-    assertThat(rm.aryl.getNode(own.getNodeId()).getNumContainers()).as("workers left on the node").isEqualTo(3);
+    assertThat(rm.aryl.getNode(own.getNodeId()).getNumContainers())
+        .as("workers left on the node")
+        .isEqualTo(3);
     assertCurrent(countsOnly);
-    own.nodeHeartbeat(e.getApplicationAttemptId(), workers.get(2).getId().getContainerId(), ContainerState.COMPLETE);
+    own.nodeHeartbeat(
+        e.getApplicationAttemptId(),
+        workers.get(2).getId().getContainerId(),
+        ContainerState.COMPLETE);
     rm.rm.drainEvents();
     assertCurrent(countsOnly);
     rm.rm.killApp(e.getApplicationAttemptId().getApplicationId());
@@ -147,7 +166,8 @@ class RmReaderTest {
     List<Container> workers = e.allocate(List.of(), List.of()).getAllocatedContainers();
     assertThat(workers).hasSize(4);
     RmReader unswept = reader(0);
-    RmReader swept = reader(2); // 4 nodes (the ApplicationMasters' too): 2 a read, each within 2 reads
+    RmReader swept =
+        reader(2); // 4 nodes (the ApplicationMasters' too): 2 a read, each within 2 reads
     unswept.nodes();
     swept.nodes();
 
@@ -162,8 +182,14 @@ class RmReaderTest {
 
   private RmReader reader(int sweepRounds) {
     ArylSettings settings = rm.aryl.aryl().settings();
-    return new RmReader(rm.aryl, rm.aryl.nodeChanges(), apps, settings.trainingQueue(), settings.trainingLabel(),
-        settings.gpus(), sweepRounds);
+    return new RmReader(
+        rm.aryl,
+        rm.aryl.nodeChanges(),
+        apps,
+        settings.trainingQueue(),
+        settings.trainingLabel(),
+        settings.gpus(),
+        sweepRounds);
   }
 
   /** Every node's view as a reader that has read nothing before makes it. */
@@ -179,6 +205,9 @@ class RmReaderTest {
 
   private ContainerView amContainerView(RmReader.RunningApps running, ContainerId id) {
     return reader.nodes(rm.aryl.getNodeTracker().getAllNodes(), running.unflaggedAm()).stream()
-        .flatMap(n -> n.containers().stream()).filter(c -> c.id().equals(id.toString())).findFirst().orElseThrow();
+        .flatMap(n -> n.containers().stream())
+        .filter(c -> c.id().equals(id.toString()))
+        .findFirst()
+        .orElseThrow();
   }
 }

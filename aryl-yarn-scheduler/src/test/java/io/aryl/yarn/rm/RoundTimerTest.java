@@ -11,7 +11,8 @@ class RoundTimerTest {
   private static final long MS = 1_000_000;
 
   @Test
-  @DisplayName("each step is the time since the one before; the totals are the time since the start")
+  @DisplayName(
+      "each step is the time since the one before; the totals are the time since the start")
   void steps() {
     AtomicLong wall = new AtomicLong(100 * MS);
     AtomicLong cpu = new AtomicLong(7 * MS);
@@ -24,8 +25,10 @@ class RoundTimerTest {
     cpu.addAndGet(5 * MS);
     timer.lap("plan");
 
-    assertThat(timer.steps()).containsExactly(new RoundTimer.Step("read", 30 * MS, 10 * MS),
-        new RoundTimer.Step("plan", 50 * MS, 5 * MS));
+    assertThat(timer.steps())
+        .containsExactly(
+            new RoundTimer.Step("read", 30 * MS, 10 * MS),
+            new RoundTimer.Step("plan", 50 * MS, 5 * MS));
     assertThat(timer.wallNanos()).isEqualTo(80 * MS);
     assertThat(timer.cpuNanos()).isEqualTo(15 * MS);
   }
@@ -57,7 +60,8 @@ class RoundTimerTest {
   }
 
   @Test
-  @DisplayName("on this JVM the CPU clock is the calling thread's: busy work adds CPU time, sleeping does not")
+  @DisplayName(
+      "on this JVM the CPU clock is the calling thread's: busy work adds CPU time, sleeping does not")
   void measuresThisThreadsCpu() throws InterruptedException {
     RoundTimer timer = RoundTimer.start();
     Thread.sleep(50);

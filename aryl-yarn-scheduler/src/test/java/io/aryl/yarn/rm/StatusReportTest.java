@@ -34,9 +34,9 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The status names what the scheduler decides by the status's own enums (aryl-api), which its clients read: each of the
- * scheduler's values must have its name there, or a status holding it could not be written. What the last round
- * recorded of why reaches the status.
+ * The status names what the scheduler decides by the status's own enums (aryl-api), which its
+ * clients read: each of the scheduler's values must have its name there, or a status holding it
+ * could not be written. What the last round recorded of why reaches the status.
  */
 @DisplayName("StatusReport: every decision the scheduler makes has its name in the status")
 class StatusReportTest {
@@ -53,35 +53,66 @@ class StatusReportTest {
     assertThat(StatusReport.change(null)).isEqualTo(ApplicationStatus.Change.NONE);
     List<String> written = new ArrayList<>(List.of(names(Plan.Change.values())));
     written.add("NONE");
-    assertThat(names(ApplicationStatus.Change.values())).as("no name the scheduler never writes")
+    assertThat(names(ApplicationStatus.Change.values()))
+        .as("no name the scheduler never writes")
         .containsExactlyInAnyOrderElementsOf(written);
   }
 
   @Test
-  @DisplayName("an elastic application below its maximum says why, in words, from the last round's plan")
+  @DisplayName(
+      "an elastic application below its maximum says why, in words, from the last round's plan")
   void belowMaxBecause() {
-    // t1 has 4 GPUs: r (rigid, one 2-GPU worker) holds 2, e the other 2 at 1 GPU a worker, asking for 2 more.
+    // t1 has 4 GPUs: r (rigid, one 2-GPU worker) holds 2, e the other 2 at 1 GPU a worker, asking
+    // for 2 more.
     JobShape eShape = new JobShape(1, 4, 1, 36_000, "");
     JobShape rShape = new JobShape(1, 1, 2, 36_000, "");
-    NodeView t1 = new NodeView("t1", "training", 4, List.of(new ContainerView("c1", "r", 1, 2, false),
-        new ContainerView("c2", "e", 2, 1, false), new ContainerView("c3", "e", 3, 1, false)));
-    Map<String, AppView> views = new TreeMap<>(Map.of("e", new AppView("e", eShape, 0, 2),
-        "r", new AppView("r", rShape, 0, 0)));
-    RoundInput input = new SnapshotTranslator("training", GpuType.of("gpu"), n -> false)
-        .translate(100, List.of(t1), views, PlanBook.EMPTY, Set.of(), Set.of(), Map.of());
+    NodeView t1 =
+        new NodeView(
+            "t1",
+            "training",
+            4,
+            List.of(
+                new ContainerView("c1", "r", 1, 2, false),
+                new ContainerView("c2", "e", 2, 1, false),
+                new ContainerView("c3", "e", 3, 1, false)));
+    Map<String, AppView> views =
+        new TreeMap<>(
+            Map.of("e", new AppView("e", eShape, 0, 2), "r", new AppView("r", rShape, 0, 0)));
+    RoundInput input =
+        new SnapshotTranslator("training", GpuType.of("gpu"), n -> false)
+            .translate(100, List.of(t1), views, PlanBook.EMPTY, Set.of(), Set.of(), Map.of());
     Plan plan = new RoundPlanner(PolicyConfig.defaults()).plan(input.state());
     ElasticApps.App e = new ElasticApps.App("e", eShape, 0);
-    e.asks.put("1", ResourceRequest.newInstance(Priority.newInstance(1), ResourceRequest.ANY,
-        Resource.newInstance(1024, 1), 2));
-    StatusReport.Inputs in = new StatusReport.Inputs(1, 1.0, List.of(t1), n -> false, Set.of(),
-        List.of(e, new ElasticApps.App("r", rShape, 0)), new PlanBook(plan.targets(), 1), input, plan, List.of(),
-        List.of(), 0, new RecoveryStatus(false, 0, 0, 0, 0, List.of(), null), null, Map.of(), null);
+    e.asks.put(
+        "1",
+        ResourceRequest.newInstance(
+            Priority.newInstance(1), ResourceRequest.ANY, Resource.newInstance(1024, 1), 2));
+    StatusReport.Inputs in =
+        new StatusReport.Inputs(
+            1,
+            1.0,
+            List.of(t1),
+            n -> false,
+            Set.of(),
+            List.of(e, new ElasticApps.App("r", rShape, 0)),
+            new PlanBook(plan.targets(), 1),
+            input,
+            plan,
+            List.of(),
+            List.of(),
+            0,
+            new RecoveryStatus(false, 0, 0, 0, 0, List.of(), null),
+            null,
+            Map.of(),
+            null);
 
-    SchedulerStatus status = StatusReport.of(in, ArylSettings.defaults(), new MemoryStateStore(), 1);
+    SchedulerStatus status =
+        StatusReport.of(in, ArylSettings.defaults(), new MemoryStateStore(), 1);
     Map<String, ApplicationStatus> apps = new TreeMap<>();
     status.applications().forEach(a -> apps.put(a.application(), a));
     assertThat(apps.get("e").targetWorkers()).isEqualTo(2);
-    assertThat(apps.get("e").belowMaxBecause()).isEqualTo("no spare GPUs of the types it may use (gpu)");
+    assertThat(apps.get("e").belowMaxBecause())
+        .isEqualTo("no spare GPUs of the types it may use (gpu)");
     assertThat(apps.get("r").belowMaxBecause()).as("at its maximum: nothing to say").isNull();
   }
 

@@ -16,16 +16,22 @@ class SubmissionAdmissionTest {
   static Stream<Arguments> placements() {
     return Stream.of(
         Arguments.of("no mapping rule: the queue submitted to", "training", null, "training"),
-        Arguments.of("a rule that names the leaf only", "default", new ApplicationPlacementContext("training"),
+        Arguments.of(
+            "a rule that names the leaf only",
+            "default",
+            new ApplicationPlacementContext("training"),
             "training"),
-        Arguments.of("a rule that names the parent too", "default",
-            new ApplicationPlacementContext("ml", "root.training"), "root.training.ml"));
+        Arguments.of(
+            "a rule that names the parent too",
+            "default",
+            new ApplicationPlacementContext("ml", "root.training"),
+            "root.training.ml"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("placements")
-  void theCapsAreThoseOfTheQueueTheCapacitySchedulerPlacesTheJobIn(String what, String submittedTo,
-      ApplicationPlacementContext placement, String checked) {
+  void theCapsAreThoseOfTheQueueTheCapacitySchedulerPlacesTheJobIn(
+      String what, String submittedTo, ApplicationPlacementContext placement, String checked) {
     AppAddedSchedulerEvent event = new AppAddedSchedulerEvent(APP, submittedTo, "alice", placement);
     assertThat(SubmissionAdmission.addedQueue(event)).isEqualTo(checked);
   }

@@ -8,15 +8,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("UnplannedDemand: whether an application outside the plan may be asking for containers")
+@DisplayName(
+    "UnplannedDemand: whether an application outside the plan may be asking for containers")
 class UnplannedDemandTest {
   private long nowNanos = 1_000_000_000L;
   private boolean asking;
   private final AtomicInteger scans = new AtomicInteger();
-  private final UnplannedDemand demand = new UnplannedDemand(() -> {
-    scans.incrementAndGet();
-    return asking;
-  }, () -> nowNanos, 20, 1_000);
+  private final UnplannedDemand demand =
+      new UnplannedDemand(
+          () -> {
+            scans.incrementAndGet();
+            return asking;
+          },
+          () -> nowNanos,
+          20,
+          1_000);
 
   private void advanceMs(long ms) {
     nowNanos += TimeUnit.MILLISECONDS.toNanos(ms);
@@ -32,11 +38,13 @@ class UnplannedDemandTest {
   }
 
   @Test
-  @DisplayName("an ask raises the flag at once, and a scan after the rescan interval that finds none lowers it")
+  @DisplayName(
+      "an ask raises the flag at once, and a scan after the rescan interval that finds none lowers it")
   void askRaisesScanLowers() {
     assertThat(demand.mayBeAsking()).isFalse();
     demand.changed();
-    assertThat(demand.mayBeAsking()).isTrue(); // scans now: still within no interval since the change
+    assertThat(demand.mayBeAsking())
+        .isTrue(); // scans now: still within no interval since the change
     asking = false;
     advanceMs(5);
     assertThat(demand.mayBeAsking()).isTrue(); // within the rescan interval: not scanned again
@@ -63,10 +71,16 @@ class UnplannedDemandTest {
   @DisplayName("a change during a scan that finds no one keeps the flag up until the next scan")
   void changeDuringScan() {
     UnplannedDemand[] self = new UnplannedDemand[1];
-    self[0] = new UnplannedDemand(() -> {
-      self[0].changed(); // an ask arrives while the applications are being read, after this one was read
-      return false;
-    }, () -> nowNanos, 20, 1_000);
+    self[0] =
+        new UnplannedDemand(
+            () -> {
+              self[0].changed(); // an ask arrives while the applications are being read, after this
+              // one was read
+              return false;
+            },
+            () -> nowNanos,
+            20,
+            1_000);
     assertThat(self[0].mayBeAsking()).isTrue();
   }
 
@@ -85,8 +99,10 @@ class UnplannedDemandTest {
   @DisplayName("a rescan interval of 0 or a maximum age below it is refused, naming both")
   void badIntervals() {
     assertThatThrownBy(() -> new UnplannedDemand(() -> false, System::nanoTime, 0, 1_000))
-        .hasMessageContaining("0 ms").hasMessageContaining("1000 ms");
+        .hasMessageContaining("0 ms")
+        .hasMessageContaining("1000 ms");
     assertThatThrownBy(() -> new UnplannedDemand(() -> false, System::nanoTime, 20, 10))
-        .hasMessageContaining("20 ms").hasMessageContaining("10 ms");
+        .hasMessageContaining("20 ms")
+        .hasMessageContaining("10 ms");
   }
 }

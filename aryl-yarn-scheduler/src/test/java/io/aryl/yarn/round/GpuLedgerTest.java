@@ -10,9 +10,14 @@ import org.junit.jupiter.api.Test;
 
 @DisplayName("GpuLedger: a round's capacity and used GPUs per node it plans on")
 class GpuLedgerTest {
-  private static final PlannableNodes NODES = PlannableNodes.of(List.of(new NodeView("n2", "training", 8, List.of()),
-      new NodeView("n1", "training", 8, List.of()), new NodeView("i1", "inference", 8, List.of())), "training",
-      GpuType.of("gpu"));
+  private static final PlannableNodes NODES =
+      PlannableNodes.of(
+          List.of(
+              new NodeView("n2", "training", 8, List.of()),
+              new NodeView("n1", "training", 8, List.of()),
+              new NodeView("i1", "inference", 8, List.of())),
+          "training",
+          GpuType.of("gpu"));
 
   @Test
   @DisplayName("capacity and used GPUs add up per node, by name or by position")
@@ -41,6 +46,9 @@ class GpuLedgerTest {
     assertThat(gpus.plans("n1")).isTrue();
     assertThat(gpus.used("i1")).isZero();
     assertThatThrownBy(() -> gpus.addCapacity("i1", 1)).hasMessageContaining("i1");
-    assertThat(new GpuLedger(PlannableNodes.of(List.of(), "training", GpuType.of("gpu"))).largestCapacity()).isZero();
+    assertThat(
+            new GpuLedger(PlannableNodes.of(List.of(), "training", GpuType.of("gpu")))
+                .largestCapacity())
+        .isZero();
   }
 }

@@ -31,7 +31,8 @@ class MixedGpuNodesTest {
   @Test
   @DisplayName("each server carries its node's GPU type")
   void serversCarryTheirType() {
-    RoundInput in = translate(List.of(typed("t1", A100), typed("inf1", T4)), apps(app("j", 1, 1, 1, 1)));
+    RoundInput in =
+        translate(List.of(typed("t1", A100), typed("inf1", T4)), apps(app("j", 1, 1, 1, 1)));
     assertThat(in.state().server("t1").gpuType()).isEqualTo(A100);
     assertThat(in.state().server("inf1").gpuType()).isEqualTo(T4);
   }
@@ -39,34 +40,43 @@ class MixedGpuNodesTest {
   @Test
   @DisplayName("a node of no known type is left out of the plan")
   void unknownTypeIsLeftOut() {
-    NodeView unknown = new NodeView("t2", "training", 8, List.of(), null, "node t2 has GPU type 'v100' ...");
+    NodeView unknown =
+        new NodeView("t2", "training", 8, List.of(), null, "node t2 has GPU type 'v100' ...");
     RoundInput in = translate(List.of(typed("t1", A100), unknown), apps(app("j", 1, 1, 1, 1)));
     assertThat(in.state().servers()).extracting(s -> s.id()).containsExactly("t1");
   }
 
   @Test
-  @DisplayName("aryl+ places a gang of 12 on one speed (the two slow nodes); the paper's spans both")
+  @DisplayName(
+      "aryl+ places a gang of 12 on one speed (the two slow nodes); the paper's spans both")
   void speedAwareGangOnOneSpeed() {
     List<NodeView> nodes = List.of(typed("t1", A100), typed("inf1", T4), typed("inf2", T4));
     RoundInput in = translate(nodes, apps(app("g", 12, 12, 1, 12)));
-    Plan speedAware = new RoundPlanner(PolicyConfig.defaults().withSpeedAware(true)).plan(in.state());
+    Plan speedAware =
+        new RoundPlanner(PolicyConfig.defaults().withSpeedAware(true)).plan(in.state());
     Plan paper = new RoundPlanner(PolicyConfig.defaults()).plan(in.state());
     assertThat(speedAware.target("g").totalWorkers()).isEqualTo(12);
     assertThat(speedAware.target("g").workersByServer()).containsOnlyKeys("inf1", "inf2");
-    assertThat(paper.target("g").workersByServer()).as("best-fit on free GPUs, whatever their speed")
+    assertThat(paper.target("g").workersByServer())
+        .as("best-fit on free GPUs, whatever their speed")
         .containsKeys("t1", "inf1");
   }
 
   @Test
-  @DisplayName("a job that accepts only a100 is planned on a100 nodes only, even with slow GPUs idle")
+  @DisplayName(
+      "a job that accepts only a100 is planned on a100 nodes only, even with slow GPUs idle")
   void acceptedTypesOnly() {
-    AppView fastOnly = new AppView("f", new io.aryl.core.job.JobShape(1, 16, 1, 3600, "", Set.of("a100")), 10, 16);
+    AppView fastOnly =
+        new AppView("f", new io.aryl.core.job.JobShape(1, 16, 1, 3600, "", Set.of("a100")), 10, 16);
     List<NodeView> nodes = List.of(typed("t1", A100), typed("inf1", T4));
     RoundInput in = translate(nodes, apps(fastOnly));
     assertThat(in.state().job("f").allowedGpuTypes()).containsExactly("a100");
-    for (PolicyConfig policy : List.of(PolicyConfig.defaults(), PolicyConfig.defaults().withSpeedAware(true))) {
+    for (PolicyConfig policy :
+        List.of(PolicyConfig.defaults(), PolicyConfig.defaults().withSpeedAware(true))) {
       Plan plan = new RoundPlanner(policy).plan(in.state());
-      assertThat(plan.target("f").workersByServer()).as("speed-aware %s", policy.speedAware()).containsOnlyKeys("t1");
+      assertThat(plan.target("f").workersByServer())
+          .as("speed-aware %s", policy.speedAware())
+          .containsOnlyKeys("t1");
     }
   }
 }

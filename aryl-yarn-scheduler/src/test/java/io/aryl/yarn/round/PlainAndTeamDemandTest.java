@@ -32,47 +32,82 @@ class PlainAndTeamDemandTest {
     return new AppView(id, new JobShape(pending, pending, gpus, 1, ""), 20, pending, "", true);
   }
 
-  private static RoundInput translate(List<NodeView> nodes, Map<String, AppView> apps, PlanBook book,
-      TenantShares teams) {
-    return TRANSLATOR.translate(100, nodes, apps, book, Set.of(), Set.of(), Map.of(),
-        SnapshotTranslator.SINCE_CHANGE, teams);
+  private static RoundInput translate(
+      List<NodeView> nodes, Map<String, AppView> apps, PlanBook book, TenantShares teams) {
+    return TRANSLATOR.translate(
+        100,
+        nodes,
+        apps,
+        book,
+        Set.of(),
+        Set.of(),
+        Map.of(),
+        SnapshotTranslator.SINCE_CHANGE,
+        teams);
   }
 
   @Test
   @DisplayName("an elastic job's extra workers shrink for a plain application's pending containers")
   void extrasShrinkForPlainDemand() {
-    // One 8-GPU node: the elastic job holds it with 4 workers of 2 GPUs (min 1); the plain app waits for 2 x 2 GPUs.
-    List<NodeView> nodes = List.of(node("t1", 8, worker("c1", "e", 2), worker("c2", "e", 2), worker("c3", "e", 2),
-        worker("c4", "e", 2)));
-    RoundInput input = translate(nodes, apps(elastic("e", 1, 4, 2, ""), plain("p", 2, 2)),
-        SnapshotTranslatorTest.book("e", on("t1", 4)), TenantShares.NONE);
+    // One 8-GPU node: the elastic job holds it with 4 workers of 2 GPUs (min 1); the plain app
+    // waits for 2 x 2 GPUs.
+    List<NodeView> nodes =
+        List.of(
+            node(
+                "t1",
+                8,
+                worker("c1", "e", 2),
+                worker("c2", "e", 2),
+                worker("c3", "e", 2),
+                worker("c4", "e", 2)));
+    RoundInput input =
+        translate(
+            nodes,
+            apps(elastic("e", 1, 4, 2, ""), plain("p", 2, 2)),
+            SnapshotTranslatorTest.book("e", on("t1", 4)),
+            TenantShares.NONE);
 
-    assertThat(input.state().job("p").minWorkers()).as("the plain app's pending containers, one rigid gang")
+    assertThat(input.state().job("p").minWorkers())
+        .as("the plain app's pending containers, one rigid gang")
         .isEqualTo(2);
     Plan plan = PLANNER.plan(input.state());
 
-    assertThat(plan.target("p").totalWorkers()).as("the plain app is given room for both").isEqualTo(2);
-    assertThat(plan.target("e").totalWorkers()).as("the elastic job shrinks to make it").isEqualTo(2);
+    assertThat(plan.target("p").totalWorkers())
+        .as("the plain app is given room for both")
+        .isEqualTo(2);
+    assertThat(plan.target("e").totalWorkers())
+        .as("the elastic job shrinks to make it")
+        .isEqualTo(2);
     assertThat(plan.changes()).containsEntry("e", Plan.Change.SHRINK);
   }
 
   @Test
-  @DisplayName("a plain application's running containers are capacity the plan does not own, never its workers")
+  @DisplayName(
+      "a plain application's running containers are capacity the plan does not own, never its workers")
   void plainContainersAreNotTheirs() {
     List<NodeView> nodes = List.of(node("t1", 8, worker("d1", "p", 4)));
     RoundInput input = translate(nodes, apps(plain("p", 1, 2)), PlanBook.EMPTY, TenantShares.NONE);
 
-    assertThat(input.workers()).as("nothing of p's is the plan's to shrink or drain").doesNotContainKey("p");
-    assertThat(input.state().server("t1").gpus()).as("p's running container holds 4 of 8 GPUs").isEqualTo(4);
+    assertThat(input.workers())
+        .as("nothing of p's is the plan's to shrink or drain")
+        .doesNotContainKey("p");
+    assertThat(input.state().server("t1").gpus())
+        .as("p's running container holds 4 of 8 GPUs")
+        .isEqualTo(4);
     assertThat(input.state().allocations()).doesNotContainKey("p");
   }
 
   @Test
-  @DisplayName("teams are guaranteed their share of the own servers' GPUs; loaned servers are shared")
+  @DisplayName(
+      "teams are guaranteed their share of the own servers' GPUs; loaned servers are shared")
   void teamsGetTheirShareOfOwnServers() {
     List<NodeView> nodes = List.of(node("t1", 8), node("t2", 8), node("inf1", 8));
-    RoundInput input = translate(nodes, apps(elastic("a", 1, 1, 4, "vision"), elastic("b", 1, 4, 4, "nlp")),
-        PlanBook.EMPTY, TenantShares.of(Map.of("vision", 0.6, "nlp", 0.4)));
+    RoundInput input =
+        translate(
+            nodes,
+            apps(elastic("a", 1, 1, 4, "vision"), elastic("b", 1, 4, 4, "nlp")),
+            PlanBook.EMPTY,
+            TenantShares.of(Map.of("vision", 0.6, "nlp", 0.4)));
 
     assertThat(input.state().tenants()).isEqualTo(Tenants.of(Map.of("vision", 9, "nlp", 6)));
     assertThat(input.state().job("a").tenant()).isEqualTo("vision");
@@ -89,9 +124,13 @@ class PlainAndTeamDemandTest {
   @Test
   @DisplayName("float capacities that sum a hair above 1 are one whole partition")
   void floatCapacitiesAreWhole() {
-    TenantShares teams = TenantShares.of(Map.of("vision", 0.6000000238418579, "nlp", 0.4000000059604645));
+    TenantShares teams =
+        TenantShares.of(Map.of("vision", 0.6000000238418579, "nlp", 0.4000000059604645));
     assertThat(teams.guarantees(16)).isEqualTo(Tenants.of(Map.of("vision", 9, "nlp", 6)));
-    assertThat(TenantShares.of(Map.of("a", 0.5000001, "b", 0.5000001)).guarantees(100_000_000).totalGuaranteedGpus())
+    assertThat(
+            TenantShares.of(Map.of("a", 0.5000001, "b", 0.5000001))
+                .guarantees(100_000_000)
+                .totalGuaranteedGpus())
         .isLessThanOrEqualTo(100_000_000);
   }
 
@@ -99,7 +138,8 @@ class PlainAndTeamDemandTest {
   @DisplayName("shares outside 0..1 or summing above 1 are refused, naming the team and the value")
   void badShares() {
     assertThatThrownBy(() -> TenantShares.of(Map.of("vision", 1.5)))
-        .hasMessageContaining("tenant vision").hasMessageContaining("1.5");
+        .hasMessageContaining("tenant vision")
+        .hasMessageContaining("1.5");
     assertThatThrownBy(() -> TenantShares.of(Map.of("vision", 0.7, "nlp", 0.6)))
         .hasMessageContaining("sum to at most 1");
   }

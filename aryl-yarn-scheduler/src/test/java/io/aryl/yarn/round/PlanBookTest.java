@@ -15,11 +15,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 @DisplayName("PlanBook: the promises of the latest round, as the allocation path consults them")
 class PlanBookTest {
-  /** app-a: 2 workers on n1, 1 on n2; app-b: 1 on n1; app-c admitted with nothing (an empty target). */
-  private static final PlanBook BOOK = new PlanBook(Map.of(
-      "app-a", Allocation.of(Map.of("n1", 2, "n2", 1)),
-      "app-b", Allocation.of("n1", 1),
-      "app-c", Allocation.EMPTY), 7);
+  /**
+   * app-a: 2 workers on n1, 1 on n2; app-b: 1 on n1; app-c admitted with nothing (an empty target).
+   */
+  private static final PlanBook BOOK =
+      new PlanBook(
+          Map.of(
+              "app-a", Allocation.of(Map.of("n1", 2, "n2", 1)),
+              "app-b", Allocation.of("n1", 1),
+              "app-c", Allocation.EMPTY),
+          7);
 
   static Stream<Arguments> mayPlace() {
     return Stream.of(
@@ -65,13 +70,15 @@ class PlanBookTest {
   @Test
   @DisplayName("promisedOn: the workers promised to each application on the node")
   void promisedOnByNode() {
-    assertThat(BOOK.promisedOn("n1")).containsExactlyInAnyOrderEntriesOf(Map.of("app-a", 2, "app-b", 1));
+    assertThat(BOOK.promisedOn("n1"))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("app-a", 2, "app-b", 1));
     assertThat(BOOK.promisedOn("n2")).containsExactlyInAnyOrderEntriesOf(Map.of("app-a", 1));
     assertThat(BOOK.promisedOn("n3")).isEmpty();
   }
 
   @Test
-  @DisplayName("knows which applications were admitted, an empty target included, and the round that wrote it")
+  @DisplayName(
+      "knows which applications were admitted, an empty target included, and the round that wrote it")
   void admittedAndRound() {
     assertThat(BOOK.admitted("app-a")).isTrue();
     assertThat(BOOK.admitted("app-c")).isTrue();

@@ -9,7 +9,8 @@ import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("PlannableNodes: the training pool's nodes of a known GPU type, by id, each with a position")
+@DisplayName(
+    "PlannableNodes: the training pool's nodes of a known GPU type, by id, each with a position")
 class PlannableNodesTest {
   private static final GpuType GPU = GpuType.of("gpu");
   private static final GpuType FAST = new GpuType("fast", 2.0);
@@ -19,11 +20,16 @@ class PlannableNodesTest {
   }
 
   @Test
-  @DisplayName("training nodes of a known type only, sorted by id; a node without a type takes the default one")
+  @DisplayName(
+      "training nodes of a known type only, sorted by id; a node without a type takes the default one")
   void positions() {
-    List<NodeView> given = List.of(node("n3", "training"), node("inf1", "inference"), node("n1", "training"),
-        new NodeView("n2", "training", 8, List.of(), FAST, null),
-        new NodeView("n0", "training", 8, List.of(), null, "no gpu-type attribute"));
+    List<NodeView> given =
+        List.of(
+            node("n3", "training"),
+            node("inf1", "inference"),
+            node("n1", "training"),
+            new NodeView("n2", "training", 8, List.of(), FAST, null),
+            new NodeView("n0", "training", 8, List.of(), null, "no gpu-type attribute"));
 
     PlannableNodes nodes = PlannableNodes.of(given, "training", GPU);
 
@@ -43,8 +49,12 @@ class PlannableNodesTest {
   @Test
   @DisplayName("a node given twice counts once, as its last view")
   void givenTwice() {
-    PlannableNodes nodes = PlannableNodes.of(List.of(node("n1", "training"),
-        new NodeView("n1", "training", 8, List.of(), FAST, null)), "training", GPU);
+    PlannableNodes nodes =
+        PlannableNodes.of(
+            List.of(
+                node("n1", "training"), new NodeView("n1", "training", 8, List.of(), FAST, null)),
+            "training",
+            GPU);
 
     assertThat(nodes.size()).isEqualTo(1);
     assertThat(nodes.positionOfGiven(0)).isEqualTo(-1);
@@ -53,27 +63,46 @@ class PlannableNodesTest {
   }
 
   @Test
-  @DisplayName("it fits the same nodes in the same order, whatever runs on them; not a node joined, moved or resized")
+  @DisplayName(
+      "it fits the same nodes in the same order, whatever runs on them; not a node joined, moved or resized")
   void fits() {
     List<NodeView> given = List.of(node("n1", "training"), node("n2", "training"));
     PlannableNodes nodes = PlannableNodes.of(given, "training", GPU);
     ContainerView c = new ContainerView("c1", "app1", 1, 2, false);
 
     assertThat(nodes.fits(given, "training", GPU)).isTrue();
-    assertThat(nodes.fits(List.of(new NodeView("n1", "training", 8, List.of(c)), node("n2", "training")),
-        "training", GPU)).isTrue();
-    assertThat(nodes.fits(List.of(node("n2", "training"), node("n1", "training")), "training", GPU)).isFalse();
+    assertThat(
+            nodes.fits(
+                List.of(new NodeView("n1", "training", 8, List.of(c)), node("n2", "training")),
+                "training",
+                GPU))
+        .isTrue();
+    assertThat(nodes.fits(List.of(node("n2", "training"), node("n1", "training")), "training", GPU))
+        .isFalse();
     assertThat(nodes.fits(List.of(node("n1", "training")), "training", GPU)).isFalse();
-    assertThat(nodes.fits(List.of(node("n1", "training"), node("n2", "inference")), "training", GPU)).isFalse();
-    assertThat(nodes.fits(List.of(node("n1", "training"), new NodeView("n2", "training", 4, List.of())),
-        "training", GPU)).isFalse();
-    assertThat(nodes.fits(List.of(node("n1", "training"), new NodeView("n2", "training", 8, List.of(), FAST,
-        null)), "training", GPU)).isFalse();
+    assertThat(
+            nodes.fits(List.of(node("n1", "training"), node("n2", "inference")), "training", GPU))
+        .isFalse();
+    assertThat(
+            nodes.fits(
+                List.of(node("n1", "training"), new NodeView("n2", "training", 4, List.of())),
+                "training",
+                GPU))
+        .isFalse();
+    assertThat(
+            nodes.fits(
+                List.of(
+                    node("n1", "training"),
+                    new NodeView("n2", "training", 8, List.of(), FAST, null)),
+                "training",
+                GPU))
+        .isFalse();
     assertThat(nodes.fits(given, "training", FAST)).isFalse();
   }
 
   @Test
-  @DisplayName("a node's server is the very same while its free GPUs, loan and fence are, and a new one once not")
+  @DisplayName(
+      "a node's server is the very same while its free GPUs, loan and fence are, and a new one once not")
   void servers() {
     PlannableNodes nodes = PlannableNodes.of(List.of(node("n1", "training")), "training", GPU);
 
@@ -81,7 +110,8 @@ class PlannableNodesTest {
     assertThat(first).isEqualTo(new Server("n1", GPU, 6, Pool.TRAINING, false, false));
     assertThat(nodes.server(0, 6, false, false)).isSameAs(first);
     assertThat(nodes.server(0, 5, false, false).gpus()).isEqualTo(5);
-    assertThat(nodes.server(0, 5, true, false)).isEqualTo(new Server("n1", GPU, 5, Pool.INFERENCE, true, false));
+    assertThat(nodes.server(0, 5, true, false))
+        .isEqualTo(new Server("n1", GPU, 5, Pool.INFERENCE, true, false));
     assertThat(nodes.server(0, 5, true, true).fenced()).isTrue();
   }
 }

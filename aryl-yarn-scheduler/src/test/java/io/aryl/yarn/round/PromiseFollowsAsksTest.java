@@ -16,10 +16,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * A promise is kept only as far as the ApplicationMaster still asks for it. Between an allocation and the AM's next
- * heartbeat the AM's last ask still counts the workers it has just been given, so a round may promise a job more
- * than it wants; the AM's next ask must end that promise, or it is counted as the job's allocation and renewed every
- * round, never filled.
+ * A promise is kept only as far as the ApplicationMaster still asks for it. Between an allocation
+ * and the AM's next heartbeat the AM's last ask still counts the workers it has just been given, so
+ * a round may promise a job more than it wants; the AM's next ask must end that promise, or it is
+ * counted as the job's allocation and renewed every round, never filled.
  */
 @DisplayName("promises follow the ApplicationMaster's asks")
 class PromiseFollowsAsksTest {
@@ -33,15 +33,23 @@ class PromiseFollowsAsksTest {
     for (int i = 0; i < 8; i++) {
       workers.add(new ContainerView("c" + i, "e", i, 1, false));
     }
-    return List.of(new NodeView("loaned-0", "training", 8, List.of()),
-        new NodeView("loaned-1", "training", 8, List.of()), new NodeView("n2", "training", 8, workers));
+    return List.of(
+        new NodeView("loaned-0", "training", 8, List.of()),
+        new NodeView("loaned-1", "training", 8, List.of()),
+        new NodeView("n2", "training", 8, workers));
   }
 
   private static final PlanBook PROMISED_16 =
       new PlanBook(Map.of("e", Allocation.of(Map.of("n2", 8, "loaned-0", 8))), 1);
 
   private static RoundInput translate(PlanBook book, int asked) {
-    return TRANSLATOR.translate(10, nodes(), Map.of("e", new AppView("e", E, 0, asked)), book, Set.of(), Set.of(),
+    return TRANSLATOR.translate(
+        10,
+        nodes(),
+        Map.of("e", new AppView("e", E, 0, asked)),
+        book,
+        Set.of(),
+        Set.of(),
         Map.of());
   }
 
@@ -55,16 +63,19 @@ class PromiseFollowsAsksTest {
   @Test
   @DisplayName("a promise beyond what the ApplicationMaster asks for is dropped")
   void unaskedPromiseDropped() {
-    assertThat(translate(PROMISED_16, 0).state().allocation("e").workersByServer()).isEqualTo(Map.of("n2", 8));
+    assertThat(translate(PROMISED_16, 0).state().allocation("e").workersByServer())
+        .isEqualTo(Map.of("n2", 8));
     assertThat(translate(PROMISED_16, 3).state().allocation("e").workersByServer())
         .isEqualTo(Map.of("n2", 8, "loaned-0", 3));
   }
 
   @Test
-  @DisplayName("a round on a stale ask promises too much once; the next round, on the AM's real ask, takes it back")
+  @DisplayName(
+      "a round on a stale ask promises too much once; the next round, on the AM's real ask, takes it back")
   void stalePromiseLastsOneRound() {
     RoundPlanner planner = new RoundPlanner(PolicyConfig.defaults());
-    // The AM was given 8 workers but its last ask (8) is not yet updated: the round sees a job wanting 16.
+    // The AM was given 8 workers but its last ask (8) is not yet updated: the round sees a job
+    // wanting 16.
     Plan stale = planner.plan(translate(PlanBook.EMPTY, 8).state());
     assertThat(stale.target("e").totalWorkers()).isEqualTo(16);
     // Its next heartbeat asks for nothing more.

@@ -30,14 +30,20 @@ class ShrinkChooserTest {
   private static final ContainerView B_N1 = worker("b-n1", "app-b", 1);
   private static final ContainerView B_N2 = worker("b-n2", "app-b", 2);
 
-  private static final ClusterState STATE = ClusterState.of(0,
-      List.of(Server.training("n1", GPU, 8), Server.training("n2", GPU, 8)),
-      List.of(job("app-a", 1, 6), job("app-b", 2, 2)),
-      Map.of("app-a", on("n1", 3, "n2", 1), "app-b", on("n1", 1, "n2", 1)));
+  private static final ClusterState STATE =
+      ClusterState.of(
+          0,
+          List.of(Server.training("n1", GPU, 8), Server.training("n2", GPU, 8)),
+          List.of(job("app-a", 1, 6), job("app-b", 2, 2)),
+          Map.of("app-a", on("n1", 3, "n2", 1), "app-b", on("n1", 1, "n2", 1)));
 
-  private static final RoundInput INPUT = new RoundInput(STATE, Map.of(
-      "app-a", Map.of("n1", List.of(A_OLD, A_NEWEST, A_MIDDLE), "n2", List.of(A_N2)),
-      "app-b", Map.of("n1", List.of(B_N1), "n2", List.of(B_N2))), List.of());
+  private static final RoundInput INPUT =
+      new RoundInput(
+          STATE,
+          Map.of(
+              "app-a", Map.of("n1", List.of(A_OLD, A_NEWEST, A_MIDDLE), "n2", List.of(A_N2)),
+              "app-b", Map.of("n1", List.of(B_N1), "n2", List.of(B_N2))),
+          List.of());
 
   private static ContainerView worker(String id, String app, long seq) {
     return new ContainerView(id, app, seq, 1, false);
@@ -58,28 +64,43 @@ class ShrinkChooserTest {
   static Stream<Arguments> plans() {
     Allocation bAsIs = on("n1", 1, "n2", 1);
     return Stream.of(
-        Arguments.of("every target met: nothing",
-            Map.of("app-a", on("n1", 3, "n2", 1), "app-b", bAsIs), List.of()),
-        Arguments.of("a job that grows: nothing",
-            Map.of("app-a", on("n1", 3, "n2", 3), "app-b", bAsIs), List.of()),
-        Arguments.of("one fewer on n1: the newest there",
-            Map.of("app-a", on("n1", 2, "n2", 1), "app-b", bAsIs), List.of(A_NEWEST)),
-        Arguments.of("two fewer on n1: the two newest there, newest first",
-            Map.of("app-a", on("n1", 1, "n2", 1), "app-b", bAsIs), List.of(A_NEWEST, A_MIDDLE)),
-        Arguments.of("none left on n2: the one there, though it is the job's oldest",
-            Map.of("app-a", on("n1", 3), "app-b", bAsIs), List.of(A_N2)),
-        Arguments.of("fewer on n1, more on n2: only n1's excess, no netting across nodes",
-            Map.of("app-a", on("n1", 1, "n2", 3), "app-b", bAsIs), List.of(A_NEWEST, A_MIDDLE)),
-        Arguments.of("a job the plan drops (preempted): every worker of it",
-            Map.of("app-a", on("n1", 3, "n2", 1)), List.of(B_N1, B_N2)),
-        Arguments.of("both jobs shrink",
-            Map.of("app-a", on("n1", 2)), List.of(A_NEWEST, A_N2, B_N1, B_N2)));
+        Arguments.of(
+            "every target met: nothing",
+            Map.of("app-a", on("n1", 3, "n2", 1), "app-b", bAsIs),
+            List.of()),
+        Arguments.of(
+            "a job that grows: nothing",
+            Map.of("app-a", on("n1", 3, "n2", 3), "app-b", bAsIs),
+            List.of()),
+        Arguments.of(
+            "one fewer on n1: the newest there",
+            Map.of("app-a", on("n1", 2, "n2", 1), "app-b", bAsIs),
+            List.of(A_NEWEST)),
+        Arguments.of(
+            "two fewer on n1: the two newest there, newest first",
+            Map.of("app-a", on("n1", 1, "n2", 1), "app-b", bAsIs),
+            List.of(A_NEWEST, A_MIDDLE)),
+        Arguments.of(
+            "none left on n2: the one there, though it is the job's oldest",
+            Map.of("app-a", on("n1", 3), "app-b", bAsIs),
+            List.of(A_N2)),
+        Arguments.of(
+            "fewer on n1, more on n2: only n1's excess, no netting across nodes",
+            Map.of("app-a", on("n1", 1, "n2", 3), "app-b", bAsIs),
+            List.of(A_NEWEST, A_MIDDLE)),
+        Arguments.of(
+            "a job the plan drops (preempted): every worker of it",
+            Map.of("app-a", on("n1", 3, "n2", 1)),
+            List.of(B_N1, B_N2)),
+        Arguments.of(
+            "both jobs shrink", Map.of("app-a", on("n1", 2)), List.of(A_NEWEST, A_N2, B_N1, B_N2)));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("plans")
   @DisplayName("takes, per node, the newest workers beyond the job's target there")
-  void takesNewestBeyondTargetPerNode(String description, Map<String, Allocation> targets, List<ContainerView> taken) {
+  void takesNewestBeyondTargetPerNode(
+      String description, Map<String, Allocation> targets, List<ContainerView> taken) {
     Plan plan = Plan.between(STATE, targets);
     assertThat(ShrinkChooser.choose(INPUT, plan)).containsExactlyInAnyOrderElementsOf(taken);
   }
@@ -89,7 +110,8 @@ class ShrinkChooserTest {
   void newestFirstWithinANode() {
     Plan plan = Plan.between(STATE, Map.of("app-a", on("n2", 1)));
     List<ContainerView> chosen = ShrinkChooser.choose(INPUT, plan);
-    List<ContainerView> onN1 = chosen.stream().filter(c -> c.appId().equals("app-a") && c != A_N2).toList();
+    List<ContainerView> onN1 =
+        chosen.stream().filter(c -> c.appId().equals("app-a") && c != A_N2).toList();
     assertThat(onN1).containsExactly(A_NEWEST, A_MIDDLE, A_OLD);
   }
 
@@ -98,7 +120,8 @@ class ShrinkChooserTest {
   void ignoresOrphans() {
     ContainerView orphan = worker("c-orphan", "app-c", 99);
     RoundInput input = new RoundInput(STATE, INPUT.workers(), List.of(orphan));
-    assertThat(ShrinkChooser.choose(input, Plan.between(STATE, Map.of()))).doesNotContain(orphan)
+    assertThat(ShrinkChooser.choose(input, Plan.between(STATE, Map.of())))
+        .doesNotContain(orphan)
         .hasSize(6);
   }
 

@@ -24,7 +24,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@DisplayName("SnapshotTranslator: the ResourceManager's view and the last promises become one valid ClusterState")
+@DisplayName(
+    "SnapshotTranslator: the ResourceManager's view and the last promises become one valid ClusterState")
 class SnapshotTranslatorTest {
   static final String TRAINING = "training";
   static final GpuType GPU = GpuType.of("gpu");
@@ -85,7 +86,11 @@ class SnapshotTranslatorTest {
   }
 
   static RoundInput translate(
-      List<NodeView> nodes, Map<String, AppView> apps, PlanBook book, Set<String> draining, Set<String> fenced) {
+      List<NodeView> nodes,
+      Map<String, AppView> apps,
+      PlanBook book,
+      Set<String> draining,
+      Set<String> fenced) {
     return TRANSLATOR.translate(100, nodes, apps, book, draining, fenced, Map.of());
   }
 
@@ -99,13 +104,18 @@ class SnapshotTranslatorTest {
   @DisplayName("live workers")
   class LiveWorkers {
     @Test
-    @DisplayName("beyond the job's maximum are surplus: the newest, out of the job, their GPUs held until drained")
+    @DisplayName(
+        "beyond the job's maximum are surplus: the newest, out of the job, their GPUs held until drained")
     void beyondMaxAreSurplus() {
       ContainerView w1 = worker("w1", "app-a", 2);
       ContainerView w2 = worker("w2", "app-a", 2);
-      ContainerView w3 = worker("w3", "app-a", 2); // e.g. the new worker of a move that was given up
-      RoundInput in = translate(List.of(node("n1", 4, w1, w2), node("n2", 4, w3)),
-          apps(app("app-a", 1, 2, 2, 0)), PlanBook.EMPTY);
+      ContainerView w3 =
+          worker("w3", "app-a", 2); // e.g. the new worker of a move that was given up
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, w1, w2), node("n2", 4, w3)),
+              apps(app("app-a", 1, 2, 2, 0)),
+              PlanBook.EMPTY);
 
       assertThat(in.surplus()).containsExactly(w3);
       assertThat(in.state().allocation("app-a")).isEqualTo(on("n1", 2));
@@ -114,15 +124,21 @@ class SnapshotTranslatorTest {
     }
 
     @Test
-    @DisplayName("of a job being moved: the old ones draining, its promise on the new nodes stands at its width")
+    @DisplayName(
+        "of a job being moved: the old ones draining, its promise on the new nodes stands at its width")
     void movedJobKeepsItsWidth() {
       ContainerView w1 = worker("w1", "app-a", 1);
       ContainerView w2 = worker("w2", "app-a", 1);
       ContainerView w3 = worker("w3", "app-a", 1);
-      // Width 3 of 1..4, moved from n1 to n2: the three old workers drain, the AM asks for nothing more.
-      RoundInput in = translate(List.of(node("n1", 4, w1, w2, w3), node("n2", 4)),
-          apps(app("app-a", 1, 4, 1, 0).askingMore(3)), book("app-a", on("n2", 3)), Set.of("w1", "w2", "w3"),
-          Set.of());
+      // Width 3 of 1..4, moved from n1 to n2: the three old workers drain, the AM asks for nothing
+      // more.
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, w1, w2, w3), node("n2", 4)),
+              apps(app("app-a", 1, 4, 1, 0).askingMore(3)),
+              book("app-a", on("n2", 3)),
+              Set.of("w1", "w2", "w3"),
+              Set.of());
 
       assertThat(in.state().allocation("app-a")).isEqualTo(on("n2", 3));
       assertThat(serverGpus(in.state(), "n1")).as("held by the draining workers").isEqualTo(1);
@@ -134,8 +150,11 @@ class SnapshotTranslatorTest {
       ContainerView w1 = worker("w1", "app-a", 1);
       ContainerView w2 = worker("w2", "app-a", 1);
       ContainerView w3 = worker("w3", "app-a", 1);
-      RoundInput in = translate(List.of(node("n1", 4, am("am", "app-a", 0), w1, w2), node("n2", 4, w3)),
-          apps(app("app-a", 2, 4, 1, 0)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, am("am", "app-a", 0), w1, w2), node("n2", 4, w3)),
+              apps(app("app-a", 2, 4, 1, 0)),
+              PlanBook.EMPTY);
 
       assertThat(in.state().allocation("app-a")).isEqualTo(on("n1", 2, "n2", 1));
       assertThat(in.workers().get("app-a")).containsOnlyKeys("n1", "n2");
@@ -148,8 +167,11 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("count with the job's GPUs per worker")
     void countWithGpusPerWorker() {
-      RoundInput in = translate(List.of(node("n1", 8, worker("w1", "app-a", 2), worker("w2", "app-a", 2))),
-          apps(app("app-a", 2, 2, 2, 0)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(
+              List.of(node("n1", 8, worker("w1", "app-a", 2), worker("w2", "app-a", 2))),
+              apps(app("app-a", 2, 2, 2, 0)),
+              PlanBook.EMPTY);
       assertThat(in.state().usedGpus("n1")).isEqualTo(4);
       assertThat(in.state().freeGpus("n1")).isEqualTo(4);
     }
@@ -172,18 +194,28 @@ class SnapshotTranslatorTest {
       for (int i = 0; i < live; i++) {
         ws[i] = worker("w" + i, "app-a", 1);
       }
-      RoundInput in = translate(List.of(node("n1", 16, ws)), apps(app("app-a", min, max, 1, asked)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(
+              List.of(node("n1", 16, ws)), apps(app("app-a", min, max, 1, asked)), PlanBook.EMPTY);
       Job job = in.state().job("app-a");
       assertThat(job.minWorkers()).isEqualTo(min);
       assertThat(job.maxWorkers()).isEqualTo(modelledMax);
     }
 
     @Test
-    @DisplayName("the job carries its shape, submission time, and remaining work after its progress")
+    @DisplayName(
+        "the job carries its shape, submission time, and remaining work after its progress")
     void jobFields() {
       AppView a = new AppView("app-a", new JobShape(1, 2, 2, 1000, "bert"), 250, 1);
-      RoundInput in = TRANSLATOR.translate(100, List.of(node("n1", 4)), apps(a), PlanBook.EMPTY, Set.of(), Set.of(),
-          Map.of("app-a", new JobProgress(400, 25)));
+      RoundInput in =
+          TRANSLATOR.translate(
+              100,
+              List.of(node("n1", 4)),
+              apps(a),
+              PlanBook.EMPTY,
+              Set.of(),
+              Set.of(),
+              Map.of("app-a", new JobProgress(400, 25)));
       Job job = in.state().job("app-a");
       assertThat(job.kind()).isEqualTo("bert");
       assertThat(job.gpusPerWorker()).isEqualTo(2);
@@ -196,18 +228,30 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("a job in the last tenth of its predicted runtime has what the prediction leaves")
     void nearlyDoneJobKeepsItsPrediction() {
-      RoundInput in = TRANSLATOR.translate(5000, List.of(node("n1", 4, worker("w1", "app-a", 1))),
-          apps(app("app-a", 1, 1, 1, 0)), PlanBook.EMPTY, Set.of(), Set.of(),
-          Map.of("app-a", new JobProgress(3500, 10)));
+      RoundInput in =
+          TRANSLATOR.translate(
+              5000,
+              List.of(node("n1", 4, worker("w1", "app-a", 1))),
+              apps(app("app-a", 1, 1, 1, 0)),
+              PlanBook.EMPTY,
+              Set.of(),
+              Set.of(),
+              Map.of("app-a", new JobProgress(3500, 10)));
       assertThat(in.state().job("app-a").remainingS()).isCloseTo(100, within(1e-9));
     }
 
     @Test
     @DisplayName("a job past its predicted runtime still has a tenth of it left")
     void overrunningJobKeepsATenth() {
-      RoundInput in = TRANSLATOR.translate(5000, List.of(node("n1", 4, worker("w1", "app-a", 1))),
-          apps(app("app-a", 1, 1, 1, 0)), PlanBook.EMPTY, Set.of(), Set.of(),
-          Map.of("app-a", new JobProgress(9000, 10)));
+      RoundInput in =
+          TRANSLATOR.translate(
+              5000,
+              List.of(node("n1", 4, worker("w1", "app-a", 1))),
+              apps(app("app-a", 1, 1, 1, 0)),
+              PlanBook.EMPTY,
+              Set.of(),
+              Set.of(),
+              Map.of("app-a", new JobProgress(9000, 10)));
       assertThat(in.state().job("app-a").remainingS()).isCloseTo(360, within(1e-9));
     }
   }
@@ -216,18 +260,30 @@ class SnapshotTranslatorTest {
   @DisplayName("a gang whose promised room containers being drained still hold")
   class GangsWaitingForDrains {
     @Test
-    @DisplayName("counts as started on its promise, the GPUs of the drains that make its room its own already")
+    @DisplayName(
+        "counts as started on its promise, the GPUs of the drains that make its room its own already")
     void startedOnItsPromise() {
       // P's drained worker P3 holds 2 of the 4 GPUs promised to Q; the other 2 are free.
-      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
-              worker("p3", "app-p", 2))),
-          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
-          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
+      RoundInput in =
+          translate(
+              List.of(
+                  node(
+                      "n1",
+                      8,
+                      worker("p1", "app-p", 2),
+                      worker("p2", "app-p", 2),
+                      worker("p3", "app-p", 2))),
+              apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
+              book("app-p", on("n1", 2), "app-q", on("n1", 2)),
+              Set.of("p3"),
+              Set.of());
       assertThat(in.awaitingDrains()).containsExactly("app-q");
       assertThat(in.state().isRunning("app-q")).as("Q is modelled as running").isTrue();
       assertThat(in.state().allocation("app-q")).isEqualTo(on("n1", 2));
       assertThat(in.roomFromDrains()).isEqualTo(Map.of("n1", 2));
-      assertThat(serverGpus(in.state(), "n1")).as("8 less P3 draining, plus P3's 2 GPUs that are Q's").isEqualTo(8);
+      assertThat(serverGpus(in.state(), "n1"))
+          .as("8 less P3 draining, plus P3's 2 GPUs that are Q's")
+          .isEqualTo(8);
       assertThat(in.state().allocation("app-p")).isEqualTo(on("n1", 2));
       assertThat(in.orphans()).isEmpty();
     }
@@ -235,25 +291,49 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("holding part of its gang, its workers are modelled with its promise, not orphans")
     void partOfItsGang() {
-      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
-              worker("p3", "app-p", 2), worker("q1", "app-q", 2))),
-          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 1)),
-          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
+      RoundInput in =
+          translate(
+              List.of(
+                  node(
+                      "n1",
+                      8,
+                      worker("p1", "app-p", 2),
+                      worker("p2", "app-p", 2),
+                      worker("p3", "app-p", 2),
+                      worker("q1", "app-q", 2))),
+              apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 1)),
+              book("app-p", on("n1", 2), "app-q", on("n1", 2)),
+              Set.of("p3"),
+              Set.of());
       assertThat(in.awaitingDrains()).containsExactly("app-q");
       assertThat(in.orphans()).isEmpty();
-      assertThat(in.workers().get("app-q").get("n1")).extracting(ContainerView::id).containsExactly("q1");
+      assertThat(in.workers().get("app-q").get("n1"))
+          .extracting(ContainerView::id)
+          .containsExactly("q1");
       assertThat(in.state().allocation("app-q")).isEqualTo(on("n1", 2));
       assertThat(in.roomFromDrains()).isEqualTo(Map.of("n1", 2));
-      assertThat(serverGpus(in.state(), "n1")).as("8 less P3 draining, plus the 2 of them that are Q's").isEqualTo(8);
+      assertThat(serverGpus(in.state(), "n1"))
+          .as("8 less P3 draining, plus the 2 of them that are Q's")
+          .isEqualTo(8);
     }
 
     @Test
     @DisplayName("is modelled queued when the drains would not make room enough")
     void drainsTooSmall() {
-      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
-              worker("p3", "app-p", 2), worker("x1", "other", 1))),
-          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
-          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
+      RoundInput in =
+          translate(
+              List.of(
+                  node(
+                      "n1",
+                      8,
+                      worker("p1", "app-p", 2),
+                      worker("p2", "app-p", 2),
+                      worker("p3", "app-p", 2),
+                      worker("x1", "other", 1))),
+              apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
+              book("app-p", on("n1", 2), "app-q", on("n1", 2)),
+              Set.of("p3"),
+              Set.of());
       assertThat(in.awaitingDrains()).isEmpty();
       assertThat(in.state().hasJob("app-q")).isTrue();
       assertThat(in.state().isRunning("app-q")).isFalse();
@@ -262,10 +342,19 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("is modelled queued when its ApplicationMaster no longer asks for its gang")
     void noLongerAsks() {
-      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
-              worker("p3", "app-p", 2))),
-          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 1)),
-          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of());
+      RoundInput in =
+          translate(
+              List.of(
+                  node(
+                      "n1",
+                      8,
+                      worker("p1", "app-p", 2),
+                      worker("p2", "app-p", 2),
+                      worker("p3", "app-p", 2))),
+              apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 1)),
+              book("app-p", on("n1", 2), "app-q", on("n1", 2)),
+              Set.of("p3"),
+              Set.of());
       assertThat(in.awaitingDrains()).isEmpty();
       assertThat(in.state().isRunning("app-q")).isFalse();
     }
@@ -273,15 +362,23 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("on a fenced node, is dropped as any promise there")
     void fencedNode() {
-      RoundInput in = translate(List.of(node("n1", 8, worker("p1", "app-p", 2), worker("p2", "app-p", 2),
-              worker("p3", "app-p", 2))),
-          apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
-          book("app-p", on("n1", 2), "app-q", on("n1", 2)), Set.of("p3"), Set.of("n1"));
+      RoundInput in =
+          translate(
+              List.of(
+                  node(
+                      "n1",
+                      8,
+                      worker("p1", "app-p", 2),
+                      worker("p2", "app-p", 2),
+                      worker("p3", "app-p", 2))),
+              apps(app("app-p", 2, 4, 2, 0), app("app-q", 2, 2, 2, 2)),
+              book("app-p", on("n1", 2), "app-q", on("n1", 2)),
+              Set.of("p3"),
+              Set.of("n1"));
       assertThat(in.awaitingDrains()).isEmpty();
       assertThat(in.state().isRunning("app-q")).isFalse();
     }
   }
-
 
   @Nested
   @DisplayName("promises of the last round")
@@ -289,8 +386,11 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("an admitted gang's unfilled promise counts as allocated")
     void unfilledPromiseCountsAsAllocated() {
-      RoundInput in = translate(List.of(node("n1", 4), node("n2", 4)), apps(app("app-a", 3, 3, 1, 3)),
-          book("app-a", on("n1", 2, "n2", 1)));
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4), node("n2", 4)),
+              apps(app("app-a", 3, 3, 1, 3)),
+              book("app-a", on("n1", 2, "n2", 1)));
       assertThat(in.state().allocation("app-a")).isEqualTo(on("n1", 2, "n2", 1));
       assertThat(in.state().freeGpus("n1")).isEqualTo(2);
       assertThat(in.liveWorkers("app-a")).as("promised workers are not live workers").isZero();
@@ -300,8 +400,11 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("a gang half started counts as started: per node, the larger of live and promised")
     void halfStartedGang() {
-      RoundInput in = translate(List.of(node("n1", 4, worker("w1", "app-a", 1)), node("n2", 4)),
-          apps(app("app-a", 3, 3, 1, 2)), book("app-a", on("n1", 2, "n2", 1)));
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, worker("w1", "app-a", 1)), node("n2", 4)),
+              apps(app("app-a", 3, 3, 1, 2)),
+              book("app-a", on("n1", 2, "n2", 1)));
       assertThat(in.state().allocation("app-a")).isEqualTo(on("n1", 2, "n2", 1));
       assertThat(in.liveWorkers("app-a")).isEqualTo(1);
       assertThat(in.orphans()).isEmpty();
@@ -310,8 +413,13 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("a promise on a fenced node is dropped")
     void fencedPromiseDropped() {
-      RoundInput in = translate(List.of(node("n1", 4), node("n2", 4)), apps(app("app-a", 2, 2, 1, 2)),
-          book("app-a", on("n1", 2)), Set.of(), Set.of("n1"));
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4), node("n2", 4)),
+              apps(app("app-a", 2, 2, 1, 2)),
+              book("app-a", on("n1", 2)),
+              Set.of(),
+              Set.of("n1"));
       assertThat(in.state().isRunning("app-a")).isFalse();
       assertThat(in.state().hasJob("app-a")).as("modelled queued").isTrue();
       assertThat(in.state().server("n1").fenced()).isTrue();
@@ -321,8 +429,9 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("a promise on a node that left the cluster is dropped")
     void promiseOnLostNodeDropped() {
-      RoundInput in = translate(List.of(node("n1", 4)), apps(app("app-a", 1, 2, 1, 2)),
-          book("app-a", on("gone", 2)));
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4)), apps(app("app-a", 1, 2, 1, 2)), book("app-a", on("gone", 2)));
       assertThat(in.state().isRunning("app-a")).isFalse();
       assertThat(in.state().servers()).extracting(Server::id).containsExactly("n1");
     }
@@ -330,17 +439,24 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("a promise on a node no longer labelled training is dropped")
     void promiseOnRelabelledNodeDropped() {
-      RoundInput in = translate(List.of(labelled("n1", "inference", 4), node("n2", 4)),
-          apps(app("app-a", 1, 2, 1, 2)), book("app-a", on("n1", 2)));
+      RoundInput in =
+          translate(
+              List.of(labelled("n1", "inference", 4), node("n2", 4)),
+              apps(app("app-a", 1, 2, 1, 2)),
+              book("app-a", on("n1", 2)));
       assertThat(in.state().isRunning("app-a")).isFalse();
     }
 
     @Test
     @DisplayName("a promise counts only as far as the room left once others took GPUs")
     void promiseLimitedByRoom() {
-      // Another application took 3 of n1's 4 GPUs: one of the two promised workers still fits there.
-      RoundInput in = translate(List.of(node("n1", 4, worker("x1", "other", 3)), node("n2", 4)),
-          apps(app("app-a", 1, 4, 1, 3)), book("app-a", on("n1", 2, "n2", 1)));
+      // Another application took 3 of n1's 4 GPUs: one of the two promised workers still fits
+      // there.
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, worker("x1", "other", 3)), node("n2", 4)),
+              apps(app("app-a", 1, 4, 1, 3)),
+              book("app-a", on("n1", 2, "n2", 1)));
       assertThat(in.state().allocation("app-a")).isEqualTo(on("n1", 1, "n2", 1));
       assertThat(in.state().freeGpus("n1")).isZero();
     }
@@ -348,8 +464,11 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("a gang whose promise no longer fits and that holds nothing is modelled queued")
     void gangThatNoLongerFitsIsQueued() {
-      RoundInput in = translate(List.of(node("n1", 4, worker("x1", "other", 3))),
-          apps(app("app-a", 2, 2, 1, 2)), book("app-a", on("n1", 2)));
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, worker("x1", "other", 3))),
+              apps(app("app-a", 2, 2, 1, 2)),
+              book("app-a", on("n1", 2)));
       assertThat(in.state().isRunning("app-a")).isFalse();
       assertThat(in.state().hasJob("app-a")).isTrue();
       assertThat(in.orphans()).isEmpty();
@@ -357,11 +476,14 @@ class SnapshotTranslatorTest {
     }
 
     @Test
-    @DisplayName("promises of two jobs on one node: the first in id order fills first, the second gets what is left")
+    @DisplayName(
+        "promises of two jobs on one node: the first in id order fills first, the second gets what is left")
     void competingPromises() {
-      RoundInput in = translate(List.of(node("n1", 4)),
-          apps(app("app-a", 1, 3, 1, 3), app("app-b", 1, 3, 1, 3)),
-          book("app-a", on("n1", 3), "app-b", on("n1", 3)));
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4)),
+              apps(app("app-a", 1, 3, 1, 3), app("app-b", 1, 3, 1, 3)),
+              book("app-a", on("n1", 3), "app-b", on("n1", 3)));
       assertThat(in.state().allocation("app-a")).isEqualTo(on("n1", 3));
       assertThat(in.state().allocation("app-b")).isEqualTo(on("n1", 1));
       assertThat(in.state().usedGpus("n1")).isEqualTo(4);
@@ -370,9 +492,17 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("live workers come first: a promise never displaces another job's live workers")
     void liveBeforePromises() {
-      RoundInput in = translate(List.of(node("n1", 4, worker("b1", "app-b", 1), worker("b2", "app-b", 1),
-              worker("b3", "app-b", 1))),
-          apps(app("app-a", 1, 3, 1, 3), app("app-b", 3, 3, 1, 0)), book("app-a", on("n1", 3)));
+      RoundInput in =
+          translate(
+              List.of(
+                  node(
+                      "n1",
+                      4,
+                      worker("b1", "app-b", 1),
+                      worker("b2", "app-b", 1),
+                      worker("b3", "app-b", 1))),
+              apps(app("app-a", 1, 3, 1, 3), app("app-b", 3, 3, 1, 0)),
+              book("app-a", on("n1", 3)));
       assertThat(in.state().allocation("app-b")).isEqualTo(on("n1", 3));
       assertThat(in.state().allocation("app-a")).isEqualTo(on("n1", 1));
     }
@@ -386,13 +516,21 @@ class SnapshotTranslatorTest {
     }
 
     @Test
-    @DisplayName("live workers on one node and a promise on another never model more than the job's max")
+    @DisplayName(
+        "live workers on one node and a promise on another never model more than the job's max")
     void liveAndPromiseElsewhereCappedAtMax() {
-      // The book (an earlier round) moved app-a's flexible worker from n2 to n3, but a worker reached n2 under the
-      // book before it: live n1:1 + n2:1 is already the job's max of 2, so n3's promise cannot be counted on top.
-      RoundInput in = translate(List.of(node("n1", 4, worker("w1", "app-a", 1)),
-              node("n2", 4, worker("w2", "app-a", 1)), node("n3", 4)),
-          apps(app("app-a", 1, 2, 1, 0)), book("app-a", on("n1", 1, "n3", 1)));
+      // The book (an earlier round) moved app-a's flexible worker from n2 to n3, but a worker
+      // reached n2 under the
+      // book before it: live n1:1 + n2:1 is already the job's max of 2, so n3's promise cannot be
+      // counted on top.
+      RoundInput in =
+          translate(
+              List.of(
+                  node("n1", 4, worker("w1", "app-a", 1)),
+                  node("n2", 4, worker("w2", "app-a", 1)),
+                  node("n3", 4)),
+              apps(app("app-a", 1, 2, 1, 0)),
+              book("app-a", on("n1", 1, "n3", 1)));
       Allocation a = in.state().allocation("app-a");
       assertThat(a.totalWorkers()).isEqualTo(2);
       assertThat(a.workersOn("n1")).isEqualTo(1);
@@ -405,13 +543,25 @@ class SnapshotTranslatorTest {
   @DisplayName("GPUs the plan does not own")
   class BlockedGpus {
     @Test
-    @DisplayName("other applications', ApplicationMasters' and draining workers' GPUs leave the server's capacity")
+    @DisplayName(
+        "other applications', ApplicationMasters' and draining workers' GPUs leave the server's capacity")
     void takenOutOfCapacity() {
       ContainerView draining = worker("w-draining", "app-a", 1);
       ContainerView live = worker("w-live", "app-a", 1);
-      RoundInput in = translate(
-          List.of(node("n1", 8, worker("x1", "not-elastic", 2), am("am-a", "app-a", 1), draining, live)),
-          apps(app("app-a", 1, 4, 1, 0)), PlanBook.EMPTY, Set.of("w-draining"), Set.of());
+      RoundInput in =
+          translate(
+              List.of(
+                  node(
+                      "n1",
+                      8,
+                      worker("x1", "not-elastic", 2),
+                      am("am-a", "app-a", 1),
+                      draining,
+                      live)),
+              apps(app("app-a", 1, 4, 1, 0)),
+              PlanBook.EMPTY,
+              Set.of("w-draining"),
+              Set.of());
       assertThat(serverGpus(in.state(), "n1")).isEqualTo(8 - 2 - 1 - 1);
       assertThat(in.state().allocation("app-a")).isEqualTo(on("n1", 1));
       assertThat(in.workers().get("app-a").get("n1")).containsExactly(live);
@@ -420,24 +570,33 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("a node wholly taken by others is no server at all")
     void fullNodeIsNoServer() {
-      RoundInput in = translate(List.of(node("n1", 4, worker("x1", "not-elastic", 4)), node("n2", 2)),
-          apps(app("app-a", 1, 1, 1, 1)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, worker("x1", "not-elastic", 4)), node("n2", 2)),
+              apps(app("app-a", 1, 1, 1, 1)),
+              PlanBook.EMPTY);
       assertThat(in.state().servers()).extracting(Server::id).containsExactly("n2");
     }
 
     @Test
     @DisplayName("a job too wide for the room any server has now is left out")
     void tooWideLeftOut() {
-      RoundInput in = translate(List.of(node("n1", 8, worker("x1", "not-elastic", 6)), node("n2", 4)),
-          apps(app("app-a", 1, 1, 8, 1)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(
+              List.of(node("n1", 8, worker("x1", "not-elastic", 6)), node("n2", 4)),
+              apps(app("app-a", 1, 1, 8, 1)),
+              PlanBook.EMPTY);
       assertThat(in.state().hasJob("app-a")).isFalse();
     }
 
     @Test
     @DisplayName("containers with no GPUs take nothing")
     void zeroGpuContainers() {
-      RoundInput in = translate(List.of(node("n1", 4, worker("x1", "not-elastic", 0), am("am-a", "app-a", 0))),
-          apps(app("app-a", 1, 1, 1, 1)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, worker("x1", "not-elastic", 0), am("am-a", "app-a", 0))),
+              apps(app("app-a", 1, 1, 1, 1)),
+              PlanBook.EMPTY);
       assertThat(serverGpus(in.state(), "n1")).isEqualTo(4);
     }
   }
@@ -446,38 +605,54 @@ class SnapshotTranslatorTest {
   @DisplayName("partial gangs")
   class PartialGangs {
     @Test
-    @DisplayName("a partial gang with no promise is drained: its workers are orphans and the job is modelled queued")
+    @DisplayName(
+        "a partial gang with no promise is drained: its workers are orphans and the job is modelled queued")
     void partialGangWithoutPromiseIsDrained() {
       ContainerView w1 = worker("w1", "app-a", 1);
       // Its ApplicationMaster asks again for the whole gang.
-      RoundInput in = translate(List.of(node("n1", 4, w1), node("n2", 4)), apps(app("app-a", 2, 2, 1, 2)),
-          PlanBook.EMPTY);
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, w1), node("n2", 4)),
+              apps(app("app-a", 2, 2, 1, 2)),
+              PlanBook.EMPTY);
       assertThat(in.orphans()).containsExactly(w1);
       assertThat(in.workers()).doesNotContainKey("app-a");
       assertThat(in.liveWorkers("app-a")).isZero();
       assertThat(in.state().hasJob("app-a")).isTrue();
       assertThat(in.state().isRunning("app-a")).isFalse();
-      assertThat(serverGpus(in.state(), "n1")).as("the orphan holds its GPU until drained").isEqualTo(3);
+      assertThat(serverGpus(in.state(), "n1"))
+          .as("the orphan holds its GPU until drained")
+          .isEqualTo(3);
     }
 
     @Test
     @DisplayName("a partial gang whose promise was on a fenced node is drained")
     void partialGangWithFencedPromise() {
       ContainerView w1 = worker("w1", "app-a", 1);
-      RoundInput in = translate(List.of(node("n1", 4, w1), node("n2", 4)), apps(app("app-a", 2, 2, 1, 1)),
-          book("app-a", on("n1", 1, "n2", 1)), Set.of(), Set.of("n2"));
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, w1), node("n2", 4)),
+              apps(app("app-a", 2, 2, 1, 1)),
+              book("app-a", on("n1", 1, "n2", 1)),
+              Set.of(),
+              Set.of("n2"));
       assertThat(in.orphans()).containsExactly(w1);
       assertThat(in.state().isRunning("app-a")).isFalse();
     }
 
     @Test
-    @DisplayName("a partial gang spread over nodes is drained on every node, and none of its promise is kept")
+    @DisplayName(
+        "a partial gang spread over nodes is drained on every node, and none of its promise is kept")
     void partialGangOnSeveralNodes() {
       ContainerView w1 = worker("w1", "app-a", 2);
       ContainerView w2 = worker("w2", "app-a", 2);
-      // Promised 3 workers of 2 GPUs; the room for the third (on n3) was taken by another application.
-      RoundInput in = translate(List.of(node("n1", 4, w1), node("n2", 4, w2), node("n3", 4, worker("x", "o", 3))),
-          apps(app("app-a", 3, 3, 2, 3)), book("app-a", on("n1", 1, "n2", 1, "n3", 1)));
+      // Promised 3 workers of 2 GPUs; the room for the third (on n3) was taken by another
+      // application.
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, w1), node("n2", 4, w2), node("n3", 4, worker("x", "o", 3))),
+              apps(app("app-a", 3, 3, 2, 3)),
+              book("app-a", on("n1", 1, "n2", 1, "n3", 1)));
       assertThat(in.orphans()).containsExactlyInAnyOrder(w1, w2);
       assertThat(in.state().allocations()).isEmpty();
       assertThat(serverGpus(in.state(), "n1")).isEqualTo(2);
@@ -486,19 +661,24 @@ class SnapshotTranslatorTest {
     }
 
     @Test
-    @DisplayName("a partial gang whose ApplicationMaster asks only for the missing workers is left out while it drains")
+    @DisplayName(
+        "a partial gang whose ApplicationMaster asks only for the missing workers is left out while it drains")
     void partialGangAskingOnlyTheRestIsLeftOut() {
-      // Holding 1 of 2 and asking 1 more: once its worker is an orphan, it asks for fewer than its minimum.
+      // Holding 1 of 2 and asking 1 more: once its worker is an orphan, it asks for fewer than its
+      // minimum.
       ContainerView w1 = worker("w1", "app-a", 1);
-      RoundInput in = translate(List.of(node("n1", 4, w1)), apps(app("app-a", 2, 2, 1, 1)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(List.of(node("n1", 4, w1)), apps(app("app-a", 2, 2, 1, 1)), PlanBook.EMPTY);
       assertThat(in.orphans()).containsExactly(w1);
       assertThat(in.state().hasJob("app-a")).isFalse();
     }
 
     @Test
-    @DisplayName("a partial gang's orphans are seen by every other job's fit, whatever the order of applications")
+    @DisplayName(
+        "a partial gang's orphans are seen by every other job's fit, whatever the order of applications")
     void orphansSeenByEarlierJobs() {
-      // app-a (one 4-GPU worker) sorts before app-b, whose lone worker on n1 is an orphan still holding a GPU
+      // app-a (one 4-GPU worker) sorts before app-b, whose lone worker on n1 is an orphan still
+      // holding a GPU
       // there: no server has room for app-a's worker now.
       ContainerView orphan = worker("b1", "app-b", 1);
       Map<String, AppView> views = apps(app("app-a", 1, 1, 4, 1), app("app-b", 2, 2, 1, 1));
@@ -513,8 +693,11 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("a gang at its minimum is not partial")
     void gangAtMinimum() {
-      RoundInput in = translate(List.of(node("n1", 4, worker("w1", "app-a", 1), worker("w2", "app-a", 1))),
-          apps(app("app-a", 2, 4, 1, 0)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4, worker("w1", "app-a", 1), worker("w2", "app-a", 1))),
+              apps(app("app-a", 2, 4, 1, 0)),
+              PlanBook.EMPTY);
       assertThat(in.orphans()).isEmpty();
       assertThat(in.state().isRunning("app-a")).isTrue();
     }
@@ -535,17 +718,22 @@ class SnapshotTranslatorTest {
 
     @ParameterizedTest(name = "min {0}, asking {1}: modelled {2}")
     @MethodSource("asks")
-    @DisplayName("a job holding nothing is modelled only once its ApplicationMaster asks for its whole gang")
+    @DisplayName(
+        "a job holding nothing is modelled only once its ApplicationMaster asks for its whole gang")
     void modelledOnceWholeGangAsked(int min, int asked, boolean modelled) {
-      RoundInput in = translate(List.of(node("n1", 4)), apps(app("app-a", min, 4, 1, asked)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(List.of(node("n1", 4)), apps(app("app-a", min, 4, 1, asked)), PlanBook.EMPTY);
       assertThat(in.state().hasJob("app-a")).isEqualTo(modelled);
       assertThat(in.state().isRunning("app-a")).isFalse();
     }
 
     @Test
-    @DisplayName("an admitted gang still starting is modelled even before its ApplicationMaster asks")
+    @DisplayName(
+        "an admitted gang still starting is modelled even before its ApplicationMaster asks")
     void admittedGangModelledBeforeAsking() {
-      RoundInput in = translate(List.of(node("n1", 4)), apps(app("app-a", 2, 2, 1, 0)), book("app-a", on("n1", 2)));
+      RoundInput in =
+          translate(
+              List.of(node("n1", 4)), apps(app("app-a", 2, 2, 1, 0)), book("app-a", on("n1", 2)));
       assertThat(in.state().isRunning("app-a")).isTrue();
     }
   }
@@ -556,18 +744,29 @@ class SnapshotTranslatorTest {
     @Test
     @DisplayName("nodes labelled other than training are ignored, with what runs on them")
     void otherLabelsIgnored() {
-      RoundInput in = translate(
-          List.of(labelled("i1", "inference", 4, worker("w1", "app-a", 1)), labelled("d1", "", 8), node("n1", 4)),
-          apps(app("app-a", 1, 2, 1, 0)), PlanBook.EMPTY);
+      RoundInput in =
+          translate(
+              List.of(
+                  labelled("i1", "inference", 4, worker("w1", "app-a", 1)),
+                  labelled("d1", "", 8),
+                  node("n1", 4)),
+              apps(app("app-a", 1, 2, 1, 0)),
+              PlanBook.EMPTY);
       assertThat(in.state().servers()).extracting(Server::id).containsExactly("n1");
       assertThat(in.workers()).doesNotContainKey("app-a");
     }
 
     @Test
-    @DisplayName("inference-owned nodes labelled training become loaned servers of the inference pool")
+    @DisplayName(
+        "inference-owned nodes labelled training become loaned servers of the inference pool")
     void inferenceOwnedAreLoaned() {
-      RoundInput in = translate(List.of(node("inf-1", 4), node("n1", 4)), apps(), PlanBook.EMPTY, Set.of(),
-          Set.of("inf-1"));
+      RoundInput in =
+          translate(
+              List.of(node("inf-1", 4), node("n1", 4)),
+              apps(),
+              PlanBook.EMPTY,
+              Set.of(),
+              Set.of("inf-1"));
       Server loaned = in.state().server("inf-1");
       assertThat(loaned.pool()).isEqualTo(Pool.INFERENCE);
       assertThat(loaned.loaned()).isTrue();
@@ -580,28 +779,48 @@ class SnapshotTranslatorTest {
     }
 
     @Test
-    @DisplayName("live workers on a fenced node stay in the allocation; only new promises there are dropped")
+    @DisplayName(
+        "live workers on a fenced node stay in the allocation; only new promises there are dropped")
     void fencedNodeKeepsLiveWorkers() {
-      RoundInput in = translate(List.of(node("inf-1", 4, worker("w1", "app-a", 1)), node("n1", 4)),
-          apps(app("app-a", 1, 3, 1, 0)), book("app-a", on("inf-1", 3)), Set.of(), Set.of("inf-1"));
+      RoundInput in =
+          translate(
+              List.of(node("inf-1", 4, worker("w1", "app-a", 1)), node("n1", 4)),
+              apps(app("app-a", 1, 3, 1, 0)),
+              book("app-a", on("inf-1", 3)),
+              Set.of(),
+              Set.of("inf-1"));
       assertThat(in.state().allocation("app-a")).isEqualTo(on("inf-1", 1));
     }
 
     @Test
-    @DisplayName("a node learnt to be inference's is loaned from the round after its owners' count moves")
+    @DisplayName(
+        "a node learnt to be inference's is loaned from the round after its owners' count moves")
     void ownersLearntBetweenRounds() {
       Set<String> inference = new java.util.HashSet<>();
       java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
-      SnapshotTranslator translator = new SnapshotTranslator(TRAINING, GPU, inference::contains, changes::get,
-          io.aryl.core.speedup.SpeedupModel.linear());
+      SnapshotTranslator translator =
+          new SnapshotTranslator(
+              TRAINING,
+              GPU,
+              inference::contains,
+              changes::get,
+              io.aryl.core.speedup.SpeedupModel.linear());
       List<NodeView> nodes = List.of(node("n1", 4), node("n2", 4));
 
-      assertThat(translator.translate(100, nodes, apps(), PlanBook.EMPTY, Set.of(), Set.of(), Map.of()).state()
-          .server("n2").loaned()).isFalse();
+      assertThat(
+              translator
+                  .translate(100, nodes, apps(), PlanBook.EMPTY, Set.of(), Set.of(), Map.of())
+                  .state()
+                  .server("n2")
+                  .loaned())
+          .isFalse();
       inference.add("n2");
       changes.incrementAndGet();
-      Server n2 = translator.translate(101, nodes, apps(), PlanBook.EMPTY, Set.of(), Set.of(), Map.of()).state()
-          .server("n2");
+      Server n2 =
+          translator
+              .translate(101, nodes, apps(), PlanBook.EMPTY, Set.of(), Set.of(), Map.of())
+              .state()
+              .server("n2");
 
       assertThat(n2.loaned()).isTrue();
       assertThat(n2.pool()).isEqualTo(Pool.INFERENCE);

@@ -76,7 +76,8 @@ class BackgroundSavesTest {
   }
 
   @Test
-  @DisplayName("the caller does not wait for the store; values handed over meanwhile are saved as the newest only")
+  @DisplayName(
+      "the caller does not wait for the store; values handed over meanwhile are saved as the newest only")
   void latestOnly() throws Exception {
     GatedStore store = new GatedStore();
     DurableState state = DurableState.open(store, 0);

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What every durable store promises: sections written are read back by whoever claims the store next, and once a
- * second scheduler claimed it, the first can no longer write. Run against a real embedded ZooKeeper and a real local
- * file system.
+ * What every durable store promises: sections written are read back by whoever claims the store
+ * next, and once a second scheduler claimed it, the first can no longer write. Run against a real
+ * embedded ZooKeeper and a real local file system.
  */
 @DisplayName("StateStore: what survives, and who may write it")
 class StateStoreContractTest {
@@ -38,7 +38,10 @@ class StateStoreContractTest {
     zk.close();
   }
 
-  /** The contract, for one kind of store; {@link #open} gives a new handle on the same store each call. */
+  /**
+   * The contract, for one kind of store; {@link #open} gives a new handle on the same store each
+   * call.
+   */
   abstract static class Contract {
     abstract StateStore open() throws Exception;
 
@@ -62,7 +65,8 @@ class StateStoreContractTest {
     @Test
     @DisplayName("each claim's epoch is larger than the one before")
     void epochsIncrease() throws Exception {
-      try (StateStore a = open(); StateStore b = open()) {
+      try (StateStore a = open();
+          StateStore b = open()) {
         long ea = a.claim();
         long eb = b.claim();
         assertThat(eb).isGreaterThan(ea);
@@ -72,7 +76,8 @@ class StateStoreContractTest {
     @Test
     @DisplayName("after a second scheduler claimed the store, the first one's writes are refused")
     void aDeposedClaimantCannotWrite() throws Exception {
-      try (StateStore deposed = open(); StateStore active = open()) {
+      try (StateStore deposed = open();
+          StateStore active = open()) {
         deposed.claim();
         deposed.write("drains", bytes("{\"containers\":[]}"));
         active.claim();
@@ -81,7 +86,8 @@ class StateStoreContractTest {
         assertThatThrownBy(() -> deposed.write("drains", bytes("{\"containers\":[]}")))
             .isInstanceOf(StoreFencedException.class)
             .hasMessageContaining("no longer active");
-        assertThat(new String(active.readAll().get("drains"), StandardCharsets.UTF_8)).contains("kept");
+        assertThat(new String(active.readAll().get("drains"), StandardCharsets.UTF_8))
+            .contains("kept");
       }
     }
 
@@ -103,7 +109,8 @@ class StateStoreContractTest {
 
     @Override
     StateStore open() {
-      CuratorFramework client = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
+      CuratorFramework client =
+          CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
       client.start();
       return new ZkStateStore(client, root, ZooDefs.Ids.OPEN_ACL_UNSAFE, client::close);
     }
@@ -114,7 +121,8 @@ class StateStoreContractTest {
       try (StateStore s = open()) {
         s.claim();
         assertThatThrownBy(() -> s.write("jobs", new byte[ZkStateStore.MAX_SECTION_BYTES + 1]))
-            .hasMessageContaining("section jobs is " + (ZkStateStore.MAX_SECTION_BYTES + 1) + " bytes");
+            .hasMessageContaining(
+                "section jobs is " + (ZkStateStore.MAX_SECTION_BYTES + 1) + " bytes");
       }
     }
 
@@ -133,7 +141,8 @@ class StateStoreContractTest {
 
     @Override
     StateStore open() throws Exception {
-      return new FsStateStore(new Configuration(), new org.apache.hadoop.fs.Path(dir.toUri().toString()));
+      return new FsStateStore(
+          new Configuration(), new org.apache.hadoop.fs.Path(dir.toUri().toString()));
     }
 
     @Test
@@ -148,7 +157,9 @@ class StateStoreContractTest {
         names = files.map(p -> p.getFileName().toString()).toList();
       }
       assertThat(names).noneMatch(n -> n.contains(".tmp"));
-      assertThat(names).filteredOn(n -> !n.startsWith(".")).as("besides the local file system's checksums")
+      assertThat(names)
+          .filteredOn(n -> !n.startsWith("."))
+          .as("besides the local file system's checksums")
           .containsExactlyInAnyOrder("owners.json", "epoch");
     }
   }
@@ -160,7 +171,8 @@ class StateStoreContractTest {
 
     @Override
     StateStore open() throws Exception {
-      return FsStateStore.viaHadoop(new Configuration(), new org.apache.hadoop.fs.Path(dir.toUri().toString()));
+      return FsStateStore.viaHadoop(
+          new Configuration(), new org.apache.hadoop.fs.Path(dir.toUri().toString()));
     }
 
     @Test
@@ -173,14 +185,16 @@ class StateStoreContractTest {
       }
       try (StateStore local = new FsStateStore(new Configuration(), p)) {
         local.claim();
-        assertThat(new String(local.readAll().get("owners"), java.nio.charset.StandardCharsets.UTF_8))
+        assertThat(
+                new String(local.readAll().get("owners"), java.nio.charset.StandardCharsets.UTF_8))
             .isEqualTo("{\"a\":1}");
         local.write("owners", bytes("{\"a\":2}"));
       }
       try (StateStore hadoop = open()) {
         hadoop.claim();
         // Hadoop verifies a checksum file it finds: the local store removed the stale one.
-        assertThat(new String(hadoop.readAll().get("owners"), java.nio.charset.StandardCharsets.UTF_8))
+        assertThat(
+                new String(hadoop.readAll().get("owners"), java.nio.charset.StandardCharsets.UTF_8))
             .isEqualTo("{\"a\":2}");
       }
     }

@@ -21,34 +21,66 @@ import org.junit.jupiter.api.Test;
 class ArylPageTest {
   private static final long NOW = 1_700_000_000_000L;
 
-  private static NodeStatus node(String name, String label, Pool owner, boolean loaned, boolean fenced, int gpus,
-      int used) {
+  private static NodeStatus node(
+      String name, String label, Pool owner, boolean loaned, boolean fenced, int gpus, int used) {
     return new NodeStatus(name, label, gpus, used, owner, loaned, fenced, "a100", 1.0, null, null);
   }
 
   private static ApplicationStatus app(String id, int actual, String team) {
-    return new ApplicationStatus(id, 1, 16, 1, 3600, 8, Map.of(), actual, 0, Change.SHRINK, null, team);
+    return new ApplicationStatus(
+        id, 1, 16, 1, 3600, 8, Map.of(), actual, 0, Change.SHRINK, null, team);
   }
 
   private static ReclaimStatus reclaim(long id, Phase phase, long tookMs, boolean late) {
-    return new ReclaimStatus(id, phase, 1, List.of("n1:1"), List.of(), List.of(), Map.of(), 0, NOW - 5_000,
-        NOW + 25_000, phase == Phase.DONE ? NOW : -1, tookMs, late, Map.of("application_1_0001", Action.SHRINK,
-        "application_1_0009", Action.PREEMPT), 2, 0, 0, 0);
+    return new ReclaimStatus(
+        id,
+        phase,
+        1,
+        List.of("n1:1"),
+        List.of(),
+        List.of(),
+        Map.of(),
+        0,
+        NOW - 5_000,
+        NOW + 25_000,
+        phase == Phase.DONE ? NOW : -1,
+        tookMs,
+        late,
+        Map.of("application_1_0001", Action.SHRINK, "application_1_0009", Action.PREEMPT),
+        2,
+        0,
+        0,
+        0);
   }
 
   private static SchedulerStatus status() {
     NodeStatus lent = node("n1:1", "training", Pool.INFERENCE, true, true, 8, 6);
-    return new SchedulerStatus(true, 42L, 1.0, new RecoveryStatus(false, NOW, NOW, 60000, 0, List.of(), "done"),
+    return new SchedulerStatus(
+        true,
+        42L,
+        1.0,
+        new RecoveryStatus(false, NOW, NOW, 60000, 0, List.of(), "done"),
         new StoreStatus("memory", "", 1, null),
-        List.of(node("n0:1", "inference", Pool.INFERENCE, false, false, 8, 2), lent,
-            node("n2:1", "training", Pool.TRAINING, false, false, 8, 8)), List.of(lent),
-        List.of(app("application_1_0001", 14, "<script>alert(1)</script>"), app("application_1_0002", 0, null)),
-        List.of(), List.of(), PlanStatus.NONE, List.of(reclaim(1, Phase.DRAINING, -1, false)),
-        List.of(reclaim(0, Phase.DONE, 2500, true)), 0, null);
+        List.of(
+            node("n0:1", "inference", Pool.INFERENCE, false, false, 8, 2),
+            lent,
+            node("n2:1", "training", Pool.TRAINING, false, false, 8, 8)),
+        List.of(lent),
+        List.of(
+            app("application_1_0001", 14, "<script>alert(1)</script>"),
+            app("application_1_0002", 0, null)),
+        List.of(),
+        List.of(),
+        PlanStatus.NONE,
+        List.of(reclaim(1, Phase.DRAINING, -1, false)),
+        List.of(reclaim(0, Phase.DONE, 2500, true)),
+        0,
+        null);
   }
 
   private static String render(SchedulerStatus status, List<HistorySample> history) {
-    return ArylPage.render(new ArylPage.Inputs(status, history, NOW, "inference", "training", id -> true));
+    return ArylPage.render(
+        new ArylPage.Inputs(status, history, NOW, "inference", "training", id -> true));
   }
 
   @Test
@@ -59,10 +91,13 @@ class ArylPageTest {
     int training = html.indexOf("data-pool=\"training\"");
     assertThat(inference).isPositive().isLessThan(training);
     assertThat(html.indexOf("data-node=\"n0:1\"")).isBetween(inference, training);
-    assertThat(html.indexOf("data-node=\"n1:1\"")).as("a lent node is a tile of the pool it serves")
+    assertThat(html.indexOf("data-node=\"n1:1\""))
+        .as("a lent node is a tile of the pool it serves")
         .isGreaterThan(training);
-    assertThat(html).contains("<div class=\"tile loaned fenced\" data-node=\"n1:1\" data-owner=\"inference\""
-        + " data-label=\"training\" data-loaned=\"true\" data-fenced=\"true\" data-used-gpus=\"6\" data-gpus=\"8\">");
+    assertThat(html)
+        .contains(
+            "<div class=\"tile loaned fenced\" data-node=\"n1:1\" data-owner=\"inference\""
+                + " data-label=\"training\" data-loaned=\"true\" data-fenced=\"true\" data-used-gpus=\"6\" data-gpus=\"8\">");
     assertThat(html).contains("2 node(s), 14 / 16 GPUs used");
   }
 
@@ -70,8 +105,10 @@ class ArylPageTest {
   void showsReclaimsWithDeadlineAndWhatTheyDrained() {
     String html = render(status(), List.of());
     assertThat(html).contains("<td class=\"left\">25 s</td>");
-    assertThat(html).contains("<a href=\"/cluster/app/application_1_0009\">application_1_0009</a>: "
-        + "<span class=\"action\">PREEMPT</span>");
+    assertThat(html)
+        .contains(
+            "<a href=\"/cluster/app/application_1_0009\">application_1_0009</a>: "
+                + "<span class=\"action\">PREEMPT</span>");
     assertThat(html).contains("<td class=\"shrunk\">2</td>");
     assertThat(html).contains("<td class=\"took\">2.5 s</td><td class=\"late warn\">late</td>");
   }
@@ -80,34 +117,50 @@ class ArylPageTest {
   void listsApplicationsWithLinksToTheirRmPageAndEscapesValues() {
     String html = render(status(), List.of());
     assertThat(html).contains("<a href=\"/cluster/app/application_1_0001\">application_1_0001</a>");
-    assertThat(html).contains("<td class=\"min\">1</td><td class=\"target\">8</td>"
-        + "<td class=\"actual differs\">14</td><td class=\"max\">16</td>");
+    assertThat(html)
+        .contains(
+            "<td class=\"min\">1</td><td class=\"target\">8</td>"
+                + "<td class=\"actual differs\">14</td><td class=\"max\">16</td>");
     assertThat(html).doesNotContain("<script>").contains("&lt;script&gt;alert(1)&lt;/script&gt;");
   }
 
   @Test
   void hidesApplicationsTheCallerMayNotView() {
-    String html = ArylPage.render(new ArylPage.Inputs(status(), List.of(), NOW, "inference", "training",
-        id -> id.endsWith("0002")));
-    assertThat(html).doesNotContain("application_1_0001").doesNotContain("application_1_0009")
-        .contains("application_1_0002").contains("1 application(s) you may not view are not listed.")
+    String html =
+        ArylPage.render(
+            new ArylPage.Inputs(
+                status(), List.of(), NOW, "inference", "training", id -> id.endsWith("0002")));
+    assertThat(html)
+        .doesNotContain("application_1_0001")
+        .doesNotContain("application_1_0009")
+        .contains("application_1_0002")
+        .contains("1 application(s) you may not view are not listed.")
         .contains("2 other application(s)");
   }
 
   @Test
   void chartsEndAtTheCurrentStatus() {
-    HistorySample old = new HistorySample(NOW - 120_000, 0, 3, Map.of("inference", 1, "training", 4),
-        Map.of("inference", 8, "training", 16));
+    HistorySample old =
+        new HistorySample(
+            NOW - 120_000,
+            0,
+            3,
+            Map.of("inference", 1, "training", 4),
+            Map.of("inference", 8, "training", 16));
     String html = render(status(), List.of(old));
     assertThat(html).contains("id=\"chart-loaned\" data-points=\"2\"");
     assertThat(html).contains("data-series=\"on loan\" data-last=\"1\"");
     assertThat(html).contains("data-series=\"queued\" data-last=\"1\"");
-    assertThat(html).contains("data-series=\"inference\" data-last=\"2\"").contains("data-series=\"training\" data-last=\"14\"");
+    assertThat(html)
+        .contains("data-series=\"inference\" data-last=\"2\"")
+        .contains("data-series=\"training\" data-last=\"14\"");
     assertThat(html).contains("<svg xmlns=\"http://www.w3.org/2000/svg\"");
   }
 
   @Test
   void saysSoWhenArylIsOff() {
-    assertThat(render(SchedulerStatus.disabled(), List.of())).contains("id=\"off\"").doesNotContain("id=\"pools\"");
+    assertThat(render(SchedulerStatus.disabled(), List.of()))
+        .contains("id=\"off\"")
+        .doesNotContain("id=\"pools\"");
   }
 }

@@ -26,6 +26,19 @@ package org.apache.hadoop.yarn.sls;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.tools.rumen.JobTraceReader;
@@ -44,22 +57,6 @@ import org.apache.hadoop.yarn.sls.synthetic.SynthTraceJobProducer;
 import org.apache.hadoop.yarn.util.UTCClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.io.File;
-import java.io.FileInputStream;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-
 
 public class AMRunner {
   private static final Logger LOG = LoggerFactory.getLogger(AMRunner.class);
@@ -84,7 +81,6 @@ public class AMRunner {
     this.slsRunner = slsRunner;
     this.conf = slsRunner.getConf();
   }
-
 
   public void init(Configuration conf) throws ClassNotFoundException {
     amMap = new ConcurrentHashMap<>();
@@ -117,30 +113,28 @@ public class AMRunner {
         startAMFromSynthGenerator();
         break;
       default:
-        throw new YarnException("Input configuration not recognized, "
-            + "trace type should be SLS, RUMEN, or SYNTH");
+        throw new YarnException(
+            "Input configuration not recognized, " + "trace type should be SLS, RUMEN, or SYNTH");
     }
 
     numAMs = amMap.size();
     remainingApps = numAMs;
   }
 
-  /**
-   * Parse workload from a SLS trace file.
-   */
+  /** Parse workload from a SLS trace file. */
   private void startAMFromSLSTrace(String inputTrace) throws IOException {
     JsonFactory jsonF = new JsonFactory();
     ObjectMapper mapper = new ObjectMapper();
 
-    try (Reader input = new InputStreamReader(
-        new FileInputStream(inputTrace), StandardCharsets.UTF_8)) {
+    try (Reader input =
+        new InputStreamReader(new FileInputStream(inputTrace), StandardCharsets.UTF_8)) {
       // Aryl: a tree, not Map<String, String> (see the note at the top).
-      JavaType type = mapper.getTypeFactory().
-          constructMapType(Map.class, String.class, Object.class);
-      Iterator<Map<String, Object>> jobIter = mapper.readValues(
-          jsonF.createParser(input), type);
+      JavaType type =
+          mapper.getTypeFactory().constructMapType(Map.class, String.class, Object.class);
+      Iterator<Map<String, Object>> jobIter = mapper.readValues(jsonF.createParser(input), type);
 
-      // Aryl: a job that cannot be run stops the run with the file and the job's place in it, before any AM starts;
+      // Aryl: a job that cannot be run stops the run with the file and the job's place in it,
+      // before any AM starts;
       // 3.4.2 logged it and went on without the job.
       int index = 0;
       while (jobIter.hasNext()) {
@@ -148,32 +142,44 @@ public class AMRunner {
         Map<String, String> jsonJob = null;
         try {
           jsonJob = asStrings(jobIter.next());
-          // Aryl: SLS's documentation and its sample traces name a job's AM type "am.type"; 3.4.2 reads only
+          // Aryl: SLS's documentation and its sample traces name a job's AM type "am.type"; 3.4.2
+          // reads only
           // "yarn.sls.am.type" and runs every other job as MapReduce.
-          jsonJob.putIfAbsent(SLSConfiguration.AM_TYPE, jsonJob.get(SLSConfiguration.JOB_AM_PREFIX + "type"));
+          jsonJob.putIfAbsent(
+              SLSConfiguration.AM_TYPE, jsonJob.get(SLSConfiguration.JOB_AM_PREFIX + "type"));
           String amType = jsonJob.get(SLSConfiguration.AM_TYPE);
           if (amType != null && !amClassMap.containsKey(amType)) {
-            throw new IllegalArgumentException(SLSConfiguration.AM_TYPE + " '" + amType + "' is not a known AM type"
-                + " (known: " + amClassMap.keySet() + ")");
+            throw new IllegalArgumentException(
+                SLSConfiguration.AM_TYPE
+                    + " '"
+                    + amType
+                    + "' is not a known AM type"
+                    + " (known: "
+                    + amClassMap.keySet()
+                    + ")");
           }
           AMDefinitionSLS amDef = AMDefinitionFactory.createFromSlsTrace(jsonJob, slsRunner);
           startAMs(amDef);
         } catch (Exception e) {
           String id = jsonJob == null ? null : jsonJob.get(SLSConfiguration.JOB_ID);
-          throw new IllegalArgumentException(inputTrace + ": job " + index + (id == null ? "" : " (" + id + ")")
-              + ": " + e.getMessage(), e);
+          throw new IllegalArgumentException(
+              inputTrace
+                  + ": job "
+                  + index
+                  + (id == null ? "" : " (" + id + ")")
+                  + ": "
+                  + e.getMessage(),
+              e);
         }
       }
     }
   }
 
-  /**
-   * parse workload information from synth-generator trace files.
-   */
+  /** parse workload information from synth-generator trace files. */
   private void startAMFromSynthGenerator() throws YarnException, IOException {
     Configuration localConf = new Configuration();
     localConf.set("fs.defaultFS", "file:///");
-    //if we use the nodeFile this could have been not initialized yet.
+    // if we use the nodeFile this could have been not initialized yet.
     if (slsRunner.getStjp() == null) {
       slsRunner.setStjp(new SynthTraceJobProducer(conf, new Path(inputTraces[0])));
     }
@@ -184,32 +190,26 @@ public class AMRunner {
     while ((job = (SynthJob) slsRunner.getStjp().getNextJob()) != null) {
       ReservationId reservationId = null;
       if (job.hasDeadline()) {
-        reservationId = ReservationId
-            .newInstance(rm.getStartTime(), AM_ID);
+        reservationId = ReservationId.newInstance(rm.getStartTime(), AM_ID);
       }
       AMDefinitionSynth amDef = AMDefinitionFactory.createFromSynth(job, slsRunner);
       startAMs(amDef, reservationId, job.getParams(), job.getDeadline());
     }
   }
 
-  /**
-   * Parse workload from a rumen trace file.
-   */
-  private void startAMFromRumenTrace(String inputTrace, long baselineTimeMS)
-      throws IOException {
+  /** Parse workload from a rumen trace file. */
+  private void startAMFromRumenTrace(String inputTrace, long baselineTimeMS) throws IOException {
     Configuration conf = new Configuration();
     conf.set("fs.defaultFS", "file:///");
     File fin = new File(inputTrace);
 
-    try (JobTraceReader reader = new JobTraceReader(
-        new Path(fin.getAbsolutePath()), conf)) {
+    try (JobTraceReader reader = new JobTraceReader(new Path(fin.getAbsolutePath()), conf)) {
       LoggedJob job = reader.getNext();
 
       while (job != null) {
         try {
           AMDefinitionRumen amDef =
-              AMDefinitionFactory.createFromRumenTrace(job, baselineTimeMS,
-                  slsRunner);
+              AMDefinitionFactory.createFromRumenTrace(job, baselineTimeMS, slsRunner);
           startAMs(amDef);
         } catch (Exception e) {
           LOG.error("Failed to create an AM", e);
@@ -221,26 +221,27 @@ public class AMRunner {
 
   private void startAMs(AMDefinition amDef) {
     for (int i = 0; i < amDef.getJobCount(); i++) {
-      JobDefinition jobDef = JobDefinition.Builder.create()
-          .withAmDefinition(amDef)
-          .withDeadline(-1)
-          .withReservationId(null)
-          .withParams(null)
-          .build();
+      JobDefinition jobDef =
+          JobDefinition.Builder.create()
+              .withAmDefinition(amDef)
+              .withDeadline(-1)
+              .withReservationId(null)
+              .withParams(null)
+              .build();
       runNewAM(jobDef);
     }
   }
 
-  private void startAMs(AMDefinition amDef,
-      ReservationId reservationId,
-      Map<String, String> params, long deadline) {
+  private void startAMs(
+      AMDefinition amDef, ReservationId reservationId, Map<String, String> params, long deadline) {
     for (int i = 0; i < amDef.getJobCount(); i++) {
-      JobDefinition jobDef = JobDefinition.Builder.create()
-          .withAmDefinition(amDef)
-          .withReservationId(reservationId)
-          .withParams(params)
-          .withDeadline(deadline)
-          .build();
+      JobDefinition jobDef =
+          JobDefinition.Builder.create()
+              .withAmDefinition(amDef)
+              .withReservationId(reservationId)
+              .withParams(params)
+              .withDeadline(deadline)
+              .build();
       runNewAM(jobDef);
     }
   }
@@ -248,20 +249,21 @@ public class AMRunner {
   private void runNewAM(JobDefinition jobDef) {
     AMDefinition amDef = jobDef.getAmDefinition();
     String oldJobId = amDef.getOldAppId();
-    AMSimulator amSim =
-        createAmSimulator(amDef.getAmType());
+    AMSimulator amSim = createAmSimulator(amDef.getAmType());
 
     if (amSim != null) {
-      int heartbeatInterval = conf.getInt(
-          SLSConfiguration.AM_HEARTBEAT_INTERVAL_MS,
-          SLSConfiguration.AM_HEARTBEAT_INTERVAL_MS_DEFAULT);
+      int heartbeatInterval =
+          conf.getInt(
+              SLSConfiguration.AM_HEARTBEAT_INTERVAL_MS,
+              SLSConfiguration.AM_HEARTBEAT_INTERVAL_MS_DEFAULT);
       boolean isTracked = trackedApps.contains(oldJobId);
 
       if (oldJobId == null) {
         oldJobId = Integer.toString(AM_ID);
       }
       AM_ID++;
-      amSim.init(amDef, rm, slsRunner, isTracked, runner.getStartTimeMS(), heartbeatInterval, appIdAMSim);
+      amSim.init(
+          amDef, rm, slsRunner, isTracked, runner.getStartTimeMS(), heartbeatInterval, appIdAMSim);
       if (jobDef.getReservationId() != null) {
         // if we have a ReservationId, delegate reservation creation to
         // AMSim (reservation shape is impl specific)
@@ -276,8 +278,7 @@ public class AMRunner {
   }
 
   private AMSimulator createAmSimulator(String jobType) {
-    return (AMSimulator) ReflectionUtils.newInstance(
-        amClassMap.get(jobType), new Configuration());
+    return (AMSimulator) ReflectionUtils.newInstance(amClassMap.get(jobType), new Configuration());
   }
 
   public AMSimulator getAMSimulator(ApplicationId appId) {
@@ -320,7 +321,9 @@ public class AMRunner {
     return amMap;
   }
 
-  /** Aryl: a job read as a tree, with its scalars as strings and job.tasks as a list of such maps. */
+  /**
+   * Aryl: a job read as a tree, with its scalars as strings and job.tasks as a list of such maps.
+   */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static Map<String, String> asStrings(Map<String, Object> tree) {
     Map out = new java.util.LinkedHashMap();
@@ -329,7 +332,8 @@ public class AMRunner {
       if (v instanceof List<?> list) {
         List<Object> items = new ArrayList<>();
         for (Object item : list) {
-          items.add(item instanceof Map ? asStrings((Map<String, Object>) item) : String.valueOf(item));
+          items.add(
+              item instanceof Map ? asStrings((Map<String, Object>) item) : String.valueOf(item));
         }
         out.put(e.getKey(), items);
       } else if (v instanceof Map) {

@@ -7,9 +7,9 @@ package org.apache.hadoop.yarn.sls.scheduler;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Aryl: the package-private steps of {@link SLSSchedulerCommons} and {@link SchedulerMetrics} that a scheduler
- * wrapper needs. SLS's own wrappers live in this package and call them directly; {@code io.aryl.sls.SLSArylScheduler}
- * calls them through this class.
+ * Aryl: the package-private steps of {@link SLSSchedulerCommons} and {@link SchedulerMetrics} that
+ * a scheduler wrapper needs. SLS's own wrappers live in this package and call them directly; {@code
+ * io.aryl.sls.SLSArylScheduler} calls them through this class.
  */
 public final class SchedulerCommonsAccess {
   private SchedulerCommonsAccess() {}

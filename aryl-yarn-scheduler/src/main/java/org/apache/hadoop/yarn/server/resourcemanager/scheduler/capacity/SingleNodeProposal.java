@@ -4,15 +4,16 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.SimpleCandidateNodeSet;
 
 /**
- * Aryl: one step of the Capacity Scheduler's asynchronous walk, on one node, at a time Aryl chooses. The step is
- * package-private; {@code io.aryl.yarn.rm.PromisedNodeAllocation} calls it through this class.
+ * Aryl: one step of the Capacity Scheduler's asynchronous walk, on one node, at a time Aryl
+ * chooses. The step is package-private; {@code io.aryl.yarn.rm.PromisedNodeAllocation} calls it
+ * through this class.
  */
 public final class SingleNodeProposal {
   private SingleNodeProposal() {}
 
   /**
-   * Proposes at most one container on the node, as the asynchronous scheduling thread does when it reaches it; the
-   * proposal is committed (or refused) as that thread's are.
+   * Proposes at most one container on the node, as the asynchronous scheduling thread does when it
+   * reaches it; the proposal is committed (or refused) as that thread's are.
    *
    * @return true if a container was proposed
    */
