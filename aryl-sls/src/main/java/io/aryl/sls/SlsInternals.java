@@ -21,7 +21,7 @@ final class SlsInternals {
    */
   static void checkPatchedAmRunner() {
     try {
-      AMRunner.class.getDeclaredMethod("asStrings", java.util.Map.class);
+      var unused = AMRunner.class.getDeclaredMethod("asStrings", java.util.Map.class);
     } catch (NoSuchMethodException e) {
       URL from = AMRunner.class.getProtectionDomain().getCodeSource().getLocation();
       throw new IllegalStateException(
