@@ -112,11 +112,11 @@ final class SweepCommand implements Callable<Integer> {
                   e,
                   f,
                   r.policy(),
-                  m.get("avg_queue_s"),
-                  m.get("avg_jct_s"),
-                  m.get("gpu_util"),
+                  (double) m.get("avg_queue_s"),
+                  (double) m.get("avg_jct_s"),
+                  (double) m.get("gpu_util"),
                   m.get("preemptions"),
-                  m.get("lost_gpu_hours")));
+                  (double) m.get("lost_gpu_hours")));
           stdout.printf(
               "%-8.2f %-8.2f %-20s %12.2f %12.2f %8.1f%n",
               e,
