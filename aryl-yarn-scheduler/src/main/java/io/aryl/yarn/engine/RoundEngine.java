@@ -7,7 +7,6 @@ import io.aryl.yarn.conf.ArylConf;
 import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.reclaim.ReclaimTracker;
-import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
@@ -58,9 +57,7 @@ public final class RoundEngine {
   private final ReclaimSteps reclaimSteps;
   private final Shrinks shrinks;
   private final WaitingMessages waiting;
-
-  /** Why each running job below its declared maximum is, as last logged. */
-  private final Map<String, WhyBelowMax> belowMax = new HashMap<>();
+  private final BelowMaxLog belowMax = new BelowMaxLog();
 
   private final RecoveryGate recovery;
   private final Lifecycle lifecycle;
@@ -208,7 +205,7 @@ public final class RoundEngine {
       promises = new Promises(book, memory.fenced(), drains.moving());
       actions.addAll(shrinks.killDue(input, nodes, book, view::minWorkers, now));
       actions.addAll(waiting.publish(view.elastic(), input, plan));
-      logBelowMax(view.elastic(), input, plan);
+      belowMax.log(view.elastic(), input, plan);
       rounds++;
     } catch (StoreFencedException e) {
       depose(e);
@@ -222,44 +219,6 @@ public final class RoundEngine {
       rounds++;
     }
     return outcome(actions, tally);
-  }
-
-  /**
-   * Logs why a job the plan runs below its declared maximum is not wider, once each time the reason
-   * changes (its numbers move every round; its kind is what is news), and once when it runs at its
-   * maximum again. Never throws: a log line is not worth a round.
-   */
-  private void logBelowMax(Map<String, AppView> apps, RoundInput input, Plan plan) {
-    try {
-      for (AppView app : apps.values()) {
-        String id = app.id();
-        int target = plan.target(id).totalWorkers();
-        WhyBelowMax before = belowMax.get(id);
-        if (target == 0) {
-          belowMax.remove(id); // not running: nothing to explain until it runs again
-          continue;
-        }
-        if (target >= app.shape().maxWorkers()) {
-          if (before != null) {
-            belowMax.remove(id);
-            LOG.info("Aryl: {} runs all {} of its workers", id, target);
-          }
-          continue;
-        }
-        WhyBelowMax why =
-            WhyBelowMax.of(id, app.shape(), input.liveWorkers(id), app.askedWorkers(), input, plan);
-        if (why == null) {
-          belowMax.remove(id);
-          continue;
-        }
-        if (!why.sameReasonAs(before)) {
-          LOG.info("{}", why.logLine(id));
-        }
-        belowMax.put(id, why);
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("Aryl could not say why jobs run below their maximum: {}", e.toString());
-    }
   }
 
   /**
@@ -510,7 +469,7 @@ public final class RoundEngine {
     for (RmView.Finished f : finished) {
       var p = progress.remove(f.id());
       shrinks.jobFinished(f.id());
-      belowMax.remove(f.id());
+      belowMax.jobFinished(f.id());
       if (f.succeeded() && p != null && f.kind() != null) {
         snapshot.finished(f.kind(), p.attainedBaseS());
       }
