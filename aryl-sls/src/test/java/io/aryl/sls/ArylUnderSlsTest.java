@@ -3,9 +3,12 @@ package io.aryl.sls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.sls.SlsConf.Scheduler;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,7 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @DisplayName("Aryl under Hadoop's Scheduler Load Simulator")
 class ArylUnderSlsTest {
-  @TempDir Path out;
+  /**
+   * Where SLS writes its outputs: under target/, not a temporary directory, since SLS's metrics
+   * reporter goes on writing its CSV files into {@code metrics/} after the run stopped, and a
+   * temporary directory's deletion that met one of those writes failed the test.
+   */
+  private static final Path OUT = Path.of("target", "sls-sample-run");
 
   @org.junit.jupiter.api.BeforeAll
   static void keepNodeNamesAwayFromDns(@TempDir Path hosts) throws Exception {
@@ -31,6 +39,7 @@ class ArylUnderSlsTest {
       "runs the sample trace to the end: every job finishes, every elastic job grows, SLS writes its outputs")
   void runsTheSample() throws Exception {
     Path samples = Path.of("samples");
+    Path out = fresh(OUT);
     SlsSummary s =
         new SlsRun(
                 Scheduler.ARYL,
@@ -69,5 +78,17 @@ class ArylUnderSlsTest {
     assertThat(out.resolve("jobruntime.csv")).as("SLS's own outputs").exists();
     assertThat(Files.readAllLines(out.resolve("jobruntime.csv"))).hasSize(1 + 6);
     assertThat(out.resolve("summary.json")).exists();
+  }
+
+  /** The directory, emptied of an earlier run's files. */
+  private static Path fresh(Path dir) throws IOException {
+    if (Files.exists(dir)) {
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(f);
+        }
+      }
+    }
+    return Files.createDirectories(dir);
   }
 }

@@ -4,7 +4,7 @@ import io.aryl.api.conf.PoolConf;
 import io.aryl.yarn.conf.ArylConf;
 import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.engine.Lifecycle;
-import io.aryl.yarn.rm.AllocationGate;
+import io.aryl.yarn.rm.AllocatingWorkers;
 import io.aryl.yarn.rm.ArylOperations;
 import io.aryl.yarn.rm.ArylRuntime;
 import io.aryl.yarn.rm.NodeChangeCounts;
@@ -343,8 +343,8 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
       }
       return false; // a node counted for nothing is only read again
     }
-    AllocationGate.Allocating allocating =
-        aryl == null ? new AllocationGate.Allocating() : aryl.allocating(request);
+    AllocatingWorkers allocating =
+        aryl == null ? new AllocatingWorkers() : aryl.allocating(request);
     boolean committed = true; // on an exception too: a node counted for nothing is only read again
     try {
       committed = commit(cluster, r, updatePending);

@@ -28,6 +28,12 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  * RunJar (as {@code yarn jar} does), and shell workers that record their environment to files.
  */
 final class AmJobs {
+  /**
+   * JVM options for the short-lived client JVMs the tests start (RunJar, the stock clients): quick
+   * to start, one GC thread. They change how fast the client starts, not what it does.
+   */
+  static final String QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+
   private AmJobs() {}
 
   /**
@@ -165,14 +171,14 @@ final class AmJobs {
       conf.writeXml(out);
     }
     List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                System.getProperty("java.home") + "/bin/java",
-                "-Xmx256m",
-                "-cp",
-                confDir + File.pathSeparator + System.getProperty("java.class.path"),
-                "org.apache.hadoop.util.RunJar",
-                jar));
+        new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java", "-Xmx256m"));
+    cmd.addAll(List.of(QUICK_JVM.split(" ")));
+    cmd.addAll(
+        List.of(
+            "-cp",
+            confDir + File.pathSeparator + System.getProperty("java.class.path"),
+            "org.apache.hadoop.util.RunJar",
+            jar));
     cmd.addAll(List.of(args));
     File outFile = new File(dir, "runjar-" + System.nanoTime() + ".out");
     ProcessBuilder builder =

@@ -19,6 +19,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,9 @@ import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.ha.HAServiceProtocol.HAServiceState;
 import org.apache.hadoop.service.Service;
 import org.apache.hadoop.yarn.FileSystemBasedConfigurationProvider;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.HAUtil;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -255,12 +258,25 @@ public final class ArylMiniCluster implements AutoCloseable {
   }
 
   /**
-   * Ports the fixed RM addresses are taken from: below Linux's ephemeral range (32768-60999), and
-   * below the range the elastic AM takes its workers' master ports from (20000-32767).
+   * Surefire's number of this test JVM (system property {@code aryl.it.fork}, set from {@code
+   * surefire.forkNumber}; 1 outside surefire). Test classes run in two JVMs at once, each giving
+   * fixed ports from a slice of its own.
    */
-  private static final int FIXED_PORTS_FROM = 10_000;
+  private static final int FORK = Integer.getInteger("aryl.it.fork", 1);
 
-  private static final int FIXED_PORTS_TO = 20_000;
+  /** Ports per slice: four JVMs at most share the range below. */
+  private static final int FIXED_PORTS_SLICE = 2_500;
+
+  /**
+   * Ports the fixed RM addresses are taken from: below Linux's ephemeral range (32768-60999), and
+   * below the range the elastic AM takes its workers' master ports from (20000-32767); in
+   * 10000-19999, this JVM's slice (see {@link #FORK}): a port another JVM found free but has not
+   * bound yet is never given here too.
+   */
+  private static final int FIXED_PORTS_FROM =
+      10_000 + Math.floorMod(FORK - 1, 4) * FIXED_PORTS_SLICE;
+
+  private static final int FIXED_PORTS_TO = FIXED_PORTS_FROM + FIXED_PORTS_SLICE;
   private static final java.util.Random PORTS = new java.util.Random();
 
   /**
@@ -300,6 +316,15 @@ public final class ArylMiniCluster implements AutoCloseable {
   public static ArylMiniCluster start(
       String name, YarnConfiguration conf, int inference, int training) throws Exception {
     ResourceUtils.resetResourceTypes(conf);
+    // Whatever the configuration, no per-container metrics sources: Hadoop's ContainerMetrics
+    // unregisters a finished
+    // container's source while holding its own lock, and the metrics system's timer snapshots that
+    // source while
+    // holding the metrics system's lock. With every daemon in one JVM and a 1 s metrics period
+    // (hadoop-metrics2.properties) the two deadlocked: the NodeManager stopped reporting finished
+    // containers and the
+    // cluster's stop hung the build. Nothing here reads them.
+    conf.setBoolean(YarnConfiguration.NM_CONTAINER_METRICS_ENABLE, false);
     boolean ha = HAUtil.isHAEnabled(conf);
     TestingServer zk = null;
     if (ha && conf.get(YarnConfiguration.RM_ZK_ADDRESS) == null) {
@@ -512,6 +537,36 @@ public final class ArylMiniCluster implements AutoCloseable {
     var node = schedulerNode(i);
     return node == null ? 0 : node.getNumContainers();
   }
+
+  /**
+   * Kills every application that has not ended and returns once none is left and no node holds a
+   * container: what a test class that shares one cluster among its tests does after each, so that
+   * the next one starts on an idle cluster whatever the last one left behind.
+   */
+  public void killAllAndAwaitIdle() throws Exception {
+    for (ApplicationReport app : client.getApplications(UNFINISHED)) {
+      client.killApplication(app.getApplicationId());
+    }
+    await(
+        "every application ended and every node empty",
+        Duration.ofSeconds(60),
+        () -> {
+          try {
+            return client.getApplications(UNFINISHED).isEmpty()
+                && IntStream.range(0, cluster.nodeManagers).allMatch(i -> containersOn(i) == 0);
+          } catch (YarnException | IOException e) {
+            return false;
+          }
+        });
+  }
+
+  private static final EnumSet<YarnApplicationState> UNFINISHED =
+      EnumSet.of(
+          YarnApplicationState.NEW,
+          YarnApplicationState.NEW_SAVING,
+          YarnApplicationState.SUBMITTED,
+          YarnApplicationState.ACCEPTED,
+          YarnApplicationState.RUNNING);
 
   /** Whether the active ResourceManager's scheduler has NM i. */
   public boolean registered(int i) {

@@ -22,6 +22,7 @@ import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,11 +43,19 @@ import org.junit.jupiter.api.io.TempDir;
  *       agree.
  * </ul>
  *
- * About a minute in the build; {@code -Daryl.soak.seconds=600} soaks longer, {@code
- * -Daryl.soak.seed=N} replays another schedule, {@code -Daryl.soak.mode=restart} restarts a single
- * ResourceManager instead of failing over.
+ * Tagged {@value #TAG}: not part of the main build, run behind the {@code soak} profile (about a
+ * minute; see the module's README for the command). {@code -Daryl.soak.seconds=600} soaks longer,
+ * {@code -Daryl.soak.seed=N} replays another schedule, {@code -Daryl.soak.mode=restart} restarts a
+ * single ResourceManager instead of failing over.
  */
+@Tag(ChaosSoakIT.TAG)
 class ChaosSoakIT {
+  /**
+   * The JUnit tag of soaks, which the main build leaves out (hadoop-it's pom, property
+   * aryl.it.excluded-groups).
+   */
+  static final String TAG = "soak";
+
   private static final long SEED = Long.getLong("aryl.soak.seed", 20261201L);
   private static final long SECONDS = Long.getLong("aryl.soak.seconds", 60);
   private static final boolean RESTART =

@@ -19,18 +19,50 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The aryl-am ApplicationMaster's elasticity on a real RM running ArylScheduler: one training node
- * of 8 GPUs, jobs of 2-GPU workers whose shell workers record their environment per generation.
+ * of 8 GPUs, jobs of 2-GPU workers whose shell workers record their environment per generation. One
+ * cluster serves every test: each starts on it idle, as the last one's jobs are killed after it
+ * ({@link ArylMiniCluster#killAllAndAwaitIdle}).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ElasticAmIT {
   private static final Duration WAIT = Duration.ofSeconds(60);
 
+  /** The cluster's files: the ApplicationMasters' staging directory among them. */
+  @TempDir static Path clusterDir;
+
+  /** This test's files: what its workers record. */
   @TempDir Path dir;
+
+  private YarnConfiguration conf;
+  private ArylMiniCluster cluster;
+
+  @BeforeAll
+  void start() throws Exception {
+    conf = AmJobs.conf(clusterDir.toFile());
+    cluster = ArylMiniCluster.start("elastic-am", conf, 0, 1);
+  }
+
+  @AfterEach
+  void killWhatIsLeft() throws Exception {
+    cluster.killAllAndAwaitIdle();
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
 
   private AmJobs.Result submit(YarnConfiguration conf, Path envs, int min, int max, String... extra)
       throws Exception {
@@ -69,11 +101,9 @@ class ElasticAmIT {
   @DisplayName(
       "a job starts at min and grows to max when GPUs free up; its status page is served via the RM proxy")
   void growsFromMinToMax() throws Exception {
-    YarnConfiguration conf = AmJobs.conf(dir.toFile());
     Path envs = Files.createDirectories(dir.resolve("envs"));
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("am-grow", conf, 0, 1);
-        TestJob blocker =
-            TestJob.submit(cluster, "blocker", "training", TestJob.shape(2, 2, 2, 60), 2, true)) {
+    try (TestJob blocker =
+        TestJob.submit(cluster, "blocker", "training", TestJob.shape(2, 2, 2, 60), 2, true)) {
       blocker.askWorkersAtOnce(2);
       cluster.awaitShowingStatus("the blocker holds 4 GPUs", () -> blocker.workers() == 2);
       ApplicationId id = submit(new YarnConfiguration(cluster.conf()), envs, 2, 4).applicationId();
@@ -116,34 +146,30 @@ class ElasticAmIT {
   @DisplayName(
       "a job shrinks on preemption (SIGTERM, then release) and keeps running with the rest")
   void shrinksOnPreemption() throws Exception {
-    YarnConfiguration conf = AmJobs.conf(dir.toFile());
     Path envs = Files.createDirectories(dir.resolve("envs"));
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("am-shrink", conf, 0, 1)) {
-      ApplicationId id = submit(new YarnConfiguration(cluster.conf()), envs, 2, 4).applicationId();
+    ApplicationId id = submit(new YarnConfiguration(cluster.conf()), envs, 2, 4).applicationId();
+    cluster.awaitShowingStatus(
+        "a generation of 4 workers", () -> AmJobs.generationOfSize(envs, 4) > 0);
+    int big = AmJobs.generationOfSize(envs, 4);
+    try (TestJob q =
+        TestJob.submit(cluster, "q", "training", TestJob.shape(2, 2, 2, 60), 2, true)) {
+      q.askWorkersAtOnce(2);
+      cluster.awaitShowingStatus("the second job gets its 4 GPUs", () -> q.workers() == 2);
       cluster.awaitShowingStatus(
-          "a generation of 4 workers", () -> AmJobs.generationOfSize(envs, 4) > 0);
-      int big = AmJobs.generationOfSize(envs, 4);
-      try (TestJob q =
-          TestJob.submit(cluster, "q", "training", TestJob.shape(2, 2, 2, 60), 2, true)) {
-        q.askWorkersAtOnce(2);
-        cluster.awaitShowingStatus("the second job gets its 4 GPUs", () -> q.workers() == 2);
-        cluster.awaitShowingStatus(
-            "a generation of 2 workers after the shrink",
-            () -> AmJobs.generationOfSize(envs, 2) > big);
-        int small = AmJobs.generationOfSize(envs, 2);
-        assertThat(containers(AmJobs.generation(envs, big)))
-            .containsAll(containers(AmJobs.generation(envs, small)));
-        assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
-        assertThat(AmJobs.statusJson(cluster, id)).contains("\"kind\" : \"preempted\"");
-      }
-      cluster.client().killApplication(id);
+          "a generation of 2 workers after the shrink",
+          () -> AmJobs.generationOfSize(envs, 2) > big);
+      int small = AmJobs.generationOfSize(envs, 2);
+      assertThat(containers(AmJobs.generation(envs, big)))
+          .containsAll(containers(AmJobs.generation(envs, small)));
+      assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
+      assertThat(AmJobs.statusJson(cluster, id)).contains("\"kind\" : \"preempted\"");
     }
+    cluster.client().killApplication(id);
   }
 
   @Test
   @DisplayName("a crashed worker is replaced and the job restarts in a new generation")
   void crashedWorkerIsRestarted() throws Exception {
-    YarnConfiguration conf = AmJobs.conf(dir.toFile());
     Path envs = Files.createDirectories(dir.resolve("envs"));
     Path flag = dir.resolve("crashed-once");
     String crashOnce =
@@ -153,40 +179,38 @@ class ElasticAmIT {
             + flag
             + "; exit 1; fi; "
             + AmJobs.recordEnvThenSleep(envs);
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("am-crash", conf, 0, 1)) {
-      AmJobs.Result r =
-          AmJobs.client(
-              new YarnConfiguration(cluster.conf()),
-              "submit",
-              "--name",
-              "crash",
-              "--min-workers",
-              "2",
-              "--max-workers",
-              "2",
-              "--gpus",
-              "2",
-              "--memory-mb",
-              "256",
-              "--predicted-runtime-s",
-              "600",
-              "--am-memory-mb",
-              "256",
-              "--max-restarts",
-              "1",
-              "--",
-              crashOnce);
-      assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(0);
-      ApplicationId id = r.applicationId();
-      cluster.awaitShowingStatus("rank 1 crashed", () -> Files.exists(flag));
-      cluster.awaitShowingStatus(
-          "a later generation of 2 workers runs", () -> AmJobs.generationOfSize(envs, 2) > 1);
-      assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
-      assertThat(AmJobs.statusJson(cluster, id))
-          .contains("\"restartsUsed\" : 1")
-          .contains("\"kind\" : \"restart\"");
-      cluster.client().killApplication(id);
-    }
+    AmJobs.Result r =
+        AmJobs.client(
+            new YarnConfiguration(cluster.conf()),
+            "submit",
+            "--name",
+            "crash",
+            "--min-workers",
+            "2",
+            "--max-workers",
+            "2",
+            "--gpus",
+            "2",
+            "--memory-mb",
+            "256",
+            "--predicted-runtime-s",
+            "600",
+            "--am-memory-mb",
+            "256",
+            "--max-restarts",
+            "1",
+            "--",
+            crashOnce);
+    assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(0);
+    ApplicationId id = r.applicationId();
+    cluster.awaitShowingStatus("rank 1 crashed", () -> Files.exists(flag));
+    cluster.awaitShowingStatus(
+        "a later generation of 2 workers runs", () -> AmJobs.generationOfSize(envs, 2) > 1);
+    assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
+    assertThat(AmJobs.statusJson(cluster, id))
+        .contains("\"restartsUsed\" : 1")
+        .contains("\"kind\" : \"restart\"");
+    cluster.client().killApplication(id);
   }
 
   /**
@@ -236,7 +260,9 @@ class ElasticAmIT {
 
   /**
    * Submits a job of 2 workers that record each start in {@code starts} and their environment in
-   * {@code envs}.
+   * {@code envs}. With the test-sized grace of the other jobs here: a next attempt that restarts
+   * the workers waits for them to exit at most that long (it waited the default 30 s for workers of
+   * attempt 1).
    */
   private static ApplicationId submitTwoRecordingStarts(
       ArylMiniCluster cluster, Path envs, Path starts) throws Exception {
@@ -258,6 +284,8 @@ class ElasticAmIT {
             "600",
             "--am-memory-mb",
             "256",
+            "--grace-ms",
+            "1500",
             "--",
             AmJobs.recordStartAndEnvThenSleep(envs, starts));
     assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(0);
@@ -269,41 +297,38 @@ class ElasticAmIT {
       "when the AM attempt fails, the next attempt adopts the running generation: same ranks, no worker"
           + " restarted")
   void amRestartAdoptsTheRunningGeneration() throws Exception {
-    YarnConfiguration conf = AmJobs.conf(dir.toFile());
     Path envs = Files.createDirectories(dir.resolve("envs"));
     Path starts = dir.resolve("starts");
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("am-adopt", conf, 0, 1)) {
-      ApplicationId id = submitTwoRecordingStarts(cluster, envs, starts);
-      cluster.awaitShowingStatus(
-          "a generation of 2 workers", () -> AmJobs.generationOfSize(envs, 2) > 0);
-      int first = AmJobs.generationOfSize(envs, 2);
-      Map<String, String> ranks = ranks(AmJobs.generation(envs, first));
-      cluster.awaitShowingStatus(
-          "attempt 1 shows both workers running generation " + first,
-          () -> runningRanks(AmJobs.status(cluster, id), first).size() == 2);
+    ApplicationId id = submitTwoRecordingStarts(cluster, envs, starts);
+    cluster.awaitShowingStatus(
+        "a generation of 2 workers", () -> AmJobs.generationOfSize(envs, 2) > 0);
+    int first = AmJobs.generationOfSize(envs, 2);
+    Map<String, String> ranks = ranks(AmJobs.generation(envs, first));
+    cluster.awaitShowingStatus(
+        "attempt 1 shows both workers running generation " + first,
+        () -> runningRanks(AmJobs.status(cluster, id), first).size() == 2);
 
-      JsonNode status = failAttemptOne(cluster, id);
-      assertThat(status.path("attempt").asInt()).isEqualTo(2);
-      assertThat(status.path("generation").asInt()).as("attempt 2's generation").isEqualTo(first);
-      assertThat(AmJobs.eventDetails(status, "adopted"))
-          .singleElement()
-          .asString()
-          .startsWith("adopted generation " + first + " from attempt 1");
-      assertThat(runningRanks(status, first))
-          .as("the workers attempt 2 shows, with their ranks")
-          .isEqualTo(ranks);
+    JsonNode status = failAttemptOne(cluster, id);
+    assertThat(status.path("attempt").asInt()).isEqualTo(2);
+    assertThat(status.path("generation").asInt()).as("attempt 2's generation").isEqualTo(first);
+    assertThat(AmJobs.eventDetails(status, "adopted"))
+        .singleElement()
+        .asString()
+        .startsWith("adopted generation " + first + " from attempt 1");
+    assertThat(runningRanks(status, first))
+        .as("the workers attempt 2 shows, with their ranks")
+        .isEqualTo(ranks);
 
-      // Six settle periods: ample time for the new generation that must not come.
-      Thread.sleep(2000);
-      assertThat(AmJobs.lines(starts)).as("worker starts").hasSize(2);
-      assertThat(AmJobs.envs(envs).keySet())
-          .as("recorded environments")
-          .allMatch(f -> f.startsWith("g" + first + "-"));
-      assertThat(AmJobs.status(cluster, id).path("generation").asInt()).isEqualTo(first);
-      assertThat(ranks.keySet()).allMatch(c -> c.contains("_01_"), "workers of attempt 1");
-      assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
-      cluster.client().killApplication(id);
-    }
+    // Six settle periods: ample time for the new generation that must not come.
+    Thread.sleep(2000);
+    assertThat(AmJobs.lines(starts)).as("worker starts").hasSize(2);
+    assertThat(AmJobs.envs(envs).keySet())
+        .as("recorded environments")
+        .allMatch(f -> f.startsWith("g" + first + "-"));
+    assertThat(AmJobs.status(cluster, id).path("generation").asInt()).isEqualTo(first);
+    assertThat(ranks.keySet()).allMatch(c -> c.contains("_01_"), "workers of attempt 1");
+    assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
+    cluster.client().killApplication(id);
   }
 
   @Test
@@ -311,44 +336,41 @@ class ElasticAmIT {
       "an unreadable generation record is not guessed from: the next attempt says so and restarts the"
           + " workers in a new generation")
   void amRestartWithAnUnreadableRecordRestartsTheWorkers() throws Exception {
-    YarnConfiguration conf = AmJobs.conf(dir.toFile());
     Path envs = Files.createDirectories(dir.resolve("envs"));
     Path starts = dir.resolve("starts");
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("am-bad-record", conf, 0, 1)) {
-      ApplicationId id = submitTwoRecordingStarts(cluster, envs, starts);
-      cluster.awaitShowingStatus(
-          "a generation of 2 workers", () -> AmJobs.generationOfSize(envs, 2) > 0);
-      int first = AmJobs.generationOfSize(envs, 2);
-      cluster.awaitShowingStatus(
-          "attempt 1 shows both workers running generation " + first,
-          () -> runningRanks(AmJobs.status(cluster, id), first).size() == 2);
-      String recordName = id + "/" + AmKeys.GENERATION_RECORD_FILE;
-      org.apache.hadoop.fs.Path record =
-          new org.apache.hadoop.fs.Path(conf.get("aryl.am.staging-dir"), recordName);
-      FileSystem local = FileSystem.getLocal(conf);
-      assertThat(local.exists(record)).as("attempt 1 wrote " + record).isTrue();
-      try (FSDataOutputStream out = local.create(record, true)) {
-        out.write("{\"format\": 1, \"generation\": ".getBytes(StandardCharsets.UTF_8));
-      }
-
-      JsonNode status = failAttemptOne(cluster, id);
-      assertThat(AmJobs.eventDetails(status, "adopted")).isEmpty();
-      assertThat(AmJobs.eventDetails(status, "not-adopted"))
-          .singleElement()
-          .asString()
-          .contains(recordName + " is not valid: not JSON")
-          .endsWith("the workers restart in a new generation");
-      cluster.awaitShowingStatus(
-          "both workers started a second time", () -> AmJobs.lines(starts).size() == 4);
-      assertThat(
-              AmJobs.lines(starts).stream()
-                  .map(l -> l.split(" ")[0])
-                  .collect(Collectors.groupingBy(c -> c, Collectors.counting())))
-          .as("starts per container")
-          .hasSize(2)
-          .allSatisfy((c, n) -> assertThat(n).isEqualTo(2));
-      assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
-      cluster.client().killApplication(id);
+    ApplicationId id = submitTwoRecordingStarts(cluster, envs, starts);
+    cluster.awaitShowingStatus(
+        "a generation of 2 workers", () -> AmJobs.generationOfSize(envs, 2) > 0);
+    int first = AmJobs.generationOfSize(envs, 2);
+    cluster.awaitShowingStatus(
+        "attempt 1 shows both workers running generation " + first,
+        () -> runningRanks(AmJobs.status(cluster, id), first).size() == 2);
+    String recordName = id + "/" + AmKeys.GENERATION_RECORD_FILE;
+    org.apache.hadoop.fs.Path record =
+        new org.apache.hadoop.fs.Path(conf.get("aryl.am.staging-dir"), recordName);
+    FileSystem local = FileSystem.getLocal(conf);
+    assertThat(local.exists(record)).as("attempt 1 wrote " + record).isTrue();
+    try (FSDataOutputStream out = local.create(record, true)) {
+      out.write("{\"format\": 1, \"generation\": ".getBytes(StandardCharsets.UTF_8));
     }
+
+    JsonNode status = failAttemptOne(cluster, id);
+    assertThat(AmJobs.eventDetails(status, "adopted")).isEmpty();
+    assertThat(AmJobs.eventDetails(status, "not-adopted"))
+        .singleElement()
+        .asString()
+        .contains(recordName + " is not valid: not JSON")
+        .endsWith("the workers restart in a new generation");
+    cluster.awaitShowingStatus(
+        "both workers started a second time", () -> AmJobs.lines(starts).size() == 4);
+    assertThat(
+            AmJobs.lines(starts).stream()
+                .map(l -> l.split(" ")[0])
+                .collect(Collectors.groupingBy(c -> c, Collectors.counting())))
+        .as("starts per container")
+        .hasSize(2)
+        .allSatisfy((c, n) -> assertThat(n).isEqualTo(2));
+    assertThat(AmJobs.state(cluster, id)).isEqualTo(YarnApplicationState.RUNNING);
+    cluster.client().killApplication(id);
   }
 }

@@ -16,24 +16,51 @@ import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Elastic scaling on a real ResourceManager: two training nodes of 8 GPUs. An elastic job E (min 2,
- * max 16, one GPU per worker) grows into the idle cluster, never beyond what its ApplicationMaster
- * asks for; an inelastic job Q (8 workers) then needs room, and E gives back its flexible workers,
- * either by releasing them when told (cooperative) or by being killed once the grace is over.
+ * Elastic scaling on a real ResourceManager: two training nodes of 8 GPUs, one cluster for the
+ * class. An elastic job E (min 2, max 16, one GPU per worker) grows into the idle cluster, never
+ * beyond what its ApplicationMaster asks for; an inelastic job Q (8 workers) then needs room, and E
+ * gives back its flexible workers, either by releasing them when told (cooperative) or by being
+ * killed once the grace is over. The round's decisions (growing only as far as the asks, the newest
+ * flexible workers asked back for a gang, the kill at the grace) are specified by
+ * aryl-yarn-scheduler's {@code engine.RoundEngineTest}; here, what a real ApplicationMaster
+ * receives and how fast: allocations, PreemptionMessages, containers preempted with exit status
+ * -102.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ElasticScalingIT {
   /** Waits are generous: other builds share this machine. What is asserted stays strict. */
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  @TempDir Path dir;
+  @TempDir static Path dir;
+  private ArylMiniCluster cluster;
 
-  private YarnConfiguration conf() {
-    return ArylMiniCluster.testConf(dir.toFile());
+  /** Two training nodes of 8 GPUs, for every test of the class. */
+  @BeforeAll
+  void start() throws Exception {
+    cluster =
+        ArylMiniCluster.start("elastic-scaling", ArylMiniCluster.testConf(dir.toFile()), 0, 2);
+  }
+
+  /** Each test starts on an idle cluster, whatever the last one left running. */
+  @AfterEach
+  void killWhatIsLeft() throws Exception {
+    cluster.killAllAndAwaitIdle();
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
   }
 
   private static long graceMs(YarnConfiguration conf) {
@@ -62,8 +89,7 @@ class ElasticScalingIT {
   @Test
   @DisplayName("an elastic job grows to max on an idle cluster")
   void elasticJobGrowsToMax() throws Exception {
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("grow", conf(), 0, 2);
-        TestJob e = growElasticJob(cluster, true)) {
+    try (TestJob e = growElasticJob(cluster, true)) {
       assertThat(e.workersByNode())
           .as("E's workers by node")
           .isEqualTo(Map.of(cluster.nodeName(0), 8, cluster.nodeName(1), 8));
@@ -87,10 +113,9 @@ class ElasticScalingIT {
   @DisplayName(
       "an ApplicationMaster asking for larger containers than its aryl.gpus-per-worker gets the declared size")
   void containersAreHeldToTheDeclaredShape() throws Exception {
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("oversize", conf(), 0, 2);
-        // Declares 1 GPU per worker (what the caps and the plan count), asks for 4-GPU containers.
-        TestJob e =
-            TestJob.submit(cluster, "e", "training", TestJob.shape(2, 4, 1, 3600), 4, true)) {
+    // Declares 1 GPU per worker (what the caps and the plan count), asks for 4-GPU containers.
+    try (TestJob e =
+        TestJob.submit(cluster, "e", "training", TestJob.shape(2, 4, 1, 3600), 4, true)) {
       e.askWorkersAtOnce(4);
       cluster.awaitShowingStatus("E holds 4 workers", () -> e.workers() == 4);
       assertThat(e.received())
@@ -106,9 +131,8 @@ class ElasticScalingIT {
   @Test
   @DisplayName("an elastic job is promised no more workers than its ApplicationMaster asks for")
   void promisesFollowTheAsks() throws Exception {
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("asks", conf(), 0, 2);
-        TestJob e =
-            TestJob.submit(cluster, "e", "training", TestJob.shape(2, 16, 1, 3600), 1, true)) {
+    try (TestJob e =
+        TestJob.submit(cluster, "e", "training", TestJob.shape(2, 16, 1, 3600), 1, true)) {
       // Each batch is a fresh chance for a round to run between the allocation and the
       // ApplicationMaster's next ask,
       // when the ask it last sent still counts the workers it has just been given.
@@ -137,8 +161,7 @@ class ElasticScalingIT {
   @Test
   @DisplayName("it shrinks when a queued job needs room, and keeps running")
   void elasticJobShrinksForQueuedJob() throws Exception {
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("shrink", conf(), 0, 2);
-        TestJob e = growElasticJob(cluster, true);
+    try (TestJob e = growElasticJob(cluster, true);
         TestJob q =
             TestJob.submit(cluster, "q", "training", TestJob.shape(8, 8, 1, 600), 1, true)) {
       q.askWorkersAtOnce(8);
@@ -168,12 +191,10 @@ class ElasticScalingIT {
   @Test
   @DisplayName("a worker that ignores the PreemptionMessage is killed after the grace")
   void uncooperativeWorkersAreKilledAfterGrace() throws Exception {
-    YarnConfiguration conf = conf();
-    long grace = graceMs(conf);
-    long round = roundMs(conf);
+    long grace = graceMs(cluster.conf());
+    long round = roundMs(cluster.conf());
     assertThat(grace).isEqualTo(2000);
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("kill", conf, 0, 2);
-        TestJob e = growElasticJob(cluster, false);
+    try (TestJob e = growElasticJob(cluster, false);
         TestJob q =
             TestJob.submit(cluster, "q", "training", TestJob.shape(8, 8, 1, 600), 1, true)) {
       long askedAt = System.currentTimeMillis();

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Gang admission on a real ResourceManager: two training nodes of 8 GPUs; A holds 12, B needs 8 at
  * once, C needs 4. The same scenario runs three ways: Aryl on, Aryl switched off, and the stock
- * CapacityScheduler.
+ * CapacityScheduler. What the plan decides (B promised nothing, C backfilling, B admitted whole
+ * later) is specified by aryl-yarn-scheduler's {@code engine.GangAdmissionTest}; here, that the
+ * Capacity Scheduler allocates accordingly, and that with Aryl off the outcome is the stock one.
  */
 class GangAdmissionIT {
   @TempDir Path dir;
@@ -34,13 +36,17 @@ class GangAdmissionIT {
         b.askWorkers(8);
         Thread.sleep(500); // B asks first: a stock scheduler hands it the 4 free GPUs
         c.askWorkers(4);
-        Thread.sleep(4000);
+        // Whoever gets them, the 4 free GPUs are the last: nothing else can be allocated while A
+        // holds 12.
+        await(
+            "the 4 free GPUs taken by B or C",
+            Duration.ofSeconds(30),
+            () -> b.workers() + c.workers() == 4);
         int bWhile = b.workers();
         int cWhile = c.workers();
         int bMax = b.observedCounts().stream().mapToInt(Integer::intValue).max().orElse(0);
         a.finish();
-        await("B runs after A", Duration.ofSeconds(30), () -> b.workers() > 0);
-        Thread.sleep(1500);
+        await("B runs its 8 workers after A", Duration.ofSeconds(30), () -> b.workers() == 8);
         return new Outcome(bWhile, cWhile, b.workers(), bMax);
       }
     }

@@ -25,8 +25,12 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,10 +43,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @DisplayName(
     "PyTorch DDP example under torchrun: torchrun's agents survive Aryl's grows, shrinks and reclaims")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PyTorchTorchrunIT {
   private static final Duration CHANGE = Duration.ofSeconds(120);
   private static final int CHECKPOINT_EVERY = 20;
-  private static final int STEPS = 500;
+
+  /**
+   * Steps of the membership test, 0.1 s each. torchrun's agents take longer than the DDP example's
+   * workers to follow a grow (121 steps before the last change in one run); the job must not end
+   * before the last change, and what it trains after it is waited for.
+   */
+  private static final int STEPS = 400;
 
   /** torchrun's agents log this (LOGLEVEL=INFO) after each round; their workers' master follows. */
   private static final Pattern ROUND =
@@ -51,7 +62,32 @@ class PyTorchTorchrunIT {
               + "restart_count=\\d+\\s+master_addr=(\\S+)\\s+master_port=(\\d+)\\s+group_rank=(\\d+)\\s+"
               + "group_world_size=(\\d+)");
 
+  /** The cluster's files: the ApplicationMasters' staging directory among them. */
+  @TempDir static Path clusterDir;
+
+  /** This test's files: the example's log and checkpoints. */
   @TempDir Path dir;
+
+  private ArylMiniCluster cluster;
+
+  /** One inference node and one training node of 8 GPUs, for every test of the class. */
+  @BeforeAll
+  void start() throws Exception {
+    cluster = ArylMiniCluster.start("torchrun", AmJobs.conf(clusterDir.toFile()), 1, 1);
+  }
+
+  /** Each test starts on an idle cluster, whatever the last one left running. */
+  @AfterEach
+  void killWhatIsLeft() throws Exception {
+    cluster.killAllAndAwaitIdle();
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
 
   /**
    * Submits the example as its README does: {@code --launcher torchrun}, the script and its
@@ -156,101 +192,96 @@ class PyTorchTorchrunIT {
   void survivesEveryMembershipChange() throws Exception {
     String python = Torch.python();
     long began = System.nanoTime();
-    YarnConfiguration base = AmJobs.conf(dir.toFile());
     Path log = dir.resolve("torchrun.jsonl");
     Path checkpoints = Files.createDirectories(dir.resolve("checkpoints"));
     Map<Path, String> agentLogs = new ConcurrentHashMap<>();
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("torchrun", base, 1, 1)) {
-      YarnConfiguration conf = new YarnConfiguration(cluster.conf());
-      ApplicationId id = submit(conf, python, log, checkpoints, 2, 4, STEPS);
-      AtomicReference<JsonNode> status = new AtomicReference<>();
+    YarnConfiguration conf = new YarnConfiguration(cluster.conf());
+    ApplicationId id = submit(conf, python, log, checkpoints, 2, 4, STEPS);
+    AtomicReference<JsonNode> status = new AtomicReference<>();
 
-      cluster.awaitShowingStatus(
-          "2 workers train on the training node",
-          CHANGE,
-          () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 2, 0));
-      cluster.lend(0); // inference lends its node: the job grows
-      cluster.awaitShowingStatus(
-          "the job grows to 4 workers",
-          CHANGE,
-          () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 4, 1));
+    cluster.awaitShowingStatus(
+        "2 workers train on the training node",
+        CHANGE,
+        () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 2, 0));
+    cluster.lend(0); // inference lends its node: the job grows
+    cluster.awaitShowingStatus(
+        "the job grows to 4 workers",
+        CHANGE,
+        () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 4, 1));
 
-      for (String competitor : List.of("first", "second")) {
-        int before = Torch.starts(log).size();
-        try (TestJob c =
-            TestJob.submit(cluster, competitor, "training", TestJob.shape(1, 1, 4, 30), 4, true)) {
-          c.askWorkersAtOnce(1);
-          cluster.awaitShowingStatus(
-              "the " + competitor + " competing job's gang is admitted",
-              CHANGE,
-              () -> c.workers() == 1);
-          cluster.awaitShowingStatus(
-              "the job trains with 3 workers beside it",
-              CHANGE,
-              () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 3, before));
-          c.finish();
-        }
+    for (String competitor : List.of("first", "second")) {
+      int before = Torch.starts(log).size();
+      try (TestJob c =
+          TestJob.submit(cluster, competitor, "training", TestJob.shape(1, 1, 4, 30), 4, true)) {
+        c.askWorkersAtOnce(1);
         cluster.awaitShowingStatus(
-            "the job grows back to 4 workers",
+            "the " + competitor + " competing job's gang is admitted",
             CHANGE,
-            () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 4, before + 1));
+            () -> c.workers() == 1);
+        cluster.awaitShowingStatus(
+            "the job trains with 3 workers beside it",
+            CHANGE,
+            () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 3, before));
+        c.finish();
       }
-
-      int beforeReclaim = Torch.starts(log).size();
-      ArylStatus.reclaim(cluster, 1, 0);
       cluster.awaitShowingStatus(
-          "the reclaimed node is home", CHANGE, () -> cluster.partitionOf(0).equals("inference"));
-      cluster.awaitShowingStatus(
-          "the job trains on with its 2 base workers",
+          "the job grows back to 4 workers",
           CHANGE,
-          () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 2, beforeReclaim));
-      assertThat(status.get().path("restartsUsed").asInt())
-          .as("restarts spent by the changes")
-          .isZero();
-
-      ArylMiniCluster.await(
-          "the job succeeds",
-          Duration.ofMinutes(4),
-          () ->
-              remember(cluster, id, status, agentLogs)
-                  && AmJobs.state(cluster, id) == YarnApplicationState.FINISHED);
-      assertThat(cluster.client().getApplicationReport(id).getFinalApplicationStatus())
-          .as(
-              "final status; diagnostics: %s",
-              cluster.client().getApplicationReport(id).getDiagnostics())
-          .isEqualTo(FinalApplicationStatus.SUCCEEDED);
-      JsonNode last = status.get();
-      assertThat(last.path("restartsUsed").asInt()).as("restarts spent, last status seen").isZero();
-      assertThat(last.path("launcher").asText()).isEqualTo("torchrun");
-      assertThat(last.path("rendezvous").path("incarnation").asInt())
-          .as("one rendezvous for the whole job")
-          .isEqualTo(1);
-      assertThat(last.path("rendezvous").path("storeStarts").asInt())
-          .as("the store never had to restart")
-          .isEqualTo(1);
-      assertThat(AmJobs.eventDetails(last, "stopping"))
-          .as("agents stopped for a new rendezvous")
-          .isEmpty();
-
-      List<Integer> sizes = Torch.starts(log).stream().map(Torch.Start::worldSize).toList();
-      assertThat(sizes)
-          .as("world sizes of the generations")
-          .containsSubsequence(2, 4, 3, 4, 3, 4, 2);
-      assertThat(sizes.get(sizes.size() - 1)).isEqualTo(2);
-      assertGenerationsIncrease(log);
-      Torch.assertResumedFromCheckpoints(log, CHECKPOINT_EVERY);
-      assertThat(Torch.lastStep(log)).as("the last step").isEqualTo(STEPS);
-      List<JsonNode> steps = Torch.events(log, "step");
-      assertThat(steps.get(steps.size() - 1).path("loss").asDouble())
-          .as("the loss fell")
-          .isLessThan(steps.get(0).path("loss").asDouble() / 2);
-      int storePort =
-          Integer.parseInt(last.path("rendezvous").path("endpoint").asText().replaceAll(".*:", ""));
-      assertMastersDoNotCollide(log, agentLogs, storePort);
-      System.out.printf(
-          "PyTorchTorchrunIT: %d generations, %.0f s%n",
-          sizes.size(), (System.nanoTime() - began) / 1e9);
+          () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 4, before + 1));
     }
+
+    int beforeReclaim = Torch.starts(log).size();
+    ArylStatus.reclaim(cluster, 1, 0);
+    cluster.awaitShowingStatus(
+        "the reclaimed node is home", CHANGE, () -> cluster.partitionOf(0).equals("inference"));
+    cluster.awaitShowingStatus(
+        "the job trains on with its 2 base workers",
+        CHANGE,
+        () -> remember(cluster, id, status, agentLogs) && Torch.training(log, 2, beforeReclaim));
+    assertThat(status.get().path("restartsUsed").asInt())
+        .as("restarts spent by the changes")
+        .isZero();
+
+    ArylMiniCluster.await(
+        "the job succeeds",
+        Duration.ofMinutes(4),
+        () ->
+            remember(cluster, id, status, agentLogs)
+                && AmJobs.state(cluster, id) == YarnApplicationState.FINISHED);
+    assertThat(cluster.client().getApplicationReport(id).getFinalApplicationStatus())
+        .as(
+            "final status; diagnostics: %s",
+            cluster.client().getApplicationReport(id).getDiagnostics())
+        .isEqualTo(FinalApplicationStatus.SUCCEEDED);
+    JsonNode last = status.get();
+    assertThat(last.path("restartsUsed").asInt()).as("restarts spent, last status seen").isZero();
+    assertThat(last.path("launcher").asText()).isEqualTo("torchrun");
+    assertThat(last.path("rendezvous").path("incarnation").asInt())
+        .as("one rendezvous for the whole job")
+        .isEqualTo(1);
+    assertThat(last.path("rendezvous").path("storeStarts").asInt())
+        .as("the store never had to restart")
+        .isEqualTo(1);
+    assertThat(AmJobs.eventDetails(last, "stopping"))
+        .as("agents stopped for a new rendezvous")
+        .isEmpty();
+
+    List<Integer> sizes = Torch.starts(log).stream().map(Torch.Start::worldSize).toList();
+    assertThat(sizes).as("world sizes of the generations").containsSubsequence(2, 4, 3, 4, 3, 4, 2);
+    assertThat(sizes.get(sizes.size() - 1)).isEqualTo(2);
+    assertGenerationsIncrease(log);
+    Torch.assertResumedFromCheckpoints(log, CHECKPOINT_EVERY);
+    assertThat(Torch.lastStep(log)).as("the last step").isEqualTo(STEPS);
+    List<JsonNode> steps = Torch.events(log, "step");
+    assertThat(steps.get(steps.size() - 1).path("loss").asDouble())
+        .as("the loss fell")
+        .isLessThan(steps.get(0).path("loss").asDouble() / 2);
+    int storePort =
+        Integer.parseInt(last.path("rendezvous").path("endpoint").asText().replaceAll(".*:", ""));
+    assertMastersDoNotCollide(log, agentLogs, storePort);
+    System.out.printf(
+        "PyTorchTorchrunIT: %d generations, %.0f s%n",
+        sizes.size(), (System.nanoTime() - began) / 1e9);
   }
 
   /**
@@ -332,37 +363,34 @@ class PyTorchTorchrunIT {
           + " the job resumes from its checkpoint and succeeds")
   void aRealCrashIsTorchrunsToRestart() throws Exception {
     String python = Torch.python();
-    YarnConfiguration base = AmJobs.conf(dir.toFile());
     Path log = dir.resolve("crash.jsonl");
     Path checkpoints = Files.createDirectories(dir.resolve("checkpoints"));
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("torchrun-crash", base, 0, 1)) {
-      ApplicationId id =
-          submit(
-              new YarnConfiguration(cluster.conf()),
-              python,
-              log,
-              checkpoints,
-              2,
-              2,
-              80,
-              "--fail-once-at-step",
-              "30");
-      JsonNode status = succeeds(cluster, id, new ConcurrentHashMap<>());
-      assertThat(status.path("restartsUsed").asInt())
-          .as("AM restarts spent, last status seen")
-          .isZero();
-      assertThat(status.path("rendezvous").path("incarnation").asInt())
-          .as("the agents were never restarted")
-          .isEqualTo(1);
-      assertThat(Torch.events(log, "crash")).hasSize(1);
-      List<Torch.Start> starts = Torch.starts(log);
-      assertThat(starts).as("generations").hasSize(2);
-      assertThat(starts.get(1).worldSize()).isEqualTo(2);
-      assertThat(starts.get(1).resumedFrom())
-          .as("the restart resumed from the last checkpoint")
-          .isEqualTo(30);
-      assertThat(Torch.lastStep(log)).isEqualTo(80);
-    }
+    ApplicationId id =
+        submit(
+            new YarnConfiguration(cluster.conf()),
+            python,
+            log,
+            checkpoints,
+            2,
+            2,
+            80,
+            "--fail-once-at-step",
+            "30");
+    JsonNode status = succeeds(cluster, id, new ConcurrentHashMap<>());
+    assertThat(status.path("restartsUsed").asInt())
+        .as("AM restarts spent, last status seen")
+        .isZero();
+    assertThat(status.path("rendezvous").path("incarnation").asInt())
+        .as("the agents were never restarted")
+        .isEqualTo(1);
+    assertThat(Torch.events(log, "crash")).hasSize(1);
+    List<Torch.Start> starts = Torch.starts(log);
+    assertThat(starts).as("generations").hasSize(2);
+    assertThat(starts.get(1).worldSize()).isEqualTo(2);
+    assertThat(starts.get(1).resumedFrom())
+        .as("the restart resumed from the last checkpoint")
+        .isEqualTo(30);
+    assertThat(Torch.lastStep(log)).isEqualTo(80);
   }
 
   @Test
@@ -371,32 +399,26 @@ class PyTorchTorchrunIT {
           + " attempt starts a store and agents of its own, which resume from the checkpoint; nothing is charged")
   void anAmRestartRestartsTheAgents() throws Exception {
     String python = Torch.python();
-    YarnConfiguration base = AmJobs.conf(dir.toFile());
     Path log = dir.resolve("am-restart.jsonl");
     Path checkpoints = Files.createDirectories(dir.resolve("checkpoints"));
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("torchrun-am", base, 0, 1)) {
-      ApplicationId id =
-          submit(new YarnConfiguration(cluster.conf()), python, log, checkpoints, 2, 2, 150);
-      cluster.awaitShowingStatus(
-          "2 workers train",
-          CHANGE,
-          () -> Torch.training(log, 2, 0) && Torch.stepsInLatest(log) >= 30);
-      cluster
-          .client()
-          .failApplicationAttempt(
-              cluster.client().getApplicationReport(id).getCurrentApplicationAttemptId());
-      cluster.awaitShowingStatus(
-          "attempt 2's agents train", CHANGE, () -> Torch.training(log, 2, 1));
-      JsonNode status = succeeds(cluster, id, new ConcurrentHashMap<>());
-      assertThat(status.path("attempt").asInt()).isEqualTo(2);
-      assertThat(status.path("restartsUsed").asInt())
-          .as("restarts spent, last status seen")
-          .isZero();
-      List<Torch.Start> starts = Torch.starts(log);
-      assertThat(starts).as("generations").hasSize(2);
-      assertGenerationsIncrease(log);
-      Torch.assertResumedFromCheckpoints(log, CHECKPOINT_EVERY);
-      assertThat(Torch.lastStep(log)).isEqualTo(150);
-    }
+    ApplicationId id =
+        submit(new YarnConfiguration(cluster.conf()), python, log, checkpoints, 2, 2, 150);
+    cluster.awaitShowingStatus(
+        "2 workers train",
+        CHANGE,
+        () -> Torch.training(log, 2, 0) && Torch.stepsInLatest(log) >= 30);
+    cluster
+        .client()
+        .failApplicationAttempt(
+            cluster.client().getApplicationReport(id).getCurrentApplicationAttemptId());
+    cluster.awaitShowingStatus("attempt 2's agents train", CHANGE, () -> Torch.training(log, 2, 1));
+    JsonNode status = succeeds(cluster, id, new ConcurrentHashMap<>());
+    assertThat(status.path("attempt").asInt()).isEqualTo(2);
+    assertThat(status.path("restartsUsed").asInt()).as("restarts spent, last status seen").isZero();
+    List<Torch.Start> starts = Torch.starts(log);
+    assertThat(starts).as("generations").hasSize(2);
+    assertGenerationsIncrease(log);
+    Torch.assertResumedFromCheckpoints(log, CHECKPOINT_EVERY);
+    assertThat(Torch.lastStep(log)).isEqualTo(150);
   }
 }

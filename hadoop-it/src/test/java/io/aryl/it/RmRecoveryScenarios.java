@@ -59,7 +59,7 @@ abstract class RmRecoveryScenarios {
   @DisplayName("a node on loan is still shown on loan afterwards, and a reclaim brings it home")
   void aNodeOnLoanStaysOnLoan() throws Exception {
     try (ArylMiniCluster cluster =
-        ArylMiniCluster.start("loan-survives", conf(dir.toFile()), 1, 1)) {
+        ArylMiniCluster.start(event() + "-loan-survives", conf(dir.toFile()), 1, 1)) {
       String loaned = cluster.nodeName(0);
       cluster.lend(0); // lent, through the scheduler as the loan controller lends
       cluster.awaitShowingStatus(
@@ -88,7 +88,7 @@ abstract class RmRecoveryScenarios {
     YarnConfiguration conf = conf(dir.toFile());
     conf.setLong(
         "aryl.scheduler.shrink-grace-ms", 7000); // the drain outlasts the restart or failover
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("reclaim-resumes", conf, 1, 1);
+    try (ArylMiniCluster cluster = ArylMiniCluster.start(event() + "-reclaim-resumes", conf, 1, 1);
         TestJob e =
             TestJob.submit(cluster, "e", "training", TestJob.shape(1, 16, 1, 36000), 1, false)) {
       String loaned = cluster.nodeName(0);
@@ -165,7 +165,7 @@ abstract class RmRecoveryScenarios {
     YarnConfiguration conf = conf(dir.toFile());
     long grace = graceMs(conf);
     long delay = grace + 3000;
-    try (ArylMiniCluster cluster = ArylMiniCluster.start("late-node", conf, 0, 2);
+    try (ArylMiniCluster cluster = ArylMiniCluster.start(event() + "-late-node", conf, 0, 2);
         TestJob job =
             TestJob.submit(cluster, "j", "training", TestJob.shape(12, 16, 1, 36000), 1, false)) {
       job.askWorkersAtOnce(16);
@@ -208,7 +208,8 @@ abstract class RmRecoveryScenarios {
     YarnConfiguration conf = conf(dir.toFile());
     conf.setLong(
         "aryl.scheduler.shrink-grace-ms", 7000); // the drain outlasts the restart or failover
-    try (LoanRig rig = new LoanRig(ArylMiniCluster.start("loan-controller", conf, 3, 1), 3)) {
+    try (LoanRig rig =
+        new LoanRig(ArylMiniCluster.start(event() + "-loan-controller", conf, 3, 1), 3)) {
       ArylMiniCluster cluster = rig.cluster;
       LoanController lc = rig.controller("a", rig.client());
       cluster.awaitShowingStatus(

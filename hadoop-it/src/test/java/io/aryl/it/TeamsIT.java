@@ -13,26 +13,31 @@ import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The training pool shared by two teams, {@code root.training.vision} (60% of the training
  * partition) and {@code root.training.nlp} (40%), on two training nodes of 8 GPUs: 16 GPUs, of
  * which vision is guaranteed 9 and nlp 6. Each team's jobs are real applications of its queue; the
- * ResourceManager runs Aryl from the templates.
+ * ResourceManager runs Aryl from the templates. The round's decisions (what is asked back, from
+ * whom, the guarantees) are specified by aryl-yarn-scheduler's {@code engine.TeamGuaranteesTest};
+ * here, that they reach real applications through the Capacity Scheduler's queues.
  */
 @DisplayName(
     "Teams: each child queue of the training queue is guaranteed its capacity's share; borrowed GPUs go back")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TeamsIT {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final long ROUND_MS = 250;
   private static final long GRACE_MS = 2000;
 
-  @TempDir Path dir;
+  @TempDir static Path dir;
   private ArylMiniCluster cluster;
 
   /**
@@ -62,12 +67,19 @@ class TeamsIT {
     return conf;
   }
 
-  @BeforeEach
+  /** One cluster for the class. */
+  @BeforeAll
   void start() throws Exception {
     cluster = ArylMiniCluster.start("teams", teamsConf(dir), 0, 2);
   }
 
+  /** Each test starts on an idle cluster, whatever the last one left running. */
   @AfterEach
+  void killWhatIsLeft() throws Exception {
+    cluster.killAllAndAwaitIdle();
+  }
+
+  @AfterAll
   void stop() throws Exception {
     if (cluster != null) {
       cluster.close();

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A job that cannot fit now says so in its diagnostics, in the client's status and the RM's REST
  * API (what its UI shows), and the message goes once it runs. Two training nodes of 8 GPUs: one job
- * takes both, a second waits.
+ * takes both, a second waits. The messages themselves (what is free, the place in the queue, the
+ * senior lane, when one is cleared) are specified by aryl-yarn-scheduler's {@code
+ * engine.WaitingMessagesTest}; here, the path from a round to what a user reads.
  */
 @DisplayName("Waiting diagnostics: a job waiting for its gang says what it needs and what is free")
 class WaitingDiagnosticsIT {

@@ -1,29 +1,22 @@
 package io.aryl.yarn.rm;
 
-import io.aryl.yarn.conf.ArylConf;
 import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.engine.Lifecycle;
 import io.aryl.yarn.state.CorruptStateException;
 import io.aryl.yarn.state.DurableState;
 import io.aryl.yarn.state.StateStore;
-import io.aryl.yarn.state.StateStores;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.NodeId;
-import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ResourceCommitRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
@@ -35,9 +28,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Aryl inside one ResourceManager: the parts the scheduler's hooks hand over to, made when the
  * scheduler is initialised with Aryl on ({@link #init}) and started when this ResourceManager
- * becomes active ({@link #start}). It holds the applications Aryl knows, to whom nodes are offered,
- * the submission checks, the metrics, and once started the durable state, the rounds ({@link
- * RoundRunner}) and the allocation path's checks ({@link AllocationGate}).
+ * becomes active ({@link #start}). It holds the applications Aryl knows, to whom nodes are offered
+ * ({@link PlanAwareOffers}), the submission checks, the metrics, and once started the state store
+ * ({@link ArylStore}), the rounds ({@link RoundRunner}) and the allocation path's checks ({@link
+ * AllocationGate}, {@link AskLedger}, {@link ProposalCheck}).
  *
  * <p>{@link ArylOperations} is its face to the REST resource, operators and tests.
  */
@@ -53,26 +47,25 @@ public final class ArylRuntime {
 
   private final NodeChangeCounts nodeChanges;
   private final ElasticApps apps = new ElasticApps();
-  private final NodeOffers offers = new NodeOffers(apps);
-
-  /**
-   * Whether a node with nothing promised has anyone to be offered to: scans re-checked every 20 ms,
-   * at most 1 s old.
-   */
-  private final UnplannedDemand unplanned =
-      new UnplannedDemand(this::unplannedAsking, System::nanoTime, 20, 1_000);
-
+  private final PlanAwareOffers offers;
   private final SubmissionCheck submissions;
   private final SubmissionAdmission admission;
   private final ArylMetrics metrics;
   private final StatusHistory history = new StatusHistory();
-  private volatile StateStore store;
-  private volatile DurableState state;
+
+  /** Set once, when this ResourceManager becomes active: closed at the stop. */
+  private volatile ArylStore store;
 
   /** Set once, when this ResourceManager becomes active. */
   private volatile RoundRunner runner;
 
-  private volatile AllocationGate gate;
+  /**
+   * The allocation path's checks, set once after the runner: what a heartbeat passes on, the asks
+   * it grants from, and whether a proposal may be committed.
+   */
+  private record AllocationPath(AllocationGate gate, AskLedger ledger, ProposalCheck proposals) {}
+
+  private volatile AllocationPath path;
 
   private ArylRuntime(
       CapacityScheduler scheduler,
@@ -85,6 +78,7 @@ public final class ArylRuntime {
     this.lifecycle = lifecycle;
     this.nodeChanges = nodeChanges;
     this.normalize = normalize;
+    this.offers = new PlanAwareOffers(scheduler, apps);
     this.submissions =
         new SubmissionCheck(
             settings,
@@ -130,25 +124,9 @@ public final class ArylRuntime {
   public void start() throws IOException {
     PoolLabels.ensureExclusive(scheduler.getRMContext().getNodeLabelManager(), settings);
     store =
-        StateStores.open(
+        ArylStore.open(
             settings, scheduler.getConfig(), scheduler.getRMContext().getResourceManager());
-    try {
-      state = DurableState.open(store, System.currentTimeMillis());
-    } catch (CorruptStateException e) {
-      throw new YarnRuntimeException(e.getMessage(), e);
-    } catch (IOException e) {
-      throw new YarnRuntimeException(
-          "Aryl could not read its state at "
-              + store.kind()
-              + " "
-              + store.location()
-              + ": "
-              + e.getMessage()
-              + " ("
-              + ArylConf.STATE_STORE.key()
-              + ")",
-          e);
-    }
+    DurableState state = store.claim();
     RoundRunner started;
     try {
       started =
@@ -166,8 +144,13 @@ public final class ArylRuntime {
       throw new YarnRuntimeException(e.getMessage(), e);
     }
     runner = started;
-    gate = new AllocationGate(apps, started, this::labelOf);
-    offerAdmittedOutsideHeartbeats();
+    AskLedger ledger = new AskLedger(apps);
+    path =
+        new AllocationPath(
+            new AllocationGate(scheduler, normalize, apps, ledger, started),
+            ledger,
+            new ProposalCheck(apps, started, this::labelOf));
+    offers.offerAdmittedOutsideHeartbeats(started::book);
     lifecycle.move(
         Lifecycle.State.STANDBY,
         Lifecycle.State.RECOVERING); // the runner is in place for whoever asks
@@ -180,8 +163,8 @@ public final class ArylRuntime {
         settings.trainingQueue(),
         settings.roundIntervalMs(),
         settings.shrinkGraceMs(),
-        store.kind(),
-        store.location(),
+        store.store().kind(),
+        store.store().location(),
         state.epoch());
   }
 
@@ -191,7 +174,7 @@ public final class ArylRuntime {
       r.close();
     }
     ArylMetrics.unregister();
-    StateStore s = store;
+    ArylStore s = store;
     if (s != null) {
       s.close();
     }
@@ -202,8 +185,9 @@ public final class ArylRuntime {
    * ordering policies.
    */
   public void queuesReloaded() throws IOException {
-    if (runner != null) {
-      offerAdmittedOutsideHeartbeats(); // the queues' ordering policies are new
+    RoundRunner r = runner;
+    if (r != null) {
+      offers.offerAdmittedOutsideHeartbeats(r::book); // the queues' ordering policies are new
     }
     try {
       submissions.readCaps(scheduler.getConfiguration());
@@ -259,19 +243,13 @@ public final class ArylRuntime {
    */
   public <T> T allocatingOn(FiCaSchedulerNode node, java.util.function.Supplier<T> allocation) {
     RoundRunner r = runner;
-    if (r == null) {
-      return allocation.get();
-    }
-    return PlanAwareOrdering.serving(
-        offers.onNode(r.promises().book().promisedOn(node.getNodeName())), allocation);
+    return r == null ? allocation.get() : offers.allocatingOn(node, r.book(), allocation);
   }
 
   /** A node with nothing promised, while no application outside the plan asks for containers. */
   public boolean noOneToOffer(FiCaSchedulerNode node) {
     RoundRunner r = runner;
-    return r != null
-        && r.promises().book().promisedOn(node.getNodeName()).isEmpty()
-        && !unplanned.mayBeAsking();
+    return r != null && offers.noOneToOffer(node, r.book());
   }
 
   /** Whether Aryl plans this ResourceManager's rounds (an idle walk then slows down). */
@@ -281,7 +259,7 @@ public final class ArylRuntime {
 
   /** A container ended before its application took it: someone may be asking again. */
   public void containerCompleted() {
-    unplanned.changed();
+    offers.containerCompleted();
   }
 
   /**
@@ -299,21 +277,18 @@ public final class ArylRuntime {
       List<ResourceRequest> ask,
       boolean schedulingRequests,
       java.util.function.Function<List<ResourceRequest>, Allocation> allocate) {
-    AllocationGate g = gate;
-    if (g == null) {
+    AllocationPath p = path;
+    if (p == null) {
       return allocate.apply(ask);
     }
-    if (attempt != null
-        && offers.offeredEveryNode(attempt)
-        && (ask != null && !ask.isEmpty() || schedulingRequests)) {
-      unplanned
-          .changed(); // before the asks are pending: a scan that missed them cannot clear them away
+    if (attempt != null && ((ask != null && !ask.isEmpty()) || schedulingRequests)) {
+      offers.asking(attempt); // before the asks are pending
     }
     if (attempt == null || !current) {
       return allocate.apply(ask);
     }
-    Allocation allocation = allocate.apply(g.asks(attempt, ask));
-    g.handedOver(attempt, allocation == null ? null : allocation.getContainers());
+    Allocation allocation = allocate.apply(p.gate().asks(attempt, ask));
+    p.ledger().handedOver(attempt, allocation == null ? null : allocation.getContainers());
     return allocation;
   }
 
@@ -322,61 +297,21 @@ public final class ArylRuntime {
    * every one passes.
    */
   public boolean refuses(ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
-    AllocationGate g = gate;
-    return g != null && !g.accepts(request);
+    AllocationPath p = path;
+    return p != null && !p.proposals().accepts(request);
   }
 
   /**
    * The proposal's workers, taken out of their asks while they are committed ({@link
-   * AllocationGate#allocating}).
+   * AskLedger#allocating}).
    */
-  public AllocationGate.Allocating allocating(
+  public AllocatingWorkers allocating(
       ResourceCommitRequest<FiCaSchedulerApp, FiCaSchedulerNode> request) {
-    AllocationGate g = gate;
-    return g == null ? new AllocationGate.Allocating() : g.allocating(request);
+    AllocationPath p = path;
+    return p == null ? new AllocatingWorkers() : p.ledger().allocating(request);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
-
-  /**
-   * Whether an application offered every node ({@link NodeOffers#offeredEveryNode}) has containers
-   * pending.
-   */
-  private boolean unplannedAsking() {
-    for (SchedulerApplication<FiCaSchedulerApp> app :
-        scheduler.getSchedulerApplications().values()) {
-      FiCaSchedulerApp attempt = app.getCurrentAppAttempt();
-      if (attempt != null
-          && offers.offeredEveryNode(attempt)
-          && !zero(attempt.getAppAttemptResourceUsage().getAllPending())) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean zero(Resource r) {
-    for (var ri : r.getResources()) {
-      if (ri.getValue() != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * The queues' ordering policies are new (start-up, a refresh): tell the plan-aware ones whom to
-   * offer nodes to.
-   */
-  private void offerAdmittedOutsideHeartbeats() {
-    RoundRunner r = runner;
-    for (CSQueue q : scheduler.getCapacitySchedulerQueueManager().getQueues().values()) {
-      if (q instanceof AbstractLeafQueue leaf
-          && leaf.getOrderingPolicy() instanceof PlanAwareOrdering<?> p) {
-        p.offerOutsideHeartbeats(offers.anywhere(id -> r.promises().book().admitted(id)));
-      }
-    }
-  }
 
   /** The node's label in the label manager now: "" for the default partition. */
   private String labelOf(NodeId node) {
@@ -384,31 +319,9 @@ public final class ArylRuntime {
     return labels.isEmpty() ? "" : labels.iterator().next();
   }
 
-  /**
-   * Hands a new round's grants to the Capacity Scheduler at once, as the application's next
-   * heartbeat would: without this, a job admitted now would wait for its ApplicationMaster's next
-   * heartbeat before any node could take it.
-   */
+  /** A round's grants, handed to the Capacity Scheduler at once ({@link AllocationGate#push}). */
   private void pushGrants(Set<String> appIds) {
-    for (String id : appIds) {
-      var sa = scheduler.getSchedulerApplications().get(ApplicationId.fromString(id));
-      FiCaSchedulerApp attempt = sa == null ? null : sa.getCurrentAppAttempt();
-      if (attempt == null || attempt.isWaitingForAMContainer()) {
-        continue;
-      }
-      List<ResourceRequest> asks = new ArrayList<>(gate.asks(attempt, List.of()));
-      normalize.accept(asks);
-      boolean updated;
-      attempt.getWriteLock().lock();
-      try {
-        updated = !attempt.isStopped() && attempt.updateResourceRequests(asks);
-      } finally {
-        attempt.getWriteLock().unlock();
-      }
-      if (updated && attempt.getQueue() instanceof AbstractLeafQueue q) {
-        q.getOrderingPolicy().demandUpdated(attempt);
-      }
-    }
+    path.gate().push(appIds);
   }
 
   /**
@@ -441,11 +354,13 @@ public final class ArylRuntime {
   }
 
   StateStore store() {
-    return store;
+    ArylStore s = store;
+    return s == null ? null : s.store();
   }
 
   DurableState state() {
-    return state;
+    ArylStore s = store;
+    return s == null ? null : s.state();
   }
 
   ArylMetrics metrics() {

@@ -104,6 +104,11 @@ final class CheckpointTimes implements AutoCloseable {
     return url == null || url.isBlank() || url.equals("N/A") ? null : url;
   }
 
+  /**
+   * Polls from now on. Nothing waits on the polls' future: a poll catches what it throws ({@link
+   * #pollSafely}), and {@link #close} ends them.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored")
   void start() {
     if (thread != null) {
       thread.scheduleWithFixedDelay(this::pollSafely, 0, pollMs, TimeUnit.MILLISECONDS);

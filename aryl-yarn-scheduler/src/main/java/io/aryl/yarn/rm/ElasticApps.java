@@ -87,6 +87,28 @@ final class ElasticApps {
     void allocationEnded() {
       allocating.decrementAndGet();
     }
+
+    /**
+     * Replaces the ask under {@code key} with a copy of it holding {@code delta} more containers
+     * (never below 0): swapped whole, since rounds read the asks without this App's monitor, which
+     * the caller holds.
+     */
+    void addToAsk(String key, int delta) {
+      ResourceRequest rr = asks.get(key);
+      if (rr != null) {
+        ResourceRequest updated = ResourceRequest.clone(rr);
+        updated.setNumContainers(Math.max(0, rr.getNumContainers() + delta));
+        asks.put(key, updated);
+      }
+    }
+
+    /**
+     * One worker counted in {@link #unseen} under this key no longer is: handed over, or never
+     * committed. The caller holds this App's monitor.
+     */
+    void dropUnseen(String unseenKey) {
+      unseen.computeIfPresent(unseenKey, (k, n) -> n > 1 ? n - 1 : null);
+    }
   }
 
   private final Map<String, App> apps = new ConcurrentHashMap<>();

@@ -36,29 +36,38 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  * <p>Not thread-safe: the planning loop reads it under its lock.
  */
 final class NodeViews {
-  /** What a node's view was built from. */
-  private record Source(
-      String partition,
-      Resource total,
-      Set<NodeAttribute> attributes,
-      RMContainer[] containers,
-      Resource[] sizes,
-      boolean[] am) {
-    static Source of(FiCaSchedulerNode n, List<RMContainer> cs) {
-      RMContainer[] containers = cs.toArray(new RMContainer[0]);
-      Resource[] sizes = new Resource[containers.length];
-      boolean[] am = new boolean[containers.length];
+  /**
+   * What a node's view was built from. The containers are kept as arrays: one of these is read for
+   * each of thousands of nodes every round.
+   */
+  private static final class Source {
+    private final String partition;
+    private final Resource total;
+    private final Set<NodeAttribute> attributes;
+    private final RMContainer[] containers;
+    private final Resource[] sizes;
+    private final boolean[] am;
+
+    private Source(FiCaSchedulerNode n, List<RMContainer> cs) {
+      this.containers = cs.toArray(new RMContainer[0]);
+      this.sizes = new Resource[containers.length];
+      this.am = new boolean[containers.length];
       for (int i = 0; i < containers.length; i++) {
         sizes[i] = RmReader.size(containers[i]);
         am[i] = containers[i].isAMContainer();
       }
-      return new Source(
-          n.getPartition(), n.getTotalResource(), n.getNodeAttributes(), containers, sizes, am);
+      this.partition = n.getPartition();
+      this.total = n.getTotalResource();
+      this.attributes = n.getNodeAttributes();
     }
 
-    /** True if the node has the same partition, size and attributes as when this was read. */
+    /**
+     * True if the node has the same partition, size and attributes as when this was read. By
+     * identity first, deliberately: the node hands out the very objects it holds until they change,
+     * so identity answers for almost every node without comparing values.
+     */
+    @SuppressWarnings("ReferenceEquality")
     boolean sameNode(FiCaSchedulerNode n) {
-      // By identity first: the node hands out the very objects it holds until they change.
       String p = n.getPartition();
       Resource t = n.getTotalResource();
       Set<NodeAttribute> a = n.getNodeAttributes();
@@ -81,6 +90,10 @@ final class NodeViews {
         }
       }
       return true;
+    }
+
+    int containerCount() {
+      return containers.length;
     }
   }
 
@@ -110,7 +123,9 @@ final class NodeViews {
   private final BiFunction<FiCaSchedulerNode, List<RMContainer>, NodeView> build;
   private final NodeChangeCounts changes;
   private final int sweepRounds;
-  private Map<FiCaSchedulerNode, Entry> entries = new IdentityHashMap<>();
+
+  /** By the node object itself: the scheduler keeps one per node for as long as it is there. */
+  private IdentityHashMap<FiCaSchedulerNode, Entry> entries = new IdentityHashMap<>();
 
   /** The entries by node name. */
   private Entry[] sorted = new Entry[0];
@@ -178,7 +193,7 @@ final class NodeViews {
 
   /** Sorts and indexes the nodes again, keeping what was read of those that stayed. */
   private void index(Collection<FiCaSchedulerNode> nodes) {
-    Map<FiCaSchedulerNode, Entry> now = new IdentityHashMap<>(nodes.size() * 2);
+    IdentityHashMap<FiCaSchedulerNode, Entry> now = new IdentityHashMap<>(nodes.size() * 2);
     for (FiCaSchedulerNode n : nodes) {
       Entry e = entries.get(n);
       now.put(n, e == null ? new Entry(n, changes.of(n.getNodeID())) : e);
@@ -213,21 +228,21 @@ final class NodeViews {
     // sweep: otherwise three reads, one of them under the node's lock, of each of thousands of
     // nodes every round.
     boolean sameNode = before != null && (!(checkNode || marked || sweep) || before.sameNode(n));
-    if (sameNode && !marked && !sweep && before.containers().length > 0) {
+    if (sameNode && !marked && !sweep && before.containerCount() > 0) {
       return e.view; // containers, no change reported: the same ones
     }
-    if (sameNode && before.containers().length == 0 && n.getNumContainers() == 0) {
+    if (sameNode && before.containerCount() == 0 && n.getNumContainers() == 0) {
       return e.view; // empty then, empty now: no list to copy and compare
     }
     List<RMContainer> cs = n.getCopiedListOfRunningContainers();
     if (!sameNode || !before.sameContainers(cs)) {
-      if (sameNode && !marked && before.containers().length > 0) {
+      if (sameNode && !marked && before.containerCount() > 0) {
         unsignalled++;
       }
       // What it is built from is read first: a container flagged an ApplicationMaster's in between
       // is then seen as
       // changed next time, and its view built again, rather than kept unflagged.
-      e.source = Source.of(n, cs);
+      e.source = new Source(n, cs);
       e.view = build.apply(n, cs);
       rebuilt++;
     }

@@ -25,7 +25,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
  * grant asks only for its planned nodes, so it waited for the walk to reach them: under SLS at
  * 2,000 nodes, 7 s from admission to the first worker (p50), where the stock scheduler's unplaced
  * ask is taken by whichever node comes first. The proposals made here are committed, or refused by
- * {@link AllocationGate}, as the walk's are.
+ * {@link ProposalCheck}, as the walk's are.
  */
 final class PromisedNodeAllocation implements AutoCloseable {
   private final Function<String, FiCaSchedulerNode> nodeNamed;

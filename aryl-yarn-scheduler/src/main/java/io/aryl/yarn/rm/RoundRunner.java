@@ -1,5 +1,8 @@
 package io.aryl.yarn.rm;
 
+import io.aryl.api.loan.LendAnswer;
+import io.aryl.api.loan.LoanTarget;
+import io.aryl.api.status.NodeStatus;
 import io.aryl.core.job.CheckpointReport;
 import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.engine.Lifecycle;
@@ -13,6 +16,7 @@ import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.state.BackgroundSaves;
 import io.aryl.yarn.state.CorruptStateException;
 import io.aryl.yarn.state.DurableState;
+import io.aryl.yarn.state.LoanTargetRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -21,14 +25,9 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.slf4j.Logger;
@@ -38,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * The rounds, on the ResourceManager: every interval (and at once on new demand) it reads the
  * ResourceManager into a {@link RmView}, lets the {@link RoundEngine} decide, publishes the
  * promises the allocation path enforces, and carries out the engine's actions. It decides nothing
- * itself: whatever it does, the engine asked for. One thread; reclaim requests from the web join
- * the engine under the engine's lock.
+ * itself: whatever it does, the engine asked for. Rounds run one at a time, on the {@link
+ * RoundLoop}'s thread or on a node heartbeat that finds new demand; reclaim requests from the web
+ * join the engine under the engine's lock.
  */
 public final class RoundRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RoundRunner.class);
@@ -48,9 +48,6 @@ public final class RoundRunner implements AutoCloseable {
 
   /** Hands grants to the Capacity Scheduler at once, as the applications' next heartbeats would. */
   private final Consumer<Set<String>> pushGrants;
-
-  /** Told of every round that ran, with its time. */
-  private final LongConsumer afterRound;
 
   private final ArylSettings settings;
   private final ElasticApps apps;
@@ -70,24 +67,8 @@ public final class RoundRunner implements AutoCloseable {
   private final PromisedNodeAllocation promisedNodes;
 
   private final long originMs;
-  private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "aryl-planning-loop");
-            t.setDaemon(true);
-            return t;
-          });
-
-  /** The nodes by name; built again when nodes join or leave. */
-  private volatile NodeIndex nodeIndex = NodeIndex.EMPTY;
-
-  /**
-   * The node membership ({@link RmReader#nodeMembership}) the index was built at; -1 before the
-   * first.
-   */
-  private long indexedMembership = -1;
-
-  private final AtomicBoolean roundRequested = new AtomicBoolean();
+  private final RoundLoop loop;
+  private final NodeLookup nodeLookup;
 
   /** Whether node heartbeats allocate (the Capacity Scheduler's synchronous mode). */
   private final boolean heartbeatsAllocate;
@@ -116,19 +97,20 @@ public final class RoundRunner implements AutoCloseable {
       throws CorruptStateException {
     this.scheduler = scheduler;
     this.pushGrants = pushGrants;
-    this.afterRound = afterRound;
     this.settings = settings;
     this.apps = apps;
     this.metrics = metrics;
     this.originMs = state.originMs();
+    this.loop = new RoundLoop(this::round, afterRound, metrics);
+    this.nodeLookup = new NodeLookup(scheduler);
     this.measurements = new BackgroundSaves(state, "aryl-state-writer");
     this.engine =
         new RoundEngine(settings, lifecycle, state, measurements, System.currentTimeMillis());
-    this.actions = new ActionApplier(scheduler, engine, metrics, this::nodeNamed);
+    this.actions = new ActionApplier(scheduler, engine, metrics, nodeLookup::named);
     this.heartbeatsAllocate = !scheduler.getConfiguration().getScheduleAynschronously();
     this.promisedNodes =
         PromisedNodeAllocation.on(
-            scheduler, new NodeOffers(apps), this::nodeNamed, () -> engine.promises().book());
+            scheduler, new NodeOffers(apps), nodeLookup::named, () -> engine.promises().book());
     this.reader =
         new RmReader(
             scheduler,
@@ -143,26 +125,14 @@ public final class RoundRunner implements AutoCloseable {
 
   void start() {
     checkpoints.start();
-    thread.scheduleWithFixedDelay(
-        this::roundSafely,
-        settings.roundIntervalMs(),
-        settings.roundIntervalMs(),
-        TimeUnit.MILLISECONDS);
+    loop.start(settings.roundIntervalMs());
   }
 
   @Override
   public void close() {
-    thread.shutdownNow();
     promisedNodes.close();
-    try {
-      // A round in flight may still write state: let it end before the store is closed beneath it.
-      if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
-        LOG.warn("Aryl's planning round did not end within 5 s of the scheduler stopping");
-      }
-      measurements.close(); // what the last rounds measured, stored before the store closes
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    loop.close(); // a round in flight ends before the store is closed beneath it
+    measurements.close(); // what the last rounds measured, stored before the store closes
     checkpoints.close();
   }
 
@@ -179,33 +149,9 @@ public final class RoundRunner implements AutoCloseable {
     return engine;
   }
 
-  String rackOf(String nodeName) {
-    return nodeIndex.rackOf(nodeName);
-  }
-
-  String nodeNameOf(NodeId id) {
-    String n = nodeIndex.nameOf(id);
-    if (n == null) {
-      FiCaSchedulerNode node = scheduler.getNode(id);
-      n = node == null ? null : node.getNodeName();
-    }
-    return n;
-  }
-
-  /** The scheduler's node of this name; null if unknown or gone. */
-  FiCaSchedulerNode nodeNamed(String nodeName) {
-    NodeId id = nodeIndex.idOf(nodeName);
-    FiCaSchedulerNode indexed = id == null ? null : scheduler.getNode(id);
-    if (indexed != null) {
-      return indexed;
-    }
-    // Registered since the last round indexed the nodes: a scan, as rare as that.
-    for (FiCaSchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
-      if (n.getNodeName().equals(nodeName)) {
-        return n;
-      }
-    }
-    return null;
+  /** The scheduler's nodes by name, as the last round indexed them. */
+  NodeLookup nodeLookup() {
+    return nodeLookup;
   }
 
   /**
@@ -214,17 +160,7 @@ public final class RoundRunner implements AutoCloseable {
    */
   void requestRound() {
     demandPending.set(true);
-    if (roundRequested.compareAndSet(false, true)) {
-      try {
-        thread.execute(
-            () -> {
-              roundRequested.set(false);
-              roundSafely();
-            });
-      } catch (RejectedExecutionException e) {
-        roundRequested.set(false); // shutting down
-      }
-    }
+    loop.request();
   }
 
   /**
@@ -238,20 +174,6 @@ public final class RoundRunner implements AutoCloseable {
     checkpoints.forget(appId);
   }
 
-  private void roundSafely() {
-    try {
-      round();
-      afterRound.accept(System.currentTimeMillis());
-    } catch (RuntimeException | LinkageError e) {
-      // A round that fails leaves the last promises in place; the next one starts from the RM's
-      // state again. Anything
-      // escaping here would cancel every later round silently, so errors are logged and the loop
-      // goes on.
-      metrics.planningRoundsFailed.incr();
-      LOG.error("Aryl planning round failed", e);
-    }
-  }
-
   /**
    * Runs a round now if demand arrived since the last one: called before a node heartbeat
    * allocates, so that the heartbeat already serves the new grants instead of the next one. Under
@@ -263,12 +185,17 @@ public final class RoundRunner implements AutoCloseable {
     if (heartbeatsAllocate && demandPending.get()) {
       synchronized (this) {
         if (demandPending.get()) {
-          roundSafely();
+          loop.runSafely();
         }
       }
     }
   }
 
+  /**
+   * One round: reads the ResourceManager, lets the engine decide, carries out its actions. The loop
+   * runs it, and so does a node heartbeat that finds new demand ({@link #roundIfDemandPending}) or
+   * an operator ({@link ArylOperations#runRound}).
+   */
   synchronized void round() {
     demandPending.set(false);
     RoundTimer timer = RoundTimer.start();
@@ -302,11 +229,8 @@ public final class RoundRunner implements AutoCloseable {
   private RmView read(long now, boolean finishing) {
     RmReader.RunningApps running = reader.runningApps(originMs);
     Collection<FiCaSchedulerNode> all = scheduler.getNodeTracker().getAllNodes();
-    List<NodeView> nodes = reader.nodes(all, running.unflaggedAm());
-    if (indexedMembership != reader.nodeMembership()) {
-      nodeIndex = NodeIndex.of(all);
-      indexedMembership = reader.nodeMembership();
-    }
+    List<NodeView> views = reader.nodes(all, running.unflaggedAm());
+    nodeLookup.read(all, reader.nodeMembership());
     Map<String, RmView.KnownApp> known = new HashMap<>();
     Map<String, CheckpointReport> reports = new HashMap<>();
     for (ElasticApps.App a : apps.all()) {
@@ -324,7 +248,7 @@ public final class RoundRunner implements AutoCloseable {
     }
     return new RmView(
         now,
-        nodes,
+        views,
         running.views(),
         known,
         reader.plainDemand(originMs),
@@ -332,6 +256,17 @@ public final class RoundRunner implements AutoCloseable {
         scheduler.getRMContext().isSchedulerReadyForAllocatingContainers(),
         reports,
         ended);
+  }
+
+  /**
+   * The ResourceManager as a request from outside the rounds sees it, read once no round is in
+   * progress (the reader is the rounds'); the applications that finished are left to the next
+   * round.
+   */
+  private RmView readBetweenRounds() {
+    synchronized (this) {
+      return read(System.currentTimeMillis(), false);
+    }
   }
 
   /** Carries out the actions, and counts what the outcome says. */
@@ -349,12 +284,9 @@ public final class RoundRunner implements AutoCloseable {
    * Puts the loan controller's target in force once stored (see {@link
    * RoundEngine#acceptLoanTarget}).
    */
-  io.aryl.yarn.state.LoanTargetRecord acceptLoanTarget(io.aryl.api.loan.LoanTarget target) {
-    RmView view;
-    synchronized (this) { // the reader is the round's
-      view = read(System.currentTimeMillis(), false);
-    }
-    io.aryl.yarn.state.LoanTargetRecord accepted =
+  LoanTargetRecord acceptLoanTarget(LoanTarget target) {
+    RmView view = readBetweenRounds();
+    LoanTargetRecord accepted =
         engine.acceptLoanTarget(
             view,
             target.epoch(),
@@ -372,19 +304,16 @@ public final class RoundRunner implements AutoCloseable {
    * RoundEngine#lend}); returns once they are relabelled, or left home because something started on
    * them meanwhile.
    */
-  io.aryl.api.loan.LendAnswer lend(List<String> nodes) {
-    RmView view;
-    synchronized (this) { // the reader is the round's
-      view = read(System.currentTimeMillis(), false);
-    }
+  LendAnswer lend(List<String> nodes) {
+    RmView view = readBetweenRounds();
     apply(engine.lend(view, nodes), view.nowMs());
-    Map<String, io.aryl.api.status.NodeStatus.Place> places = engine.status().places();
+    Map<String, NodeStatus.Place> places = engine.status().places();
     List<String> lent = new ArrayList<>();
     List<String> home = new ArrayList<>();
     for (String n : nodes) {
-      (places.get(n) == io.aryl.api.status.NodeStatus.Place.LENT ? lent : home).add(n);
+      (places.get(n) == NodeStatus.Place.LENT ? lent : home).add(n);
     }
-    return new io.aryl.api.loan.LendAnswer(lent, home);
+    return new LendAnswer(lent, home);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -398,10 +327,7 @@ public final class RoundRunner implements AutoCloseable {
    * @throws ArylUnavailableException while recovering, or when the reclaim cannot be stored
    */
   Reclaim requestReclaim(int servers, String gpuType, long deadlineMs) {
-    RmView view;
-    synchronized (this) { // the reader is the round's
-      view = read(System.currentTimeMillis(), false);
-    }
+    RmView view = readBetweenRounds();
     RoundEngine.Started started = engine.reclaim(view, servers, gpuType, deadlineMs);
     apply(started.outcome(), view.nowMs());
     return started.reclaim();

@@ -35,7 +35,10 @@ final class RoundTimer {
   }
 
   /**
-   * @param wallClock and @param cpuClock nanosecond clocks (the thread's CPU time for the latter)
+   * Starts timing now, on these clocks.
+   *
+   * @param wallClock nanoseconds of wall time
+   * @param cpuClock nanoseconds of the calling thread's CPU time
    */
   RoundTimer(LongSupplier wallClock, LongSupplier cpuClock) {
     this.wallClock = wallClock;

@@ -90,8 +90,16 @@ public final class BackgroundSaves implements AutoCloseable {
     thread.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Saves what was handed over, waiting at most 5 s. Interrupted meanwhile, it waits no longer and
+   * keeps the interrupt for the caller: a stop that was asked to hurry is not held up by the disk.
+   */
   @Override
-  public void close() throws InterruptedException {
-    close(5_000);
+  public void close() {
+    try {
+      close(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

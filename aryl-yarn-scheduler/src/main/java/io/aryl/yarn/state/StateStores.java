@@ -32,6 +32,8 @@ public final class StateStores {
   }
 
   /**
+   * The store the settings name, open and not yet claimed ({@link StateStore#claim}).
+   *
    * @param rm the ResourceManager whose ZooKeeper client is shared when it has one; may be null
    *     (then a client of the store's own is made)
    * @throws YarnRuntimeException naming the key when the store is configured wrongly

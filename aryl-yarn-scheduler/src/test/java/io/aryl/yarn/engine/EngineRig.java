@@ -159,14 +159,28 @@ final class EngineRig implements AutoCloseable {
    * training pool.
    */
   EngineRig plain(String id, int containers, int gpus) {
+    return plain(id, containers, gpus, "");
+  }
+
+  /**
+   * {@link #plain(String, int, int)} in a team's queue (a child of the training queue; "" for
+   * none).
+   */
+  EngineRig plain(String id, int containers, int gpus, String team) {
     if (containers == 0) {
       plain.remove(id);
     } else {
       plain.put(
           id,
           new AppView(
-              id, new JobShape(containers, containers, gpus, 1, ""), 0, containers, "", true));
+              id, new JobShape(containers, containers, gpus, 1, ""), 0, containers, team, true));
     }
+    return this;
+  }
+
+  /** The elastic job belongs to a team: its queue is that child of the training queue. */
+  EngineRig team(String id, String team) {
+    jobs.get(id).team = team;
     return this;
   }
 
