@@ -50,14 +50,14 @@ final class Adoption {
   }
 
   /** Judges the workers held now (recovered untouched ones are RUNNING with generation -1). */
-  Verdict verdict(Collection<WorkerGroup.Worker> workers, long now) {
+  Verdict verdict(Collection<Membership.Worker> workers, long now) {
     Map<String, String> recordedHosts = record.generation().hosts();
     List<String> gone = recordedHosts.keySet().stream().filter(ended::contains).toList();
     if (!gone.isEmpty()) {
       return refuse("member " + String.join(", ", gone) + " ended");
     }
     List<String> present = new ArrayList<>();
-    for (WorkerGroup.Worker w : workers) {
+    for (Membership.Worker w : workers) {
       String recordedHost = recordedHosts.get(w.id());
       if (recordedHost == null) {
         return refuse(w.id() + " on " + w.host() + " came back too but is not a member");
@@ -65,7 +65,7 @@ final class Adoption {
       if (!recordedHost.equals(w.host())) {
         return refuse(w.id() + " came back on " + w.host() + ", recorded on " + recordedHost);
       }
-      if (w.state() != WorkerGroup.State.RUNNING || w.generation() != -1) {
+      if (w.state() != Membership.State.RUNNING || w.generation() != -1) {
         return refuse(w.id() + " was " + w.state() + " before the adoption");
       }
       present.add(w.id());

@@ -54,7 +54,14 @@ public final class ElasticAppMaster {
   private final ApplicationAttemptId attempt;
   private final Object lock = new Object();
   private final Map<String, Container> containers = new ConcurrentHashMap<>();
+
+  /**
+   * The NodeManager calls. Tasks are handed over with {@code execute}: each one logs and reports
+   * its own failure, and whatever else it throws reaches the thread's uncaught-exception handler
+   * rather than a Future that no one reads.
+   */
   private final ExecutorService nmCalls = Executors.newFixedThreadPool(4);
+
   private final long startedAt = System.currentTimeMillis();
 
   /**
@@ -198,7 +205,7 @@ public final class ElasticAppMaster {
       }
       recover(registered.getContainersFromPreviousAttempts());
 
-      WorkerGroup.Outcome outcome;
+      Membership.Outcome outcome;
       while (true) {
         checkpoints.tick(System.currentTimeMillis());
         checkRendezvousStore();
@@ -210,7 +217,7 @@ public final class ElasticAppMaster {
           break;
         }
         if (stopReason != null) {
-          outcome = new WorkerGroup.Outcome(false, stopReason);
+          outcome = new Membership.Outcome(false, stopReason);
           break;
         }
         Thread.sleep(TICK_MS);
@@ -259,7 +266,7 @@ public final class ElasticAppMaster {
    */
   private void apply(List<WorkerAction> actions) {
     for (WorkerAction a : actions) {
-      if (a instanceof WorkerAction.Record r) {
+      if (a instanceof WorkerAction.WriteRecord r) {
         write(r.record());
       } else if (a instanceof WorkerAction.Launch l) {
         Container c = containers.get(l.id());
@@ -273,7 +280,7 @@ public final class ElasticAppMaster {
         startAgent(s);
       } else if (a instanceof WorkerAction.Terminate t) {
         Container c = containers.get(t.id());
-        nmCalls.submit(
+        nmCalls.execute(
             () -> {
               try {
                 nm.terminate(c.getNodeId(), c.getId());
@@ -359,7 +366,7 @@ public final class ElasticAppMaster {
   }
 
   private void nmCall(String id, String what, NmCall call) {
-    nmCalls.submit(
+    nmCalls.execute(
         () -> {
           try {
             call.run();

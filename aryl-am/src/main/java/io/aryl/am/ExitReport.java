@@ -23,7 +23,7 @@ public record ExitReport(String container, int generation, int status, boolean s
   public static ExitReport fromQuery(String rawQuery) {
     Map<String, String> p = new HashMap<>();
     if (rawQuery != null) {
-      for (String pair : rawQuery.split("&")) {
+      for (String pair : rawQuery.split("&", -1)) {
         int eq = pair.indexOf('=');
         if (eq > 0) {
           p.put(

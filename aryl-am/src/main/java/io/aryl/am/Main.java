@@ -3,6 +3,7 @@ package io.aryl.am;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
@@ -81,8 +82,8 @@ public final class Main implements Callable<Integer> {
       rest = all;
     }
     CommandLine cli = new CommandLine(new Main(c, out));
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
+    cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+    cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
     cli.setExecutionExceptionHandler(Main::reportRefusal);
     return cli.execute(rest);
   }

@@ -9,8 +9,8 @@ import java.util.Set;
  * lock around it). Two implementations, one per launcher: {@link WorkerGroup} ({@code --launcher
  * env}: the AM forms every generation) and {@link AgentGroup} ({@code --launcher torchrun}:
  * torchrun's agents form them among themselves). Both keep their containers in a {@link
- * ContainerLedger}. The types below are theirs in common; being inherited, they are also named
- * through either, e.g. {@code WorkerGroup.Worker}.
+ * ContainerLedger}. The types below are theirs in common, named through this interface (e.g. {@code
+ * Membership.Worker}) wherever either implementation may be behind it.
  */
 public interface Membership {
   enum State {

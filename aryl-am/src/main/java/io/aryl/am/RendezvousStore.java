@@ -31,14 +31,13 @@ public final class RendezvousStore implements AutoCloseable {
    * every address).
    */
   static final String PROGRAM =
-      String.join(
-          "\n",
-          "import sys",
-          "import torch.distributed as dist",
-          "store = dist.TCPStore(sys.argv[1], 0, is_master=True, wait_for_workers=False)",
-          "print(store.port, flush=True)",
-          "sys.stdin.read()",
-          "");
+      """
+      import sys
+      import torch.distributed as dist
+      store = dist.TCPStore(sys.argv[1], 0, is_master=True, wait_for_workers=False)
+      print(store.port, flush=True)
+      sys.stdin.read()
+      """;
 
   private final String python;
   private final String host;

@@ -5,7 +5,7 @@ package io.aryl.am;
  */
 public sealed interface WorkerAction {
   /** Write the generation record durably, before any of the actions that follow it. */
-  record Record(GenerationRecord record) implements WorkerAction {}
+  record WriteRecord(GenerationRecord record) implements WorkerAction {}
 
   /** Start the worker process in a container not yet used. */
   record Launch(String id, Generation generation) implements WorkerAction {}

@@ -25,10 +25,10 @@ import java.util.Set;
  * every worker has exited 0.
  *
  * <p>Durable state: every generation's {@link GenerationRecord} is to be written ({@link
- * WorkerAction.Record}) before any of its workers is (re)started, and again once all of them run,
- * and once one of them is signalled. A new AM attempt {@link #resume resumes} from the previous
- * attempt's record: it adopts the running generation when exactly its members come back (see {@link
- * Adoption}), else starts a new one, the numbers continuing.
+ * WorkerAction.WriteRecord}) before any of its workers is (re)started, and again once all of them
+ * run, and once one of them is signalled. A new AM attempt {@link #resume resumes} from the
+ * previous attempt's record: it adopts the running generation when exactly its members come back
+ * (see {@link Adoption}), else starts a new one, the numbers continuing.
  *
  * <p>The containers and their states, the asks, the events and the budget are kept in a {@link
  * ContainerLedger} (shared with {@link AgentGroup}); what is here is what the env launcher decides.
@@ -92,6 +92,7 @@ public final class WorkerGroup implements Membership {
    * adopted as it runs once exactly its members are recovered; until that is decided (at most the
    * settle time from {@code now}) no generation is started, no worker parked and nothing asked for.
    */
+  @Override
   public void resume(GenerationRecord previous, long now) {
     if (!generations.isEmpty() || previousAttemptGeneration != null) {
       throw new IllegalStateException(
@@ -118,11 +119,13 @@ public final class WorkerGroup implements Membership {
    * The previous attempt's record exists but cannot be trusted: nothing is adopted, numbers start
    * again at 1.
    */
+  @Override
   public void recordUnreadable(String problem, long now) {
     workers.event(now, "not-adopted", problem + "; the workers restart in a new generation");
   }
 
   /** A container granted by the RM. */
+  @Override
   public List<WorkerAction> allocated(String id, String host, long now) {
     return workers.allocated(id, host, !finishing && outcome == null, now);
   }
@@ -133,6 +136,7 @@ public final class WorkerGroup implements Membership {
   }
 
   /** A container kept from an earlier AM attempt: running something, generation unknown. */
+  @Override
   public List<WorkerAction> recovered(String id, String host, long now) {
     if (!workers.holds(id)) {
       workers.add(id, host, State.RUNNING, -1);
@@ -145,6 +149,7 @@ public final class WorkerGroup implements Membership {
    * The NodeManager accepted the (re)start of a worker; once all of the generation's are, it is
    * recorded running. A worker told to stop while its start was in flight gets its SIGTERM now.
    */
+  @Override
   public List<WorkerAction> launched(String id) {
     List<WorkerAction> sigterm = workers.launched(id);
     if (!sigterm.isEmpty()) {
@@ -162,7 +167,7 @@ public final class WorkerGroup implements Membership {
       return List.of();
     }
     recorded = recorded.withRunning(true);
-    return List.of(new WorkerAction.Record(recorded));
+    return List.of(new WorkerAction.WriteRecord(recorded));
   }
 
   /**
@@ -172,13 +177,14 @@ public final class WorkerGroup implements Membership {
   private void recordDisturbed(List<WorkerAction> out) {
     if (recorded != null && recorded.running()) {
       recorded = recorded.withRunning(false);
-      out.add(new WorkerAction.Record(recorded));
+      out.add(new WorkerAction.WriteRecord(recorded));
     }
   }
 
   /**
    * The NodeManager refused to (re)start a worker: the container is given up, counted as a failure.
    */
+  @Override
   public List<WorkerAction> launchFailed(String id, String why, long now) {
     Worker w = workers.remove(id);
     if (w == null) {
@@ -190,6 +196,7 @@ public final class WorkerGroup implements Membership {
   }
 
   /** A container ended (exited, killed or released). */
+  @Override
   public List<WorkerAction> completed(String id, int exitStatus, String diagnostics, long now) {
     Worker w = workers.get(id);
     if (w == null) {
@@ -205,7 +212,7 @@ public final class WorkerGroup implements Membership {
       return List.of();
     }
     if (finishing) {
-      finishedWith(w, who, exitStatus, diagnostics, now);
+      finishedWith(who, exitStatus, diagnostics, now);
       return List.of();
     }
     if (!w.running()) {
@@ -230,6 +237,7 @@ public final class WorkerGroup implements Membership {
    * toldToStop} when SIGTERM reached it first. Reports of another generation than the worker's are
    * late ones of an earlier generation, ignored.
    */
+  @Override
   public List<WorkerAction> exited(
       String id, int generation, int status, boolean toldToStop, long now) {
     Worker w = workers.get(id);
@@ -247,7 +255,7 @@ public final class WorkerGroup implements Membership {
       return out;
     }
     if (finishing) {
-      finishedWith(w, who, status, "", now);
+      finishedWith(who, status, "", now);
       return List.of();
     }
     if (startsFinish) {
@@ -275,7 +283,7 @@ public final class WorkerGroup implements Membership {
   }
 
   /** A worker ended while the job is finishing: the job fails if it did not exit 0. */
-  private void finishedWith(Worker w, String who, int status, String diagnostics, long now) {
+  private void finishedWith(String who, int status, String diagnostics, long now) {
     if (status != 0 && finishFailure == null) {
       finishFailure =
           who
@@ -306,6 +314,7 @@ public final class WorkerGroup implements Membership {
    * generation, and released once its worker exited or at the grace; one that runs no worker is
    * released at once.
    */
+  @Override
   public List<WorkerAction> preempted(Set<String> ids, long now) {
     List<WorkerAction> out = new ArrayList<>();
     boolean disturbed = false;
@@ -413,6 +422,7 @@ public final class WorkerGroup implements Membership {
    * Periodic decisions: releases at the grace, the end of a stop, the next generation, asks, the
    * end.
    */
+  @Override
   public List<WorkerAction> tick(long now) {
     List<WorkerAction> out = new ArrayList<>();
     workers.releaseDrainedAtGrace(now, out);
@@ -500,7 +510,7 @@ public final class WorkerGroup implements Membership {
     List<WorkerAction> out = new ArrayList<>();
     // Durable before any worker starts: a next attempt must not find an older record while they run
     // this one.
-    out.add(new WorkerAction.Record(recorded));
+    out.add(new WorkerAction.WriteRecord(recorded));
     for (Worker w : joining) {
       out.add(
           w.state == State.HELD
@@ -545,6 +555,7 @@ public final class WorkerGroup implements Membership {
     return rank + w.id + " on " + w.host;
   }
 
+  @Override
   public Generation current() {
     return generations.isEmpty() ? null : generations.get(generations.size() - 1);
   }
@@ -554,10 +565,12 @@ public final class WorkerGroup implements Membership {
     return g == null ? -1 : g.number();
   }
 
+  @Override
   public List<Generation> generations() {
     return List.copyOf(generations);
   }
 
+  @Override
   public List<Worker> workers() {
     return workers.list();
   }
@@ -566,23 +579,28 @@ public final class WorkerGroup implements Membership {
     return workers.get(id);
   }
 
+  @Override
   public List<ScalingEvent> events() {
     return workers.events();
   }
 
+  @Override
   public int outstandingAsks() {
     return workers.outstandingAsks();
   }
 
+  @Override
   public int restartsUsed() {
     return workers.restartsUsed();
   }
 
+  @Override
   public boolean finishing() {
     return finishing;
   }
 
   /** Present once the job is over; the AM then unregisters. */
+  @Override
   public Outcome outcome() {
     return outcome;
   }

@@ -41,7 +41,9 @@ class AgentGroupTest {
         g,
         "r",
         step ->
-            step.endsWith(" store") ? g.storeRestarted(Long.parseLong(step.split(" ")[0])) : null,
+            step.endsWith(" store")
+                ? g.storeRestarted(Long.parseLong(step.split(" ", -1)[0]))
+                : null,
         AgentGroupTest::brief);
   }
 
@@ -493,7 +495,7 @@ class AgentGroupTest {
     assertThat(g.events())
         .filteredOn(e -> e.kind().equals("below-min"))
         .singleElement()
-        .extracting(WorkerGroup.ScalingEvent::detail)
+        .extracting(Membership.ScalingEvent::detail)
         .isEqualTo(
             "1 of the minimum 2 containers: the agents wait in their rendezvous for 2 nodes");
   }

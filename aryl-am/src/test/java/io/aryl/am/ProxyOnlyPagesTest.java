@@ -7,6 +7,7 @@ import java.net.HttpURLConnection;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -115,7 +116,8 @@ class ProxyOnlyPagesTest {
       }
       HttpURLConnection hosts = get(s, "/hosts");
       assertThat(hosts.getResponseCode()).isEqualTo(200);
-      assertThat(new String(hosts.getInputStream().readAllBytes())).isEqualTo("h1:2\n");
+      assertThat(new String(hosts.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+          .isEqualTo("h1:2\n");
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
@@ -35,7 +36,7 @@ class RendezvousStoreTest {
   }
 
   private static void assertListening(int port) throws IOException {
-    try (Socket s = new Socket("127.0.0.1", port)) {
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
       assertThat(s.isConnected()).isTrue();
     }
   }
@@ -44,7 +45,10 @@ class RendezvousStoreTest {
   @DisplayName(
       "it listens on the port it printed; a dead one is restarted on a new port; close ends it")
   void startsRestartsAndCloses() throws Exception {
-    try (RendezvousStore store = new RendezvousStore(torchPython(), "localhost", 120_000)) {
+    // Closed by the test itself, which checks what close does; the finally only cleans up after a
+    // failure (a second close does nothing).
+    RendezvousStore store = new RendezvousStore(torchPython(), "localhost", 120_000);
+    try {
       store.start();
       int first = store.port();
       assertThat(first).isPositive();
@@ -61,6 +65,8 @@ class RendezvousStoreTest {
       Process second = store.process();
       store.close();
       assertThat(second.isAlive()).isFalse();
+    } finally {
+      store.close();
     }
   }
 

@@ -3,6 +3,7 @@ package io.aryl.am;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -198,7 +199,7 @@ class TorchrunLauncherTest {
     pb.environment().put(AmKeys.GENERATION, "5");
     Process p = pb.start();
     assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
-    String out = new String(p.getInputStream().readAllBytes());
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(out.lines().toList())
         .containsExactly(
             "--nnodes=1:2", "train.py", "--msg", "it's $HOME", "--n", "3", "generation=unset");

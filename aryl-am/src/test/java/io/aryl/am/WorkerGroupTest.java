@@ -64,7 +64,7 @@ class WorkerGroupTest {
 
   /** The env launcher's own step, "T resume gN ID,ID,... running|starting"; null for any other. */
   private static List<WorkerAction> resume(WorkerGroup g, String step) {
-    String[] p = step.split(" ");
+    String[] p = step.split(" ", -1);
     if (!p[1].equals("resume")) {
       return null;
     }
@@ -77,7 +77,7 @@ class WorkerGroupTest {
 
   /** The env launcher's own actions: records and (re)starts with ranks; null for any other. */
   private static String brief(WorkerAction a) {
-    if (a instanceof WorkerAction.Record r) {
+    if (a instanceof WorkerAction.WriteRecord r) {
       return "record g" + r.record().generation().number() + " running=" + r.record().running();
     } else if (a instanceof WorkerAction.Launch l) {
       return "launch "
@@ -763,7 +763,7 @@ class WorkerGroupTest {
   private static List<String> events(WorkerGroup g, String kind) {
     return g.events().stream()
         .filter(e -> e.kind().equals(kind))
-        .map(WorkerGroup.ScalingEvent::detail)
+        .map(Membership.ScalingEvent::detail)
         .toList();
   }
 
@@ -827,7 +827,8 @@ class WorkerGroupTest {
     WorkerAction first = g.tick(200).get(0);
     assertThat(first)
         .isInstanceOfSatisfying(
-            WorkerAction.Record.class, r -> assertThat(r.record().attempt()).isEqualTo(ATTEMPT));
+            WorkerAction.WriteRecord.class,
+            r -> assertThat(r.record().attempt()).isEqualTo(ATTEMPT));
 
     WorkerGroup next = new WorkerGroup(1, 1, GRACE, SETTLE, 0, 0, 3);
     next.resume(recordOf(5, List.of("a"), true), 0);
@@ -835,7 +836,7 @@ class WorkerGroupTest {
     next.tick(10);
     assertThat(next.preempted(Set.of("a"), 20).get(0))
         .isInstanceOfSatisfying(
-            WorkerAction.Record.class,
+            WorkerAction.WriteRecord.class,
             r -> assertThat(r.record()).isEqualTo(recordOf(5, List.of("a"), false)));
   }
 

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,7 +57,7 @@ class RestPageExamplesTest {
    * by data (by node, by application) come out the same on both sides, as the record keeps their
    * entries.
    */
-  private static TreeSet<String> paths(JsonNode n, String at, TreeSet<String> out) {
+  private static SortedSet<String> paths(JsonNode n, String at, SortedSet<String> out) {
     if (n.isObject()) {
       for (Map.Entry<String, JsonNode> e : n.properties()) {
         String p = at.isEmpty() ? e.getKey() : at + "." + e.getKey();
@@ -71,8 +72,8 @@ class RestPageExamplesTest {
 
   private static <T> void namesEveryField(String example, Class<T> type) throws Exception {
     T record = ArylJson.strictReader(type).readValue(example);
-    TreeSet<String> documented = paths(PLAIN.readTree(example), "", new TreeSet<>());
-    TreeSet<String> written = paths(PLAIN.readTree(ArylJson.write(record)), "", new TreeSet<>());
+    SortedSet<String> documented = paths(PLAIN.readTree(example), "", new TreeSet<>());
+    SortedSet<String> written = paths(PLAIN.readTree(ArylJson.write(record)), "", new TreeSet<>());
     assertThat(documented)
         .as("fields of the %s example in rest.md", type.getSimpleName())
         .isEqualTo(written);

@@ -88,12 +88,13 @@ final class BaseSplits {
     }
 
     /** The split of a running job's allocation; jobs must come in increasing id order. */
+    @SuppressWarnings("ReferenceEquality") // a split is kept for the very allocation it was made of
     Split of(Job job, Allocation a) {
       Split split = sameTable || keptServers != null ? last(job.id()) : null;
       if (split == null
           || split.of() != a
           || split.minWorkers() != job.minWorkers()
-          || !sameTable && !(onKeptServers(split.base()) && onKeptServers(split.flexible()))) {
+          || (!sameTable && !(onKeptServers(split.base()) && onKeptServers(split.flexible())))) {
         BaseSplit.Parts parts = BaseSplit.split(job, a, table, preference);
         split =
             new Split(
@@ -117,6 +118,9 @@ final class BaseSplits {
       return true;
     }
 
+    // Mostly the very id string the last round kept: compared by identity first, which spares
+    // compareTo a walk over two equal strings.
+    @SuppressWarnings("ReferenceEquality")
     private Split last(String id) {
       while (cursor < jobs.length && jobs[cursor] != id && jobs[cursor].compareTo(id) < 0) {
         cursor++;

@@ -38,6 +38,7 @@ final class ElasticPhase {
    * What phase 2 chose: per elastic job (in {@code jobs} order) its knapsack group, the extras the
    * knapsack chose for it ({@code want}) and the extras it got.
    */
+  @SuppressWarnings("ArrayRecordComponent") // counts per job of a round, never compared
   record Growth(List<PlacedJob> jobs, List<KnapsackGroup> groups, int[] want, int[] got) {
     static final Growth NONE = new Growth(List.of(), List.of(), new int[0], new int[0]);
   }
@@ -409,8 +410,10 @@ final class ElasticPhase {
         keys = Arrays.copyOf(keys, size * 2);
         values = Arrays.copyOf(values, size * 2);
       }
+      int workers = spare.fittingWorkers(gpus, types);
       keys[size] = key;
-      return values[size++] = spare.fittingWorkers(gpus, types);
+      values[size++] = workers;
+      return workers;
     }
   }
 

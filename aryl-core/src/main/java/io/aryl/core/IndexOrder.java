@@ -38,7 +38,7 @@ final class IndexOrder {
     int b = 0;
     for (int k = 0; k < n; k++) {
       // Equal ids: the prefix's first, as a stable sort of the whole array gives.
-      if (b == tail.length || a < prefix && ids[a].compareTo(ids[tail[b]]) <= 0) {
+      if (b == tail.length || (a < prefix && ids[a].compareTo(ids[tail[b]]) <= 0)) {
         order[k] = a++;
       } else {
         order[k] = tail[b++];

@@ -216,7 +216,11 @@ public final class RoundPlanner {
     }
     for (PlacedJob p : placed) {
       Allocation target = p.target(table);
-      if (target != p.now) {
+      // target() hands back the very allocation the job has when none of its workers moved:
+      // identity says so without comparing the two.
+      @SuppressWarnings("ReferenceEquality")
+      boolean kept = target == p.now;
+      if (!kept) {
         changed.put(p.job.id(), target);
       }
       if (p.job.isElastic()

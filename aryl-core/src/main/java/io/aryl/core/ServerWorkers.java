@@ -1,6 +1,7 @@
 package io.aryl.core;
 
 import java.util.Arrays;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -87,7 +88,7 @@ final class ServerWorkers {
   }
 
   /** The same pairs as a mutable sorted map. */
-  TreeMap<Integer, Integer> toMap() {
+  SortedMap<Integer, Integer> toMap() {
     TreeMap<Integer, Integer> m = new TreeMap<>();
     forEach(m::put);
     return m;

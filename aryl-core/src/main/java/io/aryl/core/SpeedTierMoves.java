@@ -48,6 +48,7 @@ final class SpeedTierMoves {
    * A job moving whole onto {@code workers} workers of the {@code tier} types (training at {@code
    * toSpeed}), from {@code fromSpeed}.
    */
+  @SuppressWarnings("ArrayRecordComponent") // a candidate of one pass, never compared or hashed
   private record Move(
       PlacedJob job, double fromSpeed, boolean[] tier, double toSpeed, int workers, double gain) {}
 
@@ -150,7 +151,7 @@ final class SpeedTierMoves {
    * just admitted move for free.
    */
   private Move bestMove(PlacedJob p, Market market, GpuBudget budget, ServerTable table) {
-    if (p.settled || p.base.isEmpty() || !p.running && !p.job.isElastic()) {
+    if (p.settled || p.base.isEmpty() || (!p.running && !p.job.isElastic())) {
       return null;
     }
     double now = p.baseSpeed(table);
@@ -169,7 +170,7 @@ final class SpeedTierMoves {
     Move best = null;
     for (boolean[] tier : table.speedTiers(table.allowedTypes(p.job))) {
       double speed = table.speedOf(tier);
-      if (speed == now || !p.job.isElastic() && speed < now) {
+      if (speed == now || (!p.job.isElastic() && speed < now)) {
         continue;
       }
       KnapsackMargin into = market.bySpeed.get(speed);

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -176,8 +177,8 @@ public final class ArylDemo implements Callable<Integer> {
   /** Runs the demo; the exit status: 0 done, 1 failed, 2 bad arguments, 130 interrupted. */
   public static int run(PrintStream out, PrintStream err, String... args) {
     CommandLine cli = new CommandLine(new ArylDemo(out));
-    cli.setOut(new java.io.PrintWriter(out, true));
-    cli.setErr(new java.io.PrintWriter(err, true));
+    cli.setOut(new java.io.PrintWriter(out, true, StandardCharsets.UTF_8));
+    cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
     return cli.execute(args);
   }
 

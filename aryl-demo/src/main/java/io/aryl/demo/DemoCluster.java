@@ -223,7 +223,8 @@ final class DemoCluster implements AutoCloseable {
       if (out.contains(port)) {
         continue;
       }
-      try (ServerSocket s = new ServerSocket(port)) {
+      try {
+        new ServerSocket(port).close();
         out.add(port);
       } catch (IOException taken) {
         // another one

@@ -33,11 +33,16 @@ final class DemoRun {
   private static final long SAMPLE_MS = 500;
 
   /**
+   * One run's settings.
+   *
    * @param mode Aryl's scheduling (which policy) and the loan controller, or the stock Capacity
    *     Scheduler alone
    * @param workDir where this run keeps its files
    * @param inferenceSpeed training speed of the inference nodes' GPUs (the training nodes' are 1)
    */
+  // Made once per run from the command line and never compared: the inference day's rates are
+  // handed on to the replay as they are.
+  @SuppressWarnings("ArrayRecordComponent")
   record Settings(
       RunMode mode,
       File workDir,
@@ -240,7 +245,7 @@ final class DemoRun {
       }
       boolean allEnded =
           next == tracked.size()
-              && tracked.stream().allMatch(t -> t.failedToSubmit || t.id != null && t.endMs >= 0);
+              && tracked.stream().allMatch(t -> t.failedToSubmit || (t.id != null && t.endMs >= 0));
       if (allEnded || now >= s.durationMs()) {
         break;
       }

@@ -25,6 +25,8 @@ public final class JobSampler {
   private static final double DAY_S = 86_400;
 
   /**
+   * The draw's settings.
+   *
    * @param seed seeds the draw and the elastic choice
    * @param traceStartS start of the trace's first day, seconds (the ITP slice's submission window
    *     start)

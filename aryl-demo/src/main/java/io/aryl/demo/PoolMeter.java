@@ -20,14 +20,14 @@ public final class PoolMeter {
    *
    * @param trainingUsedGpus GPUs allocated on nodes labelled training
    * @param trainingGpus GPUs of nodes labelled training (own and loaned)
-   * @param loanedGpus GPUs of inference nodes labelled training
+   * @param gpusOnLoan GPUs of inference nodes labelled training
    */
-  public void sample(long nowMs, long trainingUsedGpus, long trainingGpus, long loanedGpus) {
+  public void sample(long nowMs, long trainingUsedGpus, long trainingGpus, long gpusOnLoan) {
     close(nowMs);
     used = trainingUsedGpus;
     capacity = trainingGpus;
-    loaned = loanedGpus;
-    peakLoanedGpus = (int) Math.max(peakLoanedGpus, loanedGpus);
+    loaned = gpusOnLoan;
+    peakLoanedGpus = (int) Math.max(peakLoanedGpus, gpusOnLoan);
   }
 
   /** Accounts the last sample's values up to {@code nowMs}. */

@@ -9,6 +9,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Samples the RM once a second while SLS runs: GPUs allocated of the cluster's, containers
@@ -16,6 +18,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
  * what Aryl schedules.
  */
 final class ClusterSampler implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterSampler.class);
+
   /**
    * One sample: seconds since the start, nodes, GPUs allocated and in total, containers allocated
    * so far, heap MB.
@@ -43,9 +47,24 @@ final class ClusterSampler implements AutoCloseable {
     this.rm = rm;
   }
 
+  // The schedule's future would only hold the failure that ends it, which sampleOrLog() logs.
+  @SuppressWarnings("FutureReturnValueIgnored")
   ClusterSampler start() {
-    timer.scheduleAtFixedRate(this::sample, 0, 1, TimeUnit.SECONDS);
+    timer.scheduleAtFixedRate(this::sampleOrLog, 0, 1, TimeUnit.SECONDS);
     return this;
+  }
+
+  /**
+   * One sample. A failure ends the sampling, as it ends any fixed-rate schedule; it is logged, so
+   * that a run whose samples stop early says why.
+   */
+  private void sampleOrLog() {
+    try {
+      sample();
+    } catch (RuntimeException | Error e) {
+      LOG.error("cluster sampling stops", e);
+      throw e;
+    }
   }
 
   private void sample() {

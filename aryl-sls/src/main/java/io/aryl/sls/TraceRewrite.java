@@ -27,7 +27,10 @@ final class TraceRewrite {
     return rewrite(jobs, to, job -> job.put(SLSConfiguration.JOB_QUEUE_NAME, queue));
   }
 
-  /** {@code nodes} with {@code labels} = {@code label} on every node, written to {@code to}. */
+  /**
+   * {@code nodes} with the node field {@code "labels"} = {@code label} on every node, written to
+   * {@code to}.
+   */
   static Path nodeLabel(Path nodes, String label, Path to) throws IOException {
     return rewrite(
         nodes,

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -132,7 +133,7 @@ class GrafanaDashboardTest {
       String word = m.group();
       boolean function = s.substring(m.end()).matches("(?s)\\s*\\(.*");
       boolean number = m.start() > 0 && Character.isDigit(s.charAt(m.start() - 1));
-      if (!function && !number && !KEYWORDS.contains(word.toLowerCase())) {
+      if (!function && !number && !KEYWORDS.contains(word.toLowerCase(Locale.ROOT))) {
         names.add(word);
       }
     }

@@ -821,8 +821,8 @@ public final class ArylMiniCluster implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
-    List<Exception> errors = new ArrayList<>();
+  public void close() throws IOException {
+    List<RuntimeException> errors = new ArrayList<>();
     try {
       client.stop();
     } catch (RuntimeException e) {

@@ -103,7 +103,7 @@ class LoanControllerHaIT {
 
         // 4. Demand rises: c lowers the target, and the last RM brings both nodes home by its
         // deadline.
-        targets.close();
+        targets.stop();
         long riseMs = System.currentTimeMillis();
         rig.rate.set(300.0);
         cluster.awaitShowingStatus(
@@ -239,10 +239,19 @@ class LoanControllerHaIT {
       thread.start();
     }
 
-    @Override
-    public void close() throws InterruptedException {
+    /** Stops sampling; what was seen stays readable. */
+    void stop() {
       running.set(false);
-      thread.join(2000);
+      try {
+        thread.join(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    @Override
+    public void close() {
+      stop();
     }
   }
 }

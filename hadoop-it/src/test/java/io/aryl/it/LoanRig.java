@@ -213,14 +213,18 @@ final class LoanRig implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       running.set(false);
-      thread.join(2000);
+      try {
+        thread.join(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     for (int i = open.size() - 1; i >= 0; i--) {
       try {
         open.get(i).close();

@@ -6,6 +6,7 @@ import io.aryl.api.ArylPaths;
 import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,7 +39,7 @@ class ReclaimIT {
   private record Loaned(ArylMiniCluster cluster, TestJob e, TestJob f, String fNode)
       implements AutoCloseable {
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
       try (cluster;
           e;
           f) {
@@ -96,11 +97,14 @@ class ReclaimIT {
       assertThat(f.preemptionNotices()).isEmpty();
       return new Loaned(cluster, e, f, fNode);
     } catch (Throwable t) {
-      try (ArylMiniCluster c = cluster;
-          TestJob a = e;
-          TestJob b = f) {
-        // release what was started
+      // Release what was started, the jobs first; a job's close() throws nothing.
+      if (f != null) {
+        f.close();
       }
+      if (e != null) {
+        e.close();
+      }
+      cluster.close();
       throw t;
     }
   }
@@ -314,9 +318,13 @@ class ReclaimIT {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       running.set(false);
-      thread.join(5000);
+      try {
+        thread.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

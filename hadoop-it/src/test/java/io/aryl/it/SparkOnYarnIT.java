@@ -750,10 +750,14 @@ class SparkOnYarnIT {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       running = false;
       poller.interrupt();
-      poller.join(5000);
+      try {
+        poller.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -353,7 +353,7 @@ public final class TestJob implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     try {
       finish();
     } catch (Exception e) {

@@ -60,6 +60,8 @@ public final class ActiveRmWebApp {
     Authorization NONE = rm -> null;
 
     /**
+     * The {@code Authorization} header's value for a call to {@code rm}, or null for none.
+     *
      * @throws IOException no credential could be made (the call is then not sent, and counts as not
      *     delivered)
      */
@@ -205,7 +207,7 @@ public final class ActiveRmWebApp {
    */
   public static List<URI> parseCandidates(String key, String value) {
     List<URI> out = new ArrayList<>();
-    for (String part : Checks.notNull(key, value).split(",")) {
+    for (String part : Checks.notNull(key, value).split(",", -1)) {
       if (part.isBlank()) {
         continue;
       }

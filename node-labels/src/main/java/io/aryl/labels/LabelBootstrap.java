@@ -62,7 +62,7 @@ public final class LabelBootstrap {
       if (line.isEmpty()) {
         continue;
       }
-      String[] f = line.split("\\s+");
+      String[] f = line.split("\\s+", -1);
       if (f.length != 2) {
         throw new IllegalArgumentException(
             file + " line " + lineNo + ": expected '<node> <pool>', was '" + raw + "'");

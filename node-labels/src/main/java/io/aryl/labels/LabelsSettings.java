@@ -65,7 +65,7 @@ public record LabelsSettings(
       zk = conf.getTrimmed("hadoop.zk.address", "");
     }
     List<String> sources = new ArrayList<>();
-    for (String s : str(conf, LabelsConf.DEMAND_SOURCES).split(",")) {
+    for (String s : str(conf, LabelsConf.DEMAND_SOURCES).split(",", -1)) {
       String name = s.trim();
       if (name.isEmpty()) {
         continue;

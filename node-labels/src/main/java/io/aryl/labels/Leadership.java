@@ -181,6 +181,8 @@ final class Leadership implements ConnectionStateListener {
    * joins it again at the back, so that this instance does not claim an epoch over its successor's
    * while its latch still says it leads.
    */
+  // An epoch is the very claim this instance made: compared by identity, as in requireActing.
+  @SuppressWarnings("ReferenceEquality")
   void resign(Epoch e, String why) throws Exception {
     Standing s = standing.get();
     if (s.role() != Role.LEADER || s.epoch() != e) {
@@ -202,6 +204,8 @@ final class Leadership implements ConnectionStateListener {
   /**
    * Before every side effect: throws unless this instance still leads, connected, under {@code e}.
    */
+  // An epoch is the very claim this instance made, not an equal one claimed again.
+  @SuppressWarnings("ReferenceEquality")
   void requireActing(Epoch e) throws NotActingException {
     Standing s = standing.get();
     if (s.role() != Role.LEADER || s.epoch() != e || !latch.hasLeadership()) {

@@ -53,6 +53,8 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
   }
 
   /**
+   * One instance's settings.
+   *
    * @param instanceId this instance's name in the election and in its targets
    * @param zkRoot ZooKeeper path of the latch and the epoch
    * @param intervalMs milliseconds between decisions
@@ -120,19 +122,31 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
             });
   }
 
+  // tick() handles its own failures, and close() ends the schedule by shutting the executor down:
+  // the schedule's future has nothing to tell.
+  @SuppressWarnings("FutureReturnValueIgnored")
   public void start() throws Exception {
     leadership.start();
     executor.scheduleWithFixedDelay(this::tick, 0, config.intervalMs(), TimeUnit.MILLISECONDS);
     LOG.info("loan controller {} started under {}", config.instanceId(), config.zkRoot());
   }
 
+  /**
+   * Stops deciding and leaves the election. Interrupted while waiting for a decision under way, it
+   * still leaves the election (so that a standby can take over at once) and keeps the thread's
+   * interrupt status.
+   */
   @Override
-  public void close() throws Exception {
+  public void close() {
     if (!leadership.stop()) {
       return;
     }
     executor.shutdownNow();
-    executor.awaitTermination(10, TimeUnit.SECONDS);
+    try {
+      executor.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     leadership.leave();
     LOG.info("loan controller {} closed", config.instanceId());
   }

@@ -29,6 +29,8 @@ public final class LoanDecider {
   }
 
   /**
+   * The decision's settings.
+   *
    * @param policy servers needed for a rate, and how many may be on loan
    * @param loanHoldMs milliseconds demand must allow a higher target without a break before it is
    *     raised
@@ -68,7 +70,9 @@ public final class LoanDecider {
   public record Target(int maxOnLoan, long returnByMs) {
     public Target {
       Checks.nonNegative("maxOnLoan", maxOnLoan);
-      Checks.nonNegative("returnByMs", returnByMs);
+      if (returnByMs < 0) {
+        throw new IllegalArgumentException("returnByMs must be >= 0, was " + returnByMs);
+      }
     }
   }
 

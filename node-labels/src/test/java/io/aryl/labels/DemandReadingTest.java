@@ -36,8 +36,8 @@ class DemandReadingTest {
   /** Sources from "name=rate,name=rate". */
   private static List<DemandSource> sources(String spec) {
     List<DemandSource> out = new ArrayList<>();
-    for (String s : spec.split(",")) {
-      String[] kv = s.split("=");
+    for (String s : spec.split(",", -1)) {
+      String[] kv = s.split("=", -1);
       out.add(source(kv[0], kv[1]));
     }
     return out;

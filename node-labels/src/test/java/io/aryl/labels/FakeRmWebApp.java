@@ -8,6 +8,7 @@ import io.aryl.api.loan.LoanTargetAccepted;
 import io.aryl.api.status.LoanTargetStatus;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -63,7 +64,7 @@ final class FakeRmWebApp implements AutoCloseable {
 
   FakeRmWebApp(Ha ha) throws IOException {
     this.ha = ha;
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", this::handle);
     server.start();
   }

@@ -32,7 +32,7 @@ class LoanDeciderTest {
     if (s.equals("-")) {
       return null;
     }
-    String[] p = s.split("@");
+    String[] p = s.split("@", -1);
     return new Target(Integer.parseInt(p[0]), p.length > 1 ? Long.parseLong(p[1]) : 0);
   }
 

@@ -199,7 +199,8 @@ class SitePagesTest {
       } else if (!fenced && line.matches("#{1,6} .*")) {
         String title = line.replaceFirst("#{1,6} ", "").replace("`", "").strip();
         StringBuilder id = new StringBuilder();
-        for (char c : title.toCharArray()) {
+        for (int i = 0; i < title.length(); i++) {
+          char c = title.charAt(i);
           if (Character.isLetterOrDigit(c) || c == '-' || c == '_') {
             id.append(c);
           } else if (c == ' ') {

@@ -3,8 +3,8 @@ package io.aryl.api.status;
 import java.util.Map;
 
 /**
- * One elastic application of {@code applications} in the status: its shape, the last round's target
- * against the workers it runs, and what a preemption would cost it.
+ * One elastic application of the status's {@link SchedulerStatus#applications()}: its shape, the
+ * last round's target against the workers it runs, and what a preemption would cost it.
  *
  * @param application the application id
  * @param minWorkers its base gang ({@code aryl.min-workers})

@@ -4,7 +4,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonValue;
 
 /**
- * One node of {@code nodes} (and of {@code loanedNodes}) in the status.
+ * One node of the status's {@link SchedulerStatus#nodes()} (and of {@link
+ * SchedulerStatus#loanedNodes()}).
  *
  * @param node the node's name as the ResourceManager reports it ({@code host:port})
  * @param label its node label now ({@code ""}: the default partition)

@@ -1,8 +1,8 @@
 package io.aryl.api.status;
 
 /**
- * One team of {@code teams} in the status (a child queue of the training queue; listed with two
- * teams or more).
+ * One team of the status's {@link SchedulerStatus#teams()} (a child queue of the training queue;
+ * listed with two teams or more).
  *
  * @param team the queue's name
  * @param guaranteedGpus GPUs of the training pool's own nodes guaranteed to it

@@ -221,6 +221,11 @@ class ReclaimRequestTest {
           public int read() throws IOException {
             throw new IOException("connection reset");
           }
+
+          @Override
+          public int read(byte[] b, int off, int len) throws IOException {
+            throw new IOException("connection reset");
+          }
         };
     assertThatThrownBy(() -> ReclaimRequest.parse(broken, NOW))
         .isInstanceOf(BadRequestException.class)

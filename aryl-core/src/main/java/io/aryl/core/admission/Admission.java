@@ -346,7 +346,7 @@ public final class Admission {
         return true;
       }
       if (reservation == null
-          && job == offered.get(0)
+          && job.equals(offered.get(0))
           && isStarving(job, nowS)
           && fitsEmptyCluster(job, types, table)) {
         reservation = reserveServers(job, types, trial, releases.get());
@@ -514,7 +514,7 @@ public final class Admission {
     if (placed == null
         && reservation != null
         && (reservation.letsThrough(job, types)
-            || withinGuarantee && !reservation.tenant.equals(job.tenant()))) {
+            || (withinGuarantee && !reservation.tenant.equals(job.tenant())))) {
       reservation.unhold();
       placed = placeBase(budget, job, types);
       reservation.hold();

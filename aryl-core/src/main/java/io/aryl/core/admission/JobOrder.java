@@ -16,6 +16,7 @@ public enum JobOrder {
   /** First come, first served; ties by id. */
   FIFO(Comparator.comparingDouble(Job::submitTimeS).thenComparing(Job::id));
 
+  @SuppressWarnings("ImmutableEnumChecker") // built above from method references; holds no state
   private final Comparator<Job> comparator;
 
   JobOrder(Comparator<Job> comparator) {

@@ -19,7 +19,11 @@ public final class KnapsackGroup {
     this(unitWeight, values == null ? null : values.clone(), true);
   }
 
-  private KnapsackGroup(int unitWeight, double[] values, boolean owned) {
+  /**
+   * Keeps {@code values}; its last parameter only tells it apart from the public constructor, which
+   * copies them.
+   */
+  private KnapsackGroup(int unitWeight, double[] values, boolean unusedOwned) {
     this.unitWeight = Checks.positive("knapsack.unitWeight", unitWeight);
     if (values == null || values.length == 0) {
       throw new IllegalArgumentException("knapsack.values must hold at least item 0");

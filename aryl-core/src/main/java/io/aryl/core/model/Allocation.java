@@ -65,7 +65,7 @@ public final class Allocation {
         n == workers.length ? workers : Arrays.copyOf(workers, n));
   }
 
-  private static TreeMap<String, Integer> sortedCopy(Map<String, Integer> workersByServer) {
+  private static SortedMap<String, Integer> sortedCopy(Map<String, Integer> workersByServer) {
     TreeMap<String, Integer> copy = new TreeMap<>();
     for (Map.Entry<String, Integer> e : workersByServer.entrySet()) {
       copy.put(Checks.notBlank("allocation server id", e.getKey()), e.getValue());
@@ -124,9 +124,9 @@ public final class Allocation {
   @Override
   public boolean equals(Object o) {
     return o == this
-        || o instanceof Allocation a
+        || (o instanceof Allocation a
             && Arrays.equals(servers, a.servers)
-            && Arrays.equals(workers, a.workers);
+            && Arrays.equals(workers, a.workers));
   }
 
   /** As the map view's hash code. */

@@ -157,6 +157,7 @@ public final class ClusterState {
    * any; only servers given GPUs can be over-committed now. A snapshot this finds wrong is checked
    * again in full, so that it is refused with the same message as {@link #of} gives.
    */
+  @SuppressWarnings("ReferenceEquality") // the very allocation, and ids compared by identity first
   private int[] usedGpusSince(ClusterState before) {
     try {
       int[] used = before.usedGpus.clone();
@@ -282,6 +283,7 @@ public final class ClusterState {
   private final class JobsInOrder {
     private int next;
 
+    @SuppressWarnings("ReferenceEquality") // identity first, as the comment below says
     Job find(String id) {
       // A job's id is most often the very string its allocation is keyed by: compared by identity
       // first.
@@ -313,6 +315,7 @@ public final class ClusterState {
    * snapshot's are looked at, and only the servers they change: the rest were checked when this
    * snapshot was made.
    */
+  @SuppressWarnings("ReferenceEquality") // mostly the very id string on both sides: identity first
   void checkAllocations(JobAllocations newAllocations) {
     int[] used = usedGpus.clone();
     boolean[] touched =

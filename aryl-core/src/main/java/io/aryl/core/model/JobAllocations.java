@@ -19,6 +19,9 @@ import java.util.SortedMap;
  * <p>Only non-empty allocations are held. Views ({@link #subMap}, {@link #headMap}, {@link
  * #tailMap}) are copies, which no one can tell apart from views of a map that never changes.
  */
+// A SortedMap, so that readers may rely on its order; the further methods of a NavigableMap would
+// be code no caller runs.
+@SuppressWarnings("JdkObsolete")
 public final class JobAllocations extends AbstractMap<String, Allocation>
     implements SortedMap<String, Allocation> {
   public static final JobAllocations EMPTY = new JobAllocations(new String[0], new Allocation[0]);
@@ -112,6 +115,7 @@ public final class JobAllocations extends AbstractMap<String, Allocation>
    * This map with job {@code id}'s allocation set to {@code a}; an empty {@code a} takes the job
    * out.
    */
+  @SuppressWarnings("ReferenceEquality") // the very allocation it holds changes nothing
   public JobAllocations with(String id, Allocation a) {
     if (id == null || a == null) {
       throw new IllegalArgumentException(

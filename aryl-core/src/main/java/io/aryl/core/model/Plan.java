@@ -54,6 +54,7 @@ public final class Plan {
    * the same cluster (no over-committed server, workers within min..max on allowed types of servers
    * serving training); anything else is refused, as {@link ClusterState} refuses it.
    */
+  @SuppressWarnings("ReferenceEquality") // ids compared by identity first, as said below
   public static Plan between(ClusterState before, Map<String, Allocation> targets) {
     JobAllocations t = JobAllocations.of(targets);
     before.checkAllocations(t);
@@ -78,7 +79,7 @@ public final class Plan {
         changes.put(id, Change.GROW);
       } else if (next.totalWorkers() < now.totalWorkers()) {
         changes.put(id, Change.SHRINK);
-      } else if (next != now && !next.equals(now)) {
+      } else if (!next.equals(now)) {
         changes.put(id, Change.MOVE);
       }
     }

@@ -54,7 +54,7 @@ public record Server(
   public Server withLoaned(boolean newLoaned) {
     // An inference server that comes back is no longer fenced: the fence only guards its return.
     return new Server(
-        id, gpuType, gpus, pool, newLoaned, pool == Pool.TRAINING || newLoaned ? fenced : false);
+        id, gpuType, gpus, pool, newLoaned, (pool == Pool.TRAINING || newLoaned) ? fenced : false);
   }
 
   public Server withFenced(boolean newFenced) {

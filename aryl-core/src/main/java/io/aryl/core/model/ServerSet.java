@@ -64,7 +64,7 @@ final class ServerSet {
     Map<String, GpuType> typesByName = new HashMap<>();
     for (Server s : servers) {
       GpuType known = typesByName.putIfAbsent(s.gpuType().name(), s.gpuType());
-      if (known != null && known != s.gpuType() && !known.equals(s.gpuType())) {
+      if (known != null && !known.equals(s.gpuType())) {
         throw new IllegalArgumentException(
             "server("
                 + s.id()
@@ -117,8 +117,8 @@ final class ServerSet {
   }
 
   /**
-   * True if {@code a} has {@code b}'s ids in {@code b}'s order; by identity first, as a caller
-   * reuses its ids.
+   * True if {@code a} has {@code b}'s ids in {@code b}'s order; {@link String#equals} compares by
+   * identity first, which is quick as a caller reuses its ids.
    */
   private static boolean sameIds(List<Server> a, List<Server> b) {
     if (a.size() != b.size()) {
@@ -127,7 +127,7 @@ final class ServerSet {
     for (int i = 0; i < a.size(); i++) {
       String x = a.get(i).id();
       String y = b.get(i).id();
-      if (x != y && !x.equals(y)) {
+      if (!x.equals(y)) {
         return false;
       }
     }
@@ -135,7 +135,8 @@ final class ServerSet {
   }
 
   /**
-   * List equality, comparing by identity first: a caller passes the very servers it passed before.
+   * List equality; a record's equals compares by identity first, which is quick as a caller passes
+   * the very servers it passed before.
    */
   private static boolean same(List<Server> a, List<Server> b) {
     if (a.size() != b.size()) {
@@ -144,7 +145,7 @@ final class ServerSet {
     for (int i = 0; i < a.size(); i++) {
       Server x = a.get(i);
       Server y = b.get(i);
-      if (x != y && !x.equals(y)) {
+      if (!x.equals(y)) {
         return false;
       }
     }

@@ -2,6 +2,7 @@ package io.aryl.core.model;
 
 import java.util.Collections;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -26,7 +27,7 @@ public final class Tenants {
   private final Map<String, Integer> guaranteedGpus;
   private final int total;
 
-  private Tenants(TreeMap<String, Integer> guaranteedGpus) {
+  private Tenants(SortedMap<String, Integer> guaranteedGpus) {
     this.guaranteedGpus = Collections.unmodifiableMap(guaranteedGpus);
     long sum = 0;
     for (int g : guaranteedGpus.values()) {

@@ -19,6 +19,8 @@ public final class BaseSplit {
    *
    * @param flexibleCount the flexible workers in all
    */
+  // Made once per running job and round: the arrays are not copied, and no one compares splits.
+  @SuppressWarnings("ArrayRecordComponent")
   public record Parts(int[] servers, int[] base, int[] flexible, int flexibleCount) {}
 
   /**

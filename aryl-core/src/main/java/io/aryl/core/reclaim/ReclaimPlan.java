@@ -17,6 +17,8 @@ import java.util.TreeMap;
  */
 public final class ReclaimPlan {
   /**
+   * What the reclaim does to one training job.
+   *
    * @param action shrink or preempt ({@link Fate#of})
    * @param workersRemoved workers taken away, by server id: for a shrink only those on returned
    *     servers, for a preemption every worker of the job

@@ -254,7 +254,7 @@ public final class ThroughputProfiles {
     for (int i = 1; i < lines.size(); i++) {
       String line = lines.get(i);
       String[] fields = line.split(",", -1);
-      Row row = new Row(file, i + 1, index, fields);
+      Row row = new Row(file, i + 1, index, List.of(fields));
       if (fields.length != names.length) {
         throw row.error("expected " + names.length + " columns, found " + fields.length, line);
       }
@@ -263,12 +263,12 @@ public final class ThroughputProfiles {
   }
 
   /** One data line, with messages naming {@code file:line}. */
-  private record Row(Path file, int line, Map<String, Integer> index, String[] fields) {
+  private record Row(Path file, int line, Map<String, Integer> index, List<String> fields) {
     private static final Pattern DECIMAL =
         Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
 
     String get(String column) {
-      return fields[index.get(column)].strip();
+      return fields.get(index.get(column)).strip();
     }
 
     IllegalArgumentException error(String what, String value) {

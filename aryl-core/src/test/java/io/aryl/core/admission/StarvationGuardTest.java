@@ -89,8 +89,8 @@ class StarvationGuardTest {
     List<Job> run = new ArrayList<>();
     if (running != null && !running.isBlank()) {
       int n = 0;
-      for (String r : running.trim().split("\\s+")) {
-        String[] p = r.split("@");
+      for (String r : running.trim().split("\\s+", -1)) {
+        String[] p = r.split("@", -1);
         run.add(job("r" + n++, Integer.parseInt(p[0]), Double.parseDouble(p[1]) * 3600));
       }
     }

@@ -159,7 +159,7 @@ public final class BenchMain {
   }
 
   private static String simpleName(String benchmark) {
-    String[] parts = benchmark.split("\\.");
+    String[] parts = benchmark.split("\\.", -1);
     return parts.length < 2 ? benchmark : parts[parts.length - 2] + "." + parts[parts.length - 1];
   }
 

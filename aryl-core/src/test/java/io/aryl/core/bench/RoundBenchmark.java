@@ -41,7 +41,7 @@ public class RoundBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    String[] parts = cluster.split("x");
+    String[] parts = cluster.split("x", -1);
     state =
         SyntheticClusters.generate(
             SyntheticClusters.spec(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]))

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,7 @@ class JobAllocationsTest {
   private static final Allocation TWO = Allocation.of("s2", 2);
   private static final Allocation THREE = Allocation.of("s3", 3);
 
-  private static TreeMap<String, Allocation> reference() {
+  private static SortedMap<String, Allocation> reference() {
     return new TreeMap<>(Map.of("b", TWO, "a", ONE, "c", THREE));
   }
 
@@ -60,7 +61,7 @@ class JobAllocationsTest {
   @Test
   void answers_ranges_as_a_tree_map_does() {
     JobAllocations m = JobAllocations.of(reference());
-    TreeMap<String, Allocation> r = reference();
+    SortedMap<String, Allocation> r = reference();
 
     assertThat(m.firstKey()).isEqualTo("a");
     assertThat(m.lastKey()).isEqualTo("c");
@@ -133,7 +134,7 @@ class JobAllocationsTest {
     assertThat(m.with(new TreeMap<>())).isSameAs(m);
   }
 
-  private static void apply(TreeMap<String, Allocation> map, String id, Allocation a) {
+  private static void apply(Map<String, Allocation> map, String id, Allocation a) {
     if (a.isEmpty()) {
       map.remove(id);
     } else {

@@ -54,7 +54,8 @@ class SyntheticClustersTest {
     assertThat(jobCount - running).as("queued jobs").isPositive();
 
     long loaned = state.servers().stream().filter(Server::loaned).count();
-    assertThat(loaned).isEqualTo(Math.round(gpus / 8 * 0.25));
+    int servers = gpus / 8;
+    assertThat(loaned).isEqualTo(Math.round(servers * 0.25));
     long loanedInUse =
         state.servers().stream().filter(s -> s.loaned() && state.usedGpus(s.id()) > 0).count();
     assertThat(loanedInUse).as("loaned servers in use").isPositive();

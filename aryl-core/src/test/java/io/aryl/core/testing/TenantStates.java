@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * unguaranteed). Everything follows from the seed.
  */
 public final class TenantStates {
-  public static final String[] NAMES = {"vision", "nlp", "speech"};
+  private static final String[] NAMES = {"vision", "nlp", "speech"};
   public static final double NOW = 100_000;
 
   private TenantStates() {}
@@ -147,7 +147,7 @@ public final class TenantStates {
     Job keep = queued.get(new SplittableRandom(seed).nextInt(queued.size()));
     List<Job> jobs = new ArrayList<>();
     for (Job j : state.jobs()) {
-      if (state.isRunning(j.id()) || j == keep) {
+      if (state.isRunning(j.id()) || j.equals(keep)) {
         jobs.add(j);
       }
     }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import io.aryl.core.victim.VictimOrder.Candidate;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -197,8 +196,10 @@ class VictimOrderTest {
   @Nested
   @DisplayName("cheaper: of two plans that both make room")
   class Cheaper {
-    private static final ToDoubleFunction<String> COST =
-        p -> Double.parseDouble(p.substring(p.indexOf('=') + 1));
+    /** A plan's cost, the number after its {@code =}. */
+    private static double cost(String plan) {
+      return Double.parseDouble(plan.substring(plan.indexOf('=') + 1));
+    }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(
@@ -212,7 +213,7 @@ class VictimOrderTest {
           "neither when there is none,            none,     none,      none",
         })
     void theCheaperPlan(String what, String first, String second, String expected) {
-      assertThat(VictimOrder.cheaper(first, second, COST)).isEqualTo(expected);
+      assertThat(VictimOrder.cheaper(first, second, Cheaper::cost)).isEqualTo(expected);
     }
   }
 }

@@ -86,7 +86,7 @@ final class GainQueue<T> {
 
   private static boolean before(double gain, int rank, double otherGain, int otherRank) {
     int c = Double.compare(-gain, -otherGain);
-    return c < 0 || c == 0 && rank < otherRank;
+    return c < 0 || (c == 0 && rank < otherRank);
   }
 
   private void move(int from, int to) {

@@ -157,6 +157,9 @@ public final class OptimusPlanner implements Planner {
    * job is added to {@code queued}. Returns the GPUs left to hand out. Jobs and allocations are
    * both in id order, so they are walked side by side; a job's rank is its place in that order.
    */
+  // A split is kept for the very allocation it was made of; ids, mostly the very strings the last
+  // round kept, are compared by identity first.
+  @SuppressWarnings("ReferenceEquality")
   private Budget keepBases(ClusterState state, List<Entry> entries, List<Entry> queued) {
     int n = table.size();
     int[] spare = new int[n];

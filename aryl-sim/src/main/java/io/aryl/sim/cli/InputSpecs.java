@@ -74,7 +74,7 @@ final class InputSpecs {
     if (spec.equals("none")) {
       return null;
     }
-    String[] parts = spec.split(":");
+    String[] parts = spec.split(":", -1);
     if (parts.length != 3
         || !parts[0].equals("servegen")
         || parts[1].isBlank()

@@ -1,5 +1,6 @@
 package io.aryl.sim.cli;
 
+import java.io.Console;
 import java.io.PrintStream;
 import java.util.List;
 
@@ -17,6 +18,27 @@ final class ProgressBar {
     this.err = err;
     this.names = names;
     this.enabled = enabled;
+  }
+
+  /**
+   * Whether the JVM runs on a terminal. Up to JDK 21 it has a console only then; from JDK 22 on it
+   * has one also when its streams are redirected, and the console's {@code isTerminal()} (not in
+   * Java 17's API, so looked up) tells.
+   */
+  // The null check is for JDK 21 and before; isTerminal() answers from JDK 22 on.
+  @SuppressWarnings("SystemConsoleNull")
+  static boolean onATerminal() {
+    Console console = System.console();
+    if (console == null) {
+      return false;
+    }
+    try {
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+    } catch (NoSuchMethodException e) {
+      return true; // up to JDK 21: a console is a terminal
+    } catch (ReflectiveOperationException e) {
+      return false;
+    }
   }
 
   synchronized void update(double[] fractions) {

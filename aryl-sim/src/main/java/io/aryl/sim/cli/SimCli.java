@@ -115,7 +115,7 @@ public final class SimCli implements Callable<Integer> {
       throws InterruptedException {
     ProgressBar bar =
         new ProgressBar(
-            System.err, chosen.stream().map(PolicySpec::name).toList(), System.console() != null);
+            System.err, chosen.stream().map(PolicySpec::name).toList(), ProgressBar.onATerminal());
     int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
     List<PolicyResult> results = s.runAll(chosen, n, bar::update);
     bar.done();

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -99,9 +98,7 @@ final class SummarizeCommand implements Callable<Integer> {
    */
   static String compareRows(String name, JsonNode report) {
     StringBuilder sb = new StringBuilder();
-    Iterator<Map.Entry<String, JsonNode>> it = report.path("policies").fields();
-    while (it.hasNext()) {
-      Map.Entry<String, JsonNode> e = it.next();
+    for (Map.Entry<String, JsonNode> e : report.path("policies").properties()) {
       JsonNode m = e.getValue();
       sb.append(
           String.format(
@@ -152,9 +149,7 @@ final class SummarizeCommand implements Callable<Integer> {
     sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     JsonNode policies = report.path("policies");
     double baseJct = policies.path("baseline").path("avg_jct_s").asDouble(Double.NaN);
-    Iterator<Map.Entry<String, JsonNode>> it = policies.fields();
-    while (it.hasNext()) {
-      Map.Entry<String, JsonNode> e = it.next();
+    for (Map.Entry<String, JsonNode> e : policies.properties()) {
       JsonNode m = e.getValue();
       double jct = m.path("avg_jct_s").asDouble();
       sb.append(

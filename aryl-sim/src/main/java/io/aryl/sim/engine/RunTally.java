@@ -37,14 +37,14 @@ final class RunTally {
       double w,
       int trainingGpusBusy,
       int loanedGpusBusy,
-      double loanedGpus,
+      double gpusOnLoan,
       double inferenceGpus,
-      int shortfallServers) {
+      int serversShort) {
     trainingBusyGpuS += trainingGpusBusy * w;
     loanedBusyGpuS += loanedGpusBusy * w;
-    loanedGpuS += loanedGpus * w;
+    loanedGpuS += gpusOnLoan * w;
     inferenceBusyGpuS += inferenceGpus * w;
-    shortfallServerS += shortfallServers * w;
+    shortfallServerS += serversShort * w;
   }
 
   void preempted(double lostGpuS) {

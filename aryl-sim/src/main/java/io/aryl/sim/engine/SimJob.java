@@ -90,10 +90,11 @@ final class SimJob {
           && Double.compare(last.sinceCheckpointS(), since) == 0) {
         return last;
       }
-      return lastCore = last.withProgress(remaining, predicted, attained, since);
+      lastCore = last.withProgress(remaining, predicted, attained, since);
+      return lastCore;
     }
     lastWithTenant = withTenant;
-    return lastCore =
+    lastCore =
         Job.builder(trace.id())
             .kind(trace.model())
             .tenant(withTenant ? trace.tenant() : "")
@@ -106,6 +107,7 @@ final class SimJob {
             .sinceCheckpointS(sinceCheckpoint(t))
             .speedup(speedup)
             .build();
+    return lastCore;
   }
 
   /** Its run time alone on an empty cluster at its widest: no policy can finish it sooner. */

@@ -531,9 +531,9 @@ public final class Simulator {
         && fleet.fencedCount() == 0
         && !(twoSpeeds && !running.isEmpty())
         && (runningElastic == 0
-            || tenants == null
+            || (tenants == null
                 && runningBelowWidest == 0
-                && planner.changesNothingWhenSaturated())) {
+                && planner.changesNothingWhenSaturated()))) {
       return; // nothing to decide: no job may start, and none may grow
     }
     ClusterState state = state(t);

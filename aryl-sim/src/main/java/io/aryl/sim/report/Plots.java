@@ -263,6 +263,7 @@ public final class Plots {
    * A time series in {@code unitS} units, averaged over equal time buckets when it has too many
    * points.
    */
+  @SuppressWarnings("ArrayRecordComponent") // handed to JFreeChart as arrays, never compared
   record Series(double[] x, double[] y, double bucketS) {
     static Series ofSamples(List<Sample> samples, double unitS, ToDoubleFunction<Sample> f) {
       double[] t = new double[samples.size()];
@@ -582,7 +583,7 @@ public final class Plots {
         }
       }
       TextAnchor anchor =
-          edge == RectangleEdge.TOP ? TextAnchor.BOTTOM_CENTER : TextAnchor.TOP_CENTER;
+          RectangleEdge.TOP.equals(edge) ? TextAnchor.BOTTOM_CENTER : TextAnchor.TOP_CENTER;
       for (double s : picked) {
         String text = floorTick && s == FLOOR_S ? "\u2264" + label(s) : label(s);
         ticks.add(new NumberTick(TickType.MAJOR, s / HOUR_S, text, anchor, TextAnchor.CENTER, 0.0));

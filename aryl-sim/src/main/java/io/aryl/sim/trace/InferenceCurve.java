@@ -14,6 +14,7 @@ import java.util.Arrays;
  * @param windowS window length, seconds, {@code > 0}
  * @param rates requests per second in each window, finite and {@code >= 0}, at least one
  */
+@SuppressWarnings("ArrayRecordComponent") // copied in and out; equals and hashCode compare content
 public record InferenceCurve(String model, double windowS, double[] rates) {
 
   public InferenceCurve {

@@ -32,6 +32,9 @@ class SaturatedRoundSkipTest {
   @DisplayName("changes no result and skips exactly the saturated rounds")
   void skipsExactlyTheSaturatedRounds(String policy) {
     PolicySpec skipping = PolicySpec.named(policy);
+    // The method reference is the point: a Planner of the same rounds that keeps the default
+    // changesNothingWhenSaturated(), so that the simulator plans every round.
+    @SuppressWarnings("UnnecessaryMethodReference")
     PolicySpec planningEvery =
         new PolicySpec(
             skipping.name(),

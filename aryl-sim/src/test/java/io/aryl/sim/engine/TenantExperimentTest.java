@@ -29,12 +29,14 @@ class TenantExperimentTest {
       })
   void proportionalSplitsWholeUnitsByLargestRemainder(int total, String weights, String expected) {
     Map<String, Double> w = new java.util.TreeMap<>();
-    for (String kv : weights.split(",")) {
-      w.put(kv.split("=")[0], Double.parseDouble(kv.split("=")[1]));
+    for (String kv : weights.split(",", -1)) {
+      String[] nameWeight = kv.split("=", -1);
+      w.put(nameWeight[0], Double.parseDouble(nameWeight[1]));
     }
     Map<String, Integer> e = new java.util.TreeMap<>();
-    for (String kv : expected.split(",")) {
-      e.put(kv.split("=")[0], Integer.parseInt(kv.split("=")[1]));
+    for (String kv : expected.split(",", -1)) {
+      String[] nameUnits = kv.split("=", -1);
+      e.put(nameUnits[0], Integer.parseInt(nameUnits[1]));
     }
     Map<String, Integer> got = TenantExperiment.proportional(w, total);
     assertThat(got).isEqualTo(e);

@@ -112,7 +112,7 @@ final class Fixtures {
                 demand,
                 loanedServers,
                 (int) queued,
-                40 + (int) (trainingBusy / 6)));
+                40 + trainingBusy / 6));
         trainingBusyS += trainingBusy * 60;
         loanedBusyS += loanedBusy * 60;
         inferenceBusyS += demand * 60;

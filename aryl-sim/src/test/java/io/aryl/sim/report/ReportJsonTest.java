@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aryl.sim.engine.Metrics;
@@ -174,7 +175,10 @@ class ReportJsonTest {
 
     JsonNode root = writeAndRead(config, List.of(fifo()));
 
-    assertThat(new ObjectMapper().convertValue(root.get("config"), Map.class)).isEqualTo(config);
+    assertThat(
+            new ObjectMapper()
+                .convertValue(root.get("config"), new TypeReference<Map<String, Object>>() {}))
+        .isEqualTo(config);
     assertThat(root.get("config").fieldNames())
         .toIterable()
         .containsExactly("trace", "seed", "window_days", "elastic", "policies", "cluster");

@@ -93,7 +93,7 @@ public final class GpuCatalog {
     // Names are compared lower-cased: YARN lower-cases application tags, and node attribute values
     // vary in case.
     fallback = fallback.trim().toLowerCase(Locale.ROOT);
-    for (String n : declared.split(",")) {
+    for (String n : declared.split(",", -1)) {
       if (!n.isBlank()) {
         names.add(n.trim().toLowerCase(Locale.ROOT));
       }
@@ -149,7 +149,7 @@ public final class GpuCatalog {
       types.put(type, GpuType.of(type, speed));
     }
     List<Rule> rules = new ArrayList<>();
-    for (String entry : nodeRules.trim().split("\\s+")) {
+    for (String entry : nodeRules.trim().split("\\s+", -1)) {
       if (entry.isEmpty()) {
         continue;
       }

@@ -282,6 +282,9 @@ public final class Reclaim {
   }
 
   /**
+   * Records that {@code node} came back; a node not of this reclaim, lost or already back changes
+   * nothing.
+   *
    * @return true if this made the reclaim done
    */
   synchronized boolean nodeReturned(String node, long nowMs) {

@@ -8,6 +8,7 @@ import io.aryl.core.job.CheckpointReport;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -134,7 +135,7 @@ class AmCheckpointClientTest {
 
     @BeforeEach
     void start() throws IOException {
-      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+      server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
       server.createContext(
           "/status.json",
           ex -> {

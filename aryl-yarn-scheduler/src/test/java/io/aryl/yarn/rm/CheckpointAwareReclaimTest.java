@@ -67,7 +67,7 @@ class CheckpointAwareReclaimTest {
     static final Answer UNREACHABLE = new Answer("unreachable", -2);
 
     CheckpointReport report() throws IOException {
-      if (this == UNREACHABLE) {
+      if (equals(UNREACHABLE)) {
         throw new IOException("connection refused");
       }
       return agoS < 0 ? CheckpointReport.NONE : new CheckpointReport(NOW - agoS * 1000, 100);

@@ -51,7 +51,7 @@ class PromisedNodeAllocationTest {
               int call = calls.merge(n.getNodeName(), 1, Integer::sum);
               boolean proposed = room.merge(n.getNodeName(), -1, Integer::sum) >= 0;
               int expected =
-                  n == a
+                  n.getNodeName().equals(a.getNodeName())
                       ? 3
                       : 2; // a: two proposals, then one that proposes nothing; b: its two workers
               if (call == expected) {

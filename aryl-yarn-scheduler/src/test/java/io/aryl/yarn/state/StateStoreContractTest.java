@@ -112,7 +112,7 @@ class StateStoreContractTest {
       CuratorFramework client =
           CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
       client.start();
-      return new ZkStateStore(client, root, ZooDefs.Ids.OPEN_ACL_UNSAFE, client::close);
+      return new ZkStateStore(client, root, ZooDefs.Ids.OPEN_ACL_UNSAFE, client);
     }
 
     @Test

@@ -15,7 +15,8 @@
  */
 
 /*
- * Aryl: this file is hadoop-sls 3.4.2's AMRunner with one change, marked "Aryl:" below. 3.4.2 reads each job of an
+ * Aryl: this file is hadoop-sls 3.4.2's AMRunner with one change, marked "Aryl:" below (and the
+ * compiler's warnings about upstream's code suppressed where they arise). 3.4.2 reads each job of an
  * SLS JSON trace as Map<String, String>, which the Jackson of Hadoop 3.5.0 refuses for the job.tasks array (and for
  * numbers); the job is then dropped with a one-line error. It is read as a tree here and its scalars turned into the
  * strings the rest of SLS expects. hadoop-sls 3.5.0 is not served, or this copy would not exist. It shadows the
@@ -67,7 +68,10 @@ public class AMRunner {
   private Map<String, AMSimulator> amMap;
   private Map<ApplicationId, AMSimulator> appIdAMSim;
   private Set<String> trackedApps;
+
+  @SuppressWarnings("rawtypes") // hadoop-sls 3.4.2's code, kept as it is
   private Map<String, Class> amClassMap;
+
   private TraceType inputType;
   private String[] inputTraces;
   private final TaskRunner runner;
@@ -96,6 +100,7 @@ public class AMRunner {
     }
   }
 
+  @SuppressWarnings("StatementSwitchToExpressionSwitch") // hadoop-sls 3.4.2's code, kept as it is
   public void startAM() throws YarnException, IOException {
     switch (inputType) {
       case SLS:
@@ -277,6 +282,7 @@ public class AMRunner {
     }
   }
 
+  @SuppressWarnings("unchecked") // hadoop-sls 3.4.2's code, kept as it is
   private AMSimulator createAmSimulator(String jobType) {
     return (AMSimulator) ReflectionUtils.newInstance(amClassMap.get(jobType), new Configuration());
   }
