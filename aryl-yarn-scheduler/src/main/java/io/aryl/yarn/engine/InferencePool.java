@@ -56,7 +56,11 @@ final class InferencePool {
 
   private boolean unsaved;
 
-  /** Moves whenever an answer of {@link #owns} may have changed. */
+  /**
+   * Moves whenever an answer of {@link #owns} may have changed. Written by the engine's thread only
+   * (the class is not thread-safe but for {@link #owns}); volatile so that other threads see it
+   * move.
+   */
   private volatile long changes;
 
   /**
@@ -110,7 +114,8 @@ final class InferencePool {
     Map<String, Place> next = null;
     boolean viewsChanged = now.length != seen.length;
     for (int i = 0; i < now.length; i++) {
-      if (i < seen.length && now[i] == seen[i]) {
+      // The same object as last time: the RM hands out a new view when a node changes.
+      if (i < seen.length && isSameView(now[i], seen[i])) {
         continue;
       }
       viewsChanged = true;
@@ -212,6 +217,7 @@ final class InferencePool {
     set(next);
   }
 
+  @SuppressWarnings("NonAtomicVolatileUpdate") // one writer, the engine's thread
   private void set(Map<String, Place> next) {
     places = Map.copyOf(next);
     unsaved = true;
@@ -270,6 +276,7 @@ final class InferencePool {
    * @param fromLabels true when the stored format did not record places (all HOME): the first round
    *     takes them from the labels without calling it a change made outside Aryl
    */
+  @SuppressWarnings("NonAtomicVolatileUpdate") // one writer, the engine's thread
   void restore(InferenceNodes stored, boolean fromLabels) {
     stored
         .nodes()
@@ -283,5 +290,10 @@ final class InferencePool {
     placesFromLabels = fromLabels;
     seen = new NodeView[0];
     changes++;
+  }
+
+  @SuppressWarnings("ReferenceEquality") // identity is the point: an unchanged view is skipped
+  private static boolean isSameView(NodeView a, NodeView b) {
+    return a == b;
   }
 }

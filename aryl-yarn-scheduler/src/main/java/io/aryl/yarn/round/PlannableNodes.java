@@ -99,6 +99,7 @@ final class PlannableNodes {
    * True if {@code nodes} are the nodes this was made of, in the same order, each of the same
    * label, size and type.
    */
+  @SuppressWarnings("ReferenceEquality") // the same view object is the fast path; else its fields
   boolean fits(List<NodeView> nodes, String trainingLabel, GpuType defaultType) {
     if (nodes.size() != given.length
         || !this.trainingLabel.equals(trainingLabel)

@@ -21,11 +21,13 @@ public final class TenantShares {
 
   private final Map<String, Double> shares;
 
-  private TenantShares(TreeMap<String, Double> shares) {
+  private TenantShares(Map<String, Double> shares) {
     this.shares = Collections.unmodifiableMap(shares);
   }
 
   /**
+   * The shares of the training partition each team queue is guaranteed.
+   *
    * @param shares tenant (child queue name) to its fraction of the training partition, 0..1
    * @throws IllegalArgumentException naming the tenant and value when a fraction is outside 0..1 or
    *     they sum above 1

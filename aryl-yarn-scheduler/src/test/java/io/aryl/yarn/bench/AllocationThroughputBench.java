@@ -121,7 +121,7 @@ public final class AllocationThroughputBench {
     static Params parse(String[] args) {
       Map<String, String> kv = new LinkedHashMap<>();
       for (String arg : args) {
-        for (String a : arg.trim().split("\\s+")) {
+        for (String a : arg.trim().split("\\s+", -1)) {
           if (a.isEmpty()) {
             continue;
           }
@@ -615,6 +615,8 @@ public final class AllocationThroughputBench {
   // ---------------------------------------------------------------------------------------------------------------
   // Planning round latency
 
+  @SuppressWarnings(
+      "ArrayRecordComponent") // samples read in place by the percentiles, never compared
   record Latency(String state, double[] ms) {
     double mean() {
       return Arrays.stream(ms).average().orElse(Double.NaN);
@@ -858,7 +860,7 @@ public final class AllocationThroughputBench {
 
   static String loadAverage() {
     try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+", -1);
       return f[0] + " " + f[1] + " " + f[2];
     } catch (IOException | RuntimeException e) {
       double l = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();

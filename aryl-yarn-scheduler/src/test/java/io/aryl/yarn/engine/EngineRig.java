@@ -311,7 +311,7 @@ final class EngineRig implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     measurements.close();
   }
 

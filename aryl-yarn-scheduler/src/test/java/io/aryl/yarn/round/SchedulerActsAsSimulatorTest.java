@@ -753,7 +753,7 @@ class SchedulerActsAsSimulatorTest {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       measurements.close();
     }
   }

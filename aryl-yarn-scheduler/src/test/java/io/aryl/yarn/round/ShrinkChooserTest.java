@@ -111,7 +111,7 @@ class ShrinkChooserTest {
     Plan plan = Plan.between(STATE, Map.of("app-a", on("n2", 1)));
     List<ContainerView> chosen = ShrinkChooser.choose(INPUT, plan);
     List<ContainerView> onN1 =
-        chosen.stream().filter(c -> c.appId().equals("app-a") && c != A_N2).toList();
+        chosen.stream().filter(c -> c.appId().equals("app-a") && !c.equals(A_N2)).toList();
     assertThat(onN1).containsExactly(A_NEWEST, A_MIDDLE, A_OLD);
   }
 

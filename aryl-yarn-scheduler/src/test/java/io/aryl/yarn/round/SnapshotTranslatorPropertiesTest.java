@@ -21,7 +21,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Predicate;
 import java.util.stream.Stream;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Label;
@@ -45,9 +44,13 @@ import net.jqwik.api.Property;
 class SnapshotTranslatorPropertiesTest {
   private static final String TRAINING = "training";
   private static final GpuType GPU = GpuType.of("gpu");
-  private static final Predicate<String> INFERENCE_OWNED = n -> n.startsWith("inf");
   private static final SnapshotTranslator TRANSLATOR =
-      new SnapshotTranslator(TRAINING, GPU, INFERENCE_OWNED);
+      new SnapshotTranslator(TRAINING, GPU, SnapshotTranslatorPropertiesTest::inferenceOwned);
+
+  /** Inference owns the nodes whose names say so. */
+  private static boolean inferenceOwned(String node) {
+    return node.startsWith("inf");
+  }
 
   /** One random input of {@link SnapshotTranslator#translate}. */
   record Scenario(
@@ -214,9 +217,13 @@ class SnapshotTranslatorPropertiesTest {
       "a translator that translated other rounds before, or this very one, makes the snapshot a new one makes")
   void keptStateChangesNothing(@ForAll long seed, @ForAll long earlier) {
     Scenario s = Scenario.random(seed);
-    SnapshotTranslator used = new SnapshotTranslator(TRAINING, GPU, INFERENCE_OWNED);
+    SnapshotTranslator used =
+        new SnapshotTranslator(TRAINING, GPU, SnapshotTranslatorPropertiesTest::inferenceOwned);
     Scenario.random(earlier).translateWith(used);
-    RoundInput fresh = s.translateWith(new SnapshotTranslator(TRAINING, GPU, INFERENCE_OWNED));
+    RoundInput fresh =
+        s.translateWith(
+            new SnapshotTranslator(
+                TRAINING, GPU, SnapshotTranslatorPropertiesTest::inferenceOwned));
     RoundInput afterAnother = s.translateWith(used);
     RoundInput again = s.translateWith(used);
     for (RoundInput in : List.of(afterAnother, again)) {
@@ -279,7 +286,7 @@ class SnapshotTranslatorPropertiesTest {
       assertThat(state.usedGpus(n.id()) + heldOutside - fromDrains)
           .as("GPUs in use on %s in %s", n.id(), s)
           .isLessThanOrEqualTo(n.gpus());
-      boolean owned = INFERENCE_OWNED.test(n.id());
+      boolean owned = inferenceOwned(n.id());
       assertThat(server.pool()).isEqualTo(owned ? Pool.INFERENCE : Pool.TRAINING);
       assertThat(server.loaned()).isEqualTo(owned);
       assertThat(server.fenced()).isEqualTo(s.fenced().contains(n.id()));

@@ -26,7 +26,7 @@ public abstract class NodeScopedCapacityScheduler extends CapacityScheduler {
           candidates, withNodeHeartbeat); // several nodes at once: no one node
     }
     if (idleWalkStep(withNodeHeartbeat)
-        || node.getReservedContainer() == null && noOneToOffer(node)) {
+        || (node.getReservedContainer() == null && noOneToOffer(node))) {
       return null; // what the step itself returns for a node it passes over (full, or gone)
     }
     return allocatingOn(node, () -> super.allocateContainersToNode(candidates, withNodeHeartbeat));
