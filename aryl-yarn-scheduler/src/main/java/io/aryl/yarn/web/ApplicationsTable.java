@@ -11,8 +11,10 @@ import java.util.function.Predicate;
 /**
  * The page's {@code #applications} section: each elastic application the caller may view, linked to
  * the RM's page of it, with its team, its min / target / actual / max workers (actual marked when
- * it differs from the target), the workers it asks for, its GPUs per worker and the last round's
- * change. The applications the caller may not view are only counted.
+ * it differs from the target), why the last round runs it below its maximum (the status's {@code
+ * belowMaxBecause}, so that "why does my job run 6 of 8" is answered beside the numbers; empty at
+ * its maximum and while it waits), the workers it asks for, its GPUs per worker and the last
+ * round's change. The applications the caller may not view are only counted.
  *
  * @param applications the status's {@code applications}
  * @param mayView whether the caller may see an application
@@ -27,8 +29,9 @@ record ApplicationsTable(List<ApplicationStatus> applications, Predicate<String>
       h.append("<p class=\"none\">none</p>");
     } else {
       h.append(
-          "<table><thead><tr><th>application</th><th>team</th><th>min</th><th>target</th><th>actual</th>"
-              + "<th>max</th><th>asked</th><th>GPUs per worker</th><th>change</th></tr></thead><tbody>\n");
+          "<table><thead><tr><th>application</th><th>team</th><th>min</th><th>target</th>"
+              + "<th>actual</th><th>max</th><th>why below max</th><th>asked</th>"
+              + "<th>GPUs per worker</th><th>change</th></tr></thead><tbody>\n");
       for (ApplicationStatus a : shown) {
         row(h, a);
       }
@@ -62,6 +65,8 @@ record ApplicationsTable(List<ApplicationStatus> applications, Predicate<String>
         .append(actual)
         .append("</td><td class=\"max\">")
         .append(a.maxWorkers())
+        .append("</td><td class=\"below-max\">")
+        .append(esc(a.belowMaxBecause()))
         .append("</td><td class=\"asked\">")
         .append(a.askedWorkers())
         .append("</td><td>")

@@ -124,6 +124,7 @@ public final class ArylPage {
           "table{border-collapse:collapse;background:#fff}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;",
           "vertical-align:top}th{background:#eee}td ul{margin:0;padding-left:1em}",
           "td.left.late,.warn{color:#b71c1c}.differs{font-weight:bold;color:#e65100}.none{color:#777}",
+          "td.below-max{max-width:28em;font-size:.9em}",
           ".charts{display:flex;flex-wrap:wrap;gap:1em}.chart{margin:0;background:#fff;border:1px solid #ccc;padding:.4em}",
           "figcaption{font-weight:bold}.axis{stroke:#444}.tick{font-size:10px;fill:#555}",
           "polyline{fill:none;stroke-width:2}.s0{stroke:#e65100;fill:#e65100}.s1{stroke:#6a1b9a;fill:#6a1b9a}",
