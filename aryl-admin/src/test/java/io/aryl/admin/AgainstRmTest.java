@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.aryl.api.ArylJson;
 import io.aryl.api.ArylPaths;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +30,9 @@ class AgainstRmTest {
 
   @BeforeEach
   void start() throws IOException {
-    rm = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    rm =
+        HttpServer.create(
+            new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0), 0);
     rm.createContext(
         "/",
         x -> {
@@ -187,7 +190,7 @@ class AgainstRmTest {
           .hasLineCount(1)
           .startsWith(
               "aryl-admin "
-                  + command.split(" ")[0]
+                  + command.replaceFirst(" .*", "")
                   + ": no ResourceManager answered (tried http://127.0.0.1:"
                   + port
                   + "): ")
