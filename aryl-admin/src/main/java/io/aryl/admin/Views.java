@@ -89,7 +89,10 @@ final class Views {
     if (apps.isEmpty()) {
       out.append("(none)\n");
     } else {
-      Table t = new Table("APPLICATION", "TEAM", "MIN", "TARGET", "ACTUAL", "MAX", "CHANGE");
+      // The reason is free text, so it comes last: the columns of numbers stay narrow and aligned.
+      Table t =
+          new Table(
+              "APPLICATION", "TEAM", "MIN", "TARGET", "ACTUAL", "MAX", "CHANGE", "WHY-BELOW-MAX");
       for (ApplicationStatus a : apps) {
         String team = a.team() == null || a.team().isEmpty() ? null : a.team();
         t.row(
@@ -99,7 +102,8 @@ final class Views {
             a.targetWorkers(),
             a.actualWorkers(),
             a.maxWorkers(),
-            a.change());
+            a.change(),
+            a.belowMaxBecause());
       }
       out.append(t.render());
     }
