@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.aryl.am.AmKeys;
+import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,12 +20,8 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,35 +30,19 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster serves every test: each starts on it idle, as the last one's jobs are killed after it
  * ({@link ArylMiniCluster#killAllAndAwaitIdle}).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ElasticAmIT {
+class ElasticAmIT extends OneClusterPerClass {
   private static final Duration WAIT = Duration.ofSeconds(60);
-
-  /** The cluster's files: the ApplicationMasters' staging directory among them. */
-  @TempDir static Path clusterDir;
 
   /** This test's files: what its workers record. */
   @TempDir Path dir;
 
   private YarnConfiguration conf;
-  private ArylMiniCluster cluster;
 
-  @BeforeAll
-  void start() throws Exception {
-    conf = AmJobs.conf(clusterDir.toFile());
-    cluster = ArylMiniCluster.start("elastic-am", conf, 0, 1);
-  }
-
-  @AfterEach
-  void killWhatIsLeft() throws Exception {
-    cluster.killAllAndAwaitIdle();
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
+  /** One training node of 8 GPUs, for every test of the class. */
+  @Override
+  protected ArylMiniCluster startCluster(File dir) throws Exception {
+    conf = AmJobs.conf(dir);
+    return ArylMiniCluster.start("elastic-am", conf, 0, 1);
   }
 
   private AmJobs.Result submit(YarnConfiguration conf, Path envs, int min, int max, String... extra)

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.aryl.api.status.ApplicationStatus;
 import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.SchedulerStatus;
-import java.nio.file.Path;
+import java.io.File;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -16,13 +16,8 @@ import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Elastic scaling on a real ResourceManager: two training nodes of 8 GPUs, one cluster for the
@@ -35,32 +30,14 @@ import org.junit.jupiter.api.io.TempDir;
  * receives and how fast: allocations, PreemptionMessages, containers preempted with exit status
  * -102.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ElasticScalingIT {
+class ElasticScalingIT extends OneClusterPerClass {
   /** Waits are generous: other builds share this machine. What is asserted stays strict. */
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  @TempDir static Path dir;
-  private ArylMiniCluster cluster;
-
   /** Two training nodes of 8 GPUs, for every test of the class. */
-  @BeforeAll
-  void start() throws Exception {
-    cluster =
-        ArylMiniCluster.start("elastic-scaling", ArylMiniCluster.testConf(dir.toFile()), 0, 2);
-  }
-
-  /** Each test starts on an idle cluster, whatever the last one left running. */
-  @AfterEach
-  void killWhatIsLeft() throws Exception {
-    cluster.killAllAndAwaitIdle();
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
+  @Override
+  protected ArylMiniCluster startCluster(File dir) throws Exception {
+    return ArylMiniCluster.start("elastic-scaling", ArylMiniCluster.testConf(dir), 0, 2);
   }
 
   private static long graceMs(YarnConfiguration conf) {

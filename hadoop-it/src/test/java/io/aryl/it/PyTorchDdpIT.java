@@ -3,6 +3,7 @@ package io.aryl.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,12 +14,8 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,8 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @DisplayName(
     "PyTorch DDP example: an ordinary training script survives Aryl's grows, shrinks and reclaims")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PyTorchDdpIT {
+class PyTorchDdpIT extends OneClusterPerClass {
   private static final Duration CHANGE = Duration.ofSeconds(90);
   private static final int CHECKPOINT_EVERY = 20;
 
@@ -42,31 +38,13 @@ class PyTorchDdpIT {
    */
   private static final int STEPS = 300;
 
-  /** The cluster's files: the ApplicationMasters' staging directory among them. */
-  @TempDir static Path clusterDir;
-
   /** This test's files: the example's log and checkpoints. */
   @TempDir Path dir;
 
-  private ArylMiniCluster cluster;
-
   /** One inference node and one training node of 8 GPUs, for every test of the class. */
-  @BeforeAll
-  void start() throws Exception {
-    cluster = ArylMiniCluster.start("ddp", AmJobs.conf(clusterDir.toFile()), 1, 1);
-  }
-
-  /** Each test starts on an idle cluster, whatever the last one left running. */
-  @AfterEach
-  void killWhatIsLeft() throws Exception {
-    cluster.killAllAndAwaitIdle();
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
+  @Override
+  protected ArylMiniCluster startCluster(File dir) throws Exception {
+    return ArylMiniCluster.start("ddp", AmJobs.conf(dir), 1, 1);
   }
 
   private AmJobs.Result submit(

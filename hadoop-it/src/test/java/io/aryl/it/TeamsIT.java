@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.api.status.SchedulerStatus;
 import io.aryl.api.status.TeamStatus;
-import java.nio.file.Path;
+import java.io.File;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -13,13 +13,8 @@ import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The training pool shared by two teams, {@code root.training.vision} (60% of the training
@@ -31,21 +26,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @DisplayName(
     "Teams: each child queue of the training queue is guaranteed its capacity's share; borrowed GPUs go back")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class TeamsIT {
+class TeamsIT extends OneClusterPerClass {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final long ROUND_MS = 250;
   private static final long GRACE_MS = 2000;
-
-  @TempDir static Path dir;
-  private ArylMiniCluster cluster;
 
   /**
    * The templates' cluster with the training queue split into two team queues, 60/40 in the
    * training partition.
    */
-  static YarnConfiguration teamsConf(Path dir) {
-    YarnConfiguration conf = ArylMiniCluster.testConf(dir.toFile());
+  static YarnConfiguration teamsConf(File dir) {
+    YarnConfiguration conf = ArylMiniCluster.testConf(dir);
     String training = "yarn.scheduler.capacity.root.training";
     // A parent queue's ordering-policy names how its children are ordered; the plan-aware policy is
     // a leaf's.
@@ -67,23 +58,10 @@ class TeamsIT {
     return conf;
   }
 
-  /** One cluster for the class. */
-  @BeforeAll
-  void start() throws Exception {
-    cluster = ArylMiniCluster.start("teams", teamsConf(dir), 0, 2);
-  }
-
-  /** Each test starts on an idle cluster, whatever the last one left running. */
-  @AfterEach
-  void killWhatIsLeft() throws Exception {
-    cluster.killAllAndAwaitIdle();
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
+  /** Two training nodes of 8 GPUs split between two teams, for every test of the class. */
+  @Override
+  protected ArylMiniCluster startCluster(File dir) throws Exception {
+    return ArylMiniCluster.start("teams", teamsConf(dir), 0, 2);
   }
 
   @Test

@@ -10,12 +10,15 @@ import io.aryl.yarn.state.DurableState;
 import io.aryl.yarn.state.InferenceNodes;
 import io.aryl.yarn.state.LoanTargetRecord;
 import io.aryl.yarn.state.Section;
+import io.aryl.yarn.state.StoreFencedException;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What Aryl remembers from one round to the next, each part with its one writer, read back from the
@@ -39,6 +42,9 @@ import java.util.function.Consumer;
  * <p>Not thread-safe: the engine uses it under its lock.
  */
 final class Memory {
+  /** The engine's lines, under {@link RoundEngine}'s name, which operators set its log level by. */
+  private static final Logger LOG = LoggerFactory.getLogger(RoundEngine.class);
+
   final InferencePool pool;
   final LoanTargets targets = new LoanTargets();
   final ReclaimTracker reclaims = new ReclaimTracker();
@@ -74,6 +80,27 @@ final class Memory {
     } catch (IllegalArgumentException | NullPointerException e) {
       throw state.corrupt(section, String.valueOf(e.getMessage()));
     }
+  }
+
+  /**
+   * Where what is remembered was read from and what it holds, for the log of a scheduler that
+   * resumes from it.
+   */
+  String storedSummary() {
+    return state.store().kind()
+        + " "
+        + state.store().location()
+        + " (epoch "
+        + state.epoch()
+        + "): "
+        + state.get(Section.POOLS).nodes().size()
+        + " inference node(s), "
+        + reclaims.inFlight().size()
+        + " reclaim(s) in flight, "
+        + drains.size()
+        + " draining container(s), "
+        + state.get(Section.JOBS).jobs().size()
+        + " job(s)";
   }
 
   /**
@@ -120,6 +147,17 @@ final class Memory {
     }
   }
 
+  /**
+   * How to start the loan controller's epochs again, for a target refused as stale: if the
+   * controller's ZooKeeper path was deleted, its epochs start again from 1.
+   */
+  String loanTargetResetHint() {
+    return "if the loan controller's ZooKeeper path was deleted, its epochs start again from 1: stop the"
+        + " ResourceManagers, run `"
+        + state.store().deleteCommand(Section.LOAN_TARGET.name())
+        + "`, and start them again";
+  }
+
   void saveTarget(LoanTargetRecord target) throws IOException {
     state.save(Section.LOAN_TARGET, target);
   }
@@ -129,15 +167,24 @@ final class Memory {
   }
 
   /**
-   * The measurements' last failed save, or null: stored again at the next commit unless it was
-   * fenced by another scheduler, which the caller must take as deposing this one.
+   * Whether the measurements' last save failed because another scheduler claimed the store, which
+   * the caller must take as deposing this one; any other failure is logged, and they are stored
+   * again at the next commit.
+   *
+   * @return that claim, or null
    */
-  IOException failedMeasurements() {
+  StoreFencedException measurementsFenced() {
     IOException failed = measurements.failure();
-    if (failed != null && !(failed instanceof io.aryl.yarn.state.StoreFencedException)) {
-      progress.saveAgain();
+    if (failed instanceof StoreFencedException fenced) {
+      return fenced;
     }
-    return failed;
+    if (failed != null) {
+      progress.saveAgain();
+      LOG.warn(
+          "Aryl could not store the jobs' measurements; they are stored again: {}",
+          failed.toString());
+    }
+    return null;
   }
 
   /**

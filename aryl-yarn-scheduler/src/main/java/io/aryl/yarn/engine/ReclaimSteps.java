@@ -8,6 +8,7 @@ import io.aryl.core.reclaim.ReclaimPlan;
 import io.aryl.core.reclaim.ReclaimPlanner;
 import io.aryl.core.reclaim.ReclaimRequest;
 import io.aryl.core.victim.Fate;
+import io.aryl.yarn.conf.ArylConf;
 import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.engine.Drains.Drain;
 import io.aryl.yarn.engine.Drains.Reason;
@@ -57,15 +58,48 @@ final class ReclaimSteps {
       ReclaimTracker tracker,
       Drains drains,
       JobProgressMeter progress,
-      ReclaimCostModel costs,
       Consumer<String> returned) {
     this.settings = settings;
     this.tracker = tracker;
     this.drains = drains;
     this.progress = progress;
-    this.costs = costs;
+    this.costs =
+        new ReclaimCostModel(
+            ReclaimCostModel.defaults().restartOverheadS(), settings.policy().rescaleOverheadS());
     this.planner = new ReclaimPlanner(costs);
     this.returned = returned;
+  }
+
+  /**
+   * Starts the reclaim a loan target below what is on loan asks for: {@code servers} nodes back by
+   * {@code deadlineMs}, least cost first. Lent nodes the round cannot plan on (gone, or of no known
+   * GPU type) wait until it can: the reclaim is not started, and a warning says why.
+   */
+  void startForLoanTarget(
+      int servers, long deadlineMs, ClusterState state, long nowMs, Tally tally) {
+    try {
+      start(servers, null, deadlineMs, state, nowMs, tally);
+    } catch (IllegalArgumentException e) {
+      LOG.warn("Aryl cannot start the reclaim the loan target asks for yet: {}", e.getMessage());
+    }
+  }
+
+  /**
+   * Refuses a reclaim that names a GPU type the cluster does not declare.
+   *
+   * @param gpuType the type the reclaim asks for; null for any
+   * @throws IllegalArgumentException naming the type and the declared ones
+   */
+  void requireDeclared(String gpuType) {
+    if (gpuType != null && settings.gpus().type(gpuType).isEmpty()) {
+      throw new IllegalArgumentException(
+          "gpuType '"
+              + gpuType
+              + "' is not one of "
+              + ArylConf.GPU_TYPES.key()
+              + " "
+              + settings.gpus().types().keySet());
+    }
   }
 
   /**

@@ -2,27 +2,19 @@ package io.aryl.yarn.engine;
 
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.model.Plan;
-import io.aryl.core.reclaim.ReclaimCostModel;
-import io.aryl.yarn.conf.ArylConf;
 import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.reclaim.Reclaim;
 import io.aryl.yarn.reclaim.ReclaimTracker;
-import io.aryl.yarn.round.AppView;
 import io.aryl.yarn.round.NodeView;
-import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
 import io.aryl.yarn.state.BackgroundSaves;
 import io.aryl.yarn.state.CorruptStateException;
 import io.aryl.yarn.state.DurableState;
 import io.aryl.yarn.state.LoanTargetRecord;
-import io.aryl.yarn.state.Section;
 import io.aryl.yarn.state.StoreFencedException;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +35,6 @@ public final class RoundEngine {
   private static final Logger LOG = LoggerFactory.getLogger(RoundEngine.class);
 
   private final ArylSettings settings;
-  private final DurableState state;
 
   /** What Aryl remembers; its parts, short-named, as every step uses them. */
   private final Memory memory;
@@ -58,21 +49,9 @@ public final class RoundEngine {
   private final ReclaimSteps reclaimSteps;
   private final Shrinks shrinks;
   private final WaitingMessages waiting;
-
-  /** Why each running job below its declared maximum is, as last logged. */
-  private final Map<String, WhyBelowMax> belowMax = new HashMap<>();
-
-  private final RecoveryGate recovery;
-  private final Lifecycle lifecycle;
-
-  private PlanBook book = PlanBook.EMPTY;
-  private volatile Promises promises;
-
-  /**
-   * Why another scheduler's claim of the state store deposed this one; null while it is not
-   * deposed.
-   */
-  private volatile String deposedBecause;
+  private final BelowMaxLog belowMax = new BelowMaxLog();
+  private final Tenure tenure;
+  private final PromisesInForce promises;
 
   private long rounds;
   private Plan lastPlan;
@@ -93,37 +72,25 @@ public final class RoundEngine {
       long nowMs)
       throws CorruptStateException {
     this.settings = settings;
-    this.lifecycle = lifecycle;
-    this.state = state;
     this.memory = new Memory(settings, state, measurements);
     this.pool = memory.pool;
     this.reclaims = memory.reclaims;
     this.drains = memory.drains;
     this.progress = memory.progress;
     this.loans = new LoanSteps(settings, pool, memory.targets);
-    this.snapshot = new RoundSnapshot(settings, pool::owns, pool::changes, state.originMs());
+    this.snapshot = new RoundSnapshot(settings, memory, state.originMs());
     this.planner = new RoundPlanner(settings.policy());
-    ReclaimCostModel costs =
-        new ReclaimCostModel(
-            ReclaimCostModel.defaults().restartOverheadS(), settings.policy().rescaleOverheadS());
-    this.reclaimSteps =
-        new ReclaimSteps(settings, reclaims, drains, progress, costs, pool::returned);
+    this.reclaimSteps = new ReclaimSteps(settings, reclaims, drains, progress, pool::returned);
     this.shrinks = new Shrinks(settings, drains, reclaimSteps::stillReturning);
     this.waiting = new WaitingMessages(settings.trainingLabel(), settings.policy());
     Set<String> expected = memory.nodesToWaitFor();
-    this.recovery = new RecoveryGate(nowMs, settings.recoveryMaxWaitMs(), expected);
-    this.promises = new Promises(PlanBook.EMPTY, memory.fenced(), drains.moving());
+    this.tenure =
+        new Tenure(lifecycle, new RecoveryGate(nowMs, settings.recoveryMaxWaitMs(), expected));
+    this.promises = new PromisesInForce(memory);
     if (state.recovered()) {
       LOG.info(
-          "Aryl resumes from {} {} (epoch {}): {} inference node(s), {} reclaim(s) in flight, {} draining"
-              + " container(s), {} job(s); waiting for {} node(s) to re-register (at most {} ms)",
-          state.store().kind(),
-          state.store().location(),
-          state.epoch(),
-          state.get(Section.POOLS).nodes().size(),
-          reclaims.inFlight().size(),
-          drains.size(),
-          state.get(Section.JOBS).jobs().size(),
+          "Aryl resumes from {}; waiting for {} node(s) to re-register (at most {} ms)",
+          memory.storedSummary(),
           expected.size(),
           settings.recoveryMaxWaitMs());
     }
@@ -131,7 +98,7 @@ public final class RoundEngine {
 
   /** What the allocation path enforces now. */
   public Promises promises() {
-    return promises;
+    return promises.current();
   }
 
   /**
@@ -139,7 +106,7 @@ public final class RoundEngine {
    * deposed.
    */
   public String deposedBecause() {
-    return deposedBecause;
+    return tenure.deposedBecause();
   }
 
   /**
@@ -150,15 +117,11 @@ public final class RoundEngine {
   public synchronized Outcome round(RmView view) {
     Tally tally = new Tally();
     forget(view.finished());
-    IOException failed = lifecycle.running() ? memory.failedMeasurements() : null;
-    if (failed instanceof StoreFencedException f) {
-      depose(f);
-    } else if (failed != null) {
-      LOG.warn(
-          "Aryl could not store the jobs' measurements; they are stored again: {}",
-          failed.toString());
+    StoreFencedException fenced = tenure.running() ? memory.measurementsFenced() : null;
+    if (fenced != null) {
+      depose(fenced);
     }
-    if (!lifecycle.running()) {
+    if (!tenure.running()) {
       return outcome(List.of(), tally);
     }
     long now = view.nowMs();
@@ -167,48 +130,43 @@ public final class RoundEngine {
     List<Action> actions = new ArrayList<>();
     try {
       memory.savePool();
-      if (!recovered(view)) {
+      if (!tenure.recovered(view)) {
         return outcome(actions, tally);
       }
       progress.update(view.elastic(), nodes, now);
-      if (drains.size()
-          > 0) { // a set of every container's id, only when there is a drain to check against it
+      // A set of every container's id, only when there is a drain to check against it.
+      if (drains.size() > 0) {
         drains.retainOnly(NodeView.containerIds(nodes));
       }
-      RoundInput input = translate(view);
+      RoundInput input = snapshot.translate(view, promises.book());
       Plan plan = planner.plan(input.state());
-      PlanBook previous = book;
-      book = book(input, plan);
-      Set<String> changed = book.changedSince(previous);
-      changed.removeIf(
-          id -> !view.elastic().containsKey(id)); // a plain application's asks are its own
+      Set<String> changed = promises.plan(input, plan, rounds + 1);
+      // A plain application's asks are its own.
+      changed.removeIf(id -> !view.elastic().containsKey(id));
       changed.stream().sorted().forEach(id -> actions.add(new Action.Grant(id)));
       lastPlan = plan;
       lastInput = input;
-      // The promises change before anything is stored: allocations follow the plan, which needs
-      // nothing stored.
-      promises = new Promises(book, memory.fenced(), drains.moving());
 
       shrinks.drainWhatThePlanTakes(input, plan, nodes, now, tally);
       LoanSteps.Decision loan = loans.decide(nodes, reclaims.fencedNodes(), now);
       if (loan.reclaim() > 0) {
-        startReclaimForTheTarget(loan, input, now, tally);
+        reclaimSteps.startForLoanTarget(
+            loan.reclaim(), loan.deadlineMs(), input.state(), now, tally);
       }
-      List<Action> relabels =
-          reclaimSteps.advance(
-              nodes, input.state(), view::minWorkers, view::checkpoint, now, tally);
+      // A reclaim was stored when it started: its relabels need nothing new stored.
       actions.addAll(
-          relabels); // a reclaim was stored when it started: its relabels need nothing new stored
+          reclaimSteps.advance(
+              nodes, input.state(), view::minWorkers, view::checkpoint, now, tally));
       memory.commit(now);
       actions.addAll(loans.relabelsOwed(nodes)); // the nodes being lent are stored as such now
       actions.addAll(shrinks.announceStored(now, tally));
       // Moves stored: their new workers are granted now rather than at each ApplicationMaster's
       // next heartbeat.
       drains.moving().keySet().stream().sorted().forEach(id -> actions.add(new Action.Grant(id)));
-      promises = new Promises(book, memory.fenced(), drains.moving());
-      actions.addAll(shrinks.killDue(input, nodes, book, view::minWorkers, now));
+      promises.publish();
+      actions.addAll(shrinks.killDue(input, nodes, promises.book(), view::minWorkers, now));
       actions.addAll(waiting.publish(view.elastic(), input, plan));
-      logBelowMax(view.elastic(), input, plan);
+      belowMax.log(view.elastic(), input, plan);
       rounds++;
     } catch (StoreFencedException e) {
       depose(e);
@@ -224,79 +182,20 @@ public final class RoundEngine {
     return outcome(actions, tally);
   }
 
-  /**
-   * Logs why a job the plan runs below its declared maximum is not wider, once each time the reason
-   * changes (its numbers move every round; its kind is what is news), and once when it runs at its
-   * maximum again. Never throws: a log line is not worth a round.
-   */
-  private void logBelowMax(Map<String, AppView> apps, RoundInput input, Plan plan) {
-    try {
-      for (AppView app : apps.values()) {
-        String id = app.id();
-        int target = plan.target(id).totalWorkers();
-        WhyBelowMax before = belowMax.get(id);
-        if (target == 0) {
-          belowMax.remove(id); // not running: nothing to explain until it runs again
-          continue;
-        }
-        if (target >= app.shape().maxWorkers()) {
-          if (before != null) {
-            belowMax.remove(id);
-            LOG.info("Aryl: {} runs all {} of its workers", id, target);
-          }
-          continue;
-        }
-        WhyBelowMax why =
-            WhyBelowMax.of(id, app.shape(), input.liveWorkers(id), app.askedWorkers(), input, plan);
-        if (why == null) {
-          belowMax.remove(id);
-          continue;
-        }
-        if (!why.sameReasonAs(before)) {
-          LOG.info("{}", why.logLine(id));
-        }
-        belowMax.put(id, why);
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("Aryl could not say why jobs run below their maximum: {}", e.toString());
-    }
-  }
-
-  /**
-   * The one target set: the plan's, whose snapshot counts gangs waiting for their room as started.
-   */
-  private PlanBook book(RoundInput input, Plan plan) {
-    Map<String, Integer> gpusPerWorker = new HashMap<>();
-    input.state().jobs().forEach(j -> gpusPerWorker.put(j.id(), j.gpusPerWorker()));
-    return new PlanBook(plan.targets(), gpusPerWorker, rounds + 1);
-  }
-
-  /**
-   * The loan target is below what is on loan: a reclaim returns the difference, least cost first.
-   */
-  private void startReclaimForTheTarget(
-      LoanSteps.Decision loan, RoundInput input, long now, Tally tally) {
-    try {
-      reclaimSteps.start(loan.reclaim(), null, loan.deadlineMs(), input.state(), now, tally);
-    } catch (IllegalArgumentException e) {
-      // Lent nodes this round cannot plan on (gone, or of no known GPU type) wait until it can.
-      LOG.warn("Aryl cannot start the reclaim the loan target asks for yet: {}", e.getMessage());
-    }
-  }
-
   private Outcome outcome(List<Action> actions, Tally tally) {
-    Promises now = lifecycle.running() ? promises : Promises.NONE;
-    promises = now;
+    if (!tenure.running()) {
+      promises.withdraw();
+    }
     return new Outcome(
-        now,
+        promises.current(),
         actions,
         tally,
         new Outcome.Gauges(
             pool.lentNodes(),
             pool.lentGpus(),
             reclaims.inFlight().size(),
-            lifecycle.get() == Lifecycle.State.RECOVERING,
-            recovery.waitedMs()));
+            tenure.recovering(),
+            tenure.recoveryWaitedMs()));
   }
 
   /**
@@ -309,36 +208,24 @@ public final class RoundEngine {
    */
   public synchronized Started reclaim(RmView view, int servers, String gpuType, long deadlineMs) {
     forget(view.finished());
-    requireActive();
-    if (gpuType != null && settings.gpus().type(gpuType).isEmpty()) {
-      throw new IllegalArgumentException(
-          "gpuType '"
-              + gpuType
-              + "' is not one of "
-              + ArylConf.GPU_TYPES.key()
-              + " "
-              + settings.gpus().types().keySet());
-    }
+    tenure.requireActive();
+    reclaimSteps.requireDeclared(gpuType);
     long now = view.nowMs();
     Tally tally = new Tally();
     pool.observe(view.nodes());
-    RoundInput input = translate(view);
+    RoundInput input = snapshot.translate(view, promises.book());
     Reclaim r = reclaimSteps.start(servers, gpuType, deadlineMs, input.state(), now, tally);
     LoanTargetRecord lowered = memory.targets.loweredTo(pool.onLoan(reclaims.fencedNodes()));
-    try {
-      memory.savePool();
-      memory.saveReclaims();
-      memory.saveTarget(lowered);
-    } catch (IOException e) {
-      reclaims.abandon(r);
-      if (e instanceof StoreFencedException f) {
-        depose(f);
-      }
-      throw new ArylUnavailableException(
-          "reclaim not started: Aryl could not store it (" + e.getMessage() + ")", e);
-    }
+    storeOrRefuse(
+        "reclaim not started: Aryl could not store it",
+        () -> {
+          memory.savePool();
+          memory.saveReclaims();
+          memory.saveTarget(lowered);
+        },
+        () -> reclaims.abandon(r));
     memory.targets.accepted(lowered);
-    promises = new Promises(book, memory.fenced(), drains.moving());
+    promises.publish();
     List<Action> actions =
         new ArrayList<>(
             reclaimSteps.advance(
@@ -376,7 +263,7 @@ public final class RoundEngine {
     } else {
       reclaimSteps.relabelled(node, nowMs, tally);
     }
-    promises = new Promises(promises.book(), memory.fenced(), promises.moving());
+    promises.fencesChanged();
     return tally;
   }
 
@@ -389,20 +276,14 @@ public final class RoundEngine {
    * @throws ArylUnavailableException while recovering, or when the loan cannot be stored
    */
   public synchronized Outcome lend(RmView view, List<String> nodes) {
-    requireActive();
+    tenure.requireActive();
     pool.observe(view.nodes());
     loans.lendByHand(nodes, view.nodes());
-    try {
-      memory.savePool();
-    } catch (IOException e) {
-      nodes.forEach(pool::keepHome);
-      if (e instanceof StoreFencedException f) {
-        depose(f);
-      }
-      throw new ArylUnavailableException(
-          "nothing lent: Aryl could not store the loan (" + e.getMessage() + ")", e);
-    }
-    promises = new Promises(promises.book(), memory.fenced(), promises.moving());
+    storeOrRefuse(
+        "nothing lent: Aryl could not store the loan",
+        memory::savePool,
+        () -> nodes.forEach(pool::keepHome));
+    promises.fencesChanged();
     return outcome(loans.relabelsOwed(view.nodes()), new Tally());
   }
 
@@ -423,9 +304,7 @@ public final class RoundEngine {
       long returnByMs,
       long decidedMs,
       String reason) {
-    if (!lifecycle.running()) {
-      throw new ArylUnavailableException("this scheduler is not active (" + lifecycle + ")");
-    }
+    tenure.requireRunning();
     long nowMs = view.nowMs();
     pool.observe(view.nodes()); // the answer counts the inference nodes there are now
     LoanTargetRecord next =
@@ -437,19 +316,11 @@ public final class RoundEngine {
             decidedMs,
             reason,
             nowMs,
-            "if the loan controller's ZooKeeper path was deleted, its epochs start again from 1: stop the"
-                + " ResourceManagers, run `"
-                + state.store().deleteCommand(Section.LOAN_TARGET.name())
-                + "`, and start them again");
-    try {
-      memory.saveTarget(next);
-    } catch (IOException e) {
-      if (e instanceof StoreFencedException f) {
-        depose(f);
-      }
-      throw new ArylUnavailableException(
-          "loan target not accepted: Aryl could not store it (" + e.getMessage() + ")", e);
-    }
+            memory.loanTargetResetHint());
+    storeOrRefuse(
+        "loan target not accepted: Aryl could not store it",
+        () -> memory.saveTarget(next),
+        () -> {});
     memory.targets.accepted(next);
     return next;
   }
@@ -464,62 +335,45 @@ public final class RoundEngine {
     return pool.onLoan(reclaims.fencedNodes());
   }
 
-  private void requireActive() {
-    if (!lifecycle.running()) {
-      throw new ArylUnavailableException(
-          "this scheduler is no longer active"
-              + (deposedBecause == null ? " (" + lifecycle + ")" : ": " + deposedBecause));
-    }
-    if (lifecycle.get() == Lifecycle.State.RECOVERING) {
-      throw new ArylUnavailableException(
-          "Aryl is recovering after the ResourceManager became active: waiting for "
-              + recovery.waitingFor()
-              + "; ask again shortly");
+  /**
+   * Stores what a request decided before it is answered; when that fails, undoes it and refuses the
+   * request, nothing changed (and this engine deposed, if another scheduler claimed the store).
+   *
+   * @param refusal what the refusal says, before the store's reason
+   * @throws ArylUnavailableException when the store fails
+   */
+  private void storeOrRefuse(String refusal, Store store, Runnable undo) {
+    try {
+      store.save();
+    } catch (IOException e) {
+      undo.run();
+      if (e instanceof StoreFencedException f) {
+        depose(f);
+      }
+      throw new ArylUnavailableException(refusal + " (" + e.getMessage() + ")", e);
     }
   }
 
-  /**
-   * True once the cluster came back after this scheduler became active (RECOVERING, then ACTIVE for
-   * good).
-   */
-  private boolean recovered(RmView view) {
-    if (lifecycle.get() == Lifecycle.State.ACTIVE) {
-      return true;
-    }
-    Set<String> registered = new HashSet<>();
-    view.nodes().forEach(n -> registered.add(n.id()));
-    if (!recovery.ready(registered, view.rmReady(), view.nowMs())
-        || !lifecycle.move(Lifecycle.State.RECOVERING, Lifecycle.State.ACTIVE)) {
-      return false;
-    }
-    LOG.info("Aryl recovery done after {} ms: {}", recovery.waitedMs(), recovery.how());
-    return true;
+  /** Stores a request's decision. */
+  @FunctionalInterface
+  private interface Store {
+    void save() throws IOException;
   }
 
   private void depose(StoreFencedException e) {
-    deposedBecause = e.getMessage();
-    if (!lifecycle.move(Lifecycle.State.ACTIVE, Lifecycle.State.DEPOSED)) {
-      lifecycle.move(Lifecycle.State.RECOVERING, Lifecycle.State.DEPOSED);
-    }
-    book = PlanBook.EMPTY;
-    promises = Promises.NONE;
-    LOG.error("Aryl stops acting: {}", e.getMessage());
+    tenure.depose(e);
+    promises.clear();
   }
 
   private void forget(List<RmView.Finished> finished) {
     for (RmView.Finished f : finished) {
       var p = progress.remove(f.id());
       shrinks.jobFinished(f.id());
-      belowMax.remove(f.id());
+      belowMax.jobFinished(f.id());
       if (f.succeeded() && p != null && f.kind() != null) {
         snapshot.finished(f.kind(), p.attainedBaseS());
       }
     }
-  }
-
-  private RoundInput translate(RmView view) {
-    return snapshot.translate(
-        view, book, drains.moving(), drains.ids(), reclaims.fencedNodes(), progress.all());
   }
 
   /** What the status shows of what the engine remembers, read under its lock. */
@@ -528,14 +382,14 @@ public final class RoundEngine {
         rounds,
         pool::owns,
         memory.fenced(),
-        book,
+        promises.book(),
         lastInput,
         lastPlan,
         reclaims.inFlight(),
         reclaims.finished(),
         drains.size(),
-        recovery.status(),
-        deposedBecause,
+        tenure.recoveryStatus(),
+        tenure.deposedBecause(),
         memory.places(),
         memory.loanTarget());
   }

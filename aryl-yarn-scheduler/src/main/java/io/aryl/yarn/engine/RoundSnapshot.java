@@ -4,15 +4,11 @@ import io.aryl.core.model.GpuType;
 import io.aryl.core.predict.HistoryPredictor;
 import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.round.AppView;
-import io.aryl.yarn.round.JobProgress;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
 import io.aryl.yarn.round.SnapshotTranslator;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.LongSupplier;
-import java.util.function.Predicate;
 
 /**
  * The snapshot a round plans on: the ResourceManager's view with what the engine remembers (the
@@ -22,28 +18,25 @@ import java.util.function.Predicate;
  */
 final class RoundSnapshot {
   private final ArylSettings settings;
+  private final Memory memory;
   private final SnapshotTranslator translator;
   private final HistoryPredictor history = new HistoryPredictor();
   private final long originMs;
 
   /**
-   * @param inferenceOwned whether a node is the inference pool's
-   * @param ownersChanges a count that moves whenever an answer of {@code inferenceOwned} may have
-   *     changed
+   * A snapshot of what {@code memory} remembers, a node being inference's as its pool says.
+   *
    * @param originMs epoch ms the planning clock counts from
    */
-  RoundSnapshot(
-      ArylSettings settings,
-      Predicate<String> inferenceOwned,
-      LongSupplier ownersChanges,
-      long originMs) {
+  RoundSnapshot(ArylSettings settings, Memory memory, long originMs) {
     this.settings = settings;
+    this.memory = memory;
     this.translator =
         new SnapshotTranslator(
             settings.trainingLabel(),
             GpuType.of(settings.gpuType()),
-            inferenceOwned,
-            ownersChanges,
+            memory.pool::owns,
+            memory.pool::changes,
             settings.speedup());
     this.originMs = originMs;
   }
@@ -58,19 +51,12 @@ final class RoundSnapshot {
   }
 
   /**
+   * The round's input: {@code view} with the drains, the fenced nodes and each job's measured
+   * progress as remembered now.
+   *
    * @param book the last round's promises
-   * @param moving per application, workers being moved off their nodes: wanted back on the new ones
-   * @param draining containers being drained
-   * @param fenced nodes that take no new container
-   * @param progress each job's measured progress
    */
-  RoundInput translate(
-      RmView view,
-      PlanBook book,
-      Map<String, Integer> moving,
-      Set<String> draining,
-      Set<String> fenced,
-      Map<String, JobProgress> progress) {
+  RoundInput translate(RmView view, PlanBook book) {
     Map<String, AppView> views = view.elastic();
     if (settings.predictor() == ArylSettings.Predictor.HISTORY) {
       // Progress stays measured; the history predictor only replaces the runtime a job's tag
@@ -80,7 +66,10 @@ final class RoundSnapshot {
     Map<String, AppView> planned = new TreeMap<>(views);
     // A job being moved wants back, on its new nodes, the workers it is being moved off (left out
     // as draining).
-    moving.forEach((id, n) -> planned.computeIfPresent(id, (k, v) -> v.askingMore(n)));
+    memory
+        .drains
+        .moving()
+        .forEach((id, n) -> planned.computeIfPresent(id, (k, v) -> v.askingMore(n)));
     planned.putAll(view.plainDemand());
     long now = view.nowMs();
     return translator.translate(
@@ -88,9 +77,9 @@ final class RoundSnapshot {
         view.nodes(),
         planned,
         book,
-        draining,
-        fenced,
-        progress,
+        memory.drains.ids(),
+        memory.reclaims.fencedNodes(),
+        memory.progress.all(),
         (id, p) -> view.checkpoint(id).sinceCheckpointS(now, p.sinceChangeS()),
         view.tenants());
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.aryl.core.model.GpuType;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +36,29 @@ class GpuLedgerTest {
     assertThat(gpus.used("n2")).isEqualTo(2);
     assertThat(gpus.used("n1")).isZero();
     assertThat(gpus.largestCapacity()).isEqualTo(8);
+  }
+
+  @Test
+  @DisplayName(
+      "GPUs being drained become a promise's room once taken, once only, and are named per node")
+  void roomFromDrains() {
+    GpuLedger gpus = new GpuLedger(NODES);
+    int n1 = NODES.position("n1");
+    gpus.setCapacityAt(n1, 4);
+    gpus.addLeavingAt(n1, 3);
+    gpus.addUsed("n1", 5);
+
+    assertThat(gpus.free("n1")).isZero();
+    gpus.takeFromDrains("n1", 2);
+
+    assertThat(gpus.capacity("n1")).isEqualTo(6);
+    assertThat(gpus.free("n1")).isEqualTo(1);
+    assertThat(gpus.leaving("n1")).isEqualTo(1);
+    assertThat(gpus.roomFromDrains()).containsExactly(Map.entry("n1", 2));
+    assertThatThrownBy(() -> gpus.takeFromDrains("n1", 2))
+        .hasMessageContaining("n1")
+        .hasMessageContaining("1 GPUs being drained");
+    assertThat(gpus.leaving("i1")).isZero();
   }
 
   @Test
