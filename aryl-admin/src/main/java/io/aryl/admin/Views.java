@@ -25,6 +25,10 @@ final class Views {
   /** How many finished reclaims {@code status} shows, newest first. */
   static final int DONE_SHOWN = 5;
 
+  /** The pools in the order {@code pools} lists them: the inference pool, then training. */
+  private static final List<String> POOL_ORDER =
+      List.of(NodeStatus.Pool.INFERENCE.value(), NodeStatus.Pool.TRAINING.value());
+
   private Views() {}
 
   static String status(SchedulerStatus s, long nowMs) {
@@ -85,7 +89,10 @@ final class Views {
     if (apps.isEmpty()) {
       out.append("(none)\n");
     } else {
-      Table t = new Table("APPLICATION", "TEAM", "MIN", "TARGET", "ACTUAL", "MAX", "CHANGE");
+      // The reason is free text, so it comes last: the columns of numbers stay narrow and aligned.
+      Table t =
+          new Table(
+              "APPLICATION", "TEAM", "MIN", "TARGET", "ACTUAL", "MAX", "CHANGE", "WHY-BELOW-MAX");
       for (ApplicationStatus a : apps) {
         String team = a.team() == null || a.team().isEmpty() ? null : a.team();
         t.row(
@@ -95,7 +102,8 @@ final class Views {
             a.targetWorkers(),
             a.actualWorkers(),
             a.maxWorkers(),
-            a.change());
+            a.change(),
+            a.belowMaxBecause());
       }
       out.append(t.render());
     }
@@ -161,14 +169,10 @@ final class Views {
     return t;
   }
 
-  /** The pools first, in their order, then any other label. */
+  /** The pools first, in {@link #POOL_ORDER}, then any other label. */
   private static int poolOrder(String pool) {
-    for (NodeStatus.Pool p : NodeStatus.Pool.values()) {
-      if (p.value().equals(pool)) {
-        return p.ordinal();
-      }
-    }
-    return NodeStatus.Pool.values().length;
+    int i = POOL_ORDER.indexOf(pool);
+    return i < 0 ? POOL_ORDER.size() : i;
   }
 
   static String nodes(SchedulerStatus s) {

@@ -1,10 +1,12 @@
 package io.aryl.admin;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.api.ArylJson;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +26,11 @@ class ViewsTest {
           "loaned": false, "fenced": false, "gpuType": null}],
        "applications": [
          {"application": "application_1764400000000_0042", "minWorkers": 2, "maxWorkers": 8, "targetWorkers": 6,
-          "actualWorkers": 5, "change": "GROW", "team": "vision"}],
+          "actualWorkers": 5, "change": "GROW", "team": "vision",
+          "belowMaxBecause": "the spare GPUs it may use went to jobs whose extra workers are worth more per GPU \
+      (1 more worker would save 41.5 s, for a 30.0 s re-scale pause)"},
+         {"application": "application_1764400000000_0043", "minWorkers": 4, "maxWorkers": 4, "targetWorkers": 4,
+          "actualWorkers": 4, "change": "NONE", "team": "nlp"}],
        "reclaimsInFlight": [
          {"id": 8, "phase": "DRAINING", "requested": 1, "nodes": ["gpu-inf-3:45454"], "requestedMs": 1764431880000,
           "deadlineMs": 1764432000000, "finishedMs": -1, "tookMs": -1, "late": false}],
@@ -76,9 +82,31 @@ class ViewsTest {
         6   1      gpu-inf-1:45454  2025-11-29T15:26:40Z (31m20s ago)  12s   no    0
 
         Elastic jobs
-        APPLICATION                     TEAM    MIN  TARGET  ACTUAL  MAX  CHANGE
-        application_1764400000000_0042  vision  2    6       5       8    GROW
+        APPLICATION                     TEAM    MIN  TARGET  ACTUAL  MAX  CHANGE  WHY-BELOW-MAX
+        application_1764400000000_0042  vision  2    6       5       8    GROW    the spare GPUs it may use went \
+        to jobs whose extra workers are worth more per GPU (1 more worker would save 41.5 s, for a 30.0 s re-scale \
+        pause)
+        application_1764400000000_0043  nlp     4    4       4       4    NONE    -
         """);
+  }
+
+  @Test
+  @DisplayName(
+      "status: a job the last round runs below its maximum says why on its row; one at its maximum shows -")
+  void whyBelowMax() throws Exception {
+    String status = Views.status(json(STATUS), Cli.NOW_MS);
+    String jobs = status.substring(status.indexOf("Elastic jobs\n"));
+    assertThat(jobs.lines())
+        .filteredOn(l -> l.startsWith("application_1764400000000_0042"))
+        .singleElement(as(InstanceOfAssertFactories.STRING))
+        .contains(" 6 ", " 8 ")
+        .endsWith(
+            "the spare GPUs it may use went to jobs whose extra workers are worth more per GPU"
+                + " (1 more worker would save 41.5 s, for a 30.0 s re-scale pause)");
+    assertThat(jobs.lines())
+        .filteredOn(l -> l.startsWith("application_1764400000000_0043"))
+        .singleElement(as(InstanceOfAssertFactories.STRING))
+        .endsWith("NONE    -");
   }
 
   @Test

@@ -200,6 +200,23 @@ class ArylPageBrowserIT {
                       .isEqualTo(String.valueOf(value)));
           assertThat(app.findElement(By.cssSelector(".application a")).getAttribute("href"))
               .isEqualTo(cluster.webAddress() + "/cluster/app/" + id);
+          assertThat(app.findElement(By.cssSelector(".below-max")).getText())
+              .as("why %s runs below its maximum", id)
+              .isEqualTo(a.belowMaxBecause() == null ? "" : a.belowMaxBecause());
+        }
+        // The reclaim shrank a job below its maximum: the page says why, beside its workers.
+        List<ApplicationStatus> belowMax =
+            status.applications().stream()
+                .filter(a -> a.targetWorkers() > 0 && a.targetWorkers() < a.maxWorkers())
+                .toList();
+        assertThat(belowMax).as("jobs the reclaim shrank").isNotEmpty();
+        for (ApplicationStatus a : belowMax) {
+          assertThat(
+                  textOf(
+                      browser,
+                      "#applications tr[data-application='" + a.application() + "'] .below-max"))
+              .as("why %s runs %d of %d", a.application(), a.targetWorkers(), a.maxWorkers())
+              .isNotBlank();
         }
         assertThat(
                 textOf(browser, "#applications tr[data-application='" + wide.id() + "'] .actual"))
@@ -287,7 +304,7 @@ class ArylPageBrowserIT {
       String owner = cluster.client().getApplicationReport(job.id()).getUser();
       assertThat(owner).isNotIn("bob", "admin");
       job.askWorkers(2);
-      cluster.await("the job holds 2 workers", WAIT, () -> job.workers() == 2);
+      ArylMiniCluster.await("the job holds 2 workers", WAIT, () -> job.workers() == 2);
 
       // No user: refused as the RM's own pages are.
       for (String path : List.of("/cluster/scheduler", ArylPaths.STATUS, PAGE)) {
@@ -362,7 +379,8 @@ class ArylPageBrowserIT {
 
   /**
    * What of a status the page shows, without what changes every round (round, its latency,
-   * recovery, store, plan, teams, plain demand, and the applications' sinceCheckpointS).
+   * recovery, store, plan, teams, plain demand, and the applications' sinceCheckpointS); with the
+   * applications' belowMaxBecause, which the page shows.
    */
   private static List<Object> shown(SchedulerStatus s) {
     List<ApplicationStatus> apps =
@@ -381,7 +399,8 @@ class ArylPageBrowserIT {
                         a.askedWorkers(),
                         a.change(),
                         null,
-                        a.team()))
+                        a.team(),
+                        a.belowMaxBecause()))
             .toList();
     return java.util.Arrays.asList(
         s.enabled(),

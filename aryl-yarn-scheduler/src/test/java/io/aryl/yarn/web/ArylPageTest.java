@@ -125,6 +125,49 @@ class ArylPageTest {
   }
 
   @Test
+  void saysBesideTheWorkersWhyAJobRunsBelowItsMaximum() {
+    String why = "no spare GPUs of the types it may use (a100 & <t4>)";
+    ApplicationStatus below =
+        new ApplicationStatus(
+            "application_1_0003", 2, 8, 1, 3600, 6, Map.of(), 6, 6, Change.GROW, 12.0, "", why);
+    ApplicationStatus atMax =
+        new ApplicationStatus(
+            "application_1_0004", 1, 4, 1, 3600, 4, Map.of(), 4, 4, Change.NONE, 0.0, "");
+    SchedulerStatus s = status();
+    String html =
+        render(
+            new SchedulerStatus(
+                true,
+                s.round(),
+                s.roundLatencyMs(),
+                s.recovery(),
+                s.store(),
+                s.nodes(),
+                s.loanedNodes(),
+                List.of(below, atMax),
+                s.teams(),
+                s.plainDemand(),
+                s.plan(),
+                s.reclaimsInFlight(),
+                s.reclaimsDone(),
+                s.drainingContainers(),
+                s.loanTarget()),
+            List.of());
+    assertThat(html).contains("<th>max</th><th>why below max</th>");
+    assertThat(html)
+        .as("6 of 8, and why, escaped")
+        .contains(
+            "<td class=\"target\">6</td><td class=\"actual\">6</td><td class=\"max\">8</td>"
+                + "<td class=\"below-max\">no spare GPUs of the types it may use"
+                + " (a100 &amp; &lt;t4&gt;)</td>");
+    assertThat(html)
+        .as("a job at its maximum has nothing to explain")
+        .contains(
+            "<td class=\"target\">4</td><td class=\"actual\">4</td><td class=\"max\">4</td>"
+                + "<td class=\"below-max\"></td>");
+  }
+
+  @Test
   void hidesApplicationsTheCallerMayNotView() {
     String html =
         ArylPage.render(
