@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.aryl.api.conf.PoolConf;
 import io.aryl.yarn.conf.ArylConf;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
@@ -35,9 +36,9 @@ class CapacitySchedulerTemplateTest {
     }
 
     @Test
-    @DisplayName("has root.queues = inference,training")
+    @DisplayName("has root.queues = default,inference,training")
     void rootQueues() {
-      assertThat(raw.get(PREFIX + "root.queues")).isEqualTo("inference,training");
+      assertThat(raw.get(PREFIX + "root.queues")).isEqualTo("default,inference,training");
     }
 
     @Test
@@ -83,6 +84,8 @@ class CapacitySchedulerTemplateTest {
     private final QueuePath root = new QueuePath("root");
     private final QueuePath inference = new QueuePath(ArylConf.INFERENCE_QUEUE.defaultValue());
     private final QueuePath training = new QueuePath(ArylConf.TRAINING_QUEUE.defaultValue());
+    // Where MapReduce, Spark and the `yarn` tools submit unless told otherwise.
+    private final QueuePath defaultQueue = new QueuePath("root.default");
 
     @Test
     @DisplayName("the calculator instantiated is a DominantResourceCalculator")
@@ -91,10 +94,12 @@ class CapacitySchedulerTemplateTest {
     }
 
     @Test
-    @DisplayName("root's children are exactly the queues Aryl's defaults name")
+    @DisplayName("root's children are default and exactly the queues Aryl's defaults name")
     void queues() {
       assertThat(cs.getQueues(root))
-          .containsExactly(inference.getLeafName(), training.getLeafName());
+          .containsExactly(
+              defaultQueue.getLeafName(), inference.getLeafName(), training.getLeafName());
+      assertThat(cs.getQueues(defaultQueue)).as("root.default is a leaf").isNullOrEmpty();
       assertThat(inference.getParent()).isEqualTo("root");
       assertThat(training.getParent()).isEqualTo("root");
     }
@@ -104,6 +109,19 @@ class CapacitySchedulerTemplateTest {
     void accessibleLabels() {
       assertThat(cs.getAccessibleNodeLabels(inference)).containsExactly(INFERENCE);
       assertThat(cs.getAccessibleNodeLabels(training)).containsExactly(TRAINING);
+    }
+
+    @Test
+    @DisplayName(
+        "root.default runs on the unlabelled nodes only: no label (not root's inherited *), none by default")
+    void defaultQueueHasNoLabel() {
+      assertThat(cs.getState(defaultQueue)).isEqualTo(QueueState.RUNNING);
+      // An empty set, not null: null would mean "inherit root's *".
+      assertThat(cs.getAccessibleNodeLabels(defaultQueue)).isNotNull().isEmpty();
+      assertThat(cs.getDefaultNodeLabelExpression(defaultQueue)).isNull();
+      assertThat(cs.getLabeledQueueCapacity(defaultQueue, INFERENCE)).isZero();
+      assertThat(cs.getLabeledQueueCapacity(defaultQueue, TRAINING)).isZero();
+      assertThat(cs.getNonLabeledQueueMaximumCapacity(defaultQueue)).isEqualTo(100f);
     }
 
     @Test
@@ -124,13 +142,15 @@ class CapacitySchedulerTemplateTest {
 
     @Test
     @DisplayName(
-        "both queues have default-partition capacity (unmanaged AMs and AM limits count there), adding up to 100")
+        "every queue has default-partition capacity (aryl-am's AMs and AM limits count there), adding up to 100")
     void defaultPartitionCapacity() {
+      float defaultCapacity = cs.getNonLabeledQueueCapacity(defaultQueue);
       float inferenceCapacity = cs.getNonLabeledQueueCapacity(inference);
       float trainingCapacity = cs.getNonLabeledQueueCapacity(training);
+      assertThat(defaultCapacity).isPositive();
       assertThat(inferenceCapacity).isPositive();
       assertThat(trainingCapacity).isPositive();
-      assertThat(inferenceCapacity + trainingCapacity).isEqualTo(100f);
+      assertThat(defaultCapacity + inferenceCapacity + trainingCapacity).isEqualTo(100f);
     }
 
     @Test

@@ -248,6 +248,26 @@ class ExistingClusterTemplateTest {
 
     @Test
     @DisplayName(
+        "root.training's AMs may fill its default-partition room, which then holds an elastic job's AM"
+            + " (1 vcore) per 100 / capacity default-partition vcores; the training partition keeps 0.5")
+    void trainingAmRoomScalesWithItsCapacity() {
+      // aryl-am puts each job's AM in the default partition and the workers on the training label:
+      // the queue's default-partition room holds nothing but AMs.
+      assertThat(cs.getMaximumAMResourcePercentPerPartition(TRAINING_QUEUE, DEFAULT_PARTITION))
+          .isEqualTo(1.0f);
+      assertThat(cs.getMaximumAMResourcePercentPerPartition(TRAINING_QUEUE, TRAINING))
+          .isEqualTo(0.5f);
+      // As the template's comment says: 10 unlabelled nodes of 16 vcores fit 8 AMs of 1 vcore.
+      float amVcores =
+          160
+              * cs.getNonLabeledQueueMaximumCapacity(TRAINING_QUEUE)
+              / 100
+              * cs.getMaximumAMResourcePercentPerPartition(TRAINING_QUEUE, DEFAULT_PARTITION);
+      assertThat((int) amVcores).isEqualTo(8);
+    }
+
+    @Test
+    @DisplayName(
         "root.default can run MapReduce: no label of its own, none by default, an AM limit above zero")
     void defaultQueueCanRunMapReduce() {
       // An empty set, not null: null would mean "inherit root's *", and the queue could take idle

@@ -211,6 +211,38 @@ class ConfigurationPageTest {
 
   @Test
   @DisplayName(
+      "the deploying page's loan-controller knobs name hold, cooldown, GPUs per server, the status"
+          + " port and its address, each with LabelsConf's default")
+  void deployingPageKnobs() throws IOException {
+    Map<String, String> defaults = new LinkedHashMap<>();
+    for (Key k : labelsKeys) {
+      defaults.put(k.name(), k.defaultValue());
+    }
+    Map<String, String> knobs = new LinkedHashMap<>();
+    for (String line : Files.readAllLines(SiteSources.markdownDir().resolve("deploying.md"))) {
+      Matcher m = ROW.matcher(line);
+      if (m.matches()) {
+        String[] cells = line.split(" \\| ");
+        assertThat(cells).as("cells of %s", line).hasSizeGreaterThanOrEqualTo(3);
+        knobs.put(m.group(1), cells[1]);
+      }
+    }
+    assertThat(knobs)
+        .containsOnlyKeys(
+            "aryl.labels.loan.hold-ms",
+            "aryl.labels.loan.cooldown-ms",
+            "aryl.labels.demand.yarn.gpus-per-server",
+            "aryl.labels.http.port",
+            "aryl.labels.http.host");
+    knobs.forEach(
+        (key, cell) ->
+            assertThat(cell)
+                .as("default of %s on deploying.md", key)
+                .isEqualTo("`" + defaults.get(key) + "`"));
+  }
+
+  @Test
+  @DisplayName(
       "every aryl.labels.* key of LabelsConf is a row: key, default, description as in the code")
   void labelsKeys() {
     for (Key k : labelsKeys) {
