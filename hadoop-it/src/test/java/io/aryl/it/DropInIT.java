@@ -97,7 +97,8 @@ class DropInIT {
 
   @Test
   @DisplayName(
-      "REST /ws/v1/cluster/scheduler answers 200: type capacityScheduler with both partitions")
+      "REST /ws/v1/cluster/scheduler answers 200: type capacityScheduler with both partitions and"
+          + " the default, inference and training queues")
   void capacitySchedulerRestStays() throws Exception {
     JsonNode info = getJson("/ws/v1/cluster/scheduler").path("scheduler").path("schedulerInfo");
     assertThat(info.path("type").asText()).isEqualTo("capacityScheduler");
@@ -108,7 +109,8 @@ class DropInIT {
     assertThat(partitions).contains("inference", "training");
     List<String> queues = new ArrayList<>();
     info.path("queues").path("queue").forEach(q -> queues.add(q.path("queueName").asText()));
-    assertThat(queues).containsExactlyInAnyOrder("inference", "training");
+    // root.default serves what submits to "default" (MapReduce, Spark, yarn's own tools)
+    assertThat(queues).containsExactlyInAnyOrder("default", "inference", "training");
   }
 
   @Test
