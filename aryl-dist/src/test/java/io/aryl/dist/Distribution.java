@@ -42,7 +42,7 @@ final class Distribution {
       if (path < 0) {
         throw new IllegalArgumentException("jar list line without a path: '" + line + "'");
       }
-      String[] parts = entry.substring(0, path).split(":");
+      String[] parts = entry.substring(0, path).split(":", -1);
       if (parts.length < 5) {
         throw new IllegalArgumentException("jar list line without coordinates: '" + line + "'");
       }

@@ -195,7 +195,10 @@ class DistributionJarsTest {
         }
       }
     }
-    Set<String> scriptMains = namedClasses(Files.list(top.resolve("bin")));
+    Set<String> scriptMains;
+    try (Stream<Path> scripts = Files.list(top.resolve("bin"))) {
+      scriptMains = namedClasses(scripts);
+    }
     assertThat(scriptMains).as("main classes the scripts in bin/ run").hasSizeGreaterThan(1);
     entryPoints.computeIfAbsent("share/aryl/tools", f -> new TreeSet<>()).addAll(scriptMains);
     mains.addAll(scriptMains);
