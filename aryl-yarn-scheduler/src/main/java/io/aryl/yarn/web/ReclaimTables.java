@@ -36,17 +36,8 @@ record ReclaimTables(Predicate<String> mayView) {
     for (ReclaimStatus r : reclaims) {
       long deadline = r.deadlineMs();
       long left = deadline - nowMs;
-      h.append("<tr data-reclaim=\"")
-          .append(r.id())
-          .append("\"><td class=\"id\">")
-          .append(r.id())
-          .append("</td><td class=\"phase\">")
-          .append(esc(r.phase()))
-          .append("</td><td class=\"nodes\">")
-          .append(names(r.nodes()))
-          .append("</td><td>")
-          .append(time(r.requestedMs()))
-          .append("</td><td class=\"deadline\" data-deadline-ms=\"")
+      appendWhatWasAsked(h, r);
+      h.append("<td class=\"deadline\" data-deadline-ms=\"")
           .append(deadline)
           .append("\">")
           .append(time(deadline))
@@ -54,15 +45,9 @@ record ReclaimTables(Predicate<String> mayView) {
           .append(left < 0 ? " late" : "")
           .append("\">")
           .append(left >= 0 ? (left / 1000) + " s" : (-left / 1000) + " s late")
-          .append("</td><td class=\"jobs\">")
-          .append(drainedJobs(r.jobs()))
-          .append("</td><td class=\"shrunk\">")
-          .append(r.containersShrunk())
-          .append("</td><td class=\"preempted\">")
-          .append(r.containersPreempted())
-          .append("</td><td>")
-          .append(names(r.returnedNodes()))
-          .append("</td></tr>\n");
+          .append("</td>");
+      appendWhatItDid(h, r);
+      h.append("<td>").append(names(r.returnedNodes())).append("</td></tr>\n");
     }
     h.append("</tbody></table></section>\n");
   }
@@ -81,33 +66,44 @@ record ReclaimTables(Predicate<String> mayView) {
     for (int i = reclaims.size() - 1; i >= 0; i--) {
       ReclaimStatus r = reclaims.get(i);
       boolean late = r.late();
-      h.append("<tr data-reclaim=\"")
-          .append(r.id())
-          .append("\"><td class=\"id\">")
-          .append(r.id())
-          .append("</td><td class=\"phase\">")
-          .append(esc(r.phase()))
-          .append("</td><td class=\"nodes\">")
-          .append(names(r.nodes()))
-          .append("</td><td>")
-          .append(time(r.requestedMs()))
-          .append("</td><td class=\"took\">")
+      appendWhatWasAsked(h, r);
+      h.append("<td class=\"took\">")
           .append(seconds(r.tookMs()))
           .append("</td><td class=\"late")
           .append(late ? " warn" : "")
           .append("\">")
           .append(late ? "late" : "on time")
-          .append("</td><td class=\"jobs\">")
-          .append(drainedJobs(r.jobs()))
-          .append("</td><td class=\"shrunk\">")
-          .append(r.containersShrunk())
-          .append("</td><td class=\"preempted\">")
-          .append(r.containersPreempted())
-          .append("</td><td>")
-          .append(r.shortBy())
-          .append("</td></tr>\n");
+          .append("</td>");
+      appendWhatItDid(h, r);
+      h.append("<td>").append(r.shortBy()).append("</td></tr>\n");
     }
     h.append("</tbody></table></section>\n");
+  }
+
+  /** A reclaim's row opens alike in both tables: its id, phase, nodes and when it was asked. */
+  private static void appendWhatWasAsked(StringBuilder h, ReclaimStatus r) {
+    h.append("<tr data-reclaim=\"")
+        .append(r.id())
+        .append("\"><td class=\"id\">")
+        .append(r.id())
+        .append("</td><td class=\"phase\">")
+        .append(esc(r.phase()))
+        .append("</td><td class=\"nodes\">")
+        .append(names(r.nodes()))
+        .append("</td><td>")
+        .append(time(r.requestedMs()))
+        .append("</td>");
+  }
+
+  /** What a reclaim did to the jobs on its nodes, the same three cells in both tables. */
+  private void appendWhatItDid(StringBuilder h, ReclaimStatus r) {
+    h.append("<td class=\"jobs\">")
+        .append(drainedJobs(r.jobs()))
+        .append("</td><td class=\"shrunk\">")
+        .append(r.containersShrunk())
+        .append("</td><td class=\"preempted\">")
+        .append(r.containersPreempted())
+        .append("</td>");
   }
 
   /**
