@@ -52,28 +52,16 @@ class AmSubmitIT {
         AmJobs.runJar(
             conf,
             dir.toFile(),
-            "submit",
-            "--name",
-            "ok",
-            "--min-workers",
-            "2",
-            "--max-workers",
-            "2",
-            "--gpus",
-            "2",
-            "--memory-mb",
-            "256",
-            "--predicted-runtime-s",
-            "60",
-            "--checkpoint-dir",
-            dir.resolve("ckpt").toString(),
-            "--env",
-            "MY_VAR=hello",
-            "--am-memory-mb",
-            "256",
-            "--wait",
-            "--",
-            worker);
+            SubmitLine.job("ok")
+                .workers(2, 2)
+                .gpus(2)
+                .memoryMb(256)
+                .predictedRuntimeS(60)
+                .with("--checkpoint-dir", dir.resolve("ckpt").toString())
+                .with("--env", "MY_VAR=hello")
+                .amMemoryMb(256)
+                .flag("--wait")
+                .command(worker));
     assertThat(r.exit()).as("exit status of --wait; output:%n%s", r.out()).isEqualTo(0);
     ApplicationId id = r.applicationId();
     ApplicationReport report = cluster.client().getApplicationReport(id);
@@ -112,24 +100,15 @@ class AmSubmitIT {
     AmJobs.Result r =
         AmJobs.client(
             conf,
-            "submit",
-            "--name",
-            "bad",
-            "--min-workers",
-            "1",
-            "--gpus",
-            "1",
-            "--memory-mb",
-            "256",
-            "--predicted-runtime-s",
-            "60",
-            "--max-restarts",
-            "0",
-            "--am-memory-mb",
-            "256",
-            "--wait",
-            "--",
-            "exit 3");
+            SubmitLine.job("bad")
+                .minWorkers(1)
+                .gpus(1)
+                .memoryMb(256)
+                .predictedRuntimeS(60)
+                .with("--max-restarts", "0")
+                .amMemoryMb(256)
+                .flag("--wait")
+                .command("exit 3"));
     assertThat(r.exit()).as("exit status of --wait; output:%n%s%s", r.out(), r.err()).isEqualTo(1);
     ApplicationReport report = cluster.client().getApplicationReport(r.applicationId());
     assertThat(report.getFinalApplicationStatus()).isEqualTo(FinalApplicationStatus.FAILED);
@@ -202,23 +181,13 @@ class AmSubmitIT {
     AmJobs.Result submitted =
         AmJobs.client(
             conf,
-            "submit",
-            "--name",
-            "long",
-            "--min-workers",
-            "2",
-            "--max-workers",
-            "2",
-            "--gpus",
-            "1",
-            "--memory-mb",
-            "256",
-            "--predicted-runtime-s",
-            "600",
-            "--am-memory-mb",
-            "256",
-            "--",
-            worker);
+            SubmitLine.job("long")
+                .workers(2, 2)
+                .gpus(1)
+                .memoryMb(256)
+                .predictedRuntimeS(600)
+                .amMemoryMb(256)
+                .command(worker));
     assertThat(submitted.exit())
         .as("submit output:%n%s%s", submitted.out(), submitted.err())
         .isZero();

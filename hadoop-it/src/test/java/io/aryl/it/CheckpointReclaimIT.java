@@ -209,25 +209,14 @@ class CheckpointReclaimIT {
   private static ApplicationId submit(
       ArylMiniCluster cluster, String name, long predictedS, String... rest) throws Exception {
     List<String> args =
-        new ArrayList<>(
-            List.of(
-                "submit",
-                "--name",
-                name,
-                "--min-workers",
-                "1",
-                "--max-workers",
-                "1",
-                "--gpus",
-                "8",
-                "--memory-mb",
-                "256",
-                "--predicted-runtime-s",
-                Long.toString(predictedS),
-                "--am-memory-mb",
-                "256",
-                "--grace-ms",
-                "1500"));
+        SubmitLine.job(name)
+            .workers(1, 1)
+            .gpus(8)
+            .memoryMb(256)
+            .predictedRuntimeS(predictedS)
+            .amMemoryMb(256)
+            .graceMs(1500)
+            .options();
     args.addAll(List.of(rest));
     AmJobs.Result r =
         AmJobs.client(new YarnConfiguration(cluster.conf()), args.toArray(String[]::new));

@@ -48,25 +48,14 @@ class ElasticAmIT extends OneClusterPerClass {
   private AmJobs.Result submit(YarnConfiguration conf, Path envs, int min, int max, String... extra)
       throws Exception {
     List<String> args =
-        new java.util.ArrayList<>(
-            List.of(
-                "submit",
-                "--name",
-                "elastic",
-                "--min-workers",
-                Integer.toString(min),
-                "--max-workers",
-                Integer.toString(max),
-                "--gpus",
-                "2",
-                "--memory-mb",
-                "256",
-                "--predicted-runtime-s",
-                "600",
-                "--am-memory-mb",
-                "256",
-                "--grace-ms",
-                "1500"));
+        SubmitLine.job("elastic")
+            .workers(min, max)
+            .gpus(2)
+            .memoryMb(256)
+            .predictedRuntimeS(600)
+            .amMemoryMb(256)
+            .graceMs(1500)
+            .options();
     args.addAll(List.of(extra));
     args.addAll(List.of("--", AmJobs.recordEnvThenSleep(envs)));
     AmJobs.Result r = AmJobs.client(conf, args.toArray(String[]::new));
@@ -163,25 +152,14 @@ class ElasticAmIT extends OneClusterPerClass {
     AmJobs.Result r =
         AmJobs.client(
             new YarnConfiguration(cluster.conf()),
-            "submit",
-            "--name",
-            "crash",
-            "--min-workers",
-            "2",
-            "--max-workers",
-            "2",
-            "--gpus",
-            "2",
-            "--memory-mb",
-            "256",
-            "--predicted-runtime-s",
-            "600",
-            "--am-memory-mb",
-            "256",
-            "--max-restarts",
-            "1",
-            "--",
-            crashOnce);
+            SubmitLine.job("crash")
+                .workers(2, 2)
+                .gpus(2)
+                .memoryMb(256)
+                .predictedRuntimeS(600)
+                .amMemoryMb(256)
+                .with("--max-restarts", "1")
+                .command(crashOnce));
     assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(0);
     ApplicationId id = r.applicationId();
     cluster.awaitShowingStatus("rank 1 crashed", () -> Files.exists(flag));
@@ -250,25 +228,14 @@ class ElasticAmIT extends OneClusterPerClass {
     AmJobs.Result r =
         AmJobs.client(
             new YarnConfiguration(cluster.conf()),
-            "submit",
-            "--name",
-            "adopt",
-            "--min-workers",
-            "2",
-            "--max-workers",
-            "2",
-            "--gpus",
-            "2",
-            "--memory-mb",
-            "256",
-            "--predicted-runtime-s",
-            "600",
-            "--am-memory-mb",
-            "256",
-            "--grace-ms",
-            "1500",
-            "--",
-            AmJobs.recordStartAndEnvThenSleep(envs, starts));
+            SubmitLine.job("adopt")
+                .workers(2, 2)
+                .gpus(2)
+                .memoryMb(256)
+                .predictedRuntimeS(600)
+                .amMemoryMb(256)
+                .graceMs(1500)
+                .command(AmJobs.recordStartAndEnvThenSleep(envs, starts)));
     assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(0);
     return r.applicationId();
   }

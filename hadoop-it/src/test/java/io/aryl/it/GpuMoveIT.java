@@ -81,25 +81,14 @@ class GpuMoveIT {
         AmJobs.Result r =
             AmJobs.client(
                 new YarnConfiguration(cluster.conf()),
-                "submit",
-                "--name",
-                "parked",
-                "--min-workers",
-                "2",
-                "--max-workers",
-                "2",
-                "--gpus",
-                "2",
-                "--memory-mb",
-                "256",
-                "--predicted-runtime-s",
-                "36000",
-                "--am-memory-mb",
-                "256",
-                "--grace-ms",
-                "1500",
-                "--",
-                AmJobs.recordEnvThenSleep(envs));
+                SubmitLine.job("parked")
+                    .workers(2, 2)
+                    .gpus(2)
+                    .memoryMb(256)
+                    .predictedRuntimeS(36000)
+                    .amMemoryMb(256)
+                    .graceMs(1500)
+                    .command(AmJobs.recordEnvThenSleep(envs)));
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(0);
         ApplicationId id = r.applicationId();
         cluster.awaitShowingStatus(

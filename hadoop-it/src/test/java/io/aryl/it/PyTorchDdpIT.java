@@ -71,33 +71,18 @@ class PyTorchDdpIT extends OneClusterPerClass {
                 "--log-file",
                 log.toString()));
     command.addAll(List.of(scriptArgs));
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "submit",
-                "--name",
-                "ddp",
-                "--min-workers",
-                Integer.toString(min),
-                "--max-workers",
-                Integer.toString(max),
-                "--gpus",
-                "4",
-                "--memory-mb",
-                "512",
-                "--am-memory-mb",
-                "256",
-                "--predicted-runtime-s",
-                "600",
-                "--grace-ms",
-                "10000",
-                "--checkpoint-dir",
-                checkpoints.toString(),
-                "--file",
-                Torch.example("pytorch-ddp/train.py").toString(),
-                "--"));
-    args.add(String.join(" ", command));
-    AmJobs.Result r = AmJobs.client(conf, args.toArray(String[]::new));
+    String[] args =
+        SubmitLine.job("ddp")
+            .workers(min, max)
+            .gpus(4)
+            .memoryMb(512)
+            .amMemoryMb(256)
+            .predictedRuntimeS(600)
+            .graceMs(10000)
+            .with("--checkpoint-dir", checkpoints.toString())
+            .with("--file", Torch.example("pytorch-ddp/train.py").toString())
+            .command(String.join(" ", command));
+    AmJobs.Result r = AmJobs.client(conf, args);
     assertThat(r.exit()).as(r.out() + r.err()).isZero();
     return r;
   }

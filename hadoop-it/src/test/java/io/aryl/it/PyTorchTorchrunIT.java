@@ -82,37 +82,9 @@ class PyTorchTorchrunIT extends OneClusterPerClass {
       int steps,
       String... scriptArgs)
       throws Exception {
-    List<String> args =
+    List<String> script =
         new ArrayList<>(
             List.of(
-                "submit",
-                "--name",
-                "ddp-torchrun",
-                "--launcher",
-                "torchrun",
-                "--nproc-per-node",
-                "1",
-                "--python",
-                python,
-                "--min-workers",
-                Integer.toString(min),
-                "--max-workers",
-                Integer.toString(max),
-                "--gpus",
-                "4",
-                "--memory-mb",
-                "512",
-                "--am-memory-mb",
-                "256",
-                "--predicted-runtime-s",
-                "600",
-                "--grace-ms",
-                "10000",
-                "--checkpoint-dir",
-                checkpoints.toString(),
-                "--file",
-                Torch.example("pytorch-ddp/train.py").toString(),
-                "--",
                 "train.py",
                 "--steps",
                 Integer.toString(steps),
@@ -124,8 +96,22 @@ class PyTorchTorchrunIT extends OneClusterPerClass {
                 "5",
                 "--log-file",
                 log.toString()));
-    args.addAll(List.of(scriptArgs));
-    AmJobs.Result r = AmJobs.client(conf, args.toArray(String[]::new));
+    script.addAll(List.of(scriptArgs));
+    String[] args =
+        SubmitLine.job("ddp-torchrun")
+            .workers(min, max)
+            .with("--launcher", "torchrun")
+            .with("--nproc-per-node", "1")
+            .with("--python", python)
+            .gpus(4)
+            .memoryMb(512)
+            .amMemoryMb(256)
+            .predictedRuntimeS(600)
+            .graceMs(10000)
+            .with("--checkpoint-dir", checkpoints.toString())
+            .with("--file", Torch.example("pytorch-ddp/train.py").toString())
+            .command(script.toArray(String[]::new));
+    AmJobs.Result r = AmJobs.client(conf, args);
     assertThat(r.exit()).as(r.out() + r.err()).isZero();
     return r.applicationId();
   }

@@ -157,25 +157,14 @@ class SparkOnYarnIT {
     AmJobs.Result submitted =
         AmJobs.client(
             new YarnConfiguration(cluster.conf()),
-            "submit",
-            "--name",
-            "elastic-slow-exit",
-            "--min-workers",
-            Integer.toString(ELASTIC_MIN),
-            "--max-workers",
-            Integer.toString(ELASTIC_MAX),
-            "--gpus",
-            "1",
-            "--memory-mb",
-            "256",
-            "--predicted-runtime-s",
-            "3600",
-            "--am-memory-mb",
-            "256",
-            "--grace-ms",
-            "30000",
-            "--",
-            slowExitWorker(marks));
+            SubmitLine.job("elastic-slow-exit")
+                .workers(ELASTIC_MIN, ELASTIC_MAX)
+                .gpus(1)
+                .memoryMb(256)
+                .predictedRuntimeS(3600)
+                .amMemoryMb(256)
+                .graceMs(30000)
+                .command(slowExitWorker(marks)));
     assertThat(submitted.exit()).as(submitted.out() + submitted.err()).isZero();
     elastic = submitted.applicationId();
     cluster.awaitShowingStatus(

@@ -34,21 +34,13 @@ class WaitingDiagnosticsIT {
     AmJobs.Result r =
         AmJobs.client(
             conf,
-            "submit",
-            "--name",
-            name,
-            "--min-workers",
-            Integer.toString(workers),
-            "--gpus",
-            "8",
-            "--memory-mb",
-            "256",
-            "--am-memory-mb",
-            "256",
-            "--predicted-runtime-s",
-            "600",
-            "--",
-            AmJobs.recordEnvThenSleep(envs));
+            SubmitLine.job(name)
+                .minWorkers(workers)
+                .gpus(8)
+                .memoryMb(256)
+                .amMemoryMb(256)
+                .predictedRuntimeS(600)
+                .command(AmJobs.recordEnvThenSleep(envs)));
     assertThat(r.exit()).as("submit %s:%n%s%s", name, r.out(), r.err()).isZero();
     return r;
   }
