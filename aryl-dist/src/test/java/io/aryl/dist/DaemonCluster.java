@@ -69,7 +69,10 @@ final class DaemonCluster implements AutoCloseable {
   private final Path rmConf;
   private Daemon zk;
   private Daemon rm;
-  private final List<Daemon> nodeManagers = new ArrayList<>();
+  private final List<NodeManager> nodeManagers = new ArrayList<>();
+
+  /** A NodeManager process, its node id (host:port) and its web app's address. */
+  record NodeManager(Daemon daemon, String nodeId, String webApp) {}
 
   DaemonCluster(Path aryl, HadoopHome hadoop, Path work) throws IOException {
     this.aryl = aryl;
@@ -109,7 +112,7 @@ final class DaemonCluster implements AutoCloseable {
     return rm;
   }
 
-  List<Daemon> nodeManagers() {
+  List<NodeManager> nodeManagers() {
     return List.copyOf(nodeManagers);
   }
 
@@ -188,22 +191,38 @@ final class DaemonCluster implements AutoCloseable {
     return rm;
   }
 
-  /** Starts NodeManager {@code index}; its host:port name is returned once it is RUNNING. */
-  String startNodeManager(int index) throws IOException {
+  /**
+   * Starts NodeManager {@code index} with {@code gpus} GPUs (its own copy of the node-resources.xml
+   * template, as the template says nodes with other counts get); returns it once the RM lists it
+   * RUNNING.
+   */
+  NodeManager startNodeManager(int index, int gpus) throws IOException {
     String name = "nm" + index;
     Path dir = Files.createDirectories(work.resolve(name));
     int port = freePort();
+    String webApp = "localhost:" + freePort();
     Map<String, String> nm = new LinkedHashMap<>();
     nm.put("yarn.nodemanager.address", "localhost:" + port);
     nm.put("yarn.nodemanager.localizer.address", "localhost:" + freePort());
-    nm.put("yarn.nodemanager.webapp.address", "localhost:" + freePort());
+    nm.put("yarn.nodemanager.webapp.address", webApp);
     nm.put("yarn.nodemanager.local-dirs", dir.resolve("local").toString());
     nm.put("yarn.nodemanager.log-dirs", dir.resolve("logs").toString());
     nm.put("yarn.nodemanager.recovery.dir", dir.resolve("recovery").toString());
     Path conf = writeConf(name, nm);
+    HadoopXml.edit(
+        aryl.resolve("etc/aryl/node-resources.xml"),
+        Map.of("yarn.nodemanager.resource-type.yarn.io/gpu", String.valueOf(gpus)),
+        conf.resolve("node-resources.xml"));
     List<String> jvm = new ArrayList<>(JVM);
     jvm.add("-Xmx256m");
     jvm.add("-Dhadoop.log.dir=" + dir.resolve("logs"));
+    // What the NodeManager passes on to containers (yarn.nodemanager.env-whitelist): the AM's class
+    // path names $HADOOP_CONF_DIR, as on an installed cluster.
+    Map<String, String> env =
+        Map.of(
+            "HADOOP_CONF_DIR", conf.toString(),
+            "HADOOP_HOME", hadoop.home().toString(),
+            "JAVA_HOME", System.getProperty("java.home"));
     Daemon daemon =
         daemons.start(
             "nodemanager-" + index,
@@ -211,16 +230,108 @@ final class DaemonCluster implements AutoCloseable {
             jvm,
             NODE_MANAGER,
             List.of(),
-            Map.of());
-    nodeManagers.add(daemon);
+            env);
     String suffix = ":" + port;
     await(
         Duration.ofSeconds(90),
         name + " is RUNNING in the RM",
         daemon,
-        () -> runningNodes(),
+        this::runningNodes,
         nodes -> nodes.stream().anyMatch(n -> n.endsWith(suffix)));
-    return runningNodes().stream().filter(n -> n.endsWith(suffix)).findFirst().orElseThrow();
+    String id = runningNodes().stream().filter(n -> n.endsWith(suffix)).findFirst().orElseThrow();
+    NodeManager started = new NodeManager(daemon, id, webApp);
+    nodeManagers.add(started);
+    return started;
+  }
+
+  /** The ids of the containers a NodeManager runs ({@code GET /ws/v1/node/containers}). */
+  List<String> containers(NodeManager nm) {
+    String body = get("http://" + nm.webApp() + "/ws/v1/node/containers");
+    List<String> ids = new ArrayList<>();
+    if (body == null) {
+      return ids;
+    }
+    try {
+      JsonNode list = json.readTree(body).path("containers").path("container");
+      list.forEach(
+          c -> {
+            if ("RUNNING".equals(c.path("state").asText())) {
+              ids.add(c.path("id").asText());
+            }
+          });
+    } catch (IOException e) {
+      throw new UncheckedIOException("the NodeManager's container list does not parse: " + body, e);
+    }
+    return ids;
+  }
+
+  /**
+   * {@code kill -9} of the ResourceManager, then a new one on the same configuration (and so the
+   * same state store); returns once it is active.
+   */
+  Daemon killAndRestartResourceManager() throws IOException {
+    rm.kill9();
+    return startResourceManager();
+  }
+
+  /**
+   * {@code yarn jar <the tarball's aryl-am jar> ARGS} as Hadoop's script runs it: RunJar on {@code
+   * HADOOP_CONF_DIR} and Hadoop's jars. Returns the finished process.
+   */
+  Daemon yarnJarAm(String name, List<String> args) throws IOException, InterruptedException {
+    Path amJar;
+    try (var jars = Files.list(aryl.resolve("share/aryl/am"))) {
+      amJar =
+          jars.filter(f -> f.getFileName().toString().endsWith(".jar"))
+              .reduce(
+                  (a, b) -> {
+                    throw new IllegalStateException(
+                        "more than one jar in share/aryl/am: " + a + ", " + b);
+                  })
+              .orElseThrow(() -> new IllegalStateException("no jar in share/aryl/am"));
+    }
+    List<String> runJarArgs = new ArrayList<>(List.of(amJar.toString()));
+    runJarArgs.addAll(args);
+    Daemon client =
+        daemons.start(
+            name,
+            List.of(rmConf.toString(), hadoop.jars()),
+            List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+            "org.apache.hadoop.util.RunJar",
+            runJarArgs,
+            clientEnv());
+    int exit = Daemons.awaitExit(client, Duration.ofSeconds(120));
+    if (exit != 0) {
+      throw new AssertionError(
+          "yarn jar aryl-am "
+              + String.join(" ", args)
+              + " exited "
+              + exit
+              + ":\n"
+              + client.logTail(40));
+    }
+    return client;
+  }
+
+  /** An application's {@code state} and its attempts' ids, from the RM's REST interface. */
+  record AppReport(String state, List<String> attempts) {}
+
+  AppReport app(String appId) {
+    String app = getOrNull("/ws/v1/cluster/apps/" + appId);
+    String attempts = getOrNull("/ws/v1/cluster/apps/" + appId + "/appattempts");
+    if (app == null || attempts == null) {
+      return null;
+    }
+    try {
+      List<String> ids = new ArrayList<>();
+      json.readTree(attempts)
+          .path("appAttempts")
+          .path("appAttempt")
+          .forEach(a -> ids.add(a.path("appAttemptId").asText()));
+      return new AppReport(json.readTree(app).path("app").path("state").asText(), ids);
+    } catch (IOException e) {
+      throw new UncheckedIOException("the RM's application report does not parse: " + app, e);
+    }
   }
 
   /** The ids (host:port) of the nodes the RM lists as RUNNING. */
@@ -251,10 +362,15 @@ final class DaemonCluster implements AutoCloseable {
 
   /** The body of a 200 answer to GET {@code path} of the RM's web app, or null. */
   String getOrNull(String path) {
+    return get(webApp() + path);
+  }
+
+  /** The body of a 200 answer to GET {@code url}, or null. */
+  String get(String url) {
     try {
       HttpResponse<String> answer =
           http.send(
-              HttpRequest.newBuilder(URI.create(webApp() + path))
+              HttpRequest.newBuilder(URI.create(url))
                   .timeout(Duration.ofSeconds(5))
                   .header("Accept", "application/json")
                   .GET()
@@ -331,6 +447,12 @@ final class DaemonCluster implements AutoCloseable {
     yarn.put(
         "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", "99.9");
     yarn.put("yarn.nodemanager.sleep-delay-before-sigkill.ms", "250");
+    // NodeManagers and AMs find a restarted RM within a second, not YARN's default 30 s.
+    yarn.put("yarn.resourcemanager.connect.retry-interval.ms", "1000");
+    yarn.put("yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", "2000");
+    // The containers' class path, as Hadoop's default names share/hadoop/*/: this install's one
+    // folder.
+    yarn.put("yarn.application.classpath", "$HADOOP_CONF_DIR," + hadoop.jars());
     yarn.putAll(extra);
     HadoopXml.edit(templates.resolve("yarn-site.xml"), yarn, conf.resolve("yarn-site.xml"));
     for (String file :
