@@ -71,6 +71,14 @@ final class Distribution {
     return readList(Path.of(property("aryl.dist.hadoop-jars")));
   }
 
+  /**
+   * The jars of a Hadoop 3.5.0 install that runs the daemons ({@code src/hadoop-home/pom.xml}): the
+   * jars above plus the timeline service, MapReduce and ZooKeeper's server.
+   */
+  static List<ListedJar> hadoopHomeJars() {
+    return readList(Path.of(property("aryl.dist.hadoop-home-jars")));
+  }
+
   /** The artifacts the tarball bundles, as aryl-dist's pom names them. */
   static List<ListedJar> bundledArtifacts() {
     return readList(Path.of(property("aryl.dist.bundled-jars")));
@@ -121,7 +129,7 @@ final class Distribution {
     }
   }
 
-  private static String property(String key) {
+  static String property(String key) {
     String value = System.getProperty(key);
     if (value == null || value.isBlank()) {
       throw new IllegalStateException(

@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.servlet.Filter;
 import javax.servlet.FilterChain;
+import javax.servlet.FilterConfig;
 import javax.servlet.ServletException;
 import javax.servlet.ServletOutputStream;
 import javax.servlet.ServletRequest;
@@ -90,6 +91,23 @@ public final class ArylNavLink implements Filter {
             + ArylPaths.PAGE.substring(1)
             + "\">Aryl</a></li>";
     return html.substring(0, m.end()) + item + html.substring(m.end());
+  }
+
+  /**
+   * Nothing to set up; declared rather than inherited because a Hadoop install may put {@code
+   * javax.servlet-api} 3.1 (jetty-server's, where {@code init} and {@code destroy} are abstract)
+   * ahead of {@code jakarta.servlet-api} 4.0 (where they are defaults) on the RM's class path: an
+   * inherited default then stops the RM's web app with an {@code AbstractMethodError}.
+   */
+  @Override
+  public void init(FilterConfig config) {
+    // no state
+  }
+
+  /** Nothing to release; declared for the same reason as {@link #init}. */
+  @Override
+  public void destroy() {
+    // no state
   }
 
   @Override
