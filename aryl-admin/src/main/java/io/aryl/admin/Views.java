@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * The human form of the scheduler's status ({@link SchedulerStatus}, {@code GET
  * /ws/v1/cluster/aryl}) and of a reclaim ({@link ReclaimStatus}): aligned tables, times in UTC with
  * how far they are from {@code nowMs}. What the status leaves null (an unknown GPU type, the team
- * of a job not planned yet, a time not reached) prints as {@code -}.
+ * of a job not planned yet, a time not reached, the owner of a node of neither pool) prints as
+ * {@code -}.
  */
 final class Views {
   /** How many finished reclaims {@code status} shows, newest first. */
@@ -28,6 +29,12 @@ final class Views {
   /** The pools in the order {@code pools} lists them: the inference pool, then training. */
   private static final List<String> POOL_ORDER =
       List.of(NodeStatus.Pool.INFERENCE.value(), NodeStatus.Pool.TRAINING.value());
+
+  /**
+   * The {@code pools} row of the unlabelled nodes: in parentheses, so that no label can be taken
+   * for it.
+   */
+  static final String DEFAULT_PARTITION = "(default partition)";
 
   private Views() {}
 
@@ -149,14 +156,20 @@ final class Views {
     return l.toString();
   }
 
-  /** Nodes, GPUs, GPUs in use, nodes on loan and nodes fenced, per pool (the node's owner). */
+  /**
+   * Nodes, GPUs, GPUs in use, nodes on loan and nodes fenced, per pool (the node's owner), then per
+   * partition for the nodes of neither pool: the default partition ({@link #DEFAULT_PARTITION}),
+   * which holds the ApplicationMasters, and any other label. A pool's row counts its own nodes
+   * only.
+   */
   static Table pools(List<NodeStatus> nodes) {
     Map<String, long[]> byPool =
         new TreeMap<>(
             Comparator.comparingInt(Views::poolOrder).thenComparing(Comparator.naturalOrder()));
     for (NodeStatus n : nodes) {
       String label = n.label() == null ? "" : n.label();
-      String pool = n.owner() != null ? n.owner().value() : label.isEmpty() ? "(none)" : label;
+      String pool =
+          n.owner() != null ? n.owner().value() : label.isEmpty() ? DEFAULT_PARTITION : label;
       long[] c = byPool.computeIfAbsent(pool, k -> new long[5]);
       c[0]++;
       c[1] += n.gpus();
@@ -169,10 +182,13 @@ final class Views {
     return t;
   }
 
-  /** The pools first, in {@link #POOL_ORDER}, then any other label. */
+  /** The pools first, in {@link #POOL_ORDER}, then the default partition, then any other label. */
   private static int poolOrder(String pool) {
     int i = POOL_ORDER.indexOf(pool);
-    return i < 0 ? POOL_ORDER.size() : i;
+    if (i >= 0) {
+      return i;
+    }
+    return pool.equals(DEFAULT_PARTITION) ? POOL_ORDER.size() : POOL_ORDER.size() + 1;
   }
 
   static String nodes(SchedulerStatus s) {

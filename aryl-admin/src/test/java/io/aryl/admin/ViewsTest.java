@@ -23,7 +23,9 @@ class ViewsTest {
          {"node": "gpu-inf-3:45454", "label": "training", "gpus": 8, "usedGpus": 6, "owner": "inference",
           "loaned": true, "fenced": true, "gpuType": "t4"},
          {"node": "gpu-inf-4:45454", "label": "inference", "gpus": 8, "usedGpus": 2, "owner": "inference",
-          "loaned": false, "fenced": false, "gpuType": null}],
+          "loaned": false, "fenced": false, "gpuType": null},
+         {"node": "cpu-1:45454", "label": "", "gpus": 0, "usedGpus": 0,
+          "loaned": false, "fenced": false, "gpuType": "a100"}],
        "applications": [
          {"application": "application_1764400000000_0042", "minWorkers": 2, "maxWorkers": 8, "targetWorkers": 6,
           "actualWorkers": 5, "change": "GROW", "team": "vision",
@@ -59,7 +61,8 @@ class ViewsTest {
 
   @Test
   @DisplayName(
-      "status: one summary line, then pools, reclaims in flight, the last done newest first, elastic jobs")
+      "status: one summary line, then pools (a node of neither pool in its partition's row, not in"
+          + " training's), reclaims in flight, the last done newest first, elastic jobs")
   void status() throws Exception {
     assertThat(Views.status(json(STATUS), Cli.NOW_MS))
         .isEqualTo(
@@ -68,9 +71,10 @@ class ViewsTest {
         epoch 4, received 2025-11-29T15:57:50Z (10s ago)
 
         Pools
-        POOL       NODES  GPUS  USED-GPUS  ON-LOAN  FENCED
-        inference  2      16    8          1        1
-        training   1      8     8          0        0
+        POOL                 NODES  GPUS  USED-GPUS  ON-LOAN  FENCED
+        inference            2      16    8          1        1
+        training             1      8     8          0        0
+        (default partition)  1      0     0          0        0
 
         Reclaims in flight
         ID  PHASE     ASKED  NODES            DEADLINE                        LATE
@@ -144,7 +148,8 @@ class ViewsTest {
   }
 
   @Test
-  @DisplayName("nodes: one row per node, a missing GPU type as -")
+  @DisplayName(
+      "nodes: one row per node, a missing GPU type and a node of neither pool's owner as -")
   void nodes() throws Exception {
     assertThat(Views.nodes(json(STATUS)))
         .isEqualTo(
@@ -153,6 +158,7 @@ class ViewsTest {
         gpu-tr-1:45454   training   training   a100      8     8          no      no
         gpu-inf-3:45454  training   inference  t4        8     6          yes     yes
         gpu-inf-4:45454  inference  inference  -         8     2          no      no
+        cpu-1:45454                 -          a100      0     0          no      no
         """);
   }
 

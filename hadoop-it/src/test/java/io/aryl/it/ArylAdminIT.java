@@ -29,10 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code aryl-admin} against a real ResourceManager: nodes 0 and 1 are inference nodes, node 0 lent
- * to training, node 2 is training's own, and an elastic job holds two workers. Every command runs
- * in this JVM through {@link ArylAdmin#run} with the cluster's yarn-site.xml as {@code --conf}, as
- * an operator would run it; one runs as {@code yarn jar aryl-admin.jar} does (RunJar, the
- * configuration on the class path).
+ * to training, node 2 is training's own, node 3 is unlabelled (the default partition, where the
+ * ApplicationMasters run), and an elastic job holds two workers. Every command runs in this JVM
+ * through {@link ArylAdmin#run} with the cluster's yarn-site.xml as {@code --conf}, as an operator
+ * would run it; one runs as {@code yarn jar aryl-admin.jar} does (RunJar, the configuration on the
+ * class path).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ArylAdminIT {
@@ -104,8 +105,10 @@ class ArylAdminIT {
     assertThat(r.out())
         .startsWith("Aryl scheduler: round ")
         .containsPattern("(?m)^inference\\s+2\\s+\\d+\\s+\\d+\\s+1\\s+0$")
-        // training's own node and the unlabelled one that holds the ApplicationMasters
-        .containsPattern("(?m)^training\\s+2\\s+16\\s+2\\s+0\\s+0$")
+        // training's own node only: the job's 2 workers are there
+        .containsPattern("(?m)^training\\s+1\\s+8\\s+2\\s+0\\s+0$")
+        // the unlabelled node that holds the ApplicationMasters, in no pool's row
+        .containsPattern("(?m)^\\(default partition\\)\\s+1\\s+8\\s+0\\s+0\\s+0$")
         .contains("Reclaims in flight\n(none)\n")
         // 2 of its 4 workers: the last column says why it runs below its maximum
         .containsPattern("(?m)^" + job.id() + "\\s+-\\s+1\\s+\\d+\\s+2\\s+4\\s+\\w+\\s+\\S.*$");
@@ -113,7 +116,8 @@ class ArylAdminIT {
 
   @Test
   @Order(2)
-  @DisplayName("nodes: one row per node, node 0 on loan and owned by inference")
+  @DisplayName(
+      "nodes: one row per node, node 0 on loan and owned by inference, node 3 of neither pool")
   void nodes() {
     AdminCommand.Run r = onCluster("nodes");
     assertThat(r.exit()).as(r.err()).isZero();
@@ -125,7 +129,8 @@ class ArylAdminIT {
             "(?m)^" + cluster.nodeName(1) + "\\s+inference\\s+inference\\s+.*\\bno\\s+no$")
         .containsPattern(
             "(?m)^" + cluster.nodeName(2) + "\\s+training\\s+training\\s+.*\\bno\\s+no$")
-        .contains(cluster.nodeName(3));
+        .as("the unlabelled node, of neither pool: no label, owner -")
+        .containsPattern("(?m)^" + cluster.nodeName(3) + "\\s+-\\s+.*\\bno\\s+no$");
   }
 
   @Test

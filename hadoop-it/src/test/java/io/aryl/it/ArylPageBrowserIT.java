@@ -122,8 +122,10 @@ class ArylPageBrowserIT {
           WebElement tile = browser.findElement(By.cssSelector(".tile[data-node='" + node + "']"));
           WebElement pool = tile.findElement(By.xpath("ancestor::div[@class='pool']"));
           assertThat(pool.getAttribute("data-pool")).as("pool of %s", node).isEqualTo(n.label());
+          // The unlabelled node that holds the ApplicationMasters is of neither pool: owner -.
           assertThat(tile.findElement(By.cssSelector(".owner")).getText())
-              .isEqualTo(n.owner().value());
+              .as("owner of %s", node)
+              .isEqualTo(n.owner() == null ? "-" : n.owner().value());
           assertThat(tile.findElement(By.cssSelector(".label")).getText()).isEqualTo(n.label());
           assertThat(tile.findElement(By.cssSelector(".gpus")).getText())
               .as("GPUs of %s", node)

@@ -12,7 +12,9 @@ import com.fasterxml.jackson.annotation.JsonValue;
  * @param gpus its GPUs
  * @param usedGpus GPUs its containers hold
  * @param owner the pool that owns it: inference for a node ever seen with the inference label or
- *     named by {@code aryl.scheduler.inference.nodes}, else training
+ *     named by {@code aryl.scheduler.inference.nodes}, else training for a node labelled training;
+ *     absent for any other node (the default partition, which holds ApplicationMasters and plain
+ *     work, or a label that is neither pool's): it belongs to neither pool
  * @param loaned owned by inference and labelled training: on loan
  * @param fenced part of a reclaim: nothing new is placed there
  * @param gpuType its GPU type; {@code null} when its type is unknown ({@code gpuTypeError} says
@@ -20,14 +22,14 @@ import com.fasterxml.jackson.annotation.JsonValue;
  * @param gpuSpeed its GPUs' training speed relative to the reference GPU
  * @param gpuTypeError why its GPU type is unknown; absent when it is known
  * @param place where an inference node is, as the scheduler (the one writer of it) recorded it;
- *     absent for the training pool's own nodes
+ *     absent for every other node
  */
 public record NodeStatus(
     String node,
     String label,
     int gpus,
     int usedGpus,
-    Pool owner,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Pool owner,
     boolean loaned,
     boolean fenced,
     String gpuType,

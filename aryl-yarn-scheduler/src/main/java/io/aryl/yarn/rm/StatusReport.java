@@ -68,7 +68,7 @@ final class StatusReport {
               n.label(),
               n.gpus(),
               n.containers().stream().mapToInt(ContainerView::gpus).sum(),
-              owned ? NodeStatus.Pool.INFERENCE : NodeStatus.Pool.TRAINING,
+              owner(owned, n.label(), settings.trainingLabel()),
               owned && settings.trainingLabel().equals(n.label()),
               in.fenced().contains(n.id()),
               !typed ? null : n.gpuType() == null ? settings.gpuType() : n.gpuType().name(),
@@ -96,6 +96,19 @@ final class StatusReport {
         in.finished().stream().map(StatusReport::reclaim).toList(),
         in.draining(),
         in.loanTarget());
+  }
+
+  /**
+   * The pool that owns a node: inference for one it ever owned, training for one labelled training,
+   * else none. A node of the default partition holds ApplicationMasters and plain work, not either
+   * pool's GPUs; counting it as training's would swell that pool's row with nodes Aryl never plans
+   * on.
+   */
+  static NodeStatus.Pool owner(boolean inferenceOwned, String label, String trainingLabel) {
+    if (inferenceOwned) {
+      return NodeStatus.Pool.INFERENCE;
+    }
+    return trainingLabel.equals(label) ? NodeStatus.Pool.TRAINING : null;
   }
 
   private static List<ApplicationStatus> applications(Inputs in) {

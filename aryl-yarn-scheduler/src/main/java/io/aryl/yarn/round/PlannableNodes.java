@@ -146,7 +146,9 @@ final class PlannableNodes {
 
   /**
    * The server of the node at {@code position}: the one handed out last time if nothing about it
-   * changed.
+   * changed. Every node planned on carries the training label, so one not on loan is the training
+   * pool's own; a node of the default partition is never a server here (its status names no owner:
+   * {@code StatusReport.owner}).
    */
   Server server(int position, int gpus, boolean loaned, boolean fenced) {
     Server s = servers[position];

@@ -12,9 +12,13 @@ import java.util.Map;
 
 /**
  * The page's {@code #pools} section: one box per node label, the inference and training pools first
- * (shown even without a node), then any other label that has nodes; in each, one tile per node with
- * its owner, label, on-loan and fenced badges, GPUs used and GPU type. A node lent to training
- * carries the training label, so its tile is in the pool it serves.
+ * (shown even without a node), then the default partition and any other label that has nodes; in
+ * each, one tile per node with its owner, label, on-loan and fenced badges, GPUs used and GPU type.
+ * A node lent to training carries the training label, so its tile is in the pool it serves.
+ *
+ * <p>The unlabelled nodes belong to neither pool (their owner is {@code -}) and their box is named
+ * "default partition", not a pool's name. They are shown rather than left out because they hold
+ * every job's ApplicationMaster: an operator asking why a job stays ACCEPTED looks there.
  *
  * @param nodes the status's {@code nodes}
  * @param inferenceLabel the inference pool's label
@@ -22,10 +26,16 @@ import java.util.Map;
  */
 record PoolTiles(List<NodeStatus> nodes, String inferenceLabel, String trainingLabel) {
 
+  /** The heading of the unlabelled nodes' box. */
+  static final String DEFAULT_PARTITION = "default partition";
+
   void appendTo(StringBuilder h) {
     Map<String, List<NodeStatus>> byLabel = new LinkedHashMap<>();
     byLabel.put(inferenceLabel, new ArrayList<>());
     byLabel.put(trainingLabel, new ArrayList<>());
+    if (nodes.stream().anyMatch(n -> str(n.label()).isEmpty())) {
+      byLabel.put("", new ArrayList<>());
+    }
     for (NodeStatus n : nodes) {
       byLabel.computeIfAbsent(str(n.label()), k -> new ArrayList<>()).add(n);
     }
@@ -39,7 +49,7 @@ record PoolTiles(List<NodeStatus> nodes, String inferenceLabel, String trainingL
       }
       int used = inPool.stream().mapToInt(NodeStatus::usedGpus).sum();
       int gpus = inPool.stream().mapToInt(NodeStatus::gpus).sum();
-      String name = pool.getKey().isEmpty() ? "(no label)" : pool.getKey();
+      String name = pool.getKey().isEmpty() ? DEFAULT_PARTITION : pool.getKey();
       h.append("<div class=\"pool\" data-pool=\"")
           .append(esc(pool.getKey()))
           .append("\"><h3>")
@@ -75,7 +85,7 @@ record PoolTiles(List<NodeStatus> nodes, String inferenceLabel, String trainingL
         .append("\" data-node=\"")
         .append(esc(node))
         .append("\" data-owner=\"")
-        .append(esc(owner(n)))
+        .append(esc(n.owner() == null ? "" : n.owner().value()))
         .append("\" data-label=\"")
         .append(esc(n.label()))
         .append("\" data-loaned=\"")
@@ -121,8 +131,8 @@ record PoolTiles(List<NodeStatus> nodes, String inferenceLabel, String trainingL
         .append("%\"></span></div></div>\n");
   }
 
-  /** The owner as the status writes it: inference or training. */
+  /** The owner as the status writes it, inference or training; {@code -} for neither pool. */
   private static String owner(NodeStatus n) {
-    return n.owner() == null ? "" : n.owner().value();
+    return n.owner() == null ? "-" : n.owner().value();
   }
 }

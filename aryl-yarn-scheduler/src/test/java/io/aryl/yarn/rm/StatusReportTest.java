@@ -2,7 +2,12 @@ package io.aryl.yarn.rm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.api.ArylJson;
 import io.aryl.api.status.ApplicationStatus;
+import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.NodeStatus.Pool;
 import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.RecoveryStatus;
 import io.aryl.api.status.SchedulerStatus;
@@ -114,6 +119,53 @@ class StatusReportTest {
     assertThat(apps.get("e").belowMaxBecause())
         .isEqualTo("no spare GPUs of the types it may use (gpu)");
     assertThat(apps.get("r").belowMaxBecause()).as("at its maximum: nothing to say").isNull();
+  }
+
+  @Test
+  @DisplayName(
+      "a node is inference's if it ever was, training's if labelled training, else neither pool's")
+  void owners() throws Exception {
+    NodeView lent = new NodeView("i1:1", "training", 4, List.of());
+    NodeView home = new NodeView("i2:1", "inference", 4, List.of());
+    NodeView training = new NodeView("t1:1", "training", 4, List.of());
+    NodeView unlabelled = new NodeView("cpu1:1", "", 0, List.of());
+    NodeView otherLabel = new NodeView("x1:1", "batch", 2, List.of());
+    Set<String> inference = Set.of("i1:1", "i2:1");
+    StatusReport.Inputs in =
+        new StatusReport.Inputs(
+            1,
+            1.0,
+            List.of(lent, home, training, unlabelled, otherLabel),
+            inference::contains,
+            Set.of(),
+            List.of(),
+            PlanBook.EMPTY,
+            null,
+            null,
+            List.of(),
+            List.of(),
+            0,
+            new RecoveryStatus(false, 0, 0, 0, 0, List.of(), null),
+            null,
+            Map.of(),
+            null);
+
+    SchedulerStatus status =
+        StatusReport.of(in, ArylSettings.defaults(), new MemoryStateStore(), 1);
+
+    assertThat(status.node("i1:1").owner()).isEqualTo(Pool.INFERENCE);
+    assertThat(status.node("i1:1").loaned()).isTrue();
+    assertThat(status.node("i2:1").owner()).isEqualTo(Pool.INFERENCE);
+    assertThat(status.node("t1:1").owner()).isEqualTo(Pool.TRAINING);
+    assertThat(status.node("cpu1:1").owner()).as("the default partition").isNull();
+    assertThat(status.node("x1:1").owner()).as("a label of neither pool").isNull();
+    assertThat(status.loanedNodes()).extracting(NodeStatus::node).containsExactly("i1:1");
+
+    JsonNode nodes = new ObjectMapper().readTree(ArylJson.write(status)).get("nodes");
+    assertThat(nodes.get(2).get("owner").asText()).isEqualTo("training");
+    assertThat(nodes.get(3).has("owner"))
+        .as("a meaningful null: omitted, as a node's place is")
+        .isFalse();
   }
 
   @Test

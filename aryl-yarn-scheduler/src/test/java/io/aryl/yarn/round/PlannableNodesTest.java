@@ -21,7 +21,8 @@ class PlannableNodesTest {
 
   @Test
   @DisplayName(
-      "training nodes of a known type only, sorted by id; a node without a type takes the default one")
+      "training nodes of a known type only (no inference or unlabelled node), sorted by id; a node"
+          + " without a type takes the default one")
   void positions() {
     List<NodeView> given =
         List.of(
@@ -29,7 +30,8 @@ class PlannableNodesTest {
             node("inf1", "inference"),
             node("n1", "training"),
             new NodeView("n2", "training", 8, List.of(), FAST, null),
-            new NodeView("n0", "training", 8, List.of(), null, "no gpu-type attribute"));
+            new NodeView("n0", "training", 8, List.of(), null, "no gpu-type attribute"),
+            node("am1", ""));
 
     PlannableNodes nodes = PlannableNodes.of(given, "training", GPU);
 
@@ -44,6 +46,8 @@ class PlannableNodesTest {
     assertThat(nodes.positionOfGiven(1)).isEqualTo(-1);
     assertThat(nodes.positionOfGiven(2)).isEqualTo(0);
     assertThat(nodes.positionOfGiven(4)).isEqualTo(-1);
+    assertThat(nodes.position("am1")).as("the default partition: neither pool's").isEqualTo(-1);
+    assertThat(nodes.positionOfGiven(5)).isEqualTo(-1);
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.aryl.api.status.ReclaimStatus.Phase;
 import io.aryl.api.status.RecoveryStatus;
 import io.aryl.api.status.SchedulerStatus;
 import io.aryl.api.status.StoreStatus;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -99,6 +100,48 @@ class ArylPageTest {
             "<div class=\"tile loaned fenced\" data-node=\"n1:1\" data-owner=\"inference\""
                 + " data-label=\"training\" data-loaned=\"true\" data-fenced=\"true\" data-used-gpus=\"6\" data-gpus=\"8\">");
     assertThat(html).contains("2 node(s), 14 / 16 GPUs used");
+  }
+
+  @Test
+  void showsTheDefaultPartitionAfterThePoolsWithNoOwnerAndOutOfTrainingsCount() {
+    SchedulerStatus s = status();
+    List<NodeStatus> nodes = new ArrayList<>(s.nodes());
+    nodes.add(0, node("am1:1", "", null, false, false, 0, 0));
+    String html =
+        render(
+            new SchedulerStatus(
+                true,
+                s.round(),
+                s.roundLatencyMs(),
+                s.recovery(),
+                s.store(),
+                nodes,
+                s.loanedNodes(),
+                s.applications(),
+                s.teams(),
+                s.plainDemand(),
+                s.plan(),
+                s.reclaimsInFlight(),
+                s.reclaimsDone(),
+                s.drainingContainers(),
+                s.loanTarget()),
+            List.of());
+    int training = html.indexOf("data-pool=\"training\"");
+    int partition = html.indexOf("data-pool=\"\"");
+    assertThat(partition).as("after the pools").isGreaterThan(training);
+    assertThat(html.indexOf("data-node=\"am1:1\"")).isGreaterThan(partition);
+    assertThat(html.substring(partition))
+        .startsWith("data-pool=\"\"><h3>default partition <small>1 node(s), 0 / 0 GPUs used")
+        .contains("data-node=\"am1:1\" data-owner=\"\" data-label=\"\"")
+        .contains("<dd class=\"owner\">-</dd>");
+    assertThat(html.substring(training, partition))
+        .as("training's box counts its own nodes and the one lent to it")
+        .contains("2 node(s), 14 / 16 GPUs used");
+  }
+
+  @Test
+  void leavesTheDefaultPartitionOutWhenNoNodeIsUnlabelled() {
+    assertThat(render(status(), List.of())).doesNotContain("default partition");
   }
 
   @Test
