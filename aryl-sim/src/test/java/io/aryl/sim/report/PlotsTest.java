@@ -83,7 +83,7 @@ class PlotsTest {
     double[] t = IntStream.range(0, n).mapToDouble(i -> i * 60.0).toArray();
     double[] v = IntStream.range(0, n).mapToDouble(i -> i % 2 == 0 ? 10 : 20).toArray();
 
-    Plots.Series s = Plots.bucketMeans(t, v, 2000);
+    PlotData.Series s = PlotData.bucketMeans(t, v, 2000);
 
     assertThat(s.x()).hasSizeLessThanOrEqualTo(2000).hasSizeGreaterThan(1900);
     assertThat(Arrays.stream(s.y()).boxed())
@@ -98,7 +98,7 @@ class PlotsTest {
     double[] t = {0, 60, 120};
     double[] v = {1, 2, 3};
 
-    Plots.Series s = Plots.bucketMeans(t, v, 2000);
+    PlotData.Series s = PlotData.bucketMeans(t, v, 2000);
 
     assertThat(s.x()).containsExactly(t);
     assertThat(s.y()).containsExactly(v);
@@ -107,7 +107,7 @@ class PlotsTest {
 
   @Test
   void draws_the_cdf_as_steps_with_one_point_per_distinct_value() {
-    double[][] xy = Plots.ecdf(new double[] {0, 0, 0, 5}, 2000);
+    double[][] xy = PlotData.ecdf(new double[] {0, 0, 0, 5}, 2000);
 
     assertThat(xy[0]).containsExactly(0, 0, 5);
     assertThat(xy[1]).containsExactly(0, 0.75, 1);
@@ -117,7 +117,7 @@ class PlotsTest {
   void thins_a_long_cdf_keeping_both_ends() {
     double[] sorted = IntStream.range(0, 100_000).mapToDouble(i -> i).toArray();
 
-    double[][] xy = Plots.ecdf(sorted, 2000);
+    double[][] xy = PlotData.ecdf(sorted, 2000);
 
     assertThat(xy[0]).hasSize(2000);
     assertThat(xy[0][0]).isZero();
