@@ -99,6 +99,64 @@ class PlainAppWaitsForItsRoomTest {
   }
 
   /**
+   * YARN's asks are totals the ApplicationMaster counts before it sees the answer: an ask sent in
+   * the heartbeat whose answer hands it a container still counts that container, and the Capacity
+   * Scheduler holds it as pending until the next ask. Spark's second executor, allocated between
+   * two of its heartbeats, was such a phantom for three seconds, and a round shrank the elastic job
+   * for it: a worker drained and killed, then replaced once the phantom was gone.
+   */
+  @Test
+  @DisplayName(
+      "a plain application's ask that counts a container handed over in its own answer takes no room for"
+          + " it again")
+  void askCountingAContainerItWasHandedTakesNoRoom() throws Exception {
+    MockAM elastic = rm.submit("elastic", new JobShape(1, 4, 2, 600, ""));
+    rm.ask(elastic, 4, 2);
+    rm.aryl.aryl().runRound();
+    elastic.allocate(List.of(), List.of()); // takes the grant
+    rm.heartbeat(own);
+    assertThat(elastic.allocate(List.of(), List.of()).getAllocatedContainers()).hasSize(4);
+
+    MockAM plain = submitPlain("plain-gpu-app");
+    plain.allocate(List.of(MockArylRm.workers(1, 2)), List.of());
+    rm.aryl.aryl().runRound();
+    assertThat(rm.targetByNode(elastic)).isEqualTo(Map.of(NODE, 3));
+    elastic.allocate(List.of(), preempted(elastic.allocate(List.of(), List.of())));
+    for (int i = 0; i < 5 && liveContainers(plain) < 2; i++) {
+      rm.heartbeat(own); // the drained worker goes, then the plain application's container comes
+    }
+    assertThat(liveContainers(plain))
+        .as("the plain application's ApplicationMaster and its first container")
+        .isEqualTo(2);
+
+    // It wants a second container, and asks for 2 in all: it has not seen the first, which the
+    // answer to this very ask hands it.
+    assertThat(
+            plain.allocate(List.of(MockArylRm.workers(2, 2)), List.of()).getAllocatedContainers())
+        .hasSize(1);
+    rm.aryl.aryl().runRound();
+    assertThat(rm.aryl.aryl().status().plainDemand())
+        .as("plain demand: its second container, not the first again")
+        .singleElement()
+        .satisfies(d -> assertThat(d.pendingContainers()).isEqualTo(1));
+    assertThat(rm.targetByNode(elastic))
+        .as("the elastic job's target: room for one more plain container, not two")
+        .isEqualTo(Map.of(NODE, 2));
+
+    // Its next ask counts what it was handed: one more, as before.
+    plain.allocate(List.of(MockArylRm.workers(1, 2)), List.of());
+    rm.aryl.aryl().runRound();
+    assertThat(rm.aryl.aryl().status().plainDemand())
+        .singleElement()
+        .satisfies(d -> assertThat(d.pendingContainers()).isEqualTo(1));
+    assertThat(rm.targetByNode(elastic)).isEqualTo(Map.of(NODE, 2));
+  }
+
+  private int liveContainers(MockAM am) {
+    return rm.aryl.getApplicationAttempt(am.getApplicationAttemptId()).getLiveContainers().size();
+  }
+
+  /**
    * An application without Aryl's tags in the training queue, its ApplicationMaster on the AM node.
    */
   private MockAM submitPlain(String name) throws Exception {

@@ -310,7 +310,7 @@ class SparkOnYarnIT {
 
     int shrunk = EXECUTORS * EXECUTOR_GPUS;
     assertThat(shrunkAfterSpark - shrunkBefore)
-        .as("elastic workers shrunk for Spark")
+        .as("elastic workers shrunk for Spark:%n%s", describe(elastic))
         .isEqualTo(shrunk);
     List<RMContainer> preempted =
         gpuContainersOf(elastic).stream()

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.exceptions.YarnException;
@@ -47,6 +48,10 @@ public final class ArylRuntime {
 
   private final NodeChangeCounts nodeChanges;
   private final ElasticApps apps = new ElasticApps();
+
+  /** What plain applications' asks counted again: read by the rounds, written by heartbeats. */
+  private final PlainAsks plainAsks = new PlainAsks();
+
   private final PlanAwareOffers offers;
   private final SubmissionCheck submissions;
   private final SubmissionAdmission admission;
@@ -135,6 +140,7 @@ public final class ArylRuntime {
               settings,
               lifecycle,
               apps,
+              plainAsks,
               metrics,
               state,
               nodeChanges,
@@ -288,7 +294,12 @@ public final class ArylRuntime {
       return allocate.apply(ask);
     }
     Allocation allocation = allocate.apply(p.gate().asks(attempt, ask));
-    p.ledger().handedOver(attempt, allocation == null ? null : allocation.getContainers());
+    List<Container> handed = allocation == null ? null : allocation.getContainers();
+    if (apps.get(attempt.getApplicationId()) == null) {
+      plainAsks.answered(attempt.getApplicationAttemptId(), ask, handed);
+    } else {
+      p.ledger().handedOver(attempt, handed);
+    }
     return allocation;
   }
 

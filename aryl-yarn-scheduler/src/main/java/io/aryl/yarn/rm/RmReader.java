@@ -47,6 +47,7 @@ final class RmReader {
   private final CapacityScheduler scheduler;
   private final NodeChangeCounts nodeChanges;
   private final ElasticApps apps;
+  private final PlainAsks plainAsks;
   private final String trainingQueue;
   private final String trainingLabel;
   private final GpuCatalog gpus;
@@ -64,10 +65,19 @@ final class RmReader {
       CapacityScheduler scheduler,
       NodeChangeCounts nodeChanges,
       ElasticApps apps,
+      PlainAsks plainAsks,
       String trainingQueue,
       String trainingLabel,
       GpuCatalog gpus) {
-    this(scheduler, nodeChanges, apps, trainingQueue, trainingLabel, gpus, NodeViews.SWEEP_ROUNDS);
+    this(
+        scheduler,
+        nodeChanges,
+        apps,
+        plainAsks,
+        trainingQueue,
+        trainingLabel,
+        gpus,
+        NodeViews.SWEEP_ROUNDS);
   }
 
   /**
@@ -78,6 +88,7 @@ final class RmReader {
       CapacityScheduler scheduler,
       NodeChangeCounts nodeChanges,
       ElasticApps apps,
+      PlainAsks plainAsks,
       String trainingQueue,
       String trainingLabel,
       GpuCatalog gpus,
@@ -85,6 +96,7 @@ final class RmReader {
     this.scheduler = scheduler;
     this.nodeChanges = nodeChanges;
     this.apps = apps;
+    this.plainAsks = plainAsks;
     this.trainingQueue = trainingQueue;
     this.trainingLabel = trainingLabel;
     this.gpus = gpus;
@@ -292,6 +304,7 @@ final class RmReader {
    */
   Map<String, AppView> plainDemand(long startMs) {
     Map<String, AppView> out = new TreeMap<>();
+    Set<ApplicationAttemptId> asking = new HashSet<>();
     for (Map.Entry<ApplicationId, SchedulerApplication<FiCaSchedulerApp>> e :
         scheduler.getSchedulerApplications().entrySet()) {
       FiCaSchedulerApp attempt = apps.get(e.getKey()) != null ? null : running(e.getValue());
@@ -299,15 +312,20 @@ final class RmReader {
       if (queue == null) {
         continue;
       }
+      asking.add(attempt.getApplicationAttemptId());
       String id = e.getKey().toString();
       int gpus = 0;
       int count = 0;
       for (ResourceRequest rr : attempt.getAppSchedulingInfo().getAllResourceRequests()) {
         int g = gpus(rr.getCapability());
         if (!ResourceRequest.ANY.equals(rr.getResourceName())
-            || rr.getNumContainers() <= 0
             || g <= 0
             || !trainingLabel.equals(rr.getNodeLabelExpression())) {
+          continue;
+        }
+        // Less what its ApplicationMaster's last ask counted again: containers it had not seen.
+        int wanted = plainAsks.wanted(attempt.getApplicationAttemptId(), rr);
+        if (wanted <= 0) {
           continue;
         }
         if (g > gpus) {
@@ -315,7 +333,7 @@ final class RmReader {
           count = 0;
         }
         if (g == gpus) {
-          count += rr.getNumContainers();
+          count += wanted;
         }
       }
       if (count > 0) {
@@ -334,6 +352,7 @@ final class RmReader {
                 true));
       }
     }
+    plainAsks.retainOnly(asking);
     return out;
   }
 

@@ -89,6 +89,7 @@ public final class RoundRunner implements AutoCloseable {
       ArylSettings settings,
       Lifecycle lifecycle,
       ElasticApps apps,
+      PlainAsks plainAsks,
       ArylMetrics metrics,
       DurableState state,
       NodeChangeCounts nodeChanges,
@@ -116,6 +117,7 @@ public final class RoundRunner implements AutoCloseable {
             scheduler,
             nodeChanges,
             apps,
+            plainAsks,
             settings.trainingQueue(),
             settings.trainingLabel(),
             settings.gpus());

@@ -186,6 +186,7 @@ class RmReaderTest {
         rm.aryl,
         rm.aryl.nodeChanges(),
         apps,
+        new PlainAsks(),
         settings.trainingQueue(),
         settings.trainingLabel(),
         settings.gpus(),
