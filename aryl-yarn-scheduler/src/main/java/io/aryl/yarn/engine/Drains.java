@@ -186,6 +186,16 @@ final class Drains {
     return movingByApp;
   }
 
+  /**
+   * The containers killed and still listed on their node: the kill reaches the Capacity Scheduler
+   * through its event queue, and the container leaves its node a moment later.
+   */
+  synchronized Set<String> killed() {
+    Set<String> out = new HashSet<>();
+    entries.values().stream().filter(e -> e.killed).forEach(e -> out.add(e.drain.container()));
+    return out;
+  }
+
   /** Drains told and not yet killed whose grace is over; they are remembered as killed. */
   synchronized List<Drain> due(long nowMs) {
     List<Drain> out = new ArrayList<>();

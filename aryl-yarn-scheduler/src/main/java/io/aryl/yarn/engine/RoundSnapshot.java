@@ -4,6 +4,7 @@ import io.aryl.core.model.GpuType;
 import io.aryl.core.predict.HistoryPredictor;
 import io.aryl.yarn.conf.ArylSettings;
 import io.aryl.yarn.round.AppView;
+import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.PlanBook;
 import io.aryl.yarn.round.RoundInput;
 import io.aryl.yarn.round.SnapshotTranslator;
@@ -72,9 +73,14 @@ final class RoundSnapshot {
         .forEach((id, n) -> planned.computeIfPresent(id, (k, v) -> v.askingMore(n)));
     planned.putAll(view.plainDemand());
     long now = view.nowMs();
+    // A container killed at its grace is gone for the plan: its kill reaches the Capacity Scheduler
+    // through its event queue, and on a busy ResourceManager it stayed on its node for rounds
+    // after.
+    // Counted as still there, its GPU was room that the gang it was drained for did not have: a
+    // plain application's second container was planned around it, and another worker drained.
     return translator.translate(
         (now - originMs) / 1000.0,
-        view.nodes(),
+        NodeView.without(view.nodes(), memory.drains.killed()),
         planned,
         book,
         memory.drains.ids(),

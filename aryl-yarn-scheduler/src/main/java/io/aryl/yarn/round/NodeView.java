@@ -1,6 +1,7 @@
 package io.aryl.yarn.round;
 
 import io.aryl.core.model.GpuType;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,6 +35,32 @@ public record NodeView(
 
   public boolean isEmpty() {
     return containers.isEmpty();
+  }
+
+  /**
+   * The nodes without the containers {@code gone}; a node that holds none of them is the same
+   * object.
+   */
+  public static List<NodeView> without(List<NodeView> nodes, Set<String> gone) {
+    if (gone.isEmpty()) {
+      return nodes;
+    }
+    List<NodeView> out = new ArrayList<>(nodes.size());
+    for (NodeView n : nodes) {
+      if (n.containers().stream().noneMatch(c -> gone.contains(c.id()))) {
+        out.add(n);
+        continue;
+      }
+      out.add(
+          new NodeView(
+              n.id(),
+              n.label(),
+              n.gpus(),
+              n.containers().stream().filter(c -> !gone.contains(c.id())).toList(),
+              n.gpuType(),
+              n.gpuTypeError()));
+    }
+    return out;
   }
 
   /** The ids of every container on {@code nodes}. */

@@ -196,6 +196,35 @@ class RoundEngineTest {
   }
 
   @Nested
+  @DisplayName("killed containers on their way out")
+  class KilledContainers {
+    @Test
+    @DisplayName(
+        "a worker killed at its grace but still on its node (its kill on the way) is room for the gang it was"
+            + " drained for: nothing more is drained")
+    void killedWorkerStillListedIsRoom() {
+      rig.node("t1", TRAINING, 8).job("a", 2, 8, 1, 36_000);
+      for (int i = 0; i < 8; i++) {
+        rig.worker("a", "t1");
+      }
+      rig.asking("a", 0).plain("spark", 2, 2);
+      assertThat(noticed(rig.round(1_000_000))).hasSize(4);
+      List<String> dying = killed(rig.after(GRACE_MS));
+      assertThat(dying).hasSize(4);
+
+      // Three kills have landed, the fourth is still on its way; Spark's first executor started.
+      dying.subList(0, 3).forEach(rig::end);
+      rig.start("spark", "t1", 2, false);
+      rig.plain("spark", 1, 2);
+      Outcome next = rig.after(250);
+      assertThat(noticed(next)).as("workers drained again").isEmpty();
+      assertThat(next.promises().book().target("a").totalWorkers()).isEqualTo(4);
+      assertThat(next.promises().book().target("spark").workersByServer())
+          .isEqualTo(Map.of("t1", 1));
+    }
+  }
+
+  @Nested
   @DisplayName("reclaims: loaned nodes go back to inference")
   class Reclaims {
     /**
