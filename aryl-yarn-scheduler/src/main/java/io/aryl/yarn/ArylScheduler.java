@@ -114,9 +114,9 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
     try {
       StateStores.Location where = StateStores.locate(settings, conf);
       LOG.info(
-          "Aryl's state store: {} {} ({})",
+          "Aryl's state store: {}{} ({})",
           where.kind().name().toLowerCase(java.util.Locale.ROOT),
-          where.directory(),
+          where.directory().isEmpty() ? "" : " " + where.directory(),
           where.why());
     } catch (IllegalArgumentException e) {
       throw new YarnRuntimeException("Aryl configuration: " + e.getMessage(), e);
