@@ -87,6 +87,10 @@ class BadConfigurationIT {
             "configuration key aryl.scheduler.training.label=gpu was renamed to"
                 + " aryl.pools.training.label"),
         new Wrong(
+            "a queue that does not exist (refused after the Capacity Scheduler read its queues)",
+            keys("aryl.scheduler.training.queue", "root.nosuch"),
+            "aryl.scheduler.training.queue=root.nosuch names no queue"),
+        new Wrong(
             "state in /tmp by default: no state directory, no ResourceManager store to follow",
             keys(
                 "aryl.scheduler.state-store.dir", "",
@@ -114,7 +118,7 @@ class BadConfigurationIT {
         .as("lines naming the key and the value, in:\n%s", all)
         .singleElement()
         .asString()
-        .contains(" ERROR ", "yarn.ArylScheduler", "Aryl configuration: ");
+        .contains(" ERROR yarn.ArylScheduler: Aryl", "(the ResourceManager stops, exit status 49)");
     assertThat(log.stream().filter(l -> l.startsWith("\tat ") || l.startsWith("Caused by")))
         .as("stack trace lines, in:\n%s", all)
         .isEmpty();
