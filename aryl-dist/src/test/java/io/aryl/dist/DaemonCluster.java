@@ -192,6 +192,25 @@ final class DaemonCluster implements AutoCloseable {
   }
 
   /**
+   * Starts a ResourceManager on this cluster's configuration with {@code extra} in its
+   * yarn-site.xml, from a configuration folder of its own ({@code conf/<name>/}), and returns at
+   * once: for a start that is meant to be refused.
+   */
+  Daemon launchResourceManager(String name, Map<String, String> extra) throws IOException {
+    Path conf = writeConf(name, extra);
+    List<String> jvm = new ArrayList<>(JVM);
+    jvm.add("-Xmx512m");
+    jvm.add("-Dhadoop.log.dir=" + work.resolve("logs"));
+    return daemons.start(
+        name,
+        List.of(conf.toString(), hadoop.jars(), aryl.resolve("share/aryl/rm") + "/*"),
+        jvm,
+        RESOURCE_MANAGER,
+        List.of(),
+        Map.of());
+  }
+
+  /**
    * Starts NodeManager {@code index} with {@code gpus} GPUs (its own copy of the node-resources.xml
    * template, as the template says nodes with other counts get); returns it once the RM lists it
    * RUNNING.

@@ -8,6 +8,7 @@ import io.aryl.yarn.rm.AllocatingWorkers;
 import io.aryl.yarn.rm.ArylOperations;
 import io.aryl.yarn.rm.ArylRuntime;
 import io.aryl.yarn.rm.NodeChangeCounts;
+import io.aryl.yarn.state.StateStores;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -63,10 +64,26 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
   /** Null while Aryl is off; made at init. */
   private volatile ArylRuntime runtime;
 
+  /** How a wrong set-up stops the start: one line in the daemon, an exception elsewhere. */
+  private final StartRefusal refusal = StartRefusal.ofThisJvm();
+
+  /**
+   * Checks Aryl's settings and where its state goes before the Capacity Scheduler reads its own,
+   * and Aryl's queues after; a wrong one stops the start ({@link StartRefusal}), naming the key and
+   * the value.
+   */
   @Override
   public void serviceInit(Configuration conf) throws Exception {
+    ArylSettings settings;
+    try {
+      settings = readSettings(conf);
+      if (settings.enabled()) {
+        locateState(settings, conf);
+      }
+    } catch (YarnRuntimeException e) {
+      throw refusal.refuse(e);
+    }
     super.serviceInit(conf);
-    ArylSettings settings = readSettings(conf);
     if (!settings.enabled()) {
       lifecycle.move(Lifecycle.State.NEW, Lifecycle.State.OFF);
       LOG.info(
@@ -74,15 +91,36 @@ public class ArylScheduler extends NodeScopedCapacityScheduler implements ArylOp
           ArylConf.ENABLED.key());
       return;
     }
-    runtime =
-        ArylRuntime.init(
-            this, conf, settings, lifecycle, nodeChanges, this::normalizeResourceRequests);
+    try {
+      runtime =
+          ArylRuntime.init(
+              this, conf, settings, lifecycle, nodeChanges, this::normalizeResourceRequests);
+    } catch (YarnRuntimeException e) {
+      throw refusal.refuse(e);
+    }
     if (settings.webappNavLink()) {
       // The RM's own configuration object: its web app is set up from it after the scheduler is
       // initialised.
       io.aryl.yarn.web.ArylNavLink.install(conf);
     }
     lifecycle.move(Lifecycle.State.NEW, Lifecycle.State.STANDBY);
+  }
+
+  /**
+   * Where Aryl will keep its state, decided at initialisation so that a refusal (state in a
+   * temporary folder, or left behind by an upgrade) comes before the ResourceManager starts.
+   */
+  private static void locateState(ArylSettings settings, Configuration conf) {
+    try {
+      StateStores.Location where = StateStores.locate(settings, conf);
+      LOG.info(
+          "Aryl's state store: {}{} ({})",
+          where.kind().name().toLowerCase(java.util.Locale.ROOT),
+          where.directory().isEmpty() ? "" : " " + where.directory(),
+          where.why());
+    } catch (IllegalArgumentException e) {
+      throw new YarnRuntimeException("Aryl configuration: " + e.getMessage(), e);
+    }
   }
 
   /**

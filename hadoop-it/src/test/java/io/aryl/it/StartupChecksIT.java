@@ -128,6 +128,16 @@ class StartupChecksIT {
                 "yarn.scheduler.capacity.root.training.aryl.max-workers-per-job must be an integer >= 0 (0: no"
                     + " cap of its own), was 'lots'")),
         new Wrong(
+            "no state directory, nothing to follow, hadoop.tmp.dir in /tmp: names the key and the path",
+            settings(
+                "aryl.scheduler.state-store.dir",
+                null,
+                "hadoop.tmp.dir",
+                "/tmp/aryl-startup-checks"),
+            List.of(
+                "Aryl would keep its state in /tmp/aryl-startup-checks/yarn/system/aryl",
+                "set aryl.scheduler.state-store.dir to a durable directory")),
+        new Wrong(
             "node labels disabled: names yarn.node-labels.enabled and the value it needs",
             settings(YarnConfiguration.NODE_LABELS_ENABLED, "false"),
             List.of("Aryl needs node labels", "yarn.node-labels.enabled=true")));

@@ -122,12 +122,16 @@ public enum ArylConf {
       "Where Aryl keeps what must survive a ResourceManager restart or failover (nodes inference owns, reclaims in"
           + " flight, containers being drained, jobs' progress): zookeeper (at hadoop.zk.address, fenced: use with"
           + " ResourceManager HA), filesystem (aryl.scheduler.state-store.dir), memory (lost on restart), or auto"
-          + " (zookeeper when ResourceManager HA is on, else filesystem)."),
+          + " (zookeeper when ResourceManager HA is on or the ResourceManager's own store is ZKRMStateStore, else"
+          + " filesystem)."),
   STATE_STORE_DIR(
       "aryl.scheduler.state-store.dir",
       "",
-      "Directory of the filesystem state store (any Hadoop file system URI); empty: ${hadoop.tmp.dir}/yarn/system/aryl,"
-          + " beside the ResourceManager's own default store. Put it on durable storage."),
+      "Directory of the filesystem state store (any Hadoop file system URI). Empty: a folder aryl beside the"
+          + " ResourceManager's own store when it keeps one (yarn.resourcemanager.fs.state-store.uri of a"
+          + " FileSystemRMStateStore, the path of a LeveldbRMStateStore), else ${hadoop.tmp.dir}/yarn/system/aryl; a"
+          + " default in a temporary folder (/tmp, /var/tmp, java.io.tmpdir) stops the start, naming the path: set"
+          + " this key to durable storage."),
   STATE_STORE_ZK_ROOT(
       "aryl.scheduler.state-store.zk.root",
       "/aryl-scheduler",

@@ -29,6 +29,19 @@ public final class FsStateStore implements StateStore {
     this(SectionFiles.open(conf, dir, true));
   }
 
+  /**
+   * Whether {@code dir} holds a store some ResourceManager claimed (its {@code epoch} file). A
+   * folder that cannot be looked at counts as holding none: the check only guards against leaving
+   * state behind unnoticed, and a wrong answer there must not be what refuses a start.
+   */
+  public static boolean holdsState(Configuration conf, Path dir) {
+    try {
+      return dir.getFileSystem(conf).exists(new Path(dir, EPOCH));
+    } catch (IOException | IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   /** Through Hadoop's FileContext even for a local directory: what an HDFS directory gets. */
   static FsStateStore viaHadoop(Configuration conf, Path dir) throws IOException {
     return new FsStateStore(SectionFiles.open(conf, dir, false));
