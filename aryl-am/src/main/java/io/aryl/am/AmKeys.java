@@ -21,10 +21,14 @@ public final class AmKeys {
   public static final String AM_JAR = "aryl.am.jar";
 
   /**
-   * Node label expression of the AM's container; "" is the default partition (workers use the
-   * queue's label).
+   * The partition of the AM's container, the default of {@code --am-node-label}: {@value
+   * AmPartition#AUTO} (the default partition when a NodeManager runs there, else the workers'
+   * partition), "" (the default partition) or a node label. Workers use the queue's label either
+   * way. See {@link AmPartition}.
    */
   public static final String AM_NODE_LABEL = "aryl.am.node-label-expression";
+
+  public static final String AM_NODE_LABEL_DEFAULT = AmPartition.AUTO;
 
   /**
    * Environment of the AM: the node label its workers ask for (the queue's default label at
