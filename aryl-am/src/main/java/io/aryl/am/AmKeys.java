@@ -22,13 +22,16 @@ public final class AmKeys {
 
   /**
    * The partition of the AM's container, the default of {@code --am-node-label}: {@value
-   * AmPartition#AUTO} (the default partition when a NodeManager runs there, else the workers'
+   * #AM_NODE_LABEL_AUTO} (the default partition when a NodeManager runs there, else the workers'
    * partition), "" (the default partition) or a node label. Workers use the queue's label either
-   * way. See {@link AmPartition}.
+   * way. See {@code AmPartition}.
    */
   public static final String AM_NODE_LABEL = "aryl.am.node-label-expression";
 
-  public static final String AM_NODE_LABEL_DEFAULT = AmPartition.AUTO;
+  /** The value of {@link #AM_NODE_LABEL} that lets the client choose the AM's partition. */
+  public static final String AM_NODE_LABEL_AUTO = "auto";
+
+  public static final String AM_NODE_LABEL_DEFAULT = AM_NODE_LABEL_AUTO;
 
   /**
    * Environment of the AM: the node label its workers ask for (the queue's default label at

@@ -23,7 +23,7 @@ import java.util.TreeSet;
  */
 final class AmPartition {
   /** The value that lets the client choose (the default). */
-  static final String AUTO = "auto";
+  static final String AUTO = AmKeys.AM_NODE_LABEL_AUTO;
 
   private AmPartition() {}
 
