@@ -21,10 +21,17 @@ public final class AmKeys {
   public static final String AM_JAR = "aryl.am.jar";
 
   /**
-   * Node label expression of the AM's container; "" is the default partition (workers use the
-   * queue's label).
+   * The partition of the AM's container, the default of {@code --am-node-label}: {@value
+   * #AM_NODE_LABEL_AUTO} (the default partition when a NodeManager runs there, else the workers'
+   * partition), "" (the default partition) or a node label. Workers use the queue's label either
+   * way. See {@code AmPartition}.
    */
   public static final String AM_NODE_LABEL = "aryl.am.node-label-expression";
+
+  /** The value of {@link #AM_NODE_LABEL} that lets the client choose the AM's partition. */
+  public static final String AM_NODE_LABEL_AUTO = "auto";
+
+  public static final String AM_NODE_LABEL_DEFAULT = AM_NODE_LABEL_AUTO;
 
   /**
    * Environment of the AM: the node label its workers ask for (the queue's default label at

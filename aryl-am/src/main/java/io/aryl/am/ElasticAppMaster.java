@@ -5,6 +5,7 @@ import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -280,15 +281,23 @@ public final class ElasticAppMaster {
         startAgent(s);
       } else if (a instanceof WorkerAction.Terminate t) {
         Container c = containers.get(t.id());
+        if (c == null) {
+          continue; // completed meanwhile: nothing to signal
+        }
         nmCalls.execute(
             () -> {
               try {
                 nm.terminate(c.getNodeId(), c.getId());
               } catch (Exception e) {
-                LOG.warn(
-                    "SIGTERM to {} failed; the generation change waits for it until the grace",
-                    t.id(),
-                    e);
+                if (NodeManagerOps.containerGone(e)) {
+                  goneAfterFailedCall(t.id(), "SIGTERM", e);
+                } else {
+                  LOG.warn(
+                      "SIGTERM to {} failed ({}); the generation change waits for it until the"
+                          + " grace",
+                      t.id(),
+                      NodeManagerOps.oneLine(e));
+                }
               }
             });
       } else if (a instanceof WorkerAction.Release r) {
@@ -374,6 +383,10 @@ public final class ElasticAppMaster {
               apply(group.launched(id));
             }
           } catch (Exception e) {
+            if (NodeManagerOps.containerGone(e)) {
+              goneAfterFailedCall(id, what, e);
+              return;
+            }
             LOG.warn("{} of {} failed", what, id, e);
             synchronized (lock) {
               apply(
@@ -382,6 +395,18 @@ public final class ElasticAppMaster {
             }
           }
         });
+  }
+
+  /**
+   * A NodeManager call on a container failed because the NodeManager no longer has it (see {@link
+   * NodeManagerOps#containerGone}): the container is gone for the membership, logged in one line.
+   */
+  private void goneAfterFailedCall(String id, String what, Exception e) {
+    String why = what + " failed: its NodeManager no longer has it: " + NodeManagerOps.oneLine(e);
+    LOG.info("{}: {}; counted as gone", id, why);
+    synchronized (lock) {
+      apply(group.gone(Set.of(id), why, System.currentTimeMillis()));
+    }
   }
 
   /** A worker's supervisor says its worker process exited; the container is still held. */
@@ -515,13 +540,15 @@ public final class ElasticAppMaster {
     @Override
     public void onContainersCompleted(List<ContainerStatus> statuses) {
       synchronized (lock) {
-        long now = System.currentTimeMillis();
+        List<Membership.Completion> batch = new ArrayList<>();
         for (ContainerStatus s : statuses) {
           String id = s.getContainerId().toString();
           LOG.info("container {} completed: exit {} {}", id, s.getExitStatus(), s.getDiagnostics());
-          apply(group.completed(id, s.getExitStatus(), s.getDiagnostics(), now));
-          containers.remove(id);
+          batch.add(new Membership.Completion(id, s.getExitStatus(), s.getDiagnostics()));
         }
+        // As one batch: a change the first completion starts signals none of the others.
+        apply(group.completed(batch, System.currentTimeMillis()));
+        batch.forEach(c -> containers.remove(c.id()));
       }
     }
 
@@ -553,8 +580,33 @@ public final class ElasticAppMaster {
       stopReason = "the ResourceManager asked the ApplicationMaster to shut down";
     }
 
+    /**
+     * The containers on a node the RM reports lost or unusable (lost, unhealthy, decommissioned,
+     * shut down) are gone: the RM completes them on a lost node anyway, and on an unhealthy one the
+     * AM releases them rather than signal or wait for them.
+     */
     @Override
-    public void onNodesUpdated(List<NodeReport> updatedNodes) {}
+    public void onNodesUpdated(List<NodeReport> updatedNodes) {
+      synchronized (lock) {
+        for (NodeReport n : updatedNodes) {
+          if (n.getNodeState() == null || !n.getNodeState().isUnusable()) {
+            continue;
+          }
+          Set<String> on = new HashSet<>();
+          containers.forEach(
+              (id, c) -> {
+                if (c.getNodeId().equals(n.getNodeId())) {
+                  on.add(id);
+                }
+              });
+          if (!on.isEmpty()) {
+            String why = "its node " + n.getNodeId() + " is " + n.getNodeState();
+            LOG.info("{} on {}: {}; counted as gone", on, n.getNodeId(), why);
+            apply(group.gone(on, why, System.currentTimeMillis()));
+          }
+        }
+      }
+    }
 
     @Override
     public float getProgress() {

@@ -131,13 +131,36 @@ public final class JobSubmitter implements AutoCloseable {
     return -1;
   }
 
-  /** Stages the job's files and submits its ApplicationMaster under a new application id. */
+  /**
+   * Stages the job's files and submits its ApplicationMaster under a new application id, in the
+   * partition {@link AmKeys#AM_NODE_LABEL} names ({@link AmPartition}).
+   *
+   * @throws IllegalArgumentException when no NodeManager runs in that partition
+   */
   public ApplicationId submit(JobSpec spec, List<File> files) throws IOException, YarnException {
-    return submit(newJob(), spec, files);
+    NewJob job = newJob();
+    return submit(job, spec, files, amNodeLabel(null, spec, facts(job)));
   }
 
-  /** Stages the job's files and submits its ApplicationMaster as {@code job}. */
-  public ApplicationId submit(NewJob job, JobSpec spec, List<File> files)
+  /**
+   * The node label expression of the job's ApplicationMaster: {@code asked} ({@code
+   * --am-node-label}), or when null the configured {@link AmKeys#AM_NODE_LABEL}, as {@link
+   * AmPartition} chooses it among the running nodes.
+   *
+   * @throws IllegalArgumentException when no NodeManager runs in that partition
+   */
+  String amNodeLabel(String asked, JobSpec spec, SubmissionChecks.ClusterFacts facts) {
+    String value =
+        asked != null ? asked : conf.getTrimmed(AmKeys.AM_NODE_LABEL, AmKeys.AM_NODE_LABEL_DEFAULT);
+    String workers = QueueCheck.leaf(spec.queue(), facts.queues()).defaultNodeLabel();
+    return AmPartition.choose(value, workers, facts.nodes());
+  }
+
+  /**
+   * Stages the job's files and submits its ApplicationMaster as {@code job}, its container in
+   * partition {@code amNodeLabel} ("" is the default partition).
+   */
+  public ApplicationId submit(NewJob job, JobSpec spec, List<File> files, String amNodeLabel)
       throws IOException, YarnException {
     spec.validate();
     for (File f : files) {
@@ -206,16 +229,13 @@ public final class JobSubmitter implements AutoCloseable {
     Resource amResource = Resource.newInstance(spec.amMemoryMb(), 1);
     ResourceRequest amRequest =
         ResourceRequest.newInstance(Priority.newInstance(0), ResourceRequest.ANY, amResource, 1);
-    // The AM runs in the default partition (no GPUs) unless configured otherwise, never on a lent
-    // node a reclaim
-    // takes back. The RM replaces an empty AM label by the application's label, and a missing
-    // application label by
-    // the queue's default (training): so the application's label is set to the default partition
-    // explicitly, and
-    // the workers ask for the queue's label by name.
-    String amLabel = conf.getTrimmed(AmKeys.AM_NODE_LABEL, "");
-    amRequest.setNodeLabelExpression(amLabel);
-    ctx.setNodeLabelExpression(amLabel);
+    // The AM's partition is AmPartition's choice: the default partition (no GPUs, never a lent
+    // node that a reclaim takes back) where one runs, else the training pool. The RM replaces an
+    // empty AM label by the application's label, and a missing application label by the queue's
+    // default (training): so the application's label is set to the AM's partition explicitly,
+    // and the workers ask for the queue's label by name.
+    amRequest.setNodeLabelExpression(amNodeLabel);
+    ctx.setNodeLabelExpression(amNodeLabel);
     ctx.setAMContainerResourceRequests(List.of(amRequest));
     ctx.setResource(amResource);
 

@@ -1,5 +1,7 @@
 package io.aryl.am;
 
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -116,6 +118,62 @@ public interface Membership {
 
   /** A container ended (exited, killed or released). */
   List<WorkerAction> completed(String id, int exitStatus, String diagnostics, long now);
+
+  /** A container the RM reported completed: its id, exit status and diagnostics. */
+  record Completion(String id, int exitStatus, String diagnostics) {}
+
+  /**
+   * Exit status of a container the AM counts as gone without the RM's word (ContainerExitStatus
+   * ABORTED, one of {@link ContainerLedger#LOST_STATUSES}): YARN's doing, never charged.
+   */
+  int GONE_STATUS = -100;
+
+  /**
+   * Containers the RM reported completed together (one heartbeat's): each as {@link
+   * #completed(String, int, String, long)}, in order. They are gone: none of the actions returned
+   * addresses one of them (a generation change that the first starts must not signal, restart or
+   * release the others, whose NodeManager no longer knows them).
+   */
+  default List<WorkerAction> completed(List<Completion> batch, long now) {
+    Set<String> ids = new LinkedHashSet<>();
+    batch.forEach(c -> ids.add(c.id()));
+    List<WorkerAction> out = new ArrayList<>();
+    for (Completion c : batch) {
+      out.addAll(completed(c.id(), c.exitStatus(), c.diagnostics(), now));
+    }
+    return withoutActionsOn(ids, out);
+  }
+
+  /**
+   * Containers that are gone though the RM has not reported them completed (yet): their node was
+   * reported lost or unusable, or their NodeManager refused a call on them as not its own (an
+   * NMToken it did not issue, a container it does not know). Each ends as a container completed
+   * with {@link #GONE_STATUS} ({@code why} its diagnostics): never signalled, restarted or waited
+   * for again, never charged. Each one held is released, so that the RM frees whatever it still
+   * holds for it (a container on an unhealthy node still runs); ids not held are ignored.
+   */
+  default List<WorkerAction> gone(Set<String> ids, String why, long now) {
+    Set<String> held = new LinkedHashSet<>();
+    for (Worker w : workers()) {
+      if (ids.contains(w.id())) {
+        held.add(w.id());
+      }
+    }
+    List<WorkerAction> out = new ArrayList<>();
+    for (String id : held) {
+      out.addAll(completed(id, GONE_STATUS, why, now));
+    }
+    List<WorkerAction> kept = new ArrayList<>(withoutActionsOn(held, out));
+    held.forEach(id -> kept.add(new WorkerAction.Release(id)));
+    return kept;
+  }
+
+  /** The actions that address none of {@code ids}. */
+  private static List<WorkerAction> withoutActionsOn(Set<String> ids, List<WorkerAction> actions) {
+    return actions.stream()
+        .filter(a -> WorkerAction.container(a).map(id -> !ids.contains(id)).orElse(true))
+        .toList();
+  }
 
   /** A container's supervisor reports that its process exited, the container still held. */
   List<WorkerAction> exited(String id, int generation, int status, boolean toldToStop, long now);

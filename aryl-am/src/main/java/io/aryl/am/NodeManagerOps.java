@@ -92,6 +92,41 @@ public final class NodeManagerOps implements AutoCloseable {
                 SignalContainerRequest.newInstance(id, SignalContainerCommand.GRACEFUL_SHUTDOWN)));
   }
 
+  /**
+   * Whether a failed call says that the NodeManager no longer has the container: it refused the
+   * AM's NMToken as one it did not issue ({@code InvalidToken: Given NMToken for application ...
+   * seems to have been generated illegally}, after the NodeManager was lost and came back), or it
+   * does not know the container ({@code ... does not exist}, {@code ... is not handled by this
+   * NodeManager}, {@code ... not found}). Such a container is gone for the AM; any other failure
+   * (the NodeManager unreachable, say) is not proof of that.
+   */
+  public static boolean containerGone(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String message = String.valueOf(t.getMessage());
+      if (t.getClass().getName().endsWith("InvalidToken")
+          || message.contains("InvalidToken")
+          || message.contains("generated illegally")
+          || message.contains("Invalid NMToken")
+          || message.contains("does not exist")
+          || message.contains("is not handled by this NodeManager")
+          || message.contains("not found")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A failure in one line: its class and message, and its cause's when it has one. */
+  public static String oneLine(Throwable failure) {
+    String line = failure.getClass().getSimpleName() + ": " + failure.getMessage();
+    Throwable cause = failure.getCause();
+    if (cause != null && cause != failure) {
+      line += " (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + ")";
+    }
+    int nl = line.indexOf('\n');
+    return nl < 0 ? line : line.substring(0, nl);
+  }
+
   @Override
   public void close() {
     proxies.stopAllProxies();

@@ -6,8 +6,9 @@ import org.apache.hadoop.yarn.exceptions.YarnException;
 /**
  * The ResourceManager refused a submission: it rejected the application (an invalid or over-the-cap
  * Aryl shape, a queue the Capacity Scheduler refuses) or would not take it at all (a queue's {@code
- * acl_submit_applications}). Nothing of the job runs. The client tells it in the ResourceManager's
- * words with exit status 2, as it does a job the cluster cannot run.
+ * acl_submit_applications}); or the client refused it because the cluster has nowhere to start its
+ * ApplicationMaster ({@link AmPartition}). Nothing of the job runs. The client tells it in one line
+ * with exit status 2, as it does a job the cluster cannot run.
  */
 final class RefusedSubmission extends YarnException {
   private static final long serialVersionUID = 1L;

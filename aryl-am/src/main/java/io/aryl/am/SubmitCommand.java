@@ -119,6 +119,17 @@ final class SubmitCommand implements Callable<Integer> {
   int amMemoryMb;
 
   @Option(
+      names = "--am-node-label",
+      paramLabel = "LABEL",
+      description =
+          "Partition of the ApplicationMaster's container: auto (the default partition when a "
+              + "NodeManager runs there, else the workers' partition), '' (the default partition) "
+              + "or a node label (default: "
+              + AmKeys.AM_NODE_LABEL
+              + ", else auto).")
+  String amNodeLabel;
+
+  @Option(
       names = "--am-attempts",
       description =
           "ApplicationMaster attempts; workers survive an AM restart "
@@ -225,15 +236,23 @@ final class SubmitCommand implements Callable<Integer> {
     try (JobSubmitter submitter = new JobSubmitter(main.conf())) {
       JobSubmitter.NewJob job = submitter.newJob();
       List<String> warnings;
+      SubmissionChecks.ClusterFacts facts = submitter.facts(job);
       try {
-        warnings = SubmissionChecks.check(spec, submitter.facts(job), main.conf());
+        warnings = SubmissionChecks.check(spec, facts, main.conf());
       } catch (IllegalArgumentException e) {
         throw new ParameterException(commandSpec.commandLine(), e.getMessage());
+      }
+      String amLabel;
+      try {
+        amLabel = submitter.amNodeLabel(amNodeLabel, spec, facts);
+      } catch (IllegalArgumentException e) {
+        // The options are right; the cluster has nowhere to start the AM: one line, no usage.
+        throw new RefusedSubmission(e.getMessage(), e);
       }
       for (String w : warnings) {
         commandSpec.commandLine().getErr().println("warning: " + w);
       }
-      ApplicationId id = submitter.submit(job, spec, files);
+      ApplicationId id = submitter.submit(job, spec, files, amLabel);
       main.out().println("submitted " + id);
       main.out().flush();
       return waitForEnd ? submitter.waitFor(id, main.out()) : 0;

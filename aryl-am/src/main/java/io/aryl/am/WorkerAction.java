@@ -1,5 +1,7 @@
 package io.aryl.am;
 
+import java.util.Optional;
+
 /**
  * What {@link WorkerGroup} wants done; the AM's glue does it against the RM and the NodeManagers.
  */
@@ -38,4 +40,20 @@ public sealed interface WorkerAction {
    * or outlived the grace.
    */
   record StartAgent(String id, int incarnation, boolean reinitialize) implements WorkerAction {}
+
+  /** The container an action addresses; empty for the record and the asks. */
+  static Optional<String> container(WorkerAction a) {
+    if (a instanceof Launch l) {
+      return Optional.of(l.id());
+    } else if (a instanceof Relaunch r) {
+      return Optional.of(r.id());
+    } else if (a instanceof Terminate t) {
+      return Optional.of(t.id());
+    } else if (a instanceof Release r) {
+      return Optional.of(r.id());
+    } else if (a instanceof StartAgent s) {
+      return Optional.of(s.id());
+    }
+    return Optional.empty();
+  }
 }

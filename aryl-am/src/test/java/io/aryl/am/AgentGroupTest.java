@@ -109,6 +109,15 @@ class AgentGroupTest {
   static Stream<Arguments> shrinks() {
     return Stream.of(
         Arguments.of(
+            "a node reported lost: its agents are released and never signalled, the survivor runs"
+                + " on, nothing is charged; the RM's later completions change nothing",
+            1,
+            3,
+            0,
+            running("a", "b", "c"),
+            new String[] {"300 gone a,b", "310 ended a -100", "400 tick", "restarts"},
+            List.of("release a,release b", "", "ask 2", "restarts 0", "running")),
+        Arguments.of(
             "a move: the new containers wait aside, starting no agent, until the old are asked back; then the"
                 + " new agents join as the old leave; nothing is charged",
             2,

@@ -4,16 +4,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * Scripts of events for the table-driven tests of a {@link Membership} ({@link WorkerGroupTest},
  * {@link AgentGroupTest}): each step is one event, shown as the actions it returned, abbreviated.
  * The steps every membership knows: "T alloc|recover|move ID [HOST]" (host h unless named; move:
  * granted for a move), "T launched ID", "T launch-failed ID", "T ended ID STATUS" (the container
- * completed), "T exited ID STATUS [after-term] [xN]" (its supervisor reports the process's exit, by
- * default for the container's generation; x is the letter the test names generations by), "T
- * preempt ID,ID,...", "T tick", "restarts" (the restarts used) and "show" (the current generation
- * and its containers in rank order, or none). A test adds events and actions of its own launcher.
+ * completed), "T ended-together ID:STATUS,ID:STATUS,..." (completed in one heartbeat), "T gone
+ * ID,ID,..." (gone without the RM's word: a lost node, a NodeManager that no longer knows them), "T
+ * exited ID STATUS [after-term] [xN]" (its supervisor reports the process's exit, by default for
+ * the container's generation; x is the letter the test names generations by), "T preempt
+ * ID,ID,...", "T tick", "restarts" (the restarts used) and "show" (the current generation and its
+ * containers in rank order, or none). A test adds events and actions of its own launcher.
  */
 final class MembershipScript {
   private final Membership group;
@@ -94,6 +97,14 @@ final class MembershipScript {
                 case "launched" -> group.launched(p[2]);
                 case "launch-failed" -> group.launchFailed(p[2], "refused", t);
                 case "ended" -> group.completed(p[2], Integer.parseInt(p[3]), "", t);
+                case "ended-together" ->
+                    group.completed(
+                        Stream.of(p[2].split(","))
+                            .map(c -> c.split(":"))
+                            .map(c -> new Membership.Completion(c[0], Integer.parseInt(c[1]), ""))
+                            .toList(),
+                        t);
+                case "gone" -> group.gone(Set.of(p[2].split(",")), "its node is LOST", t);
                 case "exited" -> {
                   List<String> flags = List.of(p).subList(4, p.length);
                   int generation =

@@ -723,6 +723,97 @@ class WorkerGroupTest {
     assertThat(run(min, max, restarts, given, script)).as(what).isEqualTo(expected);
   }
 
+  static Stream<Arguments> gone() {
+    return Stream.of(
+        Arguments.of(
+            "completed together: the change the first starts signals only the survivor, and the"
+                + " next generation starts once it exited, not at the grace",
+            1,
+            3,
+            0,
+            running("a", "b", "c"),
+            new String[] {
+              "300 ended-together a:-100,b:-100",
+              "310 exited c 143 after-term",
+              "420 tick",
+              "show",
+              "restarts"
+            },
+            List.of(
+                "record g1 running=false,term c",
+                "",
+                "record g2 running=false,relaunch c g2 r0/1,ask 2",
+                "g2 c",
+                "restarts 0",
+                "running")),
+        Arguments.of(
+            "a SIGTERM its NodeManager refused (the container unknown there): gone, released, never"
+                + " waited for; its later completion changes nothing",
+            1,
+            3,
+            0,
+            running("a", "b", "c"),
+            new String[] {
+              "300 ended a -100",
+              "310 gone b",
+              "320 exited c 143 after-term",
+              "330 tick",
+              "420 tick",
+              "430 ended b -100",
+              "show",
+              "restarts"
+            },
+            List.of(
+                "record g1 running=false,term b,term c",
+                "release b",
+                "",
+                "ask 2",
+                "record g2 running=false,relaunch c g2 r0/1",
+                "",
+                "g2 c",
+                "restarts 0",
+                "running")),
+        Arguments.of(
+            "a node reported lost: its containers are released, never signalled; the survivor is",
+            1,
+            3,
+            0,
+            running("a", "b", "c"),
+            new String[] {"300 gone a,b", "310 ended a -100", "320 gone x", "show", "restarts"},
+            List.of(
+                "record g1 running=false,term c,release a,release b",
+                "",
+                "",
+                "g1 a,b,c",
+                "restarts 0",
+                "running")),
+        Arguments.of(
+            "gone while the starts were in flight: the gone one gets no SIGTERM once started, the"
+                + " survivor gets its own then",
+            2,
+            2,
+            0,
+            new String[] {"0 tick", "0 alloc a", "0 alloc b", "200 tick"},
+            new String[] {"210 gone a", "220 launched a", "230 launched b", "restarts"},
+            List.of("release a", "", "term b", "restarts 0", "running")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("gone")
+  @DisplayName(
+      "a container YARN reported completed, or whose node or NodeManager lost it, is gone: never"
+          + " signalled, never waited for, never charged")
+  void gone(
+      String what,
+      int min,
+      int max,
+      int restarts,
+      String[] given,
+      String[] script,
+      List<String> expected) {
+    assertThat(run(min, max, restarts, given, script)).as(what).isEqualTo(expected);
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("finishes")
   @DisplayName("finishing: the first exit 0, then every worker's")

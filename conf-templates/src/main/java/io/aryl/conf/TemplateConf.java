@@ -1,8 +1,17 @@
 package io.aryl.conf;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -33,6 +42,86 @@ public final class TemplateConf {
   private TemplateConf() {}
 
   /**
+   * The commented example at the end of the existing-cluster capacity-scheduler.xml that splits
+   * root.training into team queues: the text between {@code BEGIN TEAMS EXAMPLE} and {@code END
+   * TEAMS EXAMPLE}, the properties it adds and the ones its {@code Remove:} line names. Read here
+   * once, so that the template's tests and the end-to-end tests apply it exactly as it says.
+   *
+   * @param text the example's text
+   * @param properties the properties it sets, by name
+   * @param removed the properties it says to remove
+   */
+  public record TeamsExample(String text, Map<String, String> properties, List<String> removed) {
+    private static final Pattern BLOCK =
+        Pattern.compile("BEGIN TEAMS EXAMPLE(.*?)END TEAMS EXAMPLE", Pattern.DOTALL);
+    private static final Pattern PROPERTY =
+        Pattern.compile("<property>.*?</property>", Pattern.DOTALL);
+    private static final Pattern REMOVE = Pattern.compile("(?m)^\\s*Remove:(.*)$");
+
+    public TeamsExample {
+      properties = Map.copyOf(properties);
+      removed = List.copyOf(removed);
+    }
+
+    /**
+     * The example of the existing-cluster template on the class path.
+     *
+     * @throws IllegalStateException if the template has no example block, or it no {@code Remove:}
+     *     line
+     */
+    public static TeamsExample read() {
+      URL url = url(EXISTING_CLUSTER_CAPACITY_SCHEDULER);
+      String file;
+      try (InputStream in = url.openStream()) {
+        file = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      Matcher m = BLOCK.matcher(file);
+      if (!m.find()) {
+        throw new IllegalStateException("no BEGIN/END TEAMS EXAMPLE block in " + url);
+      }
+      String text = m.group(1);
+      StringBuilder xml = new StringBuilder("<configuration>");
+      Matcher p = PROPERTY.matcher(text);
+      while (p.find()) {
+        xml.append(p.group());
+      }
+      xml.append("</configuration>");
+      Configuration example = new Configuration(false);
+      example.addResource(
+          new ByteArrayInputStream(xml.toString().getBytes(StandardCharsets.UTF_8)),
+          "teams example");
+      Map<String, String> properties = new TreeMap<>();
+      for (Map.Entry<String, String> e : example) {
+        properties.put(e.getKey(), example.get(e.getKey()));
+      }
+      Matcher r = REMOVE.matcher(text);
+      if (!r.find()) {
+        throw new IllegalStateException("no 'Remove:' line in the teams example of " + url);
+      }
+      List<String> removed =
+          Arrays.stream(r.group(1).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+      return new TeamsExample(text, properties, removed);
+    }
+
+    /** Applies the example to {@code conf}: the properties it names removed, its own set. */
+    public <C extends Configuration> C applyTo(C conf) {
+      removed.forEach(conf::unset);
+      properties.forEach(conf::set);
+      return conf;
+    }
+  }
+
+  private static URL url(String file) {
+    URL url = TemplateConf.class.getClassLoader().getResource(DIR + file);
+    if (url == null) {
+      throw new IllegalStateException("template " + DIR + file + " is not on the class path");
+    }
+    return url;
+  }
+
+  /**
    * Sets every property of each template ({@code files}, relative to {@link #DIR}) into {@code
    * conf}, later files winning. {@code set()}, not {@code addResource()}: the Capacity Scheduler
    * re-reads capacity-scheduler.xml from the class path, where Hadoop's own test jars may carry
@@ -42,12 +131,8 @@ public final class TemplateConf {
    */
   public static <C extends Configuration> C overlay(C conf, List<String> files) {
     for (String file : files) {
-      URL url = TemplateConf.class.getClassLoader().getResource(DIR + file);
-      if (url == null) {
-        throw new IllegalStateException("template " + DIR + file + " is not on the class path");
-      }
       Configuration t = new Configuration(false);
-      t.addResource(url);
+      t.addResource(url(file));
       for (Map.Entry<String, String> e : t) {
         conf.set(e.getKey(), t.get(e.getKey()));
       }

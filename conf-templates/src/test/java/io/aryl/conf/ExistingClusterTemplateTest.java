@@ -5,17 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.aryl.api.conf.PoolConf;
 import io.aryl.yarn.PlanAwareOrderingPolicy;
 import io.aryl.yarn.conf.ArylConf;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
@@ -337,8 +329,8 @@ class ExistingClusterTemplateTest {
   @Nested
   @DisplayName("the teams example at its end, applied as it says")
   class TeamsExample {
-    private final TeamsBlock block = TeamsBlock.read();
-    private final CapacitySchedulerConfiguration cs = cs(block.applyTo(raw()));
+    private final TemplateConf.TeamsExample block = TemplateConf.TeamsExample.read();
+    private final CapacitySchedulerConfiguration cs = cs(block.applyTo(new Configuration(raw())));
     private final QueuePath vision = new QueuePath("root.training.vision");
     private final QueuePath nlp = new QueuePath("root.training.nlp");
 
@@ -424,10 +416,50 @@ class ExistingClusterTemplateTest {
         assertThat(cs.getUserLimitFactor(team))
             .as("user-limit-factor of %s (-1: no user limit)", team)
             .isEqualTo(-1f);
-        assertThat(cs.getMaximumAMResourcePercentPerPartition(team, TRAINING)).isGreaterThan(0.1f);
-        assertThat(cs.getMaximumAMResourcePercentPerPartition(team, DEFAULT_PARTITION))
-            .isGreaterThan(0.1f);
       }
+    }
+
+    @Test
+    @DisplayName(
+        "each team's jobs' ApplicationMasters fit its default-partition room: all of it for AMs,"
+            + " room to grow into what the other team leaves, half of the training partition")
+    void teamsHaveRoomForTheirAms() {
+      for (QueuePath team : List.of(vision, nlp)) {
+        assertThat(cs.getNonLabeledQueueCapacity(team)).as("capacity of %s", team).isPositive();
+        assertThat(cs.getNonLabeledQueueMaximumCapacity(team))
+            .as("maximum-capacity of %s", team)
+            .isEqualTo(100f);
+        assertThat(cs.getMaximumAMResourcePercentPerPartition(team, DEFAULT_PARTITION))
+            .as("AM share of %s in the default partition, where only AMs run", team)
+            .isEqualTo(1.0f);
+        assertThat(cs.getMaximumAMResourcePercentPerPartition(team, TRAINING))
+            .as("AM share of %s in the training partition", team)
+            .isEqualTo(0.5f);
+      }
+    }
+
+    @Test
+    @DisplayName(
+        "on the 10 unlabelled nodes of 16 vcores the template sizes for, vision runs 4 jobs at"
+            + " once and nlp 3, as its comment says")
+    void sizedAsTheCommentSays() {
+      float defaultVcores = 10 * 16;
+      float training = cs.getNonLabeledQueueCapacity(TRAINING_QUEUE) / 100f;
+      Map<QueuePath, Integer> jobs = Map.of(vision, 4, nlp, 3);
+      jobs.forEach(
+          (team, n) -> {
+            float amVcores =
+                defaultVcores
+                    * training
+                    * cs.getNonLabeledQueueCapacity(team)
+                    / 100f
+                    * cs.getMaximumAMResourcePercentPerPartition(team, DEFAULT_PARTITION);
+            assertThat((int) Math.floor(amVcores + 1e-3))
+                .as("AMs of one vcore %s holds at once", team)
+                .isEqualTo(n);
+          });
+      assertThat(block.text().replaceAll("\\s+", " "))
+          .contains("vision at 60 holds 4 jobs at once and nlp at 40 holds 3");
     }
 
     @Test
@@ -469,58 +501,6 @@ class ExistingClusterTemplateTest {
               "ordering-policy")) {
         assertThat(explanation).as("explanation of %s", suffix).contains(suffix);
       }
-    }
-  }
-
-  /**
-   * The text between BEGIN TEAMS EXAMPLE and END TEAMS EXAMPLE, and what it says to add and to
-   * remove.
-   */
-  record TeamsBlock(String text, Map<String, String> properties, List<String> removed) {
-    private static final Pattern BLOCK =
-        Pattern.compile("BEGIN TEAMS EXAMPLE(.*?)END TEAMS EXAMPLE", Pattern.DOTALL);
-    private static final Pattern PROPERTY =
-        Pattern.compile("<property>.*?</property>", Pattern.DOTALL);
-    private static final Pattern REMOVE = Pattern.compile("(?m)^\\s*Remove:(.*)$");
-
-    static TeamsBlock read() {
-      String file;
-      try (InputStream in =
-          Templates.url(Templates.EXISTING_CLUSTER_CAPACITY_SCHEDULER).openStream()) {
-        file = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      Matcher m = BLOCK.matcher(file);
-      assertThat(m.find()).as("a BEGIN/END TEAMS EXAMPLE block").isTrue();
-      String text = m.group(1);
-      StringBuilder xml = new StringBuilder("<configuration>");
-      Matcher p = PROPERTY.matcher(text);
-      while (p.find()) {
-        xml.append(p.group());
-      }
-      xml.append("</configuration>");
-      Configuration example = new Configuration(false);
-      example.addResource(
-          new ByteArrayInputStream(xml.toString().getBytes(StandardCharsets.UTF_8)),
-          "teams example");
-      Map<String, String> properties = new java.util.TreeMap<>();
-      for (Map.Entry<String, String> e : example) {
-        properties.put(e.getKey(), example.get(e.getKey()));
-      }
-      Matcher r = REMOVE.matcher(text);
-      assertThat(r.find()).as("a 'Remove:' line in the teams example").isTrue();
-      List<String> removed =
-          Arrays.stream(r.group(1).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-      return new TeamsBlock(text, properties, removed);
-    }
-
-    /** The template with the example applied: its properties set, the ones it names removed. */
-    Configuration applyTo(Configuration template) {
-      Configuration out = new Configuration(template);
-      removed.forEach(out::unset);
-      properties.forEach(out::set);
-      return out;
     }
   }
 }

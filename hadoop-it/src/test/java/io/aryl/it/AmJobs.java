@@ -41,7 +41,12 @@ final class AmJobs {
    * generations.
    */
   static YarnConfiguration conf(File dir) {
-    YarnConfiguration conf = ArylMiniCluster.testConf(dir);
+    return conf(dir, ArylMiniCluster.templateConf());
+  }
+
+  /** {@link #conf(File)} on top of these template properties (e.g. the existing-cluster ones). */
+  static YarnConfiguration conf(File dir, YarnConfiguration templates) {
+    YarnConfiguration conf = ArylMiniCluster.testConf(dir, templates);
     conf.set("aryl.am.staging-dir", new File(dir, "staging").toURI().toString());
     conf.setLong("aryl.am.settle-ms", 300);
     conf.setInt("aryl.am.heartbeat-ms", 200);

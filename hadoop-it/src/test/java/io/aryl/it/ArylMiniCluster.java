@@ -315,6 +315,17 @@ public final class ArylMiniCluster implements AutoCloseable {
    */
   public static ArylMiniCluster start(
       String name, YarnConfiguration conf, int inference, int training) throws Exception {
+    return start(name, conf, inference, training, 1);
+  }
+
+  /**
+   * Starts {@code inference + training + unlabelled} NMs, labelled in that order; with {@code
+   * unlabelled} 0 every node is labelled, as on a cluster that has no default partition to speak
+   * of.
+   */
+  public static ArylMiniCluster start(
+      String name, YarnConfiguration conf, int inference, int training, int unlabelled)
+      throws Exception {
     ResourceUtils.resetResourceTypes(conf);
     // Whatever the configuration, no per-container metrics sources: Hadoop's ContainerMetrics
     // unregisters a finished
@@ -340,7 +351,7 @@ public final class ArylMiniCluster implements AutoCloseable {
       writeRmConfFiles(conf);
     }
     Yarn cluster =
-        new Yarn(name, ha ? HAUtil.getRMHAIds(conf).size() : 1, inference + training + 1);
+        new Yarn(name, ha ? HAUtil.getRMHAIds(conf).size() : 1, inference + training + unlabelled);
     try {
       cluster.init(conf);
       // With NM web UIs on, the RM web UI answers 404 ("Multiple Servlet injectors detected"). The
