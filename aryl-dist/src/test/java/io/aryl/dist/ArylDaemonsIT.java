@@ -113,7 +113,7 @@ class ArylDaemonsIT {
     unpack.put("<version>", Distribution.version());
     Map<String, String> env = new LinkedHashMap<>(clientEnv());
     env.remove("ARYL_HOME");
-    runBlock("unpack", unpack, env, Duration.ofSeconds(60));
+    runBlock("unpack", unpack, env, Duration.ofMinutes(1));
     aryl = run.resolve("aryl-" + Distribution.version());
     assertThat(aryl.resolve("bin/aryl-labels")).as("the unpacked tarball").isExecutable();
     try (Stream<Path> copied = Files.list(hadoop.yarnLib())) {
@@ -162,6 +162,14 @@ class ArylDaemonsIT {
           .as("pid %s of %s", d.pid(), d.name())
           .isFalse();
     }
+    // The containers and whatever else the daemons started: nothing left whose command line names
+    // this run's folder (killed trees may take a moment to leave the process table).
+    DaemonCluster.await(
+        Duration.ofSeconds(10),
+        "no process left whose command line names " + run,
+        null,
+        ArylDaemonsIT::processesOfThisRun,
+        List::isEmpty);
     say("stopped: %d processes started, none left running", started.size());
   }
 
@@ -189,7 +197,7 @@ class ArylDaemonsIT {
 
     SchedulerStatus status =
         DaemonCluster.await(
-            Duration.ofSeconds(60),
+            Duration.ofMinutes(1),
             "Aryl's status shows "
                 + inference.nodeId()
                 + " as inference and "
@@ -223,7 +231,7 @@ class ArylDaemonsIT {
             "smoke-job",
             Map.of("<version>", Distribution.version()),
             clientEnv(),
-            Duration.ofSeconds(120));
+            Duration.ofMinutes(2));
     elasticApp =
         submitted
             .lines()
@@ -336,13 +344,13 @@ class ArylDaemonsIT {
     say("%s runs 8 workers: 4 on %s %s", elasticApp, inference.nodeId(), onLent);
 
     Map<String, String> port = Map.of("localhost:8099", "localhost:" + controllerPort);
-    String shown = runBlock("controller-status", port, clientEnv(), Duration.ofSeconds(60));
+    String shown = runBlock("controller-status", port, clientEnv(), Duration.ofMinutes(1));
     // curl prints the controller's JSON without a newline; aryl-admin's table follows it.
     JsonNode controllerStatus;
     String adminStatus;
     try (JsonParser json = JSON.createParser(shown)) {
       controllerStatus = JSON.readTree(json);
-      adminStatus = shown.substring((int) json.getCurrentLocation().getCharOffset());
+      adminStatus = shown.substring((int) json.currentLocation().getCharOffset());
     }
     assertThat(controllerStatus.path("role").asText())
         .as("the controller's role")
@@ -420,7 +428,7 @@ class ArylDaemonsIT {
 
     SchedulerStatus home =
         DaemonCluster.await(
-            Duration.ofSeconds(120),
+            Duration.ofMinutes(2),
             inference.nodeId() + " back HOME in the inference pool",
             cluster.rm(),
             cluster::statusOrNull,
@@ -462,7 +470,7 @@ class ArylDaemonsIT {
   void mapReducePiInRootDefault() throws Exception {
     Map<String, String> rm = Map.of("http://rm:8088", cluster.webApp());
     long started = System.nanoTime();
-    String check = runBlock("check", rm, clientEnv(), Duration.ofSeconds(300));
+    String check = runBlock("check", rm, clientEnv(), Duration.ofMinutes(5));
     Matcher estimate = Pattern.compile("(?m)^Estimated value of Pi is (\\S+)$").matcher(check);
     assertThat(estimate.find()).as("pi's estimate in the output:\n%s", check).isTrue();
     assertThat(estimate.group(1)).as("pi 2 1000's estimate").isEqualTo("3.14400000000000000000");
@@ -536,7 +544,7 @@ class ArylDaemonsIT {
 
   private static void awaitWorkers(int n, String where) {
     DaemonCluster.await(
-        Duration.ofSeconds(120),
+        Duration.ofMinutes(2),
         elasticApp + " runs " + n + " workers " + where,
         cluster.rm(),
         () -> workers(elasticApp),
@@ -574,6 +582,14 @@ class ArylDaemonsIT {
   private static NodeStatus.Pool owner(SchedulerStatus status, String node) {
     NodeStatus n = status.node(node);
     return n == null ? null : n.owner();
+  }
+
+  private static List<String> processesOfThisRun() {
+    String folder = run.toString();
+    return ProcessHandle.allProcesses()
+        .filter(p -> p.isAlive() && p.info().commandLine().orElse("").contains(folder))
+        .map(p -> p.pid() + " " + p.info().commandLine().orElse(""))
+        .toList();
   }
 
   /** A command's output for the evidence, indented, without the lines its logging adds. */

@@ -313,45 +313,6 @@ final class DaemonCluster implements AutoCloseable {
     return startResourceManager();
   }
 
-  /**
-   * {@code yarn jar <the tarball's aryl-am jar> ARGS} as Hadoop's script runs it: RunJar on {@code
-   * HADOOP_CONF_DIR} and Hadoop's jars. Returns the finished process.
-   */
-  Daemon yarnJarAm(String name, List<String> args) throws IOException, InterruptedException {
-    Path amJar;
-    try (var jars = Files.list(aryl.resolve("share/aryl/am"))) {
-      amJar =
-          jars.filter(f -> f.getFileName().toString().endsWith(".jar"))
-              .reduce(
-                  (a, b) -> {
-                    throw new IllegalStateException(
-                        "more than one jar in share/aryl/am: " + a + ", " + b);
-                  })
-              .orElseThrow(() -> new IllegalStateException("no jar in share/aryl/am"));
-    }
-    List<String> runJarArgs = new ArrayList<>(List.of(amJar.toString()));
-    runJarArgs.addAll(args);
-    Daemon client =
-        daemons.start(
-            name,
-            List.of(rmConf.toString(), hadoop.jars()),
-            List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-            "org.apache.hadoop.util.RunJar",
-            runJarArgs,
-            clientEnv());
-    int exit = Daemons.awaitExit(client, Duration.ofSeconds(120));
-    if (exit != 0) {
-      throw new AssertionError(
-          "yarn jar aryl-am "
-              + String.join(" ", args)
-              + " exited "
-              + exit
-              + ":\n"
-              + client.logTail(40));
-    }
-    return client;
-  }
-
   /** An application's {@code state} and its attempts' ids, from the RM's REST interface. */
   record AppReport(String state, List<String> attempts) {}
 
