@@ -457,9 +457,19 @@ class ArylDaemonsIT {
     List<String> left = awaitContainers(training, 4);
     JsonNode controller =
         JSON.readTree(cluster.get("http://localhost:" + controllerPort + "/status"));
+    JsonNode counters = controller.path("counters");
+    assertThat(counters.path("raised").asInt()).as("targets raised: the one lend").isEqualTo(1);
+    assertThat(counters.path("lowered").asInt()).as("targets lowered: this reclaim").isEqualTo(1);
     say(
-        "%s shrank to 4 workers on %s %s, none left on %s; the controller's decision: %s",
-        elasticApp, training.nodeId(), left, inference.nodeId(), controller.path("decision"));
+        "%s shrank to 4 workers on %s %s, none left on %s; the controller: raised %d, lowered %d,"
+            + " last decision %s",
+        elasticApp,
+        training.nodeId(),
+        left,
+        inference.nodeId(),
+        counters.path("raised").asInt(),
+        counters.path("lowered").asInt(),
+        controller.path("decision"));
   }
 
   @Test
@@ -494,6 +504,10 @@ class ArylDaemonsIT {
         (System.nanoTime() - started) / 1e9,
         estimate.group(1));
     assertThat(workers(elasticApp)).as("the elastic job beside it").isEqualTo(4);
+    NodeStatus home = cluster.statusOrNull().node(inference.nodeId());
+    assertThat(home.place())
+        .as("the inference node, while demand needs it")
+        .isEqualTo(NodeStatus.Place.HOME);
   }
 
   @Test
