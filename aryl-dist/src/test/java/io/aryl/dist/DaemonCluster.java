@@ -44,14 +44,13 @@ final class DaemonCluster implements AutoCloseable {
   static final String ZOOKEEPER = "org.apache.zookeeper.server.ZooKeeperServerMain";
 
   private static final String LOG4J =
-      String.join(
-          "\n",
-          "log4j.rootLogger=INFO,console",
-          "log4j.appender.console=org.apache.log4j.ConsoleAppender",
-          "log4j.appender.console.target=System.err",
-          "log4j.appender.console.layout=org.apache.log4j.PatternLayout",
-          "log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n",
-          "");
+      """
+      log4j.rootLogger=INFO,console
+      log4j.appender.console=org.apache.log4j.ConsoleAppender
+      log4j.appender.console.target=System.err
+      log4j.appender.console.layout=org.apache.log4j.PatternLayout
+      log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
+      """;
 
   /** Small heaps, quick start: five JVMs share two cores with the rest of the build. */
   private static final List<String> JVM = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
