@@ -239,7 +239,10 @@ class ArylDaemonsIT {
             .map(l -> l.substring("submitted ".length()).strip())
             .findFirst()
             .orElseThrow(() -> new AssertionError("no 'submitted' line:\n" + submitted));
-    say("yarn jar aryl-am submit: %s", elasticApp);
+    assertThat(submitted)
+        .as("aryl-admin status after the submit lists the job under Elastic jobs (min 2, max 8)")
+        .containsPattern("(?m)^" + elasticApp + " +- +2 +\\d+ +\\d+ +8 ");
+    say("yarn jar aryl-am submit: %s; aryl-admin status lists it", elasticApp);
 
     awaitWorkers(4, "on " + training.nodeId());
     // Allocated first, then launched by the AM: wait for the NodeManagers to run them.
