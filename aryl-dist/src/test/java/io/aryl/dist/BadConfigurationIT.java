@@ -45,7 +45,8 @@ class BadConfigurationIT {
     Path aryl = Distribution.unpack(run);
     HadoopHome hadoop =
         HadoopHome.layOut(work.resolve("hadoop-home"), Distribution.hadoopHomeJars());
-    cluster = new DaemonCluster(aryl, hadoop, run.resolve("cluster"));
+    cluster =
+        new DaemonCluster(aryl, hadoop, run.resolve("cluster"), new Daemons(run.resolve("logs")));
   }
 
   @AfterAll

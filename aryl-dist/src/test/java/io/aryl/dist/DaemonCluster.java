@@ -44,14 +44,13 @@ final class DaemonCluster implements AutoCloseable {
   static final String ZOOKEEPER = "org.apache.zookeeper.server.ZooKeeperServerMain";
 
   private static final String LOG4J =
-      String.join(
-          "\n",
-          "log4j.rootLogger=INFO,console",
-          "log4j.appender.console=org.apache.log4j.ConsoleAppender",
-          "log4j.appender.console.target=System.err",
-          "log4j.appender.console.layout=org.apache.log4j.PatternLayout",
-          "log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n",
-          "");
+      """
+      log4j.rootLogger=INFO,console
+      log4j.appender.console=org.apache.log4j.ConsoleAppender
+      log4j.appender.console.target=System.err
+      log4j.appender.console.layout=org.apache.log4j.PatternLayout
+      log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
+      """;
 
   /** Small heaps, quick start: five JVMs share two cores with the rest of the build. */
   private static final List<String> JVM = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
@@ -71,14 +70,21 @@ final class DaemonCluster implements AutoCloseable {
   private Daemon rm;
   private final List<NodeManager> nodeManagers = new ArrayList<>();
 
-  /** A NodeManager process, its node id (host:port) and its web app's address. */
-  record NodeManager(Daemon daemon, String nodeId, String webApp) {}
+  /**
+   * A NodeManager process, its node id (host:port), its web app's address, and what starts it again
+   * on the same configuration (and so the same ports and recovery folder).
+   */
+  record NodeManager(int index, Daemon daemon, String nodeId, String webApp, Path conf) {}
 
-  DaemonCluster(Path aryl, HadoopHome hadoop, Path work) throws IOException {
+  /**
+   * A cluster whose processes {@code daemons} starts (and kills on {@link #close()}), with its
+   * folders under {@code work}.
+   */
+  DaemonCluster(Path aryl, HadoopHome hadoop, Path work, Daemons daemons) throws IOException {
     this.aryl = aryl;
     this.hadoop = hadoop;
     this.work = Files.createDirectories(work);
-    this.daemons = new Daemons(work.resolve("logs"));
+    this.daemons = daemons;
     for (String key :
         List.of(
             "yarn.resourcemanager.address",
@@ -164,8 +170,9 @@ final class DaemonCluster implements AutoCloseable {
   }
 
   /**
-   * Starts the ResourceManager ({@code ArylScheduler}, from the templates) and waits until its REST
-   * interface reports it STARTED and active.
+   * Starts the ResourceManager ({@code ArylScheduler}, from the templates) on Hadoop's jars and
+   * {@code share/hadoop/yarn/lib/}, where the deploying page copies Aryl's three jars, and waits
+   * until its REST interface reports it STARTED and active.
    */
   Daemon startResourceManager() throws IOException {
     List<String> jvm = new ArrayList<>(JVM);
@@ -174,7 +181,7 @@ final class DaemonCluster implements AutoCloseable {
     rm =
         daemons.start(
             "resourcemanager",
-            List.of(rmConf.toString(), hadoop.jars(), aryl.resolve("share/aryl/rm") + "/*"),
+            List.of(rmConf.toString(), hadoop.jars(), hadoop.yarnLib() + "/*"),
             jvm,
             RESOURCE_MANAGER,
             List.of(),
@@ -227,29 +234,19 @@ final class DaemonCluster implements AutoCloseable {
     nm.put("yarn.nodemanager.local-dirs", dir.resolve("local").toString());
     nm.put("yarn.nodemanager.log-dirs", dir.resolve("logs").toString());
     nm.put("yarn.nodemanager.recovery.dir", dir.resolve("recovery").toString());
+    // MapReduce's shuffle, as on every NodeManager of a cluster that runs MapReduce; a port of its
+    // own, since the NodeManagers share the host.
+    nm.put("yarn.nodemanager.aux-services", "mapreduce_shuffle");
+    nm.put(
+        "yarn.nodemanager.aux-services.mapreduce_shuffle.class",
+        "org.apache.hadoop.mapred.ShuffleHandler");
+    nm.put("mapreduce.shuffle.port", String.valueOf(freePort()));
     Path conf = writeConf(name, nm);
     HadoopXml.edit(
         aryl.resolve("etc/aryl/node-resources.xml"),
         Map.of("yarn.nodemanager.resource-type.yarn.io/gpu", String.valueOf(gpus)),
         conf.resolve("node-resources.xml"));
-    List<String> jvm = new ArrayList<>(JVM);
-    jvm.add("-Xmx256m");
-    jvm.add("-Dhadoop.log.dir=" + dir.resolve("logs"));
-    // What the NodeManager passes on to containers (yarn.nodemanager.env-whitelist): the AM's class
-    // path names $HADOOP_CONF_DIR, as on an installed cluster.
-    Map<String, String> env =
-        Map.of(
-            "HADOOP_CONF_DIR", conf.toString(),
-            "HADOOP_HOME", hadoop.home().toString(),
-            "JAVA_HOME", System.getProperty("java.home"));
-    Daemon daemon =
-        daemons.start(
-            "nodemanager-" + index,
-            List.of(conf.toString(), hadoop.jars()),
-            jvm,
-            NODE_MANAGER,
-            List.of(),
-            env);
+    Daemon daemon = startNodeManagerProcess(index, conf);
     String suffix = ":" + port;
     await(
         Duration.ofSeconds(90),
@@ -258,9 +255,50 @@ final class DaemonCluster implements AutoCloseable {
         this::runningNodes,
         nodes -> nodes.stream().anyMatch(n -> n.endsWith(suffix)));
     String id = runningNodes().stream().filter(n -> n.endsWith(suffix)).findFirst().orElseThrow();
-    NodeManager started = new NodeManager(daemon, id, webApp);
+    NodeManager started = new NodeManager(index, daemon, id, webApp, conf);
     nodeManagers.add(started);
     return started;
+  }
+
+  /**
+   * Starts a NodeManager killed before on its configuration again (same ports, so the same node id,
+   * and the same recovery folder); returns it once the RM lists it RUNNING.
+   */
+  NodeManager restartNodeManager(NodeManager killed) throws IOException {
+    if (killed.daemon().isAlive()) {
+      throw new IllegalStateException(killed.daemon() + " still runs: kill it first");
+    }
+    Daemon daemon = startNodeManagerProcess(killed.index(), killed.conf());
+    await(
+        Duration.ofSeconds(90),
+        killed.nodeId() + " is RUNNING in the RM again",
+        daemon,
+        this::runningNodes,
+        nodes -> nodes.contains(killed.nodeId()));
+    NodeManager restarted =
+        new NodeManager(killed.index(), daemon, killed.nodeId(), killed.webApp(), killed.conf());
+    nodeManagers.replaceAll(nm -> nm.index() == killed.index() ? restarted : nm);
+    return restarted;
+  }
+
+  private Daemon startNodeManagerProcess(int index, Path conf) throws IOException {
+    List<String> jvm = new ArrayList<>(JVM);
+    jvm.add("-Xmx256m");
+    jvm.add("-Dhadoop.log.dir=" + work.resolve("nm" + index).resolve("logs"));
+    // What the NodeManager passes on to containers (yarn.nodemanager.env-whitelist): the AM's class
+    // path names $HADOOP_CONF_DIR, as on an installed cluster.
+    Map<String, String> env =
+        Map.of(
+            "HADOOP_CONF_DIR", conf.toString(),
+            "HADOOP_HOME", hadoop.home().toString(),
+            "JAVA_HOME", System.getProperty("java.home"));
+    return daemons.start(
+        "nodemanager-" + index,
+        List.of(conf.toString(), hadoop.jars()),
+        jvm,
+        NODE_MANAGER,
+        List.of(),
+        env);
   }
 
   /** The ids of the containers a NodeManager runs ({@code GET /ws/v1/node/containers}). */
@@ -291,45 +329,6 @@ final class DaemonCluster implements AutoCloseable {
   Daemon killAndRestartResourceManager() throws IOException {
     rm.kill9();
     return startResourceManager();
-  }
-
-  /**
-   * {@code yarn jar <the tarball's aryl-am jar> ARGS} as Hadoop's script runs it: RunJar on {@code
-   * HADOOP_CONF_DIR} and Hadoop's jars. Returns the finished process.
-   */
-  Daemon yarnJarAm(String name, List<String> args) throws IOException, InterruptedException {
-    Path amJar;
-    try (var jars = Files.list(aryl.resolve("share/aryl/am"))) {
-      amJar =
-          jars.filter(f -> f.getFileName().toString().endsWith(".jar"))
-              .reduce(
-                  (a, b) -> {
-                    throw new IllegalStateException(
-                        "more than one jar in share/aryl/am: " + a + ", " + b);
-                  })
-              .orElseThrow(() -> new IllegalStateException("no jar in share/aryl/am"));
-    }
-    List<String> runJarArgs = new ArrayList<>(List.of(amJar.toString()));
-    runJarArgs.addAll(args);
-    Daemon client =
-        daemons.start(
-            name,
-            List.of(rmConf.toString(), hadoop.jars()),
-            List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-            "org.apache.hadoop.util.RunJar",
-            runJarArgs,
-            clientEnv());
-    int exit = Daemons.awaitExit(client, Duration.ofSeconds(120));
-    if (exit != 0) {
-      throw new AssertionError(
-          "yarn jar aryl-am "
-              + String.join(" ", args)
-              + " exited "
-              + exit
-              + ":\n"
-              + client.logTail(40));
-    }
-    return client;
   }
 
   /** An application's {@code state} and its attempts' ids, from the RM's REST interface. */
@@ -438,7 +437,8 @@ final class DaemonCluster implements AutoCloseable {
   /**
    * Writes {@code work/conf/<name>/}: the templates' yarn-site.xml with this cluster's values and
    * {@code extra}, the templates' capacity-scheduler.xml, resource-types.xml and node-resources.xml
-   * unchanged, a core-site.xml and a log4j.properties that logs to the process's output.
+   * unchanged, a core-site.xml, a mapred-site.xml (MapReduce on YARN, and the {@code mapreduce.*}
+   * keys of {@code extra}) and a log4j.properties that logs to the process's output.
    */
   private Path writeConf(String name, Map<String, String> extra) throws IOException {
     Path templates = aryl.resolve("etc/aryl");
@@ -469,10 +469,20 @@ final class DaemonCluster implements AutoCloseable {
     // NodeManagers and AMs find a restarted RM within a second, not YARN's default 30 s.
     yarn.put("yarn.resourcemanager.connect.retry-interval.ms", "1000");
     yarn.put("yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", "2000");
+    // A NodeManager killed with kill -9 is LOST after 8 s, not YARN's default 10 minutes: its
+    // containers end, and their applications hear of it.
+    yarn.put("yarn.nm.liveness-monitor.expiry-interval-ms", "8000");
     // The containers' class path, as Hadoop's default names share/hadoop/*/: this install's one
     // folder.
     yarn.put("yarn.application.classpath", "$HADOOP_CONF_DIR," + hadoop.jars());
-    yarn.putAll(extra);
+    // MapReduce's keys go to mapred-site.xml: mapred-default.xml, loaded after yarn-site.xml,
+    // would hide them there.
+    extra.forEach(
+        (k, v) -> {
+          if (!k.startsWith("mapreduce.")) {
+            yarn.put(k, v);
+          }
+        });
     HadoopXml.edit(templates.resolve("yarn-site.xml"), yarn, conf.resolve("yarn-site.xml"));
     for (String file :
         List.of("capacity-scheduler.xml", "resource-types.xml", "node-resources.xml")) {
@@ -481,6 +491,23 @@ final class DaemonCluster implements AutoCloseable {
     HadoopXml.create(
         Map.of("hadoop.tmp.dir", work.resolve("tmp").toString(), "fs.defaultFS", "file:///"),
         conf.resolve("core-site.xml"));
+    // MapReduce on YARN, as a cluster that runs it is set up; containers small enough for the one
+    // CPU node beside the elastic job's ApplicationMaster.
+    Map<String, String> mapred = new LinkedHashMap<>();
+    mapred.put("mapreduce.framework.name", "yarn");
+    mapred.put("yarn.app.mapreduce.am.staging-dir", work.resolve("staging").toString());
+    mapred.put("yarn.app.mapreduce.am.resource.mb", "512");
+    mapred.put("yarn.app.mapreduce.am.command-opts", "-Xmx384m");
+    mapred.put("mapreduce.map.memory.mb", "256");
+    mapred.put("mapreduce.reduce.memory.mb", "256");
+    mapred.put("mapreduce.application.classpath", "$HADOOP_CONF_DIR," + hadoop.jars());
+    extra.forEach(
+        (k, v) -> {
+          if (k.startsWith("mapreduce.")) {
+            mapred.put(k, v);
+          }
+        });
+    HadoopXml.create(mapred, conf.resolve("mapred-site.xml"));
     Files.writeString(conf.resolve("log4j.properties"), LOG4J, StandardCharsets.UTF_8);
     return conf;
   }

@@ -87,6 +87,15 @@ final class Daemons implements AutoCloseable {
       }
     }
 
+    /** The whole log. */
+    String logText() {
+      try {
+        return Files.readString(log, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
     /** Whether the log holds {@code text}. */
     boolean logged(String text) {
       try {
@@ -126,9 +135,18 @@ final class Daemons implements AutoCloseable {
 
   /** Starts {@code command} as it is (a script, say), with its output in a log of its own. */
   Daemon run(String name, List<String> command, Map<String, String> env) throws IOException {
+    return run(name, command, env, null);
+  }
+
+  /** As {@link #run(String, List, Map)}, in the working directory {@code dir} (null: this one). */
+  Daemon run(String name, List<String> command, Map<String, String> env, Path dir)
+      throws IOException {
     Path log = logDir.resolve(name + "-" + starts.incrementAndGet() + ".log");
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    if (dir != null) {
+      builder.directory(dir.toFile());
+    }
     builder.environment().putAll(env);
     Daemon daemon = new Daemon(name, builder.start(), log);
     started.add(daemon);
