@@ -66,7 +66,7 @@ class AllocatedWorkersLeaveTheAskTest {
 
     // Both inference nodes are lent to training, and a round runs before E's next heartbeat.
     loan();
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(rm.application(e).askedWorkers()).isEqualTo(0);
     assertThat(rm.application(e).targetByNode()).as("E's target").isEqualTo(Map.of("127.1.0.1", 8));
     rm.heartbeat(loanedA);
@@ -103,7 +103,7 @@ class AllocatedWorkersLeaveTheAskTest {
     // very heartbeat that
     // hands it the 8: it had not seen them when it counted.
     assertThat(MockArylRm.byNode(rm.ask(e, 9, 1))).isEqualTo(first);
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(rm.application(e).askedWorkers()).isEqualTo(1);
     assertThat(rm.application(e).targetWorkers()).isEqualTo(9);
     assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers())
@@ -112,7 +112,7 @@ class AllocatedWorkersLeaveTheAskTest {
       rm.heartbeat(nm);
     }
     assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers()).hasSize(1);
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(rm.application(e).askedWorkers()).isEqualTo(0);
   }
 
@@ -122,7 +122,7 @@ class AllocatedWorkersLeaveTheAskTest {
    * passes the grants of the round before.
    */
   private void round(MockAM... ams) throws Exception {
-    rm.aryl.aryl().runRound();
+    rm.round();
     for (MockAM am : ams) {
       assertThat(am.allocate(List.of(), List.of()).getAllocatedContainers()).isEmpty();
     }

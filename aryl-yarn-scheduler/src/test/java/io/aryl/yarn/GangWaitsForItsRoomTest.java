@@ -55,7 +55,7 @@ class GangWaitsForItsRoomTest {
   void gangStartsWholeAfterTheDrains() throws Exception {
     MockAM p = rm.submit("p", new JobShape(2, 4, 2, 600, ""));
     rm.ask(p, 4, 2);
-    rm.aryl.aryl().runRound();
+    rm.round();
     p.allocate(List.of(), List.of()); // takes the grant
     rm.heartbeat(own);
     List<Container> pWorkers = p.allocate(List.of(), List.of()).getAllocatedContainers();
@@ -63,7 +63,7 @@ class GangWaitsForItsRoomTest {
 
     MockAM q = rm.submit("q", new JobShape(2, 2, 2, 60, ""));
     rm.ask(q, 2, 2);
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(rm.targetByNode(q)).as("Q's target").isEqualTo(Map.of(NODE, 2));
     assertThat(rm.targetByNode(p)).as("P's target").isEqualTo(Map.of(NODE, 2));
     List<ContainerId> drained = preempted(p.allocate(List.of(), List.of()));
@@ -77,7 +77,7 @@ class GangWaitsForItsRoomTest {
     assertThat(q.allocate(List.of(), List.of()).getAllocatedContainers())
         .as("Q's workers with half its room free")
         .isEmpty();
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(rm.targetByNode(q))
         .as("Q's target after a round in between")
         .isEqualTo(Map.of(NODE, 2));

@@ -152,6 +152,16 @@ public final class MockArylRm implements AutoCloseable {
     return handed;
   }
 
+  /**
+   * A round, and its actions carried out: notices and kills reach the scheduler through the RM's
+   * dispatcher, so a test that reads them (a PreemptionMessage, a freed container) after the round
+   * waits for the dispatcher to drain first.
+   */
+  public void round() {
+    aryl.aryl().runRound();
+    rm.drainEvents();
+  }
+
   public long rounds() {
     return aryl.aryl().status().round();
   }

@@ -106,7 +106,7 @@ class NoOneToOfferTest {
   void promisedNode() throws Exception {
     MockAM job = rm.submit("e", new JobShape(1, 1, 8, 600, ""));
     rm.ask(job, 1, 8);
-    rm.aryl.aryl().runRound();
+    rm.round();
     String planned = rm.targetByNode(job).keySet().iterator().next();
     MockNM there = planned.equals(PROMISED) ? promised : other;
     MockNM elsewhere = there == promised ? other : promised;

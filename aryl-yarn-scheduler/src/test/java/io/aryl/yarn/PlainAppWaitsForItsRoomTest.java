@@ -60,7 +60,7 @@ class PlainAppWaitsForItsRoomTest {
   void roundsRunWhileAPlainApplicationWaitsForDrains() throws Exception {
     MockAM elastic = rm.submit("elastic", new JobShape(2, 4, 2, 600, ""));
     rm.ask(elastic, 4, 2);
-    rm.aryl.aryl().runRound();
+    rm.round();
     elastic.allocate(List.of(), List.of()); // takes the grant
     rm.heartbeat(own);
     assertThat(elastic.allocate(List.of(), List.of()).getAllocatedContainers())
@@ -69,7 +69,7 @@ class PlainAppWaitsForItsRoomTest {
 
     MockAM plain = submitPlain("plain-gpu-app");
     plain.allocate(List.of(MockArylRm.workers(2, 2)), List.of());
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(rm.targetByNode(elastic))
         .as("the elastic job's target: its extras make room")
         .isEqualTo(Map.of(NODE, 2));
@@ -112,14 +112,14 @@ class PlainAppWaitsForItsRoomTest {
   void askCountingAContainerItWasHandedTakesNoRoom() throws Exception {
     MockAM elastic = rm.submit("elastic", new JobShape(1, 4, 2, 600, ""));
     rm.ask(elastic, 4, 2);
-    rm.aryl.aryl().runRound();
+    rm.round();
     elastic.allocate(List.of(), List.of()); // takes the grant
     rm.heartbeat(own);
     assertThat(elastic.allocate(List.of(), List.of()).getAllocatedContainers()).hasSize(4);
 
     MockAM plain = submitPlain("plain-gpu-app");
     plain.allocate(List.of(MockArylRm.workers(1, 2)), List.of());
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(rm.targetByNode(elastic)).isEqualTo(Map.of(NODE, 3));
     elastic.allocate(List.of(), preempted(elastic.allocate(List.of(), List.of())));
     for (int i = 0; i < 5 && liveContainers(plain) < 2; i++) {
@@ -134,7 +134,7 @@ class PlainAppWaitsForItsRoomTest {
     assertThat(
             plain.allocate(List.of(MockArylRm.workers(2, 2)), List.of()).getAllocatedContainers())
         .hasSize(1);
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(rm.aryl.aryl().status().plainDemand())
         .as("plain demand: its second container, not the first again")
         .singleElement()
@@ -145,7 +145,7 @@ class PlainAppWaitsForItsRoomTest {
 
     // Its next ask counts what it was handed: one more, as before.
     plain.allocate(List.of(MockArylRm.workers(1, 2)), List.of());
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(rm.aryl.aryl().status().plainDemand())
         .singleElement()
         .satisfies(d -> assertThat(d.pendingContainers()).isEqualTo(1));

@@ -74,7 +74,7 @@ class WorkersBeingCommittedStayAskedTest {
     // job once planned at 7 stays at 7.
     MockAM e = rm.submit("e", new JobShape(1, 8, 1, 600, ""));
     rm.ask(e, 8, 1);
-    rm.aryl.aryl().runRound();
+    rm.round();
     assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers())
         .isEmpty(); // takes the grant
     assertThat(rm.targetByNode(e)).isEqualTo(Map.of("127.1.0.1", 8));
@@ -82,6 +82,7 @@ class WorkersBeingCommittedStayAskedTest {
     AtomicReference<ApplicationStatus> seen = new AtomicReference<>();
     RoundDuringCommit.duringCommit.set(
         () -> {
+          // On the dispatcher's own thread: a round, and no wait for the dispatcher to drain.
           rm.aryl.aryl().runRound();
           seen.set(rm.application(e));
         });
@@ -90,7 +91,7 @@ class WorkersBeingCommittedStayAskedTest {
     assertThat(seen.get().targetWorkers()).as("its target for the job").isEqualTo(8);
 
     int handed = e.allocate(List.of(), List.of()).getAllocatedContainers().size();
-    rm.aryl.aryl().runRound();
+    rm.round();
     rm.heartbeat(own);
     handed += e.allocate(List.of(), List.of()).getAllocatedContainers().size();
     assertThat(handed).as("workers handed to the job").isEqualTo(8);

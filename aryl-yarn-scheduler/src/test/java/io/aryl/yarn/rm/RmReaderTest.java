@@ -105,7 +105,7 @@ class RmReaderTest {
     List<Container> workers = new java.util.ArrayList<>();
     for (int more : new int[] {3, 3}) { // the second batch joins containers already on the node
       rm.ask(e, more, 1);
-      rm.aryl.aryl().runRound();
+      rm.round();
       assertThat(e.allocate(List.of(), List.of()).getAllocatedContainers())
           .isEmpty(); // takes the round's grant
       rm.heartbeat(own);
@@ -160,7 +160,7 @@ class RmReaderTest {
     rm.gpuNode("127.1.0.3", MockArylRm.TRAINING);
     MockAM e = rm.submit("e", new JobShape(1, 16, 1, 36_000, ""));
     rm.ask(e, 4, 1);
-    rm.aryl.aryl().runRound();
+    rm.round();
     e.allocate(List.of(), List.of());
     rm.heartbeat(own);
     List<Container> workers = e.allocate(List.of(), List.of()).getAllocatedContainers();
