@@ -274,10 +274,11 @@ public final class Main implements Callable<Integer> {
     }
 
     private int portPart(int i) {
-      String[] parts = portRange.split("-");
+      int dash = portRange.indexOf('-');
       try {
-        if (parts.length == 2) {
-          return Integer.parseInt(parts[i].trim());
+        if (dash > 0 && portRange.indexOf('-', dash + 1) < 0) {
+          String part = i == 0 ? portRange.substring(0, dash) : portRange.substring(dash + 1);
+          return Integer.parseInt(part.trim());
         }
       } catch (NumberFormatException e) {
         // refused below

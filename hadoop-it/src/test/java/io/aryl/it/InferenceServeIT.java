@@ -106,7 +106,9 @@ class InferenceServeIT extends OneClusterPerClass {
     String printed = out.toString(StandardCharsets.UTF_8);
     System.out.println(printed);
     assertThat(exit).as(printed).isZero();
-    ApplicationId id = ApplicationId.fromString(printed.split("\\s+")[1]);
+    ApplicationId id =
+        ApplicationId.fromString(
+            printed.lines().findFirst().orElseThrow().substring("submitted ".length()));
     String statusUrl = printed.substring(printed.indexOf(" status ") + 8).strip();
     assertThat(statusUrl).endsWith(ServeStatus.PATH);
 

@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.ApplicationConstants;
@@ -133,7 +134,8 @@ public final class ServeAppMaster {
       synchronized (lock) {
         apply(replicas.start(System.currentTimeMillis()));
       }
-      poller.scheduleWithFixedDelay(this::poll, 0, spec.pollMs(), TimeUnit.MILLISECONDS);
+      ScheduledFuture<?> polling =
+          poller.scheduleWithFixedDelay(this::poll, 0, spec.pollMs(), TimeUnit.MILLISECONDS);
       String failure;
       while (true) {
         synchronized (lock) {
@@ -148,7 +150,7 @@ public final class ServeAppMaster {
       String why = failure != null ? failure : stopReason;
       LOG.info("the service ends: {}", why);
       state = "FAILED";
-      poller.shutdownNow();
+      polling.cancel(true);
       amrm.unregisterApplicationMaster(FinalApplicationStatus.FAILED, why, trackingUrl);
       deleteStaging();
     } finally {
@@ -406,6 +408,7 @@ public final class ServeAppMaster {
     public void onContainerStopped(ContainerId id) {}
 
     @Override
+    @SuppressWarnings("deprecation") // abstract in NMClientAsync's handler: an override is due
     public void onContainerResourceIncreased(ContainerId id, Resource resource) {}
 
     @Override
@@ -415,6 +418,7 @@ public final class ServeAppMaster {
     public void onGetContainerStatusError(ContainerId id, Throwable t) {}
 
     @Override
+    @SuppressWarnings("deprecation") // abstract in NMClientAsync's handler: an override is due
     public void onIncreaseContainerResourceError(ContainerId id, Throwable t) {}
 
     @Override

@@ -1,5 +1,8 @@
 package io.aryl.serve.core;
 
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 /**
  * Reads one counter from a replica's metrics in the Prometheus text format, which the default
  * replica ({@code serve.py}) and real servers (vLLM's {@code vllm:request_success_total},
@@ -7,6 +10,8 @@ package io.aryl.serve.core;
  * metric name, whatever its labels.
  */
 public final class PrometheusText {
+  private static final Pattern VALUE = Pattern.compile("\\s*(\\S*)");
+
   private PrometheusText() {}
 
   /**
@@ -17,8 +22,7 @@ public final class PrometheusText {
   public static long counter(String text, String name) {
     double sum = 0;
     boolean found = false;
-    for (String raw : text.split("\n")) {
-      String line = raw.strip();
+    for (String line : text.lines().map(String::strip).toList()) {
       if (line.isEmpty() || line.startsWith("#") || !line.startsWith(name)) {
         continue;
       }
@@ -33,12 +37,14 @@ public final class PrometheusText {
       } else if (!rest.isEmpty() && !Character.isWhitespace(rest.charAt(0))) {
         continue; // another metric whose name starts with this one
       }
-      String[] parts = rest.strip().split("\\s+");
+      // The value, then an optional timestamp.
+      Matcher value = VALUE.matcher(rest);
+      String valueText = value.lookingAt() ? value.group(1) : "";
       try {
-        sum += Double.parseDouble(parts[0]);
+        sum += Double.parseDouble(valueText);
       } catch (NumberFormatException e) {
         throw new IllegalArgumentException(
-            "metric " + name + ": value '" + parts[0] + "' is not a number in '" + line + "'", e);
+            "metric " + name + ": value '" + valueText + "' is not a number in '" + line + "'", e);
       }
       found = true;
     }

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -87,8 +88,9 @@ public final class LoadGenerator {
               t.setDaemon(true);
               return t;
             });
-    refresher.scheduleWithFixedDelay(
-        this::refreshQuietly, REFRESH.toMillis(), REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> refreshing =
+        refresher.scheduleWithFixedDelay(
+            this::refreshQuietly, REFRESH.toMillis(), REFRESH.toMillis(), TimeUnit.MILLISECONDS);
     ConcurrentLinkedQueue<RequestRecord> done = new ConcurrentLinkedQueue<>();
     List<CompletableFuture<?>> inFlight = new ArrayList<>();
     long start = System.nanoTime();
@@ -113,6 +115,7 @@ public final class LoadGenerator {
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       throw new IOException("requests did not end after their timeout: " + e, e);
     } finally {
+      refreshing.cancel(true);
       refresher.shutdownNow();
     }
     List<RequestRecord> records = new ArrayList<>(done);

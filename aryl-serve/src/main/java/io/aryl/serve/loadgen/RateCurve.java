@@ -8,24 +8,34 @@ import java.util.Arrays;
  * step. Made from a ServeGen curve by taking a slice of it, compressing its time ({@code compress
  * 60}: one trace minute a second) and scaling its rates; the rates stay requests per wall-clock
  * second, so a compressed curve keeps its levels and passes faster.
- *
- * @param stepS each step's length, wall-clock seconds
- * @param rps each step's rate, requests per wall-clock second
  */
-public record RateCurve(double stepS, double[] rps) {
-  public RateCurve {
+public final class RateCurve {
+  private final double stepS;
+  private final double[] rps;
+
+  /**
+   * @param stepS each step's length, wall-clock seconds
+   * @param rps each step's rate, requests per wall-clock second
+   */
+  public RateCurve(double stepS, double[] rps) {
     if (!(stepS > 0) || Double.isInfinite(stepS)) {
       throw new IllegalArgumentException("step must be > 0 s, was " + stepS);
     }
-    rps = rps.clone();
     for (double r : rps) {
       if (!(r >= 0) || Double.isInfinite(r)) {
         throw new IllegalArgumentException("a rate must be a number >= 0, was " + r);
       }
     }
+    this.stepS = stepS;
+    this.rps = rps.clone();
   }
 
-  @Override
+  /** Each step's length, wall-clock seconds. */
+  public double stepS() {
+    return stepS;
+  }
+
+  /** Each step's rate, requests per wall-clock second (a copy). */
   public double[] rps() {
     return rps.clone();
   }
