@@ -18,7 +18,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-@DisplayName("aryl-serve's client: bad options are refused with exit 2, naming option and value")
+@DisplayName(
+    "aryl-serve's client: bad options exit 2 naming option and value, errors exit 1 naming what failed")
 class MainTest {
   @TempDir static Path dir;
   private static Path trace;
@@ -107,5 +108,26 @@ class MainTest {
     r = run("loadgen", "--trace", t, "--status-url", "http://x/", "--model", "nope");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("no line for model 'nope'; models present: m");
+  }
+
+  @Test
+  @DisplayName("loadgen against a status URL that nobody answers: exit 1, naming the URL")
+  void loadgenWithoutService() throws Exception {
+    Run r =
+        run(
+            "loadgen",
+            "--trace",
+            trace.toString(),
+            "--model",
+            "m",
+            "--status-url",
+            "http://localhost:1/status.json",
+            "--out",
+            dir.resolve("requests.jsonl").toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err())
+        .startsWith(
+            "loadgen: cannot read the service's status at http://localhost:1/status.json:"
+                + " java.net.ConnectException");
   }
 }

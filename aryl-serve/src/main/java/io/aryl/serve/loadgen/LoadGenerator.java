@@ -184,10 +184,16 @@ public final class LoadGenerator {
 
   /** The service's status as its AM wrote it (JSON). */
   public String statusText() throws IOException, InterruptedException {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(statusUrl)).timeout(timeout).GET().build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r;
+    try {
+      r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(statusUrl)).timeout(timeout).GET().build(),
+              HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      // A refused connection's message is null: say what could not be read, and why.
+      throw new IOException("cannot read the service's status at " + statusUrl + ": " + e, e);
+    }
     if (r.statusCode() != 200) {
       throw new IOException(statusUrl + " answered " + r.statusCode() + ": " + r.body());
     }
