@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * on CPU) on the two inference-labelled NodeManagers, and its load generator playing a
  * ServeGen-format curve that rises from 2 to 10 requests a second: the AM scales from 1 replica to
  * 2 or more on the measured rate, every request is answered, and every replica ran on an inference
- * node. The scaling rules themselves are specified by aryl-serve's {@code ReplicaSetTest}.
+ * node. Then one replica is killed (SIGKILL through YARN) and the AM replaces it. The scaling rules
+ * themselves are specified by aryl-serve's {@code ReplicaSetTest}.
  */
 @DisplayName("Inference service: real replicas on the inference pool scale with a ServeGen curve")
 class InferenceServeIT extends OneClusterPerClass {
@@ -55,7 +56,6 @@ class InferenceServeIT extends OneClusterPerClass {
       it,600,10,1
       it,1200,10,1
       it,1800,10,1
-      it,2400,10,1
       """;
 
   @TempDir Path dir;
@@ -69,7 +69,7 @@ class InferenceServeIT extends OneClusterPerClass {
   @Test
   @DisplayName(
       "rises from 1 to 2+ replicas as a replayed curve rises; every request answered, every replica"
-          + " on an inference node")
+          + " on an inference node; a replica that dies is replaced")
   void scalesWithTheCurve() throws Exception {
     String python = Torch.python();
     YarnConfiguration conf = new YarnConfiguration(cluster.conf());
@@ -191,6 +191,36 @@ class InferenceServeIT extends OneClusterPerClass {
     }
     assertThat(cluster.client().getApplicationReport(id).getYarnApplicationState())
         .isEqualTo(YarnApplicationState.RUNNING);
+
+    // A replica that dies is replaced: SIGKILL to one serving replica's container.
+    ServeStatus before = last;
+    String killed =
+        before.replicas().stream()
+            .filter(r -> r.state().equals("RUNNING"))
+            .findFirst()
+            .orElseThrow()
+            .container();
+    long killedAt = System.nanoTime();
+    cluster
+        .client()
+        .signalToContainer(
+            org.apache.hadoop.yarn.api.records.ContainerId.fromString(killed),
+            org.apache.hadoop.yarn.api.records.SignalContainerCommand.FORCEFUL_SHUTDOWN);
+    cluster.awaitShowingStatus(
+        "the killed replica is replaced and the service serves with its target again",
+        Duration.ofSeconds(60),
+        () ->
+            read(statusUrl, status)
+                && status.get().replicas().stream().noneMatch(r -> r.container().equals(killed))
+                && status.get().running() == before.target());
+    System.out.printf(
+        "replica %s killed; %d serving again %.1f s later%n",
+        killed, before.target(), (System.nanoTime() - killedAt) / 1e9);
+    assertThat(status.get().events())
+        .filteredOn(e -> e.kind().equals("lost"))
+        .extracting(ServeStatus.ScaleEvent::detail)
+        .anySatisfy(d -> assertThat(d).startsWith(killed));
+    assertThat(status.get().endpoints()).hasSize(before.target());
   }
 
   /** Reads the service's status into {@code into}; false while the AM does not answer. */
