@@ -235,12 +235,12 @@ public final class Main implements Callable<Integer> {
                   maxReplicaFailures,
                   portFrom(),
                   portTo());
-          String label = nodeLabel != null ? nodeLabel.trim() : s.defaultLabel(queue);
+          // Every option is checked before the ResourceManager is asked for the queue's label.
           spec =
               new ServeSpec(
                   name,
                   queue,
-                  label,
+                  nodeLabel == null ? "" : nodeLabel.trim(),
                   scaling,
                   gpus,
                   memoryMb,
@@ -253,6 +253,9 @@ public final class Main implements Callable<Integer> {
                   List.of(),
                   "",
                   amMemoryMb);
+          if (nodeLabel == null) {
+            spec = spec.withNodeLabel(s.defaultLabel(queue));
+          }
         } catch (IllegalArgumentException e) {
           throw new ParameterException(commandSpec.commandLine(), e.getMessage());
         }

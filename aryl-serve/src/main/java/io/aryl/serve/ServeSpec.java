@@ -105,6 +105,26 @@ public record ServeSpec(
         amMemoryMb);
   }
 
+  /** The same service with its replicas on another partition. */
+  public ServeSpec withNodeLabel(String label) {
+    return new ServeSpec(
+        name,
+        queue,
+        label,
+        scaling,
+        gpus,
+        memoryMb,
+        vcores,
+        pollMs,
+        healthPath,
+        metricsPath,
+        requestsMetric,
+        command,
+        files,
+        stagingDir,
+        amMemoryMb);
+  }
+
   public void write(OutputStream out) throws IOException {
     JSON.writerWithDefaultPrettyPrinter().writeValue(out, this);
   }

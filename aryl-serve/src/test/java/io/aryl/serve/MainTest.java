@@ -72,6 +72,15 @@ class MainTest {
         Arguments.of(
             List.of("serve", "--target-rps-per-replica", "5", "--port-range", "80-90"),
             "--port-range must lie within 1024-65535"),
+        Arguments.of(
+            List.of("serve", "--target-rps-per-replica", "5", "--memory-mb", "0"),
+            "--memory-mb must be >= 1, was 0"),
+        Arguments.of(
+            List.of("serve", "--target-rps-per-replica", "5", "--health-path", "health"),
+            "--health-path must start with '/', was 'health'"),
+        Arguments.of(
+            List.of("serve", "--target-rps-per-replica", "5", "--requests-metric", "a b"),
+            "--requests-metric must be a Prometheus metric name, was 'a b'"),
         Arguments.of(List.of("serve"), "Missing required option: '--target-rps-per-replica"),
         Arguments.of(List.of("status", "app_1"), "'app_1' is not an application id"));
   }
