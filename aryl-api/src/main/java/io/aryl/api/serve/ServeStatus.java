@@ -1,0 +1,78 @@
+package io.aryl.api.serve;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What an inference service's ApplicationMaster (aryl-serve) answers at {@link #PATH} on its
+ * tracking URL: the replicas it runs and asks for, the request rate it measured and the number of
+ * replicas that rate calls for. Written by the AM's status server, once a request, from its scaling
+ * core; read by the load generator (the endpoints to send requests to), the tests, and whoever
+ * wants the service's demand.
+ *
+ * @param application the service's application id
+ * @param state {@code STARTING} until the AM registered, then {@code RUNNING}, {@code FAILED}
+ * @param replicasMin the fewest replicas the service runs
+ * @param replicasMax the most
+ * @param targetRpsPerReplica the request rate one replica is meant to carry
+ * @param rateRps the request rate the replicas answered over the last window, per second
+ * @param target the replicas the AM wants now: {@code ceil(rateRps / targetRpsPerReplica)} within
+ *     min and max, after hysteresis
+ * @param running replicas that answered their health check (the {@code endpoints})
+ * @param starting replicas allocated or launched that have not answered yet
+ * @param asked containers asked of YARN and not granted yet
+ * @param endpoints the base URLs ({@code http://host:port}) of the running replicas, where requests
+ *     go
+ * @param replicas every replica the AM holds, in the order it got them
+ * @param events the latest scaling events, oldest first
+ */
+public record ServeStatus(
+    String application,
+    String state,
+    int replicasMin,
+    int replicasMax,
+    double targetRpsPerReplica,
+    double rateRps,
+    int target,
+    int running,
+    int starting,
+    int asked,
+    List<String> endpoints,
+    List<ReplicaStatus> replicas,
+    List<ScaleEvent> events) {
+  /** The status path on the AM's tracking URL. */
+  public static final String PATH = "/status.json";
+
+  public ServeStatus {
+    endpoints = copy(endpoints);
+    replicas = copy(replicas);
+    events = copy(events);
+  }
+
+  private static <T> List<T> copy(List<T> l) {
+    return l == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(l));
+  }
+
+  /**
+   * One replica.
+   *
+   * @param container its container id
+   * @param host the NodeManager's host
+   * @param port the port the AM gave it ({@code ARYL_SERVE_PORT})
+   * @param state {@code ALLOCATED}, {@code STARTING}, {@code RUNNING} or {@code DRAINING}
+   * @param requests the request counter it reported last, -1 before it reported one
+   */
+  public record ReplicaStatus(
+      String container, String host, int port, String state, long requests) {}
+
+  /**
+   * A scaling event: the target changed, a replica was asked for, became ready, was drained, lost
+   * or exited.
+   *
+   * @param timeMs when, epoch milliseconds
+   * @param kind what, e.g. {@code scale-up}, {@code ready}, {@code lost}
+   * @param detail in words, with the numbers that decided it
+   */
+  public record ScaleEvent(long timeMs, String kind, String detail) {}
+}
