@@ -18,7 +18,7 @@ final class Distribution {
 
   /** The folders of jars the tarball brings, relative to its top directory. */
   static final List<String> JAR_FOLDERS =
-      List.of("share/aryl/rm", "share/aryl/am", "share/aryl/tools");
+      List.of("share/aryl/rm", "share/aryl/am", "share/aryl/serve", "share/aryl/tools");
 
   private Distribution() {}
 

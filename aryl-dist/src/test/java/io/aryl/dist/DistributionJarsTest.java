@@ -181,7 +181,7 @@ class DistributionJarsTest {
   void everyEntryPointLoads() throws Exception {
     Map<String, Set<String>> entryPoints = new TreeMap<>();
     Set<String> mains = new TreeSet<>();
-    for (String folder : List.of("share/aryl/am", "share/aryl/tools")) {
+    for (String folder : List.of("share/aryl/am", "share/aryl/serve", "share/aryl/tools")) {
       for (Path jar : Distribution.jarsIn(top.resolve(folder))) {
         try (JarFile file = new JarFile(jar.toFile())) {
           String main =

@@ -51,6 +51,23 @@ class DistributionLayoutTest {
   }
 
   @Test
+  @DisplayName(
+      "share/aryl/serve holds the aryl-serve jar, runnable by `yarn jar`, with the replica it serves by default")
+  void serveJar() throws Exception {
+    List<Path> jars = Distribution.jarsIn(top.resolve("share/aryl/serve"));
+    assertThat(jars)
+        .map(jar -> jar.getFileName().toString())
+        .containsExactly("aryl-serve-" + Distribution.version() + ".jar");
+    try (java.util.jar.JarFile jar = new java.util.jar.JarFile(jars.get(0).toFile())) {
+      assertThat(jar.getManifest().getMainAttributes().getValue("Main-Class"))
+          .isEqualTo("io.aryl.serve.Main");
+      assertThat(jar.stream().map(java.util.jar.JarEntry::getName))
+          .as("entries of %s", jars.get(0).getFileName())
+          .anyMatch(name -> name.endsWith("serve.py"));
+    }
+  }
+
+  @Test
   @DisplayName("bin/aryl-labels and bin/aryl-admin are executable POSIX shell scripts")
   void scripts() throws Exception {
     for (String script : List.of("aryl-labels", "aryl-admin")) {
