@@ -25,8 +25,9 @@ import java.util.Locale;
  *
  * <ul>
  *   <li>its measured rate with the policy's headroom, {@code rateRps * (1 + headroom) /
- *       targetRpsPerReplica}: what the traffic calls for, so a rise is seen as soon as the service
- *       measures it, before its own hysteresis or YARN grants anything; and
+ *       targetRpsPerReplica}, at most {@code replicasMax}: what the traffic calls for, so a rise is
+ *       seen as soon as the service measures it, before its own hysteresis or YARN grants anything
+ *       (servers beyond the service's maximum would stay idle); and
  *   <li>the replicas it runs or asks for, {@code max(target, running + starting + asked)}: a
  *       replica it asked for and cannot get (its node is on loan) counts, and a service holding
  *       replicas after its traffic fell (its scale-down hysteresis) is not squeezed under them.
@@ -110,8 +111,13 @@ public final class ServeDemand implements DemandSource {
               + s.rateRps()
               + ", must be > 0 and >= 0");
     }
+    if (s.replicasMax() < 1) {
+      throw new IOException(
+          id + ": its status has replicasMax " + s.replicasMax() + ", must be >= 1");
+    }
     int replicasPerServer = gpusPerServer / gpusPerReplica;
-    double forRate = s.rateRps() * (1 + policy.headroom()) / s.targetRpsPerReplica();
+    double forRate =
+        Math.min(s.rateRps() * (1 + policy.headroom()) / s.targetRpsPerReplica(), s.replicasMax());
     int held = Math.max(s.target(), s.running() + s.starting() + s.asked());
     return Math.max(forRate, held) / replicasPerServer;
   }

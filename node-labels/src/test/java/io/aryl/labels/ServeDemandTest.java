@@ -136,7 +136,7 @@ class ServeDemandTest {
         id,
         "RUNNING",
         1,
-        8,
+        64,
         targetRpsPerReplica,
         gpusPerReplica,
         rateRps,
@@ -147,6 +147,25 @@ class ServeDemandTest {
         List.of(),
         List.of(),
         List.of());
+  }
+
+  /** The same status with another maximum of replicas. */
+  static ServeStatus withMax(ServeStatus s, int replicasMax) {
+    return new ServeStatus(
+        s.application(),
+        s.state(),
+        s.replicasMin(),
+        replicasMax,
+        s.targetRpsPerReplica(),
+        s.gpusPerReplica(),
+        s.rateRps(),
+        s.target(),
+        s.running(),
+        s.starting(),
+        s.asked(),
+        s.endpoints(),
+        s.replicas(),
+        s.events());
   }
 
   private static Map<String, Answer> services(ServeStatus... statuses) {
@@ -188,6 +207,14 @@ class ServeDemandTest {
             List.of(2, 2, 2, 2),
             services(service("application_1_0001", 1, 5, 30, 2, 2, 0)),
             3.6,
+            4));
+    rows.add(
+        Arguments.of(
+            "a measured rate beyond the service's maximum counts its maximum: 30 rps at 5 per"
+                + " replica, at most 4 replicas, on one-GPU servers: 4 servers",
+            List.of(1, 1, 1, 1, 1, 1, 1, 1),
+            services(withMax(service("application_1_0001", 1, 5, 30, 2, 2, 0), 4)),
+            4.0,
             4));
     rows.add(
         Arguments.of(
