@@ -5,8 +5,8 @@ package io.aryl.serve;
  * environment variables, file names. Defined here once.
  */
 public final class ServeKeys {
-  /** The YARN application type of an inference service. */
-  public static final String APPLICATION_TYPE = "ARYL-SERVE";
+  /** The YARN application type of an inference service (aryl-api's, which the controller reads). */
+  public static final String APPLICATION_TYPE = io.aryl.api.serve.ServeStatus.APPLICATION_TYPE;
 
   /** Where the client stages a service's files, one directory per service. */
   public static final String STAGING_DIR = "aryl.serve.staging-dir";

@@ -71,17 +71,11 @@ class InferenceServeIT extends OneClusterPerClass {
       "rises from 1 to 2+ replicas as a replayed curve rises; every request answered, every replica"
           + " on an inference node; a replica that dies is replaced")
   void scalesWithTheCurve() throws Exception {
-    String python = Torch.python();
-    YarnConfiguration conf = new YarnConfiguration(cluster.conf());
-    conf.set("aryl.serve.staging-dir", dir.resolve("staging").toUri().toString());
     long submitted = System.nanoTime();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int exit =
-        Main.run(
-            conf,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            "serve",
+    Service service =
+        submit(
+            cluster,
+            dir,
             "--name",
             "it-serve",
             "--replicas-min",
@@ -90,27 +84,10 @@ class InferenceServeIT extends OneClusterPerClass {
             "3",
             "--gpus",
             "1",
-            "--memory-mb",
-            "256",
-            "--am-memory-mb",
-            "256",
             "--target-rps-per-replica",
-            "4",
-            "--window-ms",
-            "3000",
-            "--poll-ms",
-            "500",
-            "--python",
-            python,
-            "--wait");
-    String printed = out.toString(StandardCharsets.UTF_8);
-    System.out.println(printed);
-    assertThat(exit).as(printed).isZero();
-    ApplicationId id =
-        ApplicationId.fromString(
-            printed.lines().findFirst().orElseThrow().substring("submitted ".length()));
-    String statusUrl = printed.substring(printed.indexOf(" status ") + 8).strip();
-    assertThat(statusUrl).endsWith(ServeStatus.PATH);
+            "4");
+    ApplicationId id = service.id();
+    String statusUrl = service.statusUrl();
 
     AtomicReference<ServeStatus> status = new AtomicReference<>();
     cluster.awaitShowingStatus(
@@ -120,29 +97,11 @@ class InferenceServeIT extends OneClusterPerClass {
     double firstReadyS = (System.nanoTime() - submitted) / 1e9;
     System.out.printf("first replica serving %.1f s after submission%n", firstReadyS);
 
-    RateCurve curve =
-        RateCurve.of(
-            ServeGenTrace.read(
-                new java.io.ByteArrayInputStream(CURVE.getBytes(StandardCharsets.UTF_8)),
-                "it-curve.csv",
-                "it"),
-            0,
-            0,
-            60,
-            1);
+    RateCurve curve = curve(CURVE);
     double[] arrivals = Arrivals.times(curve, 42);
-    LoadGenerator gen = new LoadGenerator(statusUrl, "/predict", "", Duration.ofSeconds(10));
     Path requests = dir.resolve("requests.jsonl");
     long loadStart = System.nanoTime();
-    CompletableFuture<List<RequestRecord>> run =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return gen.run(arrivals, requests);
-              } catch (IOException | InterruptedException e) {
-                throw new IllegalStateException(e);
-              }
-            });
+    CompletableFuture<List<RequestRecord>> run = generate(statusUrl, arrivals, requests);
     cluster.awaitShowingStatus(
         "the AM scales to 2 or more serving replicas on the rising rate",
         Duration.ofSeconds(60),
@@ -223,8 +182,85 @@ class InferenceServeIT extends OneClusterPerClass {
     assertThat(status.get().endpoints()).hasSize(before.target());
   }
 
+  /**
+   * A service submitted and running: its id and its status URL, as {@code serve --wait} printed.
+   */
+  record Service(ApplicationId id, String statusUrl) {}
+
+  /**
+   * Submits an inference service with {@code serve --wait} to this cluster, its replicas running
+   * the bundled {@code serve.py} on Debian's PyTorch, with these options (name, bounds, GPUs, rate
+   * per replica) and the test-sized ones (256 MB containers, a 3 s window, polled every 500 ms);
+   * returns once its AM runs.
+   */
+  static Service submit(ArylMiniCluster cluster, Path dir, String... options) throws Exception {
+    YarnConfiguration conf = new YarnConfiguration(cluster.conf());
+    conf.set("aryl.serve.staging-dir", dir.resolve("staging").toUri().toString());
+    List<String> args = new ArrayList<>(List.of("serve"));
+    args.addAll(List.of(options));
+    args.addAll(
+        List.of(
+            "--memory-mb",
+            "256",
+            "--am-memory-mb",
+            "256",
+            "--window-ms",
+            "3000",
+            "--poll-ms",
+            "500",
+            "--python",
+            Torch.python(),
+            "--wait"));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int exit =
+        Main.run(
+            conf,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            args.toArray(String[]::new));
+    String printed = out.toString(StandardCharsets.UTF_8);
+    System.out.println(printed);
+    assertThat(exit).as(printed).isZero();
+    ApplicationId id =
+        ApplicationId.fromString(
+            printed.lines().findFirst().orElseThrow().substring("submitted ".length()));
+    String statusUrl = printed.substring(printed.indexOf(" status ") + 8).strip();
+    assertThat(statusUrl).endsWith(ServeStatus.PATH);
+    return new Service(id, statusUrl);
+  }
+
+  /** A ServeGen-format curve of one model {@code it}, 60x compressed, every window played. */
+  static RateCurve curve(String csv) throws IOException {
+    return RateCurve.of(
+        ServeGenTrace.read(
+            new java.io.ByteArrayInputStream(csv.getBytes(StandardCharsets.UTF_8)),
+            "it-curve.csv",
+            "it"),
+        0,
+        0,
+        60,
+        1);
+  }
+
+  /**
+   * Plays these arrivals against the service's endpoints (POST {@code /predict}, 10 s timeout) on
+   * another thread, recording every request in {@code requests}.
+   */
+  static CompletableFuture<List<RequestRecord>> generate(
+      String statusUrl, double[] arrivals, Path requests) {
+    LoadGenerator gen = new LoadGenerator(statusUrl, "/predict", "", Duration.ofSeconds(10));
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return gen.run(arrivals, requests);
+          } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
   /** Reads the service's status into {@code into}; false while the AM does not answer. */
-  private static boolean read(String url, AtomicReference<ServeStatus> into) {
+  static boolean read(String url, AtomicReference<ServeStatus> into) {
     try {
       HttpResult r = HttpResult.get(url);
       if (r.status() != 200) {

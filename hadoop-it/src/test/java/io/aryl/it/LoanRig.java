@@ -4,6 +4,7 @@ import io.aryl.api.status.LoanTargetStatus;
 import io.aryl.api.status.SchedulerStatus;
 import io.aryl.core.loan.LoanPolicy;
 import io.aryl.labels.ActiveRmWebApp;
+import io.aryl.labels.DemandSource;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanDecider;
 import io.aryl.labels.SchedulerLink;
@@ -33,6 +34,9 @@ import org.apache.curator.test.TestingServer;
  */
 final class LoanRig implements AutoCloseable {
   static final long DEADLINE_MS = 20_000;
+
+  /** 100 rps a server, no headroom, no margin. */
+  static final LoanPolicy POLICY = new LoanPolicy(100, 0, 0);
 
   final ArylMiniCluster cluster;
   final TestingServer zk;
@@ -86,9 +90,13 @@ final class LoanRig implements AutoCloseable {
    * one.
    */
   SchedulerResource scheduler() {
-    return new SchedulerResource(
-        ActiveRmWebApp.of(
-            ActiveRmWebApp.parseCandidates("rm", String.join(",", cluster.webAddresses()))));
+    return new SchedulerResource(web());
+  }
+
+  /** Every RM's web app as a candidate: calls go to the active one. */
+  ActiveRmWebApp web() {
+    return ActiveRmWebApp.of(
+        ActiveRmWebApp.parseCandidates("rm", String.join(",", cluster.webAddresses())));
   }
 
   LoanController controller(String id, CuratorFramework c) throws Exception {
@@ -97,14 +105,20 @@ final class LoanRig implements AutoCloseable {
 
   LoanController controller(String id, CuratorFramework c, SchedulerLink scheduler)
       throws Exception {
+    return controller(id, c, scheduler, List.of(() -> rate.get()));
+  }
+
+  /** A controller with these demand sources instead of the test's rate. */
+  LoanController controller(
+      String id, CuratorFramework c, SchedulerLink scheduler, List<DemandSource> demand)
+      throws Exception {
     LoanController.Config cfg =
         new LoanController.Config(
             id,
             "/aryl/loan-controller",
             200,
-            new LoanDecider.Settings(new LoanPolicy(100, 0, 0), 0, 0, 4, DEADLINE_MS));
-    LoanController lc =
-        new LoanController(c, cfg, List.of(() -> rate.get()), scheduler, System::currentTimeMillis);
+            new LoanDecider.Settings(POLICY, 0, 0, 4, DEADLINE_MS));
+    LoanController lc = new LoanController(c, cfg, demand, scheduler, System::currentTimeMillis);
     open.add(lc);
     lc.start();
     return lc;

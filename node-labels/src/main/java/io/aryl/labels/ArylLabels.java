@@ -200,8 +200,8 @@ public final class ArylLabels {
         zk.close();
         return 2;
       }
-      // One view of which RM is active, shared by the target's sender and the yarn-queue demand
-      // source.
+      // One view of which RM is active, shared by the target's sender and the yarn-queue and serve
+      // demand sources.
       LoanController controller =
           new LoanController(
               zk,
@@ -268,6 +268,7 @@ public final class ArylLabels {
               out.add(
                   new YarnQueueDemand(
                       web, s.queuePath(), s.inferenceLabel(), s.gpusPerServer(), s.policy()));
+          case "serve" -> out.add(new ServeDemand(web, s.policy()));
           default -> throw new IllegalArgumentException("unknown demand source " + name);
         }
       }

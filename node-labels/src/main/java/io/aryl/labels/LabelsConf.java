@@ -92,7 +92,8 @@ public enum LabelsConf {
   DEMAND_SOURCES(
       "aryl.labels.demand.sources",
       "yarn-queue",
-      "Comma-separated demand sources, the largest demand wins: replay, http, yarn-queue."),
+      "Comma-separated demand sources, the largest demand wins: replay, http, yarn-queue, serve (the running"
+          + " aryl-serve inference services' status: their measured rate and the replicas they run or ask for)."),
   REPLAY_FILE(
       "aryl.labels.demand.replay.file",
       "",

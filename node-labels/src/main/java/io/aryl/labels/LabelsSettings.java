@@ -70,9 +70,11 @@ public record LabelsSettings(
       if (name.isEmpty()) {
         continue;
       }
-      if (!List.of("replay", "http", "yarn-queue").contains(name)) {
+      if (!List.of("replay", "http", "yarn-queue", "serve").contains(name)) {
         throw new IllegalArgumentException(
-            LabelsConf.DEMAND_SOURCES.key() + " must list replay, http or yarn-queue, was " + name);
+            LabelsConf.DEMAND_SOURCES.key()
+                + " must list replay, http, yarn-queue or serve, was "
+                + name);
       }
       sources.add(name);
     }

@@ -100,4 +100,23 @@ class LabelsConfTest {
     assertThatThrownBy(() -> LabelsSettings.from(e))
         .hasMessageContaining(LabelsConf.REPLAY_FILE.key());
   }
+
+  @Test
+  void theServeSourceNeedsNoKeyOfItsOwnAndAnUnknownSourceIsNamed() throws Exception {
+    Configuration c = new Configuration(false);
+    c.set(LabelsConf.DEMAND_SOURCES.key(), "serve,yarn-queue");
+    LabelsSettings s = LabelsSettings.from(c);
+    assertThat(s.demandSources()).containsExactly("serve", "yarn-queue");
+    ActiveRmWebApp web =
+        ActiveRmWebApp.of(java.util.List.of(java.net.URI.create("http://127.0.0.1:1")));
+    assertThat(ArylLabels.Run.demandSources(s, web))
+        .extracting(DemandSource::name)
+        .containsExactly("serve", "yarn-queue root.inference");
+    Configuration bad = new Configuration(false);
+    bad.set(LabelsConf.DEMAND_SOURCES.key(), "serve,service");
+    assertThatThrownBy(() -> LabelsSettings.from(bad))
+        .hasMessage(
+            LabelsConf.DEMAND_SOURCES.key()
+                + " must list replay, http, yarn-queue or serve, was service");
+  }
 }

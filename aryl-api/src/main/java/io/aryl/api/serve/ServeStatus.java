@@ -16,6 +16,8 @@ import java.util.List;
  * @param replicasMin the fewest replicas the service runs
  * @param replicasMax the most
  * @param targetRpsPerReplica the request rate one replica is meant to carry
+ * @param gpusPerReplica the GPUs each replica's container holds: with the GPUs of an inference
+ *     server, how many replicas one server runs (the loan controller's {@code serve} demand)
  * @param rateRps the request rate the replicas answered over the last window, per second
  * @param target the replicas the AM wants now: {@code ceil(rateRps / targetRpsPerReplica)} within
  *     min and max, after hysteresis
@@ -33,6 +35,7 @@ public record ServeStatus(
     int replicasMin,
     int replicasMax,
     double targetRpsPerReplica,
+    int gpusPerReplica,
     double rateRps,
     int target,
     int running,
@@ -43,6 +46,13 @@ public record ServeStatus(
     List<ScaleEvent> events) {
   /** The status path on the AM's tracking URL. */
   public static final String PATH = "/status.json";
+
+  /**
+   * The YARN application type of an inference service: the client submits with it, and the loan
+   * controller's {@code serve} demand lists the running applications of this type to find the
+   * services.
+   */
+  public static final String APPLICATION_TYPE = "ARYL-SERVE";
 
   public ServeStatus {
     endpoints = copy(endpoints);

@@ -167,7 +167,7 @@ public final class ServeAppMaster {
 
   private ServeStatus status() {
     synchronized (lock) {
-      return replicas.status(attempt.getApplicationId().toString(), state);
+      return replicas.status(attempt.getApplicationId().toString(), state, spec.gpus());
     }
   }
 

@@ -279,7 +279,7 @@ public final class ReplicaSet {
   }
 
   /** The status the AM serves, from this set. */
-  public ServeStatus status(String application, String state) {
+  public ServeStatus status(String application, String state, int gpusPerReplica) {
     List<String> endpoints = new ArrayList<>();
     List<ServeStatus.ReplicaStatus> all = new ArrayList<>();
     int starting = 0;
@@ -297,6 +297,7 @@ public final class ReplicaSet {
         settings.replicasMin(),
         settings.replicasMax(),
         settings.targetRpsPerReplica(),
+        gpusPerReplica,
         lastRate,
         target,
         endpoints.size(),

@@ -90,14 +90,14 @@ class ReplicaSetTest {
     assertThat(l.id()).isEqualTo("c1");
     assertThat(l.host()).isEqualTo("h1");
     assertThat(l.port()).isBetween(20_000, 20_009);
-    assertThat(s.status("app", "RUNNING").endpoints())
+    assertThat(s.status("app", "RUNNING", 1).endpoints())
         .as("not serving before its health check")
         .isEmpty();
     s.launched("c1", 20);
     s.polled("c1", false, -1, 500);
     assertThat(s.running()).isEmpty();
     s.polled("c1", true, 0, 1000);
-    assertThat(s.status("app", "RUNNING").endpoints()).containsExactly("http://h1:" + l.port());
+    assertThat(s.status("app", "RUNNING", 1).endpoints()).containsExactly("http://h1:" + l.port());
   }
 
   static Stream<Arguments> targets() {
@@ -130,7 +130,7 @@ class ReplicaSetTest {
     // the window fills with the new load: 17.5 and 20 rps at 21-22 s want 2, 21.25 at 23 s wants 3
     assertThat(out).containsExactly(new Ask(1), new Ask(1));
     assertThat(s.asked()).isEqualTo(2);
-    assertThat(s.status("app", "RUNNING").events())
+    assertThat(s.status("app", "RUNNING", 1).events())
         .extracting(ServeStatus.ScaleEvent::kind)
         .contains("scale-up");
   }
@@ -153,7 +153,7 @@ class ReplicaSetTest {
     assertThat(s.running()).as("the newest is out of the endpoints").containsExactly("c1", "c2");
     assertThat(load(s, 9, 62, 62, counters)).isEmpty();
     assertThat(load(s, 9, 63, 63, counters)).containsExactly(new Release("c3"));
-    assertThat(s.status("app", "RUNNING").events())
+    assertThat(s.status("app", "RUNNING", 1).events())
         .extracting(ServeStatus.ScaleEvent::kind)
         .containsSubsequence("scale-down", "drain");
   }
@@ -214,7 +214,7 @@ class ReplicaSetTest {
     s.allocated("c3", "h", 40);
     assertThat(s.completed("c3", 1, "Address already in use", 50)).isEmpty();
     assertThat(s.failure()).contains("3 replicas failed").contains("Address already in use");
-    assertThat(s.status("app", "RUNNING").state()).isEqualTo("FAILED");
+    assertThat(s.status("app", "RUNNING", 1).state()).isEqualTo("FAILED");
   }
 
   @Test
