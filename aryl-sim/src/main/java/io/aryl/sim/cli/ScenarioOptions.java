@@ -132,6 +132,44 @@ final class ScenarioOptions {
   double reclaimGraceS;
 
   @Option(
+      names = "--relabel-s",
+      defaultValue = "" + SimConfig.RELABEL_S,
+      paramLabel = "S",
+      description =
+          "Seconds from a reclaimed server's return to its inference label taking effect (the relabel "
+              + "and the node's next heartbeat). Default: ${DEFAULT-VALUE}.")
+  double relabelS;
+
+  @Option(
+      names = "--replica-start-s",
+      defaultValue = "" + SimConfig.REPLICA_START_S,
+      paramLabel = "S",
+      description =
+          "Seconds from an inference replica's container grant to its first healthy answer: a "
+              + "production-size model server loading its weights (aryl-serve's tiny model: 2.4-2.8 s). "
+              + "A reclaimed server counts as short until its drain, relabel and replica start are over. "
+              + "Default: ${DEFAULT-VALUE}.")
+  double replicaStartS;
+
+  @Option(
+      names = "--reclaim-lead-s",
+      defaultValue = "" + SimConfig.RECLAIM_LEAD_S,
+      paramLabel = "S",
+      description =
+          "The loan controller asks servers back for the forecast peak this many seconds ahead "
+              + "(yesterday's demand over the same hours), so that they serve when the demand comes; "
+              + "0: for the demand now only. Must be below a day. Default: ${DEFAULT-VALUE}.")
+  double reclaimLeadS;
+
+  @Option(
+      names = "--loan-margin",
+      defaultValue = "" + SimConfig.LOAN_MARGIN_SERVERS,
+      paramLabel = "N",
+      description =
+          "Inference servers kept back beyond the need before any is lent. Default: ${DEFAULT-VALUE}.")
+  int loanMarginServers;
+
+  @Option(
       names = "--checkpoint-interval",
       defaultValue = "" + SimConfig.CHECKPOINT_INTERVAL_S,
       paramLabel = "S",
@@ -195,6 +233,17 @@ final class ScenarioOptions {
     requirePositive("--inference-gpu-speed", inferenceGpuSpeed);
     requirePositive("--round-interval", roundIntervalS);
     requireNonNegative("--reclaim-grace", reclaimGraceS);
+    requireNonNegative("--relabel-s", relabelS);
+    requireNonNegative("--replica-start-s", replicaStartS);
+    requireNonNegative("--reclaim-lead-s", reclaimLeadS);
+    if (reclaimLeadS >= DAY_S) {
+      throw new IllegalArgumentException(
+          "--reclaim-lead-s must be < "
+              + DAY_S
+              + " (the forecast reads yesterday), was "
+              + reclaimLeadS);
+    }
+    requireNonNegative("--loan-margin", loanMarginServers);
     requirePositive("--checkpoint-interval", checkpointIntervalS);
     requirePositive("--starvation-wait", starvationWaitS);
     requireFraction("--starvation-share", starvationShare);
@@ -246,6 +295,10 @@ final class ScenarioOptions {
             .withRoundIntervalS(roundIntervalS)
             .withCheckpointIntervalS(checkpointIntervalS)
             .withReclaimGraceS(reclaimGraceS)
+            .withRelabelS(relabelS)
+            .withReplicaStartS(replicaStartS)
+            .withReclaimLeadS(reclaimLeadS)
+            .withLoanMarginServers(loanMarginServers)
             .withStarvationWaitS(starvationWaitS)
             .withStarvationShare(starvationShare)
             .withStarvationLightShare(starvationLightShare);

@@ -31,6 +31,10 @@ import java.util.Map;
  *       99th percentile job and of the job that waited longest.
  *   <li>{@code starved_jobs}: jobs that waited longer than {@link #STARVED_AFTER_S} before they
  *       first ran.
+ *   <li>{@code inference_shortfall_server_s}: server-seconds the inference pool had fewer servers
+ *       serving than the demand needed (with headroom): a reclaimed server serves only once it has
+ *       drained (the reclaim grace), been relabelled and started its replica. {@code
+ *       inference_short_share}: the share of the window in which any server was missing.
  *   <li>{@code worst_slowdown}: the largest JCT over the job's own bound ({@link
  *       JobRecord#boundS()}).
  * </ul>
@@ -85,6 +89,7 @@ public final class Metrics {
     m.put("scale_ins", r.scaleIns());
     m.put("lost_gpu_hours", r.lostGpuS() / 3600);
     m.put("inference_shortfall_server_s", r.inferenceShortfallServerS());
+    m.put("inference_short_share", ratio(r.inferenceShortS(), r.windowS()));
     double bound = mean(jobs.stream().mapToDouble(JobRecord::boundS).toArray());
     m.put("jct_bound_s", bound);
     m.put("jct_vs_bound", bound > 0 ? mean(jct) / bound : 0.0);

@@ -23,13 +23,15 @@ import java.util.List;
  * @param scaleIns times a running job lost workers and kept running
  * @param lostGpuS GPU-seconds of training work thrown away by preemptions (progress since the last
  *     checkpoint)
- * @param inferenceShortfallServerS server-seconds inference needed and did not have, beyond a
- *     reclaim's grace
+ * @param inferenceShortfallServerS server-seconds inference needed and did not have: servers on
+ *     loan, and servers back from a reclaim until they serve (drain, relabel, replica start)
  * @param unfinishedJobs jobs submitted in the window that had not finished when the run ended
  * @param simWallS wall-clock seconds the run took
  * @param spentGpuS GPU-seconds the finished jobs held while running (pauses and lost work included)
  * @param capacityBoundS the finished jobs' mean JCT under SRPT on one machine as fast as every GPU
  *     of both pools ({@link CapacityBound}): no policy's mean JCT is lower; 0 when not computed
+ * @param inferenceShortS seconds of the window in which inference had fewer servers serving than it
+ *     needed (any number short)
  */
 public record PolicyResult(
     String policy,
@@ -50,7 +52,8 @@ public record PolicyResult(
     int unfinishedJobs,
     double simWallS,
     double spentGpuS,
-    double capacityBoundS) {
+    double capacityBoundS,
+    double inferenceShortS) {
 
   /** A result that does not track the GPU-seconds jobs spent ({@code gpu_s_per_work} reads 0). */
   public PolicyResult(
@@ -133,6 +136,52 @@ public record PolicyResult(
         unfinishedJobs,
         simWallS,
         spentGpuS,
+        0);
+  }
+
+  /**
+   * A result that does not track how long inference was short ({@code inference_short_share} 0).
+   */
+  public PolicyResult(
+      String policy,
+      List<JobRecord> jobs,
+      List<Sample> samples,
+      double windowS,
+      int trainingGpus,
+      int inferenceGpus,
+      double trainingBusyGpuS,
+      double loanedBusyGpuS,
+      double inferenceBusyGpuS,
+      double loanedGpuS,
+      double workGpuS,
+      long preemptions,
+      long scaleIns,
+      double lostGpuS,
+      double inferenceShortfallServerS,
+      int unfinishedJobs,
+      double simWallS,
+      double spentGpuS,
+      double capacityBoundS) {
+    this(
+        policy,
+        jobs,
+        samples,
+        windowS,
+        trainingGpus,
+        inferenceGpus,
+        trainingBusyGpuS,
+        loanedBusyGpuS,
+        inferenceBusyGpuS,
+        loanedGpuS,
+        workGpuS,
+        preemptions,
+        scaleIns,
+        lostGpuS,
+        inferenceShortfallServerS,
+        unfinishedJobs,
+        simWallS,
+        spentGpuS,
+        capacityBoundS,
         0);
   }
 

@@ -19,6 +19,7 @@ final class RunTally {
   private long scaleIns;
   private double lostGpuS;
   private double shortfallServerS;
+  private double inferenceShortS;
 
   /**
    * Of each measured job that finished: its submission and the least GPU-seconds it could have
@@ -31,7 +32,8 @@ final class RunTally {
 
   /**
    * {@code w} seconds of the window passed with the GPUs so used: busy on training and on loaned
-   * servers, on loan, serving inference, and inference servers missing for the demand.
+   * servers, on loan, serving inference; and inference servers missing for the demand, as
+   * server-seconds and as the seconds (of {@code w}) they were missing at all.
    */
   void elapsed(
       double w,
@@ -39,12 +41,14 @@ final class RunTally {
       int loanedGpusBusy,
       double gpusOnLoan,
       double inferenceGpus,
-      int serversShort) {
+      double shortServerS,
+      double shortS) {
     trainingBusyGpuS += trainingGpusBusy * w;
     loanedBusyGpuS += loanedGpusBusy * w;
     loanedGpuS += gpusOnLoan * w;
     inferenceBusyGpuS += inferenceGpus * w;
-    shortfallServerS += serversShort * w;
+    shortfallServerS += shortServerS;
+    inferenceShortS += shortS;
   }
 
   void preempted(double lostGpuS) {
@@ -93,7 +97,8 @@ final class RunTally {
         unfinished,
         wallS,
         spentGpuS,
-        capacityBoundS(cfg));
+        capacityBoundS(cfg),
+        inferenceShortS);
   }
 
   /**

@@ -180,6 +180,9 @@ public record Scenario(
     m.put("rescale_overhead_s", cfg.rescaleOverheadS());
     m.put("restart_overhead_s", cfg.restartOverheadS());
     m.put("reclaim_grace_s", cfg.reclaimGraceS());
+    m.put("relabel_s", cfg.relabelS());
+    m.put("replica_start_s", cfg.replicaStartS());
+    m.put("reclaim_lead_s", cfg.reclaimLeadS());
     m.put("inference_headroom", cfg.headroom());
     m.put("loan_margin_servers", cfg.loanMarginServers());
     m.put("speedup", "throughput(n workers) = n^" + cfg.speedupExponent());

@@ -32,6 +32,13 @@ import io.aryl.core.model.Checks;
  * @param starvationLightShare the lane's least share while the starving jobs need no more GPUs than
  *     the pool has (aryl-core's {@code PolicyConfig.starvationLightShare}, 0.5); at or below {@code
  *     starvationShare} the lane is fixed
+ * @param relabelS seconds from a reclaimed server's return to its inference label taking effect
+ *     (the relabel, and the node's next heartbeat before a replica can be placed there)
+ * @param replicaStartS seconds from an inference replica's container grant to its first healthy
+ *     answer: the model server's start and load
+ * @param reclaimLeadS how far ahead the loan controller looks when it asks servers back: it
+ *     reclaims for the forecast peak over this many seconds ({@code DemandForecast.daily}), 0 for
+ *     the demand now only
  */
 public record SimConfig(
     int trainingServers,
@@ -51,7 +58,10 @@ public record SimConfig(
     int lastTrainingServerGpus,
     double tenantReclaimDelayS,
     double starvationShare,
-    double starvationLightShare) {
+    double starvationLightShare,
+    double relabelS,
+    double replicaStartS,
+    double reclaimLeadS) {
 
   public SimConfig {
     Checks.positive("trainingServers", trainingServers);
@@ -81,6 +91,9 @@ public record SimConfig(
               + "; 0 means a full server");
     }
     Checks.nonNegative("tenantReclaimDelayS", tenantReclaimDelayS);
+    Checks.nonNegative("relabelS", relabelS);
+    Checks.nonNegative("replicaStartS", replicaStartS);
+    Checks.nonNegative("reclaimLeadS", reclaimLeadS);
     if (!(starvationShare >= 0 && starvationShare <= 1)) {
       throw new IllegalArgumentException(
           "starvationShare must be within [0, 1], was " + starvationShare);
@@ -108,6 +121,24 @@ public record SimConfig(
   public static final double RESCALE_OVERHEAD_S = 30;
   public static final double RESTART_OVERHEAD_S = 120;
   public static final double RECLAIM_GRACE_S = 60;
+
+  /**
+   * A relabel moves the node's resources between partitions in 0-25 ms on the ResourceManager
+   * (measured on MiniYARNCluster); a replica can be placed there at the node's next heartbeat, 1 s
+   * by default.
+   */
+  public static final double RELABEL_S = 1;
+
+  /**
+   * A model server of production size loading its weights onto the GPU: tens of seconds. The tiny
+   * model of aryl-serve answers 2.4-2.8 s after its container grant on a CPU, a floor, not a
+   * typical case.
+   */
+  public static final double REPLICA_START_S = 30;
+
+  /** The loan controller reclaims for the demand now: no lead. */
+  public static final double RECLAIM_LEAD_S = 0;
+
   public static final double HEADROOM = 0.2;
   public static final int LOAN_MARGIN_SERVERS = 1;
   public static final double SPEEDUP_EXPONENT = 0.8;
@@ -138,7 +169,10 @@ public record SimConfig(
         0,
         TENANT_RECLAIM_DELAY_S,
         STARVATION_SHARE,
-        STARVATION_LIGHT_SHARE);
+        STARVATION_LIGHT_SHARE,
+        RELABEL_S,
+        REPLICA_START_S,
+        RECLAIM_LEAD_S);
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
@@ -160,7 +194,10 @@ public record SimConfig(
         lastTrainingServerGpus,
         tenantReclaimDelayS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   public SimConfig withGpusPerServer(int v) {
@@ -182,7 +219,10 @@ public record SimConfig(
         lastTrainingServerGpus,
         tenantReclaimDelayS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   public SimConfig withRoundIntervalS(double v) {
@@ -204,7 +244,10 @@ public record SimConfig(
         lastTrainingServerGpus,
         tenantReclaimDelayS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   public SimConfig withCheckpointIntervalS(double v) {
@@ -226,7 +269,10 @@ public record SimConfig(
         lastTrainingServerGpus,
         tenantReclaimDelayS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   public SimConfig withReclaimGraceS(double v) {
@@ -248,7 +294,10 @@ public record SimConfig(
         lastTrainingServerGpus,
         tenantReclaimDelayS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   public SimConfig withStarvationWaitS(double v) {
@@ -270,7 +319,10 @@ public record SimConfig(
         lastTrainingServerGpus,
         tenantReclaimDelayS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   public SimConfig withStarvationShare(double v) {
@@ -292,7 +344,10 @@ public record SimConfig(
         lastTrainingServerGpus,
         tenantReclaimDelayS,
         v,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   public SimConfig withStarvationLightShare(double v) {
@@ -314,7 +369,10 @@ public record SimConfig(
         lastTrainingServerGpus,
         tenantReclaimDelayS,
         starvationShare,
-        v);
+        v,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   public SimConfig withTenantReclaimDelayS(double v) {
@@ -336,7 +394,110 @@ public record SimConfig(
         lastTrainingServerGpus,
         v,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
+  }
+
+  public SimConfig withLoanMarginServers(int v) {
+    return new SimConfig(
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        v,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
+  }
+
+  public SimConfig withRelabelS(double v) {
+    return new SimConfig(
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare,
+        v,
+        replicaStartS,
+        reclaimLeadS);
+  }
+
+  public SimConfig withReplicaStartS(double v) {
+    return new SimConfig(
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare,
+        relabelS,
+        v,
+        reclaimLeadS);
+  }
+
+  public SimConfig withReclaimLeadS(double v) {
+    return new SimConfig(
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        v);
   }
 
   /**
@@ -364,7 +525,10 @@ public record SimConfig(
         gpus % gpusPerServer,
         tenantReclaimDelayS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   public SimConfig withInferenceServers(int v) {
@@ -386,7 +550,10 @@ public record SimConfig(
         lastTrainingServerGpus,
         tenantReclaimDelayS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS);
   }
 
   /** GPUs of training server {@code i} (0-based). */

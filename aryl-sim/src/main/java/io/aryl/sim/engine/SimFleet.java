@@ -12,8 +12,9 @@ import java.util.Map;
 
 /**
  * The simulated servers of both pools and which inference servers are on loan: lent, fenced (asked
- * back, training until its grace ends) or home. Training servers come first ({@code t00000...}),
- * then inference servers ({@code i00000...}); a server is named by its position.
+ * back, training until its grace ends) or home; and which of those home are still getting ready to
+ * serve after a reclaim (relabel and replica start). Training servers come first ({@code
+ * t00000...}), then inference servers ({@code i00000...}); a server is named by its position.
  */
 final class SimFleet {
   private final SimConfig cfg;
@@ -21,6 +22,8 @@ final class SimFleet {
   private final Map<String, Integer> index = new HashMap<>();
   private final boolean[] loaned;
   private final double[] returnDeadline; // NaN unless fenced
+  private final double[] servesFrom; // NaN unless home from a reclaim and not serving yet
+  private int warmingCount;
   private int loanedCount;
   private int fencedCount;
   private List<Server> servers; // null: changed since last built
@@ -39,6 +42,8 @@ final class SimFleet {
     loaned = new boolean[ids.size()];
     returnDeadline = new double[ids.size()];
     Arrays.fill(returnDeadline, Double.NaN);
+    servesFrom = new double[ids.size()];
+    Arrays.fill(servesFrom, Double.NaN);
   }
 
   int size() {
@@ -120,6 +125,10 @@ final class SimFleet {
     int lent = 0;
     for (int s = ids.size() - 1; s >= cfg.trainingServers() && lent < n; s--) {
       if (!loaned[s]) {
+        if (!Double.isNaN(servesFrom[s])) { // lent again before it served: it never will
+          servesFrom[s] = Double.NaN;
+          warmingCount--;
+        }
         loaned[s] = true;
         loanedCount++;
         lent++;
@@ -143,12 +152,61 @@ final class SimFleet {
     return out;
   }
 
-  /** A fenced server goes home: it is no longer on loan. */
-  void returnHome(int s) {
+  /**
+   * A fenced server goes home: it is no longer on loan, and serves inference from {@code
+   * servesFrom} on (its relabel and replica start done).
+   */
+  void returnHome(int s, double servesFrom) {
+    this.servesFrom[s] = servesFrom;
+    warmingCount++;
     returnDeadline[s] = Double.NaN;
     loaned[s] = false;
     loanedCount--;
     fencedCount--;
     servers = null;
+  }
+
+  /**
+   * Server-seconds the inference servers at home and serving fall short of {@code needed} over
+   * {@code [from, to)}, and for how many of those seconds they fall short at all: servers on loan
+   * (fenced ones included) serve nothing, and a server home from a reclaim serves only from its
+   * {@link #returnHome} time on. Forgets the servers that serve by {@code to}.
+   *
+   * @return {short server-seconds, seconds short}
+   */
+  double[] shortfall(int needed, double from, double to) {
+    int home = cfg.inferenceServers() - loanedCount;
+    if (warmingCount == 0) {
+      int shortNow = Math.max(0, needed - home);
+      return new double[] {shortNow * (to - from), shortNow > 0 ? to - from : 0};
+    }
+    int first = cfg.trainingServers();
+    double[] ready = new double[warmingCount];
+    int n = 0;
+    for (int s = first; s < servesFrom.length; s++) {
+      if (!Double.isNaN(servesFrom[s])) {
+        ready[n++] = servesFrom[s];
+      }
+    }
+    Arrays.sort(ready);
+    double serverS = 0;
+    double shortS = 0;
+    double at = from;
+    int serving = home - warmingCount;
+    for (int k = 0; k <= n && at < to; k++) {
+      double until = k < n ? Math.min(to, Math.max(at, ready[k])) : to;
+      int shortNow = Math.max(0, needed - serving);
+      serverS += shortNow * (until - at);
+      shortS += shortNow > 0 ? until - at : 0;
+      at = until;
+      serving++;
+    }
+    for (int s = first; s < servesFrom.length; s++) {
+      if (servesFrom[s] <= to) {
+        servesFrom[s] = Double.NaN;
+        warmingCount--;
+      }
+    }
+    return new double[] {serverS, shortS};
   }
 }

@@ -58,6 +58,9 @@ public final class Simulator {
   private final LoanPolicy loanPolicy; // null: no inference fleet to lend from
   private final SpeedupModel speedup;
   private final DemandForecast forecast;
+  // The controller's lead: servers are asked back for the forecast peak this far ahead, so that
+  // they drain, are relabelled and start a replica before the demand comes; null: no lead.
+  private final DemandForecast reclaimLead;
   private final Tenants tenants; // null: the round sees no tenants
   private RoundObserver observer; // null: no one watches the rounds
   private ReclaimObserver reclaimObserver; // null: no one watches the reclaims
@@ -135,6 +138,7 @@ public final class Simulator {
     this.speedup = SpeedupModel.powerLaw(cfg.speedupExponent());
     this.forecast =
         policy.loanForecastS() > 0 ? DemandForecast.daily(policy.loanForecastS()) : null;
+    this.reclaimLead = cfg.reclaimLeadS() > 0 ? DemandForecast.daily(cfg.reclaimLeadS()) : null;
   }
 
   /**
@@ -390,11 +394,10 @@ public final class Simulator {
     earliestFinishKnown = true;
     double w = Math.min(to, windowEnd) - Math.max(from, windowStart); // <= 0 unless time passes
     if (w > 0) {
-      int shortfall = 0;
+      double[] shortfall = {0, 0};
       if (loanPolicy != null) {
         int needed = loanPolicy.serversNeeded(rateAt(from));
-        int available = cfg.inferenceServers() - fleet.loanedCount();
-        shortfall = Math.max(0, needed - available - fleet.fencedCount());
+        shortfall = fleet.shortfall(needed, Math.max(from, windowStart), Math.min(to, windowEnd));
       }
       tally.elapsed(
           w,
@@ -402,7 +405,8 @@ public final class Simulator {
           loanedGpusBusy,
           (double) fleet.loanedCount() * cfg.gpusPerServer(),
           inferenceDemandGpus(from),
-          shortfall);
+          shortfall[0],
+          shortfall[1]);
     }
     return done;
   }
@@ -413,7 +417,8 @@ public final class Simulator {
 
   /**
    * GPUs busy serving inference: the demand at the fleet's per-server capacity, served only by
-   * servers not on loan (a server still training through its reclaim grace serves nothing yet).
+   * servers not on loan (a server still training through its reclaim grace serves nothing yet; one
+   * home but still starting its replica counts as busy, as the GPUs are held by the replica).
    */
   private double inferenceDemandGpus(double t) {
     if (curve == null || cfg.inferenceServers() == 0) {
@@ -433,10 +438,13 @@ public final class Simulator {
       return false;
     }
     double rate = rateAt(t);
-    double lendRate = forecast == null ? rate : forecast.planningRate(this::rateAt, t);
+    double reclaimRate = reclaimLead == null ? rate : reclaimLead.planningRate(this::rateAt, t);
+    // Never lend what the reclaim's look-ahead would ask back at the next window.
+    double lendRate =
+        Math.max(reclaimRate, forecast == null ? rate : forecast.planningRate(this::rateAt, t));
     int lent =
         fleet.loanedCount() - fleet.fencedCount(); // servers lent and not already on their way back
-    int back = loanPolicy.toReclaim(rate, cfg.inferenceServers(), lent);
+    int back = loanPolicy.toReclaim(reclaimRate, cfg.inferenceServers(), lent);
     if (back > 0) {
       ClusterState state = state(t);
       ReclaimRequest request = ReclaimRequest.any(back);
@@ -483,7 +491,7 @@ public final class Simulator {
           countScaleIn(t);
         }
       }
-      fleet.returnHome(s);
+      fleet.returnHome(s, t + cfg.relabelS() + cfg.replicaStartS());
     }
     return !due.isEmpty();
   }

@@ -36,6 +36,7 @@ public final class ResultsTable {
     "scale-ins",
     "lost GPU-h",
     "shortfall server-s",
+    "inference short %",
     "starved",
     "worst slowdown"
   };
@@ -84,6 +85,7 @@ public final class ResultsTable {
                   integer(m, "scale_ins"),
                   fixed(number(m, "lost_gpu_hours"), 1),
                   fixed(number(m, "inference_shortfall_server_s"), 0),
+                  fixed(100 * number(m, "inference_short_share"), 3),
                   integer(m, "starved_jobs"),
                   fixed(number(m, "worst_slowdown"), 1)));
       if (baseline != null) {

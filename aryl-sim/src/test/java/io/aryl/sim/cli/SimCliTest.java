@@ -98,6 +98,10 @@ class SimCliTest {
             "--policies",
             "--elastic-fraction",
             "--prediction-error",
+            "--relabel-s",
+            "--replica-start-s",
+            "--reclaim-lead-s",
+            "--loan-margin",
             "--seed",
             "--out",
             "--no-plots",
@@ -140,6 +144,11 @@ class SimCliTest {
     "--start-day,         5",
     "--training-servers,  0",
     "--starvation-light-share, 1.5",
+    "--relabel-s,         -1",
+    "--replica-start-s,   -0.5",
+    "--reclaim-lead-s,    -600",
+    "--reclaim-lead-s,    86400",
+    "--loan-margin,       -1",
   })
   void badInputIsOneLineNamingTheOptionAndTheValue(String option, String value) {
     String given = value.replace("MISSING", tmp.resolve("missing.csv").toString());
@@ -185,7 +194,15 @@ class SimCliTest {
             "--starvation-share",
             "0.25",
             "--starvation-light-share",
-            "0.25");
+            "0.25",
+            "--relabel-s",
+            "2",
+            "--replica-start-s",
+            "45",
+            "--reclaim-lead-s",
+            "1200",
+            "--loan-margin",
+            "3");
 
     assertThat(code).as(err.toString()).isZero();
     assertThat(out.toString()).contains("baseline", "aryl", "wrote");
@@ -208,6 +225,10 @@ class SimCliTest {
     assertThat(config.get("elastic_fraction").asDouble()).isEqualTo(0.25);
     assertThat(config.get("starvation_share").asDouble()).isEqualTo(0.25);
     assertThat(config.get("starvation_light_share").asDouble()).isEqualTo(0.25);
+    assertThat(config.get("relabel_s").asDouble()).isEqualTo(2);
+    assertThat(config.get("replica_start_s").asDouble()).isEqualTo(45);
+    assertThat(config.get("reclaim_lead_s").asDouble()).isEqualTo(1200);
+    assertThat(config.get("loan_margin_servers").asInt()).isEqualTo(3);
     assertThat(config.get("window_start_s").asDouble()).isZero();
     // Without --days the window runs to just past the last submission (90000 s).
     assertThat(config.get("window_end_s").asDouble()).isEqualTo(90_001);

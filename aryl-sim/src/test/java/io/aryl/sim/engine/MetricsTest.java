@@ -146,6 +146,7 @@ class MetricsTest {
             "scale_ins",
             "lost_gpu_hours",
             "inference_shortfall_server_s",
+            "inference_short_share",
             "jct_bound_s",
             "jct_vs_bound",
             "jct_capacity_bound_s",
@@ -154,6 +155,18 @@ class MetricsTest {
             "starved_jobs",
             "worst_slowdown",
             "sim_wall_s");
+  }
+
+  @Test
+  @DisplayName("the share of time inference was short is its seconds short over the window")
+  void inferenceShortShare() {
+    PolicyResult r =
+        new PolicyResult(
+            "p", List.of(), List.of(), 1000, 1, 8, 0, 0, 0, 0, 0, 0, 0, 0, 182, 0, 0, 0, 0, 91);
+
+    assertThat(Metrics.of(r))
+        .contains(entry("inference_shortfall_server_s", 182.0))
+        .containsEntry("inference_short_share", 0.091);
   }
 
   @Test

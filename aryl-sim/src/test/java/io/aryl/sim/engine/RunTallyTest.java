@@ -15,8 +15,8 @@ class RunTallyTest {
       "time in the window counts each pool's busy GPUs, the loans, inference and its shortfall")
   void elapsedTime() {
     RunTally tally = new RunTally();
-    tally.elapsed(10, 8, 4, 8, 2.5, 1);
-    tally.elapsed(5, 16, 0, 0, 8, 0);
+    tally.elapsed(10, 8, 4, 8, 2.5, 4, 3); // short 3 of the 10 s: 4 server-s in all
+    tally.elapsed(5, 16, 0, 0, 8, 0, 0);
 
     PolicyResult r = tally.result("aryl", WORLD, 100, 0, 1.5);
 
@@ -24,7 +24,8 @@ class RunTallyTest {
     assertThat(r.loanedBusyGpuS()).isEqualTo(4 * 10);
     assertThat(r.loanedGpuS()).isEqualTo(8 * 10);
     assertThat(r.inferenceBusyGpuS()).isEqualTo(2.5 * 10 + 8 * 5);
-    assertThat(r.inferenceShortfallServerS()).isEqualTo(10);
+    assertThat(r.inferenceShortfallServerS()).isEqualTo(4);
+    assertThat(r.inferenceShortS()).isEqualTo(3);
     assertThat(r)
         .extracting(
             PolicyResult::policy,

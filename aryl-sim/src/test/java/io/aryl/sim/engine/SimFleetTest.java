@@ -56,7 +56,7 @@ class SimFleetTest {
         .extracting(Server::id)
         .containsExactly("i00002");
 
-    fleet.returnHome(4);
+    fleet.returnHome(4, 191);
     assertThat(fleet.loanedCount()).isEqualTo(1);
     assertThat(fleet.fencedCount()).isZero();
     assertThat(fleet.due(1000)).isEmpty();
@@ -64,5 +64,36 @@ class SimFleetTest {
         .filteredOn(Server::loaned)
         .extracting(Server::id)
         .containsExactly("i00001");
+  }
+
+  @Test
+  @DisplayName(
+      "servers on loan serve nothing; one home from a reclaim serves from its time to serve on")
+  void shortfall() {
+    fleet.lend(2); // i00001 and i00002 lent, i00000 home
+    assertThat(fleet.shortfall(3, 0, 100)).containsExactly(2 * 100, 100);
+    assertThat(fleet.shortfall(1, 0, 100)).containsExactly(0, 0);
+
+    fleet.fence("i00002", 100);
+    assertThat(fleet.shortfall(3, 0, 100)).containsExactly(2 * 100, 100); // fenced: still training
+    fleet.returnHome(4, 191); // relabelled and its replica started by 191
+    // [100, 191): 1 serving, 2 short; [191, 300): 2 serving, 1 short.
+    assertThat(fleet.shortfall(3, 100, 300)).containsExactly(2 * 91 + 109, 200);
+    // Once it serves, it is no longer warming.
+    assertThat(fleet.shortfall(2, 300, 400)).containsExactly(0, 0);
+  }
+
+  @Test
+  @DisplayName("a server lent again before it serves is on loan, not warming")
+  void lentAgainWhileWarming() {
+    fleet.lend(1); // i00002
+    fleet.fence("i00002", 100);
+    fleet.returnHome(4, 500);
+    assertThat(fleet.shortfall(3, 100, 200)).containsExactly(100, 100);
+
+    fleet.lend(1); // i00002 again
+    assertThat(fleet.loanedCount()).isEqualTo(1);
+    assertThat(fleet.shortfall(2, 200, 300)).containsExactly(0, 0);
+    assertThat(fleet.shortfall(3, 300, 600)).containsExactly(300, 300);
   }
 }

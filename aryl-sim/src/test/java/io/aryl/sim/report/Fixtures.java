@@ -41,7 +41,7 @@ final class Fixtures {
    * Loans inference GPUs: queues 0, 0, 60, 240 s (mean 75, p50 0, p95 240); JCTs 800, 1200, 1600,
    * 2800 s (mean 1600, p95 2800); makespan 2830. GPU-seconds: 48,000 training + 12,000 loaned +
    * 18,000 inference of 120,000 (util 0.65, training 0.6, inference 0.75); 7,200 loaned (2 GPU-h),
-   * 1,800 lost (0.5 GPU-h).
+   * 1,800 lost (0.5 GPU-h); inference 42 server-s short over 21 s of the 10,000.
    */
   static PolicyResult aryl() {
     List<JobRecord> jobs =
@@ -57,7 +57,7 @@ final class Fixtures {
             new Sample(600, 8, 0, 2.25, 0, 0, 3));
     return new PolicyResult(
         "aryl", jobs, samples, 10_000, 8, 4, 48_000, 12_000, 18_000, 7_200, 14_000, 3, 5, 1_800, 42,
-        0, 1.5);
+        0, 1.5, 0, 0, 21);
   }
 
   /** Never queues: every job starts on submission (JCT mean 1000). */

@@ -42,6 +42,7 @@ class ReportJsonTest {
           "scale_ins",
           "lost_gpu_hours",
           "inference_shortfall_server_s",
+          "inference_short_share",
           "jct_bound_s",
           "jct_vs_bound",
           "gpu_s_per_work",

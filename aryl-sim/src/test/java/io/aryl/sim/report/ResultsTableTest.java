@@ -29,7 +29,8 @@ class ResultsTableTest {
     assertThat(table).contains("fifo", "aryl", "instant", "queue x", "JCT x");
     // Queue 75 s avg, 240 s p95; JCT 1600 s avg, 2800 s p95; 65/60/75 % use; 2 loaned GPU-h; 3
     // preemptions; 5
-    // scale-ins; 0.5 lost GPU-h; 42 server-s short; vs fifo: queue 700/75 = 9.33, JCT 2400/1600 =
+    // scale-ins; 0.5 lost GPU-h; 42 server-s short, over 21 s of the 10,000 (0.210 %); vs fifo:
+    // queue 700/75 = 9.33, JCT 2400/1600 =
     // 1.50.
     // JCT over the bound: aryl's bounds 700, 1200, 1540, 2560 (mean 1500): 1600/1500 = 1.07; fifo's
     // 900, 1700,
@@ -41,11 +42,11 @@ class ResultsTableTest {
     assertThat(row(table, "aryl"))
         .containsExactly(
             "aryl", "4", "0.02", "0.07", "0.07", "0.07", "0.44", "0.78", "1.07", "1.07", "65.0",
-            "60.0", "75.0", "2.0", "3", "5", "0.5", "42", "0", "1.1", "9.33", "1.50");
+            "60.0", "75.0", "2.0", "3", "5", "0.5", "42", "0.210", "0", "1.1", "9.33", "1.50");
     assertThat(row(table, "fifo"))
         .containsExactly(
             "fifo", "4", "0.19", "0.50", "0.50", "0.50", "0.67", "1.00", "1.41", "1.41", "50.0",
-            "50.0", "50.0", "0.0", "0", "0", "0.0", "0", "0", "2.0", "1.00", "1.00");
+            "50.0", "50.0", "0.0", "0", "0", "0.0", "0", "0.000", "0", "2.0", "1.00", "1.00");
   }
 
   @Test
@@ -82,7 +83,7 @@ class ResultsTableTest {
       String table = ResultsTable.format(List.of(fifo(), aryl()), baseline);
 
       assertThat(table).contains("fifo", "aryl").doesNotContain("queue x").doesNotContain("JCT x");
-      assertThat(row(table, "aryl")).hasSize(20).endsWith("42", "0", "1.1");
+      assertThat(row(table, "aryl")).hasSize(21).endsWith("42", "0.210", "0", "1.1");
     }
   }
 
