@@ -12,6 +12,8 @@ public final class ApplicationIdArgument {
   private ApplicationIdArgument() {}
 
   /**
+   * The application id {@code text} names, as YARN writes it.
+   *
    * @throws IllegalArgumentException naming the command and the text when it is not an application
    *     id
    */
