@@ -1,6 +1,7 @@
 package io.aryl.am;
 
 import io.aryl.core.job.JobShape;
+import io.aryl.yarnapp.PreemptedContainers;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -554,13 +555,7 @@ public final class ElasticAppMaster {
 
     @Override
     public void onPreemptionMessageReceived(PreemptionMessage message) {
-      Set<String> ids = new HashSet<>();
-      if (message.getStrictContract() != null) {
-        message.getStrictContract().getContainers().forEach(c -> ids.add(c.getId().toString()));
-      }
-      if (message.getContract() != null) {
-        message.getContract().getContainers().forEach(c -> ids.add(c.getId().toString()));
-      }
+      Set<String> ids = PreemptedContainers.of(message);
       LOG.info("preemption message for {}", ids);
       synchronized (lock) {
         apply(group.preempted(ids, System.currentTimeMillis()));

@@ -3,6 +3,7 @@ package io.aryl.am;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.aryl.core.job.JobShape;
+import io.aryl.yarnapp.StagedFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -225,12 +226,6 @@ public record JobSpec(
   public boolean torchrun() {
     return TORCHRUN_LAUNCHER.equals(launcher);
   }
-
-  /**
-   * A file staged on the default file system, linked as {@code name} in each worker's working
-   * directory.
-   */
-  public record StagedFile(String name, String uri, long size, long timestamp) {}
 
   /**
    * Refuses a spec that cannot run.

@@ -1,44 +1,32 @@
 package io.aryl.am;
 
+import io.aryl.yarnapp.AmLaunch;
+import io.aryl.yarnapp.RefusedSubmission;
+import io.aryl.yarnapp.StagedFile;
+import io.aryl.yarnapp.Staging;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.util.ClassUtil;
-import org.apache.hadoop.yarn.api.ApplicationConstants;
-import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
-import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
-import org.apache.hadoop.yarn.api.records.LocalResource;
-import org.apache.hadoop.yarn.api.records.LocalResourceType;
-import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
-import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
-import org.apache.hadoop.yarn.api.records.ResourceRequest;
-import org.apache.hadoop.yarn.api.records.URL;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 
@@ -171,54 +159,24 @@ public final class JobSubmitter implements AutoCloseable {
     ApplicationSubmissionContext ctx = job.app.getApplicationSubmissionContext();
     ApplicationId id = ctx.getApplicationId();
 
-    FileSystem fs = FileSystem.get(conf);
-    String root =
-        conf.get(AmKeys.STAGING_DIR, new Path(fs.getHomeDirectory(), ".aryl/staging").toString());
-    Path staging = fs.makeQualified(new Path(root, id.toString()));
-    fs.mkdirs(staging);
-
-    List<JobSpec.StagedFile> workerFiles = new ArrayList<>();
+    Staging staging = Staging.create(conf, AmKeys.STAGING_DIR, ".aryl/staging", id);
+    List<StagedFile> workerFiles = new ArrayList<>();
     workerFiles.add(
-        stage(
-            fs,
-            staging,
+        staging.write(
             AmKeys.WORKER_SCRIPT,
             ("#!/bin/bash\n" + spec.command() + "\n").getBytes(StandardCharsets.UTF_8)));
     try (InputStream in = JobSubmitter.class.getResourceAsStream(AmKeys.DISCOVERY_FILE)) {
-      workerFiles.add(stage(fs, staging, AmKeys.DISCOVERY_FILE, in.readAllBytes()));
+      workerFiles.add(staging.write(AmKeys.DISCOVERY_FILE, in.readAllBytes()));
     }
     for (File f : files) {
-      Path dst = new Path(staging, f.getName());
-      fs.copyFromLocalFile(false, true, new Path(f.getAbsolutePath()), dst);
-      workerFiles.add(staged(fs, dst, f.getName()));
+      workerFiles.add(staging.copy(f));
     }
-    JobSpec staged = spec.withStaging(workerFiles, staging.toString());
+    JobSpec staged = spec.withStaging(workerFiles, staging.dir().toString());
 
-    Map<String, LocalResource> amFiles = new HashMap<>();
-    Path jobFile = new Path(staging, AmKeys.JOB_FILE);
-    try (OutputStream out = fs.create(jobFile, true)) {
-      staged.write(out);
-    }
-    amFiles.put(AmKeys.JOB_FILE, resource(fs, jobFile));
-    String jar = conf.get(AmKeys.AM_JAR, ClassUtil.findContainingJar(ElasticAppMaster.class));
-    boolean mini = conf.getBoolean(YarnConfiguration.IS_MINI_YARN_CLUSTER, false);
-    if (jar != null) {
-      Path dst = new Path(staging, AmKeys.AM_JAR_FILE);
-      fs.copyFromLocalFile(false, true, new Path(new File(jar).getAbsolutePath()), dst);
-      amFiles.put(AmKeys.AM_JAR_FILE, resource(fs, dst));
-    } else if (!mini) {
-      throw new IllegalStateException(
-          "cannot find the aryl-am jar to ship: run from it (yarn jar) or set " + AmKeys.AM_JAR);
-    }
-    if (mini) {
-      // A MiniYARNCluster's NMs have no Hadoop configuration of their own: give the AM the client's
-      // (RM address).
-      Path dst = new Path(staging, AmKeys.CLIENT_CONF_FILE);
-      try (OutputStream out = fs.create(dst, true)) {
-        conf.writeXml(out);
-      }
-      amFiles.put(AmKeys.CLIENT_CONF_FILE, resource(fs, dst));
-    }
+    AmLaunch am =
+        new AmLaunch(conf, ElasticAppMaster.class, AmKeys.AM_JAR_FILE)
+            .file(AmKeys.JOB_FILE, staging.writeResource(AmKeys.JOB_FILE, staged::write))
+            .stageCode(staging, AmKeys.AM_JAR, "aryl-am");
 
     ctx.setApplicationName(spec.name());
     ctx.setQueue(spec.queue());
@@ -226,40 +184,18 @@ public final class JobSubmitter implements AutoCloseable {
     ctx.setApplicationTags(spec.shape().toTags());
     ctx.setKeepContainersAcrossApplicationAttempts(true);
     ctx.setMaxAppAttempts(spec.amAttempts());
-    Resource amResource = Resource.newInstance(spec.amMemoryMb(), 1);
-    ResourceRequest amRequest =
-        ResourceRequest.newInstance(Priority.newInstance(0), ResourceRequest.ANY, amResource, 1);
     // The AM's partition is AmPartition's choice: the default partition (no GPUs, never a lent
-    // node that a reclaim takes back) where one runs, else the training pool. The RM replaces an
-    // empty AM label by the application's label, and a missing application label by the queue's
-    // default (training): so the application's label is set to the AM's partition explicitly,
-    // and the workers ask for the queue's label by name.
-    amRequest.setNodeLabelExpression(amNodeLabel);
-    ctx.setNodeLabelExpression(amNodeLabel);
-    ctx.setAMContainerResourceRequests(List.of(amRequest));
-    ctx.setResource(amResource);
-
-    Map<String, String> env = new HashMap<>();
-    env.put(AmKeys.WORKER_NODE_LABEL_ENV, workerNodeLabel(spec.queue()));
-    env.put(Environment.CLASSPATH.name(), amClasspath(mini));
-    String log = ApplicationConstants.LOG_DIR_EXPANSION_VAR;
-    String command =
-        Environment.JAVA_HOME.$$()
-            + "/bin/java -Xmx"
-            + Math.max(64, spec.amMemoryMb() * 3 / 4)
-            + "m "
-            + ElasticAppMaster.class.getName()
-            + " 1>"
-            + log
-            + "/AppMaster.stdout 2>"
-            + log
-            + "/AppMaster.stderr";
-    ctx.setAMContainerSpec(
-        ContainerLaunchContext.newInstance(amFiles, env, List.of(command), null, null, null));
+    // node that a reclaim takes back) where one runs, else the training pool. The application's
+    // label is the AM's partition, so the workers ask for the queue's label by name.
+    am.into(
+        ctx,
+        spec.amMemoryMb(),
+        amNodeLabel,
+        Map.of(AmKeys.WORKER_NODE_LABEL_ENV, workerNodeLabel(spec.queue())));
     try {
       yarn.submitApplication(ctx);
     } catch (YarnException e) {
-      throw refused(id, e, fs, staging);
+      throw refused(id, e, staging);
     }
     return id;
   }
@@ -270,8 +206,7 @@ public final class JobSubmitter implements AutoCloseable {
    * and the staged files deleted; else the failure itself (e.g. a wait for the submission that
    * timed out, the application still on its way).
    */
-  private YarnException refused(ApplicationId id, YarnException e, FileSystem fs, Path staging)
-      throws IOException {
+  private YarnException refused(ApplicationId id, YarnException e, Staging staging) {
     ApplicationReport r;
     try {
       r = yarn.getApplicationReport(id);
@@ -286,7 +221,7 @@ public final class JobSubmitter implements AutoCloseable {
       return e;
     }
     try {
-      fs.delete(staging, true); // no AM will run to delete it
+      staging.delete(); // no AM will run to delete it
     } catch (IOException ignored) {
       // the refusal is what the submitter needs to hear
     }
@@ -306,53 +241,6 @@ public final class JobSubmitter implements AutoCloseable {
     QueueInfo info = yarn.getQueueInfo(queue);
     String label = info == null ? null : info.getDefaultNodeLabelExpression();
     return label == null ? "" : label.trim();
-  }
-
-  private String amClasspath(boolean mini) {
-    String sep = ApplicationConstants.CLASS_PATH_SEPARATOR;
-    StringBuilder cp =
-        new StringBuilder(Environment.PWD.$$())
-            .append(sep)
-            .append(Environment.PWD.$$())
-            .append('/')
-            .append(AmKeys.AM_JAR_FILE);
-    for (String entry :
-        conf.getStrings(
-            YarnConfiguration.YARN_APPLICATION_CLASSPATH,
-            YarnConfiguration.DEFAULT_YARN_CROSS_PLATFORM_APPLICATION_CLASSPATH)) {
-      cp.append(sep).append(entry.trim());
-    }
-    if (mini) {
-      // As DistributedShell does: a MiniYARNCluster's NMs have no Hadoop install, the test JVM's
-      // class path is it.
-      cp.append(sep).append(System.getProperty("java.class.path").replace(File.pathSeparator, sep));
-    }
-    return cp.toString();
-  }
-
-  private static JobSpec.StagedFile stage(FileSystem fs, Path dir, String name, byte[] content)
-      throws IOException {
-    Path p = new Path(dir, name);
-    try (OutputStream out = fs.create(p, true)) {
-      out.write(content);
-    }
-    return staged(fs, p, name);
-  }
-
-  private static JobSpec.StagedFile staged(FileSystem fs, Path p, String name) throws IOException {
-    FileStatus s = fs.getFileStatus(p);
-    return new JobSpec.StagedFile(
-        name, fs.makeQualified(p).toUri().toString(), s.getLen(), s.getModificationTime());
-  }
-
-  private static LocalResource resource(FileSystem fs, Path p) throws IOException {
-    FileStatus s = fs.getFileStatus(p);
-    return LocalResource.newInstance(
-        URL.fromPath(fs.makeQualified(p)),
-        LocalResourceType.FILE,
-        LocalResourceVisibility.APPLICATION,
-        s.getLen(),
-        s.getModificationTime());
   }
 
   /** Follows the job to its end, printing state changes; 0 if it succeeded, 1 otherwise. */

@@ -1,18 +1,15 @@
 package io.aryl.am;
 
-import java.io.IOException;
+import io.aryl.yarnapp.ApplicationIdArgument;
+import io.aryl.yarnapp.ClientCommandLine;
+import io.aryl.yarnapp.RefusedSubmission;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.util.GenericOptionsParser;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
-import org.apache.hadoop.yarn.exceptions.YarnException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -63,29 +60,16 @@ public final class Main implements Callable<Integer> {
 
   /**
    * Runs the client with this configuration; generic options (-D, -conf) come before the
-   * sub-command.
+   * sub-command, never after {@code --} (the worker command's own). A submission the
+   * ResourceManager refused is told in its words with exit status 2, as a job the cluster cannot
+   * run is; what else it or a file system refused, in its words with exit status 1 ({@link
+   * ClientCommandLine}).
    */
   public static int run(Configuration conf, PrintStream out, PrintStream err, String... args)
       throws Exception {
     Configuration c = new YarnConfiguration(conf);
-    // Generic options come before the sub-command, and never after "--" (the worker command's own
-    // options), which
-    // GenericOptionsParser (commons-cli) would drop, together with the "--" that ends submit's
-    // options.
-    int end = Arrays.asList(args).indexOf("--");
-    String[] rest =
-        new GenericOptionsParser(c, end < 0 ? args : Arrays.copyOfRange(args, 0, end))
-            .getRemainingArgs();
-    if (end >= 0) {
-      String[] all = Arrays.copyOf(rest, rest.length + args.length - end);
-      System.arraycopy(args, end, all, rest.length, args.length - end);
-      rest = all;
-    }
-    CommandLine cli = new CommandLine(new Main(c, out));
-    cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-    cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
-    cli.setExecutionExceptionHandler(Main::reportRefusal);
-    return cli.execute(rest);
+    String[] rest = ClientCommandLine.withoutGenericOptions(c, args);
+    return ClientCommandLine.execute(new Main(c, out), out, err, e -> false, rest);
   }
 
   @Override
@@ -105,7 +89,7 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      ApplicationId appId = applicationId(commandSpec, id);
+      ApplicationId appId = ApplicationIdArgument.of(commandSpec, id);
       try (JobSubmitter s = new JobSubmitter(main.conf())) {
         ApplicationReport r;
         try {
@@ -165,7 +149,7 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      ApplicationId appId = applicationId(commandSpec, id);
+      ApplicationId appId = ApplicationIdArgument.of(commandSpec, id);
       try (JobSubmitter s = new JobSubmitter(main.conf())) {
         try {
           s.kill(appId);
@@ -177,37 +161,5 @@ public final class Main implements Callable<Integer> {
         return 0;
       }
     }
-  }
-
-  /** The APPLICATION_ID argument of a command; a malformed one is a usage error (exit 2). */
-  private static ApplicationId applicationId(CommandSpec command, String text) {
-    try {
-      return ApplicationIdArgument.parse(command.name(), text);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(command.commandLine(), e.getMessage());
-    }
-  }
-
-  /**
-   * A submission the ResourceManager refused is told in its words with exit status 2, as a job the
-   * cluster cannot run is. What else the ResourceManager or a file system refused (a connection
-   * that failed for good, a file it would not write, ...) is told in its own words with exit status
-   * 1; a stack trace would only bury them. Anything else is a defect in the client and keeps its
-   * stack trace.
-   */
-  private static int reportRefusal(Exception e, CommandLine cli, CommandLine.ParseResult parsed)
-      throws Exception {
-    if (e instanceof RefusedSubmission) {
-      cli.getErr().println(cli.getCommandName() + ": " + e.getMessage());
-      return 2;
-    }
-    if (!(e instanceof YarnException) && !(e instanceof IOException)) {
-      throw e;
-    }
-    String message = String.valueOf(e.getMessage());
-    int nl = message.indexOf('\n');
-    cli.getErr()
-        .println(cli.getCommandName() + ": " + (nl < 0 ? message : message.substring(0, nl)));
-    return 1;
   }
 }

@@ -4,15 +4,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.aryl.core.job.CheckpointReport;
+import io.aryl.yarnapp.AmHttp;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -42,14 +40,7 @@ public final class StatusServer implements AutoCloseable {
       Consumer<ExitReport> exits,
       ProxyOnlyPages pages)
       throws IOException {
-    server = HttpServer.create(new InetSocketAddress(0), 0);
-    server.setExecutor(
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "aryl-status");
-              t.setDaemon(true);
-              return t;
-            }));
+    server = AmHttp.server("aryl-status");
     server.createContext(
         "/status.json",
         ex -> {
@@ -126,16 +117,11 @@ public final class StatusServer implements AutoCloseable {
   }
 
   private static void send(HttpExchange ex, String type, String body) throws IOException {
-    send(ex, 200, type, body);
+    AmHttp.send(ex, 200, type, body);
   }
 
   private static void send(HttpExchange ex, int code, String type, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
-    ex.sendResponseHeaders(code, bytes.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(bytes);
-    }
+    AmHttp.send(ex, code, type, body);
   }
 
   @SuppressWarnings("unchecked")

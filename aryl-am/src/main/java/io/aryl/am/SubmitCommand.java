@@ -1,5 +1,6 @@
 package io.aryl.am;
 
+import io.aryl.yarnapp.RefusedSubmission;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;

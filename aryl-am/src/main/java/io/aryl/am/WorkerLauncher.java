@@ -1,16 +1,13 @@
 package io.aryl.am;
 
 import io.aryl.core.job.CheckpointReport;
-import java.net.URI;
+import io.aryl.yarnapp.StagedFile;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.yarn.api.ApplicationConstants;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.LocalResource;
-import org.apache.hadoop.yarn.api.records.LocalResourceType;
-import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
-import org.apache.hadoop.yarn.api.records.URL;
 
 /**
  * Builds the launch context of a worker of a generation: the container's main process is the
@@ -90,17 +87,7 @@ public final class WorkerLauncher {
 
   /** The job's files and the supervisor, linked into the container's working directory. */
   Map<String, LocalResource> resources() {
-    Map<String, LocalResource> out = new HashMap<>();
-    for (JobSpec.StagedFile f : spec.files()) {
-      out.put(
-          f.name(),
-          LocalResource.newInstance(
-              URL.fromURI(URI.create(f.uri())),
-              LocalResourceType.FILE,
-              LocalResourceVisibility.APPLICATION,
-              f.size(),
-              f.timestamp()));
-    }
+    Map<String, LocalResource> out = StagedFile.localResources(spec.files());
     out.put(AmKeys.SUPERVISOR_FILE, supervisor);
     return out;
   }

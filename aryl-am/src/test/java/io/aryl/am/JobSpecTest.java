@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.aryl.core.job.JobShape;
+import io.aryl.yarnapp.StagedFile;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.util.List;
@@ -65,7 +66,7 @@ class JobSpecTest {
   void roundTripsThroughJson() throws Exception {
     JobSpec s =
         spec("j", "training", 1, 4, 2, 3, "python train.py", Map.of("A", "b"))
-            .withStaging(List.of(new JobSpec.StagedFile("f", "file:/x/f", 3, 4)), "file:/x");
+            .withStaging(List.of(new StagedFile("f", "file:/x/f", 3, 4)), "file:/x");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     s.write(out);
     assertThat(JobSpec.read(new ByteArrayInputStream(out.toByteArray()))).isEqualTo(s);

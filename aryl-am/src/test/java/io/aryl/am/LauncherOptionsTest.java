@@ -2,6 +2,7 @@ package io.aryl.am;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.yarnapp.StagedFile;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -140,8 +141,7 @@ class LauncherOptionsTest {
     JobSpec s =
         parsed("--launcher", "torchrun", "--nproc-per-node", "2", "--python", "/usr/bin/python3")
             .spec()
-            .withStaging(
-                List.of(new JobSpec.StagedFile("train.py", "file:/s/train.py", 3, 4)), "file:/s");
+            .withStaging(List.of(new StagedFile("train.py", "file:/s/train.py", 3, 4)), "file:/s");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     s.write(out);
     JobSpec read = JobSpec.read(new ByteArrayInputStream(out.toByteArray()));

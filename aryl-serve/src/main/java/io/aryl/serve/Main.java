@@ -1,6 +1,7 @@
 package io.aryl.serve;
 
 import io.aryl.api.ArylJson;
+import io.aryl.serve.core.OptionCheck;
 import io.aryl.serve.core.ScalingSettings;
 import io.aryl.serve.loadgen.Arrivals;
 import io.aryl.serve.loadgen.LoadGenerator;
@@ -8,22 +9,18 @@ import io.aryl.serve.loadgen.LoadSummary;
 import io.aryl.serve.loadgen.RateCurve;
 import io.aryl.serve.loadgen.RequestRecord;
 import io.aryl.sim.trace.ServeGenTrace;
-import java.io.IOException;
+import io.aryl.yarnapp.ApplicationIdArgument;
+import io.aryl.yarnapp.ClientCommandLine;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.util.GenericOptionsParser;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.apache.hadoop.yarn.exceptions.YarnException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -70,20 +67,11 @@ public final class Main implements Callable<Integer> {
   public static int run(Configuration conf, PrintStream out, PrintStream err, String... args)
       throws Exception {
     Configuration c = new YarnConfiguration(conf);
-    int end = Arrays.asList(args).indexOf("--");
-    String[] rest =
-        new GenericOptionsParser(c, end < 0 ? args : Arrays.copyOfRange(args, 0, end))
-            .getRemainingArgs();
-    if (end >= 0) {
-      String[] all = Arrays.copyOf(rest, rest.length + args.length - end);
-      System.arraycopy(args, end, all, rest.length, args.length - end);
-      rest = all;
-    }
-    CommandLine cli = new CommandLine(new Main(c, out));
-    cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-    cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
-    cli.setExecutionExceptionHandler(Main::reportError);
-    return cli.execute(rest);
+    String[] rest = ClientCommandLine.withoutGenericOptions(c, args);
+    // A service not running, or whose jar cannot be found, is told as the ResourceManager's
+    // refusals are.
+    return ClientCommandLine.execute(
+        new Main(c, out), out, err, e -> e instanceof IllegalStateException, rest);
   }
 
   @Override
@@ -311,7 +299,7 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       try (ServeSubmitter s = new ServeSubmitter(main.conf)) {
-        String url = s.statusUrl(applicationId(commandSpec, id));
+        String url = s.statusUrl(ApplicationIdArgument.of(commandSpec, id));
         main.out.println(new LoadGenerator(url, "/", "", Duration.ofSeconds(5)).statusText());
         return 0;
       }
@@ -328,7 +316,7 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      ApplicationId appId = applicationId(commandSpec, id);
+      ApplicationId appId = ApplicationIdArgument.of(commandSpec, id);
       try (ServeSubmitter s = new ServeSubmitter(main.conf)) {
         s.kill(appId);
         main.out.println("killed " + appId);
@@ -413,16 +401,12 @@ public final class Main implements Callable<Integer> {
         throw new ParameterException(
             commandSpec.commandLine(), "give one of --app or --status-url");
       }
-      if (timeoutMs < 1) {
-        throw new ParameterException(
-            commandSpec.commandLine(), "--timeout-ms must be >= 1, was " + timeoutMs);
-      }
-      if (!(sloMs > 0)) {
-        throw new ParameterException(
-            commandSpec.commandLine(), "--slo-ms must be > 0, was " + sloMs);
-      }
       RateCurve curve;
       try {
+        OptionCheck.atLeast("--timeout-ms", timeoutMs, 1);
+        if (!(sloMs > 0)) {
+          throw new IllegalArgumentException("--slo-ms must be > 0, was " + sloMs);
+        }
         curve =
             RateCurve.of(ServeGenTrace.read(trace, model), fromS, durationS, compress, rateScale);
       } catch (IllegalArgumentException e) {
@@ -431,7 +415,7 @@ public final class Main implements Callable<Integer> {
       String url = statusUrl;
       if (url == null) {
         try (ServeSubmitter s = new ServeSubmitter(main.conf)) {
-          url = s.statusUrl(applicationId(commandSpec, app));
+          url = s.statusUrl(ApplicationIdArgument.of(commandSpec, app));
         }
       }
       double[] arrivals = Arrivals.times(curve, seed);
@@ -448,36 +432,5 @@ public final class Main implements Callable<Integer> {
       }
       return s.failures() == 0 ? 0 : 1;
     }
-  }
-
-  private static ApplicationId applicationId(CommandSpec command, String text) {
-    try {
-      return ApplicationId.fromString(text);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(
-          command.commandLine(),
-          command.name()
-              + ": '"
-              + text
-              + "' is not an application id (application_<cluster timestamp>_<number>)");
-    }
-  }
-
-  /**
-   * What the ResourceManager, a file system or a service refused is told in its own words with exit
-   * status 1; anything else is a defect and keeps its stack trace.
-   */
-  private static int reportError(Exception e, CommandLine cli, CommandLine.ParseResult parsed)
-      throws Exception {
-    if (!(e instanceof YarnException)
-        && !(e instanceof IOException)
-        && !(e instanceof IllegalStateException)) {
-      throw e;
-    }
-    String message = String.valueOf(e.getMessage());
-    int nl = message.indexOf('\n');
-    cli.getErr()
-        .println(cli.getCommandName() + ": " + (nl < 0 ? message : message.substring(0, nl)));
-    return 1;
   }
 }

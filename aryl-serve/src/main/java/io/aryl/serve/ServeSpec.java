@@ -1,7 +1,9 @@
 package io.aryl.serve;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.aryl.serve.core.OptionCheck;
 import io.aryl.serve.core.ScalingSettings;
+import io.aryl.yarnapp.StagedFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -46,25 +48,12 @@ public record ServeSpec(
     int amMemoryMb) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /**
-   * A file in the staging directory, localised into each replica's directory under {@code name}.
-   */
-  public record StagedFile(String name, String uri, long size, long modificationTime) {}
-
   public ServeSpec {
     files = files == null ? List.of() : List.copyOf(files);
-    if (gpus < 0) {
-      throw new IllegalArgumentException("--gpus must be >= 0, was " + gpus);
-    }
-    if (memoryMb < 1) {
-      throw new IllegalArgumentException("--memory-mb must be >= 1, was " + memoryMb);
-    }
-    if (vcores < 1) {
-      throw new IllegalArgumentException("--vcores must be >= 1, was " + vcores);
-    }
-    if (pollMs < 100) {
-      throw new IllegalArgumentException("--poll-ms must be >= 100, was " + pollMs);
-    }
+    OptionCheck.atLeast("--gpus", gpus, 0);
+    OptionCheck.atLeast("--memory-mb", memoryMb, 1);
+    OptionCheck.atLeast("--vcores", vcores, 1);
+    OptionCheck.atLeast("--poll-ms", pollMs, 100);
     for (String[] path :
         List.of(
             new String[] {"--health-path", healthPath},
@@ -80,33 +69,21 @@ public record ServeSpec(
     if (command == null || command.isBlank()) {
       throw new IllegalArgumentException("the replica command must not be empty");
     }
-    if (amMemoryMb < 64) {
-      throw new IllegalArgumentException("--am-memory-mb must be >= 64, was " + amMemoryMb);
-    }
+    OptionCheck.atLeast("--am-memory-mb", amMemoryMb, 64);
   }
 
   /** The same service with its files staged. */
   public ServeSpec withStaging(List<StagedFile> staged, String dir) {
-    return new ServeSpec(
-        name,
-        queue,
-        nodeLabel,
-        scaling,
-        gpus,
-        memoryMb,
-        vcores,
-        pollMs,
-        healthPath,
-        metricsPath,
-        requestsMetric,
-        command,
-        staged,
-        dir,
-        amMemoryMb);
+    return with(nodeLabel, staged, dir);
   }
 
   /** The same service with its replicas on another partition. */
   public ServeSpec withNodeLabel(String label) {
+    return with(label, files, stagingDir);
+  }
+
+  /** The same service but for what the client fills in after the options: where and what. */
+  private ServeSpec with(String label, List<StagedFile> staged, String dir) {
     return new ServeSpec(
         name,
         queue,
@@ -120,8 +97,8 @@ public record ServeSpec(
         metricsPath,
         requestsMetric,
         command,
-        files,
-        stagingDir,
+        staged,
+        dir,
         amMemoryMb);
   }
 

@@ -1,41 +1,26 @@
 package io.aryl.serve;
 
 import io.aryl.serve.am.ServeAppMaster;
-import java.io.File;
+import io.aryl.yarnapp.AmLaunch;
+import io.aryl.yarnapp.StagedFile;
+import io.aryl.yarnapp.Staging;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.util.ClassUtil;
-import org.apache.hadoop.yarn.api.ApplicationConstants;
-import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
-import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
-import org.apache.hadoop.yarn.api.records.LocalResource;
-import org.apache.hadoop.yarn.api.records.LocalResourceType;
-import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
-import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
-import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.api.records.ResourceRequest;
-import org.apache.hadoop.yarn.api.records.URL;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 
 /**
@@ -82,55 +67,24 @@ public final class ServeSubmitter implements AutoCloseable {
     ApplicationSubmissionContext ctx = app.getApplicationSubmissionContext();
     ApplicationId id = ctx.getApplicationId();
 
-    FileSystem fs = FileSystem.get(conf);
-    String root =
-        conf.get(
-            ServeKeys.STAGING_DIR,
-            new Path(fs.getHomeDirectory(), ".aryl/serve-staging").toString());
-    Path staging = fs.makeQualified(new Path(root, id.toString()));
-    fs.mkdirs(staging);
-
-    List<ServeSpec.StagedFile> replicaFiles = new ArrayList<>();
+    Staging staging = Staging.create(conf, ServeKeys.STAGING_DIR, ".aryl/serve-staging", id);
+    List<StagedFile> replicaFiles = new ArrayList<>();
     replicaFiles.add(
-        stage(
-            fs,
-            staging,
+        staging.write(
             ServeKeys.REPLICA_SCRIPT,
             ("#!/bin/bash\n" + spec.command() + "\n").getBytes(StandardCharsets.UTF_8)));
     if (defaultReplica) {
       try (InputStream in =
           ServeAppMaster.class.getResourceAsStream(ServeKeys.DEFAULT_REPLICA_FILE)) {
-        replicaFiles.add(stage(fs, staging, ServeKeys.DEFAULT_REPLICA_FILE, in.readAllBytes()));
+        replicaFiles.add(staging.write(ServeKeys.DEFAULT_REPLICA_FILE, in.readAllBytes()));
       }
     }
-    ServeSpec staged = spec.withStaging(replicaFiles, staging.toString());
+    ServeSpec staged = spec.withStaging(replicaFiles, staging.dir().toString());
 
-    Map<String, LocalResource> amFiles = new HashMap<>();
-    Path specFile = new Path(staging, ServeKeys.SPEC_FILE);
-    try (OutputStream out = fs.create(specFile, true)) {
-      staged.write(out);
-    }
-    amFiles.put(ServeKeys.SPEC_FILE, resource(fs, specFile));
-    String jar = conf.get(ServeKeys.AM_JAR, ClassUtil.findContainingJar(ServeAppMaster.class));
-    boolean mini = conf.getBoolean(YarnConfiguration.IS_MINI_YARN_CLUSTER, false);
-    if (jar != null) {
-      Path dst = new Path(staging, ServeKeys.AM_JAR_FILE);
-      fs.copyFromLocalFile(false, true, new Path(new File(jar).getAbsolutePath()), dst);
-      amFiles.put(ServeKeys.AM_JAR_FILE, resource(fs, dst));
-    } else if (!mini) {
-      throw new IllegalStateException(
-          "cannot find the aryl-serve jar to ship: run from it (yarn jar) or set "
-              + ServeKeys.AM_JAR);
-    }
-    if (mini) {
-      // A MiniYARNCluster's NMs have no Hadoop configuration of their own: give the AM the
-      // client's (the RM's address).
-      Path dst = new Path(staging, ServeKeys.CLIENT_CONF_FILE);
-      try (OutputStream out = fs.create(dst, true)) {
-        conf.writeXml(out);
-      }
-      amFiles.put(ServeKeys.CLIENT_CONF_FILE, resource(fs, dst));
-    }
+    AmLaunch am =
+        new AmLaunch(conf, ServeAppMaster.class, ServeKeys.AM_JAR_FILE)
+            .file(ServeKeys.SPEC_FILE, staging.writeResource(ServeKeys.SPEC_FILE, staged::write))
+            .stageCode(staging, ServeKeys.AM_JAR, "aryl-serve");
 
     ctx.setApplicationName(spec.name());
     ctx.setQueue(spec.queue());
@@ -138,37 +92,13 @@ public final class ServeSubmitter implements AutoCloseable {
     // A new attempt starts its replicas afresh: it does not adopt the previous attempt's.
     ctx.setKeepContainersAcrossApplicationAttempts(false);
     ctx.setMaxAppAttempts(2);
-    Resource amResource = Resource.newInstance(spec.amMemoryMb(), 1);
-    ResourceRequest amRequest =
-        ResourceRequest.newInstance(Priority.newInstance(0), ResourceRequest.ANY, amResource, 1);
     // The AM goes to the default partition unless configured otherwise (as aryl-am's): never on a
     // node that may be lent. The replicas ask for their label by name (spec.nodeLabel()).
-    String amLabel = conf.getTrimmed(ServeKeys.AM_NODE_LABEL, "");
-    amRequest.setNodeLabelExpression(amLabel);
-    ctx.setNodeLabelExpression(amLabel);
-    ctx.setAMContainerResourceRequests(List.of(amRequest));
-    ctx.setResource(amResource);
-
-    Map<String, String> env = new HashMap<>();
-    env.put(Environment.CLASSPATH.name(), amClasspath(mini));
-    String log = ApplicationConstants.LOG_DIR_EXPANSION_VAR;
-    String command =
-        Environment.JAVA_HOME.$$()
-            + "/bin/java -Xmx"
-            + Math.max(64, spec.amMemoryMb() * 3 / 4)
-            + "m "
-            + ServeAppMaster.class.getName()
-            + " 1>"
-            + log
-            + "/AppMaster.stdout 2>"
-            + log
-            + "/AppMaster.stderr";
-    ctx.setAMContainerSpec(
-        ContainerLaunchContext.newInstance(amFiles, env, List.of(command), null, null, null));
+    am.into(ctx, spec.amMemoryMb(), conf.getTrimmed(ServeKeys.AM_NODE_LABEL, ""), Map.of());
     try {
       yarn.submitApplication(ctx);
     } catch (YarnException | IOException e) {
-      fs.delete(staging, true); // no AM will run to delete it
+      staging.delete(); // no AM will run to delete it
       throw e;
     }
     return id;
@@ -228,49 +158,6 @@ public final class ServeSubmitter implements AutoCloseable {
 
   public void kill(ApplicationId id) throws IOException, YarnException {
     yarn.killApplication(id);
-  }
-
-  private String amClasspath(boolean mini) {
-    String sep = ApplicationConstants.CLASS_PATH_SEPARATOR;
-    StringBuilder cp =
-        new StringBuilder(Environment.PWD.$$())
-            .append(sep)
-            .append(Environment.PWD.$$())
-            .append('/')
-            .append(ServeKeys.AM_JAR_FILE);
-    for (String entry :
-        conf.getStrings(
-            YarnConfiguration.YARN_APPLICATION_CLASSPATH,
-            YarnConfiguration.DEFAULT_YARN_CROSS_PLATFORM_APPLICATION_CLASSPATH)) {
-      cp.append(sep).append(entry.trim());
-    }
-    if (mini) {
-      // As DistributedShell does: a MiniYARNCluster's NMs have no Hadoop install, the test JVM's
-      // class path is it.
-      cp.append(sep).append(System.getProperty("java.class.path").replace(File.pathSeparator, sep));
-    }
-    return cp.toString();
-  }
-
-  private static ServeSpec.StagedFile stage(FileSystem fs, Path dir, String name, byte[] content)
-      throws IOException {
-    Path p = new Path(dir, name);
-    try (OutputStream out = fs.create(p, true)) {
-      out.write(content);
-    }
-    FileStatus s = fs.getFileStatus(p);
-    return new ServeSpec.StagedFile(
-        name, fs.makeQualified(p).toUri().toString(), s.getLen(), s.getModificationTime());
-  }
-
-  private static LocalResource resource(FileSystem fs, Path p) throws IOException {
-    FileStatus s = fs.getFileStatus(p);
-    return LocalResource.newInstance(
-        URL.fromPath(fs.makeQualified(p)),
-        LocalResourceType.FILE,
-        LocalResourceVisibility.APPLICATION,
-        s.getLen(),
-        s.getModificationTime());
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.aryl.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.serve.core.ScalingSettings;
+import io.aryl.yarnapp.StagedFile;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.util.List;
@@ -33,8 +34,7 @@ class ServeSpecTest {
                 256)
             .withNodeLabel("inference")
             .withStaging(
-                List.of(new ServeSpec.StagedFile("serve.py", "file:/s/serve.py", 10, 20)),
-                "file:/s");
+                List.of(new StagedFile("serve.py", "file:/s/serve.py", 10, 20)), "file:/s");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     spec.write(out);
     ServeSpec read = ServeSpec.read(new ByteArrayInputStream(out.toByteArray()));

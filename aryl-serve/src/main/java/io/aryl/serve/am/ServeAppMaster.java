@@ -1,6 +1,5 @@
 package io.aryl.serve.am;
 
-import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.aryl.api.ArylJson;
 import io.aryl.api.serve.ServeStatus;
@@ -9,22 +8,21 @@ import io.aryl.serve.ServeSpec;
 import io.aryl.serve.core.PrometheusText;
 import io.aryl.serve.core.ReplicaAction;
 import io.aryl.serve.core.ReplicaSet;
+import io.aryl.yarnapp.AmHttp;
+import io.aryl.yarnapp.PreemptedContainers;
+import io.aryl.yarnapp.StagedFile;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,13 +42,10 @@ import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.LocalResource;
-import org.apache.hadoop.yarn.api.records.LocalResourceType;
-import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.PreemptionMessage;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.api.records.URL;
 import org.apache.hadoop.yarn.api.records.UpdatedContainer;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
@@ -172,34 +167,18 @@ public final class ServeAppMaster {
   }
 
   private HttpServer statusServer() throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(0), 0);
-    server.setExecutor(
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "aryl-serve-status");
-              t.setDaemon(true);
-              return t;
-            }));
+    HttpServer server = AmHttp.server("aryl-serve-status");
     server.createContext(
         "/",
         ex -> {
           String path = ex.getRequestURI().getPath();
           if (path.equals("/") || path.equals(ServeStatus.PATH)) {
-            send(ex, 200, "application/json", ArylJson.write(status()) + "\n");
+            AmHttp.send(ex, 200, "application/json", ArylJson.write(status()) + "\n");
           } else {
-            send(ex, 404, "text/plain", "not found: " + path + "\n");
+            AmHttp.send(ex, 404, "text/plain", "not found: " + path + "\n");
           }
         });
     return server;
-  }
-
-  private static void send(HttpExchange ex, int code, String type, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
-    ex.sendResponseHeaders(code, bytes.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(bytes);
-    }
   }
 
   /** Reads every replica's health and request counter, and hands the answers to the set. */
@@ -285,17 +264,7 @@ public final class ServeAppMaster {
   }
 
   private ContainerLaunchContext replicaContext(String id, int port) {
-    Map<String, LocalResource> files = new HashMap<>();
-    for (ServeSpec.StagedFile f : spec.files()) {
-      files.put(
-          f.name(),
-          LocalResource.newInstance(
-              URL.fromURI(URI.create(f.uri())),
-              LocalResourceType.FILE,
-              LocalResourceVisibility.APPLICATION,
-              f.size(),
-              f.modificationTime()));
-    }
+    Map<String, LocalResource> files = StagedFile.localResources(spec.files());
     Map<String, String> env = new HashMap<>();
     env.put(ServeKeys.PORT_ENV, Integer.toString(port));
     env.put(ServeKeys.REPLICA_ENV, id);
@@ -349,13 +318,7 @@ public final class ServeAppMaster {
 
     @Override
     public void onPreemptionMessageReceived(PreemptionMessage message) {
-      Set<String> ids = new HashSet<>();
-      if (message.getStrictContract() != null) {
-        message.getStrictContract().getContainers().forEach(c -> ids.add(c.getId().toString()));
-      }
-      if (message.getContract() != null) {
-        message.getContract().getContainers().forEach(c -> ids.add(c.getId().toString()));
-      }
+      Set<String> ids = PreemptedContainers.of(message);
       LOG.info("preemption message for {}", ids);
       synchronized (lock) {
         apply(replicas.preempted(ids, System.currentTimeMillis()));

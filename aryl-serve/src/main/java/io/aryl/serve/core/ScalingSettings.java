@@ -36,9 +36,7 @@ public record ScalingSettings(
   public static final int PORT_TO_DEFAULT = 29_999;
 
   public ScalingSettings {
-    if (replicasMin < 1) {
-      throw new IllegalArgumentException("--replicas-min must be >= 1, was " + replicasMin);
-    }
+    OptionCheck.atLeast("--replicas-min", replicasMin, 1);
     if (replicasMax < replicasMin) {
       throw new IllegalArgumentException(
           "--replicas-max must be >= --replicas-min (" + replicasMin + "), was " + replicasMax);
@@ -47,20 +45,10 @@ public record ScalingSettings(
       throw new IllegalArgumentException(
           "--target-rps-per-replica must be a number > 0, was " + targetRpsPerReplica);
     }
-    if (windowMs < 1000) {
-      throw new IllegalArgumentException("--window-ms must be >= 1000, was " + windowMs);
-    }
-    if (scaleDownAfterMs < 0) {
-      throw new IllegalArgumentException(
-          "--scale-down-after-ms must be >= 0, was " + scaleDownAfterMs);
-    }
-    if (drainMs < 0) {
-      throw new IllegalArgumentException("--drain-ms must be >= 0, was " + drainMs);
-    }
-    if (maxReplicaFailures < 0) {
-      throw new IllegalArgumentException(
-          "--max-replica-failures must be >= 0, was " + maxReplicaFailures);
-    }
+    OptionCheck.atLeast("--window-ms", windowMs, 1000);
+    OptionCheck.atLeast("--scale-down-after-ms", scaleDownAfterMs, 0);
+    OptionCheck.atLeast("--drain-ms", drainMs, 0);
+    OptionCheck.atLeast("--max-replica-failures", maxReplicaFailures, 0);
     if (portFrom < 1024 || portTo > 65535 || portTo - portFrom + 1 < replicasMax) {
       throw new IllegalArgumentException(
           "--port-range must lie within 1024-65535 and hold --replicas-max ("

@@ -1,4 +1,4 @@
-package io.aryl.am;
+package io.aryl.yarnapp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

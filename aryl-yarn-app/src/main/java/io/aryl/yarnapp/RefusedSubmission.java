@@ -1,4 +1,4 @@
-package io.aryl.am;
+package io.aryl.yarnapp;
 
 import java.util.regex.Pattern;
 import org.apache.hadoop.yarn.exceptions.YarnException;
@@ -7,10 +7,11 @@ import org.apache.hadoop.yarn.exceptions.YarnException;
  * The ResourceManager refused a submission: it rejected the application (an invalid or over-the-cap
  * Aryl shape, a queue the Capacity Scheduler refuses) or would not take it at all (a queue's {@code
  * acl_submit_applications}); or the client refused it because the cluster has nowhere to start its
- * ApplicationMaster ({@link AmPartition}). Nothing of the job runs. The client tells it in one line
- * with exit status 2, as it does a job the cluster cannot run.
+ * ApplicationMaster (aryl-am's {@code AmPartition}). Nothing of the application runs. {@link
+ * ClientCommandLine} tells it in one line with exit status {@value ClientCommandLine#USAGE}, as a
+ * client tells an application the cluster cannot run.
  */
-final class RefusedSubmission extends YarnException {
+public final class RefusedSubmission extends YarnException {
   private static final long serialVersionUID = 1L;
 
   /**
@@ -20,7 +21,7 @@ final class RefusedSubmission extends YarnException {
   private static final Pattern CLASS_PREFIX =
       Pattern.compile("^(?:[a-z_$][\\w$]*\\.)+[A-Z][\\w$]*: ");
 
-  RefusedSubmission(String message, Throwable cause) {
+  public RefusedSubmission(String message, Throwable cause) {
     super(message, cause);
   }
 
@@ -29,7 +30,7 @@ final class RefusedSubmission extends YarnException {
    * exception puts before it (e.g. {@code org.apache.hadoop.security.AccessControlException: User
    * bob does not have permission ...}).
    */
-  static String plain(String message) {
+  public static String plain(String message) {
     String m = String.valueOf(message).strip();
     int nl = m.indexOf('\n');
     m = nl < 0 ? m : m.substring(0, nl).strip();
