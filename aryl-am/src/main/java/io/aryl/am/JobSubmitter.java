@@ -27,7 +27,6 @@ import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
-import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 
 /** Submits Aryl jobs to the RM, follows them, lists and kills them. */
@@ -195,42 +194,9 @@ public final class JobSubmitter implements AutoCloseable {
     try {
       yarn.submitApplication(ctx);
     } catch (YarnException e) {
-      throw refused(id, e, staging);
+      throw RefusedSubmission.of(yarn, id, e, staging);
     }
     return id;
-  }
-
-  /**
-   * What a failed submission was: a refusal when the ResourceManager rejected the application (it
-   * ended at once) or never took it (a queue's ACL, a request it does not accept), with its reason
-   * and the staged files deleted; else the failure itself (e.g. a wait for the submission that
-   * timed out, the application still on its way).
-   */
-  private YarnException refused(ApplicationId id, YarnException e, Staging staging) {
-    ApplicationReport r;
-    try {
-      r = yarn.getApplicationReport(id);
-    } catch (ApplicationNotFoundException absent) {
-      r = null;
-    } catch (YarnException | IOException unknown) {
-      return e;
-    }
-    if (r != null
-        && r.getYarnApplicationState() != YarnApplicationState.FAILED
-        && r.getYarnApplicationState() != YarnApplicationState.KILLED) {
-      return e;
-    }
-    try {
-      staging.delete(); // no AM will run to delete it
-    } catch (IOException ignored) {
-      // the refusal is what the submitter needs to hear
-    }
-    String diagnostics = r == null ? "" : String.valueOf(r.getDiagnostics()).strip();
-    String why =
-        diagnostics.isEmpty() || diagnostics.equals("null")
-            ? RefusedSubmission.plain(e.getMessage())
-            : RefusedSubmission.plain(diagnostics);
-    return new RefusedSubmission("the ResourceManager refused " + id + ": " + why, e);
   }
 
   /**

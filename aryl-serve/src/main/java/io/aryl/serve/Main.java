@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
  * The client: {@code yarn jar aryl-serve-<version>.jar [-D key=value]... serve|status|kill|loadgen
  * ...} (the jar's Main-Class). Exit status: 0 done; 1 an error (what the ResourceManager, a file
  * system or the service said, in its words), or a load run with failed requests; 2 bad arguments
- * (nothing runs), each refusal naming the option and the value.
+ * (nothing runs), each refusal naming the option and the value, or a service the ResourceManager
+ * refused (its reason in one line; the staged files are deleted).
  */
 @Command(
     name = "aryl-serve",

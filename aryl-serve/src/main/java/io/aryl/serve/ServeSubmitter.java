@@ -2,6 +2,7 @@ package io.aryl.serve;
 
 import io.aryl.serve.am.ServeAppMaster;
 import io.aryl.yarnapp.AmLaunch;
+import io.aryl.yarnapp.RefusedSubmission;
 import io.aryl.yarnapp.StagedFile;
 import io.aryl.yarnapp.Staging;
 import java.io.IOException;
@@ -97,7 +98,9 @@ public final class ServeSubmitter implements AutoCloseable {
     am.into(ctx, spec.amMemoryMb(), conf.getTrimmed(ServeKeys.AM_NODE_LABEL, ""), Map.of());
     try {
       yarn.submitApplication(ctx);
-    } catch (YarnException | IOException e) {
+    } catch (YarnException e) {
+      throw RefusedSubmission.of(yarn, id, e, staging);
+    } catch (IOException e) {
       staging.delete(); // no AM will run to delete it
       throw e;
     }

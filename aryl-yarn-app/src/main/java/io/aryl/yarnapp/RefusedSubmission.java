@@ -1,6 +1,12 @@
 package io.aryl.yarnapp;
 
+import java.io.IOException;
 import java.util.regex.Pattern;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 
 /**
@@ -23,6 +29,40 @@ public final class RefusedSubmission extends YarnException {
 
   public RefusedSubmission(String message, Throwable cause) {
     super(message, cause);
+  }
+
+  /**
+   * What a failed {@code submitApplication} of {@code id} was: a refusal when the ResourceManager
+   * rejected the application (it ended at once) or never took it (a queue's ACL, a request it does
+   * not accept), with its reason and the staged files deleted; else {@code failure} itself (e.g. a
+   * wait for the submission that timed out, the application still on its way).
+   */
+  public static YarnException of(
+      YarnClient yarn, ApplicationId id, YarnException failure, Staging staging) {
+    ApplicationReport r;
+    try {
+      r = yarn.getApplicationReport(id);
+    } catch (ApplicationNotFoundException absent) {
+      r = null;
+    } catch (YarnException | IOException unknown) {
+      return failure;
+    }
+    if (r != null
+        && r.getYarnApplicationState() != YarnApplicationState.FAILED
+        && r.getYarnApplicationState() != YarnApplicationState.KILLED) {
+      return failure;
+    }
+    try {
+      staging.delete(); // no AM will run to delete it
+    } catch (IOException ignored) {
+      // the refusal is what the submitter needs to hear
+    }
+    String diagnostics = r == null ? "" : String.valueOf(r.getDiagnostics()).strip();
+    String why =
+        diagnostics.isEmpty() || diagnostics.equals("null")
+            ? plain(failure.getMessage())
+            : plain(diagnostics);
+    return new RefusedSubmission("the ResourceManager refused " + id + ": " + why, failure);
   }
 
   /**

@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptReport;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerReport;
@@ -186,6 +187,50 @@ class InferenceServeIT extends OneClusterPerClass {
    * A service submitted and running: its id and its status URL, as {@code serve --wait} printed.
    */
   record Service(ApplicationId id, String statusUrl) {}
+
+  @Test
+  @DisplayName(
+      "a service the ResourceManager refuses (a parent queue): exit 2, its reason in one line, no"
+          + " stack trace, no staged files left")
+  void refusedServiceIsToldInOneLine() throws Exception {
+    YarnConfiguration conf = new YarnConfiguration(cluster.conf());
+    Path staging = dir.resolve("refused-staging");
+    conf.set("aryl.serve.staging-dir", staging.toUri().toString());
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit =
+        Main.run(
+            conf,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            "serve",
+            "--name",
+            "refused",
+            "--queue",
+            "root",
+            "--node-label",
+            "inference",
+            "--target-rps-per-replica",
+            "4",
+            "--memory-mb",
+            "256",
+            "--am-memory-mb",
+            "256");
+    String printed = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+    assertThat(exit).as(printed).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).strip())
+        .as("one line naming the application and the ResourceManager's reason")
+        .matches("serve: the ResourceManager refused application_\\d+_\\d+: .*root.*")
+        .doesNotContain("\n")
+        .doesNotContain("Exception");
+    assertThat(printed)
+        .as("no stack trace, no usage")
+        .doesNotContain("\tat ")
+        .doesNotContain("Usage:");
+    try (Stream<Path> left = Files.exists(staging) ? Files.list(staging) : Stream.empty()) {
+      assertThat(left).as("staged files of the refused service").isEmpty();
+    }
+  }
 
   /**
    * Submits an inference service with {@code serve --wait} to this cluster, its replicas running
