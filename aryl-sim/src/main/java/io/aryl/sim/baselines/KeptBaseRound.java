@@ -109,6 +109,49 @@ abstract class KeptBaseRound implements Planner {
     return new Budget(table, spare, flexible);
   }
 
+  /** A job's value of one more worker at {@code workers} workers, per GPU the worker takes. */
+  @FunctionalInterface
+  interface WorkerValue {
+    double of(Job job, int workers);
+  }
+
+  /**
+   * The greedy both share: one worker at a time to the job whose worker is worth the most per GPU,
+   * while that value is above zero and a worker still fits (a job whose worker does not fit is
+   * passed over; others may still fit).
+   */
+  static void grow(List<Entry> entries, Budget budget, WorkerValue value) {
+    if (budget.spare.total() == 0) {
+      return;
+    }
+    // Largest gain per GPU first, ties by job id (rank).
+    GainQueue<Entry> gains = new GainQueue<>(entries.size());
+    for (Entry e : entries) {
+      if (e.count < e.job.maxWorkers()) {
+        e.gain = value.of(e.job, e.count);
+        gains.add(e, e.gain, e.rank);
+      }
+    }
+    Entry e = gains.poll();
+    while (e != null && budget.spare.total() > 0) {
+      if (!(e.gain > 0)) {
+        break; // the largest gain is not positive: no job gains from more
+      }
+      // No room for this job's worker: others may still fit.
+      if (e.g <= budget.spare.total() && budget.placeOne(e)) {
+        e.count++;
+        if (e.count < e.job.maxWorkers()) {
+          e.gain = value.of(e.job, e.count);
+          if (gains.beforeHead(e.gain, e.rank)) {
+            continue; // still ahead of every other job: the queue would hand it straight back
+          }
+          gains.add(e, e.gain, e.rank);
+        }
+      }
+      e = gains.poll();
+    }
+  }
+
   /**
    * The plan to the entries' workers; a job whose workers did not move keeps its allocation object.
    */

@@ -129,14 +129,14 @@ public final class OptimusPlanner extends KeptBaseRound {
   @Override
   void share(List<Entry> entries, List<Entry> queued, Budget budget) {
     admit(queued, budget, entries);
-    grow(entries, budget);
+    grow(entries, budget, OptimusPlanner::gainPerGpu);
   }
 
   /**
    * Minimal-first: every queued job that fits gets its minimum, all or nothing, before anyone
    * grows.
    */
-  private static void admit(List<Entry> queued, Budget budget, List<Entry> entries) {
+  static void admit(List<Entry> queued, Budget budget, List<Entry> entries) {
     queued.sort(Comparator.comparing((Entry e) -> e.job, ADMISSION_ORDER));
     Map<Long, Integer> failedAt =
         new HashMap<>(); // (gpusPerWorker, types) -> fewest workers that did not fit
@@ -158,42 +158,6 @@ public final class OptimusPlanner extends KeptBaseRound {
         continue;
       }
       entries.add(e);
-    }
-  }
-
-  /**
-   * Marginal gain: one worker at a time to the job whose predicted completion time drops most per
-   * GPU.
-   */
-  private static void grow(List<Entry> entries, Budget budget) {
-    if (budget.spare.total() == 0) {
-      return;
-    }
-    // Largest gain per GPU first, ties by job id (rank).
-    GainQueue<Entry> gains = new GainQueue<>(entries.size());
-    for (Entry e : entries) {
-      if (e.count < e.job.maxWorkers()) {
-        e.gain = gainPerGpu(e.job, e.count);
-        gains.add(e, e.gain, e.rank);
-      }
-    }
-    Entry e = gains.poll();
-    while (e != null && budget.spare.total() > 0) {
-      if (!(e.gain > 0)) {
-        break; // the largest gain is not positive: no job gains from more
-      }
-      // No room for this job's worker: others may still fit.
-      if (e.g <= budget.spare.total() && budget.placeOne(e)) {
-        e.count++;
-        if (e.count < e.job.maxWorkers()) {
-          e.gain = gainPerGpu(e.job, e.count);
-          if (gains.beforeHead(e.gain, e.rank)) {
-            continue; // still ahead of every other job: the queue would hand it straight back
-          }
-          gains.add(e, e.gain, e.rank);
-        }
-      }
-      e = gains.poll();
     }
   }
 
