@@ -9,6 +9,7 @@ import io.aryl.core.model.Server;
 import io.aryl.core.placement.ServerTable;
 import io.aryl.sim.engine.Planner;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -83,6 +84,8 @@ public final class TiresiasPlanner implements Planner {
   private final Map<String, Service> services = new HashMap<>();
   private double lastNowS = Double.NaN;
   private long entries; // how many times a job entered a queue: the FIFO stamp
+  private long rounds;
+  private ServerTable table; // the last placement's, kept while the servers stay the same
 
   /** Tiresias as its public simulator runs it: two thresholds, no promotion. */
   public TiresiasPlanner() {
@@ -123,11 +126,22 @@ public final class TiresiasPlanner implements Planner {
     long enteredAt;
     double attainedGpuS; // since it entered the first queue (a promotion resets it)
     double waitedS; // since it last ran, once it has run
+    // This round's: the job, what it holds (null: it waits), and the round it was last seen in.
+    Job job;
+    Allocation held;
+    long seenIn;
 
     Service(long enteredAt) {
       this.enteredAt = enteredAt;
     }
   }
+
+  /** Service order: higher queues first; within one, running jobs first, each by entry. */
+  private static final Comparator<Service> SERVICE_ORDER =
+      Comparator.comparingInt((Service s) -> s.queue)
+          .thenComparingInt(s -> s.held == null ? 1 : 0)
+          .thenComparingLong(s -> s.enteredAt)
+          .thenComparing(s -> s.job.id());
 
   /** The queue a job is in now (0 is the highest), for tests and reports; -1 if unknown. */
   public int queueOf(String jobId) {
@@ -146,17 +160,9 @@ public final class TiresiasPlanner implements Planner {
     double now = state.nowS();
     double elapsed = Double.isNaN(lastNowS) ? 0 : Math.max(0, now - lastNowS);
     lastNowS = now;
-    List<Job> jobs = state.jobs();
     JobAllocations running = state.allocations();
-    account(jobs, running, elapsed);
-
-    // The queues in service order.
-    List<Job> order = new ArrayList<>(jobs);
-    order.sort(
-        Comparator.comparingInt((Job j) -> services.get(j.id()).queue)
-            .thenComparing(j -> running.get(j.id()) == null ? 1 : 0)
-            .thenComparingLong(j -> services.get(j.id()).enteredAt)
-            .thenComparing(Job::id));
+    Service[] order = account(state.jobs(), running, elapsed);
+    Arrays.sort(order, SERVICE_ORDER);
 
     // Who runs, counted as the public simulator counts: GPUs of the pool, whatever the servers.
     long free = 0;
@@ -168,8 +174,9 @@ public final class TiresiasPlanner implements Planner {
     List<Job> starts = new ArrayList<>();
     List<Job> preempted = new ArrayList<>();
     Map<String, Allocation> targets = new TreeMap<>();
-    for (Job j : order) {
-      Allocation held = running.get(j.id());
+    for (Service s : order) {
+      Job j = s.job;
+      Allocation held = s.held;
       int gpus = held == null ? j.baseGpus() : held.totalWorkers() * j.gpusPerWorker();
       if (gpus <= free) {
         free -= gpus;
@@ -189,16 +196,30 @@ public final class TiresiasPlanner implements Planner {
     return Plan.between(state, targets);
   }
 
-  /** Adds the service of the time since the last round, demotes and promotes. */
-  private void account(List<Job> jobs, JobAllocations running, double elapsed) {
-    Map<String, Service> seen = new HashMap<>(jobs.size() * 2);
-    for (Job j : jobs) {
+  /**
+   * Adds the service of the time since the last round, demotes and promotes; returns every job's
+   * service, in the jobs' order. Jobs and allocations are both in id order, so they are walked side
+   * by side.
+   */
+  private Service[] account(List<Job> jobs, JobAllocations running, double elapsed) {
+    long round = ++rounds;
+    Service[] out = new Service[jobs.size()];
+    int k = 0;
+    for (int i = 0; i < out.length; i++) {
+      Job j = jobs.get(i);
       Service s = services.get(j.id());
       if (s == null) {
         s = new Service(entries++);
+        services.put(j.id(), s);
       }
-      seen.put(j.id(), s);
-      Allocation a = running.get(j.id());
+      Allocation a = null;
+      if (k < running.size() && running.jobAt(k).equals(j.id())) {
+        a = running.allocationAt(k++);
+      }
+      s.job = j;
+      s.held = a;
+      s.seenIn = round;
+      out[i] = s;
       if (a != null) {
         s.attainedGpuS += elapsed * a.totalWorkers() * j.gpusPerWorker();
         s.waitedS = 0;
@@ -220,8 +241,10 @@ public final class TiresiasPlanner implements Planner {
         s.enteredAt = entries++;
       }
     }
-    services.keySet().retainAll(seen.keySet()); // finished jobs are forgotten
-    services.putAll(seen);
+    if (services.size() > out.length) {
+      services.values().removeIf(s -> s.seenIn != round); // finished jobs are forgotten
+    }
+    return out;
   }
 
   /**
@@ -229,14 +252,17 @@ public final class TiresiasPlanner implements Planner {
    * jobs; a start that cannot be placed waits. Then the preempted jobs whose GPUs no start took
    * keep running, and waiting jobs that fit what is still free start, in service order.
    */
-  private static void place(
+  private void place(
       ClusterState state,
       JobAllocations running,
       List<Job> starts,
       List<Job> preempted,
-      List<Job> order,
+      Service[] order,
       Map<String, Allocation> targets) {
-    ServerTable table = new ServerTable(state.servers());
+    if (table == null || !table.isOf(state.servers())) {
+      table = new ServerTable(state.servers());
+    }
+    ServerTable table = this.table;
     int n = table.size();
     int[] spare = new int[n];
     for (int s = 0; s < n; s++) {
@@ -273,11 +299,12 @@ public final class TiresiasPlanner implements Planner {
         targets.put(j.id(), a);
       }
     }
-    for (Job j : order) {
+    for (Service o : order) {
+      Job j = o.job;
       if (free.total() == 0) {
         break;
       }
-      if (running.get(j.id()) == null && !targets.containsKey(j.id()) && !tried.contains(j.id())) {
+      if (o.held == null && !targets.containsKey(j.id()) && !tried.contains(j.id())) {
         tryStart(j, table, free, anyType, failedAt, targets);
       }
     }
