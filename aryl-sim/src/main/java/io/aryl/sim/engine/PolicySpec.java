@@ -188,6 +188,28 @@ public record PolicySpec(
             ReclaimChoice.LEAST_COST,
             "Optimus (EuroSys'18) marginal-gain elastic allocation, with Aryl's loaning",
             (p, cfg) -> new io.aryl.sim.baselines.OptimusPlanner()));
+    // Jobs run at the GPUs they ask for (no elasticity); the admission order is Tiresias's own, the
+    // switch is not read.
+    register(
+        new PolicySpec(
+            "tiresias",
+            true,
+            false,
+            JobOrder.FIFO,
+            ReclaimChoice.LEAST_COST,
+            "Tiresias (NSDI'19) two-dimensional least attained service: GPU-time queues, FIFO within,"
+                + " preemption of lower queues; no runtime knowledge; with Aryl's loaning",
+            (p, cfg) -> new io.aryl.sim.baselines.TiresiasPlanner()));
+    register(
+        new PolicySpec(
+            "afs",
+            true,
+            true,
+            JobOrder.SHORTEST_PREDICTED_FIRST,
+            ReclaimChoice.LEAST_COST,
+            "AFS (NSDI'21) elastic sharing: every job its minimum, each next GPU to the highest"
+                + " throughput gain per remaining work; with Aryl's loaning",
+            (p, cfg) -> new io.aryl.sim.baselines.AfsPlanner()));
   }
 
   private static void register(PolicySpec p) {
