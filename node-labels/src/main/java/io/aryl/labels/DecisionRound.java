@@ -40,6 +40,7 @@ final class DecisionRound {
   private final SchedulerLink scheduler;
   private final Leadership leadership;
   private final LoanDecider decider;
+  private final LeadPlanner lead;
   private final LongSupplier clock;
   private final LoanCounters counters;
   private final Consumer<String> errors;
@@ -65,6 +66,7 @@ final class DecisionRound {
       SchedulerLink scheduler,
       Leadership leadership,
       LoanDecider decider,
+      LeadPlanner lead,
       LongSupplier clock,
       LoanCounters counters,
       Consumer<String> errors) {
@@ -73,6 +75,7 @@ final class DecisionRound {
     this.scheduler = scheduler;
     this.leadership = leadership;
     this.decider = decider;
+    this.lead = lead;
     this.clock = clock;
     this.counters = counters;
     this.errors = errors;
@@ -110,6 +113,8 @@ final class DecisionRound {
 
     DemandReading d = DemandReading.read(demand);
     lastDemand = d;
+    lead.seen(now, view);
+    LeadPlanner.Plan plan = lead.plan(now, d.rate());
 
     SchedulerState state =
         view == null
@@ -127,20 +132,21 @@ final class DecisionRound {
             state,
             view == null ? 0 : view.inferenceNodes(),
             view == null ? 0 : view.onLoan(),
-            inForce);
+            inForce,
+            plan.forecastRate());
     Decision decision = decider.decide(o, memory);
     memory = decision.memory();
-    lastDecision = new Taken(decision, now);
+    lastDecision = new Taken(decision, now, plan);
     counters.decisions.incrementAndGet();
     if (decision.change() == Change.RAISED || decision.change() == Change.LOWERED) {
       LOG.info("loan controller {} (epoch {}): {}", instanceId, e.version(), decision.reason());
     }
     if (decision.target() != null) {
-      send(e, decision, now);
+      send(e, decision, now, o.onLoan());
     }
   }
 
-  private void send(Epoch e, Decision decision, long now)
+  private void send(Epoch e, Decision decision, long now, int onLoan)
       throws StaleTargetException, Leadership.NotActingException {
     leadership.requireActing(e); // the connection may have gone while demand was read
     Target t = decision.target();
@@ -154,6 +160,9 @@ final class DecisionRound {
     try {
       LoanTargetAccepted a = scheduler.send(target);
       counters.targetsAccepted.incrementAndGet();
+      if (decision.change() == Change.LOWERED) {
+        lead.lowered(now, t.maxOnLoan(), onLoan);
+      }
       if (decision.change() == Change.RAISED) {
         counters.raised.incrementAndGet();
       } else if (decision.change() == Change.LOWERED) {
@@ -220,6 +229,7 @@ final class DecisionRound {
    */
   void forget() {
     memory = Memory.NONE;
+    lead.forgetPending();
   }
 
   /** The last demand reading, or null before the first. */
