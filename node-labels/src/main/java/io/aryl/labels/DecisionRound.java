@@ -1,5 +1,6 @@
 package io.aryl.labels;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.api.loan.LoanTarget;
 import io.aryl.api.loan.LoanTargetAccepted;
 import io.aryl.labels.ControllerStatus.Answer;
@@ -101,7 +102,7 @@ final class DecisionRound {
       unsettled = "the scheduler cannot be reached: " + ex.getMessage();
       errors.accept(unsettled);
     }
-    schedulerSeen = new SchedulerSeen(now, scheduler.address(), view);
+    SchedulerSeen seen = new SchedulerSeen(now, scheduler.address(), view);
     if (!unsettled.equals(lastUnsettled)) {
       if (unsettled.isEmpty()) {
         LOG.info("loan controller {}: the scheduler is settled again", instanceId);
@@ -137,16 +138,18 @@ final class DecisionRound {
     Decision decision = decider.decide(o, memory);
     memory = decision.memory();
     lastDecision = new Taken(decision, now, plan);
+    // After the decision: a reader that sees this view sees the decision taken on it.
+    schedulerSeen = seen;
     counters.decisions.incrementAndGet();
     if (decision.change() == Change.RAISED || decision.change() == Change.LOWERED) {
       LOG.info("loan controller {} (epoch {}): {}", instanceId, e.version(), decision.reason());
     }
     if (decision.target() != null) {
-      send(e, decision, now, o.onLoan());
+      send(e, decision, plan, now, o.onLoan());
     }
   }
 
-  private void send(Epoch e, Decision decision, long now, int onLoan)
+  private void send(Epoch e, Decision decision, LeadPlanner.Plan plan, long now, int onLoan)
       throws StaleTargetException, Leadership.NotActingException {
     leadership.requireActing(e); // the connection may have gone while demand was read
     Target t = decision.target();
@@ -155,7 +158,14 @@ final class DecisionRound {
       reason = reason.substring(0, LoanTarget.MAX_REASON_CHARS);
     }
     LoanTarget target =
-        new LoanTarget(e.version(), instanceId, t.maxOnLoan(), t.returnByMs(), now, reason);
+        new LoanTarget(
+            e.version(),
+            instanceId,
+            t.maxOnLoan(),
+            t.returnByMs(),
+            now,
+            reason,
+            demandSent(decision, plan));
     counters.targetsSent.incrementAndGet();
     try {
       LoanTargetAccepted a = scheduler.send(target);
@@ -222,6 +232,24 @@ final class DecisionRound {
               ex.getMessage());
       errors.accept("target not sent: " + ex.getMessage());
     }
+  }
+
+  /**
+   * The demand the target is decided on, as the scheduler shows it beside the nodes on loan; null
+   * when demand is unknown (the target then stands on what came before) or out of the contract's
+   * range.
+   */
+  static LoanDemand demandSent(Decision decision, LeadPlanner.Plan plan) {
+    if (Double.isNaN(plan.rate()) || decision.needed() < 0) {
+      return null;
+    }
+    double forecast = Math.max(plan.rate(), plan.forecastRate());
+    if (forecast > LoanDemand.MAX_RPS
+        || decision.needed() > LoanDemand.MAX_SERVERS
+        || plan.leadMs() > LoanDemand.MAX_TIME_TO_SERVE_MS) {
+      return null;
+    }
+    return new LoanDemand(plan.rate(), forecast, decision.needed(), plan.leadMs());
   }
 
   /**
