@@ -148,7 +148,6 @@ record ControllerStatus(
     LeadPlanner.Plan p = t.plan();
     m.put("rate", p == null ? null : finite(p.rate()));
     m.put("forecastRate", p == null ? null : finite(p.forecastRate()));
-    m.put("leadMs", p == null ? null : p.leadMs());
     Map<String, Object> tts = new LinkedHashMap<>();
     tts.put("usedMs", p == null ? null : p.leadMs());
     tts.put("measured", p == null ? 0 : p.measured());

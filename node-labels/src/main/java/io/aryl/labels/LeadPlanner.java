@@ -16,7 +16,8 @@ import java.util.List;
  * falls in between, else the status's time (so at worst one decision interval late).
  *
  * <p>Not thread-safe: the decision thread's, as {@link DecisionRound}'s memory is. Times are the
- * controller's clock and the scheduler's epoch ms alike (both hosts keep UTC time).
+ * controller's clock and the scheduler's epoch ms alike: the two hosts' clocks are assumed
+ * synchronized (NTP), as the targets' deadlines already assume.
  */
 final class LeadPlanner {
   private final RateTrend trend;

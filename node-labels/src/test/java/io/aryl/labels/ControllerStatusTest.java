@@ -174,8 +174,6 @@ class ControllerStatusTest {
         150.0,
         "forecastRate",
         180.0,
-        "leadMs",
-        4_800L,
         "timeToServe",
         Map.of("usedMs", 4_800L, "measured", 3, "lastMs", 4_100L));
     assertInOrder(
