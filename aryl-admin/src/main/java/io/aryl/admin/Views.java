@@ -43,7 +43,12 @@ final class Views {
       return disabled();
     }
     StringBuilder out = new StringBuilder();
-    out.append(summary(s, nowMs)).append("\n\n");
+    out.append(summary(s, nowMs)).append('\n');
+    String demand = s.loanTarget() == null ? null : s.loanTarget().demandSummary();
+    if (demand != null) {
+      out.append(demand).append('\n'); // the page's wording: LoanTargetStatus.demandSummary
+    }
+    out.append('\n');
 
     out.append("Pools\n").append(pools(s.nodes()).render()).append('\n');
 

@@ -43,7 +43,8 @@ class ViewsTest {
           "tookMs": 31000, "late": true, "gpuSecondsLost": 60}],
        "loanTarget": {"epoch": 4, "controller": "lc-1", "maxOnLoan": 1, "returnByMs": 0, "decidedMs": 1764431869990,
                       "reason": "rate 150.0 rps needs 2 server(s) + margin 1 of 4", "receivedMs": 1764431870000,
-                      "onLoan": 1}}
+                      "onLoan": 1,
+                      "demand": {"rateRps": 150.0, "forecastRps": 172.5, "serversNeeded": 2, "timeToServeMs": 4500}}}
       """;
 
   /** The status, read as aryl-admin reads it. */
@@ -61,7 +62,7 @@ class ViewsTest {
 
   @Test
   @DisplayName(
-      "status: one summary line, then pools (a node of neither pool in its partition's row, not in"
+      "status: one summary line, the inference demand the loan target was decided on, then pools (a node of neither pool in its partition's row, not in"
           + " training's), reclaims in flight, the last done newest first, elastic jobs")
   void status() throws Exception {
     assertThat(Views.status(json(STATUS), Cli.NOW_MS))
@@ -69,6 +70,7 @@ class ViewsTest {
             """
         Aryl scheduler: round 5120, not recovering, store zookeeper epoch 12, loan target 1 (1 on loan) from lc-1 \
         epoch 4, received 2025-11-29T15:57:50Z (10s ago)
+        inference demand: 150.0 req/s (forecast 172.5, 4.5 s ahead), needs 2 servers; 1 lent, target 1
 
         Pools
         POOL                 NODES  GPUS  USED-GPUS  ON-LOAN  FENCED
@@ -130,6 +132,21 @@ class ViewsTest {
             "Reclaims in flight\n(none)\n",
             "Reclaims done (last 0 of 0)\n(none)\n",
             "Elastic jobs\n(none)\n");
+  }
+
+  @Test
+  @DisplayName(
+      "a target without the demand it was decided on (an older controller's) prints no demand line")
+  void targetWithoutDemand() throws Exception {
+    assertThat(
+            Views.status(
+                json(
+                    "{\"enabled\":true,\"round\":7,\"nodes\":[],\"loanTarget\":{\"epoch\":5,"
+                        + "\"controller\":\"lc-2\",\"maxOnLoan\":1,\"receivedMs\":1764431870000,"
+                        + "\"onLoan\":1}}"),
+                Cli.NOW_MS))
+        .contains("received 2025-11-29T15:57:50Z (10s ago)\n\nPools\n")
+        .doesNotContain("inference demand");
   }
 
   @Test

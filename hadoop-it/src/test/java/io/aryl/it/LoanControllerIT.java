@@ -2,6 +2,7 @@ package io.aryl.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.api.status.LoanTargetStatus;
 import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.ReclaimStatus;
@@ -93,6 +94,18 @@ class LoanControllerIT {
         assertThat(homeAfterMs)
             .as("ms from the rise to both nodes home")
             .isLessThan(LoanRig.DEADLINE_MS);
+        assertThat(lowered.demand())
+            .as("the demand the target was decided on, kept with it by the scheduler")
+            .isEqualTo(new LoanDemand(300, 300, 3, 0));
+        cluster.awaitShowingStatus(
+            "the controller measured the reclaim it drove",
+            () -> timeToServe(lc).get("measured").equals(1));
+        assertThat((Long) timeToServe(lc).get("lastMs"))
+            .as(
+                "from its decision to the reclaim's end: at least the reclaim, at most the rise to home"
+                    + " (the decision's time is its round's start, up to one interval before it read"
+                    + " the rise)")
+            .isBetween(done.tookMs(), homeAfterMs + 200);
         assertThat(s.nodes().stream().filter(n -> n.place() != null))
             .as("every inference node home")
             .allSatisfy(n -> assertThat(n.place()).isEqualTo(NodeStatus.Place.HOME));
@@ -109,14 +122,21 @@ class LoanControllerIT {
         assertThat(watch.samples).isPositive();
         System.out.printf(
             "LoanControllerIT: lent %d ms after the fall; home %d ms after the rise (reclaim took %d"
-                + " ms, %d containers preempted, %d shrunk)%n",
+                + " ms, %d containers preempted, %d shrunk); the controller measured %d ms%n",
             lentAfterMs,
             homeAfterMs,
             done.tookMs(),
             done.containersPreempted(),
-            done.containersShrunk());
+            done.containersShrunk(),
+            (Long) timeToServe(lc).get("lastMs"));
       }
     }
+  }
+
+  /** The controller's {@code /status} {@code decision.timeToServe}. */
+  private static Map<?, ?> timeToServe(LoanController lc) {
+    Map<?, ?> decision = (Map<?, ?>) lc.status().get("decision");
+    return decision == null ? Map.of("measured", 0) : (Map<?, ?>) decision.get("timeToServe");
   }
 
   @Test

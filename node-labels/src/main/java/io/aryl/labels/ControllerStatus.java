@@ -43,8 +43,12 @@ record ControllerStatus(
     }
   }
 
-  /** A decision and when it was taken, epoch ms. */
-  record Taken(Decision decision, long atMs) {}
+  /**
+   * A decision, when it was taken (epoch ms), and what it planned for.
+   *
+   * @param plan the rate, its forecast one time to serve ahead and that time; null when unknown
+   */
+  record Taken(Decision decision, long atMs, LeadPlanner.Plan plan) {}
 
   /** What became of a target sent. */
   enum Answer {
@@ -141,7 +145,20 @@ record ControllerStatus(
     m.put("maxOnLoan", d.target() == null ? null : d.target().maxOnLoan());
     m.put("returnByMs", d.target() == null ? null : d.target().returnByMs());
     m.put("reason", d.reason());
+    LeadPlanner.Plan p = t.plan();
+    m.put("rate", p == null ? null : finite(p.rate()));
+    m.put("forecastRate", p == null ? null : finite(p.forecastRate()));
+    Map<String, Object> tts = new LinkedHashMap<>();
+    tts.put("usedMs", p == null ? null : p.leadMs());
+    tts.put("measured", p == null ? 0 : p.measured());
+    tts.put("lastMs", p == null || p.lastMeasuredMs() < 0 ? null : p.lastMeasuredMs());
+    m.put("timeToServe", tts);
     return m;
+  }
+
+  /** A rate for the JSON: null when unknown (NaN is no JSON number). */
+  private static Double finite(double rate) {
+    return Double.isNaN(rate) ? null : rate;
   }
 
   private static Map<String, Object> sentStatus(Sent s) {

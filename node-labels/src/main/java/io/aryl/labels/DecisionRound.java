@@ -1,5 +1,6 @@
 package io.aryl.labels;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.api.loan.LoanTarget;
 import io.aryl.api.loan.LoanTargetAccepted;
 import io.aryl.labels.ControllerStatus.Answer;
@@ -40,6 +41,7 @@ final class DecisionRound {
   private final SchedulerLink scheduler;
   private final Leadership leadership;
   private final LoanDecider decider;
+  private final LeadPlanner lead;
   private final LongSupplier clock;
   private final LoanCounters counters;
   private final Consumer<String> errors;
@@ -65,6 +67,7 @@ final class DecisionRound {
       SchedulerLink scheduler,
       Leadership leadership,
       LoanDecider decider,
+      LeadPlanner lead,
       LongSupplier clock,
       LoanCounters counters,
       Consumer<String> errors) {
@@ -73,6 +76,7 @@ final class DecisionRound {
     this.scheduler = scheduler;
     this.leadership = leadership;
     this.decider = decider;
+    this.lead = lead;
     this.clock = clock;
     this.counters = counters;
     this.errors = errors;
@@ -98,7 +102,7 @@ final class DecisionRound {
       unsettled = "the scheduler cannot be reached: " + ex.getMessage();
       errors.accept(unsettled);
     }
-    schedulerSeen = new SchedulerSeen(now, scheduler.address(), view);
+    SchedulerSeen seen = new SchedulerSeen(now, scheduler.address(), view);
     if (!unsettled.equals(lastUnsettled)) {
       if (unsettled.isEmpty()) {
         LOG.info("loan controller {}: the scheduler is settled again", instanceId);
@@ -110,6 +114,8 @@ final class DecisionRound {
 
     DemandReading d = DemandReading.read(demand);
     lastDemand = d;
+    lead.seen(now, view);
+    LeadPlanner.Plan plan = lead.plan(now, d.rate());
 
     SchedulerState state =
         view == null
@@ -127,20 +133,23 @@ final class DecisionRound {
             state,
             view == null ? 0 : view.inferenceNodes(),
             view == null ? 0 : view.onLoan(),
-            inForce);
+            inForce,
+            plan.forecastRate());
     Decision decision = decider.decide(o, memory);
     memory = decision.memory();
-    lastDecision = new Taken(decision, now);
+    lastDecision = new Taken(decision, now, plan);
+    // After the decision: a reader that sees this view sees the decision taken on it.
+    schedulerSeen = seen;
     counters.decisions.incrementAndGet();
     if (decision.change() == Change.RAISED || decision.change() == Change.LOWERED) {
       LOG.info("loan controller {} (epoch {}): {}", instanceId, e.version(), decision.reason());
     }
     if (decision.target() != null) {
-      send(e, decision, now);
+      send(e, decision, plan, now, o.onLoan());
     }
   }
 
-  private void send(Epoch e, Decision decision, long now)
+  private void send(Epoch e, Decision decision, LeadPlanner.Plan plan, long now, int onLoan)
       throws StaleTargetException, Leadership.NotActingException {
     leadership.requireActing(e); // the connection may have gone while demand was read
     Target t = decision.target();
@@ -149,11 +158,21 @@ final class DecisionRound {
       reason = reason.substring(0, LoanTarget.MAX_REASON_CHARS);
     }
     LoanTarget target =
-        new LoanTarget(e.version(), instanceId, t.maxOnLoan(), t.returnByMs(), now, reason);
+        new LoanTarget(
+            e.version(),
+            instanceId,
+            t.maxOnLoan(),
+            t.returnByMs(),
+            now,
+            reason,
+            demandSent(decision, plan));
     counters.targetsSent.incrementAndGet();
     try {
       LoanTargetAccepted a = scheduler.send(target);
       counters.targetsAccepted.incrementAndGet();
+      if (decision.change() == Change.LOWERED) {
+        lead.lowered(now, t.maxOnLoan(), onLoan);
+      }
       if (decision.change() == Change.RAISED) {
         counters.raised.incrementAndGet();
       } else if (decision.change() == Change.LOWERED) {
@@ -216,10 +235,29 @@ final class DecisionRound {
   }
 
   /**
+   * The demand the target is decided on, as the scheduler shows it beside the nodes on loan; null
+   * when demand is unknown (the target then stands on what came before) or out of the contract's
+   * range.
+   */
+  static LoanDemand demandSent(Decision decision, LeadPlanner.Plan plan) {
+    if (Double.isNaN(plan.rate()) || decision.needed() < 0) {
+      return null;
+    }
+    double forecast = Math.max(plan.rate(), plan.forecastRate());
+    if (forecast > LoanDemand.MAX_RPS
+        || decision.needed() > LoanDemand.MAX_SERVERS
+        || plan.leadMs() > LoanDemand.MAX_TIME_TO_SERVE_MS) {
+      return null;
+    }
+    return new LoanDemand(plan.rate(), forecast, decision.needed(), plan.leadMs());
+  }
+
+  /**
    * Starts afresh for a new leader: no hold under way, nothing lowered, no target of its own yet.
    */
   void forget() {
     memory = Memory.NONE;
+    lead.forgetPending();
   }
 
   /** The last demand reading, or null before the first. */

@@ -89,6 +89,22 @@ public enum LabelsConf {
       "120000",
       "When the loan target is lowered, the servers above it must be back within this many milliseconds of the"
           + " decision (the target's returnByMs)."),
+  TIME_TO_SERVE_SEED_MS(
+      "aryl.labels.time-to-serve.seed-ms",
+      "30000",
+      "Milliseconds from the decision that lowers the loan target to the servers it asks back being home (the"
+          + " scheduler's shrink or preemption, drain and relabel), assumed until the controller has measured one of"
+          + " its own reclaims; from then on the p90 of the last time-to-serve.window measures is used."),
+  TIME_TO_SERVE_WINDOW(
+      "aryl.labels.time-to-serve.window",
+      "20",
+      "How many of the latest reclaims the measured time to serve is the p90 of."),
+  FORECAST_TREND_MS(
+      "aryl.labels.forecast.trend-ms",
+      "60000",
+      "Milliseconds of demand the rate's trend is read over: the target is decided on the rate that trend reaches one"
+          + " time to serve ahead, never below the rate now, so a rising rate asks servers back that much earlier;"
+          + " 0: the rate now only."),
   DEMAND_SOURCES(
       "aryl.labels.demand.sources",
       "yarn-queue",

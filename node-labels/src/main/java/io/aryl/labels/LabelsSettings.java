@@ -30,6 +30,9 @@ public record LabelsSettings(
     long loanCooldownMs,
     int loanMaxStep,
     long reclaimDeadlineMs,
+    long timeToServeSeedMs,
+    int timeToServeWindow,
+    long forecastTrendMs,
     List<String> demandSources,
     String replayFile,
     String replayModel,
@@ -106,6 +109,9 @@ public record LabelsSettings(
             lng(conf, LabelsConf.LOAN_COOLDOWN_MS, 0),
             integer(conf, LabelsConf.LOAN_MAX_STEP, 1),
             lng(conf, LabelsConf.RECLAIM_DEADLINE_MS, 1),
+            lng(conf, LabelsConf.TIME_TO_SERVE_SEED_MS, 0),
+            integer(conf, LabelsConf.TIME_TO_SERVE_WINDOW, 1),
+            lng(conf, LabelsConf.FORECAST_TREND_MS, 0),
             List.copyOf(sources),
             str(conf, LabelsConf.REPLAY_FILE),
             str(conf, LabelsConf.REPLAY_MODEL),
@@ -153,7 +159,12 @@ public record LabelsSettings(
   }
 
   public LoanController.Config controllerConfig() {
-    return new LoanController.Config(instanceId, zkRoot, intervalMs, deciderSettings());
+    return new LoanController.Config(
+        instanceId,
+        zkRoot,
+        intervalMs,
+        deciderSettings(),
+        new LoanController.Lead(timeToServeSeedMs, timeToServeWindow, forecastTrendMs));
   }
 
   private static String defaultInstanceId() {

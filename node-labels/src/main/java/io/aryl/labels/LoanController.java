@@ -59,9 +59,15 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
    * @param zkRoot ZooKeeper path of the latch and the epoch
    * @param intervalMs milliseconds between decisions
    * @param decider the decision's settings
+   * @param lead what the decision plans for beyond the rate now: the time to serve and the trend
    */
   public record Config(
-      String instanceId, String zkRoot, long intervalMs, LoanDecider.Settings decider) {
+      String instanceId, String zkRoot, long intervalMs, LoanDecider.Settings decider, Lead lead) {
+    /** Planning for the rate now only, with no measured lead. */
+    public Config(String instanceId, String zkRoot, long intervalMs, LoanDecider.Settings decider) {
+      this(instanceId, zkRoot, intervalMs, decider, Lead.RATE_NOW);
+    }
+
     public Config {
       Checks.notBlank("instanceId", instanceId);
       Checks.notBlank("zkRoot", zkRoot);
@@ -69,6 +75,30 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
         throw new IllegalArgumentException("intervalMs must be > 0, was " + intervalMs);
       }
       Checks.notNull("decider", decider);
+      Checks.notNull("lead", lead);
+    }
+  }
+
+  /**
+   * How far ahead the decision plans ({@link LeadPlanner}).
+   *
+   * @param timeToServeSeedMs the time to serve assumed until one was measured, milliseconds
+   * @param timeToServeWindow how many of the latest measures the figure is the p90 of
+   * @param trendMs how far back the rate's trend reads, milliseconds; 0: the rate now only
+   */
+  public record Lead(long timeToServeSeedMs, int timeToServeWindow, long trendMs) {
+    /** No forecast: the rate now is planned for; the time to serve is still measured. */
+    public static final Lead RATE_NOW = new Lead(0, 20, 0);
+
+    public Lead {
+      if (timeToServeSeedMs < 0) {
+        throw new IllegalArgumentException(
+            "timeToServeSeedMs must be >= 0, was " + timeToServeSeedMs);
+      }
+      Checks.positive("timeToServeWindow", timeToServeWindow);
+      if (trendMs < 0) {
+        throw new IllegalArgumentException("trendMs must be >= 0, was " + trendMs);
+      }
     }
   }
 
@@ -110,6 +140,10 @@ public final class LoanController implements AutoCloseable, ConnectionStateListe
             scheduler,
             leadership,
             new LoanDecider(config.decider()),
+            new LeadPlanner(
+                config.lead().timeToServeSeedMs(),
+                config.lead().timeToServeWindow(),
+                config.lead().trendMs()),
             clock,
             counters,
             this::recordError);

@@ -20,6 +20,11 @@ import io.aryl.core.model.Checks;
  * unknown or partly unknown, and nothing changes while the scheduler recovers (its node counts may
  * still miss nodes that have not re-registered) or cannot be reached: the last target stands, and
  * the reason says why.
+ *
+ * <p>The rate planned for is the larger of the rate now and its forecast one time to serve ahead
+ * ({@link Observation#forecastRate}): a server asked back serves only after its reclaim, so on a
+ * rising rate the target is lowered that much earlier. The forecast is never below the rate now, so
+ * a falling rate lends no sooner than the hold allows.
  */
 public final class LoanDecider {
   private final Settings settings;
@@ -99,6 +104,9 @@ public final class LoanDecider {
    * @param onLoan servers on loan now (lent, or being lent), but for those a reclaim returns
    *     already
    * @param inForce the target in force at the scheduler, whoever set it; null when none is
+   * @param forecastRate the rate expected one time to serve ahead ({@link
+   *     io.aryl.core.loan.RateTrend}); the decision plans for the larger of it and {@code rate}, so
+   *     a rising rate asks servers back that much earlier. NaN when {@code rate} is
    */
   public record Observation(
       long nowMs,
@@ -107,10 +115,21 @@ public final class LoanDecider {
       SchedulerState scheduler,
       int inferenceServers,
       int onLoan,
-      Target inForce) {
+      Target inForce,
+      double forecastRate) {
     public Observation {
       if (!Double.isNaN(rate)) {
         Checks.nonNegative("rate", rate);
+      }
+      if (Double.isNaN(rate) != Double.isNaN(forecastRate)) {
+        throw new IllegalArgumentException(
+            "forecastRate must be NaN exactly when rate is, was rate="
+                + rate
+                + ", forecastRate="
+                + forecastRate);
+      }
+      if (!Double.isNaN(forecastRate)) {
+        Checks.nonNegative("forecastRate", forecastRate);
       }
       Checks.notNull("scheduler", scheduler);
       Checks.nonNegative("inferenceServers", inferenceServers);
@@ -122,6 +141,30 @@ public final class LoanDecider {
                 + ", inferenceServers="
                 + inferenceServers);
       }
+    }
+
+    /** Without a forecast: the rate now is planned for. */
+    public Observation(
+        long nowMs,
+        double rate,
+        boolean demandComplete,
+        SchedulerState scheduler,
+        int inferenceServers,
+        int onLoan,
+        Target inForce) {
+      this(nowMs, rate, demandComplete, scheduler, inferenceServers, onLoan, inForce, rate);
+    }
+
+    /** The rate the decision plans for: the larger of the rate now and the forecast. */
+    public double planningRate() {
+      return Double.isNaN(rate) ? rate : Math.max(rate, forecastRate);
+    }
+
+    /** The rate in words, with the forecast when it is above the rate now. */
+    String rateWords() {
+      return planningRate() > rate
+          ? String.format("rate %.1f rps (forecast %.1f)", rate, forecastRate)
+          : String.format("rate %.1f rps", rate);
     }
   }
 
@@ -180,7 +223,7 @@ public final class LoanDecider {
       return new Decision(
           null,
           Change.NONE,
-          needed(o.rate()),
+          needed(o.planningRate()),
           "the scheduler cannot be reached: "
               + (m.last() == null
                   ? "no target sent yet"
@@ -196,7 +239,7 @@ public final class LoanDecider {
     if (o.scheduler() == SchedulerState.RECOVERING) {
       return keep(
           kept,
-          needed(o.rate()),
+          needed(o.planningRate()),
           "the scheduler is recovering (nodes re-registering): the target ("
               + kept.maxOnLoan()
               + " on loan) stands",
@@ -213,7 +256,8 @@ public final class LoanDecider {
     }
     LoanPolicy policy = settings.policy();
     int servers = o.inferenceServers();
-    int needed = policy.serversNeeded(o.rate());
+    double rate = o.planningRate();
+    int needed = policy.serversNeeded(rate);
     int ceiling = Math.max(0, servers - needed);
     if (base.maxOnLoan() > ceiling) {
       Target lowered = new Target(ceiling, now + settings.returnWithinMs());
@@ -222,16 +266,16 @@ public final class LoanDecider {
           Change.LOWERED,
           needed,
           String.format(
-              "rate %.1f rps needs %d of %d server(s):"
+              "%s needs %d of %d server(s):"
                   + " target lowered from %d to %d on loan, the rest back within %d ms",
-              o.rate(), needed, servers, base.maxOnLoan(), ceiling, settings.returnWithinMs()),
+              o.rateWords(), needed, servers, base.maxOnLoan(), ceiling, settings.returnWithinMs()),
           new Memory(-1, now, lowered));
     }
-    int lendable = policy.lendable(o.rate(), servers);
+    int lendable = policy.lendable(rate, servers);
     String need =
         String.format(
-            "rate %.1f rps needs %d server(s) + margin %d of %d",
-            o.rate(), needed, policy.safetyMarginServers(), servers);
+            "%s needs %d server(s) + margin %d of %d",
+            o.rateWords(), needed, policy.safetyMarginServers(), servers);
     if (lendable <= base.maxOnLoan()) {
       return keep(kept, needed, need + ": the target (" + kept.maxOnLoan() + " on loan) stands", m);
     }

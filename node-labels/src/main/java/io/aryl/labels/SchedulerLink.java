@@ -46,12 +46,20 @@ public interface SchedulerLink {
    *     returning)
    * @param onLoan those lent or being lent, but for those a reclaim returns already
    * @param target the loan target in force, whoever set it; null before one was set
+   * @param returning inference nodes a reclaim is bringing home (drained, relabelled) now
+   * @param reclaimFinishedMs when the scheduler's latest reclaim ended, epoch ms; -1 when none did
    */
   record SchedulerView(
-      boolean recovering, int inferenceNodes, int onLoan, LoanTargetStatus target) {
+      boolean recovering,
+      int inferenceNodes,
+      int onLoan,
+      LoanTargetStatus target,
+      int returning,
+      long reclaimFinishedMs) {
     public SchedulerView {
       Checks.nonNegative("inferenceNodes", inferenceNodes);
       Checks.nonNegative("onLoan", onLoan);
+      Checks.nonNegative("returning", returning);
       if (onLoan > inferenceNodes) {
         throw new IllegalArgumentException(
             "onLoan must be <= inferenceNodes, was onLoan="
@@ -59,6 +67,12 @@ public interface SchedulerLink {
                 + ", inferenceNodes="
                 + inferenceNodes);
       }
+    }
+
+    /** A scheduler with no reclaim under way or ended. */
+    public SchedulerView(
+        boolean recovering, int inferenceNodes, int onLoan, LoanTargetStatus target) {
+      this(recovering, inferenceNodes, onLoan, target, 0, -1);
     }
   }
 

@@ -7,6 +7,7 @@ import io.aryl.api.loan.LoanTarget;
 import io.aryl.api.loan.LoanTargetAccepted;
 import io.aryl.api.loan.StaleTarget;
 import io.aryl.api.status.NodeStatus;
+import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
 import io.aryl.core.model.Checks;
 import io.aryl.labels.ActiveRmWebApp.Answer;
@@ -63,6 +64,7 @@ public final class SchedulerResource implements SchedulerLink {
   static SchedulerView view(SchedulerStatus status) {
     int inference = 0;
     int onLoan = 0;
+    int returning = 0;
     for (NodeStatus n : status.nodes() == null ? java.util.List.<NodeStatus>of() : status.nodes()) {
       if (n.place() == null) {
         continue; // the training pool's own node, or a place this version does not know
@@ -70,13 +72,24 @@ public final class SchedulerResource implements SchedulerLink {
       inference++;
       if (n.place() == NodeStatus.Place.LENDING || n.place() == NodeStatus.Place.LENT) {
         onLoan++;
+      } else if (n.place() == NodeStatus.Place.RETURNING) {
+        returning++;
       }
+    }
+    long finished = -1;
+    for (ReclaimStatus r :
+        status.reclaimsDone() == null
+            ? java.util.List.<ReclaimStatus>of()
+            : status.reclaimsDone()) {
+      finished = Math.max(finished, r.finishedMs());
     }
     return new SchedulerView(
         status.recovery() != null && status.recovery().recovering(),
         inference,
         onLoan,
-        status.loanTarget());
+        status.loanTarget(),
+        returning,
+        finished);
   }
 
   @Override

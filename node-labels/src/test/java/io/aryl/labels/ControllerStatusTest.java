@@ -65,7 +65,7 @@ class ControllerStatusTest {
         40,
         demand,
         new SchedulerSeen(2_000, "http://rm1:8088", new SchedulerView(false, 4, 3, IN_FORCE)),
-        new Taken(d, 2_000),
+        new Taken(d, 2_000, new LeadPlanner.Plan(150, 180, 4_800, 3, 4_100)),
         sent,
         COUNTERS,
         new ErrorNote("target refused (503): recovering", 1_500));
@@ -169,7 +169,13 @@ class ControllerStatusTest {
         "returnByMs",
         9_000L,
         "reason",
-        "lowered from 3 to 2");
+        "lowered from 3 to 2",
+        "rate",
+        150.0,
+        "forecastRate",
+        180.0,
+        "timeToServe",
+        Map.of("usedMs", 4_800L, "measured", 3, "lastMs", 4_100L));
     assertInOrder(
         s.get("lastTarget"),
         "atMs",

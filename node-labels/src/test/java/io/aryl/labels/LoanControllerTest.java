@@ -2,6 +2,7 @@ package io.aryl.labels;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.api.loan.LoanTarget;
 import io.aryl.core.loan.LoanPolicy;
 import java.time.Duration;
@@ -144,6 +145,15 @@ class LoanControllerTest {
         .isBetween(rise + 30_000, System.currentTimeMillis() + 30_000);
     assertThat(lowered.epoch()).isEqualTo(lc.epoch());
     assertThat(lowered.reason()).contains("lowered from 2 to 0");
+    assertThat(lowered.demand())
+        .as("the demand it was decided on: no forecast configured, no time to serve assumed")
+        .isEqualTo(new LoanDemand(400, 400, 4, 0));
+    await(
+        "the reclaim it drove is measured once the scheduler shows the nodes home",
+        () -> {
+          Map<String, Object> d = part(lc, "decision");
+          return d != null && ((Map<?, ?>) d.get("timeToServe")).get("measured").equals(1);
+        });
 
     Map<String, Object> status = lc.status();
     assertThat(status).containsEntry("role", "LEADER").containsEntry("acting", true);

@@ -70,8 +70,9 @@ class SchedulerResourceTest {
         "                                                          | false"
       })
   @DisplayName(
-      "counts the inference nodes by their place, those lent or being lent, and reads recovery.recovering;"
-          + " a scheduler without recovery is not recovering")
+      "counts the inference nodes by their place, those lent or being lent and those on their way home,"
+          + " the latest reclaim's end, and reads recovery.recovering; a scheduler without recovery is not"
+          + " recovering")
   void readsTheView(String recovery, boolean recovering) throws IOException {
     rm1.arylStatus =
         "{\"enabled\": true, "
@@ -86,6 +87,8 @@ class SchedulerResourceTest {
                 node("train-0:1", null),
                 node("inf-4:1", "MOVING"))
             + "],"
+            + " \"reclaimsDone\": [{\"id\": 1, \"phase\": \"DONE\", \"finishedMs\": 700},"
+            + " {\"id\": 2, \"phase\": \"DONE\", \"finishedMs\": 900}],"
             + " \"loanTarget\": {\"epoch\": 4, \"controller\": \"b\", \"maxOnLoan\": 2, \"returnByMs\": 99, \"onLoan\": 2}}";
     SchedulerView view = scheduler.view();
     assertThat(view.recovering()).isEqualTo(recovering);
@@ -94,6 +97,8 @@ class SchedulerResourceTest {
     assertThat(view.target().epoch()).isEqualTo(4);
     assertThat(view.target().maxOnLoan()).isEqualTo(2);
     assertThat(view.target().returnByMs()).isEqualTo(99);
+    assertThat(view.returning()).as("RETURNING").isEqualTo(1);
+    assertThat(view.reclaimFinishedMs()).as("the latest reclaim's end").isEqualTo(900);
   }
 
   @Test

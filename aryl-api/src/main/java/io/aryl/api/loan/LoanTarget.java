@@ -1,6 +1,7 @@
 package io.aryl.api.loan;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.aryl.api.body.BadRequestException;
 import io.aryl.api.body.JsonObjectBody;
 import java.io.InputStream;
@@ -23,6 +24,8 @@ import java.util.Set;
  *     scheduler's default deadline
  * @param decidedMs when the controller decided it, epoch ms
  * @param reason the controller's reason, in words
+ * @param demand the inference demand the target was decided on; null when the sender does not say
+ *     (an older controller), absent from the JSON then
  */
 public record LoanTarget(
     long epoch,
@@ -30,7 +33,8 @@ public record LoanTarget(
     int maxOnLoan,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) long returnByMs,
     long decidedMs,
-    String reason) {
+    String reason,
+    @JsonInclude(JsonInclude.Include.NON_NULL) LoanDemand demand) {
   /** Largest body, in bytes. */
   public static final int MAX_BYTES = 8 * 1024;
 
@@ -50,7 +54,7 @@ public record LoanTarget(
 
   /** The fields there are. */
   public static final Set<String> FIELDS =
-      Set.of("epoch", "controller", "maxOnLoan", "returnByMs", "decidedMs", "reason");
+      Set.of("epoch", "controller", "maxOnLoan", "returnByMs", "decidedMs", "reason", "demand");
 
   static final String EXAMPLE =
       "{\"epoch\": 3, \"controller\": \"controller-1\", \"maxOnLoan\": 2}";
@@ -59,13 +63,24 @@ public record LoanTarget(
     reason = reason == null ? "" : reason;
   }
 
+  /** A target that does not say what demand it was decided on. */
+  public LoanTarget(
+      long epoch,
+      String controller,
+      int maxOnLoan,
+      long returnByMs,
+      long decidedMs,
+      String reason) {
+    this(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, null);
+  }
+
   /**
    * The target in {@code body}, checked against {@code nowMs}: one JSON object of at most {@link
    * #MAX_BYTES} bytes with only {@link #FIELDS}, each once; {@code epoch} an integer >= 1, {@code
    * controller} printable text of 1-256 characters, {@code maxOnLoan} an integer in [0, {@link
    * #MAX_ON_LOAN}], {@code returnByMs} 0 or epoch milliseconds from an hour before to 7 days after
    * now, {@code decidedMs} epoch milliseconds (0 if missing), {@code reason} printable text of at
-   * most 1024 characters.
+   * most 1024 characters, {@code demand} absent or as {@link LoanDemand#parse} takes it.
    *
    * @throws BadRequestException naming the field and the value
    */
@@ -89,6 +104,8 @@ public record LoanTarget(
     }
     long decidedMs = req.integer("decidedMs", 0, Long.MAX_VALUE, false, 0);
     String reason = req.optionalText("reason", MAX_REASON_CHARS);
-    return new LoanTarget(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason);
+    JsonNode d = req.node().get("demand");
+    LoanDemand demand = d == null || d.isNull() ? null : LoanDemand.parse(d);
+    return new LoanTarget(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, demand);
   }
 }

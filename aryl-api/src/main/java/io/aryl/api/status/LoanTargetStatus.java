@@ -1,5 +1,9 @@
 package io.aryl.api.status;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.aryl.api.loan.LoanDemand;
+import java.util.Locale;
+
 /**
  * {@code loanTarget} of the status, present once a loan controller set one ({@link
  * io.aryl.api.loan.LoanTarget}): the target in force, who set it, and what is on loan now.
@@ -13,6 +17,9 @@ package io.aryl.api.status;
  * @param reason the controller's reason, or a reclaim by hand that lowered it
  * @param receivedMs when the scheduler accepted it, epoch ms
  * @param onLoan inference nodes on loan now (lent or being lent), but for those a reclaim returns
+ * @param demand the inference demand the controller decided the target on; null (absent) when its
+ *     target did not say, or since the scheduler became active and before the controller's next
+ *     target (the demand is not kept in the durable state: the controller sends it every decision)
  */
 public record LoanTargetStatus(
     long epoch,
@@ -22,4 +29,48 @@ public record LoanTargetStatus(
     long decidedMs,
     String reason,
     long receivedMs,
-    int onLoan) {}
+    int onLoan,
+    @JsonInclude(JsonInclude.Include.NON_NULL) LoanDemand demand) {
+
+  /** A target in force without the demand it was decided on. */
+  public LoanTargetStatus(
+      long epoch,
+      String controller,
+      int maxOnLoan,
+      long returnByMs,
+      long decidedMs,
+      String reason,
+      long receivedMs,
+      int onLoan) {
+    this(epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, receivedMs, onLoan, null);
+  }
+
+  /**
+   * The demand beside the nodes on loan, in the words the RM page and {@code aryl-admin status}
+   * both show: "inference demand: 120.0 req/s (forecast 150.0), needs 2 servers; 1 lent, target 2"
+   * (the forecast only when above the rate; the time to serve it looked ahead by after it); null
+   * when the target does not carry its demand.
+   */
+  public String demandSummary() {
+    if (demand == null) {
+      return null;
+    }
+    String forecast =
+        demand.forecastRps() > demand.rateRps()
+            ? String.format(
+                Locale.ROOT,
+                " (forecast %.1f, %.1f s ahead)",
+                demand.forecastRps(),
+                demand.timeToServeMs() / 1000.0)
+            : "";
+    return String.format(
+        Locale.ROOT,
+        "inference demand: %.1f req/s%s, needs %d server%s; %d lent, target %d",
+        demand.rateRps(),
+        forecast,
+        demand.serversNeeded(),
+        demand.serversNeeded() == 1 ? "" : "s",
+        onLoan,
+        maxOnLoan);
+  }
+}

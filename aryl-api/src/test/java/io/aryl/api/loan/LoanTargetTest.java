@@ -47,6 +47,29 @@ class LoanTargetTest {
         .doesNotContain("returnByMs");
   }
 
+  @Test
+  @DisplayName(
+      "the demand a target was decided on is read back the same; a body without it (an older"
+          + " controller's) is taken, its demand null and absent when written")
+  void demand() throws Exception {
+    LoanTarget t = new LoanTarget(7, "c", 1, 0, NOW, "", new LoanDemand(120.5, 150, 2, 4_800));
+    assertThat(LoanTarget.parse(body(ArylJson.write(t)), NOW)).isEqualTo(t);
+    assertThat(
+            LoanTarget.parse(
+                body(
+                    "{\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": 0, \"demand\":"
+                        + " {\"rateRps\": 8, \"forecastRps\": 8.5, \"serversNeeded\": 1,"
+                        + " \"timeToServeMs\": 0}}"),
+                NOW))
+        .isEqualTo(new LoanTarget(3, "lc-1", 0, 0, 0, "", new LoanDemand(8, 8.5, 1, 0)));
+    assertThat(
+            LoanTarget.parse(
+                    body("{\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": 0}"), NOW)
+                .demand())
+        .isNull();
+    assertThat(ArylJson.write(new LoanTarget(7, "c", 1, 0, NOW, ""))).doesNotContain("demand");
+  }
+
   static Stream<Arguments> refused() {
     String ok = "\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": 2";
     return Stream.of(
@@ -78,7 +101,59 @@ class LoanTargetTest {
             "a reason with a control character",
             "{" + ok + ", \"reason\": \"a\\u0000b\"}",
             "reason must be printable text of at most 1024 characters"),
-        Arguments.of("not an object", "[1]", "body must be a JSON object"));
+        Arguments.of("not an object", "[1]", "body must be a JSON object"),
+        Arguments.of(
+            "a demand that is not an object",
+            "{" + ok + ", \"demand\": 12}",
+            "demand must be an object with forecastRps, rateRps, serversNeeded, timeToServeMs,"
+                + " was 12"),
+        Arguments.of(
+            "a demand without its rate",
+            "{" + ok + ", \"demand\": {" + demand("forecastRps", "1") + "}}",
+            "demand.rateRps must be a rate in [0, 1000000000] requests/s, was missing"),
+        Arguments.of(
+            "a negative rate",
+            "{" + ok + ", \"demand\": {\"rateRps\": -1, " + demand("forecastRps", "1") + "}}",
+            "demand.rateRps must be a rate in [0, 1000000000] requests/s, was -1"),
+        Arguments.of(
+            "a forecast in words",
+            "{"
+                + ok
+                + ", \"demand\": {\"rateRps\": 1, \"forecastRps\": \"high\", "
+                + demand("serversNeeded", "1")
+                + "}}",
+            "demand.forecastRps must be a rate in [0, 1000000000] requests/s, was \"high\""),
+        Arguments.of(
+            "a fraction of a server",
+            "{"
+                + ok
+                + ", \"demand\": {\"rateRps\": 1, \"forecastRps\": 1,"
+                + " \"serversNeeded\": 1.5, \"timeToServeMs\": 0}}",
+            "demand.serversNeeded must be an integer in [0, 1000000], was 1.5"),
+        Arguments.of(
+            "a time to serve over a day",
+            "{"
+                + ok
+                + ", \"demand\": {\"rateRps\": 1, \"forecastRps\": 1,"
+                + " \"serversNeeded\": 1, \"timeToServeMs\": 86400001}}",
+            "demand.timeToServeMs must be an integer in [0, 86400000], was 86400001"),
+        Arguments.of(
+            "an unknown demand field",
+            "{"
+                + ok
+                + ", \"demand\": {\"rateRps\": 1, \"forecastRps\": 1,"
+                + " \"serversNeeded\": 1, \"timeToServeMs\": 0, \"p99\": 3}}",
+            "unknown field 'demand.p99'"));
+  }
+
+  /** The demand's other fields, valid, from {@code from} on in declaration order. */
+  private static String demand(String from, String value) {
+    return switch (from) {
+      case "forecastRps" ->
+          "\"forecastRps\": " + value + ", \"serversNeeded\": 1, \"timeToServeMs\": 0";
+      case "serversNeeded" -> "\"serversNeeded\": " + value + ", \"timeToServeMs\": 0";
+      default -> throw new IllegalArgumentException(from);
+    };
   }
 
   @ParameterizedTest(name = "{0}")

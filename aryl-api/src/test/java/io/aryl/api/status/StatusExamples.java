@@ -1,5 +1,6 @@
 package io.aryl.api.status;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.api.status.ApplicationStatus.Change;
 import io.aryl.api.status.NodeStatus.Pool;
 import io.aryl.api.status.ReclaimStatus.Action;
@@ -136,7 +137,8 @@ final class StatusExamples {
             1764431880000L,
             "rate 10 rps needs 3 of 5",
             1764431880100L,
-            2));
+            2,
+            new LoanDemand(10, 12.5, 3, 4_800)));
   }
 
   /** {@link #full()} as the scheduler writes it: every field name of the contract, once. */
@@ -186,6 +188,7 @@ final class StatusExamples {
        "drainingContainers": 3,
        "loanTarget": {"epoch": 4, "controller": "lc-1", "maxOnLoan": 1, "returnByMs": 1764432000000,
                       "decidedMs": 1764431880000, "reason": "rate 10 rps needs 3 of 5", "receivedMs": 1764431880100,
-                      "onLoan": 2}}
+                      "onLoan": 2,
+                      "demand": {"rateRps": 10.0, "forecastRps": 12.5, "serversNeeded": 3, "timeToServeMs": 4800}}}
       """;
 }

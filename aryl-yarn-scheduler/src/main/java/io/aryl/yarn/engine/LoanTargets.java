@@ -1,5 +1,6 @@
 package io.aryl.yarn.engine;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.yarn.state.LoanTargetRecord;
 
 /**
@@ -13,6 +14,13 @@ import io.aryl.yarn.state.LoanTargetRecord;
  */
 final class LoanTargets {
   private LoanTargetRecord target = LoanTargetRecord.NONE;
+
+  /**
+   * The inference demand the target in force was decided on, as its controller sent it; null when
+   * it did not say. Kept beside the target for the status only, not stored: the controller sends it
+   * with every decision, so a newly active scheduler shows it again at the next one.
+   */
+  private LoanDemand demand;
 
   LoanTargetRecord current() {
     return target;
@@ -57,9 +65,15 @@ final class LoanTargets {
         epoch, controller, maxOnLoan, returnByMs, decidedMs, reason == null ? "" : reason, nowMs);
   }
 
-  /** Puts a stored target in force. */
-  void accepted(LoanTargetRecord stored) {
+  /** Puts a stored target in force, with the demand it was decided on (null: not said). */
+  void accepted(LoanTargetRecord stored, LoanDemand decidedOn) {
     target = stored;
+    demand = decidedOn;
+  }
+
+  /** The demand the target in force was decided on; null when not known. */
+  LoanDemand demand() {
+    return demand;
   }
 
   /**
@@ -84,6 +98,7 @@ final class LoanTargets {
   }
 
   void restore(LoanTargetRecord stored) {
+    demand = null;
     if (stored.maxOnLoan() < -1) {
       throw new IllegalArgumentException("maxOnLoan must be >= -1, was " + stored.maxOnLoan());
     }

@@ -221,6 +221,7 @@ final class Memory {
             t.decidedMs(),
             t.reason(),
             t.receivedMs(),
-            pool.onLoan(reclaims.fencedNodes()));
+            pool.onLoan(reclaims.fencedNodes()),
+            targets.demand());
   }
 }

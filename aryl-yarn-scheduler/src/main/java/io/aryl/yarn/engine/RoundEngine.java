@@ -1,5 +1,6 @@
 package io.aryl.yarn.engine;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.core.RoundPlanner;
 import io.aryl.core.model.Plan;
 import io.aryl.yarn.conf.ArylSettings;
@@ -224,7 +225,7 @@ public final class RoundEngine {
           memory.saveTarget(lowered);
         },
         () -> reclaims.abandon(r));
-    memory.targets.accepted(lowered);
+    memory.targets.accepted(lowered, memory.targets.demand()); // what the controller saw stands
     promises.publish();
     List<Action> actions =
         new ArrayList<>(
@@ -304,6 +305,25 @@ public final class RoundEngine {
       long returnByMs,
       long decidedMs,
       String reason) {
+    return acceptLoanTarget(
+        view, epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, null);
+  }
+
+  /**
+   * As {@link #acceptLoanTarget(RmView, long, String, int, long, long, String)}, with the inference
+   * demand the controller decided the target on, kept beside it for the status (not stored).
+   *
+   * @param demand the demand; null when the controller did not say
+   */
+  public synchronized LoanTargetRecord acceptLoanTarget(
+      RmView view,
+      long epoch,
+      String controller,
+      int maxOnLoan,
+      long returnByMs,
+      long decidedMs,
+      String reason,
+      LoanDemand demand) {
     tenure.requireRunning();
     long nowMs = view.nowMs();
     pool.observe(view.nodes()); // the answer counts the inference nodes there are now
@@ -321,7 +341,7 @@ public final class RoundEngine {
         "loan target not accepted: Aryl could not store it",
         () -> memory.saveTarget(next),
         () -> {});
-    memory.targets.accepted(next);
+    memory.targets.accepted(next, demand);
     return next;
   }
 

@@ -296,7 +296,8 @@ public final class RoundRunner implements AutoCloseable {
             target.maxOnLoan(),
             target.returnByMs(),
             target.decidedMs(),
-            target.reason());
+            target.reason(),
+            target.demand());
     requestRound(); // lend or reclaim now, not at the next tick
     return accepted;
   }

@@ -14,16 +14,17 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * Aryl's page for operators, as HTML: the pools as node tiles, reclaims in flight and the last
- * ones, the elastic applications' workers, and charts of the last hours. A pure function of the
- * status ({@link SchedulerStatus}) and the {@link StatusHistory}; everything is server-rendered
- * (tables, CSS tiles, inline SVG charts), readable without JavaScript, and reloads itself every
- * {@link #REFRESH_S} seconds. Every value from the status is escaped ({@link Html}).
+ * Aryl's page for operators, as HTML: the pools as node tiles, the loan target beside the inference
+ * demand it was decided on, reclaims in flight and the last ones, the elastic applications'
+ * workers, and charts of the last hours. A pure function of the status ({@link SchedulerStatus})
+ * and the {@link StatusHistory}; everything is server-rendered (tables, CSS tiles, inline SVG
+ * charts), readable without JavaScript, and reloads itself every {@link #REFRESH_S} seconds. Every
+ * value from the status is escaped ({@link Html}).
  *
  * <p>This class draws the document around the sections: head and style, the links to the RM's
  * pages, the summary line, the recovery warning and the footer. The sections are drawn by {@link
- * PoolTiles}, {@link ReclaimTables}, {@link ApplicationsTable} and {@link HistoryCharts}, each from
- * the status's typed records.
+ * PoolTiles}, {@link LoanSection}, {@link ReclaimTables}, {@link ApplicationsTable} and {@link
+ * HistoryCharts}, each from the status's typed records.
  */
 public final class ArylPage {
   /** Seconds between the page's reloads. */
@@ -92,6 +93,7 @@ public final class ArylPage {
           .append("</p>\n");
     }
     new PoolTiles(orEmpty(s.nodes()), in.inferenceLabel(), in.trainingLabel()).appendTo(h);
+    new LoanSection(s.loanTarget()).appendTo(h);
     ReclaimTables reclaims = new ReclaimTables(in.mayView());
     reclaims.appendInFlight(h, orEmpty(s.reclaimsInFlight()), in.nowMs());
     reclaims.appendDone(h, orEmpty(s.reclaimsDone()));

@@ -5,6 +5,7 @@ import static io.aryl.yarn.engine.EngineRig.TRAINING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.yarn.reclaim.Reclaim;
 import java.io.IOException;
 import java.util.List;
@@ -478,6 +479,30 @@ class RoundEngineTest {
           .endsWith("lowered to 1 by a reclaim asked by hand");
       rig.relabel(rig.after(1_000));
       assertThat(rig.after(1_000).actions(Action.Relabel.class)).as("not lent again").isEmpty();
+    }
+
+    @Test
+    @DisplayName(
+        "the demand a target was decided on is shown with it, kept through a reclaim by hand, and not"
+            + " stored: a restarted scheduler shows none until the controller's next target")
+    void theDemandIsShownWithTheTarget() throws InterruptedException {
+      twoIdleInferenceNodes();
+      LoanDemand demand = new LoanDemand(120, 150, 2, 4_800);
+      rig.engine.acceptLoanTarget(
+          rig.view(), 3, "controller-1", 2, 0, rig.nowMs, "rate 120 rps", demand);
+      assertThat(rig.engine.status().loanTarget().demand()).isEqualTo(demand);
+      rig.relabel(rig.after(1_000));
+      rig.after(1_000);
+      rig.engine.reclaim(rig.view(), 1, null, 0);
+      assertThat(rig.engine.status().loanTarget().maxOnLoan()).isEqualTo(1);
+      assertThat(rig.engine.status().loanTarget().demand())
+          .as("what the controller saw stands")
+          .isEqualTo(demand);
+      EngineRig next = rig.restart();
+      next.round(rig.nowMs + 1_000);
+      assertThat(next.engine.status().loanTarget().maxOnLoan()).isEqualTo(1);
+      assertThat(next.engine.status().loanTarget().demand()).isNull();
+      next.close();
     }
 
     @Test

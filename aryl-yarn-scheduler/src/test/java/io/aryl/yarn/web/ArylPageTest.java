@@ -2,9 +2,11 @@ package io.aryl.yarn.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.api.status.ApplicationStatus;
 import io.aryl.api.status.ApplicationStatus.Change;
 import io.aryl.api.status.HistorySample;
+import io.aryl.api.status.LoanTargetStatus;
 import io.aryl.api.status.NodeStatus;
 import io.aryl.api.status.NodeStatus.Pool;
 import io.aryl.api.status.PlanStatus;
@@ -17,6 +19,7 @@ import io.aryl.api.status.StoreStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 class ArylPageTest {
@@ -241,6 +244,80 @@ class ArylPageTest {
         .contains("data-series=\"inference\" data-last=\"2\"")
         .contains("data-series=\"training\" data-last=\"14\"");
     assertThat(html).contains("<svg xmlns=\"http://www.w3.org/2000/svg\"");
+  }
+
+  private static SchedulerStatus withTarget(LoanTargetStatus target) {
+    SchedulerStatus s = status();
+    return new SchedulerStatus(
+        true,
+        s.round(),
+        s.roundLatencyMs(),
+        s.recovery(),
+        s.store(),
+        s.nodes(),
+        s.loanedNodes(),
+        s.applications(),
+        s.teams(),
+        s.plainDemand(),
+        s.plan(),
+        s.reclaimsInFlight(),
+        s.reclaimsDone(),
+        s.drainingContainers(),
+        target);
+  }
+
+  @Test
+  @DisplayName(
+      "the loan section shows the inference demand beside the lent nodes: the rate, its forecast one"
+          + " time to serve ahead, the servers needed, what is lent and the target")
+  void showsTheInferenceDemandBesideTheLentNodes() {
+    String html =
+        render(
+            withTarget(
+                new LoanTargetStatus(
+                    4,
+                    "lc-<1>",
+                    2,
+                    0,
+                    NOW - 1_000,
+                    "rate 120.0 rps (forecast 150.0) needs 2",
+                    NOW - 900,
+                    1,
+                    new LoanDemand(120, 150, 2, 4_800))),
+            List.of());
+    int pools = html.indexOf("id=\"pools\"");
+    int loan = html.indexOf("<section id=\"loan\">");
+    assertThat(loan).as("after the pools' tiles").isGreaterThan(pools);
+    assertThat(html.substring(loan))
+        .contains(
+            "<p id=\"inference-demand\">inference demand: 120.0 req/s (forecast 150.0, 4.8 s"
+                + " ahead), needs 2 servers; 1 lent, target 2</p>")
+        .contains("<dd>lc-&lt;1&gt; (epoch 4)</dd>")
+        .contains("<dt>back by</dt><dd>the scheduler's default deadline</dd>")
+        .contains("<dd class=\"reason\">rate 120.0 rps (forecast 150.0) needs 2</dd>");
+  }
+
+  @Test
+  @DisplayName(
+      "a flat rate shows no forecast; a target without its demand (an older controller's) says so;"
+          + " no target says that none was set")
+  void theLoanSectionWithoutAForecastOrADemandOrATarget() {
+    assertThat(
+            render(
+                withTarget(
+                    new LoanTargetStatus(
+                        4, "lc-1", 1, 0, NOW, "", NOW, 1, new LoanDemand(80, 80, 1, 30_000))),
+                List.of()))
+        .contains(
+            "<p id=\"inference-demand\">inference demand: 80.0 req/s, needs 1 server; 1 lent,"
+                + " target 1</p>");
+    assertThat(
+            render(withTarget(new LoanTargetStatus(4, "lc-1", 3, 0, NOW, "", NOW, 2)), List.of()))
+        .contains(
+            "<p id=\"inference-demand\" class=\"none\">inference demand: not sent with the target;"
+                + " 2 lent, target 3</p>");
+    assertThat(render(status(), List.of()))
+        .contains("<p class=\"none\" id=\"inference-demand\">no loan target");
   }
 
   @Test
