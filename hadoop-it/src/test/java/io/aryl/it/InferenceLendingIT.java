@@ -249,13 +249,11 @@ class InferenceLendingIT {
 
       RateCurve curve = InferenceServeIT.curve(CURVE);
       double[] arrivals = Arrivals.times(curve, SEED);
-      long loadStartMs = System.currentTimeMillis();
       CompletableFuture<List<RequestRecord>> load =
           InferenceServeIT.generate(
               service.statusUrl(), arrivals, runDir.resolve("requests.jsonl"));
       List<RequestRecord> records = load.get(180, TimeUnit.SECONDS);
       LoadSummary summary = LoadSummary.of(records, SLO_MS, curve.durationS());
-      long loadEndMs = System.currentTimeMillis();
       double lentGpuS = meter.gpuSeconds();
       step(t0, name, "load done: " + summary.line());
       assertThat(records).hasSize(arrivals.length);
@@ -271,7 +269,7 @@ class InferenceLendingIT {
           reclaims.add(r);
         }
       }
-      List<ReplicaWait> waits = waits(meter, last, reclaims, loadStartMs, loadEndMs);
+      List<ReplicaWait> waits = waits(meter, last, reclaims);
       for (ReplicaWait w : waits) {
         step(t0, name, w.toString());
       }
@@ -314,11 +312,7 @@ class InferenceLendingIT {
    * between the ask and the grant.
    */
   private static List<ReplicaWait> waits(
-      LentGpuMeter meter,
-      ServeStatus s,
-      List<ReclaimStatus> reclaims,
-      long loadStartMs,
-      long loadEndMs) {
+      LentGpuMeter meter, ServeStatus s, List<ReclaimStatus> reclaims) {
     List<ReplicaWait> out = new ArrayList<>();
     for (ServeStatus.ScaleEvent ready : s.events()) {
       if (!ready.kind().equals("ready")) {
@@ -344,8 +338,7 @@ class InferenceLendingIT {
               allocatedMs,
               ready.timeMs(),
               in != null,
-              in == null ? 0 : in.deadlineMs(),
-              askMs >= loadStartMs && askMs <= loadEndMs));
+              in == null ? 0 : in.deadlineMs()));
     }
     assertThat(out).as("replicas that became ready: %s", s.events()).isNotEmpty();
     return out;
@@ -373,7 +366,6 @@ class InferenceLendingIT {
    *
    * @param reclaimInTheWay its node was on loan when it was asked for, and came back for it
    * @param reclaimDeadlineMs that reclaim's deadline; 0 without one
-   * @param duringLoad asked while the curve played (the first replica is asked before)
    */
   record ReplicaWait(
       String container,
@@ -381,8 +373,7 @@ class InferenceLendingIT {
       long allocatedMs,
       long readyMs,
       boolean reclaimInTheWay,
-      long reclaimDeadlineMs,
-      boolean duringLoad) {
+      long reclaimDeadlineMs) {
     long askToAnswerMs() {
       return readyMs - askMs;
     }
