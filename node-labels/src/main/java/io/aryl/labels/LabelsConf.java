@@ -73,7 +73,7 @@ public enum LabelsConf {
           + " the need itself would be home, so demand may move within this band without changing it (hysteresis)."
           + " 1, chosen from the margin sweeps on the ResourceManager and in the simulator (docs/evaluation.md,"
           + " Inference while lending): at 0 a rise took every lent node back, and the simulator's inference was short"
-          + " 65% longer for 2% more loaned GPU-hours; at 2 a 3-server pool lends nothing. Raise it on a large pool"
+          + " 65% longer for 2% more loaned GPU-hours; at 2 a 3-server pool needing 1 lends nothing. Raise it on a large pool"
           + " whose replicas start slowly: the simulator's 36 servers with 30 s starts were short 88% less at 8, for"
           + " 16% fewer loaned GPU-hours."),
   LOAN_HOLD_MS(
