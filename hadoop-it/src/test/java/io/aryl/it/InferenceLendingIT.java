@@ -544,10 +544,14 @@ class InferenceLendingIT {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       running = false;
       thread.interrupt();
-      thread.join(2000);
+      try {
+        thread.join(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }
