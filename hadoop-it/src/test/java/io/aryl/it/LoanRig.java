@@ -5,6 +5,7 @@ import io.aryl.api.status.SchedulerStatus;
 import io.aryl.core.loan.LoanPolicy;
 import io.aryl.labels.ActiveRmWebApp;
 import io.aryl.labels.DemandSource;
+import io.aryl.labels.LabelsSettings;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanDecider;
 import io.aryl.labels.SchedulerLink;
@@ -118,6 +119,26 @@ final class LoanRig implements AutoCloseable {
             "/aryl/loan-controller",
             200,
             new LoanDecider.Settings(POLICY, 0, 0, 4, DEADLINE_MS));
+    LoanController lc = new LoanController(c, cfg, demand, scheduler, System::currentTimeMillis);
+    open.add(lc);
+    lc.start();
+    return lc;
+  }
+
+  /**
+   * A controller with these demand sources and the decision of these settings (as {@code
+   * aryl-labels run} reads its keys), its instance id and ZooKeeper root this rig's.
+   */
+  LoanController controller(
+      String id,
+      CuratorFramework c,
+      SchedulerLink scheduler,
+      List<DemandSource> demand,
+      LabelsSettings settings)
+      throws Exception {
+    LoanController.Config cfg =
+        new LoanController.Config(
+            id, "/aryl/loan-controller", settings.intervalMs(), settings.deciderSettings());
     LoanController lc = new LoanController(c, cfg, demand, scheduler, System::currentTimeMillis);
     open.add(lc);
     lc.start();
