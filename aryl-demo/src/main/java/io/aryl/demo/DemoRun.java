@@ -25,9 +25,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 
 /**
- * One run of the demo: a cluster (Aryl+ , Aryl or off), the loan controller when Aryl is on, the
- * job stream submitted on schedule through aryl-am's client, progress printed as it goes; ends when
- * every job has ended or at the run's length, whichever comes first, and kills what is left.
+ * One run of the demo: a cluster (Aryl+ , Aryl or off), the inference service under the day's
+ * traffic, the loan controller when Aryl is on, the job stream submitted on schedule through
+ * aryl-am's client, progress printed as it goes; ends when every job has ended and the traffic has
+ * been played, or at the run's length, whichever comes first, and kills what is left.
  */
 final class DemoRun {
   private static final long SAMPLE_MS = 500;
@@ -307,7 +308,9 @@ final class DemoRun {
     List<JobOutcome> outcomes = tracked.stream().map(Tracked::outcome).toList();
     RunSummary summary =
         RunSummary.of(s.label(), tracked.size(), outcomes, now, meter, reclaims, preempted, shrunk)
-            .withInference(inference == null ? null : inference.finish(15_000));
+            // Stopped by Ctrl-C, the traffic is not waited for: its curve would play on.
+            .withInference(
+                inference == null || stopping.getAsBoolean() ? null : inference.finish(15_000));
     out.printf(
         Locale.ROOT,
         "   %s done after %.0f s: %d of %d jobs finished%n",

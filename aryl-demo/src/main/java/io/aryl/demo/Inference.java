@@ -7,19 +7,23 @@ import io.aryl.serve.LocalService;
 import io.aryl.serve.loadgen.Arrivals;
 import io.aryl.serve.loadgen.RateCurve;
 import io.aryl.serve.loadgen.RequestRecord;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
@@ -135,7 +139,7 @@ final class Inference {
             Long.toString(settings.scaleDownAfterMs()),
             "--python",
             settings.python());
-    PrintStream quiet = new PrintStream(java.io.OutputStream.nullOutputStream());
+    PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
     LocalService.Running running = LocalService.submit(conf, quiet, options);
     Inference inf = new Inference(cluster, running, curve, settings.sloMs());
     long deadline = System.currentTimeMillis() + 180_000;
@@ -162,12 +166,12 @@ final class Inference {
       Thread.sleep(500);
     }
     out.printf(
-        java.util.Locale.ROOT,
+        Locale.ROOT,
         "   inference service %s: its first replica serves; the load generator plays %.0f-%.0f "
             + "requests/s (%.0f a replica)%n",
         running.id(),
-        java.util.Arrays.stream(curve.rps()).min().orElse(0),
-        java.util.Arrays.stream(curve.rps()).max().orElse(0),
+        Arrays.stream(curve.rps()).min().orElse(0),
+        Arrays.stream(curve.rps()).max().orElse(0),
         RPS_PER_REPLICA);
     return inf;
   }
@@ -216,7 +220,7 @@ final class Inference {
     return s == null
         ? "inference -"
         : String.format(
-            java.util.Locale.ROOT,
+            Locale.ROOT,
             "inference %.0f rps, %d/%d replicas serving",
             s.rateRps(),
             s.running(),
@@ -230,7 +234,7 @@ final class Inference {
     List<RequestRecord> records;
     try {
       records = traffic.get(waitMs, TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       throw new IllegalStateException(
           "the load generator had not ended " + waitMs + " ms after the run", e);
     }
