@@ -149,6 +149,23 @@ public final class ArylDemo implements Callable<Integer> {
   int day;
 
   @Option(
+      names = "--python",
+      paramLabel = "PYTHON",
+      defaultValue = "/usr/bin/python3",
+      description =
+          "The Python that runs the inference service's replicas (serve.py); it must import torch "
+              + "(default: ${DEFAULT-VALUE}, Debian's python3-torch).")
+  String python;
+
+  @Option(
+      names = "--slo-ms",
+      paramLabel = "MS",
+      defaultValue = "500",
+      description =
+          "Latency objective of the inference requests, milliseconds (default: ${DEFAULT-VALUE}).")
+  double sloMs;
+
+  @Option(
       names = "--progress-every",
       paramLabel = "TIME",
       defaultValue = "5s",
@@ -203,6 +220,13 @@ public final class ArylDemo implements Callable<Integer> {
       }
       if (day < 0 || day > 6) {
         throw new IllegalArgumentException("--day must be 0..6, was " + day);
+      }
+      if (!(sloMs > 0) || Double.isInfinite(sloMs)) {
+        throw new IllegalArgumentException("--slo-ms must be a number > 0, was " + sloMs);
+      }
+      if (!new File(python).canExecute()) {
+        throw new IllegalArgumentException(
+            "--python must name an executable Python with torch, was " + python);
       }
       if (webPort < 0 || webPort > 65535) {
         throw new IllegalArgumentException("--web-port must be 0..65535, was " + webPort);
@@ -324,6 +348,13 @@ public final class ArylDemo implements Callable<Integer> {
         DemoRun.clock(arrivalMs),
         jobs.stream().mapToLong(DemoJob::runtimeS).min().orElse(0),
         jobs.stream().mapToLong(DemoJob::runtimeS).max().orElse(0));
+    out.printf(
+        Locale.ROOT,
+        "  inference service: real serve.py replicas (%s, PyTorch on CPU), one per inference node, "
+            + "%.0f requests/s each; the load generator plays the day's curve, objective %.0f ms%n",
+        python,
+        Inference.RPS_PER_REPLICA,
+        sloMs);
     out.println(
         "  workers are real container processes: a sleep that checkpoints its progress (faster when wider)");
     if (speed < 1) {
@@ -354,7 +385,8 @@ public final class ArylDemo implements Callable<Integer> {
               dayRates,
               curve.windowS(),
               compression,
-              speed);
+              speed,
+              new Inference.Settings(python, sloMs, Math.max(3_000, durationMs / 20)));
       results.add(new DemoRun(rs, out, () -> stopping).run(jobs));
     }
     if (stopping) {
@@ -405,6 +437,8 @@ public final class ArylDemo implements Callable<Integer> {
     config.put("elasticFraction", elasticFraction);
     config.put("load", load);
     config.put("inferenceGpuSpeed", speed);
+    config.put("sloMs", sloMs);
+    config.put("rpsPerReplica", Inference.RPS_PER_REPLICA);
     config.put("runs", modes.stream().map(RunMode::option).toList());
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("config", config);

@@ -357,6 +357,18 @@ final class DemoCluster implements AutoCloseable {
         loanedGpus);
   }
 
+  /** The inference nodes (host:port) on loan to training now. */
+  java.util.Set<String> lentNodes() {
+    java.util.Set<String> lent = new java.util.HashSet<>();
+    for (int i = 0; i < inference; i++) {
+      SchedulerNode node = scheduler().getSchedulerNode(nodeId(i));
+      if (node != null && "training".equals(node.getPartition())) {
+        lent.add(nodeId(i).toString());
+      }
+    }
+    return lent;
+  }
+
   /** Nodes per pool and GPUs of the training partition. */
   record Pools(
       int inferenceNodes,

@@ -25,12 +25,16 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 
 /**
- * One run of the demo: a cluster (Aryl+ , Aryl or off), the loan controller when Aryl is on, the
- * job stream submitted on schedule through aryl-am's client, progress printed as it goes; ends when
- * every job has ended or at the run's length, whichever comes first, and kills what is left.
+ * One run of the demo: a cluster (Aryl+ , Aryl or off), the inference service under the day's
+ * traffic, the loan controller when Aryl is on, the job stream submitted on schedule through
+ * aryl-am's client, progress printed as it goes; ends when every job has ended and the traffic has
+ * been played, or at the run's length, whichever comes first, and kills what is left.
  */
 final class DemoRun {
   private static final long SAMPLE_MS = 500;
+
+  /** How often the inference service's status is read. */
+  private static final long SERVE_SAMPLE_MS = 1_000;
 
   /**
    * One run's settings.
@@ -39,6 +43,7 @@ final class DemoRun {
    *     Scheduler alone
    * @param workDir where this run keeps its files
    * @param inferenceSpeed training speed of the inference nodes' GPUs (the training nodes' are 1)
+   * @param serve the inference service's settings
    */
   // Made once per run from the command line and never compared: the inference day's rates are
   // handed on to the replay as they are.
@@ -55,7 +60,8 @@ final class DemoRun {
       double[] inferenceDay,
       double windowS,
       double timeScale,
-      double inferenceSpeed) {
+      double inferenceSpeed,
+      Inference.Settings serve) {
     String label() {
       return mode.label();
     }
@@ -126,16 +132,6 @@ final class DemoRun {
         s.gpusPerNode());
     try (DemoCluster cluster =
             DemoCluster.start(name, conf, s.inference(), s.training(), s.inferenceSpeed());
-        Loans loans =
-            s.aryl() && s.inference() > 0
-                ? Loans.start(
-                    s.workDir().toPath().resolve("zk"),
-                    cluster,
-                    s.inferenceDay(),
-                    s.windowS(),
-                    s.timeScale(),
-                    s.durationMs())
-                : null;
         JobSubmitter submitter = new JobSubmitter(cluster.conf())) {
       out.printf(
           "   ResourceManager web UI: %s (scheduler: %s/cluster/scheduler%s)%n",
@@ -146,7 +142,7 @@ final class DemoRun {
           s.aryl()
               ? "   ArylScheduler on, policy "
                   + s.mode().policy()
-                  + "; the loan controller replays the inference curve"
+                  + "; the loan controller takes its demand from the inference service"
               : "   Aryl off: the stock Capacity Scheduler, no loans (inference nodes stay inference)");
       speeds =
           Files.writeString(
@@ -161,12 +157,37 @@ final class DemoRun {
             DemoCluster.FAST_TYPE,
             cluster.gpuTypeRules());
       }
-      return drive(cluster, loans, submitter, jobs);
+      Inference inference =
+          s.inference() > 0
+              ? Inference.start(
+                  cluster,
+                  Inference.curve(s.inferenceDay(), s.windowS(), s.timeScale(), s.inference()),
+                  s.gpusPerNode(),
+                  s.serve(),
+                  s.workDir().toPath().resolve("serve-staging"),
+                  out)
+              : null;
+      // The controller starts once the service serves: before, the serve source sees no service
+      // and would lend every inference node, the one its first replica needs included.
+      try (Loans loans =
+          s.aryl() && inference != null
+              ? Loans.start(
+                  s.workDir().toPath().resolve("zk"),
+                  cluster,
+                  Inference.RPS_PER_REPLICA,
+                  s.durationMs())
+              : null) {
+        return drive(cluster, loans, inference, submitter, jobs);
+      }
     }
   }
 
   private RunSummary drive(
-      DemoCluster cluster, Loans loans, JobSubmitter submitter, List<DemoJob> jobs)
+      DemoCluster cluster,
+      Loans loans,
+      Inference inference,
+      JobSubmitter submitter,
+      List<DemoJob> jobs)
       throws Exception {
     List<Tracked> tracked = new ArrayList<>();
     jobs.forEach(j -> tracked.add(new Tracked(j)));
@@ -178,7 +199,7 @@ final class DemoRun {
               return t;
             });
     try {
-      return drive(cluster, loans, submitter, tracked, submissions);
+      return drive(cluster, loans, inference, submitter, tracked, submissions);
     } finally {
       submissions.shutdownNow();
       submissions.awaitTermination(10, TimeUnit.SECONDS);
@@ -188,12 +209,17 @@ final class DemoRun {
   private RunSummary drive(
       DemoCluster cluster,
       Loans loans,
+      Inference inference,
       JobSubmitter submitter,
       List<Tracked> tracked,
       ExecutorService submissions)
       throws Exception {
     PoolMeter meter = new PoolMeter();
     long t0 = System.currentTimeMillis();
+    if (inference != null) {
+      inference.startTraffic();
+    }
+    long nextServeSample = 0;
     long nextSample = 0;
     long nextProgress = 0;
     int next = 0;
@@ -225,8 +251,12 @@ final class DemoRun {
         DemoCluster.Pools p = cluster.pools();
         meter.sample(now, p.trainingUsedGpus(), p.trainingGpus(), p.loanedGpus());
         nextSample = now + SAMPLE_MS;
+        if (inference != null && now >= nextServeSample) {
+          inference.sample(cluster.lentNodes());
+          nextServeSample = now + SERVE_SAMPLE_MS;
+        }
         if (now >= nextProgress) {
-          progress(now, p, tracked, loans);
+          progress(now, p, tracked, loans, inference);
           if (!typeShown && s.aryl() && s.inferenceSpeed() < 1 && p.loanedNodes() > 0) {
             // Shown once: what the scheduler plans a lent node as.
             Map<String, String> types = cluster.loanedGpuTypes();
@@ -246,7 +276,9 @@ final class DemoRun {
       boolean allEnded =
           next == tracked.size()
               && tracked.stream().allMatch(t -> t.failedToSubmit || (t.id != null && t.endMs >= 0));
-      if (allEnded || now >= s.durationMs()) {
+      // Every request of the day is played in both runs: a run whose jobs ended early goes on
+      // until the traffic ends.
+      if ((allEnded && (inference == null || inference.trafficDone())) || now >= s.durationMs()) {
         break;
       }
       Thread.sleep(100);
@@ -255,7 +287,7 @@ final class DemoRun {
     poll(cluster, tracked, t0);
     meter.close(now);
     DemoCluster.Pools p = cluster.pools();
-    progress(now, p, tracked, loans);
+    progress(now, p, tracked, loans, inference);
     long preempted = 0;
     for (Tracked t : tracked) {
       RMApp app = t.id == null ? null : cluster.rm().getRMContext().getRMApps().get(t.id);
@@ -275,7 +307,10 @@ final class DemoRun {
     long shrunk = m == null ? 0 : m.containersShrunk();
     List<JobOutcome> outcomes = tracked.stream().map(Tracked::outcome).toList();
     RunSummary summary =
-        RunSummary.of(s.label(), tracked.size(), outcomes, now, meter, reclaims, preempted, shrunk);
+        RunSummary.of(s.label(), tracked.size(), outcomes, now, meter, reclaims, preempted, shrunk)
+            // Stopped by Ctrl-C, the traffic is not waited for: its curve would play on.
+            .withInference(
+                inference == null || stopping.getAsBoolean() ? null : inference.finish(15_000));
     out.printf(
         Locale.ROOT,
         "   %s done after %.0f s: %d of %d jobs finished%n",
@@ -351,7 +386,8 @@ final class DemoRun {
     }
   }
 
-  private void progress(long now, DemoCluster.Pools p, List<Tracked> tracked, Loans loans) {
+  private void progress(
+      long now, DemoCluster.Pools p, List<Tracked> tracked, Loans loans, Inference inference) {
     int running = 0;
     int queued = 0;
     int done = 0;
@@ -368,15 +404,8 @@ final class DemoRun {
       }
     }
     String demand =
-        loans == null
-            ? ""
-            : String.format(
-                Locale.ROOT,
-                " | inference demand %.0f rps, needs %d node%s, loan target %s",
-                loans.rate(),
-                loans.serversNeeded(),
-                loans.serversNeeded() == 1 ? "" : "s",
-                loans.target() < 0 ? "-" : loans.target());
+        (inference == null ? "" : " | " + inference.progress())
+            + (loans == null ? "" : ", loan target " + (loans.target() < 0 ? "-" : loans.target()));
     out.printf(
         Locale.ROOT,
         "   [%-8s %s] pools: inference %d, training %d + %d loaned | jobs: %d running, %d "

@@ -4,9 +4,8 @@ import io.aryl.core.loan.LoanPolicy;
 import io.aryl.labels.ActiveRmWebApp;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.LoanDecider;
-import io.aryl.labels.RateTrace;
-import io.aryl.labels.ReplayDemand;
 import io.aryl.labels.SchedulerResource;
+import io.aryl.labels.ServeDemand;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -21,31 +20,23 @@ import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 
 /**
- * The loan side of a run: an embedded ZooKeeper, and one loan controller that replays a day of the
- * inference curve compressed to the run's length and sets the loan target accordingly; the
- * scheduler lends idle inference nodes to training up to it, and takes back what is above it.
+ * The loan side of a run: an embedded ZooKeeper, and one loan controller that takes its demand from
+ * the inference service itself (node-labels' {@code serve} source: its measured rate and the
+ * replicas it runs and asks for) and sets the loan target accordingly; the scheduler lends idle
+ * inference nodes to training up to it, and takes back what is above it.
  */
 final class Loans implements AutoCloseable {
   private final List<AutoCloseable> open = new ArrayList<>();
-  private ReplayDemand demand;
   private LoanController controller;
-  private LoanPolicy policy;
 
   /**
-   * @param day one day of request rates, one per window of {@code windowS} seconds
-   * @param timeScale trace seconds per wall-clock second
+   * @param rpsPerReplica requests a second one replica of the service carries
    */
-  static Loans start(
-      Path zkDir,
-      DemoCluster cluster,
-      double[] day,
-      double windowS,
-      double timeScale,
-      long durationMs)
+  static Loans start(Path zkDir, DemoCluster cluster, double rpsPerReplica, long durationMs)
       throws Exception {
     Loans l = new Loans();
     try {
-      l.startAll(zkDir, cluster, day, windowS, timeScale, durationMs);
+      l.startAll(zkDir, cluster, rpsPerReplica, durationMs);
     } catch (Exception | Error e) {
       l.close();
       throw e;
@@ -53,13 +44,7 @@ final class Loans implements AutoCloseable {
     return l;
   }
 
-  private void startAll(
-      Path zkDir,
-      DemoCluster cluster,
-      double[] day,
-      double windowS,
-      double timeScale,
-      long durationMs)
+  private void startAll(Path zkDir, DemoCluster cluster, double rpsPerReplica, long durationMs)
       throws Exception {
     Properties p = new Properties();
     p.setProperty("clientPort", Integer.toString(freePort()));
@@ -87,22 +72,16 @@ final class Loans implements AutoCloseable {
           "no connection to the embedded ZooKeeper at " + zk.getConnectionString());
     }
 
-    List<double[]> rows = new ArrayList<>();
-    double peak = 0;
-    for (int i = 0; i < day.length; i++) {
-      rows.add(new double[] {i * windowS, day[i]});
-      peak = Math.max(peak, day[i]);
-    }
-    // The inference pool is provisioned for the day's peak with 20% headroom: at the peak it needs
-    // every node.
-    double headroom = 0.2;
-    policy =
-        new LoanPolicy(
-            Math.max(1e-6, peak * (1 + headroom) / cluster.inferenceNodes()), headroom, 0);
-    demand = new ReplayDemand(RateTrace.of(rows), timeScale, 0, 1, System::currentTimeMillis);
+    // The serve source gives the decision the servers the service needs (its measured rate with
+    // this headroom, at least the replicas it runs and asks for) as a rate under this policy: the
+    // capacity is one replica's, since a replica holds a whole inference node here.
+    LoanPolicy policy = new LoanPolicy(rpsPerReplica, Inference.HEADROOM, 0);
     SchedulerResource scheduler =
         new SchedulerResource(
             ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm", cluster.webAddress())));
+    ServeDemand demand =
+        new ServeDemand(
+            ActiveRmWebApp.of(ActiveRmWebApp.parseCandidates("rm", cluster.webAddress())), policy);
     // Test-sized timings: a decision a second, a higher target after 2 s of low demand, none within
     // 5% of the run after
     // lowering it, the nodes above a lowered target due in 1/12 of the run (at least 10 s).
@@ -118,16 +97,6 @@ final class Loans implements AutoCloseable {
         new LoanController(client, config, List.of(demand), scheduler, System::currentTimeMillis);
     open.add(controller);
     controller.start();
-  }
-
-  /** The replayed request rate now, requests per second. */
-  double rate() {
-    return demand == null ? 0 : demand.rate();
-  }
-
-  /** Inference servers the rate needs now. */
-  int serversNeeded() {
-    return policy == null ? 0 : policy.serversNeeded(rate());
   }
 
   /** How many inference nodes the controller's last decision allows on loan; -1 before one. */

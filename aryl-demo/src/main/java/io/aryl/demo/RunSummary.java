@@ -25,6 +25,8 @@ import java.util.List;
  * @param shrunkWorkers workers Aryl asked back gracefully (PreemptionMessage, then released by the
  *     job)
  * @param outcomes every job's outcome
+ * @param inference the inference service's requests and replicas; null in a run without inference
+ *     nodes
  */
 public record RunSummary(
     String label,
@@ -42,10 +44,33 @@ public record RunSummary(
     long reclaims,
     long preemptedContainers,
     long shrunkWorkers,
-    List<JobOutcome> outcomes) {
+    List<JobOutcome> outcomes,
+    InferenceSummary inference) {
 
   public RunSummary {
     outcomes = List.copyOf(outcomes);
+  }
+
+  /** This summary with the run's inference side. */
+  public RunSummary withInference(InferenceSummary measured) {
+    return new RunSummary(
+        label,
+        jobs,
+        submitted,
+        finished,
+        failed,
+        avgQueuingS,
+        avgJctS,
+        censored,
+        runS,
+        trainingUtilization,
+        trainingGpuHours,
+        loanedGpuHours,
+        reclaims,
+        preemptedContainers,
+        shrunkWorkers,
+        outcomes,
+        measured);
   }
 
   /**
@@ -114,6 +139,7 @@ public record RunSummary(
         reclaims,
         preemptedContainers,
         shrunkWorkers,
-        outcomes);
+        outcomes,
+        null);
   }
 }

@@ -18,6 +18,8 @@ public final class SummaryTable {
       training work: GPU-hours allocated to training per hour of the run, i.e. GPUs busy with training on average
       GPUs lent: inference GPUs on loan to training, on average; they add to the GPUs training can use
       in use: training work over training's GPUs (own + lent); lending adds to both, so it can fall while more is done
+      inference: every request the load generator sent on the day's curve; failed = errors, timeouts, none listed
+      waited for a reclaim: replicas asked for while their node was on loan (ask to first answer, p50 / max)
       """;
 
   public static String format(List<RunSummary> runs) {
@@ -36,6 +38,29 @@ public final class SummaryTable {
     row(rows, runs, "reclaims", r -> Long.toString(r.reclaims()));
     row(rows, runs, "preemptions (containers killed)", r -> Long.toString(r.preemptedContainers()));
     row(rows, runs, "workers shrunk gracefully", r -> Long.toString(r.shrunkWorkers()));
+    if (runs.stream().anyMatch(r -> r.inference() != null)) {
+      double slo =
+          runs.stream().filter(r -> r.inference() != null).findFirst().get().inference().sloMs();
+      row(
+          rows,
+          runs,
+          String.format(Locale.ROOT, "inference requests within %.0f ms", slo),
+          r -> r.inference() == null ? "-" : share(r.inference().withinSlo()));
+      row(
+          rows,
+          runs,
+          "inference latency p99",
+          r -> r.inference() == null ? "-" : ms(r.inference().p99Ms()));
+      row(
+          rows,
+          runs,
+          "inference requests failed",
+          r ->
+              r.inference() == null
+                  ? "-"
+                  : r.inference().failed() + " of " + r.inference().requests());
+      row(rows, runs, "replicas that waited for a reclaim", SummaryTable::behindReclaim);
+    }
     row(rows, runs, "run length", r -> secs(r.runS()));
 
     int[] width = new int[head.size()];
@@ -68,6 +93,31 @@ public final class SummaryTable {
     List<String> cells = new ArrayList<>(List.of(name));
     runs.forEach(r -> cells.add(f.apply(r)));
     rows.add(cells.toArray(String[]::new));
+  }
+
+  /** Replicas behind a reclaim, with their ask-to-answer p50 and max; "0" when none. */
+  static String behindReclaim(RunSummary r) {
+    InferenceSummary i = r.inference();
+    if (i == null) {
+      return "-";
+    }
+    if (i.replicasBehindReclaim() == 0) {
+      return "0";
+    }
+    return String.format(
+        Locale.ROOT,
+        "%d (%.1f / %.1f s)",
+        i.replicasBehindReclaim(),
+        i.reclaimWaitP50S(),
+        i.reclaimWaitMaxS());
+  }
+
+  static String share(double f) {
+    return String.format(Locale.ROOT, "%.2f%%", f * 100);
+  }
+
+  static String ms(double v) {
+    return String.format(Locale.ROOT, "%.1f ms", v);
   }
 
   private static String bound(RunSummary r) {

@@ -17,14 +17,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole demo, short: both runs of 40 s on 2 inference + 2 training nodes, real
- * ApplicationMasters and workers. Checks the table's two columns, that values are sane, and the
- * JSON file.
+ * ApplicationMasters and workers, and the real inference service (serve.py replicas) under the load
+ * generator. Checks the table's two columns, that values are sane, and the JSON file: every request
+ * accounted for, and lending costs the inference objective at most half a point.
  */
 class DemoSmokeIT {
   @TempDir Path dir;
 
   @Test
-  @Timeout(300)
+  @Timeout(420)
   @DisplayName(
       "bin/aryl demo --duration 40s --nodes 2+2: both runs, a summary with both columns, the JSON written")
   void shortDemo() throws Exception {
@@ -67,7 +68,11 @@ class DemoSmokeIT {
             "training GPUs in use",
             "loaned GPU-hours",
             "reclaims",
-            "preemptions");
+            "preemptions",
+            "inference requests within 500 ms",
+            "inference latency p99",
+            "inference requests failed",
+            "replicas that waited for a reclaim");
 
     JsonNode doc = new ObjectMapper().readTree(Files.readString(json));
     int jobs = doc.path("jobs").size();
@@ -83,7 +88,40 @@ class DemoSmokeIT {
       assertThat(r.path("trainingUtilization").asDouble()).isBetween(0.01, 1.0);
       assertThat(r.path("runS").asDouble()).isBetween(5.0, 60.0);
       assertThat(r.path("outcomes").size()).isEqualTo(jobs);
+
+      JsonNode inf = r.path("inference");
+      assertThat(inf.isObject()).as(run + " inference in " + r).isTrue();
+      long requests = inf.path("requests").asLong();
+      assertThat(requests).as(run + " requests sent on the curve").isGreaterThan(100);
+      assertThat(
+              inf.path("ok").asLong()
+                  + inf.path("errors").asLong()
+                  + inf.path("timeouts").asLong()
+                  + inf.path("noReplica").asLong())
+          .as(run + ": every request accounted for")
+          .isEqualTo(requests);
+      assertThat(inf.path("noReplica").asLong() + inf.path("timeouts").asLong())
+          .as(run + ": no request without a replica or unanswered")
+          .isZero();
+      assertThat(inf.path("withinSlo").asDouble()).as(run + " within 500 ms").isBetween(0.9, 1.0);
+      assertThat(inf.path("p99Ms").asDouble()).isPositive().isLessThan(10_000.0);
+      assertThat(inf.path("p50Ms").asDouble())
+          .isPositive()
+          .isLessThanOrEqualTo(inf.path("p99Ms").asDouble());
+      assertThat(inf.path("replicasBehindReclaim").asInt())
+          .isBetween(0, inf.path("replicasStarted").asInt());
     }
+    JsonNode on = doc.path("runs").path("arylOn").path("inference");
+    JsonNode offInf = doc.path("runs").path("arylOff").path("inference");
+    assertThat(on.path("requests").asLong())
+        .as("the same traffic in both runs")
+        .isEqualTo(offInf.path("requests").asLong());
+    assertThat(on.path("withinSlo").asDouble())
+        .as("lending keeps the inference objective within half a point of the static pool's")
+        .isCloseTo(offInf.path("withinSlo").asDouble(), org.assertj.core.data.Offset.offset(0.005));
+    assertThat(offInf.path("replicasBehindReclaim").asInt())
+        .as("nothing is lent with Aryl off, so no replica waits for a reclaim")
+        .isZero();
     JsonNode off = doc.path("runs").path("arylOff");
     assertThat(off.path("loanedGpuHours").asDouble())
         .as("nothing is loaned with Aryl off")

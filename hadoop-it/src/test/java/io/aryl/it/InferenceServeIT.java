@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aryl.api.ArylJson;
 import io.aryl.api.serve.ServeStatus;
+import io.aryl.serve.LocalService;
 import io.aryl.serve.Main;
 import io.aryl.serve.loadgen.Arrivals;
-import io.aryl.serve.loadgen.LoadGenerator;
 import io.aryl.serve.loadgen.LoadSummary;
 import io.aryl.serve.loadgen.RateCurve;
 import io.aryl.serve.loadgen.RequestRecord;
@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -73,7 +74,7 @@ class InferenceServeIT extends OneClusterPerClass {
           + " on an inference node; a replica that dies is replaced")
   void scalesWithTheCurve() throws Exception {
     long submitted = System.nanoTime();
-    Service service =
+    LocalService.Running service =
         submit(
             cluster,
             dir,
@@ -183,11 +184,6 @@ class InferenceServeIT extends OneClusterPerClass {
     assertThat(status.get().endpoints()).hasSize(before.target());
   }
 
-  /**
-   * A service submitted and running: its id and its status URL, as {@code serve --wait} printed.
-   */
-  record Service(ApplicationId id, String statusUrl) {}
-
   @Test
   @DisplayName(
       "a service the ResourceManager refuses (a parent queue): exit 2, its reason in one line, no"
@@ -233,16 +229,16 @@ class InferenceServeIT extends OneClusterPerClass {
   }
 
   /**
-   * Submits an inference service with {@code serve --wait} to this cluster, its replicas running
+   * Submits an inference service to this cluster through {@link LocalService}, its replicas running
    * the bundled {@code serve.py} on Debian's PyTorch, with these options (name, bounds, GPUs, rate
    * per replica) and the test-sized ones (256 MB containers, a 3 s window, polled every 500 ms);
    * returns once its AM runs.
    */
-  static Service submit(ArylMiniCluster cluster, Path dir, String... options) throws Exception {
+  static LocalService.Running submit(ArylMiniCluster cluster, Path dir, String... options)
+      throws Exception {
     YarnConfiguration conf = new YarnConfiguration(cluster.conf());
     conf.set("aryl.serve.staging-dir", dir.resolve("staging").toUri().toString());
-    List<String> args = new ArrayList<>(List.of("serve"));
-    args.addAll(List.of(options));
+    List<String> args = new ArrayList<>(List.of(options));
     args.addAll(
         List.of(
             "--memory-mb",
@@ -254,24 +250,10 @@ class InferenceServeIT extends OneClusterPerClass {
             "--poll-ms",
             "500",
             "--python",
-            Torch.python(),
-            "--wait"));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int exit =
-        Main.run(
-            conf,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            args.toArray(String[]::new));
-    String printed = out.toString(StandardCharsets.UTF_8);
-    System.out.println(printed);
-    assertThat(exit).as(printed).isZero();
-    ApplicationId id =
-        ApplicationId.fromString(
-            printed.lines().findFirst().orElseThrow().substring("submitted ".length()));
-    String statusUrl = printed.substring(printed.indexOf(" status ") + 8).strip();
-    assertThat(statusUrl).endsWith(ServeStatus.PATH);
-    return new Service(id, statusUrl);
+            Torch.python()));
+    LocalService.Running service = LocalService.submit(conf, System.out, args);
+    assertThat(service.statusUrl()).endsWith(ServeStatus.PATH);
+    return service;
   }
 
   /** A ServeGen-format curve of one model {@code it}, 60x compressed, every window played. */
@@ -293,46 +275,13 @@ class InferenceServeIT extends OneClusterPerClass {
    */
   static CompletableFuture<List<RequestRecord>> generate(
       String statusUrl, double[] arrivals, Path requests) {
-    LoadGenerator gen = new LoadGenerator(statusUrl, "/predict", "", Duration.ofSeconds(10));
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return gen.run(arrivals, requests);
-          } catch (IOException | InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    return LocalService.play(statusUrl, arrivals, requests);
   }
 
   /** Reads the service's status into {@code into}; false while the AM does not answer. */
   static boolean read(String url, AtomicReference<ServeStatus> into) {
-    try {
-      HttpResult r = HttpResult.get(url);
-      if (r.status() != 200) {
-        return false;
-      }
-      into.set(ArylJson.read(r.body(), ServeStatus.class));
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private record HttpResult(int status, String body) {
-    static HttpResult get(String url) throws IOException {
-      java.net.HttpURLConnection c =
-          (java.net.HttpURLConnection) java.net.URI.create(url).toURL().openConnection();
-      c.setConnectTimeout(2000);
-      c.setReadTimeout(2000);
-      try {
-        int code = c.getResponseCode();
-        try (var in = code < 400 ? c.getInputStream() : c.getErrorStream()) {
-          return new HttpResult(
-              code, in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
-      } finally {
-        c.disconnect();
-      }
-    }
+    Optional<ServeStatus> s = LocalService.status(url);
+    s.ifPresent(into::set);
+    return s.isPresent();
   }
 }

@@ -9,6 +9,7 @@ import io.aryl.api.status.ReclaimStatus;
 import io.aryl.api.status.SchedulerStatus;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.ServeDemand;
+import io.aryl.serve.LocalService;
 import io.aryl.serve.loadgen.Arrivals;
 import io.aryl.serve.loadgen.LoadSummary;
 import io.aryl.serve.loadgen.RateCurve;
@@ -67,7 +68,7 @@ class ServeDemandIT {
       ArylMiniCluster cluster = rig.cluster;
       step(t0, "cluster up: 2 inference nodes, 1 training node, 8 GPUs each");
 
-      InferenceServeIT.Service service =
+      LocalService.Running service =
           InferenceServeIT.submit(
               cluster,
               dir,
