@@ -1,6 +1,7 @@
 package io.aryl.sim.engine;
 
 import io.aryl.core.model.Checks;
+import java.util.function.Consumer;
 
 /**
  * The simulated world's constants. Every field is stated in the report, so a result can be
@@ -176,328 +177,55 @@ public record SimConfig(
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        v,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.inferenceGpuSpeed = v);
   }
 
   public SimConfig withGpusPerServer(int v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        v,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.gpusPerServer = v);
   }
 
   public SimConfig withRoundIntervalS(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        v,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.roundIntervalS = v);
   }
 
   public SimConfig withCheckpointIntervalS(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        v,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.checkpointIntervalS = v);
   }
 
   public SimConfig withReclaimGraceS(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        v,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.reclaimGraceS = v);
   }
 
   public SimConfig withStarvationWaitS(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        v,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.starvationWaitS = v);
   }
 
   public SimConfig withStarvationShare(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        v,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.starvationShare = v);
   }
 
   public SimConfig withStarvationLightShare(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        v,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.starvationLightShare = v);
   }
 
   public SimConfig withTenantReclaimDelayS(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        v,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.tenantReclaimDelayS = v);
   }
 
   public SimConfig withLoanMarginServers(int v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        v,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.loanMarginServers = v);
   }
 
   public SimConfig withRelabelS(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        v,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.relabelS = v);
   }
 
   public SimConfig withReplicaStartS(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        v,
-        reclaimLeadS);
+    return with(b -> b.replicaStartS = v);
   }
 
   public SimConfig withReclaimLeadS(double v) {
-    return new SimConfig(
-        trainingServers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        v);
+    return with(b -> b.reclaimLeadS = v);
   }
 
   /**
@@ -507,53 +235,99 @@ public record SimConfig(
   public SimConfig withTrainingGpus(int gpus) {
     Checks.positive("trainingGpus", gpus);
     int servers = (gpus + gpusPerServer - 1) / gpusPerServer;
-    return new SimConfig(
-        servers,
-        inferenceServers,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        gpus % gpusPerServer,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(
+        b -> {
+          b.trainingServers = servers;
+          b.lastTrainingServerGpus = gpus % gpusPerServer;
+        });
   }
 
   public SimConfig withInferenceServers(int v) {
-    return new SimConfig(
-        trainingServers,
-        v,
-        gpusPerServer,
-        inferenceGpuSpeed,
-        roundIntervalS,
-        sampleIntervalS,
-        checkpointIntervalS,
-        rescaleOverheadS,
-        restartOverheadS,
-        reclaimGraceS,
-        headroom,
-        loanMarginServers,
-        speedupExponent,
-        starvationWaitS,
-        lastTrainingServerGpus,
-        tenantReclaimDelayS,
-        starvationShare,
-        starvationLightShare,
-        relabelS,
-        replicaStartS,
-        reclaimLeadS);
+    return with(b -> b.inferenceServers = v);
+  }
+
+  /**
+   * This world with some constants changed: {@code change} sets them on a copy of every field, and
+   * the result is checked as any other.
+   */
+  private SimConfig with(Consumer<Changes> change) {
+    Changes b = new Changes(this);
+    change.accept(b);
+    return b.build();
+  }
+
+  /** The fields of a world being changed: the one place that copies them all. */
+  private static final class Changes {
+    int trainingServers;
+    int inferenceServers;
+    int gpusPerServer;
+    double inferenceGpuSpeed;
+    double roundIntervalS;
+    double sampleIntervalS;
+    double checkpointIntervalS;
+    double rescaleOverheadS;
+    double restartOverheadS;
+    double reclaimGraceS;
+    double headroom;
+    int loanMarginServers;
+    double speedupExponent;
+    double starvationWaitS;
+    int lastTrainingServerGpus;
+    double tenantReclaimDelayS;
+    double starvationShare;
+    double starvationLightShare;
+    double relabelS;
+    double replicaStartS;
+    double reclaimLeadS;
+
+    Changes(SimConfig c) {
+      this.trainingServers = c.trainingServers;
+      this.inferenceServers = c.inferenceServers;
+      this.gpusPerServer = c.gpusPerServer;
+      this.inferenceGpuSpeed = c.inferenceGpuSpeed;
+      this.roundIntervalS = c.roundIntervalS;
+      this.sampleIntervalS = c.sampleIntervalS;
+      this.checkpointIntervalS = c.checkpointIntervalS;
+      this.rescaleOverheadS = c.rescaleOverheadS;
+      this.restartOverheadS = c.restartOverheadS;
+      this.reclaimGraceS = c.reclaimGraceS;
+      this.headroom = c.headroom;
+      this.loanMarginServers = c.loanMarginServers;
+      this.speedupExponent = c.speedupExponent;
+      this.starvationWaitS = c.starvationWaitS;
+      this.lastTrainingServerGpus = c.lastTrainingServerGpus;
+      this.tenantReclaimDelayS = c.tenantReclaimDelayS;
+      this.starvationShare = c.starvationShare;
+      this.starvationLightShare = c.starvationLightShare;
+      this.relabelS = c.relabelS;
+      this.replicaStartS = c.replicaStartS;
+      this.reclaimLeadS = c.reclaimLeadS;
+    }
+
+    SimConfig build() {
+      return new SimConfig(
+          trainingServers,
+          inferenceServers,
+          gpusPerServer,
+          inferenceGpuSpeed,
+          roundIntervalS,
+          sampleIntervalS,
+          checkpointIntervalS,
+          rescaleOverheadS,
+          restartOverheadS,
+          reclaimGraceS,
+          headroom,
+          loanMarginServers,
+          speedupExponent,
+          starvationWaitS,
+          lastTrainingServerGpus,
+          tenantReclaimDelayS,
+          starvationShare,
+          starvationLightShare,
+          relabelS,
+          replicaStartS,
+          reclaimLeadS);
+    }
   }
 
   /** GPUs of training server {@code i} (0-based). */
