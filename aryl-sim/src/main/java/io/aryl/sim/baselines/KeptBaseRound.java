@@ -268,19 +268,24 @@ abstract class KeptBaseRound implements Planner {
      * fits there, else on spare ones.
      */
     boolean placeGang(Entry e, int workers) {
+      return placeGang(e, workers, e.types);
+    }
+
+    /** As {@link #placeGang(Entry, int)}, on GPUs of the types in {@code types} only. */
+    boolean placeGang(Entry e, int workers, boolean[] types) {
       FreeGpuBuckets level =
-          idle.capacity(e.g, e.types) >= workers
+          idle.capacity(e.g, types) >= workers
               ? idle
-              : spare.capacity(e.g, e.types) >= workers ? spare : null;
+              : spare.capacity(e.g, types) >= workers ? spare : null;
       if (level == null) {
         return false;
       }
       int left = workers;
       while (left > 0) {
-        int s = level.bestFit(left * e.g, e.types); // one server holds the rest: the tightest such
+        int s = level.bestFit(left * e.g, types); // one server holds the rest: the tightest such
         int k = left;
         if (s < 0) {
-          s = level.roomiest(e.g, e.types); // else fill the roomiest, for the fewest servers in all
+          s = level.roomiest(e.g, types); // else fill the roomiest, for the fewest servers in all
           k = Math.min(left, level.free(s) / e.g);
         }
         take(s, k * e.g, 0);
@@ -297,6 +302,14 @@ abstract class KeptBaseRound implements Planner {
      * on spare ones. False if none fits.
      */
     boolean placeOne(Entry e) {
+      return placeOne(e, e.types);
+    }
+
+    /**
+     * As {@link #placeOne(Entry)}, a new server being of the types in {@code types} only (where the
+     * job runs now stays allowed).
+     */
+    boolean placeOne(Entry e, boolean[] types) {
       int g = e.g;
       WorkersByServer now = e.flexibleNow;
       for (int i = 0; i < now.size(); i++) {
@@ -316,10 +329,10 @@ abstract class KeptBaseRound implements Planner {
         }
       }
       if (best < 0) {
-        best = idle.bestFit(g, e.types);
+        best = idle.bestFit(g, types);
       }
       if (best < 0) {
-        best = spare.bestFit(g, e.types);
+        best = spare.bestFit(g, types);
       }
       if (best < 0) {
         return false;
