@@ -43,6 +43,9 @@ abstract class KeptBaseRound implements Planner {
    */
   abstract void share(List<Entry> entries, List<Entry> queued, Budget budget);
 
+  /** Called with each round's snapshot before {@link #share}: what a subclass reads of it. */
+  void beforeRound(ClusterState state) {}
+
   @Override
   public final Plan plan(ClusterState state) {
     if (table == null || !table.isOf(state.servers())) {
@@ -50,6 +53,7 @@ abstract class KeptBaseRound implements Planner {
       anyType = table.allTypes();
       splits = new Split[0];
     }
+    beforeRound(state);
     List<Entry> entries = new ArrayList<>();
     List<Entry> queued = new ArrayList<>();
     Budget budget = keepBases(state, entries, queued);
