@@ -117,6 +117,9 @@ public final class GoodputPlanner extends KeptBaseRound {
   /** What one job at speedup {@code s} adds to the objective (a monotone map of the power mean). */
   double value(double s) {
     double x = s + ZERO_SPEEDUP;
+    if (p == -1) {
+      return -1 / x; // the default, without a power per step
+    }
     return p == 0 ? Math.log(x) : Math.signum(p) * Math.pow(x, p);
   }
 
@@ -137,11 +140,17 @@ public final class GoodputPlanner extends KeptBaseRound {
       slots.add(s);
     }
     List<Slot> waiting = new ArrayList<>();
+    long spare = budget.spare.total();
     for (Entry e : queued) {
-      waiting.add(Slot.waiting(e, tiersOf(e, budget, allTiers)));
+      // Spare GPUs only shrink in a round: a gang larger than all of them cannot start now.
+      if (e.job.baseGpus() <= spare) {
+        waiting.add(Slot.waiting(e, tiersOf(e, allTiers)));
+      }
     }
-    for (Slot s : waiting) {
-      s.regret = regret(s, budget);
+    if (allTiers.size() > 1) {
+      for (Slot s : waiting) {
+        s.regret = regret(s, budget);
+      }
     }
     waiting.sort(
         Comparator.comparingDouble((Slot s) -> -s.regret)
@@ -164,6 +173,10 @@ public final class GoodputPlanner extends KeptBaseRound {
     Map<Long, Integer> failedAt = new HashMap<>(); // (gpusPerWorker, tier) -> least gang not placed
     Slot s = steps.poll();
     while (s != null && budget.spare.total() > 0) {
+      if (s.workers == 0 && s.entry.job.baseGpus() > budget.spare.total()) {
+        s = steps.poll(); // its gang no longer fits anywhere
+        continue;
+      }
       Step step = best(s, budget);
       if (step == null || !(step.gain > 0)) {
         s = steps.poll();
@@ -217,7 +230,10 @@ public final class GoodputPlanner extends KeptBaseRound {
   }
 
   /** The tiers a waiting job may start on: the speed tiers of the types it allows. */
-  private static List<boolean[]> tiersOf(Entry e, Budget budget, List<boolean[]> allTiers) {
+  private static List<boolean[]> tiersOf(Entry e, List<boolean[]> allTiers) {
+    if (allTiers.size() == 1 && Arrays.equals(allTiers.get(0), e.types)) {
+      return new ArrayList<>(allTiers);
+    }
     List<boolean[]> out = new ArrayList<>();
     for (boolean[] tier : allTiers) {
       boolean[] mine = new boolean[tier.length];
