@@ -96,6 +96,7 @@ public final class GoodputPlanner extends KeptBaseRound {
 
   private final double p;
   private final double delayS;
+  private final boolean curvesNeverFall;
   private Map<String, Integer> restarts = new HashMap<>();
   private double nowS;
 
@@ -104,6 +105,14 @@ public final class GoodputPlanner extends KeptBaseRound {
    * @param delayS the pause a change of width costs, in seconds (the restart penalty's delay)
    */
   public GoodputPlanner(double p, double delayS) {
+    this(p, delayS, false);
+  }
+
+  /**
+   * @param curvesNeverFall whether every job's curve is known never to fall as it widens (then a
+   *     round on a saturated snapshot changes nothing: {@link #changesNothingWhenSaturated()})
+   */
+  public GoodputPlanner(double p, double delayS, boolean curvesNeverFall) {
     if (!(p <= 1) || Double.isNaN(p)) {
       throw new IllegalArgumentException("goodput p must be <= 1, was " + p);
     }
@@ -112,6 +121,21 @@ public final class GoodputPlanner extends KeptBaseRound {
     }
     this.p = p;
     this.delayS = delayS;
+    this.curvesNeverFall = curvesNeverFall;
+  }
+
+  /**
+   * True when every job's curve never falls as it widens: on a saturated snapshot (nothing waiting,
+   * nothing fenced, every running job at its widest) each job's widest is the width it runs at,
+   * worth its full speedup, and every narrower width is worth at most that speedup times the
+   * restart factor, which is below 1; so from its minimum each job's steps end at its widest, each
+   * worker placed first where its extra workers run now, as for Optimus ({@link
+   * OptimusPlanner#changesNothingWhenSaturated()}). A curve that falls could make a narrower width
+   * pay its restart, so without the promise the round is planned.
+   */
+  @Override
+  public boolean changesNothingWhenSaturated() {
+    return curvesNeverFall;
   }
 
   /** What one job at speedup {@code s} adds to the objective (a monotone map of the power mean). */
@@ -232,7 +256,7 @@ public final class GoodputPlanner extends KeptBaseRound {
   /** The tiers a waiting job may start on: the speed tiers of the types it allows. */
   private static List<boolean[]> tiersOf(Entry e, List<boolean[]> allTiers) {
     if (allTiers.size() == 1 && Arrays.equals(allTiers.get(0), e.types)) {
-      return new ArrayList<>(allTiers);
+      return allTiers; // shared, never changed: drop copies before it removes
     }
     List<boolean[]> out = new ArrayList<>();
     for (boolean[] tier : allTiers) {
@@ -305,12 +329,12 @@ public final class GoodputPlanner extends KeptBaseRound {
       return null;
     }
     Job job = s.entry.job;
-    Step best = null;
-    List<boolean[]> tiers = s.workers == 0 ? s.tiers : List.of(s.tier);
-    for (boolean[] tier : tiers) {
-      if (tier == null) {
-        continue;
-      }
+    boolean[] bestTier = null;
+    int bestWorkers = 0;
+    double bestGain = 0;
+    int tierCount = s.workers == 0 ? s.tiers.size() : 1;
+    for (int k = 0; k < tierCount; k++) {
+      boolean[] tier = s.workers == 0 ? s.tiers.get(k) : s.tier;
       double v = budget.table.speedOf(tier);
       // A running job's own extra workers of now are among the spare GPUs.
       int room = budget.spare.capacity(s.entry.g, tier);
@@ -320,12 +344,14 @@ public final class GoodputPlanner extends KeptBaseRound {
       int last = Math.min(job.maxWorkers(), from + room);
       for (int n = first; n <= last; n++) {
         double gain = (valueAt(s, v, n) - here) / ((double) (n - from) * s.entry.g);
-        if (best == null || gain > best.gain) {
-          best = new Step(tier, n, gain);
+        if (bestTier == null || gain > bestGain) {
+          bestTier = tier;
+          bestWorkers = n;
+          bestGain = gain;
         }
       }
     }
-    return best;
+    return bestTier == null ? null : new Step(bestTier, bestWorkers, bestGain);
   }
 
   /** A step: widen (or start) to {@code workers} on {@code tier}, worth {@code gain} per GPU. */
@@ -353,13 +379,13 @@ public final class GoodputPlanner extends KeptBaseRound {
       Slot s = new Slot(e, e.count + total(e.flexibleNow));
       s.workers = e.count;
       s.tier = tierOfRunning(e, budget);
-      s.tiers = List.of(s.tier);
+      s.tiers = List.of();
       return s;
     }
 
     static Slot waiting(Entry e, List<boolean[]> tiers) {
       Slot s = new Slot(e, 0);
-      s.tiers = new ArrayList<>(tiers);
+      s.tiers = tiers;
       return s;
     }
 
@@ -377,7 +403,9 @@ public final class GoodputPlanner extends KeptBaseRound {
     }
 
     void drop(boolean[] onTier) {
-      tiers.removeIf(t -> Arrays.equals(t, onTier));
+      List<boolean[]> left = new ArrayList<>(tiers);
+      left.removeIf(t -> Arrays.equals(t, onTier));
+      tiers = left;
     }
 
     /** The slowest tier among the servers a running job holds: the pace it runs at. */

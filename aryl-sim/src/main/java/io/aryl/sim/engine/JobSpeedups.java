@@ -96,6 +96,22 @@ public final class JobSpeedups {
 
   private record PowerLawCache(double exponent, SpeedupModel curve) {}
 
+  /**
+   * Whether no job's curve ever falls as it widens: true for the power law; for measured models,
+   * read off their tables up to the largest count measured (flat beyond). A policy may rely on it
+   * to know that a job at its widest would not run faster narrower.
+   */
+  public boolean neverFalls() {
+    for (MeasuredSpeedup m : models) {
+      for (int n = 1; n < m.maxMeasuredWorkers(); n++) {
+        if (m.throughput(n + 1) < m.throughput(n)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   /** What report.json says about the curves. */
   public String describe(double speedupExponent) {
     if (uniform()) {

@@ -221,7 +221,9 @@ public record PolicySpec(
                 + " speedup, Pollux's restart penalty, one GPU speed per job; with Aryl's loaning",
             (p, cfg) ->
                 new io.aryl.sim.baselines.GoodputPlanner(
-                    io.aryl.sim.baselines.GoodputPlanner.POLLUX_P, cfg.rescaleOverheadS())));
+                    io.aryl.sim.baselines.GoodputPlanner.POLLUX_P,
+                    cfg.rescaleOverheadS(),
+                    cfg.jobSpeedups().neverFalls())));
   }
 
   private static void register(PolicySpec p) {

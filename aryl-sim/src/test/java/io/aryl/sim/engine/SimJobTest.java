@@ -148,4 +148,14 @@ class SimJobTest {
     }
     assertThat(JobSpeedups.UNIFORM.modelOf("j1")).isEmpty();
   }
+
+  @Test
+  @DisplayName("whether a curve ever falls as it widens is read off the measured tables")
+  void neverFalls() {
+    assertThat(JobSpeedups.UNIFORM.neverFalls()).isTrue();
+    assertThat(JobSpeedups.profiles("test", Map.of("knee", KNEE), 1).neverFalls()).isTrue();
+    MeasuredSpeedup dip = new MeasuredSpeedup("dip", Map.of(1, 1.0, 4, 3.0, 8, 2.5));
+    assertThat(JobSpeedups.profiles("test", Map.of("knee", KNEE, "dip", dip), 1).neverFalls())
+        .isFalse();
+  }
 }
