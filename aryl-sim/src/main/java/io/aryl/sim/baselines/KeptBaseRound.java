@@ -43,6 +43,9 @@ abstract class KeptBaseRound implements Planner {
    */
   abstract void share(List<Entry> entries, List<Entry> queued, Budget budget);
 
+  /** Called with each round's snapshot before {@link #share}: what a subclass reads of it. */
+  void beforeRound(ClusterState state) {}
+
   @Override
   public final Plan plan(ClusterState state) {
     if (table == null || !table.isOf(state.servers())) {
@@ -50,6 +53,7 @@ abstract class KeptBaseRound implements Planner {
       anyType = table.allTypes();
       splits = new Split[0];
     }
+    beforeRound(state);
     List<Entry> entries = new ArrayList<>();
     List<Entry> queued = new ArrayList<>();
     Budget budget = keepBases(state, entries, queued);
@@ -268,19 +272,24 @@ abstract class KeptBaseRound implements Planner {
      * fits there, else on spare ones.
      */
     boolean placeGang(Entry e, int workers) {
+      return placeGang(e, workers, e.types);
+    }
+
+    /** As {@link #placeGang(Entry, int)}, on GPUs of the types in {@code types} only. */
+    boolean placeGang(Entry e, int workers, boolean[] types) {
       FreeGpuBuckets level =
-          idle.capacity(e.g, e.types) >= workers
+          idle.capacity(e.g, types) >= workers
               ? idle
-              : spare.capacity(e.g, e.types) >= workers ? spare : null;
+              : spare.capacity(e.g, types) >= workers ? spare : null;
       if (level == null) {
         return false;
       }
       int left = workers;
       while (left > 0) {
-        int s = level.bestFit(left * e.g, e.types); // one server holds the rest: the tightest such
+        int s = level.bestFit(left * e.g, types); // one server holds the rest: the tightest such
         int k = left;
         if (s < 0) {
-          s = level.roomiest(e.g, e.types); // else fill the roomiest, for the fewest servers in all
+          s = level.roomiest(e.g, types); // else fill the roomiest, for the fewest servers in all
           k = Math.min(left, level.free(s) / e.g);
         }
         take(s, k * e.g, 0);
@@ -297,6 +306,14 @@ abstract class KeptBaseRound implements Planner {
      * on spare ones. False if none fits.
      */
     boolean placeOne(Entry e) {
+      return placeOne(e, e.types);
+    }
+
+    /**
+     * As {@link #placeOne(Entry)}, a new server being of the types in {@code types} only (where the
+     * job runs now stays allowed).
+     */
+    boolean placeOne(Entry e, boolean[] types) {
       int g = e.g;
       WorkersByServer now = e.flexibleNow;
       for (int i = 0; i < now.size(); i++) {
@@ -316,10 +333,10 @@ abstract class KeptBaseRound implements Planner {
         }
       }
       if (best < 0) {
-        best = idle.bestFit(g, e.types);
+        best = idle.bestFit(g, types);
       }
       if (best < 0) {
-        best = spare.bestFit(g, e.types);
+        best = spare.bestFit(g, types);
       }
       if (best < 0) {
         return false;

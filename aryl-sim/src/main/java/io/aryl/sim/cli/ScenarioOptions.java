@@ -1,9 +1,13 @@
 package io.aryl.sim.cli;
 
+import io.aryl.core.speedup.ThroughputProfiles;
+import io.aryl.sim.engine.JobSpeedups;
 import io.aryl.sim.engine.Scenario;
 import io.aryl.sim.engine.SimConfig;
 import io.aryl.sim.trace.InferenceCurve;
 import io.aryl.sim.trace.TraceJob;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;
 
@@ -209,6 +213,18 @@ final class ScenarioOptions {
               + "the fixed lanes the default is compared with). Default: ${DEFAULT-VALUE}.")
   double starvationLightShare;
 
+  @Option(
+      names = "--speedup",
+      defaultValue = "power",
+      paramLabel = "SPEC",
+      description =
+          "Each job's throughput curve: 'power' (every job n^"
+              + SimConfig.SPEEDUP_EXPONENT
+              + ") or 'profiles:DIR', one of the measured models under DIR (the Pollux throughput "
+              + "profiles, a directory per model with placements.csv and scalability.csv) per job, "
+              + "picked by a hash of (--seed, job id). Default: ${DEFAULT-VALUE}.")
+  String speedup;
+
   /** Which of a trace's jobs a command simulates, given the measured window (trace seconds). */
   @FunctionalInterface
   interface JobSelector {
@@ -301,7 +317,8 @@ final class ScenarioOptions {
             .withLoanMarginServers(loanMarginServers)
             .withStarvationWaitS(starvationWaitS)
             .withStarvationShare(starvationShare)
-            .withStarvationLightShare(starvationLightShare);
+            .withStarvationLightShare(starvationLightShare)
+            .withJobSpeedups(jobSpeedups(speedup, seed));
     return new Scenario(
         trace,
         jobs,
@@ -314,6 +331,23 @@ final class ScenarioOptions {
         elasticFraction,
         predictionError,
         seed);
+  }
+
+  /** The curves {@code --speedup} names, for a run seeded with {@code seed}. */
+  static JobSpeedups jobSpeedups(String spec, long seed) {
+    if ("power".equals(spec)) {
+      return JobSpeedups.UNIFORM;
+    }
+    if (spec != null && spec.startsWith("profiles:") && spec.length() > "profiles:".length()) {
+      String dir = spec.substring("profiles:".length());
+      try {
+        return JobSpeedups.profiles(dir, ThroughputProfiles.loadAll(Path.of(dir)), seed);
+      } catch (IllegalArgumentException | UncheckedIOException e) {
+        throw new IllegalArgumentException("--speedup '" + spec + "': " + e.getMessage(), e);
+      }
+    }
+    throw new IllegalArgumentException(
+        "--speedup must be 'power' or 'profiles:DIR', was '" + spec + "'");
   }
 
   private static void requireFraction(String option, double v) {

@@ -45,7 +45,7 @@ public final class SimCli implements Callable<Integer> {
           + ArylPolicy.Name.ARYL
           + ","
           + ArylPolicy.Name.ARYL_PLUS
-          + ",yarn-nonexclusive,optimus,tiresias,afs";
+          + ",yarn-nonexclusive,optimus,tiresias,afs,goodput";
 
   @Mixin ScenarioOptions scenario;
 

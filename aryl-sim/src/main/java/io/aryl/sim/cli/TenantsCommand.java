@@ -65,7 +65,7 @@ final class TenantsCommand implements Callable<Integer> {
       paramLabel = "P",
       description =
           "The policy of every regime; (b) differs from (c) only for policies that run aryl-core's round "
-              + "(not the peers: optimus, tiresias, afs). Default: ${DEFAULT-VALUE}.")
+              + "(not the peers: optimus, tiresias, afs, goodput). Default: ${DEFAULT-VALUE}.")
   String policy;
 
   @Option(

@@ -20,7 +20,9 @@ import java.util.PriorityQueue;
  *       GPUs. At w >= m workers its progress is {@code (w/m)^a} base-seconds per second times its
  *       slowest speed, with the speedup exponent {@code a <= 1}, while it holds at least {@code w *
  *       g} times that speed in capacity; progress per unit of capacity, {@code (w/m)^a / (w * g)},
- *       is largest at w = m. Pauses, restarts and lost work only add to it.
+ *       is largest at w = m. With a measured curve ({@link JobSpeedups}) it may be largest wider,
+ *       and {@code e_j} is then its work at the width where it is ({@code SimJob#leastGpuS}).
+ *       Pauses, restarts and lost work only add to it.
  *   <li>At any moment the jobs together hold at most {@code C} effective GPU-seconds per second, C
  *       summing {@code min(1, s)} over every GPU of both pools (all of inference could be on loan).
  *   <li>So any schedule's completion times are those of a schedule on one machine of speed C, where

@@ -210,6 +210,20 @@ public record PolicySpec(
             "AFS (NSDI'21) elastic sharing: every job its minimum, each next GPU to the highest"
                 + " throughput gain per remaining work; with Aryl's loaning",
             (p, cfg) -> new io.aryl.sim.baselines.AfsPlanner()));
+    register(
+        new PolicySpec(
+            "goodput",
+            true,
+            true,
+            JobOrder.SHORTEST_PREDICTED_FIRST,
+            ReclaimChoice.LEAST_COST,
+            "Pollux (OSDI'21) / Sia (SOSP'23) style: GPUs to the power mean (p=-1) of each job's own"
+                + " speedup, Pollux's restart penalty, one GPU speed per job; with Aryl's loaning",
+            (p, cfg) ->
+                new io.aryl.sim.baselines.GoodputPlanner(
+                    io.aryl.sim.baselines.GoodputPlanner.POLLUX_P,
+                    cfg.rescaleOverheadS(),
+                    cfg.jobSpeedups().neverFalls())));
   }
 
   private static void register(PolicySpec p) {

@@ -185,7 +185,17 @@ public record Scenario(
     m.put("reclaim_lead_s", cfg.reclaimLeadS());
     m.put("inference_headroom", cfg.headroom());
     m.put("loan_margin_servers", cfg.loanMarginServers());
-    m.put("speedup", "throughput(n workers) = n^" + cfg.speedupExponent());
+    m.put("speedup", cfg.jobSpeedups().describe(cfg.speedupExponent()));
+    if (!cfg.jobSpeedups().uniform()) {
+      m.put(
+          "speedup_models_in_window",
+          cfg.jobSpeedups()
+              .countByModel(
+                  jobs.stream()
+                      .filter(j -> j.submitS() >= windowStartS && j.submitS() < windowEndS)
+                      .map(TraceJob::id)
+                      .toList()));
+    }
     m.put("starvation_wait_s", cfg.starvationWaitS());
     m.put("starvation_share", cfg.starvationShare());
     m.put("starvation_light_share", cfg.starvationLightShare());

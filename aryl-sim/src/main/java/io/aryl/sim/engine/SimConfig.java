@@ -40,6 +40,8 @@ import java.util.function.Consumer;
  * @param reclaimLeadS how far ahead the loan controller looks when it asks servers back: it
  *     reclaims for the forecast peak over this many seconds ({@code DemandForecast.daily}), 0 for
  *     the demand now only
+ * @param jobSpeedups each job's throughput curve: {@link JobSpeedups#UNIFORM}, every job {@code
+ *     n^speedupExponent}, or one measured model per job
  */
 public record SimConfig(
     int trainingServers,
@@ -62,9 +64,14 @@ public record SimConfig(
     double starvationLightShare,
     double relabelS,
     double replicaStartS,
-    double reclaimLeadS) {
+    double reclaimLeadS,
+    JobSpeedups jobSpeedups) {
 
   public SimConfig {
+    if (jobSpeedups == null) {
+      throw new IllegalArgumentException(
+          "jobSpeedups must be set (JobSpeedups.UNIFORM: every job n^speedupExponent)");
+    }
     Checks.positive("trainingServers", trainingServers);
     Checks.nonNegative("inferenceServers", inferenceServers);
     Checks.positive("gpusPerServer", gpusPerServer);
@@ -173,7 +180,8 @@ public record SimConfig(
         STARVATION_LIGHT_SHARE,
         RELABEL_S,
         REPLICA_START_S,
-        RECLAIM_LEAD_S);
+        RECLAIM_LEAD_S,
+        JobSpeedups.UNIFORM);
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
@@ -242,6 +250,10 @@ public record SimConfig(
         });
   }
 
+  public SimConfig withJobSpeedups(JobSpeedups v) {
+    return with(b -> b.jobSpeedups = v);
+  }
+
   public SimConfig withInferenceServers(int v) {
     return with(b -> b.inferenceServers = v);
   }
@@ -279,6 +291,7 @@ public record SimConfig(
     double relabelS;
     double replicaStartS;
     double reclaimLeadS;
+    JobSpeedups jobSpeedups;
 
     Changes(SimConfig c) {
       this.trainingServers = c.trainingServers;
@@ -302,6 +315,7 @@ public record SimConfig(
       this.relabelS = c.relabelS;
       this.replicaStartS = c.replicaStartS;
       this.reclaimLeadS = c.reclaimLeadS;
+      this.jobSpeedups = c.jobSpeedups;
     }
 
     SimConfig build() {
@@ -326,7 +340,8 @@ public record SimConfig(
           starvationLightShare,
           relabelS,
           replicaStartS,
-          reclaimLeadS);
+          reclaimLeadS,
+          jobSpeedups);
     }
   }
 

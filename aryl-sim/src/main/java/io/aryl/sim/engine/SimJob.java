@@ -17,7 +17,7 @@ final class SimJob {
   final double
       predictionFactor; // fixed per job: the predictor's error does not change between rounds
   private final double checkpointIntervalS;
-  private final double speedupExponent;
+  final SpeedupModel speedup; // the job's own curve: its progress and what every policy reads
 
   double remaining;
   double firstStart = Double.NaN;
@@ -45,18 +45,46 @@ final class SimJob {
     this.shape = shape;
     this.predictionFactor = predictionFactor;
     this.checkpointIntervalS = cfg.checkpointIntervalS();
-    this.speedupExponent = cfg.speedupExponent();
-    // The trace's duration is at the width it asked for; at its minimum it runs longer.
+    this.speedup = cfg.jobSpeedups().curveOf(t.id(), shape.gpusPerWorker(), cfg.speedupExponent());
+    // The trace's duration is at the width it asked for; at its minimum it runs longer (or, on a
+    // measured curve that falls, shorter).
     this.totalWork =
         t.durationS()
-            * throughput(shape.requestedWorkers(), speedupExponent)
-            / throughput(shape.minWorkers(), speedupExponent);
+            * JobSpeedups.throughputAt(speedup, shape.requestedWorkers())
+            / speedup.throughput(shape.minWorkers());
     this.remaining = totalWork;
   }
 
-  /** Relative throughput of synchronous data-parallel training at {@code workers} workers. */
-  static double throughput(double workers, double speedupExponent) {
-    return Math.pow(workers, speedupExponent);
+  /**
+   * Its speed at {@code workers} workers on GPUs of {@code slowest} relative speed, in base-seconds
+   * per second: synchronous data-parallel training runs at the pace of its slowest GPU.
+   */
+  double rateAt(int workers, double slowest) {
+    return workers == 0
+        ? 0
+        : speedup.throughput(workers) / speedup.throughput(shape.minWorkers()) * slowest;
+  }
+
+  /**
+   * The least effective GPU-seconds its work takes at any width it may run at: at its minimum on a
+   * concave curve, where work per GPU is highest; a measured curve may do better wider.
+   */
+  double leastGpuS() {
+    int g = shape.gpusPerWorker();
+    int best = shape.minWorkers();
+    double bestPerWork = 1; // GPU-seconds per base-second at `best`, over minWorkers * g
+    for (int w = shape.minWorkers() + 1; w <= shape.maxWorkers(); w++) {
+      double perWork =
+          (double) w / shape.minWorkers() / speedup.throughput(w) * speedup.throughput(best);
+      if (perWork < bestPerWork) {
+        best = w;
+        bestPerWork = perWork;
+      }
+    }
+    if (best == shape.minWorkers()) {
+      return totalWork * shape.minWorkers() * g;
+    }
+    return totalWork * best * g * speedup.throughput(shape.minWorkers()) / speedup.throughput(best);
   }
 
   boolean elastic() {
@@ -77,10 +105,10 @@ final class SimJob {
    * Made from the last one made with the same tenant and speed-up, as a simulator asks for every
    * job in every round.
    */
-  Job toCoreJob(double t, boolean withTenant, SpeedupModel speedup) {
+  Job toCoreJob(double t, boolean withTenant) {
     double predicted = remaining * predictionFactor;
     Job last = lastCore;
-    if (last != null && lastWithTenant == withTenant && last.speedup() == speedup) {
+    if (last != null && lastWithTenant == withTenant) {
       double attained = totalWork - remaining;
       double since = sinceCheckpoint(t);
       // A job that made no progress since (a queued one) is the very same value: no new one.
@@ -110,11 +138,19 @@ final class SimJob {
     return lastCore;
   }
 
-  /** Its run time alone on an empty cluster at its widest: no policy can finish it sooner. */
+  /**
+   * Its run time alone on an empty cluster at its fastest width (its widest, unless a measured
+   * curve falls): no policy can finish it sooner.
+   */
   double boundS() {
-    double widest = elastic() ? shape.maxWorkers() : shape.requestedWorkers();
-    return trace.durationS()
-        * throughput(shape.requestedWorkers(), speedupExponent)
-        / throughput(widest, speedupExponent);
+    double asked = JobSpeedups.throughputAt(speedup, shape.requestedWorkers());
+    if (!elastic()) {
+      return trace.durationS() * asked / asked;
+    }
+    double fastest = 0;
+    for (int w = shape.minWorkers(); w <= shape.maxWorkers(); w++) {
+      fastest = Math.max(fastest, speedup.throughput(w));
+    }
+    return trace.durationS() * asked / fastest;
   }
 }

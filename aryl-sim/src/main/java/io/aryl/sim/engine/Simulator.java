@@ -15,7 +15,6 @@ import io.aryl.core.reclaim.ReclaimPlan;
 import io.aryl.core.reclaim.ReclaimPlanner;
 import io.aryl.core.reclaim.ReclaimRequest;
 import io.aryl.core.reclaim.ServerChooser;
-import io.aryl.core.speedup.SpeedupModel;
 import io.aryl.core.victim.Fate;
 import io.aryl.sim.trace.InferenceCurve;
 import io.aryl.sim.trace.TraceJob;
@@ -56,7 +55,6 @@ public final class Simulator {
   private final Planner planner;
   private final ReclaimPlanner reclaimer;
   private final LoanPolicy loanPolicy; // null: no inference fleet to lend from
-  private final SpeedupModel speedup;
   private final DemandForecast forecast;
   // The controller's lead: servers are asked back for the forecast peak this far ahead, so that
   // they drain, are relabelled and start a replica before the demand comes; null: no lead.
@@ -135,7 +133,6 @@ public final class Simulator {
             ? null
             : LoanPolicy.provisionedForPeak(
                 curve.peak(), cfg.inferenceServers(), cfg.headroom(), cfg.loanMarginServers());
-    this.speedup = SpeedupModel.powerLaw(cfg.speedupExponent());
     this.forecast =
         policy.loanForecastS() > 0 ? DemandForecast.daily(policy.loanForecastS()) : null;
     this.reclaimLead = cfg.reclaimLeadS() > 0 ? DemandForecast.daily(cfg.reclaimLeadS()) : null;
@@ -166,10 +163,6 @@ public final class Simulator {
       case FEWEST_BUSY_GPUS -> ServerChooser.fewestBusyGpus();
       case NEWEST_FIRST -> ServerChooser.newestFirst(this::newestStartByServer);
     };
-  }
-
-  private double throughput(double workers) {
-    return SimJob.throughput(workers, cfg.speedupExponent());
   }
 
   // --- the world
@@ -520,7 +513,7 @@ public final class Simulator {
   private ClusterState state(double t) {
     List<Job> jobs = new ArrayList<>(active.size());
     for (SimJob j : active.inIdOrder()) {
-      jobs.add(j.toCoreJob(t, tenants != null, speedup));
+      jobs.add(j.toCoreJob(t, tenants != null));
     }
     Tenants teams = tenants == null ? Tenants.NONE : tenants;
     allocations = allocations.with(allocationsSince);
@@ -625,9 +618,7 @@ public final class Simulator {
               j.boundS()),
           j.trace.durationS() * j.trace.gpus(),
           j.spentGpuS,
-          new CapacityBound.Work(
-              j.trace.submitS() - windowStart,
-              j.totalWork * j.shape.minWorkers() * j.shape.gpusPerWorker()));
+          new CapacityBound.Work(j.trace.submitS() - windowStart, j.leastGpuS()));
     }
   }
 
@@ -656,9 +647,7 @@ public final class Simulator {
     trainingGpusBusy += j.gpusOnTraining;
     loanedGpusBusy += j.gpusOnLoaned;
     countRunning(j, +1);
-    // Synchronous data-parallel training runs at the pace of its slowest GPU.
-    j.rate =
-        j.workers == 0 ? 0 : throughput(j.workers) / throughput(j.shape.minWorkers()) * slowest;
+    j.rate = j.rateAt(j.workers, slowest);
   }
 
   /**

@@ -149,6 +149,8 @@ class SimCliTest {
     "--reclaim-lead-s,    -600",
     "--reclaim-lead-s,    86400",
     "--loan-margin,       -1",
+    "--speedup,           amdahl",
+    "--speedup,           profiles:MISSING",
   })
   void badInputIsOneLineNamingTheOptionAndTheValue(String option, String value) {
     String given = value.replace("MISSING", tmp.resolve("missing.csv").toString());
@@ -235,6 +237,24 @@ class SimCliTest {
     assertThat(dir.resolve(TimeSeriesCsv.timeseriesFile("baseline"))).isRegularFile();
     assertThat(dir.resolve(TimeSeriesCsv.jobsFile("aryl"))).isRegularFile();
     assertThat(dir.resolve(Plots.UTILIZATION)).doesNotExist();
+  }
+
+  @Test
+  void speedupProfilesGiveEachJobAMeasuredModelStatedInTheReport() throws IOException {
+    Path dir = tmp.resolve("profiles");
+    // The slice of the Pollux profiles aryl-core's tests read: bert and cifar10.
+    Path profiles = Path.of("../aryl-core/src/test/resources/throughput_profiles");
+
+    int code = runTiny(dir, "--no-plots", "--speedup", "profiles:" + profiles);
+
+    assertThat(code).as(err.toString()).isZero();
+    JsonNode config = JSON.readTree(dir.resolve("report.json").toFile()).get("config");
+    assertThat(config.get("speedup").asText())
+        .startsWith("measured profiles from " + profiles)
+        .contains("[bert, cifar10]", "seed 1");
+    JsonNode counts = config.get("speedup_models_in_window");
+    assertThat(counts.fieldNames()).toIterable().containsExactly("bert", "cifar10");
+    assertThat(counts.get("bert").asInt() + counts.get("cifar10").asInt()).isEqualTo(4);
   }
 
   @Test

@@ -67,12 +67,24 @@ class PeersInTheSimulatorTest {
   @Test
   @DisplayName("the peers are registered with Aryl's loaning; Tiresias runs jobs at their size")
   void thePeersLendLikeAryl() {
-    for (String name : List.of("optimus", "tiresias", "afs")) {
+    for (String name : List.of("optimus", "tiresias", "afs", "goodput")) {
       PolicySpec p = PolicySpec.named(name);
       assertThat(p.loan()).as(name).isTrue();
       assertThat(p.reclaim()).as(name).isEqualTo(PolicySpec.ReclaimChoice.LEAST_COST);
     }
     assertThat(PolicySpec.named("tiresias").elastic()).isFalse();
     assertThat(PolicySpec.named("afs").elastic()).isTrue();
+    assertThat(PolicySpec.named("goodput").elastic()).isTrue();
+  }
+
+  @Test
+  @DisplayName("goodput keeps the long job's minimum too: the short job waits, nothing is lost")
+  void goodputNeverPreempts() {
+    PolicyResult r = scenario(LONG, SHORT).run(PolicySpec.named("goodput"), null);
+
+    assertThat(r.preemptions()).isZero();
+    assertThat(r.lostGpuS()).isZero();
+    assertThat(record(r, "short").firstStartS()).isEqualTo(20_040);
+    assertThat(record(r, "long").endS()).isEqualTo(20_000);
   }
 }
