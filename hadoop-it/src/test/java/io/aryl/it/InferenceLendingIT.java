@@ -9,6 +9,7 @@ import io.aryl.labels.LabelsConf;
 import io.aryl.labels.LabelsSettings;
 import io.aryl.labels.LoanController;
 import io.aryl.labels.ServeDemand;
+import io.aryl.serve.LocalService;
 import io.aryl.serve.loadgen.Arrivals;
 import io.aryl.serve.loadgen.LoadSummary;
 import io.aryl.serve.loadgen.RateCurve;
@@ -187,7 +188,7 @@ class InferenceLendingIT {
     long t0 = System.currentTimeMillis();
     String tag = name.replaceAll("[^a-z0-9]+", "-");
     Path runDir = Files.createDirectories(dir.resolve(tag));
-    InferenceServeIT.Service service =
+    LocalService.Running service =
         InferenceServeIT.submit(
             cluster,
             runDir,
