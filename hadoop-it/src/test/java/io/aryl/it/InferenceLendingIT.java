@@ -321,7 +321,7 @@ class InferenceLendingIT {
       }
       String container = ready.detail().substring(0, ready.detail().indexOf(' '));
       long allocatedMs = eventOf(s, "allocated", container);
-      long askMs = lastBefore(s, "ask", allocatedMs);
+      long askMs = ServeDemandIT.lastBefore(s, "ask", allocatedMs);
       String node = meter.nodeOf(container);
       assertThat(node).as("the node of replica %s", container).isNotNull();
       ReclaimStatus in = null;
@@ -343,15 +343,6 @@ class InferenceLendingIT {
     }
     assertThat(out).as("replicas that became ready: %s", s.events()).isNotEmpty();
     return out;
-  }
-
-  private static long lastBefore(ServeStatus s, String kind, long beforeMs) {
-    return s.events().stream()
-        .filter(e -> e.kind().equals(kind) && e.timeMs() <= beforeMs)
-        .mapToLong(ServeStatus.ScaleEvent::timeMs)
-        .max()
-        .orElseThrow(
-            () -> new AssertionError("no " + kind + " event before " + beforeMs + ": " + s));
   }
 
   private static long eventOf(ServeStatus s, String kind, String container) {

@@ -245,7 +245,7 @@ class ServeDemandIT {
   }
 
   /** When the AM last logged an event of this kind before (or at) {@code beforeMs}. */
-  private static long lastBefore(ServeStatus s, String kind, long beforeMs) {
+  static long lastBefore(ServeStatus s, String kind, long beforeMs) {
     return s.events().stream()
         .filter(e -> e.kind().equals(kind) && e.timeMs() <= beforeMs)
         .mapToLong(ServeStatus.ScaleEvent::timeMs)

@@ -290,30 +290,15 @@ public final class RoundEngine {
 
   /**
    * Puts the loan controller's target in force, once stored: how many inference nodes may be on
-   * loan, and by when the ones above must be back. The rounds lend and reclaim to meet it.
+   * loan, and by when the ones above must be back. The rounds lend and reclaim to meet it. The
+   * inference demand the controller decided the target on is kept beside it for the status (not
+   * stored).
    *
+   * @param demand the demand; null when the controller did not say
    * @throws io.aryl.yarn.engine.StaleEpochException when a controller of a newer epoch set the
    *     target in force
    * @throws IllegalArgumentException for a value out of range, naming it
    * @throws ArylUnavailableException when the target cannot be stored
-   */
-  public synchronized LoanTargetRecord acceptLoanTarget(
-      RmView view,
-      long epoch,
-      String controller,
-      int maxOnLoan,
-      long returnByMs,
-      long decidedMs,
-      String reason) {
-    return acceptLoanTarget(
-        view, epoch, controller, maxOnLoan, returnByMs, decidedMs, reason, null);
-  }
-
-  /**
-   * As {@link #acceptLoanTarget(RmView, long, String, int, long, long, String)}, with the inference
-   * demand the controller decided the target on, kept beside it for the status (not stored).
-   *
-   * @param demand the demand; null when the controller did not say
    */
   public synchronized LoanTargetRecord acceptLoanTarget(
       RmView view,

@@ -340,7 +340,7 @@ class RoundEngineTest {
     LoanTargetRecordAssert target(int maxOnLoan) {
       return new LoanTargetRecordAssert(
           rig.engine.acceptLoanTarget(
-              rig.view(), 3, "controller-1", maxOnLoan, 0, rig.nowMs, "rate 10 rps"));
+              rig.view(), 3, "controller-1", maxOnLoan, 0, rig.nowMs, "rate 10 rps", null));
     }
 
     record LoanTargetRecordAssert(io.aryl.yarn.state.LoanTargetRecord record) {}
@@ -439,7 +439,9 @@ class RoundEngineTest {
       twoIdleInferenceNodes();
       target(1);
       assertThatThrownBy(
-              () -> rig.engine.acceptLoanTarget(rig.view(), 2, "controller-0", 2, 0, rig.nowMs, ""))
+              () ->
+                  rig.engine.acceptLoanTarget(
+                      rig.view(), 2, "controller-0", 2, 0, rig.nowMs, "", null))
           .isInstanceOf(io.aryl.yarn.engine.StaleEpochException.class)
           .hasMessageStartingWith(
               "loan target of epoch 2 refused: the leader in force is controller-1 with epoch 3");
