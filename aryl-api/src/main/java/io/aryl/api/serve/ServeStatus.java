@@ -1,5 +1,6 @@
 package io.aryl.api.serve;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -80,9 +81,31 @@ public record ServeStatus(
    * A scaling event: the target changed, a replica was asked for, became ready, was drained, lost
    * or exited.
    *
+   * <p>The loan controller measures a replica's start-up from two kinds, {@link #ALLOCATED} to
+   * {@link #READY} of the same {@code container}: both times are the AM's clock, so the difference
+   * needs no synchronized hosts.
+   *
    * @param timeMs when, epoch milliseconds
-   * @param kind what, e.g. {@code scale-up}, {@code ready}, {@code lost}
+   * @param kind what, e.g. {@code scale-up}, {@link #READY}, {@code lost}
    * @param detail in words, with the numbers that decided it
+   * @param container the container id of the one replica the event is about; null (absent) for an
+   *     event about the service as a whole ({@code scale-up}, {@code ask}), and from an AM older
+   *     than this field
    */
-  public record ScaleEvent(long timeMs, String kind, String detail) {}
+  public record ScaleEvent(
+      long timeMs,
+      String kind,
+      String detail,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String container) {
+    /** The RM granted a container for a replica: its start-up begins. */
+    public static final String ALLOCATED = "allocated";
+
+    /** The replica answered its health check: it serves, its start-up is over. */
+    public static final String READY = "ready";
+
+    /** An event about the service as a whole, naming no replica. */
+    public ScaleEvent(long timeMs, String kind, String detail) {
+      this(timeMs, kind, detail, null);
+    }
+  }
 }

@@ -29,7 +29,10 @@ class ServeStatusTest {
               new ServeStatus.ReplicaStatus("container_1", "n1", 20001, "RUNNING", 40),
               new ServeStatus.ReplicaStatus("container_2", "n2", 20002, "RUNNING", 38),
               new ServeStatus.ReplicaStatus("container_3", "n1", 20003, "STARTING", -1)),
-          List.of(new ServeStatus.ScaleEvent(1000, "scale-up", "rate 12.5/s: 2 -> 3")));
+          List.of(
+              new ServeStatus.ScaleEvent(1000, "scale-up", "rate 12.5/s: 2 -> 3"),
+              new ServeStatus.ScaleEvent(
+                  1200, ServeStatus.ScaleEvent.ALLOCATED, "container_3 on n1", "container_3")));
 
   @Test
   @DisplayName("is written under the field names the module's README gives, and read back equal")
@@ -57,8 +60,12 @@ class ServeStatusTest {
         .toIterable()
         .containsExactly("container", "host", "port", "state", "requests");
     assertThat(tree.path("events").get(0).fieldNames())
+        .as("an event about the service as a whole names no container")
         .toIterable()
         .containsExactly("timeMs", "kind", "detail");
+    assertThat(tree.path("events").get(1).fieldNames())
+        .toIterable()
+        .containsExactly("timeMs", "kind", "detail", "container");
     assertThat(ArylJson.strictReader(ServeStatus.class).<ServeStatus>readValue(json))
         .isEqualTo(STATUS);
   }

@@ -112,13 +112,13 @@ public final class ReplicaSet {
     List<ReplicaAction> out = new ArrayList<>();
     if (liveCount() >= target) {
       // An ask withdrawn too late: the RM had granted it already.
-      event(now, "surplus", id + " on " + host + " is not needed (target " + target + ")");
+      event(now, "surplus", id, id + " on " + host + " is not needed (target " + target + ")");
       out.add(new ReplicaAction.Release(id));
       return out;
     }
     Replica r = new Replica(id, host, freePort(host), now);
     replicas.put(id, r);
-    event(now, "allocated", id + " on " + host + ", port " + r.port);
+    event(now, ServeStatus.ScaleEvent.ALLOCATED, id, id + " on " + host + ", port " + r.port);
     out.add(new ReplicaAction.Launch(id, host, r.port));
     out.addAll(reconcile(now));
     return out;
@@ -139,7 +139,7 @@ public final class ReplicaSet {
     if (r == null || r.released) {
       return List.of();
     }
-    failed(now, "launch-failed", id + ": " + why);
+    failed(now, "launch-failed", id, id + ": " + why);
     List<ReplicaAction> out = new ArrayList<>(drain(r, now));
     out.addAll(reconcile(now));
     return out;
@@ -159,7 +159,8 @@ public final class ReplicaSet {
       r.everServed = true;
       event(
           now,
-          "ready",
+          ServeStatus.ScaleEvent.READY,
+          id,
           id + " serves at " + endpoint(r) + ", " + (now - r.allocatedMs) + " ms after its grant");
     }
     if (requests >= 0) {
@@ -175,7 +176,8 @@ public final class ReplicaSet {
     for (String id : ids) {
       Replica r = replicas.get(id);
       if (r != null && r.live()) {
-        event(now, "preempted", id + " on " + r.host + ": draining, a replacement is asked for");
+        event(
+            now, "preempted", id, id + " on " + r.host + ": draining, a replacement is asked for");
         out.addAll(drain(r, now));
       }
     }
@@ -194,12 +196,12 @@ public final class ReplicaSet {
       String what =
           id + " on " + r.host + " ended with exit status " + exitStatus + oneLine(diagnostics);
       if (r.everServed) {
-        event(now, "lost", what + "; a replacement is asked for");
+        event(now, "lost", id, what + "; a replacement is asked for");
       } else {
-        failed(now, "exited", what + " before it ever answered its health check");
+        failed(now, "exited", id, what + " before it ever answered its health check");
       }
     } else {
-      event(now, "released", id + " on " + r.host);
+      event(now, "released", id, id + " on " + r.host);
     }
     return reconcile(now);
   }
@@ -357,7 +359,11 @@ public final class ReplicaSet {
     }
     for (int i = 0; i < -need && i < order.size(); i++) {
       Replica r = order.get(i);
-      event(now, "drain", r.id + " on " + r.host + ": " + liveCount() + " live, target " + target);
+      event(
+          now,
+          "drain",
+          r.id,
+          r.id + " on " + r.host + ": " + liveCount() + " live, target " + target);
       out.addAll(drain(r, now));
     }
     return out;
@@ -389,11 +395,12 @@ public final class ReplicaSet {
     }
   }
 
-  private void failed(long now, String kind, String what) {
+  private void failed(long now, String kind, String container, String what) {
     failures++;
     event(
         now,
         kind,
+        container,
         what + " (failure " + failures + " of " + settings.maxReplicaFailures() + " allowed)");
     if (failures > settings.maxReplicaFailures() && failure == null) {
       failure =
@@ -407,7 +414,12 @@ public final class ReplicaSet {
   }
 
   private void event(long now, String kind, String detail) {
-    events.addLast(new ServeStatus.ScaleEvent(now, kind, detail));
+    event(now, kind, null, detail);
+  }
+
+  /** An event about one replica, {@code container}; null: about the service as a whole. */
+  private void event(long now, String kind, String container, String detail) {
+    events.addLast(new ServeStatus.ScaleEvent(now, kind, detail, container));
     while (events.size() > EVENTS_KEPT) {
       events.removeFirst();
     }

@@ -2,6 +2,7 @@ package io.aryl.serve.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import io.aryl.api.serve.ServeStatus;
 import io.aryl.serve.core.ReplicaAction.Ask;
@@ -156,6 +157,31 @@ class ReplicaSetTest {
     assertThat(s.status("app", "RUNNING", 1).events())
         .extracting(ServeStatus.ScaleEvent::kind)
         .containsSubsequence("scale-down", "drain");
+  }
+
+  @Test
+  @DisplayName(
+      "events about one replica name its container, those about the service none: the loan"
+          + " controller measures a start-up from allocated to ready of one container")
+  void eventsNameTheirReplica() {
+    ReplicaSet s = new ReplicaSet(SETTINGS, 7);
+    s.start(0);
+    s.allocated("c1", "h1", 1_000);
+    s.launched("c1", 1_100);
+    s.polled("c1", false, -1, 2_000);
+    s.polled("c1", true, 0, 3_500);
+    s.allocated("c2", "h2", 4_000); // surplus: the target is 1
+    assertThat(s.status("app", "RUNNING", 1).events())
+        .extracting(
+            ServeStatus.ScaleEvent::timeMs,
+            ServeStatus.ScaleEvent::kind,
+            ServeStatus.ScaleEvent::container)
+        .containsExactly(
+            tuple(0L, "start", null),
+            tuple(0L, "ask", null),
+            tuple(1_000L, ServeStatus.ScaleEvent.ALLOCATED, "c1"),
+            tuple(3_500L, ServeStatus.ScaleEvent.READY, "c1"),
+            tuple(4_000L, "surplus", "c2"));
   }
 
   @Test
