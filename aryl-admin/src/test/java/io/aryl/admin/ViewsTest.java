@@ -44,7 +44,8 @@ class ViewsTest {
        "loanTarget": {"epoch": 4, "controller": "lc-1", "maxOnLoan": 1, "returnByMs": 0, "decidedMs": 1764431869990,
                       "reason": "rate 150.0 rps needs 2 server(s) + margin 1 of 4", "receivedMs": 1764431870000,
                       "onLoan": 1,
-                      "demand": {"rateRps": 150.0, "forecastRps": 172.5, "serversNeeded": 2, "timeToServeMs": 4500}}}
+                      "demand": {"rateRps": 150.0, "forecastRps": 172.5, "serversNeeded": 2, "timeToServeMs": 4500,
+                                 "startupMs": 2400}}}
       """;
 
   /** The status, read as aryl-admin reads it. */
@@ -70,7 +71,8 @@ class ViewsTest {
             """
         Aryl scheduler: round 5120, not recovering, store zookeeper epoch 12, loan target 1 (1 on loan) from lc-1 \
         epoch 4, received 2025-11-29T15:57:50Z (10s ago)
-        inference demand: 150.0 req/s (forecast 172.5, 4.5 s ahead), needs 2 servers; 1 lent, target 1
+        inference demand: 150.0 req/s (forecast 172.5, 4.5 s ahead: 2.1 s reclaim + 2.4 s start-up), needs 2 \
+        servers; 1 lent, target 1
 
         Pools
         POOL                 NODES  GPUS  USED-GPUS  ON-LOAN  FENCED

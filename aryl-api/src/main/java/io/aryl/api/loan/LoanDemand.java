@@ -1,5 +1,6 @@
 package io.aryl.api.loan;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.aryl.api.body.BadRequestException;
 import java.util.Iterator;
@@ -16,13 +17,25 @@ import java.util.TreeSet;
  *     plans for the larger of the two
  * @param serversNeeded inference servers that demand needs
  * @param timeToServeMs the time to serve the forecast looked ahead by: from the decision that
- *     lowers the target to the servers asked back being home, milliseconds
+ *     lowers the target to a replica serving on a server asked back, milliseconds; the servers'
+ *     reclaim (the decision to the servers home) plus {@code startupMs}
+ * @param startupMs the part of {@code timeToServeMs} that is an inference replica's start-up (its
+ *     container granted to its health check answered), milliseconds; null (absent) when the
+ *     controller measured none (a demand source that sees no replicas), or is older than this
+ *     field: then {@code timeToServeMs} is the reclaim alone
  */
 public record LoanDemand(
-    double rateRps, double forecastRps, int serversNeeded, long timeToServeMs) {
-  /** The fields there are, each required. */
+    double rateRps,
+    double forecastRps,
+    int serversNeeded,
+    long timeToServeMs,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long startupMs) {
+  /** The fields there are, each required but {@link #OPTIONAL_FIELDS}. */
   public static final Set<String> FIELDS =
-      Set.of("rateRps", "forecastRps", "serversNeeded", "timeToServeMs");
+      Set.of("rateRps", "forecastRps", "serversNeeded", "timeToServeMs", "startupMs");
+
+  /** The fields a demand may leave out. */
+  public static final Set<String> OPTIONAL_FIELDS = Set.of("startupMs");
 
   /** Largest rate taken, requests per second. */
   public static final double MAX_RPS = 1e9;
@@ -47,6 +60,20 @@ public record LoanDemand(
               + "], was "
               + timeToServeMs);
     }
+    if (startupMs != null && (startupMs < 0 || startupMs > timeToServeMs)) {
+      throw new IllegalArgumentException(
+          "demand.startupMs must be in [0, timeToServeMs=" + timeToServeMs + "], was " + startupMs);
+    }
+  }
+
+  /** A demand that does not say how much of its time to serve is a replica's start-up. */
+  public LoanDemand(double rateRps, double forecastRps, int serversNeeded, long timeToServeMs) {
+    this(rateRps, forecastRps, serversNeeded, timeToServeMs, null);
+  }
+
+  /** The reclaim's part of {@link #timeToServeMs}: all of it when no start-up is said. */
+  public long reclaimMs() {
+    return startupMs == null ? timeToServeMs : timeToServeMs - startupMs;
   }
 
   private static void rate(String field, double v) {
@@ -57,9 +84,11 @@ public record LoanDemand(
   }
 
   /**
-   * The demand in {@code node}: a JSON object with exactly {@link #FIELDS}, the rates numbers in
-   * [0, {@link #MAX_RPS}], {@code serversNeeded} an integer in [0, {@link #MAX_SERVERS}], {@code
-   * timeToServeMs} an integer in [0, {@link #MAX_TIME_TO_SERVE_MS}].
+   * The demand in {@code node}: a JSON object with {@link #FIELDS} only, each but {@link
+   * #OPTIONAL_FIELDS} present, the rates numbers in [0, {@link #MAX_RPS}], {@code serversNeeded} an
+   * integer in [0, {@link #MAX_SERVERS}], {@code timeToServeMs} an integer in [0, {@link
+   * #MAX_TIME_TO_SERVE_MS}], {@code startupMs}, when present, an integer in [0, {@code
+   * timeToServeMs}].
    *
    * @throws BadRequestException naming the field ({@code demand.<field>}) and the value
    */
@@ -85,7 +114,11 @@ public record LoanDemand(
     double forecast = number(node, "forecastRps");
     long servers = integer(node, "serversNeeded", MAX_SERVERS);
     long tts = integer(node, "timeToServeMs", MAX_TIME_TO_SERVE_MS);
-    return new LoanDemand(rate, forecast, (int) servers, tts);
+    Long startup =
+        node.get("startupMs") == null || node.get("startupMs").isNull()
+            ? null
+            : integer(node, "startupMs", tts);
+    return new LoanDemand(rate, forecast, (int) servers, tts, startup);
   }
 
   private static double number(JsonNode node, String field) throws BadRequestException {

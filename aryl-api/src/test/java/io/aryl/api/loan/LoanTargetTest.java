@@ -70,6 +70,24 @@ class LoanTargetTest {
     assertThat(ArylJson.write(new LoanTarget(7, "c", 1, 0, NOW, ""))).doesNotContain("demand");
   }
 
+  @Test
+  @DisplayName(
+      "the replica's start-up in the time to serve is read back the same; a demand without it (a"
+          + " controller that measured none, or an older one) is all reclaim, and written without it")
+  void startup() throws Exception {
+    LoanTarget t =
+        new LoanTarget(7, "c", 1, 0, NOW, "", new LoanDemand(120.5, 150, 2, 4_800, 2_500L));
+    assertThat(LoanTarget.parse(body(ArylJson.write(t)), NOW)).isEqualTo(t);
+    assertThat(t.demand().reclaimMs()).isEqualTo(2_300);
+    LoanDemand without = new LoanDemand(120.5, 150, 2, 4_800);
+    assertThat(without.reclaimMs()).isEqualTo(4_800);
+    assertThat(ArylJson.write(new LoanTarget(7, "c", 1, 0, NOW, "", without)))
+        .contains("timeToServeMs")
+        .doesNotContain("startupMs");
+    assertThatThrownBy(() -> new LoanDemand(1, 1, 1, 1_000, -1L))
+        .hasMessage("demand.startupMs must be in [0, timeToServeMs=1000], was -1");
+  }
+
   static Stream<Arguments> refused() {
     String ok = "\"epoch\": 3, \"controller\": \"lc-1\", \"maxOnLoan\": 2";
     return Stream.of(
@@ -105,8 +123,8 @@ class LoanTargetTest {
         Arguments.of(
             "a demand that is not an object",
             "{" + ok + ", \"demand\": 12}",
-            "demand must be an object with forecastRps, rateRps, serversNeeded, timeToServeMs,"
-                + " was 12"),
+            "demand must be an object with forecastRps, rateRps, serversNeeded, startupMs,"
+                + " timeToServeMs, was 12"),
         Arguments.of(
             "a demand without its rate",
             "{" + ok + ", \"demand\": {" + demand("forecastRps", "1") + "}}",
@@ -137,6 +155,20 @@ class LoanTargetTest {
                 + ", \"demand\": {\"rateRps\": 1, \"forecastRps\": 1,"
                 + " \"serversNeeded\": 1, \"timeToServeMs\": 86400001}}",
             "demand.timeToServeMs must be an integer in [0, 86400000], was 86400001"),
+        Arguments.of(
+            "a start-up longer than the whole time to serve",
+            "{"
+                + ok
+                + ", \"demand\": {\"rateRps\": 1, \"forecastRps\": 1,"
+                + " \"serversNeeded\": 1, \"timeToServeMs\": 4000, \"startupMs\": 4001}}",
+            "demand.startupMs must be an integer in [0, 4000], was 4001"),
+        Arguments.of(
+            "a start-up in seconds as text",
+            "{"
+                + ok
+                + ", \"demand\": {\"rateRps\": 1, \"forecastRps\": 1,"
+                + " \"serversNeeded\": 1, \"timeToServeMs\": 4000, \"startupMs\": \"2s\"}}",
+            "demand.startupMs must be an integer in [0, 4000], was \"2s\""),
         Arguments.of(
             "an unknown demand field",
             "{"

@@ -269,7 +269,8 @@ class ArylPageTest {
   @Test
   @DisplayName(
       "the loan section shows the inference demand beside the lent nodes: the rate, its forecast one"
-          + " time to serve ahead, the servers needed, what is lent and the target")
+          + " time to serve ahead (the reclaim and the replica's start-up apart), the servers needed,"
+          + " what is lent and the target")
   void showsTheInferenceDemandBesideTheLentNodes() {
     String html =
         render(
@@ -283,7 +284,7 @@ class ArylPageTest {
                     "rate 120.0 rps (forecast 150.0) needs 2",
                     NOW - 900,
                     1,
-                    new LoanDemand(120, 150, 2, 4_800))),
+                    new LoanDemand(120, 150, 2, 4_800, 2_600L))),
             List.of());
     int pools = html.indexOf("id=\"pools\"");
     int loan = html.indexOf("<section id=\"loan\">");
@@ -291,7 +292,7 @@ class ArylPageTest {
     assertThat(html.substring(loan))
         .contains(
             "<p id=\"inference-demand\">inference demand: 120.0 req/s (forecast 150.0, 4.8 s"
-                + " ahead), needs 2 servers; 1 lent, target 2</p>")
+                + " ahead: 2.2 s reclaim + 2.6 s start-up), needs 2 servers; 1 lent, target 2</p>")
         .contains("<dd>lc-&lt;1&gt; (epoch 4)</dd>")
         .contains("<dt>back by</dt><dd>the scheduler's default deadline</dd>")
         .contains("<dd class=\"reason\">rate 120.0 rps (forecast 150.0) needs 2</dd>");
