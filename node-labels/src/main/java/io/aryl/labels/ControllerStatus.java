@@ -150,9 +150,18 @@ record ControllerStatus(
     m.put("forecastRate", p == null ? null : finite(p.forecastRate()));
     Map<String, Object> tts = new LinkedHashMap<>();
     tts.put("usedMs", p == null ? null : p.leadMs());
-    tts.put("measured", p == null ? 0 : p.measured());
-    tts.put("lastMs", p == null || p.lastMeasuredMs() < 0 ? null : p.lastMeasuredMs());
+    tts.put("reclaim", p == null ? null : partStatus(p.reclaim()));
+    tts.put("startup", p == null ? null : partStatus(p.startup()));
     m.put("timeToServe", tts);
+    return m;
+  }
+
+  /** One part of the lead: what it counts, on how many measures, the latest (null before one). */
+  private static Map<String, Object> partStatus(LeadPlanner.Part part) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("usedMs", part.usedMs());
+    m.put("measured", part.measured());
+    m.put("lastMs", part.lastMs() < 0 ? null : part.lastMs());
     return m;
   }
 

@@ -114,6 +114,7 @@ final class DecisionRound {
 
     DemandReading d = DemandReading.read(demand);
     lastDemand = d;
+    d.replicaStartupsMs().forEach(lead::replicaStarted);
     lead.seen(now, view);
     LeadPlanner.Plan plan = lead.plan(now, d.rate());
 
@@ -249,7 +250,12 @@ final class DecisionRound {
         || plan.leadMs() > LoanDemand.MAX_TIME_TO_SERVE_MS) {
       return null;
     }
-    return new LoanDemand(plan.rate(), forecast, decision.needed(), plan.leadMs());
+    return new LoanDemand(
+        plan.rate(),
+        forecast,
+        decision.needed(),
+        plan.leadMs(),
+        plan.startup().measured() == 0 ? null : plan.startup().usedMs());
   }
 
   /**

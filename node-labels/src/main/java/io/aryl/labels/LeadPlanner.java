@@ -9,11 +9,20 @@ import java.util.List;
 
 /**
  * What the leader plans for beyond the rate now: the time a server asked back takes to serve again,
- * measured on the reclaims this instance drove ({@link TimeToServe}), and the rate that time ahead
- * ({@link RateTrend}). A reclaim is measured from the decision that lowered the target below what
- * was on loan to the first status in which the scheduler has nothing on loan above that target and
- * nothing on its way home; its end is the scheduler's latest reclaim's {@code finishedMs} when that
- * falls in between, else the status's time (so at worst one decision interval late).
+ * and the rate that time ahead ({@link RateTrend}). That time to serve is two measured figures
+ * added, each the p90 of its own window ({@link TimeToServe} twice):
+ *
+ * <ul>
+ *   <li>the <b>reclaim</b>, measured on the reclaims this instance drove: from the decision that
+ *       lowered the target below what was on loan to the first status in which the scheduler has
+ *       nothing on loan above that target and nothing on its way home; its end is the scheduler's
+ *       latest reclaim's {@code finishedMs} when that falls in between, else the status's time (so
+ *       at worst one decision interval late). The configured seed until the first;
+ *   <li>the replica's <b>start-up</b> once a server is home, measured on the inference services'
+ *       own replicas (from a container's grant to its health check answered, {@link
+ *       ReplicaStartups}), by the demand sources that see them ({@code serve}). 0 until the first,
+ *       and with any other source: not measured, and said so in the status.
+ * </ul>
  *
  * <p>Not thread-safe: the decision thread's, as {@link DecisionRound}'s memory is. Times are the
  * controller's clock and the scheduler's epoch ms alike: the two hosts' clocks are assumed
@@ -23,7 +32,8 @@ final class LeadPlanner {
   private final RateTrend trend;
   private final boolean forecasting;
   private final List<RateTrend.Sample> rates = new ArrayList<>();
-  private TimeToServe timeToServe;
+  private TimeToServe reclaim;
+  private TimeToServe startup;
 
   /** The reclaim this instance asked for and has not seen end; null when none. */
   private Pending pending;
@@ -35,19 +45,41 @@ final class LeadPlanner {
    *
    * @param rate the demanded rate now, requests/s; NaN when unknown
    * @param forecastRate the rate one lead ahead, never below {@code rate}; NaN when it is
-   * @param leadMs the time to serve the forecast looks ahead by, milliseconds
-   * @param measured how many reclaims the lead is measured on; 0: it is the configured seed
-   * @param lastMeasuredMs the latest reclaim's time to serve, milliseconds; -1 before the first
+   * @param reclaim the reclaim's part of the lead
+   * @param startup the replica's start-up's part of the lead
    */
-  record Plan(double rate, double forecastRate, long leadMs, int measured, long lastMeasuredMs) {}
+  record Plan(double rate, double forecastRate, Part reclaim, Part startup) {
+    /** The time to serve the forecast looks ahead by: the reclaim plus the start-up, ms. */
+    long leadMs() {
+      return reclaim.usedMs() + startup.usedMs();
+    }
+  }
 
   /**
-   * @param seedMs the time to serve before one was measured
-   * @param window how many of the latest reclaims the time to serve is the p90 of
+   * One part of the lead.
+   *
+   * @param usedMs the part the lead counts, milliseconds: the p90 of the measures, or the seed
+   * @param measured how many measures it stands on; 0: it is the seed (the configured one for the
+   *     reclaim, 0 for the start-up)
+   * @param lastMs the latest measure, milliseconds; -1 before the first
+   */
+  record Part(long usedMs, int measured, long lastMs) {
+    static Part of(TimeToServe t) {
+      int n = t.samplesMs().size();
+      return new Part(t.figureMs(), n, n == 0 ? -1 : t.samplesMs().get(n - 1));
+    }
+  }
+
+  /**
+   * @param seedMs the reclaim's time to serve before one was measured
+   * @param window how many of the latest reclaims, and of the latest replica start-ups, each part
+   *     of the time to serve is the p90 of
    * @param trendMs how far back the rate's trend reads; 0: no forecast, the rate now is planned for
    */
   LeadPlanner(long seedMs, int window, long trendMs) {
-    this.timeToServe = TimeToServe.seeded(seedMs, window);
+    this.reclaim = TimeToServe.seeded(seedMs, window);
+    // No seed for the start-up: a guess added to the reclaim's seed would be counted twice.
+    this.startup = TimeToServe.seeded(0, window);
     if (trendMs < 0) {
       throw new IllegalArgumentException("trendMs must be >= 0, was " + trendMs);
     }
@@ -57,16 +89,24 @@ final class LeadPlanner {
 
   /** Notes the rate seen at {@code nowMs} and answers what to plan for. */
   Plan plan(long nowMs, double rate) {
-    long lead = timeToServe.figureMs();
-    int measured = timeToServe.samplesMs().size();
-    long last = measured == 0 ? -1 : timeToServe.samplesMs().get(measured - 1);
+    Part r = Part.of(reclaim);
+    Part s = Part.of(startup);
     if (Double.isNaN(rate)) {
-      return new Plan(rate, rate, lead, measured, last);
+      return new Plan(rate, rate, r, s);
     }
-    rates.removeIf(s -> s.atMs() < nowMs - trend.windowMs() || s.atMs() > nowMs);
+    rates.removeIf(x -> x.atMs() < nowMs - trend.windowMs() || x.atMs() > nowMs);
     rates.add(new RateTrend.Sample(nowMs, rate));
+    long lead = r.usedMs() + s.usedMs();
     double forecast = forecasting ? trend.forecast(rates, nowMs, lead) : rate;
-    return new Plan(rate, forecast, lead, measured, last);
+    return new Plan(rate, forecast, r, s);
+  }
+
+  /**
+   * A replica started in {@code startupMs} (its container granted to its health check answered), as
+   * a demand source measured it.
+   */
+  void replicaStarted(long startupMs) {
+    startup = startup.with(startupMs);
   }
 
   /**
@@ -101,7 +141,7 @@ final class LeadPlanner {
         view.reclaimFinishedMs() >= pending.decidedMs() && view.reclaimFinishedMs() <= nowMs
             ? view.reclaimFinishedMs()
             : nowMs;
-    timeToServe = timeToServe.with(Math.max(0, end - pending.decidedMs()));
+    reclaim = reclaim.with(Math.max(0, end - pending.decidedMs()));
     pending = null;
   }
 
@@ -113,8 +153,13 @@ final class LeadPlanner {
     pending = null;
   }
 
-  /** The time to serve figure and its measures. */
-  TimeToServe timeToServe() {
-    return timeToServe;
+  /** The reclaim's time to serve and its measures. */
+  TimeToServe reclaim() {
+    return reclaim;
+  }
+
+  /** The replicas' start-up and its measures. */
+  TimeToServe startup() {
+    return startup;
   }
 }

@@ -46,6 +46,9 @@ import java.util.Locale;
  * <p>A service whose status cannot be read, or is not a service's, makes the whole source
  * unavailable (the controller then lends nothing new): a service it cannot see may be the one that
  * needs a node back.
+ *
+ * <p>Each status read also measures the services' replicas' start-ups from their scaling events
+ * ({@link ReplicaStartups}): the controller's lead adds them to the reclaim it measures itself.
  */
 public final class ServeDemand implements DemandSource {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -56,6 +59,7 @@ public final class ServeDemand implements DemandSource {
 
   private final ActiveRmWebApp web;
   private final LoanPolicy policy;
+  private final ReplicaStartups startups = new ReplicaStartups();
 
   public ServeDemand(ActiveRmWebApp web, LoanPolicy policy) {
     this.web = Checks.notNull("web", web);
@@ -70,6 +74,7 @@ public final class ServeDemand implements DemandSource {
   /** The servers the running services need, in fractions of a server; 0 with none running. */
   public double servers() throws IOException {
     List<String> services = runningServices();
+    startups.running(services);
     if (services.isEmpty()) {
       return 0;
     }
@@ -172,13 +177,22 @@ public final class ServeDemand implements DemandSource {
     if (a.status() != 200) {
       throw new IOException("service " + id + ": " + a.rm() + path + " answered " + a.status());
     }
+    ServeStatus s;
     try {
-      return ArylJson.read(a.body(), ServeStatus.class);
+      s = ArylJson.read(a.body(), ServeStatus.class);
     } catch (IOException e) {
       throw new IOException(
           "service " + id + ": " + a.rm() + path + " is not a service's status: " + firstLine(e),
           e);
     }
+    startups.read(id, s.events());
+    return s;
+  }
+
+  /** The replicas' start-ups measured from the services' events since the last call. */
+  @Override
+  public List<Long> takeReplicaStartupsMs() {
+    return startups.take();
   }
 
   private static String firstLine(Exception e) {

@@ -47,6 +47,17 @@ class ControllerStatusTest {
 
   /** A leader after some decisions, with an error and a target accepted. */
   private static ControllerStatus leader(Sent sent) {
+    return leader(
+        sent,
+        new LeadPlanner.Plan(
+            150,
+            180,
+            new LeadPlanner.Part(2_300, 3, 4_100),
+            new LeadPlanner.Part(2_500, 4, 2_700)));
+  }
+
+  /** The same leader, its last decision planned as {@code plan}. */
+  private static ControllerStatus leader(Sent sent, LeadPlanner.Plan plan) {
     DemandReading demand = new DemandReading(150, false, Map.of("replay", 150.0));
     Decision d =
         new Decision(
@@ -65,7 +76,7 @@ class ControllerStatusTest {
         40,
         demand,
         new SchedulerSeen(2_000, "http://rm1:8088", new SchedulerView(false, 4, 3, IN_FORCE)),
-        new Taken(d, 2_000, new LeadPlanner.Plan(150, 180, 4_800, 3, 4_100)),
+        new Taken(d, 2_000, plan),
         sent,
         COUNTERS,
         new ErrorNote("target refused (503): recovering", 1_500));
@@ -175,7 +186,13 @@ class ControllerStatusTest {
         "forecastRate",
         180.0,
         "timeToServe",
-        Map.of("usedMs", 4_800L, "measured", 3, "lastMs", 4_100L));
+        Map.of(
+            "usedMs",
+            4_800L,
+            "reclaim",
+            Map.of("usedMs", 2_300L, "measured", 3, "lastMs", 4_100L),
+            "startup",
+            Map.of("usedMs", 2_500L, "measured", 4, "lastMs", 2_700L)));
     assertInOrder(
         s.get("lastTarget"),
         "atMs",
@@ -218,6 +235,41 @@ class ControllerStatusTest {
         2L,
         "standDowns",
         0L);
+  }
+
+  @Test
+  @DisplayName(
+      "no replica's start-up measured (a source that sees no replicas): the start-up shows 0 on 0"
+          + " measures, the lead is the reclaim")
+  void startupNotMeasured() {
+    Map<?, ?> decision =
+        (Map<?, ?>)
+            leader(
+                    ACCEPTED,
+                    new LeadPlanner.Plan(
+                        150,
+                        150,
+                        new LeadPlanner.Part(30_000, 0, -1),
+                        new LeadPlanner.Part(0, 0, -1)))
+                .toMap()
+                .get("decision");
+    assertInOrder(
+        decision.get("timeToServe"),
+        "usedMs",
+        30_000L,
+        "reclaim",
+        part(30_000L, 0, null),
+        "startup",
+        part(0L, 0, null));
+  }
+
+  /** One part of the lead as the status shows it. */
+  private static Map<String, Object> part(long usedMs, int measured, Long lastMs) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("usedMs", usedMs);
+    m.put("measured", measured);
+    m.put("lastMs", lastMs);
+    return m;
   }
 
   @Test

@@ -1,7 +1,9 @@
 package io.aryl.labels;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
+import io.aryl.api.loan.LoanDemand;
 import io.aryl.core.loan.LoanPolicy;
 import io.aryl.labels.LoanDecider.Change;
 import io.aryl.labels.LoanDecider.Decision;
@@ -10,13 +12,15 @@ import io.aryl.labels.LoanDecider.Observation;
 import io.aryl.labels.LoanDecider.SchedulerState;
 import io.aryl.labels.LoanDecider.Target;
 import io.aryl.labels.SchedulerLink.SchedulerView;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 @DisplayName(
-    "LeadPlanner: the time to serve measured on the controller's own reclaims, and the decision"
-        + " planned one time to serve ahead")
+    "LeadPlanner: the time to serve measured on the controller's own reclaims and the replicas'"
+        + " start-ups, and the decision planned one time to serve ahead")
 class LeadPlannerTest {
   private static final long INTERVAL_MS = 5_000;
 
@@ -59,8 +63,78 @@ class LeadPlannerTest {
               Integer.parseInt(p[1]),
               Long.parseLong(p[2])));
     }
-    assertThat(planner.timeToServe().samplesMs()).hasSize(measured);
+    assertThat(planner.reclaim().samplesMs()).hasSize(measured);
     assertThat(planner.plan(now, 10).leadMs()).isEqualTo(figure);
+  }
+
+  /**
+   * Reclaims of the given lengths (each lowered from 1 on loan to 0 and seen home that long after)
+   * and replica start-ups of the given lengths ("-": none), then one plan: each part is the p90
+   * (nearest rank) of its own measures, the reclaim's seed 30 s before its first, the start-up's 0,
+   * and the lead is their sum. The rate rises 1 rps a second, so the forecast is the rate plus one
+   * lead's seconds: the forecast looks ahead by the sum.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          # case                                                       | reclaims ms          | start-ups ms                        | reclaim | start-up | lead
+          nothing measured: the reclaim's seed, no start-up (not seen) | -                    | -                                   | 30000   | 0        | 30000
+          start-ups with no reclaim yet: the seed plus their p90       | -                    | 2400 2800 8000                      | 30000   | 8000     | 38000
+          one of each                                                  | 5000                 | 2500                                | 5000    | 2500     | 7500
+          each the p90 of its own window: 9th of 10 start-ups          | 4000 7500            | 1000 2000 3000 4000 5000 6000 7000 8000 9000 10000 | 7500 | 9000 | 16500
+          a source that sees no replicas: the reclaim alone, as before  | 2000 6000 3000       | -                                   | 6000    | 0        | 6000
+          """)
+  void leadIsTheReclaimPlusTheStartup(
+      String name, String reclaims, String startups, long reclaim, long startup, long lead) {
+    LeadPlanner planner = new LeadPlanner(30_000, 20, 600_000);
+    long t = 0;
+    for (long ms : longs(reclaims)) {
+      t += 60_000;
+      planner.lowered(t, 0, 1);
+      planner.seen(t + ms, new SchedulerView(false, 8, 0, null));
+    }
+    longs(startups).forEach(planner::replicaStarted);
+    t += 600_000;
+    planner.plan(t, 100);
+    LeadPlanner.Plan plan = planner.plan(t + 10_000, 110);
+
+    assertThat(plan.reclaim().usedMs()).as("reclaim").isEqualTo(reclaim);
+    assertThat(plan.startup().usedMs()).as("start-up").isEqualTo(startup);
+    assertThat(plan.startup().measured()).isEqualTo(longs(startups).size());
+    assertThat(plan.leadMs()).isEqualTo(lead);
+    assertThat(plan.forecastRate()).isCloseTo(110 + lead / 1000.0, within(1e-6));
+  }
+
+  private static List<Long> longs(String list) {
+    return list.equals("-")
+        ? List.of()
+        : Arrays.stream(list.trim().split("\\s+")).map(Long::valueOf).toList();
+  }
+
+  @ParameterizedTest(name = "start-ups measured: {0}")
+  @CsvSource({"0, 30000,", "2, 32600, 2600"})
+  @DisplayName(
+      "the target's demand carries the start-up part of its time to serve once one was measured,"
+          + " and says nothing of it before (a source that sees no replicas)")
+  void theDemandSentSaysTheStartup(int startups, long timeToServe, Long startup) {
+    LeadPlanner planner = new LeadPlanner(30_000, 20, 0);
+    for (int i = 0; i < startups; i++) {
+      planner.replicaStarted(2_600);
+    }
+    LeadPlanner.Plan plan = planner.plan(1_000, 150);
+    Decision d =
+        DECIDER.decide(
+            new Observation(
+                1_000, 150, true, SchedulerState.SETTLED, 8, 0, null, plan.forecastRate()),
+            Memory.NONE);
+
+    LoanDemand sent = DecisionRound.demandSent(d, plan);
+
+    assertThat(sent.timeToServeMs()).isEqualTo(timeToServe);
+    assertThat(sent.startupMs()).isEqualTo(startup);
+    assertThat(sent.reclaimMs()).isEqualTo(30_000);
   }
 
   /** 100 rps per server, no headroom, margin 1; hold 10 s, cooldown 0, step 8, back in 30 s. */

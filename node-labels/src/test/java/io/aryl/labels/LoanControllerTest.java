@@ -152,7 +152,10 @@ class LoanControllerTest {
         "the reclaim it drove is measured once the scheduler shows the nodes home",
         () -> {
           Map<String, Object> d = part(lc, "decision");
-          return d != null && ((Map<?, ?>) d.get("timeToServe")).get("measured").equals(1);
+          return d != null
+              && ((Map<?, ?>) ((Map<?, ?>) d.get("timeToServe")).get("reclaim"))
+                  .get("measured")
+                  .equals(1);
         });
 
     Map<String, Object> status = lc.status();

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.aryl.api.ArylJson;
 import io.aryl.api.serve.ServeStatus;
+import io.aryl.api.serve.ServeStatus.ScaleEvent;
 import io.aryl.core.loan.LoanPolicy;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -320,6 +321,182 @@ class ServeDemandTest {
         .contains("/ws/v1/cluster/apps?states=RUNNING&applicationTypes=ARYL-SERVE")
         .contains("/proxy/application_1_0001/status.json");
     assertThat(source().name()).isEqualTo("serve");
+  }
+
+  /** The same status with these scaling events. */
+  static ServeStatus withEvents(ServeStatus s, ScaleEvent... events) {
+    return new ServeStatus(
+        s.application(),
+        s.state(),
+        s.replicasMin(),
+        s.replicasMax(),
+        s.targetRpsPerReplica(),
+        s.gpusPerReplica(),
+        s.rateRps(),
+        s.target(),
+        s.running(),
+        s.starting(),
+        s.asked(),
+        s.endpoints(),
+        s.replicas(),
+        List.of(events));
+  }
+
+  /** An event about one replica's container. */
+  private static ScaleEvent ev(long timeMs, String kind, String container) {
+    return new ScaleEvent(timeMs, kind, container + " ...", container);
+  }
+
+  /** A running one-replica service with these events. */
+  private static ServeStatus serving(String id, ScaleEvent... events) {
+    return withEvents(service(id, 1, 5, 1, 1, 1, 0), events);
+  }
+
+  private static final String A1 = "application_1_0001";
+  private static final String A2 = "application_1_0002";
+  private static final ScaleEvent START = new ScaleEvent(0, "start", "target 1");
+  private static final ScaleEvent ASK = new ScaleEvent(10, "ask", "1 replica(s): 0 live, target 1");
+
+  static Stream<Arguments> startups() {
+    return Stream.of(
+        Arguments.of(
+            "from allocated to ready of one container",
+            List.of(
+                services(
+                    serving(
+                        A1,
+                        START,
+                        ASK,
+                        ev(1_000, ScaleEvent.ALLOCATED, "c1"),
+                        ev(3_500, ScaleEvent.READY, "c1")))),
+            List.of(List.of(2_500L))),
+        Arguments.of(
+            "events seen again in the next read are counted once; a new replica's are counted",
+            List.of(
+                services(
+                    serving(
+                        A1,
+                        ev(1_000, ScaleEvent.ALLOCATED, "c1"),
+                        ev(3_500, ScaleEvent.READY, "c1"))),
+                services(
+                    serving(
+                        A1,
+                        ev(1_000, ScaleEvent.ALLOCATED, "c1"),
+                        ev(3_500, ScaleEvent.READY, "c1"),
+                        ev(9_000, ScaleEvent.ALLOCATED, "c2"))),
+                services(
+                    serving(
+                        A1,
+                        ev(1_000, ScaleEvent.ALLOCATED, "c1"),
+                        ev(3_500, ScaleEvent.READY, "c1"),
+                        ev(9_000, ScaleEvent.ALLOCATED, "c2"),
+                        ev(17_000, ScaleEvent.READY, "c2")))),
+            List.of(List.of(2_500L), List.of(), List.of(8_000L))),
+        Arguments.of(
+            "a replica that exits before it answered is no start-up, nor is its replacement's"
+                + " wait counted from the first grant",
+            List.of(
+                services(
+                    serving(
+                        A1,
+                        ev(1_000, ScaleEvent.ALLOCATED, "c1"),
+                        ev(4_000, "exited", "c1"),
+                        ev(5_000, ScaleEvent.ALLOCATED, "c2"),
+                        ev(7_600, ScaleEvent.READY, "c2")))),
+            List.of(List.of(2_600L))),
+        Arguments.of(
+            "a replica drained and released before it answered is no start-up",
+            List.of(
+                services(
+                    serving(
+                        A1,
+                        ev(1_000, ScaleEvent.ALLOCATED, "c1"),
+                        ev(2_000, "drain", "c1"),
+                        ev(2_000, "released", "c1"),
+                        // an AM that polled late: a ready after the replica left counts nothing
+                        ev(2_500, ScaleEvent.READY, "c1")))),
+            List.of(List.of())),
+        Arguments.of(
+            "two services naming the same container are not matched across: each its own",
+            List.of(
+                services(
+                    serving(A1, ev(1_000, ScaleEvent.ALLOCATED, "c1")),
+                    serving(
+                        A2,
+                        ev(10_000, ScaleEvent.ALLOCATED, "c1"),
+                        ev(12_000, ScaleEvent.READY, "c1"))),
+                services(
+                    serving(
+                        A1,
+                        ev(1_000, ScaleEvent.ALLOCATED, "c1"),
+                        ev(13_000, ScaleEvent.READY, "c1")),
+                    serving(
+                        A2,
+                        ev(10_000, ScaleEvent.ALLOCATED, "c1"),
+                        ev(12_000, ScaleEvent.READY, "c1")))),
+            List.of(List.of(2_000L), List.of(12_000L))),
+        Arguments.of(
+            "a service restarted as a new application starts afresh: the old one's grant is"
+                + " forgotten, the new one's replica measured from its own",
+            List.of(
+                services(serving(A1, ev(1_000, ScaleEvent.ALLOCATED, "c1"))),
+                services(
+                    serving(
+                        A2,
+                        ev(20_000, ScaleEvent.READY, "c1"),
+                        ev(30_000, ScaleEvent.ALLOCATED, "c7"),
+                        ev(32_400, ScaleEvent.READY, "c7")))),
+            List.of(List.of(), List.of(2_400L))),
+        Arguments.of(
+            "a grant seen in one read is kept for the ready of a later read, though the window"
+                + " has moved past it",
+            List.of(
+                services(serving(A1, ev(1_000, ScaleEvent.ALLOCATED, "c1"))),
+                services(serving(A1, ev(9_000, ScaleEvent.READY, "c1")))),
+            List.of(List.of(), List.of(8_000L))),
+        Arguments.of(
+            "a ready whose grant was never seen (before the window), or events naming no"
+                + " container (an older AM), measure nothing",
+            List.of(
+                services(
+                    serving(
+                        A1,
+                        ev(9_000, ScaleEvent.READY, "c1"),
+                        new ScaleEvent(10_000, ScaleEvent.ALLOCATED, "c2 on h1"),
+                        new ScaleEvent(12_000, ScaleEvent.READY, "c2 serves")))),
+            List.of(List.of())));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("startups")
+  @DisplayName(
+      "replicas' start-ups measured from the services' events, read after read, each counted once")
+  void measuresStartups(String why, List<Map<String, Answer>> reads, List<List<Long>> measured)
+      throws IOException {
+    nodeGpus = List.of(1, 1, 1);
+    ServeDemand source = source();
+    List<List<Long>> seen = new ArrayList<>();
+    for (Map<String, Answer> read : reads) {
+      services = read;
+      source.rate();
+      seen.add(source.takeReplicaStartupsMs());
+    }
+    assertThat(seen).isEqualTo(measured);
+  }
+
+  @Test
+  @DisplayName(
+      "start-ups measured reach the reading, and a source that sees no replicas measures none")
+  void startupsInTheReading() {
+    services = services(serving(A1, ev(1_000, "allocated", "c1"), ev(3_800, "ready", "c1")));
+    nodeGpus = List.of(1);
+    DemandSource flat = () -> 50;
+
+    DemandReading r = DemandReading.read(List.of(flat, source()));
+
+    assertThat(r.replicaStartupsMs()).containsExactly(2_800L);
+    assertThat(flat.takeReplicaStartupsMs()).isEmpty();
+    assertThat(DemandReading.read(List.of(flat)).replicaStartupsMs()).isEmpty();
   }
 
   @Test
