@@ -197,6 +197,38 @@ class ServeDemandIT {
             readyMs - allocatedMs,
             lowered.decidedMs() - askMs);
 
+        // The controller measures each replica's start-up from the same events, read through the
+        // RM's proxy at its decisions: the first replica's (in the window when it first read the
+        // service) and the second's, started on the node the reclaim brought home.
+        long firstStartupMs = eventOf(two, "ready", first) - eventOf(two, "allocated", first);
+        cluster.awaitShowingStatus(
+            "the controller measured the second replica's start-up, from its grant to its answer",
+            () -> Long.valueOf(readyMs - allocatedMs).equals(startup(lc).get("lastMs")));
+        assertThat(startup(lc).get("measured")).as("start-ups measured, each once").isEqualTo(2);
+        assertThat(readyMs - allocatedMs).as("a real replica's start-up").isPositive();
+        cluster.awaitShowingStatus(
+            "a target carrying the start-up part of its time to serve",
+            () -> {
+              LoanTargetStatus t = rig.target();
+              return t != null && t.demand() != null && t.demand().startupMs() != null;
+            });
+        assertThat(rig.target().demand().startupMs())
+            .as("the p90 (nearest rank) of the two start-ups: the larger")
+            .isEqualTo(Math.max(firstStartupMs, readyMs - allocatedMs));
+        step(
+            t0,
+            "controller: start-ups measured "
+                + firstStartupMs
+                + " and "
+                + (readyMs - allocatedMs)
+                + " ms; the target's time to serve "
+                + rig.target().demand().timeToServeMs()
+                + " ms, "
+                + rig.target().demand().reclaimMs()
+                + " reclaim + "
+                + rig.target().demand().startupMs()
+                + " start-up");
+
         List<RequestRecord> records = run.get(120, TimeUnit.SECONDS);
         LoadSummary summary = LoadSummary.of(records, 500, curve.durationS());
         step(t0, "load done: " + summary.line());
@@ -222,6 +254,14 @@ class ServeDemandIT {
   @SuppressWarnings("unchecked")
   private static Object demand(LoanController lc) {
     return ((Map<String, Object>) lc.status().get("demand")).get("sources");
+  }
+
+  /** The controller's {@code /status} {@code decision.timeToServe.startup}. */
+  private static Map<?, ?> startup(LoanController lc) {
+    Map<?, ?> decision = (Map<?, ?>) lc.status().get("decision");
+    return decision == null
+        ? Map.of("measured", 0)
+        : (Map<?, ?>) ((Map<?, ?>) decision.get("timeToServe")).get("startup");
   }
 
   /** The node (host:port) a container was given. */

@@ -99,11 +99,14 @@ public enum LabelsConf {
       "30000",
       "Milliseconds from the decision that lowers the loan target to the servers it asks back being home (the"
           + " scheduler's shrink or preemption, drain and relabel), assumed until the controller has measured one of"
-          + " its own reclaims; from then on the p90 of the last time-to-serve.window measures is used."),
+          + " its own reclaims; from then on the p90 of the last time-to-serve.window measures is used. The replica's"
+          + " start-up after that is measured apart, from the services' own events (the serve source), and added;"
+          + " it has no seed: 0 until measured."),
   TIME_TO_SERVE_WINDOW(
       "aryl.labels.time-to-serve.window",
       "20",
-      "How many of the latest reclaims the measured time to serve is the p90 of."),
+      "How many of the latest reclaims, and apart how many of the latest inference replicas' start-ups, each part"
+          + " of the measured time to serve is the p90 of."),
   FORECAST_TREND_MS(
       "aryl.labels.forecast.trend-ms",
       "60000",

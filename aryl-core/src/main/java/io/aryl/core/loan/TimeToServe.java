@@ -6,12 +6,14 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * How long a server asked back takes to serve inference again: the loan controller's rolling figure
- * of it, the 90th percentile (nearest rank) of the last {@code window} measures, and a configured
- * seed until the first one. A reclaim's chain (the controller's decision, the scheduler's shrink or
- * preemption, drain and relabel, the replica's start-up) differs per cluster and per job on the
- * node; measuring it is what lets the controller ask a server back early enough, and the percentile
- * rather than the mean keeps one fast reclaim from shortening the lead that most need.
+ * How long a server asked back takes to serve inference again, or one measured part of it: the loan
+ * controller's rolling figure, the 90th percentile (nearest rank) of the last {@code window}
+ * measures, and a seed until the first one. A reclaim's chain (the controller's decision, the
+ * scheduler's shrink or preemption, drain and relabel, the replica's start-up) differs per cluster
+ * and per job on the node; measuring it is what lets the controller ask a server back early enough,
+ * and the percentile rather than the mean keeps one fast reclaim from shortening the lead that most
+ * need. The controller keeps two, measured apart and added: the reclaim, up to the servers home,
+ * and the replica's start-up on them.
  *
  * <p>Immutable: {@link #with} answers a new figure.
  *
