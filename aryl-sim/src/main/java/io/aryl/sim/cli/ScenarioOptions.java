@@ -1,5 +1,6 @@
 package io.aryl.sim.cli;
 
+import io.aryl.core.admission.CheckpointPreemption;
 import io.aryl.sim.engine.Scenario;
 import io.aryl.sim.engine.SimConfig;
 import io.aryl.sim.trace.InferenceCurve;
@@ -209,6 +210,25 @@ final class ScenarioOptions {
               + "the fixed lanes the default is compared with). Default: ${DEFAULT-VALUE}.")
   double starvationLightShare;
 
+  @Option(
+      names = "--preemption-factor",
+      defaultValue = "10",
+      paramLabel = "F",
+      description =
+          "aryl+ stops a running job after its checkpoint to start a waiting one when the running job's "
+              + "remaining work (GPU-seconds) is at least F times the waiting job's plus the work the stop "
+              + "throws away. At least 1; \"off\" (or inf) never preempts for a shorter job. Default: ${DEFAULT-VALUE}.")
+  String preemptionFactor;
+
+  @Option(
+      names = "--preemption-budget",
+      defaultValue = "1",
+      paramLabel = "N",
+      description =
+          "aryl+ never stops a job for a shorter one once it has been preempted N times. Default: "
+              + "${DEFAULT-VALUE}.")
+  int preemptionBudget;
+
   /** Which of a trace's jobs a command simulates, given the measured window (trace seconds). */
   @FunctionalInterface
   interface JobSelector {
@@ -301,7 +321,8 @@ final class ScenarioOptions {
             .withLoanMarginServers(loanMarginServers)
             .withStarvationWaitS(starvationWaitS)
             .withStarvationShare(starvationShare)
-            .withStarvationLightShare(starvationLightShare);
+            .withStarvationLightShare(starvationLightShare)
+            .withPreemption(preemption());
     return new Scenario(
         trace,
         jobs,
@@ -314,6 +335,28 @@ final class ScenarioOptions {
         elasticFraction,
         predictionError,
         seed);
+  }
+
+  /** aryl+'s preemption for shorter jobs as --preemption-factor and --preemption-budget say. */
+  private CheckpointPreemption preemption() {
+    String f = preemptionFactor.strip();
+    double factor;
+    if (f.equalsIgnoreCase("off") || f.equalsIgnoreCase("inf")) {
+      factor = Double.POSITIVE_INFINITY;
+    } else {
+      try {
+        factor = Double.parseDouble(f);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "--preemption-factor must be a number >= 1 or off, was '" + preemptionFactor + "'", e);
+      }
+      if (!(factor >= 1) || Double.isInfinite(factor)) {
+        throw new IllegalArgumentException(
+            "--preemption-factor must be a number >= 1 or off, was '" + preemptionFactor + "'");
+      }
+    }
+    requireNonNegative("--preemption-budget", preemptionBudget);
+    return new CheckpointPreemption(factor, preemptionBudget);
   }
 
   private static void requireFraction(String option, double v) {

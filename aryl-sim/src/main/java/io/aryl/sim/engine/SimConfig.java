@@ -1,5 +1,7 @@
 package io.aryl.sim.engine;
 
+import io.aryl.core.ArylPolicy;
+import io.aryl.core.admission.CheckpointPreemption;
 import io.aryl.core.model.Checks;
 
 /**
@@ -39,6 +41,9 @@ import io.aryl.core.model.Checks;
  * @param reclaimLeadS how far ahead the loan controller looks when it asks servers back: it
  *     reclaims for the forecast peak over this many seconds ({@code DemandForecast.daily}), 0 for
  *     the demand now only
+ * @param preemption when aryl+ stops a running job after its checkpoint to start a much shorter one
+ *     (aryl-core's {@code PolicyConfig.preemption}; default aryl+'s own, {@link
+ *     CheckpointPreemption#DEFAULT}); the other policies never do
  */
 public record SimConfig(
     int trainingServers,
@@ -61,9 +66,11 @@ public record SimConfig(
     double starvationLightShare,
     double relabelS,
     double replicaStartS,
-    double reclaimLeadS) {
+    double reclaimLeadS,
+    CheckpointPreemption preemption) {
 
   public SimConfig {
+    Checks.notNull("preemption", preemption);
     Checks.positive("trainingServers", trainingServers);
     Checks.nonNegative("inferenceServers", inferenceServers);
     Checks.positive("gpusPerServer", gpusPerServer);
@@ -172,7 +179,8 @@ public record SimConfig(
         STARVATION_LIGHT_SHARE,
         RELABEL_S,
         REPLICA_START_S,
-        RECLAIM_LEAD_S);
+        RECLAIM_LEAD_S,
+        ArylPolicy.ARYL_PLUS.preemption());
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
@@ -197,7 +205,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withGpusPerServer(int v) {
@@ -222,7 +231,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withRoundIntervalS(double v) {
@@ -247,7 +257,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withCheckpointIntervalS(double v) {
@@ -272,7 +283,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withReclaimGraceS(double v) {
@@ -297,7 +309,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withStarvationWaitS(double v) {
@@ -322,7 +335,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withStarvationShare(double v) {
@@ -347,7 +361,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withStarvationLightShare(double v) {
@@ -372,7 +387,8 @@ public record SimConfig(
         v,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withTenantReclaimDelayS(double v) {
@@ -397,7 +413,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withLoanMarginServers(int v) {
@@ -422,7 +439,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withRelabelS(double v) {
@@ -447,7 +465,8 @@ public record SimConfig(
         starvationLightShare,
         v,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withReplicaStartS(double v) {
@@ -472,7 +491,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         v,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withReclaimLeadS(double v) {
@@ -497,7 +517,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        v);
+        v,
+        preemption);
   }
 
   /**
@@ -528,7 +549,8 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
   }
 
   public SimConfig withInferenceServers(int v) {
@@ -553,7 +575,34 @@ public record SimConfig(
         starvationLightShare,
         relabelS,
         replicaStartS,
-        reclaimLeadS);
+        reclaimLeadS,
+        preemption);
+  }
+
+  public SimConfig withPreemption(CheckpointPreemption v) {
+    return new SimConfig(
+        trainingServers,
+        inferenceServers,
+        gpusPerServer,
+        inferenceGpuSpeed,
+        roundIntervalS,
+        sampleIntervalS,
+        checkpointIntervalS,
+        rescaleOverheadS,
+        restartOverheadS,
+        reclaimGraceS,
+        headroom,
+        loanMarginServers,
+        speedupExponent,
+        starvationWaitS,
+        lastTrainingServerGpus,
+        tenantReclaimDelayS,
+        starvationShare,
+        starvationLightShare,
+        relabelS,
+        replicaStartS,
+        reclaimLeadS,
+        v);
   }
 
   /** GPUs of training server {@code i} (0-based). */
