@@ -189,9 +189,20 @@ public record PolicyConfig(
         starvationWaitS, starvationShare, starvationLightShare); // checks the shares
   }
 
-  /** The starvation guard these knobs describe. */
+  /**
+   * The starvation guard these knobs describe. With preemption for shorter jobs the senior lane is
+   * its share alone, never the light share's wider lane: that half of the pool taken out of
+   * shortest-first order is what kept the 95th percentile of queueing up, and with short jobs
+   * starting by preemption, long ones no longer pile up behind them to need it (docs/evaluation.md,
+   * "aryl+ under overload").
+   */
   public StarvationGuard starvationGuard() {
-    return new StarvationGuard(starvationWaitS, starvationShare, starvationLightShare);
+    return new StarvationGuard(
+        starvationWaitS,
+        starvationShare,
+        preemption.enabled()
+            ? Math.min(starvationShare, starvationLightShare)
+            : starvationLightShare);
   }
 
   public PolicyConfig withStarvationShare(double v) {
@@ -329,9 +340,7 @@ public record PolicyConfig(
    * the scheduler that runs it.
    */
   public PolicyConfig withArylPlus() {
-    return withSpeedAware(true)
-        .withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST)
-        .withPreemption(CheckpointPreemption.DEFAULT);
+    return ArylPolicy.ARYL_PLUS.applyTo(this);
   }
 
   public PolicyConfig withElasticValue(ElasticValue v) {

@@ -36,8 +36,21 @@ public record CheckpointPreemption(double factor, int budget) {
   public static final CheckpointPreemption OFF =
       new CheckpointPreemption(Double.POSITIVE_INFINITY, 0);
 
-  /** aryl+'s: a victim with 10x the work, each job preempted at most once for a shorter one. */
-  public static final CheckpointPreemption DEFAULT = new CheckpointPreemption(10, 1);
+  /**
+   * aryl+'s: a victim with twice the work (the waiting job's and the lost work together), each job
+   * stopped for shorter ones while it has been preempted fewer than 10 times. Chosen on the
+   * overloaded ITP and Philly slices (docs/evaluation.md, "aryl+ under overload"): a larger factor
+   * or a smaller budget left most of the gain of shortest-remaining-first unused.
+   */
+  public static final CheckpointPreemption DEFAULT =
+      new CheckpointPreemption(
+          CheckpointPreemption.DEFAULT_FACTOR, CheckpointPreemption.DEFAULT_BUDGET);
+
+  /** {@link #DEFAULT}'s factor, a constant for command-line defaults. */
+  public static final double DEFAULT_FACTOR = 2;
+
+  /** {@link #DEFAULT}'s budget, a constant for command-line defaults. */
+  public static final int DEFAULT_BUDGET = 10;
 
   /**
    * @throws IllegalArgumentException naming the field and the value when the factor is below 1 or

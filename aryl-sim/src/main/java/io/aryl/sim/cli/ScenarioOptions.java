@@ -207,12 +207,13 @@ final class ScenarioOptions {
       description =
           "The senior lane's least share of the pool's GPUs while the starving jobs need no more GPUs than "
               + "the pool has. At or below --starvation-share the lane is a fixed --starvation-share (an experiment: "
-              + "the fixed lanes the default is compared with). Default: ${DEFAULT-VALUE}.")
+              + "the fixed lanes the default is compared with). aryl+, which preempts for shorter jobs, keeps the lane at "
+              + "--starvation-share whatever this says unless --preemption-factor is off. Default: ${DEFAULT-VALUE}.")
   double starvationLightShare;
 
   @Option(
       names = "--preemption-factor",
-      defaultValue = "10",
+      defaultValue = "" + CheckpointPreemption.DEFAULT_FACTOR,
       paramLabel = "F",
       description =
           "aryl+ stops a running job after its checkpoint to start a waiting one when the running job's "
@@ -222,7 +223,7 @@ final class ScenarioOptions {
 
   @Option(
       names = "--preemption-budget",
-      defaultValue = "1",
+      defaultValue = "" + CheckpointPreemption.DEFAULT_BUDGET,
       paramLabel = "N",
       description =
           "aryl+ never stops a job for a shorter one once it has been preempted N times. Default: "
