@@ -33,6 +33,9 @@ import java.util.TreeMap;
  *   <li>Phase 1, {@link Admission}: queued jobs' base gangs, all or nothing, shortest predicted
  *       first, with a starvation guard; placed best-fit decreasing, base workers preferring the
  *       training pool's own servers.
+ *   <li>With {@link PolicyConfig#preemption()} on (aryl+), no tenants ({@link
+ *       ShortJobPreemptions}): running jobs stopped after their checkpoint for much shorter jobs
+ *       phase 1 left waiting; such jobs are {@link Plan.Change#PREEMPT}ed.
  *   <li>Speed-aware only ({@link SpeedTierMoves}): whole jobs move between GPU speeds where the
  *       round gains by it.
  *   <li>Phase 2 ({@link ElasticPhase}, {@link ElasticAllocator}): the GPUs left are shared among
