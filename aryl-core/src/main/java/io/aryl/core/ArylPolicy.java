@@ -40,7 +40,9 @@ public enum ArylPolicy {
   private final String policyName;
   private final boolean speedAware;
   private final ElasticValue elasticValue;
-  private final CheckpointPreemption preemption;
+  // The rule's two numbers rather than the record, so that the enum holds only immutable fields.
+  private final double preemptionFactor;
+  private final int preemptionBudget;
 
   ArylPolicy(
       String policyName,
@@ -50,7 +52,8 @@ public enum ArylPolicy {
     this.policyName = policyName;
     this.speedAware = speedAware;
     this.elasticValue = elasticValue;
-    this.preemption = preemption;
+    this.preemptionFactor = preemption.factor();
+    this.preemptionBudget = preemption.budget();
   }
 
   /** Its name: {@code aryl}, {@code aryl+}. */
@@ -73,7 +76,7 @@ public enum ArylPolicy {
    * PolicyConfig#preemption()}).
    */
   public CheckpointPreemption preemption() {
-    return preemption;
+    return new CheckpointPreemption(preemptionFactor, preemptionBudget);
   }
 
   /**
@@ -83,7 +86,7 @@ public enum ArylPolicy {
   public PolicyConfig applyTo(PolicyConfig base) {
     return base.withSpeedAware(speedAware)
         .withElasticValue(elasticValue)
-        .withPreemption(preemption);
+        .withPreemption(preemption());
   }
 
   /** The policy of this name, exactly as written; empty for any other. */
