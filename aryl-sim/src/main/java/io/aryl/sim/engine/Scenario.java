@@ -199,6 +199,11 @@ public record Scenario(
     m.put("starvation_wait_s", cfg.starvationWaitS());
     m.put("starvation_share", cfg.starvationShare());
     m.put("starvation_light_share", cfg.starvationLightShare());
+    // JSON has no infinity: a rule that never preempts says so in words.
+    m.put(
+        "preemption_factor",
+        cfg.preemption().enabled() ? (Object) cfg.preemption().factor() : "off");
+    m.put("preemption_budget", cfg.preemption().budget());
     m.put("tenant_reclaim_delay_s", cfg.tenantReclaimDelayS());
     m.put("elastic_fraction", elasticFraction);
     m.put("elastic_rule", "elastic jobs run on g/2..2g GPUs; the rest exactly g");
