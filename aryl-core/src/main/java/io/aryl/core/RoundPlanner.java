@@ -209,10 +209,13 @@ public final class RoundPlanner {
     ShortJobPreemptions.Result shorter = ShortJobPreemptions.Result.NONE;
     if (tenants == null && config.preemption().enabled()) {
       shorter = shortJobPreemptions.apply(leftWaiting(admitted), placed, budget);
-      if (!shorter.preemptedFor().isEmpty()) {
-        Set<String> gone = shorter.preemptedFor().keySet();
-        placed.removeIf(p -> gone.contains(p.job.id()));
+      Set<String> setAside = shorter.setAside();
+      if (!setAside.isEmpty()) {
+        placed.removeIf(p -> setAside.contains(p.job.id()));
         for (Map.Entry<Job, int[]> e : shorter.admitted().entrySet()) {
+          placed.add(PlacedJob.admitted(e.getKey(), e.getValue()));
+        }
+        for (Map.Entry<Job, int[]> e : shorter.moved().entrySet()) {
           placed.add(PlacedJob.admitted(e.getKey(), e.getValue()));
         }
       }

@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,6 +28,15 @@ import java.util.Set;
  * and candidates in order until it fits, and nobody if it would not fit: a preemption that starts
  * nothing only loses work. The gang is placed where the victims' GPUs (base and flexible) came
  * free, as admission places gangs. A job stopped or started here is not stopped again this round.
+ *
+ * <p>Then the round is finished as the next would: the jobs still waiting (in offer order), then
+ * the stopped jobs (in the order they were stopped), are offered their gangs once more in what is
+ * left, the room the stops freed beyond the gangs they started included. A waiting job that fits
+ * starts; a stopped job that fits runs on where it fits, moved rather than stopped (it checkpoints
+ * and re-forms, losing nothing). Without this the round's plan is not its own fixed point: the next
+ * round, shown what this one decided, starts those very gangs (a stopped long job back in the
+ * flexible workers' room), so a stop would cost a restart that a move avoids, and a scheduler
+ * planning again before its plan is carried out would plan something else.
  */
 final class ShortJobPreemptions {
   /**
@@ -39,10 +49,19 @@ final class ShortJobPreemptions {
    * What the step decided.
    *
    * @param preemptedFor each stopped job's id, with the id of the job it was stopped for
-   * @param admitted the jobs started on the freed GPUs, with the server index of each base worker
+   * @param admitted the waiting jobs started, with the server index of each base worker
+   * @param moved the jobs stopped and then placed again in the room left (see the class), with the
+   *     server index of each base worker; not in {@code preemptedFor}
    */
-  record Result(Map<String, String> preemptedFor, Map<Job, int[]> admitted) {
-    static final Result NONE = new Result(Map.of(), Map.of());
+  record Result(Map<String, String> preemptedFor, Map<Job, int[]> admitted, Map<Job, int[]> moved) {
+    static final Result NONE = new Result(Map.of(), Map.of(), Map.of());
+
+    /** Every job whose old placement the step set aside: stopped, or stopped and placed again. */
+    Set<String> setAside() {
+      Set<String> out = new HashSet<>(preemptedFor.keySet());
+      moved.keySet().forEach(j -> out.add(j.id()));
+      return out;
+    }
   }
 
   private final CheckpointPreemption rule;
@@ -65,7 +84,7 @@ final class ShortJobPreemptions {
     }
     Map<String, String> preemptedFor = new LinkedHashMap<>();
     Map<Job, int[]> admitted = new LinkedHashMap<>();
-    Set<PlacedJob> stopped = new HashSet<>();
+    Set<PlacedJob> stopped = new LinkedHashSet<>();
     int offers = 0;
     for (Job w : waiting) {
       if (offers++ == MAX_OFFERS) {
@@ -118,7 +137,26 @@ final class ShortJobPreemptions {
       }
       admitted.put(w, servers);
     }
-    return preemptedFor.isEmpty() ? Result.NONE : new Result(preemptedFor, admitted);
+    if (preemptedFor.isEmpty()) {
+      return Result.NONE;
+    }
+    for (Job w : waiting) {
+      if (!admitted.containsKey(w)) {
+        int[] servers = admission.placeGang(budget, w);
+        if (servers != null) {
+          admitted.put(w, servers);
+        }
+      }
+    }
+    Map<Job, int[]> moved = new LinkedHashMap<>();
+    for (PlacedJob v : stopped) {
+      int[] servers = admission.placeGang(budget, v.job);
+      if (servers != null) {
+        moved.put(v.job, servers);
+        preemptedFor.remove(v.job.id());
+      }
+    }
+    return new Result(preemptedFor, admitted, moved);
   }
 
   /** The running jobs {@code w} may stop, in victim order. */

@@ -158,6 +158,82 @@ class ShortJobPreemptionsTest {
     assertThat(new RoundPlanner(ARYL_PLUS).plan(state).changes()).isEmpty();
   }
 
+  static Job fourGpuJob(String id, int workers, double remainingS) {
+    return Job.builder(id)
+        .gpusPerWorker(4)
+        .workers(workers, workers)
+        .remainingS(remainingS)
+        .sinceCheckpointS(60)
+        .submitTimeS(NOW - 600)
+        .build();
+  }
+
+  /**
+   * "short" wants all 8 GPUs of one server; "long" (workers of 4 GPUs) fills t1, the only server
+   * with 8 GPUs it could have; "a" and "b" (jobs of 500 s, never worth stopping) hold t2 and t3.
+   */
+  static ClusterState shortNeedsTheLongJobsServer(
+      int t1Gpus, int longWorkers, int othersWorkers, List<Job> alsoWaiting) {
+    List<Job> jobs =
+        new java.util.ArrayList<>(
+            List.of(
+                fourGpuJob("long", longWorkers, 36_000),
+                fourGpuJob("a", othersWorkers, 500),
+                fourGpuJob("b", othersWorkers, 500),
+                job("short", 3_600, 0, 0)));
+    jobs.addAll(alsoWaiting);
+    return ClusterState.of(
+        NOW,
+        List.of(
+            Server.training("t1", A100, t1Gpus),
+            Server.training("t2", A100, 8),
+            Server.training("t3", A100, 8)),
+        jobs,
+        Map.of(
+            "long", Allocation.of("t1", longWorkers),
+            "a", Allocation.of("t2", othersWorkers),
+            "b", Allocation.of("t3", othersWorkers)),
+        Tenants.NONE);
+  }
+
+  @Test
+  @DisplayName(
+      "a job stopped for a shorter one that fits in the room left runs on there: moved, not stopped"
+          + " and started again a round later")
+  void stoppedJobMovedWhereItFits() {
+    // t2 and t3 have half free: 4 + 4 GPUs, no room for short's 8 on one server, room for long's
+    // two workers of 4.
+    Plan plan = new RoundPlanner(ARYL_PLUS).plan(shortNeedsTheLongJobsServer(8, 2, 1, List.of()));
+
+    assertThat(plan.changes())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("long", Plan.Change.MOVE, "short", Plan.Change.START));
+    assertThat(plan.target("short")).isEqualTo(Allocation.of("t1", 1));
+    assertThat(plan.target("long")).isEqualTo(Allocation.of(Map.of("t2", 1, "t3", 1)));
+  }
+
+  @Test
+  @DisplayName(
+      "the room a stop freed beyond the gang it started goes to the jobs still waiting first, and a"
+          + " stopped job only gets what is left")
+  void waitingJobsBeforeTheStoppedOne() {
+    // t1 has 12 GPUs, all long's; t2 and t3 are full. "next" (4 GPUs) fit nowhere in phase 1 and
+    // has no job worth stopping left once short stopped long: it starts in the 4 GPUs short leaves
+    // on t1, and long, which would need 12, is stopped.
+    Job next = fourGpuJob("next", 1, 4_000);
+    Plan plan =
+        new RoundPlanner(ARYL_PLUS).plan(shortNeedsTheLongJobsServer(12, 3, 2, List.of(next)));
+
+    assertThat(plan.changes())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "long", Plan.Change.PREEMPT,
+                "short", Plan.Change.START,
+                "next", Plan.Change.START));
+    assertThat(plan.target("next")).isEqualTo(Allocation.of("t1", 1));
+    assertThat(plan.waiting()).as("nobody left waiting").isEmpty();
+  }
+
   /** 1-GPU jobs submitted {@code agoH} hours before NOW, for the senior lane. */
   static Job queuedFor(String id, double agoH) {
     return Job.builder(id).workers(1, 1).remainingS(1_000).submitTimeS(NOW - agoH * 3600).build();
