@@ -40,9 +40,11 @@ public enum ArylPolicy {
   private final String policyName;
   private final boolean speedAware;
   private final ElasticValue elasticValue;
-  // The rule's two numbers rather than the record, so that the enum holds only immutable fields.
+  // The rule's numbers rather than the record, so that the enum holds only immutable fields.
   private final double preemptionFactor;
   private final int preemptionBudget;
+  private final double preemptionAgedAfterS;
+  private final double preemptionServedS;
 
   ArylPolicy(
       String policyName,
@@ -54,6 +56,8 @@ public enum ArylPolicy {
     this.elasticValue = elasticValue;
     this.preemptionFactor = preemption.factor();
     this.preemptionBudget = preemption.budget();
+    this.preemptionAgedAfterS = preemption.agedAfterS();
+    this.preemptionServedS = preemption.servedS();
   }
 
   /** Its name: {@code aryl}, {@code aryl+}. */
@@ -76,7 +80,8 @@ public enum ArylPolicy {
    * PolicyConfig#preemption()}).
    */
   public CheckpointPreemption preemption() {
-    return new CheckpointPreemption(preemptionFactor, preemptionBudget);
+    return new CheckpointPreemption(
+        preemptionFactor, preemptionBudget, preemptionAgedAfterS, preemptionServedS);
   }
 
   /**

@@ -208,7 +208,7 @@ public final class RoundPlanner {
     // tenants, whose preemptions are for guarantees alone).
     ShortJobPreemptions.Result shorter = ShortJobPreemptions.Result.NONE;
     if (tenants == null && config.preemption().enabled()) {
-      shorter = shortJobPreemptions.apply(leftWaiting(admitted), placed, budget);
+      shorter = shortJobPreemptions.apply(leftWaiting(admitted), placed, budget, state.nowS());
       Set<String> setAside = shorter.setAside();
       if (!setAside.isEmpty()) {
         placed.removeIf(p -> setAside.contains(p.job.id()));

@@ -21,13 +21,15 @@ import java.util.Set;
  * aryl+'s step between phase 1 and phase 2: running jobs stopped after their checkpoint to start
  * much shorter waiting ones, as {@link CheckpointPreemption} prices it.
  *
- * <p>The jobs phase 1 left waiting are taken in its offer order (shortest predicted first, the
- * senior lane's starving jobs ahead), at most {@link #MAX_OFFERS} a round. For each, the running
- * jobs that the rule lets it stop are candidates, in {@link VictimOrder} (least lost work first,
- * then id); {@link VictimChoice} takes the cheaper of the first that makes room for its gang alone
- * and candidates in order until it fits, and nobody if it would not fit: a preemption that starts
- * nothing only loses work. The gang is placed where the victims' GPUs (base and flexible) came
- * free, as admission places gangs. A job stopped or started here is not stopped again this round.
+ * <p>The jobs phase 1 left waiting are taken aged first ({@link CheckpointPreemption#aged}: never
+ * ran, waited past the threshold), oldest first, then the others in phase 1's offer order (shortest
+ * predicted first, the senior lane's starving jobs ahead), at most {@link #MAX_OFFERS} of each a
+ * round. For each, the running jobs that the rule lets it stop are candidates, in {@link
+ * VictimOrder} (least lost work first, then id); {@link VictimChoice} takes the cheaper of the
+ * first that makes room for its gang alone and candidates in order until it fits, and nobody if it
+ * would not fit: a preemption that starts nothing only loses work. The gang is placed where the
+ * victims' GPUs (base and flexible) came free, as admission places gangs. A job stopped or started
+ * here is not stopped again this round.
  *
  * <p>Then the round is finished as the next would: the jobs still waiting (in offer order), then
  * the stopped jobs (in the order they were stopped), are offered their gangs once more in what is
@@ -78,19 +80,24 @@ final class ShortJobPreemptions {
    * Stops running jobs ({@code placed}'s running ones) for {@code waiting} jobs, in that order, and
    * places the gangs it starts in {@code budget}, which gets the stopped jobs' GPUs back.
    */
-  Result apply(List<Job> waiting, List<PlacedJob> placed, GpuBudget budget) {
+  Result apply(List<Job> waiting, List<PlacedJob> placed, GpuBudget budget, double nowS) {
     if (!rule.enabled() || waiting.isEmpty()) {
       return Result.NONE;
     }
     Map<String, String> preemptedFor = new LinkedHashMap<>();
     Map<Job, int[]> admitted = new LinkedHashMap<>();
     Set<PlacedJob> stopped = new LinkedHashSet<>();
-    int offers = 0;
+    List<Job> aged = new ArrayList<>();
+    List<Job> others = new ArrayList<>();
     for (Job w : waiting) {
-      if (offers++ == MAX_OFFERS) {
-        break;
-      }
-      List<PlacedJob> candidates = candidatesFor(w, placed, stopped);
+      (rule.aged(w, nowS) ? aged : others).add(w);
+    }
+    aged.sort(Comparator.comparingDouble(Job::submitTimeS).thenComparing(Job::id));
+    List<Job> offers = new ArrayList<>();
+    offers.addAll(aged.subList(0, Math.min(aged.size(), MAX_OFFERS)));
+    offers.addAll(others.subList(0, Math.min(others.size(), MAX_OFFERS)));
+    for (Job w : offers) {
+      List<PlacedJob> candidates = candidatesFor(w, placed, stopped, nowS);
       if (candidates.isEmpty()) {
         continue;
       }
@@ -160,10 +167,11 @@ final class ShortJobPreemptions {
   }
 
   /** The running jobs {@code w} may stop, in victim order. */
-  private List<PlacedJob> candidatesFor(Job w, List<PlacedJob> placed, Set<PlacedJob> stopped) {
+  private List<PlacedJob> candidatesFor(
+      Job w, List<PlacedJob> placed, Set<PlacedJob> stopped, double nowS) {
     List<PlacedJob> out = new ArrayList<>();
     for (PlacedJob p : placed) {
-      if (p.running && !stopped.contains(p) && rule.pays(p.job, p.widthNow(), w, cost)) {
+      if (p.running && !stopped.contains(p) && rule.pays(p.job, p.widthNow(), w, cost, nowS)) {
         out.add(p);
       }
     }

@@ -93,10 +93,111 @@ class ShortJobPreemptionsTest {
     }
   }
 
+  @ParameterizedTest(name = "[{index}] {0}")
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        // what; long's remaining s; its service s; its preemptions; how long the other waited s;
+        // the other's service s; its preemptions; stopped?
+        "a job that never ran and waited over an hour stops one that has run an hour, though only"
+            + " 2x shorter; 7200; 3600; 0; 3700; 0; 0; true",
+        "after 50 minutes it has not aged yet; 7200; 3600; 0; 3000; 0; 0; false",
+        "a running job that has had 50 minutes of service is not stopped for it; 7200; 3000; 0;"
+            + " 3700; 0; 0; false",
+        "a job that ran before does not age: its wait after a stop is in its completion time; 7200;"
+            + " 3600; 0; 3700; 600; 1; false",
+        "a running job at its budget is not stopped for an aged one either; 7200; 3600; 10; 3700;"
+            + " 0; 0; false",
+        "an aged job stops a job of any length that has been served: here one shorter than itself;"
+            + " 2000; 3600; 0; 3700; 0; 0; true",
+      })
+  void agedJobStopsAServedOne(
+      String what,
+      double longS,
+      double longServedS,
+      int longPreemptions,
+      double waitedS,
+      double otherServedS,
+      int otherPreemptions,
+      boolean stopped) {
+    Job running =
+        Job.builder("long")
+            .gpusPerWorker(8)
+            .workers(1, 1)
+            .remainingS(longS)
+            .attainedS(longServedS)
+            .sinceCheckpointS(60)
+            .preemptions(longPreemptions)
+            .submitTimeS(NOW - longServedS - 600)
+            .build();
+    Job other =
+        Job.builder("other")
+            .gpusPerWorker(8)
+            .workers(1, 1)
+            .remainingS(3_600)
+            .attainedS(otherServedS)
+            .preemptions(otherPreemptions)
+            .submitTimeS(NOW - waitedS)
+            .build();
+    ClusterState state =
+        ClusterState.of(
+            NOW,
+            List.of(Server.training("t1", A100, 8)),
+            List.of(running, other),
+            Map.of("long", Allocation.of("t1", 1)),
+            Tenants.NONE);
+
+    Plan plan = new RoundPlanner(ARYL_PLUS).plan(state);
+
+    if (stopped) {
+      assertThat(plan.changes())
+          .as(what)
+          .containsExactlyInAnyOrderEntriesOf(
+              Map.of("long", Plan.Change.PREEMPT, "other", Plan.Change.START));
+    } else {
+      assertThat(plan.changes()).as(what).isEmpty();
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "aged jobs are offered before shorter ones, oldest first: the room one stop frees goes to the"
+          + " job that waited longest")
+  void agedJobsFirstOldestFirst() {
+    Job running =
+        Job.builder("long")
+            .gpusPerWorker(8)
+            .workers(1, 1)
+            .remainingS(7_200)
+            .attainedS(7_200)
+            .sinceCheckpointS(60)
+            .submitTimeS(NOW - 9_000)
+            .build();
+    ClusterState state =
+        ClusterState.of(
+            NOW,
+            List.of(Server.training("t1", A100, 8)),
+            List.of(
+                running,
+                job("aged-younger", 3_000, 0, 0).toBuilder().submitTimeS(NOW - 4_000).build(),
+                job("aged-older", 3_400, 0, 0).toBuilder().submitTimeS(NOW - 5_000).build(),
+                job("fresh-short", 600, 0, 0)),
+            Map.of("long", Allocation.of("t1", 1)),
+            Tenants.NONE);
+
+    Plan plan = new RoundPlanner(ARYL_PLUS).plan(state);
+
+    // One server: whoever is offered first takes it. By shortest-first fresh-short (which may stop
+    // long by the factor rule too) and then aged-younger would come before aged-older.
+    assertThat(plan.changes())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("long", Plan.Change.PREEMPT, "aged-older", Plan.Change.START));
+  }
+
   @Test
   @DisplayName("a job preempted once is not preempted again within its guard (a budget of one)")
   void budgetOfOne() {
-    PolicyConfig once = ARYL_PLUS.withPreemption(new CheckpointPreemption(2, 1));
+    PolicyConfig once = ARYL_PLUS.withPreemption(CheckpointPreemption.shorterOnly(2, 1));
 
     assertThat(new RoundPlanner(once).plan(longRunsShortWaits(36_000, 60, 0, 3_600)).changes())
         .containsEntry("long", Plan.Change.PREEMPT);
@@ -263,11 +364,11 @@ class ShortJobPreemptionsTest {
   @DisplayName("the rule's knobs are checked, naming the field and the value")
   void checked() {
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> new CheckpointPreemption(0.5, 1))
+        .isThrownBy(() -> CheckpointPreemption.shorterOnly(0.5, 1))
         .withMessageContaining("policy.preemption.factor")
         .withMessageContaining("0.5");
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> new CheckpointPreemption(2, -1))
+        .isThrownBy(() -> CheckpointPreemption.shorterOnly(2, -1))
         .withMessageContaining("policy.preemption.budget")
         .withMessageContaining("-1");
     assertThatIllegalArgumentException()
@@ -276,5 +377,13 @@ class ShortJobPreemptionsTest {
         .withMessageContaining("-1");
     assertThat(CheckpointPreemption.OFF.enabled()).isFalse();
     assertThat(IntStream.of(CheckpointPreemption.DEFAULT.budget())).containsExactly(10);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> new CheckpointPreemption(2, 10, 0, 3600))
+        .withMessageContaining("policy.preemption.agedAfterS")
+        .withMessageContaining("0");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> new CheckpointPreemption(2, 10, 3600, -1))
+        .withMessageContaining("policy.preemption.servedS")
+        .withMessageContaining("-1");
   }
 }

@@ -21,6 +21,15 @@ import io.aryl.core.reclaim.ReclaimCostModel;
  * stopped only for a gain that outweighs what it throws away. The factor keeps the rule to the
  * clear cases, where a prediction off by as much as the factor still orders the two jobs rightly.
  *
+ * <p><b>Aging.</b> Shortest-first alone lets a job of a few hours wait for days behind a stream of
+ * shorter ones, and no running job is ever twice its length. So a job that has <em>never run</em>
+ * and has waited longer than {@code agedAfterS} may also stop any running job that has had at least
+ * {@code servedS} of service ({@link Job#attainedS()}), whatever their lengths: the
+ * least-attained-service rule of Tiresias, for the first wait only and only past the threshold, so
+ * that shortest-first decides everything else. Aged jobs are offered their gangs first, oldest
+ * first. A job that ran before ages no more (its wait after a preemption is in its completion time,
+ * and it keeps its progress): without that rule two long jobs would stop each other in turn.
+ *
  * <p>Bounded so that it cannot thrash: a job that has been preempted {@code budget} times ({@link
  * Job#preemptions()}, every preemption counted, reclaims too) is never preempted for a shorter job
  * again, and keeps its GPUs until it ends. A preempted job keeps its progress up to its checkpoint
@@ -30,21 +39,30 @@ import io.aryl.core.reclaim.ReclaimCostModel;
  *     its own lost work together; {@code >= 1}, or infinite for {@link #OFF}
  * @param budget how many preemptions a job may have had and still be preempted for a shorter one;
  *     {@code >= 0}
+ * @param agedAfterS how long a job that never ran waits before it may stop a served job, seconds;
+ *     {@code > 0}, infinite for never
+ * @param servedS the service a running job must have had before an aged job may stop it, seconds;
+ *     {@code >= 0}
  */
-public record CheckpointPreemption(double factor, int budget) {
+public record CheckpointPreemption(double factor, int budget, double agedAfterS, double servedS) {
   /** Never preempts for a shorter job: the paper's policy runs every job to completion. */
   public static final CheckpointPreemption OFF =
-      new CheckpointPreemption(Double.POSITIVE_INFINITY, 0);
+      new CheckpointPreemption(Double.POSITIVE_INFINITY, 0, Double.POSITIVE_INFINITY, 0);
 
   /**
    * aryl+'s: a victim with twice the work (the waiting job's and the lost work together), each job
-   * stopped for shorter ones while it has been preempted fewer than 10 times. Chosen on the
-   * overloaded ITP and Philly slices (docs/evaluation.md, "aryl+ under overload"): a larger factor
-   * or a smaller budget left most of the gain of shortest-remaining-first unused.
+   * stopped for shorter ones while it has been preempted fewer than 10 times; a job that waited an
+   * hour without running may stop one that has run an hour. Chosen on the overloaded ITP and Philly
+   * slices (docs/evaluation.md, "aryl+ under overload"): a larger factor or a smaller budget left
+   * most of the gain of shortest-remaining-first unused; aging sooner or for less service shortens
+   * the waits further at a cost in average completion time (the curve is there).
    */
   public static final CheckpointPreemption DEFAULT =
       new CheckpointPreemption(
-          CheckpointPreemption.DEFAULT_FACTOR, CheckpointPreemption.DEFAULT_BUDGET);
+          CheckpointPreemption.DEFAULT_FACTOR,
+          CheckpointPreemption.DEFAULT_BUDGET,
+          CheckpointPreemption.DEFAULT_AGED_AFTER_S,
+          CheckpointPreemption.DEFAULT_SERVED_S);
 
   /** {@link #DEFAULT}'s factor, a constant for command-line defaults. */
   public static final double DEFAULT_FACTOR = 2;
@@ -52,9 +70,20 @@ public record CheckpointPreemption(double factor, int budget) {
   /** {@link #DEFAULT}'s budget, a constant for command-line defaults. */
   public static final int DEFAULT_BUDGET = 10;
 
+  /** {@link #DEFAULT}'s wait before a job that never ran ages: an hour. */
+  public static final double DEFAULT_AGED_AFTER_S = 3600;
+
+  /** {@link #DEFAULT}'s service a job must have had before an aged job may stop it: an hour. */
+  public static final double DEFAULT_SERVED_S = 3600;
+
+  /** Shortest-first preemption with {@code factor} and {@code budget}, no aging. */
+  public static CheckpointPreemption shorterOnly(double factor, int budget) {
+    return new CheckpointPreemption(factor, budget, Double.POSITIVE_INFINITY, 0);
+  }
+
   /**
    * @throws IllegalArgumentException naming the field and the value when the factor is below 1 or
-   *     NaN, or the budget is negative
+   *     NaN, the budget is negative, the aging wait is not positive or the service is negative
    */
   public CheckpointPreemption {
     if (!(factor >= 1)) {
@@ -64,11 +93,27 @@ public record CheckpointPreemption(double factor, int budget) {
     if (budget < 0) {
       throw new IllegalArgumentException("policy.preemption.budget must be >= 0, was " + budget);
     }
+    if (!(agedAfterS > 0)) {
+      throw new IllegalArgumentException(
+          "policy.preemption.agedAfterS must be > 0 (or infinite: never), was " + agedAfterS);
+    }
+    if (!(servedS >= 0) || Double.isInfinite(servedS)) {
+      throw new IllegalArgumentException(
+          "policy.preemption.servedS must be a finite number >= 0, was " + servedS);
+    }
   }
 
-  /** Whether any job may ever be preempted for a shorter one. */
+  /** Whether any job may ever be preempted for a waiting one. */
   public boolean enabled() {
-    return !Double.isInfinite(factor) && budget > 0;
+    return (!Double.isInfinite(factor) || !Double.isInfinite(agedAfterS)) && budget > 0;
+  }
+
+  /**
+   * Whether {@code job} has aged at {@code nowS}: it never ran and has waited longer than {@code
+   * agedAfterS}.
+   */
+  public boolean aged(Job job, double nowS) {
+    return job.attainedS() == 0 && job.preemptions() == 0 && nowS - job.submitTimeS() > agedAfterS;
   }
 
   /** Whether {@code job} may still be preempted for a shorter one: it is within its budget. */
@@ -85,12 +130,18 @@ public record CheckpointPreemption(double factor, int budget) {
 
   /**
    * Whether stopping {@code victim}, running {@code victimWorkers} workers, pays for starting
-   * {@code waiting}: the victim may still be stopped and its remaining work is at least the factor
-   * times the waiting job's plus the work the stop throws away ({@code cost}'s preemption price).
+   * {@code waiting} at {@code nowS}: the victim may still be stopped, and either its remaining work
+   * is at least the factor times the waiting job's plus the work the stop throws away ({@code
+   * cost}'s preemption price), or the waiting job has {@link #aged} and the victim has had {@code
+   * servedS} of service.
    */
-  public boolean pays(Job victim, int victimWorkers, Job waiting, ReclaimCostModel cost) {
+  public boolean pays(
+      Job victim, int victimWorkers, Job waiting, ReclaimCostModel cost, double nowS) {
     if (!mayStop(victim)) {
       return false;
+    }
+    if (aged(waiting, nowS) && victim.attainedS() >= servedS) {
+      return true;
     }
     double lost = cost.preemptCost(victim, victimWorkers);
     return remainingWork(victim) >= factor * (remainingWork(waiting) + lost);

@@ -246,6 +246,25 @@ final class ScenarioOptions {
               + "${DEFAULT-VALUE}.")
   int preemptionBudget;
 
+  @Option(
+      names = "--preemption-aged-after",
+      defaultValue = "" + CheckpointPreemption.DEFAULT_AGED_AFTER_S,
+      paramLabel = "S",
+      description =
+          "aryl+ lets a job that never ran and has waited longer than S seconds stop a running job that has "
+              + "had --preemption-served seconds of service, whatever their lengths; \"off\" (or inf): never. "
+              + "Default: ${DEFAULT-VALUE}.")
+  String preemptionAgedAfter;
+
+  @Option(
+      names = "--preemption-served",
+      defaultValue = "" + CheckpointPreemption.DEFAULT_SERVED_S,
+      paramLabel = "S",
+      description =
+          "The service (seconds) a running job must have had before an aged job may stop it. Default: "
+              + "${DEFAULT-VALUE}.")
+  double preemptionServed;
+
   /** Which of a trace's jobs a command simulates, given the measured window (trace seconds). */
   @FunctionalInterface
   interface JobSelector {
@@ -391,7 +410,32 @@ final class ScenarioOptions {
       }
     }
     requireNonNegative("--preemption-budget", preemptionBudget);
-    return new CheckpointPreemption(factor, preemptionBudget);
+    double agedAfter = secondsOrOff("--preemption-aged-after", preemptionAgedAfter);
+    if (!(preemptionServed >= 0) || Double.isInfinite(preemptionServed)) {
+      throw new IllegalArgumentException(
+          "--preemption-served must be a number of seconds >= 0, was " + preemptionServed);
+    }
+    return new CheckpointPreemption(factor, preemptionBudget, agedAfter, preemptionServed);
+  }
+
+  /** A positive number of seconds, or off/inf for never (infinite). */
+  private static double secondsOrOff(String option, String value) {
+    String v = value.strip();
+    if (v.equalsIgnoreCase("off") || v.equalsIgnoreCase("inf")) {
+      return Double.POSITIVE_INFINITY;
+    }
+    double s;
+    try {
+      s = Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          option + " must be a number of seconds > 0 or off, was '" + value + "'", e);
+    }
+    if (!(s > 0) || Double.isInfinite(s)) {
+      throw new IllegalArgumentException(
+          option + " must be a number of seconds > 0 or off, was '" + value + "'");
+    }
+    return s;
   }
 
   private static void requireFraction(String option, double v) {
