@@ -91,6 +91,18 @@ final class JobProgressMeter {
     return countsUnsaved;
   }
 
+  /** How many times each job was stopped, for jobs stopped at least once. */
+  Map<String, Integer> preemptions() {
+    Map<String, Integer> out = new TreeMap<>();
+    progress.forEach(
+        (id, p) -> {
+          if (p.preemptions() > 0) {
+            out.put(id, p.preemptions());
+          }
+        });
+    return out;
+  }
+
   JobProgress get(String appId) {
     return progress.getOrDefault(appId, JobProgress.NONE);
   }

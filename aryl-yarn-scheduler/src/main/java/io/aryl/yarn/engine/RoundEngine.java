@@ -396,6 +396,7 @@ public final class RoundEngine {
         tenure.recoveryStatus(),
         tenure.deposedBecause(),
         memory.places(),
-        memory.loanTarget());
+        memory.loanTarget(),
+        progress.preemptions());
   }
 }
