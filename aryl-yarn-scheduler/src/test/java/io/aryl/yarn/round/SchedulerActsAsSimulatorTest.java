@@ -704,7 +704,9 @@ class SchedulerActsAsSimulatorTest {
       sim.allocation(j.id())
           .workersByServer()
           .forEach((server, w) -> where.put(names.node(server), w));
-      jobs.put(names.app(j.id()), new JobRecord(j.attainedS(), j.sinceCheckpointS(), where));
+      jobs.put(
+          names.app(j.id()),
+          new JobRecord(j.attainedS(), j.sinceCheckpointS(), where, j.preemptions()));
     }
     predecessor.save(Section.JOBS, new Jobs(jobs));
     List<ReclaimRecord> flying = new ArrayList<>();
