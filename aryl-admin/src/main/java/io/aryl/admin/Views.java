@@ -104,7 +104,15 @@ final class Views {
       // The reason is free text, so it comes last: the columns of numbers stay narrow and aligned.
       Table t =
           new Table(
-              "APPLICATION", "TEAM", "MIN", "TARGET", "ACTUAL", "MAX", "CHANGE", "WHY-BELOW-MAX");
+              "APPLICATION",
+              "TEAM",
+              "MIN",
+              "TARGET",
+              "ACTUAL",
+              "MAX",
+              "CHANGE",
+              "PREEMPTED",
+              "WHY-BELOW-MAX");
       for (ApplicationStatus a : apps) {
         String team = a.team() == null || a.team().isEmpty() ? null : a.team();
         t.row(
@@ -115,6 +123,7 @@ final class Views {
             a.actualWorkers(),
             a.maxWorkers(),
             a.change(),
+            a.preemptions(),
             a.belowMaxBecause());
       }
       out.append(t.render());

@@ -32,7 +32,7 @@ class ViewsTest {
           "belowMaxBecause": "the spare GPUs it may use went to jobs whose extra workers are worth more per GPU \
       (1 more worker would save 41.5 s, for a 30.0 s re-scale pause)"},
          {"application": "application_1764400000000_0043", "minWorkers": 4, "maxWorkers": 4, "targetWorkers": 4,
-          "actualWorkers": 4, "change": "NONE", "team": "nlp"}],
+          "actualWorkers": 4, "change": "NONE", "team": "nlp", "preemptions": 2}],
        "reclaimsInFlight": [
          {"id": 8, "phase": "DRAINING", "requested": 1, "nodes": ["gpu-inf-3:45454"], "requestedMs": 1764431880000,
           "deadlineMs": 1764432000000, "finishedMs": -1, "tookMs": -1, "late": false}],
@@ -90,11 +90,11 @@ class ViewsTest {
         6   1      gpu-inf-1:45454  2025-11-29T15:26:40Z (31m20s ago)  12s   no    0
 
         Elastic jobs
-        APPLICATION                     TEAM    MIN  TARGET  ACTUAL  MAX  CHANGE  WHY-BELOW-MAX
-        application_1764400000000_0042  vision  2    6       5       8    GROW    the spare GPUs it may use went \
-        to jobs whose extra workers are worth more per GPU (1 more worker would save 41.5 s, for a 30.0 s re-scale \
-        pause)
-        application_1764400000000_0043  nlp     4    4       4       4    NONE    -
+        APPLICATION                     TEAM    MIN  TARGET  ACTUAL  MAX  CHANGE  PREEMPTED  WHY-BELOW-MAX
+        application_1764400000000_0042  vision  2    6       5       8    GROW    0          the spare GPUs it may use \
+        went to jobs whose extra workers are worth more per GPU (1 more worker would save 41.5 s, for a 30.0 s \
+        re-scale pause)
+        application_1764400000000_0043  nlp     4    4       4       4    NONE    2          -
         """);
   }
 
@@ -114,7 +114,8 @@ class ViewsTest {
     assertThat(jobs.lines())
         .filteredOn(l -> l.startsWith("application_1764400000000_0043"))
         .singleElement(as(InstanceOfAssertFactories.STRING))
-        .endsWith("NONE    -");
+        .as("stopped twice, at its maximum")
+        .endsWith("NONE    2          -");
   }
 
   @Test

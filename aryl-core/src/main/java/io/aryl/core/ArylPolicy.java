@@ -1,5 +1,6 @@
 package io.aryl.core;
 
+import io.aryl.core.admission.CheckpointPreemption;
 import io.aryl.core.elastic.ElasticValue;
 import java.util.Arrays;
 import java.util.List;
@@ -16,12 +17,15 @@ public enum ArylPolicy {
    * The paper's: loaning, elastic scaling, least-cost reclaim; extra workers valued by the JCT they
    * save.
    */
-  ARYL(Name.ARYL, false, ElasticValue.JCT_REDUCTION),
+  ARYL(Name.ARYL, false, ElasticValue.JCT_REDUCTION, CheckpointPreemption.OFF),
   /**
    * Beyond the paper: speed-aware (a gang on one GPU speed, extra workers never on slower GPUs than
-   * the job's base, whole-job moves between speeds), spare GPUs to the jobs closest to finishing.
+   * the job's base, whole-job moves between speeds), spare GPUs to the jobs closest to finishing,
+   * and a long job stopped after its checkpoint to start a much shorter one ({@link
+   * CheckpointPreemption#DEFAULT}).
    */
-  ARYL_PLUS(Name.ARYL_PLUS, true, ElasticValue.SHORTEST_REMAINING_FIRST);
+  ARYL_PLUS(
+      Name.ARYL_PLUS, true, ElasticValue.SHORTEST_REMAINING_FIRST, CheckpointPreemption.DEFAULT);
 
   /**
    * The names as compile-time constants, for what must be one (annotations: command-line defaults).
@@ -36,11 +40,24 @@ public enum ArylPolicy {
   private final String policyName;
   private final boolean speedAware;
   private final ElasticValue elasticValue;
+  // The rule's numbers rather than the record, so that the enum holds only immutable fields.
+  private final double preemptionFactor;
+  private final int preemptionBudget;
+  private final double preemptionAgedAfterS;
+  private final double preemptionServedS;
 
-  ArylPolicy(String policyName, boolean speedAware, ElasticValue elasticValue) {
+  ArylPolicy(
+      String policyName,
+      boolean speedAware,
+      ElasticValue elasticValue,
+      CheckpointPreemption preemption) {
     this.policyName = policyName;
     this.speedAware = speedAware;
     this.elasticValue = elasticValue;
+    this.preemptionFactor = preemption.factor();
+    this.preemptionBudget = preemption.budget();
+    this.preemptionAgedAfterS = preemption.agedAfterS();
+    this.preemptionServedS = preemption.servedS();
   }
 
   /** Its name: {@code aryl}, {@code aryl+}. */
@@ -59,11 +76,22 @@ public enum ArylPolicy {
   }
 
   /**
-   * {@code base} with this policy's switches set: its speed awareness and its worth of extra
-   * workers.
+   * When its round stops a running job to start a much shorter one ({@link
+   * PolicyConfig#preemption()}).
+   */
+  public CheckpointPreemption preemption() {
+    return new CheckpointPreemption(
+        preemptionFactor, preemptionBudget, preemptionAgedAfterS, preemptionServedS);
+  }
+
+  /**
+   * {@code base} with this policy's switches set: its speed awareness, its worth of extra workers
+   * and its preemption for shorter jobs.
    */
   public PolicyConfig applyTo(PolicyConfig base) {
-    return base.withSpeedAware(speedAware).withElasticValue(elasticValue);
+    return base.withSpeedAware(speedAware)
+        .withElasticValue(elasticValue)
+        .withPreemption(preemption());
   }
 
   /** The policy of this name, exactly as written; empty for any other. */

@@ -1,5 +1,6 @@
 package io.aryl.core;
 
+import io.aryl.core.admission.CheckpointPreemption;
 import io.aryl.core.admission.JobOrder;
 import io.aryl.core.admission.StarvationGuard;
 import io.aryl.core.elastic.ElasticAllocator;
@@ -43,6 +44,9 @@ import io.aryl.core.model.Checks;
  * @param starvationLightShare the lane's least share of the pool's GPUs while the starving jobs
  *     need no more GPUs than the pool has ({@link StarvationGuard}; default 0.5); at or below
  *     {@code starvationShare} the lane is a fixed {@code starvationShare}
+ * @param preemption when a running job is stopped after its checkpoint to start a much shorter
+ *     waiting one ({@link CheckpointPreemption}; default {@link CheckpointPreemption#OFF}: the
+ *     paper runs every job to completion)
  */
 public record PolicyConfig(
     JobOrder jobOrder,
@@ -55,7 +59,8 @@ public record PolicyConfig(
     double tenantReclaimDelayS,
     double restartOverheadS,
     double starvationShare,
-    double starvationLightShare) {
+    double starvationLightShare,
+    CheckpointPreemption preemption) {
 
   /** Default tenant reclaim delay: 60 s. */
   public static final double DEFAULT_TENANT_RECLAIM_DELAY_S = 60;
@@ -140,7 +145,36 @@ public record PolicyConfig(
         StarvationGuard.LIGHT_SHARE);
   }
 
+  /** The knobs before preemption for shorter jobs, with it off. */
+  public PolicyConfig(
+      JobOrder jobOrder,
+      double starvationWaitS,
+      boolean elastic,
+      double rescaleOverheadS,
+      long exactKnapsackOpsLimit,
+      boolean speedAware,
+      ElasticValue elasticValue,
+      double tenantReclaimDelayS,
+      double restartOverheadS,
+      double starvationShare,
+      double starvationLightShare) {
+    this(
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare,
+        CheckpointPreemption.OFF);
+  }
+
   public PolicyConfig {
+    Checks.notNull("policy.preemption", preemption);
     Checks.notNull("policy.elasticValue", elasticValue);
     Checks.notNull("policy.jobOrder", jobOrder);
     Checks.positive("policy.starvationWaitS", starvationWaitS);
@@ -155,9 +189,20 @@ public record PolicyConfig(
         starvationWaitS, starvationShare, starvationLightShare); // checks the shares
   }
 
-  /** The starvation guard these knobs describe. */
+  /**
+   * The starvation guard these knobs describe. With preemption for shorter jobs the senior lane is
+   * its share alone, never the light share's wider lane: that half of the pool taken out of
+   * shortest-first order is what kept the 95th percentile of queueing up, and with short jobs
+   * starting by preemption, long ones no longer pile up behind them to need it (docs/evaluation.md,
+   * "aryl+ under overload").
+   */
   public StarvationGuard starvationGuard() {
-    return new StarvationGuard(starvationWaitS, starvationShare, starvationLightShare);
+    return new StarvationGuard(
+        starvationWaitS,
+        starvationShare,
+        preemption.enabled()
+            ? Math.min(starvationShare, starvationLightShare)
+            : starvationLightShare);
   }
 
   public PolicyConfig withStarvationShare(double v) {
@@ -172,7 +217,8 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         restartOverheadS,
         v,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
   }
 
   public PolicyConfig withStarvationLightShare(double v) {
@@ -187,7 +233,8 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         restartOverheadS,
         starvationShare,
-        v);
+        v,
+        preemption);
   }
 
   public static PolicyConfig defaults() {
@@ -202,7 +249,8 @@ public record PolicyConfig(
         DEFAULT_TENANT_RECLAIM_DELAY_S,
         DEFAULT_RESTART_OVERHEAD_S,
         StarvationGuard.DEFAULT_SHARE,
-        StarvationGuard.LIGHT_SHARE);
+        StarvationGuard.LIGHT_SHARE,
+        CheckpointPreemption.OFF);
   }
 
   public PolicyConfig withJobOrder(JobOrder v) {
@@ -217,7 +265,8 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         restartOverheadS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
   }
 
   public PolicyConfig withStarvationWaitS(double v) {
@@ -232,7 +281,8 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         restartOverheadS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
   }
 
   public PolicyConfig withElastic(boolean v) {
@@ -247,7 +297,8 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         restartOverheadS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
   }
 
   public PolicyConfig withRescaleOverheadS(double v) {
@@ -262,7 +313,8 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         restartOverheadS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
   }
 
   public PolicyConfig withSpeedAware(boolean v) {
@@ -277,7 +329,8 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         restartOverheadS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
   }
 
   /**
@@ -287,7 +340,7 @@ public record PolicyConfig(
    * the scheduler that runs it.
    */
   public PolicyConfig withArylPlus() {
-    return withSpeedAware(true).withElasticValue(ElasticValue.SHORTEST_REMAINING_FIRST);
+    return ArylPolicy.ARYL_PLUS.applyTo(this);
   }
 
   public PolicyConfig withElasticValue(ElasticValue v) {
@@ -302,7 +355,8 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         restartOverheadS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
   }
 
   public PolicyConfig withExactKnapsackOpsLimit(long v) {
@@ -317,7 +371,8 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         restartOverheadS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
   }
 
   public PolicyConfig withTenantReclaimDelayS(double v) {
@@ -332,7 +387,8 @@ public record PolicyConfig(
         v,
         restartOverheadS,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
   }
 
   public PolicyConfig withRestartOverheadS(double v) {
@@ -347,6 +403,24 @@ public record PolicyConfig(
         tenantReclaimDelayS,
         v,
         starvationShare,
-        starvationLightShare);
+        starvationLightShare,
+        preemption);
+  }
+
+  /** These knobs with another rule for preempting running jobs for shorter ones. */
+  public PolicyConfig withPreemption(CheckpointPreemption v) {
+    return new PolicyConfig(
+        jobOrder,
+        starvationWaitS,
+        elastic,
+        rescaleOverheadS,
+        exactKnapsackOpsLimit,
+        speedAware,
+        elasticValue,
+        tenantReclaimDelayS,
+        restartOverheadS,
+        starvationShare,
+        starvationLightShare,
+        v);
   }
 }

@@ -33,6 +33,9 @@ import java.util.TreeMap;
  *   <li>Phase 1, {@link Admission}: queued jobs' base gangs, all or nothing, shortest predicted
  *       first, with a starvation guard; placed best-fit decreasing, base workers preferring the
  *       training pool's own servers.
+ *   <li>With {@link PolicyConfig#preemption()} on (aryl+), no tenants ({@link
+ *       ShortJobPreemptions}): running jobs stopped after their checkpoint for much shorter jobs
+ *       phase 1 left waiting; such jobs are {@link Plan.Change#PREEMPT}ed.
  *   <li>Speed-aware only ({@link SpeedTierMoves}): whole jobs move between GPU speeds where the
  *       round gains by it.
  *   <li>Phase 2 ({@link ElasticPhase}, {@link ElasticAllocator}): the GPUs left are shared among
@@ -63,6 +66,7 @@ public final class RoundPlanner {
   private final Admission admission;
   private final ElasticPhase phase2;
   private final SpeedTierMoves tierMoves;
+  private final ShortJobPreemptions shortJobPreemptions;
   // The last round's servers as arrays: reused while the servers stay the same, as they do between
   // loans.
   private volatile ServerTable lastTable;
@@ -76,6 +80,11 @@ public final class RoundPlanner {
         new Admission(config.jobOrder(), config.starvationGuard(), config.speedAware());
     this.phase2 = new ElasticPhase(config);
     this.tierMoves = new SpeedTierMoves(config, phase2);
+    this.shortJobPreemptions =
+        new ShortJobPreemptions(
+            config.preemption(),
+            new ReclaimCostModel(config.restartOverheadS(), config.rescaleOverheadS()),
+            admission);
   }
 
   public PolicyConfig config() {
@@ -195,6 +204,22 @@ public final class RoundPlanner {
     for (Map.Entry<Job, int[]> e : admitted.admitted().entrySet()) {
       placed.add(PlacedJob.admitted(e.getKey(), e.getValue()));
     }
+    // aryl+: running jobs stopped after their checkpoint for much shorter waiting ones (not with
+    // tenants, whose preemptions are for guarantees alone).
+    ShortJobPreemptions.Result shorter = ShortJobPreemptions.Result.NONE;
+    if (tenants == null && config.preemption().enabled()) {
+      shorter = shortJobPreemptions.apply(leftWaiting(admitted), placed, budget, state.nowS());
+      Set<String> setAside = shorter.setAside();
+      if (!setAside.isEmpty()) {
+        placed.removeIf(p -> setAside.contains(p.job.id()));
+        for (Map.Entry<Job, int[]> e : shorter.admitted().entrySet()) {
+          placed.add(PlacedJob.admitted(e.getKey(), e.getValue()));
+        }
+        for (Map.Entry<Job, int[]> e : shorter.moved().entrySet()) {
+          placed.add(PlacedJob.admitted(e.getKey(), e.getValue()));
+        }
+      }
+    }
 
     Map<String, BelowMax> belowMax = new HashMap<>();
     if (config.elastic()) {
@@ -214,6 +239,9 @@ public final class RoundPlanner {
     for (String id : admitted.preemptedFor().keySet()) {
       changed.put(id, Allocation.EMPTY);
     }
+    for (String id : shorter.preemptedFor().keySet()) {
+      changed.put(id, Allocation.EMPTY);
+    }
     for (PlacedJob p : placed) {
       Allocation target = p.target(table);
       // target() hands back the very allocation the job has when none of its workers moved:
@@ -230,15 +258,27 @@ public final class RoundPlanner {
       }
     }
     return Plan.between(state, state.allocations().with(changed))
-        .withReasons(waiting(admitted, state.nowS()), belowMax);
+        .withReasons(waiting(admitted, shorter.admitted().keySet(), state.nowS()), belowMax);
+  }
+
+  /** The queued jobs phase 1 did not admit, in its offer order. */
+  private static List<Job> leftWaiting(Admission.Result admitted) {
+    List<Job> out = new ArrayList<>();
+    for (Job job : admitted.offered()) {
+      if (!admitted.admitted().containsKey(job)) {
+        out.add(job);
+      }
+    }
+    return out;
   }
 
   /**
    * Where admission put each queued job it did not admit: its place in the offer order, and the
    * guard's say.
    */
-  private Map<String, QueuePlace> waiting(Admission.Result admitted, double nowS) {
-    if (admitted.offered().size() == admitted.admitted().size()) {
+  private Map<String, QueuePlace> waiting(
+      Admission.Result admitted, Set<Job> startedByPreemption, double nowS) {
+    if (admitted.offered().size() == admitted.admitted().size() + startedByPreemption.size()) {
       return Map.of(); // nobody left waiting
     }
     Set<Job> lane = admitted.lane().isEmpty() ? Set.of() : new HashSet<>(admitted.lane());
@@ -246,7 +286,7 @@ public final class RoundPlanner {
     int offeredBefore = 0;
     int waitingAhead = 0;
     for (Job job : admitted.offered()) {
-      if (!admitted.admitted().containsKey(job)) {
+      if (!admitted.admitted().containsKey(job) && !startedByPreemption.contains(job)) {
         QueuePlace.Standing standing =
             !admission.isStarving(job, nowS)
                 ? QueuePlace.Standing.NOT_STARVING

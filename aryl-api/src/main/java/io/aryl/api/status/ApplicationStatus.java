@@ -23,6 +23,9 @@ import java.util.Map;
  * @param belowMaxBecause why the last round runs it below its {@code maxWorkers}, in words (the
  *     round's reason, or its ApplicationMaster asking for fewer); null when the round runs it at
  *     its maximum or does not run it
+ * @param preemptions times the scheduler stopped it as a whole (for a shorter job, a reclaim or a
+ *     team's guarantee), as stored with the job: aryl+ stops it for a shorter job only while this
+ *     is below its budget
  */
 public record ApplicationStatus(
     String application,
@@ -37,12 +40,48 @@ public record ApplicationStatus(
     Change change,
     Double sinceCheckpointS,
     String team,
-    String belowMaxBecause) {
+    String belowMaxBecause,
+    int preemptions) {
   public ApplicationStatus {
     targetByNode = Copies.map(targetByNode);
   }
 
-  /** An application the last round runs at its maximum, or does not run: no reason to give. */
+  /** An application never preempted. */
+  public ApplicationStatus(
+      String application,
+      int minWorkers,
+      int maxWorkers,
+      int gpusPerWorker,
+      double predictedRuntimeS,
+      int targetWorkers,
+      Map<String, Integer> targetByNode,
+      int actualWorkers,
+      int askedWorkers,
+      Change change,
+      Double sinceCheckpointS,
+      String team,
+      String belowMaxBecause) {
+    this(
+        application,
+        minWorkers,
+        maxWorkers,
+        gpusPerWorker,
+        predictedRuntimeS,
+        targetWorkers,
+        targetByNode,
+        actualWorkers,
+        askedWorkers,
+        change,
+        sinceCheckpointS,
+        team,
+        belowMaxBecause,
+        0);
+  }
+
+  /**
+   * An application never preempted, which the last round runs at its maximum, or does not run: no
+   * reason to give.
+   */
   public ApplicationStatus(
       String application,
       int minWorkers,

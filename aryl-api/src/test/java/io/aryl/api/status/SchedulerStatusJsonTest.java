@@ -200,6 +200,17 @@ class SchedulerStatusJsonTest {
     }
 
     @Test
+    @DisplayName(
+        "an application from a scheduler that does not count preemptions reads as never preempted")
+    void noPreemptionsCounted() throws Exception {
+      SchedulerStatus s =
+          ArylJson.readStatus(
+              "{\"enabled\": true, \"applications\": [{\"application\": \"app\","
+                  + " \"maxWorkers\": 8, \"targetWorkers\": 6}]}");
+      assertThat(s.applications().get(0).preemptions()).isZero();
+    }
+
+    @Test
     @DisplayName("Aryl off: enabled false, empty lists, no round")
     void disabled() throws Exception {
       SchedulerStatus s = ArylJson.readStatus("{\"enabled\": false}");

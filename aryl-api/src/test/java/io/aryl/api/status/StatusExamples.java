@@ -116,7 +116,8 @@ final class StatusExamples {
                 Change.GROW,
                 412.5,
                 "vision",
-                "no spare GPUs of the types it may use (a100, t4)")),
+                "no spare GPUs of the types it may use (a100, t4)",
+                1)),
         List.of(new TeamStatus("vision", 9, 6)),
         List.of(
             new PlainDemand(
@@ -166,7 +167,7 @@ final class StatusExamples {
           "predictedRuntimeS": 3600.0, "targetWorkers": 6,
           "targetByNode": {"gpu-tr-1:45454": 2, "gpu-inf-3:45454": 4}, "actualWorkers": 5, "askedWorkers": 8,
           "change": "GROW", "sinceCheckpointS": 412.5, "team": "vision",
-          "belowMaxBecause": "no spare GPUs of the types it may use (a100, t4)"}],
+          "belowMaxBecause": "no spare GPUs of the types it may use (a100, t4)", "preemptions": 1}],
        "teams": [{"team": "vision", "guaranteedGpus": 9, "plannedGpus": 6}],
        "plainDemand": [
          {"application": "application_1764400000000_0044", "team": "nlp", "pendingContainers": 2,

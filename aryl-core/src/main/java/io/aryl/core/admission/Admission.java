@@ -522,6 +522,15 @@ public final class Admission {
     return placed;
   }
 
+  /**
+   * Places the job's base gang in {@code budget} (which it takes from) as admission places gangs:
+   * with speed awareness on the fastest GPUs of one speed it fits on. Returns the server index of
+   * each worker, or null (budget unchanged).
+   */
+  public int[] placeGang(GpuBudget budget, Job job) {
+    return placeBase(budget, job, budget.table().allowedTypes(job));
+  }
+
   private int[] placeBase(GpuBudget budget, Job job, boolean[] types) {
     if (speedAware) {
       for (boolean[] tier : budget.table().speedTiers(types)) {

@@ -30,6 +30,7 @@ public final class Job {
   private final boolean predictionGiven;
   private final double attainedS;
   private final double sinceCheckpointS;
+  private final int preemptions;
   private final SpeedupModel speedup;
   // Made on first use, as String's is (racy but safe: any thread computes the same value): a round
   // builds a value
@@ -61,6 +62,11 @@ public final class Job {
             "job", id, "predictedRemainingS", predictionGiven ? b.predictedRemainingS : remainingS);
     this.attainedS = Checks.nonNegative("job", id, "attainedS", b.attainedS);
     this.sinceCheckpointS = Checks.nonNegative("job", id, "sinceCheckpointS", b.sinceCheckpointS);
+    if (b.preemptions < 0) {
+      throw new IllegalArgumentException(
+          "job(" + id + ").preemptions must be >= 0, was " + b.preemptions);
+    }
+    this.preemptions = b.preemptions;
     this.speedup = Checks.notNull("job", id, "speedup", b.speedup);
   }
 
@@ -83,6 +89,7 @@ public final class Job {
     this.maxWorkers = base.maxWorkers;
     this.allowedGpuTypes = base.allowedGpuTypes;
     this.speedup = base.speedup;
+    this.preemptions = base.preemptions;
     this.remainingS = Checks.nonNegative("job", id, "remainingS", remainingS);
     this.predictionGiven = true;
     this.predictedRemainingS =
@@ -149,6 +156,7 @@ public final class Job {
     b.predictionGiven = predictionGiven;
     b.attainedS = attainedS;
     b.sinceCheckpointS = sinceCheckpointS;
+    b.preemptions = preemptions;
     b.speedup = speedup;
     return b;
   }
@@ -227,6 +235,16 @@ public final class Job {
     return sinceCheckpointS;
   }
 
+  /**
+   * How many times the job has been stopped and sent back to the queue so far: a job that has been
+   * preempted its budget's worth of times is not preempted again for a shorter one ({@link
+   * io.aryl.core.admission.CheckpointPreemption}), so that a long job cannot be stopped over and
+   * over.
+   */
+  public int preemptions() {
+    return preemptions;
+  }
+
   public SpeedupModel speedup() {
     return speedup;
   }
@@ -256,6 +274,7 @@ public final class Job {
         && predictedRemainingS == j.predictedRemainingS
         && attainedS == j.attainedS
         && sinceCheckpointS == j.sinceCheckpointS
+        && preemptions == j.preemptions
         && speedup.equals(j.speedup);
   }
 
@@ -309,6 +328,7 @@ public final class Job {
     private boolean predictionGiven;
     private double attainedS;
     private double sinceCheckpointS;
+    private int preemptions;
     private SpeedupModel speedup = SpeedupModel.linear();
 
     private Builder(String id) {
@@ -377,6 +397,12 @@ public final class Job {
 
     public Builder sinceCheckpointS(double sinceCheckpointS) {
       this.sinceCheckpointS = sinceCheckpointS;
+      return this;
+    }
+
+    /** Times the job was preempted so far ({@link Job#preemptions()}); 0 by default. */
+    public Builder preemptions(int preemptions) {
+      this.preemptions = preemptions;
       return this;
     }
 

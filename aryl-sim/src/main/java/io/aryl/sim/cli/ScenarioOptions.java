@@ -1,5 +1,6 @@
 package io.aryl.sim.cli;
 
+import io.aryl.core.admission.CheckpointPreemption;
 import io.aryl.core.speedup.ThroughputProfiles;
 import io.aryl.sim.engine.JobSpeedups;
 import io.aryl.sim.engine.Scenario;
@@ -210,7 +211,8 @@ final class ScenarioOptions {
       description =
           "The senior lane's least share of the pool's GPUs while the starving jobs need no more GPUs than "
               + "the pool has. At or below --starvation-share the lane is a fixed --starvation-share (an experiment: "
-              + "the fixed lanes the default is compared with). Default: ${DEFAULT-VALUE}.")
+              + "the fixed lanes the default is compared with). aryl+, which preempts for shorter jobs, keeps the lane at "
+              + "--starvation-share whatever this says unless --preemption-factor is off. Default: ${DEFAULT-VALUE}.")
   double starvationLightShare;
 
   @Option(
@@ -224,6 +226,44 @@ final class ScenarioOptions {
               + "profiles, a directory per model with placements.csv and scalability.csv) per job, "
               + "picked by a hash of (--seed, job id). Default: ${DEFAULT-VALUE}.")
   String speedup;
+
+  @Option(
+      names = "--preemption-factor",
+      defaultValue = "" + CheckpointPreemption.DEFAULT_FACTOR,
+      paramLabel = "F",
+      description =
+          "aryl+ stops a running job after its checkpoint to start a waiting one when the running job's "
+              + "remaining work (GPU-seconds) is at least F times the waiting job's plus the work the stop "
+              + "throws away. At least 1; \"off\" (or inf) never preempts for a shorter job. Default: ${DEFAULT-VALUE}.")
+  String preemptionFactor;
+
+  @Option(
+      names = "--preemption-budget",
+      defaultValue = "" + CheckpointPreemption.DEFAULT_BUDGET,
+      paramLabel = "N",
+      description =
+          "aryl+ never stops a job for a shorter one once it has been preempted N times. Default: "
+              + "${DEFAULT-VALUE}.")
+  int preemptionBudget;
+
+  @Option(
+      names = "--preemption-aged-after",
+      defaultValue = "" + CheckpointPreemption.DEFAULT_AGED_AFTER_S,
+      paramLabel = "S",
+      description =
+          "aryl+ lets a job that never ran and has waited longer than S seconds stop a running job that has "
+              + "had --preemption-served seconds of service, whatever their lengths; \"off\" (or inf): never. "
+              + "Default: ${DEFAULT-VALUE}.")
+  String preemptionAgedAfter;
+
+  @Option(
+      names = "--preemption-served",
+      defaultValue = "" + CheckpointPreemption.DEFAULT_SERVED_S,
+      paramLabel = "S",
+      description =
+          "The service (seconds) a running job must have had before an aged job may stop it. Default: "
+              + "${DEFAULT-VALUE}.")
+  double preemptionServed;
 
   /** Which of a trace's jobs a command simulates, given the measured window (trace seconds). */
   @FunctionalInterface
@@ -318,7 +358,8 @@ final class ScenarioOptions {
             .withStarvationWaitS(starvationWaitS)
             .withStarvationShare(starvationShare)
             .withStarvationLightShare(starvationLightShare)
-            .withJobSpeedups(jobSpeedups(speedup, seed));
+            .withJobSpeedups(jobSpeedups(speedup, seed))
+            .withPreemption(preemption());
     return new Scenario(
         trace,
         jobs,
@@ -348,6 +389,53 @@ final class ScenarioOptions {
     }
     throw new IllegalArgumentException(
         "--speedup must be 'power' or 'profiles:DIR', was '" + spec + "'");
+  }
+
+  /** aryl+'s preemption for shorter jobs as --preemption-factor and --preemption-budget say. */
+  private CheckpointPreemption preemption() {
+    String f = preemptionFactor.strip();
+    double factor;
+    if (f.equalsIgnoreCase("off") || f.equalsIgnoreCase("inf")) {
+      factor = Double.POSITIVE_INFINITY;
+    } else {
+      try {
+        factor = Double.parseDouble(f);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "--preemption-factor must be a number >= 1 or off, was '" + preemptionFactor + "'", e);
+      }
+      if (!(factor >= 1) || Double.isInfinite(factor)) {
+        throw new IllegalArgumentException(
+            "--preemption-factor must be a number >= 1 or off, was '" + preemptionFactor + "'");
+      }
+    }
+    requireNonNegative("--preemption-budget", preemptionBudget);
+    double agedAfter = secondsOrOff("--preemption-aged-after", preemptionAgedAfter);
+    if (!(preemptionServed >= 0) || Double.isInfinite(preemptionServed)) {
+      throw new IllegalArgumentException(
+          "--preemption-served must be a number of seconds >= 0, was " + preemptionServed);
+    }
+    return new CheckpointPreemption(factor, preemptionBudget, agedAfter, preemptionServed);
+  }
+
+  /** A positive number of seconds, or off/inf for never (infinite). */
+  private static double secondsOrOff(String option, String value) {
+    String v = value.strip();
+    if (v.equalsIgnoreCase("off") || v.equalsIgnoreCase("inf")) {
+      return Double.POSITIVE_INFINITY;
+    }
+    double s;
+    try {
+      s = Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          option + " must be a number of seconds > 0 or off, was '" + value + "'", e);
+    }
+    if (!(s > 0) || Double.isInfinite(s)) {
+      throw new IllegalArgumentException(
+          option + " must be a number of seconds > 0 or off, was '" + value + "'");
+    }
+    return s;
   }
 
   private static void requireFraction(String option, double v) {

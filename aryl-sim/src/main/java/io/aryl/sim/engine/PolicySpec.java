@@ -62,7 +62,12 @@ public record PolicySpec(
    * moves, and spare GPUs to the jobs closest to finishing.
    */
   public static final PlannerFactory ARYL_CORE_PLUS =
-      (p, cfg) -> Planner.of(new RoundPlanner(ArylPolicy.ARYL_PLUS.applyTo(coreConfig(p, cfg))));
+      (p, cfg) -> Planner.of(new RoundPlanner(arylPlusConfig(p, cfg)));
+
+  /** aryl+'s round as aryl-core configures it, with the scenario's preemption rule. */
+  static PolicyConfig arylPlusConfig(PolicySpec p, SimConfig cfg) {
+    return ArylPolicy.ARYL_PLUS.applyTo(coreConfig(p, cfg)).withPreemption(cfg.preemption());
+  }
 
   private static PolicyConfig coreConfig(PolicySpec p, SimConfig cfg) {
     return PolicyConfig.defaults()

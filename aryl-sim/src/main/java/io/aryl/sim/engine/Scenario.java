@@ -1,5 +1,6 @@
 package io.aryl.sim.engine;
 
+import io.aryl.core.admission.CheckpointPreemption;
 import io.aryl.core.model.Checks;
 import io.aryl.core.model.Tenants;
 import io.aryl.sim.trace.InferenceCurve;
@@ -199,6 +200,16 @@ public record Scenario(
     m.put("starvation_wait_s", cfg.starvationWaitS());
     m.put("starvation_share", cfg.starvationShare());
     m.put("starvation_light_share", cfg.starvationLightShare());
+    // JSON has no infinity: a rule that never preempts says so in words.
+    CheckpointPreemption p = cfg.preemption();
+    m.put(
+        "preemption_factor",
+        p.enabled() && !Double.isInfinite(p.factor()) ? (Object) p.factor() : "off");
+    m.put("preemption_budget", p.budget());
+    m.put(
+        "preemption_aged_after_s",
+        p.enabled() && !Double.isInfinite(p.agedAfterS()) ? (Object) p.agedAfterS() : "off");
+    m.put("preemption_served_s", p.servedS());
     m.put("tenant_reclaim_delay_s", cfg.tenantReclaimDelayS());
     m.put("elastic_fraction", elasticFraction);
     m.put("elastic_rule", "elastic jobs run on g/2..2g GPUs; the rest exactly g");

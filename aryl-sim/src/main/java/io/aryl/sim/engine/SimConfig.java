@@ -1,5 +1,7 @@
 package io.aryl.sim.engine;
 
+import io.aryl.core.ArylPolicy;
+import io.aryl.core.admission.CheckpointPreemption;
 import io.aryl.core.model.Checks;
 import java.util.function.Consumer;
 
@@ -42,6 +44,9 @@ import java.util.function.Consumer;
  *     the demand now only
  * @param jobSpeedups each job's throughput curve: {@link JobSpeedups#UNIFORM}, every job {@code
  *     n^speedupExponent}, or one measured model per job
+ * @param preemption when aryl+ stops a running job after its checkpoint to start a much shorter one
+ *     (aryl-core's {@code PolicyConfig.preemption}; default aryl+'s own, {@link
+ *     CheckpointPreemption#DEFAULT}); the other policies never do
  */
 public record SimConfig(
     int trainingServers,
@@ -65,9 +70,11 @@ public record SimConfig(
     double relabelS,
     double replicaStartS,
     double reclaimLeadS,
-    JobSpeedups jobSpeedups) {
+    JobSpeedups jobSpeedups,
+    CheckpointPreemption preemption) {
 
   public SimConfig {
+    Checks.notNull("preemption", preemption);
     if (jobSpeedups == null) {
       throw new IllegalArgumentException(
           "jobSpeedups must be set (JobSpeedups.UNIFORM: every job n^speedupExponent)");
@@ -181,7 +188,8 @@ public record SimConfig(
         RELABEL_S,
         REPLICA_START_S,
         RECLAIM_LEAD_S,
-        JobSpeedups.UNIFORM);
+        JobSpeedups.UNIFORM,
+        ArylPolicy.ARYL_PLUS.preemption());
   }
 
   public SimConfig withInferenceGpuSpeed(double v) {
@@ -254,6 +262,10 @@ public record SimConfig(
     return with(b -> b.jobSpeedups = v);
   }
 
+  public SimConfig withPreemption(CheckpointPreemption v) {
+    return with(b -> b.preemption = v);
+  }
+
   public SimConfig withInferenceServers(int v) {
     return with(b -> b.inferenceServers = v);
   }
@@ -292,6 +304,7 @@ public record SimConfig(
     double replicaStartS;
     double reclaimLeadS;
     JobSpeedups jobSpeedups;
+    CheckpointPreemption preemption;
 
     Changes(SimConfig c) {
       this.trainingServers = c.trainingServers;
@@ -316,6 +329,7 @@ public record SimConfig(
       this.replicaStartS = c.replicaStartS;
       this.reclaimLeadS = c.reclaimLeadS;
       this.jobSpeedups = c.jobSpeedups;
+      this.preemption = c.preemption;
     }
 
     SimConfig build() {
@@ -341,7 +355,8 @@ public record SimConfig(
           relabelS,
           replicaStartS,
           reclaimLeadS,
-          jobSpeedups);
+          jobSpeedups,
+          preemption);
     }
   }
 

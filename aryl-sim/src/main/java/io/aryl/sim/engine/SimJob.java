@@ -26,6 +26,7 @@ final class SimJob {
   double runStart; // when the current run last checkpointed or started: preemption loses progress
   // since
   boolean preemptedBefore;
+  int preemptions; // times stopped and sent back to the queue: the policy's budget counts them
   Allocation allocation = Allocation.EMPTY;
   int workers;
   int gpusOnTraining;
@@ -108,7 +109,7 @@ final class SimJob {
   Job toCoreJob(double t, boolean withTenant) {
     double predicted = remaining * predictionFactor;
     Job last = lastCore;
-    if (last != null && lastWithTenant == withTenant) {
+    if (last != null && lastWithTenant == withTenant && last.preemptions() == preemptions) {
       double attained = totalWork - remaining;
       double since = sinceCheckpoint(t);
       // A job that made no progress since (a queued one) is the very same value: no new one.
@@ -133,6 +134,7 @@ final class SimJob {
             .predictedRemainingS(predicted)
             .attainedS(totalWork - remaining)
             .sinceCheckpointS(sinceCheckpoint(t))
+            .preemptions(preemptions)
             .speedup(speedup)
             .build();
     return lastCore;

@@ -596,6 +596,7 @@ public final class Simulator {
       tally.preempted(lost * j.workers * j.shape.gpusPerWorker());
     }
     j.preemptedBefore = true;
+    j.preemptions++;
     applyAllocation(j, Allocation.EMPTY);
     running.remove(j);
     queued.put(j.trace.id(), j);

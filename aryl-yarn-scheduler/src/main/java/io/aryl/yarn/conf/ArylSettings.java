@@ -109,7 +109,7 @@ public record ArylSettings(
     // workers.
     policy =
         raw.containsKey(ArylConf.ELASTIC_VALUE.key())
-            ? policy.withSpeedAware(named.speedAware())
+            ? policy.withSpeedAware(named.speedAware()).withPreemption(named.preemption())
             : named.applyTo(policy);
     GpuCatalog gpus =
         GpuCatalog.of(

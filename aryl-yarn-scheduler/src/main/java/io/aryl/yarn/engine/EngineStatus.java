@@ -29,6 +29,8 @@ import java.util.function.Predicate;
  * @param places where each inference node is (home, being lent, lent, being returned)
  * @param loanTarget the loan controller's target in force and what is on loan; null before one was
  *     set
+ * @param preemptions how many times each job was stopped as a whole, as stored; jobs never stopped
+ *     are absent
  */
 public record EngineStatus(
     long rounds,
@@ -43,4 +45,5 @@ public record EngineStatus(
     RecoveryStatus recovery,
     String deposed,
     Map<String, NodeStatus.Place> places,
-    LoanTargetStatus loanTarget) {}
+    LoanTargetStatus loanTarget,
+    Map<String, Integer> preemptions) {}

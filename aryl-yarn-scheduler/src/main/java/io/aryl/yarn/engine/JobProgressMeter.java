@@ -14,9 +14,12 @@ import java.util.TreeMap;
 
 /**
  * Measures each elastic job's progress between rounds — work done at its minimum width's pace, time
- * since its workers last changed — which prices its workers and its preemption. Durable: the
- * measurements and where each job's workers ran are stored, so a newly active scheduler prices jobs
- * as its predecessor did and knows which nodes to wait for.
+ * since its workers last changed — which prices its workers and its preemption, and counts the
+ * times the scheduler stopped each job, which bounds how often aryl+ stops it for a shorter one.
+ * Durable: the measurements, the counts and where each job's workers ran are stored, so a newly
+ * active scheduler prices and bounds jobs as its predecessor did and knows which nodes to wait for.
+ * A count is stored before the stop it counts is told ({@link #countsUnsaved}); the measurements
+ * are stored off the round.
  */
 final class JobProgressMeter {
   /** Measurements are stored at least this often even when no worker moved. */
@@ -27,6 +30,9 @@ final class JobProgressMeter {
   private long lastRoundMs = -1;
   private long lastSavedMs = -1;
   private boolean workersMoved;
+
+  /** A job was stopped since the counts were last stored. */
+  private boolean countsUnsaved;
 
   /** Advances every job's progress by the time since the last round, at the width it ran. */
   void update(Map<String, AppView> views, java.util.List<NodeView> nodes, long nowMs) {
@@ -57,7 +63,7 @@ final class JobProgressMeter {
       int wasWorkers = before == null ? -1 : sum(before);
       double sinceChange = wasWorkers == w ? p.sinceChangeS() + dt : 0;
       workersMoved |= moved;
-      progress.put(v.id(), new JobProgress(attained, sinceChange));
+      progress.put(v.id(), new JobProgress(attained, sinceChange, p.preemptions()));
     }
   }
 
@@ -67,6 +73,34 @@ final class JobProgressMeter {
       n += w;
     }
     return n;
+  }
+
+  /**
+   * The scheduler decided to stop the job as a whole (for a shorter job, a reclaim or a team's
+   * guarantee): one more preemption, stored before the job is told. Called once per decision, by
+   * whoever drains the job's workers for it, when a worker's drain is new: a stop resumed after a
+   * restart, or asked again of workers already draining, is not counted again.
+   */
+  void preempted(String appId) {
+    progress.put(appId, progress.getOrDefault(appId, JobProgress.NONE).preempted());
+    countsUnsaved = true;
+  }
+
+  /** True while a job's stop was counted and the count is not stored yet: store it now. */
+  boolean countsUnsaved() {
+    return countsUnsaved;
+  }
+
+  /** How many times each job was stopped, for jobs stopped at least once. */
+  Map<String, Integer> preemptions() {
+    Map<String, Integer> out = new TreeMap<>();
+    progress.forEach(
+        (id, p) -> {
+          if (p.preemptions() > 0) {
+            out.put(id, p.preemptions());
+          }
+        });
+    return out;
   }
 
   JobProgress get(String appId) {
@@ -94,10 +128,15 @@ final class JobProgressMeter {
 
   void saved(long nowMs) {
     workersMoved = false;
+    countsUnsaved = false;
     lastSavedMs = nowMs;
   }
 
-  /** The last save failed: the measurements are due to be saved again. */
+  /**
+   * The last save failed: the measurements are due to be saved again (with the counts they held,
+   * which nothing relied on: a count is stored before its stop is told, see {@link
+   * #countsUnsaved}).
+   */
   void saveAgain() {
     workersMoved = true;
   }
@@ -111,7 +150,8 @@ final class JobProgressMeter {
                 new JobRecord(
                     round(p.attainedBaseS()),
                     round(p.sinceChangeS()),
-                    workersByNode.getOrDefault(id, Map.of()))));
+                    workersByNode.getOrDefault(id, Map.of()),
+                    p.preemptions())));
     return new Jobs(out);
   }
 
@@ -130,10 +170,12 @@ final class JobProgressMeter {
         .jobs()
         .forEach(
             (id, r) -> {
-              progress.put(id, new JobProgress(r.attainedBaseS(), r.sinceChangeS()));
+              progress.put(
+                  id, new JobProgress(r.attainedBaseS(), r.sinceChangeS(), r.preemptions()));
               workersByNode.put(id, r.workersByNode());
             });
     lastRoundMs = -1;
+    countsUnsaved = false;
   }
 
   /** Nodes where the stored jobs' workers ran. */

@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *   fenced or drained ({@code reclaims})</td></tr>
  *   <tr><td>{@link #drains} containers asked back</td><td>{@link Shrinks}, {@link ReclaimSteps}</td><td>before an
  *   ApplicationMaster is told ({@code drains})</td></tr>
- *   <tr><td>{@link #progress} each job's measured progress</td><td>{@link JobProgressMeter}</td><td>off the round,
- *   when workers moved or every few rounds ({@code jobs})</td></tr>
+ *   <tr><td>{@link #progress} each job's measured progress, and its preemptions</td><td>{@link JobProgressMeter}
+ *   (stops counted for {@link Shrinks} and {@link ReclaimSteps})</td><td>a count before the stop it counts is told;
+ *   the measurements off the round, when workers moved or every few rounds ({@code jobs})</td></tr>
  * </table>
  *
  * <p>Not thread-safe: the engine uses it under its lock.
@@ -124,11 +125,18 @@ final class Memory {
   /**
    * Stores what a round or a request decided, before anything relies on it: a container is asked
    * back only once its drain is durable, so a newly active scheduler kills exactly what its
-   * predecessor announced.
+   * predecessor announced, and a job is told it is stopped only once the stop is counted.
    */
   void commit(long now) throws IOException {
     savePool();
     state.save(Section.RECLAIMS, reclaims.toRecord());
+    if (progress.countsUnsaved()) {
+      // Before the drains that carry the stops out: a scheduler that stops in between counts a
+      // stop its successor does not resume (the budget binds a stop early) rather than resume one
+      // it never counted (the budget let through once more).
+      measurements.saveNow(Section.JOBS, progress.toRecord());
+      progress.saved(now);
+    }
     state.save(Section.DRAINS, drains.toRecord());
     if (progress.saveDue(now)) {
       measurements.save(Section.JOBS, progress.toRecord());

@@ -287,7 +287,9 @@ final class ReclaimSteps {
 
   /**
    * A job that falls below its minimum stops as a whole: every worker of it drains, wherever it
-   * runs.
+   * runs. The stop is counted as one preemption of the job, in the round its workers start
+   * draining: the rounds after, and a scheduler resuming the reclaim after a restart, find them
+   * draining already and count nothing.
    */
   private void preemptJob(
       Reclaim r,
@@ -297,15 +299,19 @@ final class ReclaimSteps {
       Function<String, CheckpointReport> checkpoints,
       long nowMs,
       Tally tally) {
+    boolean stopsNow = false;
     for (NodeView n : nodes) {
       for (ContainerView c : n.containers()) {
-        if (c.appId().equals(appId)
-            && !c.amContainer()
-            && drain(r, c, n.id(), killAt)
-            && recordPreempted(r, c, checkpoints, nowMs, tally)) {
-          tally.containersPreempted++;
+        if (c.appId().equals(appId) && !c.amContainer() && drain(r, c, n.id(), killAt)) {
+          stopsNow = true;
+          if (recordPreempted(r, c, checkpoints, nowMs, tally)) {
+            tally.containersPreempted++;
+          }
         }
       }
+    }
+    if (stopsNow) {
+      progress.preempted(appId);
     }
   }
 

@@ -82,7 +82,7 @@ public final class RoundEngine {
     this.snapshot = new RoundSnapshot(settings, memory, state.originMs());
     this.planner = new RoundPlanner(settings.policy());
     this.reclaimSteps = new ReclaimSteps(settings, reclaims, drains, progress, pool::returned);
-    this.shrinks = new Shrinks(settings, drains, reclaimSteps::stillReturning);
+    this.shrinks = new Shrinks(settings, drains, progress, reclaimSteps::stillReturning);
     this.waiting = new WaitingMessages(settings.trainingLabel(), settings.policy());
     Set<String> expected = memory.nodesToWaitFor();
     this.tenure =
@@ -396,6 +396,7 @@ public final class RoundEngine {
         tenure.recoveryStatus(),
         tenure.deposedBecause(),
         memory.places(),
-        memory.loanTarget());
+        memory.loanTarget(),
+        progress.preemptions());
   }
 }

@@ -12,8 +12,10 @@ import io.aryl.yarn.round.RoundInput;
 import io.aryl.yarn.round.ShrinkChooser;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
@@ -40,6 +42,7 @@ final class Shrinks {
 
   private final ArylSettings settings;
   private final Drains drains;
+  private final JobProgressMeter progress;
   private final Predicate<Drain> reclaimStillReturning;
 
   /** The last round's input and plan, which held moves are judged by. */
@@ -53,16 +56,27 @@ final class Shrinks {
    */
   private final Map<String, Long> partialSince = new HashMap<>();
 
-  Shrinks(ArylSettings settings, Drains drains, Predicate<Drain> reclaimStillReturning) {
+  /**
+   * @param progress where a job the plan stops (its {@link Plan.Change#PREEMPT}) is counted
+   */
+  Shrinks(
+      ArylSettings settings,
+      Drains drains,
+      JobProgressMeter progress,
+      Predicate<Drain> reclaimStillReturning) {
     this.settings = settings;
     this.drains = drains;
+    this.progress = progress;
     this.reclaimStillReturning = reclaimStillReturning;
   }
 
   /**
    * Records the drains this round's plan calls for: workers beyond a target (moved when the target
    * wants workers elsewhere that the job does not hold yet, else shrunk), partial gangs past their
-   * grace, and workers beyond a job's maximum (new workers of a move that was given up).
+   * grace, and workers beyond a job's maximum (new workers of a move that was given up). A job the
+   * plan stops as a whole (for a shorter job, or a team's guarantee) is counted as preempted once,
+   * in the round its workers start draining: a later round, or a restarted scheduler, finds them
+   * draining already and counts nothing.
    */
   void drainWhatThePlanTakes(
       RoundInput input, Plan plan, List<NodeView> nodes, long now, Tally tally) {
@@ -75,6 +89,7 @@ final class Shrinks {
     }
     Map<String, String> nodeOf = new HashMap<>();
     nodes.forEach(n -> n.containers().forEach(c -> nodeOf.put(c.id(), n.id())));
+    Set<String> stopped = new HashSet<>(plan.preempted());
     for (ContainerView c : shrunk) {
       if (awaitsNewWorkers(input, plan, c.appId())) {
         long holdUntil = now + settings.moveTimeoutMs();
@@ -86,19 +101,23 @@ final class Shrinks {
                 nodeOf.get(c.id()),
                 holdUntil + settings.shrinkGraceMs(),
                 holdUntil));
-      } else {
-        take(c, nodeOf.get(c.id()), Reason.SHRINK, now, tally);
+      } else if (take(c, nodeOf.get(c.id()), Reason.SHRINK, now, tally)
+          && stopped.remove(c.appId())) {
+        progress.preempted(c.appId());
       }
     }
     input.surplus().forEach(c -> take(c, nodeOf.get(c.id()), Reason.SHRINK, now, tally));
     partial.forEach(c -> take(c, nodeOf.get(c.id()), Reason.ORPHAN, now, tally));
   }
 
-  private void take(ContainerView c, String node, Reason why, long now, Tally tally) {
+  /** Drains the container; true if it was not draining yet. */
+  private boolean take(ContainerView c, String node, Reason why, long now, Tally tally) {
     if (drains.add(new Drain(c.id(), c.appId(), node, now + settings.shrinkGraceMs(), why, 0))) {
       tally.containersShrunk++;
       tally.gpuSecondsLost += Math.round(c.gpus() * settings.policy().rescaleOverheadS());
+      return true;
     }
+    return false;
   }
 
   /** Whether the plan puts workers of the job on a node where it does not hold them yet. */

@@ -361,6 +361,7 @@ public final class RoundRunner implements AutoCloseable {
         s.recovery(),
         s.deposed(),
         s.places(),
-        s.loanTarget());
+        s.loanTarget(),
+        s.preemptions());
   }
 }

@@ -54,7 +54,8 @@ final class StatusReport {
       RecoveryStatus recovery,
       String deposed,
       Map<String, NodeStatus.Place> places,
-      LoanTargetStatus loanTarget) {}
+      LoanTargetStatus loanTarget,
+      Map<String, Integer> preemptions) {}
 
   static SchedulerStatus of(Inputs in, ArylSettings settings, StateStore store, long epoch) {
     List<NodeStatus> nodes = new ArrayList<>();
@@ -139,7 +140,8 @@ final class StatusReport {
               change(change),
               job == null ? null : job.sinceCheckpointS(),
               job == null ? null : job.tenant(),
-              why == null ? null : why.words()));
+              why == null ? null : why.words(),
+              in.preemptions().getOrDefault(a.id, 0)));
     }
     return out;
   }

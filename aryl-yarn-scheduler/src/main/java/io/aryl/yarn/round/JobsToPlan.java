@@ -69,6 +69,7 @@ final class JobsToPlan {
               .remainingS(remainingS(shape, p))
               .attainedS(p.attainedBaseS())
               .sinceCheckpointS(sinceCheckpointS.applyAsDouble(app.id(), p))
+              .preemptions(p.preemptions())
               .speedup(speedup)
               .build());
       if (total > 0) {

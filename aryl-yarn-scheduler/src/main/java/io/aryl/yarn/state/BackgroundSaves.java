@@ -1,10 +1,13 @@
 package io.aryl.yarn.state;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,6 +50,43 @@ public final class BackgroundSaves implements AutoCloseable {
     }
   }
 
+  /**
+   * Saves {@code value} now, on the writer's thread, and waits for it: for a value an action waits
+   * on, in a section otherwise saved in the background. Written on the same thread, after a save
+   * already under way, and in place of an older value still waiting: an older value is never
+   * written over it.
+   *
+   * @throws StoreFencedException when another scheduler became active since
+   * @throws IOException when the save failed, or the writer is closed (the scheduler is stopping)
+   */
+  public <T> void saveNow(Section<T> section, T value) throws IOException {
+    pending.remove(section); // older than this value: not written at all
+    Future<?> saved;
+    try {
+      saved =
+          thread.submit(
+              () -> {
+                state.save(section, value);
+                return null;
+              });
+    } catch (RejectedExecutionException e) {
+      throw new IOException(
+          "the " + section.name() + " section was not saved: its writer is closed");
+    }
+    try {
+      saved.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException(
+          "interrupted while saving the " + section.name() + " section");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException(String.valueOf(e.getCause()), e.getCause());
+    }
+  }
+
   @SuppressWarnings("unchecked")
   private <T> void write(Section<T> section) {
     T value = (T) pending.remove(section);
@@ -76,7 +116,7 @@ public final class BackgroundSaves implements AutoCloseable {
       thread.submit(() -> {}).get();
     } catch (RejectedExecutionException e) {
       // closed: nothing more is written
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw new IllegalStateException(e.getCause());
     }
   }

@@ -20,8 +20,8 @@ import java.util.Map;
  *   </tr>
  *   <tr><td>reclaims</td><td>ReclaimSteps</td><td>a node is fenced, drained or relabelled</td></tr>
  *   <tr><td>drains</td><td>Drains</td><td>an ApplicationMaster is told to give a container back</td></tr>
- *   <tr><td>jobs</td><td>JobProgressMeter</td><td>(measurements: saved when workers change, else every few rounds)
- *   </td></tr>
+ *   <tr><td>jobs</td><td>JobProgressMeter</td><td>a job's preemption is told (its count); measurements: saved
+ *   when workers change, else every few rounds</td></tr>
  *   <tr><td>loan-target</td><td>LoanTargets</td><td>a loan target is acknowledged</td></tr>
  *   <tr><td>meta</td><td>this class</td><td>the first round</td></tr>
  * </table>
@@ -34,7 +34,7 @@ public final class DurableState {
    * Format of the stored state this Aryl writes and reads; older ones are read through {@link
    * StateFormat}.
    */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   private static final ObjectMapper JSON =
       new ObjectMapper()

@@ -54,15 +54,16 @@ public final class Section<T> {
           "containers being drained are no longer killed at their grace");
 
   /**
-   * Each elastic job's measured progress and where its workers ran. Written by {@code
-   * JobProgressMeter}.
+   * Each elastic job's measured progress, where its workers ran, and how many times it was
+   * preempted. Written by {@code JobProgressMeter}: a count before the stop it counts is told.
    */
   public static final Section<Jobs> JOBS =
       new Section<>(
           "jobs",
           Jobs.class,
           new Jobs(Map.of()),
-          "jobs' measured progress restarts from zero, and a restart no longer waits for their nodes");
+          "jobs' measured progress and preemption counts restart from zero, and a restart no longer"
+              + " waits for their nodes");
 
   /**
    * The loan controller's target in force: how many inference nodes may be on loan, by when the

@@ -18,6 +18,9 @@ import java.util.Map;
  *       its place, all at HOME — where they really are is the labels', and the first round takes it
  *       from them; a drain's {@code reclaimId}, which held a MOVE's hold-until time, is split into
  *       {@code reclaimId} (RECLAIM only) and {@code holdUntilMs} (MOVE only).
+ *   <li>2 to 3: each job gets {@code preemptions}, the times the scheduler stopped it, at 0: no
+ *       earlier Aryl counted them, so a job running through the upgrade starts its preemption
+ *       budget afresh.
  * </ul>
  */
 final class StateFormat {
@@ -61,6 +64,20 @@ final class StateFormat {
           }
         }
         changed.put(Section.DRAINS.name(), JSON.writeValueAsBytes(tree));
+      }
+    }
+    if (version < 3) {
+      byte[] jobs = raw.get(Section.JOBS.name());
+      if (jobs != null) {
+        JsonNode tree = JSON.readTree(jobs);
+        if (tree.path("jobs") instanceof ObjectNode byId) {
+          for (JsonNode job : byId) {
+            if (job instanceof ObjectNode record && !record.has("preemptions")) {
+              record.put("preemptions", 0);
+            }
+          }
+        }
+        changed.put(Section.JOBS.name(), JSON.writeValueAsBytes(tree));
       }
     }
     raw.putAll(changed);

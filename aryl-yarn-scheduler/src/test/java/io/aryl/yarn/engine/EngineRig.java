@@ -1,5 +1,6 @@
 package io.aryl.yarn.engine;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aryl.core.job.CheckpointReport;
 import io.aryl.core.job.JobShape;
 import io.aryl.yarn.conf.ArylSettings;
@@ -9,9 +10,13 @@ import io.aryl.yarn.round.NodeView;
 import io.aryl.yarn.round.TenantShares;
 import io.aryl.yarn.state.BackgroundSaves;
 import io.aryl.yarn.state.DurableState;
+import io.aryl.yarn.state.JobRecord;
+import io.aryl.yarn.state.Jobs;
+import io.aryl.yarn.state.Section;
 import io.aryl.yarn.state.StateStore;
 import io.aryl.yarn.state.StoreFencedException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -78,6 +83,14 @@ final class EngineRig implements AutoCloseable {
 
   EngineRig(Map<String, String> conf) {
     this(conf, new Store(), 1_000_000L);
+  }
+
+  /**
+   * A scheduler becoming active on {@code store}, which a test may have filled as a predecessor
+   * left it.
+   */
+  EngineRig(Map<String, String> conf, Store store) {
+    this(conf, store, 1_000_000L);
   }
 
   private EngineRig(Map<String, String> conf, Store store, long nowMs) {
@@ -305,6 +318,19 @@ final class EngineRig implements AutoCloseable {
     o.actions(Action.Kill.class).forEach(k -> end(k.containerId()));
   }
 
+  /**
+   * The job's preemptions as stored now (0 when the job has no stored record): what a newly active
+   * scheduler would read.
+   */
+  int storedPreemptions(String app) throws IOException {
+    byte[] jobs = store.readAll().get(Section.JOBS.name());
+    if (jobs == null) {
+      return 0;
+    }
+    JobRecord r = new ObjectMapper().readValue(jobs, Jobs.class).jobs().get(app);
+    return r == null ? 0 : r.preemptions();
+  }
+
   /** Waits until the measurements handed to the background writer are stored. */
   void flush() throws InterruptedException {
     measurements.flush();
@@ -323,6 +349,9 @@ final class EngineRig implements AutoCloseable {
     final Map<String, byte[]> sections = new TreeMap<>();
     private long epoch;
     long writes;
+
+    /** Every write, in order: the section and what it held then. */
+    final List<Map.Entry<String, String>> log = new ArrayList<>();
 
     /** Writes fail with this while set. */
     IOException failing;
@@ -343,6 +372,7 @@ final class EngineRig implements AutoCloseable {
         throw failing;
       }
       sections.put(section, data.clone());
+      log.add(Map.entry(section, new String(data, StandardCharsets.UTF_8)));
       writes++;
     }
 

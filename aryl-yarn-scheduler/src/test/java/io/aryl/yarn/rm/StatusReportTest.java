@@ -65,7 +65,8 @@ class StatusReportTest {
 
   @Test
   @DisplayName(
-      "an elastic application below its maximum says why, in words, from the last round's plan")
+      "an elastic application below its maximum says why, in words, from the last round's plan;"
+          + " each shows how often it was stopped, as the engine stored it")
   void belowMaxBecause() {
     // t1 has 4 GPUs: r (rigid, one 2-GPU worker) holds 2, e the other 2 at 1 GPU a worker, asking
     // for 2 more.
@@ -109,7 +110,8 @@ class StatusReportTest {
             new RecoveryStatus(false, 0, 0, 0, 0, List.of(), null),
             null,
             Map.of(),
-            null);
+            null,
+            Map.of("r", 2));
 
     SchedulerStatus status =
         StatusReport.of(in, ArylSettings.defaults(), new MemoryStateStore(), 1);
@@ -119,6 +121,8 @@ class StatusReportTest {
     assertThat(apps.get("e").belowMaxBecause())
         .isEqualTo("no spare GPUs of the types it may use (gpu)");
     assertThat(apps.get("r").belowMaxBecause()).as("at its maximum: nothing to say").isNull();
+    assertThat(apps.get("r").preemptions()).as("as the engine stored it").isEqualTo(2);
+    assertThat(apps.get("e").preemptions()).as("never stopped").isZero();
   }
 
   @Test
@@ -148,7 +152,8 @@ class StatusReportTest {
             new RecoveryStatus(false, 0, 0, 0, 0, List.of(), null),
             null,
             Map.of(),
-            null);
+            null,
+            Map.of());
 
     SchedulerStatus status =
         StatusReport.of(in, ArylSettings.defaults(), new MemoryStateStore(), 1);

@@ -105,8 +105,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * workers need room the other's old workers hold until their own new workers run. The simulator
  * applies both at once; the engine, new workers first, gives both up at the move timeout and the
  * jobs keep running where they are. Such moves are left out of the comparison from then on, and
- * must stay the exception: at most one in eight (3 of 32 in {@code aryl}, 7 of 66 in {@code aryl+};
- * 6 and 11 before a running job's promise into draining room counted).
+ * must stay the exception: at most one in eight (3 of 32 in {@code aryl}, 5 of 63 in {@code aryl+};
+ * 6 and 11 before a running job's promise into draining room counted, and 10 of 71 in {@code aryl+}
+ * while a job it stopped for a shorter one was started again only in the round after).
  *
  * <p>What legitimately differs, besides what {@link SchedulerPlansAsSimulatorTest.RmView} maps:
  *
@@ -242,7 +243,11 @@ class SchedulerActsAsSimulatorTest {
         .as("moves re-planned halfway or waiting on each other, of %d", seen.heldMoves)
         .isLessThanOrEqualTo(seen.heldMoves / 8);
     assertThat(seen.reclaims).as("reclaims compared").isPositive();
-    assertThat(seen.reclaimShrinks).as("jobs a reclaim shrinks").isPositive();
+    if (named == ArylPolicy.ARYL) {
+      // aryl+ keeps a gang and its extra workers on GPUs of one speed, and the inference GPUs here
+      // are slower: a lent server holds whole jobs, which a reclaim preempts. The shrink is aryl's.
+      assertThat(seen.reclaimShrinks).as("jobs a reclaim shrinks").isPositive();
+    }
     assertThat(seen.reclaimPreemptions).as("jobs a reclaim preempts").isPositive();
   }
 
@@ -699,7 +704,9 @@ class SchedulerActsAsSimulatorTest {
       sim.allocation(j.id())
           .workersByServer()
           .forEach((server, w) -> where.put(names.node(server), w));
-      jobs.put(names.app(j.id()), new JobRecord(j.attainedS(), j.sinceCheckpointS(), where));
+      jobs.put(
+          names.app(j.id()),
+          new JobRecord(j.attainedS(), j.sinceCheckpointS(), where, j.preemptions()));
     }
     predecessor.save(Section.JOBS, new Jobs(jobs));
     List<ReclaimRecord> flying = new ArrayList<>();

@@ -293,7 +293,7 @@ class SchedulerPlansAsSimulatorTest {
         v.apps.put(
             app,
             new AppView(app, shape, j.submitTimeS(), j.maxWorkers() - live, j.tenant(), false));
-        v.progress.put(app, new JobProgress(j.attainedS(), j.sinceCheckpointS()));
+        v.progress.put(app, new JobProgress(j.attainedS(), j.sinceCheckpointS(), j.preemptions()));
       }
       return v;
     }

@@ -1,6 +1,7 @@
 package io.aryl.yarn.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ class BackgroundSavesTest {
   }
 
   private static Jobs jobs(double attainedS) {
-    return new Jobs(Map.of("app_1", new JobRecord(attainedS, 0, Map.of("n1", 1))));
+    return new Jobs(Map.of("app_1", new JobRecord(attainedS, 0, Map.of("n1", 1), 0)));
   }
 
   @Test
@@ -93,6 +94,44 @@ class BackgroundSavesTest {
       assertThat(store.written.get(1)).contains("3.0");
       assertThat(state.get(Section.JOBS)).isEqualTo(jobs(3));
       assertThat(saves.failure()).isNull();
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "a value saved now is written after the save under way, in place of an older one still"
+          + " waiting; its failure is the caller's")
+  void saveNow() throws Exception {
+    GatedStore store = new GatedStore();
+    DurableState state = DurableState.open(store, 0);
+    try (BackgroundSaves saves = new BackgroundSaves(state, "test-writer")) {
+      saves.save(Section.JOBS, jobs(1)); // taken at once, then held by the store
+      Thread.sleep(50);
+      saves.save(Section.JOBS, jobs(2)); // waiting behind it
+      Thread opener =
+          new Thread(
+              () -> {
+                try {
+                  Thread.sleep(50);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                store.open.countDown();
+              });
+      opener.start();
+      saves.saveNow(Section.JOBS, jobs(3));
+      saves.flush();
+      opener.join();
+
+      assertThat(store.written).as("2, older and still waiting, is not written").hasSize(2);
+      assertThat(store.written.get(0)).contains("1.0");
+      assertThat(store.written.get(1)).contains("3.0");
+      assertThat(state.get(Section.JOBS)).isEqualTo(jobs(3));
+
+      store.refuse = new StoreFencedException("another scheduler claimed the store");
+      assertThatThrownBy(() -> saves.saveNow(Section.JOBS, jobs(4)))
+          .isInstanceOf(StoreFencedException.class);
+      assertThat(saves.failure()).as("thrown, not kept for later").isNull();
     }
   }
 

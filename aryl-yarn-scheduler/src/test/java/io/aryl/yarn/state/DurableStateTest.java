@@ -70,7 +70,7 @@ class DurableStateTest {
     first.save(Section.LOAN_TARGET, target);
     first.save(
         Section.JOBS,
-        new Jobs(Map.of("app_1", new JobRecord(120.5, 30, Map.of("n3:1", 2, "n4:1", 2)))));
+        new Jobs(Map.of("app_1", new JobRecord(120.5, 30, Map.of("n3:1", 2, "n4:1", 2), 3))));
 
     DurableState next = DurableState.open(fs(), 99_000);
     assertThat(next.recovered()).isTrue();
@@ -86,6 +86,7 @@ class DurableStateTest {
         .extracting(DrainRecord::container)
         .containsExactly("c1");
     assertThat(next.get(Section.JOBS).jobs().get("app_1").workersByNode()).containsEntry("n4:1", 2);
+    assertThat(next.get(Section.JOBS).jobs().get("app_1").preemptions()).isEqualTo(3);
   }
 
   @Test
@@ -105,7 +106,7 @@ class DurableStateTest {
 
   @Test
   @DisplayName(
-      "format 1 is read once and written back as format 2: inference nodes get their place, a move's"
+      "format 1 is read once and written back as the current format: inference nodes get their place, a move's"
           + " hold-until time leaves the reclaim id")
   void format1IsUpgraded() throws Exception {
     Files.writeString(dir.resolve("meta.json"), "{\"version\":1,\"originMs\":500}");
@@ -131,6 +132,27 @@ class DurableStateTest {
     assertThat(again.get(Section.DRAINS).containers())
         .isEqualTo(s.get(Section.DRAINS).containers());
     assertThat(again.get(Section.POOLS)).isEqualTo(s.get(Section.POOLS));
+  }
+
+  @Test
+  @DisplayName(
+      "format 2 is read once and written back as the current format: each job's preemptions, which"
+          + " format 2 did not count, read as 0")
+  void format2JobsReadWithNoPreemptions() throws Exception {
+    Files.writeString(dir.resolve("meta.json"), "{\"version\":2,\"originMs\":500}");
+    Files.writeString(
+        dir.resolve("jobs.json"),
+        "{\"jobs\":{\"app_1\":{\"attainedBaseS\":120.5,\"sinceChangeS\":30.0,"
+            + "\"workersByNode\":{\"n1:1\":2}}}}");
+
+    DurableState s = DurableState.open(fs(), 99_000);
+    assertThat(s.formatRead()).isEqualTo(2);
+    assertThat(s.get(Section.JOBS).jobs())
+        .containsExactly(Map.entry("app_1", new JobRecord(120.5, 30, Map.of("n1:1", 2), 0)));
+
+    DurableState again = DurableState.open(fs(), 99_000);
+    assertThat(again.formatRead()).as("written back").isEqualTo(DurableState.VERSION);
+    assertThat(again.get(Section.JOBS)).isEqualTo(s.get(Section.JOBS));
   }
 
   @Test
