@@ -81,6 +81,46 @@ class ShortJobPreemptionTest {
     assertThat(after.promises().book().admitted("long")).isFalse();
   }
 
+  /**
+   * "served" (one 8-GPU worker, 2 h predicted) starts alone on t1 at T0; "aged" (one 8-GPU worker,
+   * 1 h, only half as long: never worth a stop by the factor) has waited since {@code agedSubmitS};
+   * the round comes 3,700 s later, when served has had over an hour of service.
+   */
+  private String servedRunsWhileAnotherWaits(double agedSubmitS) {
+    rig = new EngineRig(conf("aryl+"));
+    rig.node("t1", TRAINING, 8);
+    rig.job("served", 1, 1, 8, 7_200, 0);
+    String worker = rig.worker("served", "t1");
+    rig.round(T0);
+    rig.job("aged", 1, 1, 8, 3_600, agedSubmitS);
+    rig.checkpoint("served", T0 + 3_650_000);
+    return worker;
+  }
+
+  @Test
+  @DisplayName(
+      "aryl+ ages: a job that never ran and waited over an hour has a job that has run an hour"
+          + " asked back, though it is only half as long")
+  void agedJobStopsAServedOne() {
+    String servedWorker = servedRunsWhileAnotherWaits(0);
+
+    Outcome o = rig.round(T0 + 3_700_000);
+
+    assertThat(noticed(o)).containsExactly(servedWorker);
+    assertThat(o.promises().book().target("aged").workersByServer()).isEqualTo(Map.of("t1", 1));
+  }
+
+  @Test
+  @DisplayName("aryl+: after 50 minutes of waiting the same job has not aged: served runs on")
+  void notYetAged() {
+    servedRunsWhileAnotherWaits(700);
+
+    Outcome o = rig.round(T0 + 3_700_000);
+
+    assertThat(noticed(o)).isEmpty();
+    assertThat(o.promises().book().admitted("aged")).isFalse();
+  }
+
   @Test
   @DisplayName("aryl, the paper's policy, lets long run to completion: short waits")
   void arylLetsItRun() {
