@@ -6,6 +6,7 @@ import io.aryl.core.admission.StarvationGuard;
 import io.aryl.core.elastic.ElasticAllocator;
 import io.aryl.core.elastic.ElasticValue;
 import io.aryl.core.model.Checks;
+import java.util.function.Consumer;
 
 /**
  * The knobs of one scheduling round. Every field has a default in {@link #defaults()}.
@@ -71,108 +72,6 @@ public record PolicyConfig(
    */
   public static final double DEFAULT_RESTART_OVERHEAD_S = 120;
 
-  /**
-   * The knobs before tenants, with the tenant reclaim delay and the restart overhead at their
-   * defaults.
-   */
-  public PolicyConfig(
-      JobOrder jobOrder,
-      double starvationWaitS,
-      boolean elastic,
-      double rescaleOverheadS,
-      long exactKnapsackOpsLimit,
-      boolean speedAware,
-      ElasticValue elasticValue) {
-    this(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        DEFAULT_TENANT_RECLAIM_DELAY_S,
-        DEFAULT_RESTART_OVERHEAD_S);
-  }
-
-  /** The knobs before the senior lane, with its share at the default. */
-  public PolicyConfig(
-      JobOrder jobOrder,
-      double starvationWaitS,
-      boolean elastic,
-      double rescaleOverheadS,
-      long exactKnapsackOpsLimit,
-      boolean speedAware,
-      ElasticValue elasticValue,
-      double tenantReclaimDelayS,
-      double restartOverheadS) {
-    this(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        StarvationGuard.DEFAULT_SHARE);
-  }
-
-  /** The knobs before the lane's light share, with it at the default (half the pool). */
-  public PolicyConfig(
-      JobOrder jobOrder,
-      double starvationWaitS,
-      boolean elastic,
-      double rescaleOverheadS,
-      long exactKnapsackOpsLimit,
-      boolean speedAware,
-      ElasticValue elasticValue,
-      double tenantReclaimDelayS,
-      double restartOverheadS,
-      double starvationShare) {
-    this(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        StarvationGuard.LIGHT_SHARE);
-  }
-
-  /** The knobs before preemption for shorter jobs, with it off. */
-  public PolicyConfig(
-      JobOrder jobOrder,
-      double starvationWaitS,
-      boolean elastic,
-      double rescaleOverheadS,
-      long exactKnapsackOpsLimit,
-      boolean speedAware,
-      ElasticValue elasticValue,
-      double tenantReclaimDelayS,
-      double restartOverheadS,
-      double starvationShare,
-      double starvationLightShare) {
-    this(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        CheckpointPreemption.OFF);
-  }
-
   public PolicyConfig {
     Checks.notNull("policy.preemption", preemption);
     Checks.notNull("policy.elasticValue", elasticValue);
@@ -206,35 +105,11 @@ public record PolicyConfig(
   }
 
   public PolicyConfig withStarvationShare(double v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        v,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.starvationShare = v);
   }
 
   public PolicyConfig withStarvationLightShare(double v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        v,
-        preemption);
+    return with(b -> b.starvationLightShare = v);
   }
 
   public static PolicyConfig defaults() {
@@ -254,83 +129,23 @@ public record PolicyConfig(
   }
 
   public PolicyConfig withJobOrder(JobOrder v) {
-    return new PolicyConfig(
-        v,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.jobOrder = v);
   }
 
   public PolicyConfig withStarvationWaitS(double v) {
-    return new PolicyConfig(
-        jobOrder,
-        v,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.starvationWaitS = v);
   }
 
   public PolicyConfig withElastic(boolean v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        v,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.elastic = v);
   }
 
   public PolicyConfig withRescaleOverheadS(double v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        v,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.rescaleOverheadS = v);
   }
 
   public PolicyConfig withSpeedAware(boolean v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        v,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.speedAware = v);
   }
 
   /**
@@ -344,83 +159,80 @@ public record PolicyConfig(
   }
 
   public PolicyConfig withElasticValue(ElasticValue v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        v,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.elasticValue = v);
   }
 
   public PolicyConfig withExactKnapsackOpsLimit(long v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        v,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.exactKnapsackOpsLimit = v);
   }
 
   public PolicyConfig withTenantReclaimDelayS(double v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        v,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.tenantReclaimDelayS = v);
   }
 
   public PolicyConfig withRestartOverheadS(double v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        v,
-        starvationShare,
-        starvationLightShare,
-        preemption);
+    return with(b -> b.restartOverheadS = v);
   }
 
   /** These knobs with another rule for preempting running jobs for shorter ones. */
   public PolicyConfig withPreemption(CheckpointPreemption v) {
-    return new PolicyConfig(
-        jobOrder,
-        starvationWaitS,
-        elastic,
-        rescaleOverheadS,
-        exactKnapsackOpsLimit,
-        speedAware,
-        elasticValue,
-        tenantReclaimDelayS,
-        restartOverheadS,
-        starvationShare,
-        starvationLightShare,
-        v);
+    return with(b -> b.preemption = v);
+  }
+
+  /**
+   * These knobs with some changed: {@code change} sets them on a copy of every field, and the
+   * result is checked as any other.
+   */
+  private PolicyConfig with(Consumer<Changes> change) {
+    Changes b = new Changes(this);
+    change.accept(b);
+    return b.build();
+  }
+
+  /** The fields of knobs being changed: the one place that copies them all. */
+  private static final class Changes {
+    JobOrder jobOrder;
+    double starvationWaitS;
+    boolean elastic;
+    double rescaleOverheadS;
+    long exactKnapsackOpsLimit;
+    boolean speedAware;
+    ElasticValue elasticValue;
+    double tenantReclaimDelayS;
+    double restartOverheadS;
+    double starvationShare;
+    double starvationLightShare;
+    CheckpointPreemption preemption;
+
+    Changes(PolicyConfig c) {
+      this.jobOrder = c.jobOrder;
+      this.starvationWaitS = c.starvationWaitS;
+      this.elastic = c.elastic;
+      this.rescaleOverheadS = c.rescaleOverheadS;
+      this.exactKnapsackOpsLimit = c.exactKnapsackOpsLimit;
+      this.speedAware = c.speedAware;
+      this.elasticValue = c.elasticValue;
+      this.tenantReclaimDelayS = c.tenantReclaimDelayS;
+      this.restartOverheadS = c.restartOverheadS;
+      this.starvationShare = c.starvationShare;
+      this.starvationLightShare = c.starvationLightShare;
+      this.preemption = c.preemption;
+    }
+
+    PolicyConfig build() {
+      return new PolicyConfig(
+          jobOrder,
+          starvationWaitS,
+          elastic,
+          rescaleOverheadS,
+          exactKnapsackOpsLimit,
+          speedAware,
+          elasticValue,
+          tenantReclaimDelayS,
+          restartOverheadS,
+          starvationShare,
+          starvationLightShare,
+          preemption);
+    }
   }
 }
