@@ -112,7 +112,7 @@ class StoppedJobLosesEveryWorkerTest {
     rig.job("long", 2, 2, 4, 36_000, 0).job("other", 1, 1, 4, 1_000, 0);
     String onT1 = rig.worker("long", "t1");
     String onT2 = rig.worker("long", "t2");
-    String others = rig.worker("other", "t2");
+    rig.worker("other", "t2");
     rig.asking("long", 0);
     rig.round(T0);
     rig.checkpoint("long", T0 + 59_000);
@@ -136,6 +136,55 @@ class StoppedJobLosesEveryWorkerTest {
     Outcome due = rig.after(GRACE_MS - 500);
     assertThat(killed(due))
         .as("both workers the stop told, the one on %s too", freedNode)
+        .containsExactlyInAnyOrder(onT1, onT2);
+  }
+
+  @Test
+  @DisplayName(
+      "a job stopped for a team's guarantee loses the worker on a node the plan gives it again"
+          + " during the grace")
+  void teamStopHoldsWhenAWorkersNodeIsPlannedForTheJobAgain() {
+    Map<String, String> conf = new HashMap<>(RoundEngineTest.CONF);
+    conf.put("aryl.scheduler.tenant.reclaim-delay-s", "1");
+    rig = new EngineRig(conf);
+    rig.node("t0", TRAINING, 4).node("t1", TRAINING, 4).node("t2", TRAINING, 8);
+    rig.tenants(Map.of("vision", 0.7, "nlp", 0.3)); // of 16 GPUs: vision 11, nlp 4
+    rig.job("nlp", 2, 2, 4, 36_000, 0).team("nlp", "nlp");
+    rig.job("small", 1, 1, 4, 36_000, 0).team("small", "nlp");
+    rig.job("other", 1, 1, 4, 36_000, 0).team("other", "vision");
+    String onT1 = rig.worker("nlp", "t1");
+    String onT2 = rig.worker("nlp", "t2");
+    rig.worker("small", "t0");
+    rig.worker("other", "t2");
+    rig.round(T0);
+    rig.round(T0 + 299_000);
+    // nlp checkpointed a second ago, small never: stopping nlp throws away less work, and leaves
+    // its team at its guarantee of 4 GPUs
+    rig.checkpoint("nlp", T0 + 299_000);
+    rig.job("vision", 1, 1, 4, 600, 299).team("vision", "vision"); // within vision's 11 GPUs
+
+    Outcome stopped = rig.round(T0 + 300_000);
+    for (int i = 0; i < 3 && noticed(stopped).isEmpty(); i++) {
+      stopped = rig.after(1_000); // vision's job waits the team's reclaim delay
+    }
+    assertThat(stopped.promises().book().target("nlp").isEmpty())
+        .as("nlp, borrowing, cannot shrink below its gang: stopped")
+        .isTrue();
+    assertThat(noticed(stopped)).containsExactlyInAnyOrder(onT1, onT2);
+    assertThat(stopped.promises().book().target("vision").workersOn("t1")).isEqualTo(1);
+
+    rig.finish("other", true); // other ends during the grace: half of t2 is free
+    rig.asking("nlp", 2); // nlp's ApplicationMaster asks for its gang again
+    rig.node("t3", TRAINING, 4); // and a node joins that runs it beside t2
+    rig.after(250);
+    Outcome replanned = rig.after(250);
+    assertThat(replanned.promises().book().target("nlp").workersOn("t2"))
+        .as("the plan wants a worker of nlp on t2 again")
+        .isEqualTo(1);
+
+    Outcome due = rig.after(GRACE_MS - 500);
+    assertThat(killed(due))
+        .as("both workers the stop told, the one on t2 too")
         .containsExactlyInAnyOrder(onT1, onT2);
   }
 }
