@@ -37,6 +37,11 @@ final class Drains {
    *
    * @param holdUntilMs for a MOVE, until when its announcement may wait for the job's new workers;
    *     else 0
+   * @param stopsJob whether the container goes because its whole job stops (a reclaim's or a plan's
+   *     PREEMPT): its ApplicationMaster was told that every worker goes, so it is killed at its
+   *     time wherever it runs, whatever becomes of its node (no longer being returned) or of the
+   *     plan (wanting the job there again); a shrink's reason, by contrast, is checked again before
+   *     the kill
    */
   record Drain(
       String container,
@@ -45,9 +50,10 @@ final class Drains {
       long killAtMs,
       Reason reason,
       long reclaimId,
-      long holdUntilMs) {
+      long holdUntilMs,
+      boolean stopsJob) {
     Drain(String container, String app, String node, long killAtMs, Reason reason, long reclaimId) {
-      this(container, app, node, killAtMs, reason, reclaimId, 0);
+      this(container, app, node, killAtMs, reason, reclaimId, 0, false);
     }
 
     /**
@@ -55,11 +61,18 @@ final class Drains {
      * {@code holdUntilMs}.
      */
     static Drain move(String container, String app, String node, long killAtMs, long holdUntilMs) {
-      return new Drain(container, app, node, killAtMs, Reason.MOVE, 0, holdUntilMs);
+      return new Drain(container, app, node, killAtMs, Reason.MOVE, 0, holdUntilMs, false);
+    }
+
+    /** A worker of a job stopped as a whole: killed at {@code killAtMs} wherever it runs. */
+    static Drain stop(
+        String container, String app, String node, long killAtMs, Reason reason, long reclaimId) {
+      return new Drain(container, app, node, killAtMs, reason, reclaimId, 0, true);
     }
 
     DrainRecord toRecord() {
-      return new DrainRecord(container, app, node, killAtMs, reason.name(), reclaimId, holdUntilMs);
+      return new DrainRecord(
+          container, app, node, killAtMs, reason.name(), reclaimId, holdUntilMs, stopsJob);
     }
   }
 
@@ -94,7 +107,8 @@ final class Drains {
 
   /**
    * Starts draining the container; true if it was not already draining. A sooner kill time wins; a
-   * reclaim's reason wins over a shrink's, so the kill re-checks the fence rather than the plan.
+   * reclaim's reason wins over a shrink's, so the kill re-checks the fence rather than the plan;
+   * and a container once drained because its job stops stays so: the job was told.
    */
   synchronized boolean add(Drain d) {
     movingByApp = null;
@@ -111,7 +125,8 @@ final class Drains {
               Math.min(old.killAtMs(), d.killAtMs()),
               reclaim ? d.reason() : old.reason(),
               reclaim ? d.reclaimId() : old.reclaimId(),
-              reclaim ? 0 : old.holdUntilMs());
+              reclaim ? 0 : old.holdUntilMs(),
+              old.stopsJob() || d.stopsJob());
       return false;
     }
     entries.put(d.container(), new Entry(d, false));
@@ -161,7 +176,8 @@ final class Drains {
                     Math.min(d.killAtMs(), nowMs + grace),
                     d.reason(),
                     d.reclaimId(),
-                    0);
+                    0,
+                    d.stopsJob());
       }
       e.announced = true;
       out.add(d);
@@ -253,7 +269,8 @@ final class Drains {
               r.killAtMs(),
               reason,
               r.reclaimId(),
-              r.holdUntilMs());
+              r.holdUntilMs(),
+              r.stopsJob());
       entries.put(r.container(), new Entry(d, false));
     }
   }

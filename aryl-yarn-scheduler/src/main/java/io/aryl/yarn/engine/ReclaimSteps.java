@@ -287,9 +287,10 @@ final class ReclaimSteps {
 
   /**
    * A job that falls below its minimum stops as a whole: every worker of it drains, wherever it
-   * runs. The stop is counted as one preemption of the job, in the round its workers start
-   * draining: the rounds after, and a scheduler resuming the reclaim after a restart, find them
-   * draining already and count nothing.
+   * runs, and is killed at the grace also on a node the reclaim does not return ({@link
+   * Drain#stopsJob}). The stop is counted as one preemption of the job, in the round its workers
+   * start draining: the rounds after, and a scheduler resuming the reclaim after a restart, find
+   * them draining already and count nothing.
    */
   private void preemptJob(
       Reclaim r,
@@ -302,7 +303,9 @@ final class ReclaimSteps {
     boolean stopsNow = false;
     for (NodeView n : nodes) {
       for (ContainerView c : n.containers()) {
-        if (c.appId().equals(appId) && !c.amContainer() && drain(r, c, n.id(), killAt)) {
+        if (c.appId().equals(appId)
+            && !c.amContainer()
+            && drains.add(Drain.stop(c.id(), appId, n.id(), killAt, Reason.RECLAIM, r.id()))) {
           stopsNow = true;
           if (recordPreempted(r, c, checkpoints, nowMs, tally)) {
             tally.containersPreempted++;

@@ -89,7 +89,8 @@ final class Shrinks {
     }
     Map<String, String> nodeOf = new HashMap<>();
     nodes.forEach(n -> n.containers().forEach(c -> nodeOf.put(c.id(), n.id())));
-    Set<String> stopped = new HashSet<>(plan.preempted());
+    Set<String> stops = Set.copyOf(plan.preempted());
+    Set<String> stopped = new HashSet<>(stops);
     for (ContainerView c : shrunk) {
       if (awaitsNewWorkers(input, plan, c.appId())) {
         long holdUntil = now + settings.moveTimeoutMs();
@@ -101,18 +102,28 @@ final class Shrinks {
                 nodeOf.get(c.id()),
                 holdUntil + settings.shrinkGraceMs(),
                 holdUntil));
-      } else if (take(c, nodeOf.get(c.id()), Reason.SHRINK, now, tally)
+      } else if (take(c, nodeOf.get(c.id()), Reason.SHRINK, stops.contains(c.appId()), now, tally)
           && stopped.remove(c.appId())) {
         progress.preempted(c.appId());
       }
     }
-    input.surplus().forEach(c -> take(c, nodeOf.get(c.id()), Reason.SHRINK, now, tally));
-    partial.forEach(c -> take(c, nodeOf.get(c.id()), Reason.ORPHAN, now, tally));
+    input.surplus().forEach(c -> take(c, nodeOf.get(c.id()), Reason.SHRINK, false, now, tally));
+    partial.forEach(c -> take(c, nodeOf.get(c.id()), Reason.ORPHAN, false, now, tally));
   }
 
-  /** Drains the container; true if it was not draining yet. */
-  private boolean take(ContainerView c, String node, Reason why, long now, Tally tally) {
-    if (drains.add(new Drain(c.id(), c.appId(), node, now + settings.shrinkGraceMs(), why, 0))) {
+  /**
+   * Drains the container; true if it was not draining yet.
+   *
+   * @param stopsJob whether the plan stops its job as a whole (then the kill is not called off)
+   */
+  private boolean take(
+      ContainerView c, String node, Reason why, boolean stopsJob, long now, Tally tally) {
+    long killAt = now + settings.shrinkGraceMs();
+    Drain d =
+        stopsJob
+            ? Drain.stop(c.id(), c.appId(), node, killAt, why, 0)
+            : new Drain(c.id(), c.appId(), node, killAt, why, 0);
+    if (drains.add(d)) {
       tally.containersShrunk++;
       tally.gpuSecondsLost += Math.round(c.gpus() * settings.policy().rescaleOverheadS());
       return true;
@@ -219,13 +230,22 @@ final class Shrinks {
     partialSince.remove(appId);
   }
 
-  /** Null when the drain's reason still holds; else why it no longer does. */
+  /**
+   * Null when the drain's reason still holds; else why it no longer does. A worker of a job stopped
+   * as a whole always goes: its ApplicationMaster was told that every worker does, and the stop was
+   * counted, so neither a node the reclaim does not return (a reclaim stops a job for its workers
+   * on the returned nodes and takes the others with them) nor the plan placing the job there again
+   * calls it off.
+   */
   private String noLongerNeeded(
       Drain d,
       RoundInput input,
       List<NodeView> nodes,
       PlanBook book,
       ToIntFunction<String> minWorkers) {
+    if (d.stopsJob()) {
+      return null;
+    }
     return switch (d.reason()) {
       case RECLAIM -> reclaimStillReturning.test(d) ? null : "its node is no longer being returned";
       case SHRINK, MOVE ->

@@ -13,6 +13,9 @@ package io.aryl.yarn.state;
  * @param reclaimId for RECLAIM, the reclaim returning its node; else 0
  * @param holdUntilMs for a MOVE not told yet, until when it waits for the job's new workers, epoch
  *     ms; else 0
+ * @param stopsJob whether it is one of the workers of a job stopped as a whole (a reclaim's or a
+ *     plan's PREEMPT): then it is killed at its time whatever becomes of its node or the plan, and
+ *     the reason is not re-checked; false in drains stored before format 4
  */
 public record DrainRecord(
     String container,
@@ -21,4 +24,5 @@ public record DrainRecord(
     long killAtMs,
     String reason,
     long reclaimId,
-    long holdUntilMs) {}
+    long holdUntilMs,
+    boolean stopsJob) {}

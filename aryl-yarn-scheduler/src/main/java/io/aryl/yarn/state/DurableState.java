@@ -34,7 +34,7 @@ public final class DurableState {
    * Format of the stored state this Aryl writes and reads; older ones are read through {@link
    * StateFormat}.
    */
-  public static final int VERSION = 3;
+  public static final int VERSION = 4;
 
   private static final ObjectMapper JSON =
       new ObjectMapper()

@@ -21,6 +21,9 @@ import java.util.Map;
  *   <li>2 to 3: each job gets {@code preemptions}, the times the scheduler stopped it, at 0: no
  *       earlier Aryl counted them, so a job running through the upgrade starts its preemption
  *       budget afresh.
+ *   <li>3 to 4: each drain gets {@code stopsJob} at false: format 3 did not say whether a drain was
+ *       part of a stop of its whole job, so a drain read from it is re-checked before its kill as
+ *       format 3's Aryl did (a reclaim's on its node still being returned, a shrink's on the plan).
  * </ul>
  */
 final class StateFormat {
@@ -78,6 +81,20 @@ final class StateFormat {
           }
         }
         changed.put(Section.JOBS.name(), JSON.writeValueAsBytes(tree));
+      }
+    }
+    if (version < 4) {
+      byte[] drains = changed.getOrDefault(Section.DRAINS.name(), raw.get(Section.DRAINS.name()));
+      if (drains != null) {
+        JsonNode tree = JSON.readTree(drains);
+        if (tree.path("containers") instanceof ArrayNode containers) {
+          for (JsonNode c : containers) {
+            if (c instanceof ObjectNode drain && !drain.has("stopsJob")) {
+              drain.put("stopsJob", false);
+            }
+          }
+        }
+        changed.put(Section.DRAINS.name(), JSON.writeValueAsBytes(tree));
       }
     }
     raw.putAll(changed);

@@ -6,6 +6,7 @@ import io.aryl.yarn.engine.Drains.Drain;
 import io.aryl.yarn.engine.Drains.Reason;
 import java.util.List;
 import java.util.Set;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -43,19 +44,40 @@ class DrainsTest {
   }
 
   @Test
+  @DisplayName(
+      "a drain once part of its job's stop stays so when a shrink or a reclaim drains it again, and"
+          + " one a shrink started becomes so when the job is then stopped")
+  void jobStopIsKeptThroughLaterDrains() {
+    Drains d = new Drains();
+    d.add(Drain.stop("c1", "app_1", "n1", 500, Reason.SHRINK, 0));
+    d.add(shrink("c1", 400));
+    d.add(new Drain("c1", "app_1", "n1", 300, Reason.RECLAIM, 7));
+    d.add(shrink("c2", 500));
+    d.add(Drain.stop("c2", "app_1", "n1", 600, Reason.RECLAIM, 7));
+    d.add(shrink("c3", 500));
+    d.announce();
+
+    assertThat(d.due(600))
+        .extracting(Drain::container, Drain::stopsJob)
+        .containsExactly(
+            Tuple.tuple("c1", true), Tuple.tuple("c2", true), Tuple.tuple("c3", false));
+  }
+
+  @Test
   @DisplayName("restored drains keep their kill times and are announced again")
   void restoredDrainsAreAnnouncedAgain() {
     Drains before = new Drains();
     before.add(shrink("c1", 100));
     before.add(new Drain("c2", "app_2", "n2", 200, Reason.ORPHAN, 0));
+    before.add(Drain.stop("c3", "app_3", "n3", 300, Reason.RECLAIM, 4));
     before.announce();
 
     Drains after = new Drains();
     after.restore(before.toRecord());
 
     assertThat(after.toRecord()).isEqualTo(before.toRecord());
-    assertThat(after.nodes()).containsExactlyInAnyOrder("n1", "n2");
-    assertThat(after.announce()).extracting(Drain::container).containsExactly("c1", "c2");
+    assertThat(after.nodes()).containsExactlyInAnyOrder("n1", "n2", "n3");
+    assertThat(after.announce()).extracting(Drain::container).containsExactly("c1", "c2", "c3");
     assertThat(after.due(150)).extracting(Drain::container).containsExactly("c1");
   }
 
@@ -76,7 +98,7 @@ class DrainsTest {
    * ms grace.
    */
   private static Drain move(String c) {
-    return new Drain(c, "app_1", "n1", 31_000, Reason.MOVE, 0, 30_000);
+    return Drain.move(c, "app_1", "n1", 31_000, 30_000);
   }
 
   @Test
@@ -139,7 +161,7 @@ class DrainsTest {
   void restoredMoveKeepsItsHold() {
     Drains before = new Drains();
     before.add(move("c1"));
-    before.add(new Drain("c2", "app_1", "n1", 31_000, Reason.MOVE, 0, 30_000));
+    before.add(Drain.move("c2", "app_1", "n1", 31_000, 30_000));
     before.announce(
         10_000, x -> x.container().equals("c2") ? Drains.Hold.ANNOUNCE : Drains.Hold.WAIT);
 

@@ -193,7 +193,9 @@ class PreemptionCountTest {
     rig.close();
     rig = rig.restart();
     Outcome due = rig.after(GRACE_MS);
-    assertThat(killed(due)).as("the resumed reclaim is carried out").contains(onI1);
+    assertThat(killed(due))
+        .as("the resumed reclaim is carried out: the job's every worker, on t1 too")
+        .containsExactlyInAnyOrder(onT1, onI1);
     assertThat(rig.storedPreemptions("a")).isEqualTo(1);
     assertThat(plannedWith(rig, "a")).isEqualTo(1);
   }

@@ -64,7 +64,8 @@ class DurableStateTest {
     first.save(Section.RECLAIMS, new Reclaims(8, List.of(r), List.of()));
     first.save(
         Section.DRAINS,
-        new DrainList(List.of(new DrainRecord("c1", "app_1", "n3:1", 5_000, "RECLAIM", 7, 0))));
+        new DrainList(
+            List.of(new DrainRecord("c1", "app_1", "n3:1", 5_000, "RECLAIM", 7, 0, true))));
     LoanTargetRecord target =
         new LoanTargetRecord(3, "controller-1", 2, 9_000, 1_500, "rate 10 rps", 1_600);
     first.save(Section.LOAN_TARGET, target);
@@ -83,8 +84,7 @@ class DurableStateTest {
     assertThat(next.get(Section.RECLAIMS).inFlight()).containsExactly(r);
     assertThat(next.get(Section.RECLAIMS).nextId()).isEqualTo(8);
     assertThat(next.get(Section.DRAINS).containers())
-        .extracting(DrainRecord::container)
-        .containsExactly("c1");
+        .containsExactly(new DrainRecord("c1", "app_1", "n3:1", 5_000, "RECLAIM", 7, 0, true));
     assertThat(next.get(Section.JOBS).jobs().get("app_1").workersByNode()).containsEntry("n4:1", 2);
     assertThat(next.get(Section.JOBS).jobs().get("app_1").preemptions()).isEqualTo(3);
   }
@@ -124,8 +124,8 @@ class DurableStateTest {
         .containsExactly(Map.entry("i1:1", Place.HOME), Map.entry("i2:1", Place.HOME));
     assertThat(s.get(Section.DRAINS).containers())
         .containsExactly(
-            new DrainRecord("c1", "a", "i1:1", 9, "MOVE", 0, 700),
-            new DrainRecord("c2", "a", "i2:1", 9, "RECLAIM", 4, 0));
+            new DrainRecord("c1", "a", "i1:1", 9, "MOVE", 0, 700, false),
+            new DrainRecord("c2", "a", "i2:1", 9, "RECLAIM", 4, 0, false));
 
     DurableState again = DurableState.open(fs(), 99_000);
     assertThat(again.formatRead()).as("written back").isEqualTo(DurableState.VERSION);
@@ -153,6 +153,32 @@ class DurableStateTest {
     DurableState again = DurableState.open(fs(), 99_000);
     assertThat(again.formatRead()).as("written back").isEqualTo(DurableState.VERSION);
     assertThat(again.get(Section.JOBS)).isEqualTo(s.get(Section.JOBS));
+  }
+
+  @Test
+  @DisplayName(
+      "format 3 is read once and written back as the current format: each drain, which format 3 did"
+          + " not mark as part of a job's stop, is re-checked before its kill as before")
+  void format3DrainsReadAsNoStop() throws Exception {
+    Files.writeString(dir.resolve("meta.json"), "{\"version\":3,\"originMs\":500}");
+    Files.writeString(
+        dir.resolve("drains.json"),
+        "{\"containers\":["
+            + "{\"container\":\"c1\",\"app\":\"a\",\"node\":\"t1:1\",\"killAtMs\":9,"
+            + "\"reason\":\"RECLAIM\",\"reclaimId\":4,\"holdUntilMs\":0},"
+            + "{\"container\":\"c2\",\"app\":\"b\",\"node\":\"t2:1\",\"killAtMs\":9,"
+            + "\"reason\":\"SHRINK\",\"reclaimId\":0,\"holdUntilMs\":0}]}");
+
+    DurableState s = DurableState.open(fs(), 99_000);
+    assertThat(s.formatRead()).isEqualTo(3);
+    assertThat(s.get(Section.DRAINS).containers())
+        .containsExactly(
+            new DrainRecord("c1", "a", "t1:1", 9, "RECLAIM", 4, 0, false),
+            new DrainRecord("c2", "b", "t2:1", 9, "SHRINK", 0, 0, false));
+
+    DurableState again = DurableState.open(fs(), 99_000);
+    assertThat(again.formatRead()).as("written back").isEqualTo(DurableState.VERSION);
+    assertThat(again.get(Section.DRAINS)).isEqualTo(s.get(Section.DRAINS));
   }
 
   @Test
