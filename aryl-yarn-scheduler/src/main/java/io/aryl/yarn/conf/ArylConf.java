@@ -67,7 +67,9 @@ public enum ArylConf {
       "aryl",
       "aryl (the paper's policy) or aryl+ (speed-aware: a gang on one GPU speed, extra workers never on slower GPUs"
           + " than the job's base, whole-job moves to faster GPUs as they free; spare GPUs shortest-remaining-first"
-          + " unless aryl.scheduler.elastic-value is set)."),
+          + " unless aryl.scheduler.elastic-value is set; a long job stopped after its checkpoint for a much shorter"
+          + " one, and a job that never ran and waited over an hour may stop one that has run an hour: see Concepts,"
+          + " \"aryl+ under overload\")."),
   JOB_ORDER(
       "aryl.scheduler.job-order",
       "shortest-predicted-first",
