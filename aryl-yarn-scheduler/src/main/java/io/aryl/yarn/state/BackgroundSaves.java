@@ -50,6 +50,11 @@ public final class BackgroundSaves implements AutoCloseable {
     }
   }
 
+  /** Whether a value of {@code section} waits for the writer (read by the tests' sequencing). */
+  boolean waiting(Section<?> section) {
+    return pending.containsKey(section);
+  }
+
   /**
    * Saves {@code value} now, on the writer's thread, and waits for it: for a value an action waits
    * on, in a section otherwise saved in the background. Written on the same thread, after a save

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +20,7 @@ class BackgroundSavesTest {
     final MemoryStateStore inner = new MemoryStateStore();
     final List<String> written = new ArrayList<>();
     final CountDownLatch open = new CountDownLatch(1);
+    final CountDownLatch entered = new CountDownLatch(1); // a JOBS write reached the store
     volatile IOException refuse;
 
     @Override
@@ -33,6 +36,7 @@ class BackgroundSavesTest {
     @Override
     public void write(String section, byte[] data) throws IOException {
       if (section.equals(Section.JOBS.name())) {
+        entered.countDown();
         try {
           open.await();
         } catch (InterruptedException e) {
@@ -83,45 +87,32 @@ class BackgroundSavesTest {
     GatedStore store = new GatedStore();
     DurableState state = DurableState.open(store, 0);
     try (BackgroundSaves saves = new BackgroundSaves(state, "test-writer")) {
-      saves.save(Section.JOBS, jobs(1)); // taken at once, then held by the store
-      Thread.sleep(50);
-      saves.save(Section.JOBS, jobs(2));
-      saves.save(Section.JOBS, jobs(3));
-      store.open.countDown();
-      saves.flush();
-
-      assertThat(store.written).hasSize(2);
-      assertThat(store.written.get(1)).contains("3.0");
-      assertThat(state.get(Section.JOBS)).isEqualTo(jobs(3));
-      assertThat(saves.failure()).isNull();
-    }
-  }
-
-  @Test
-  @DisplayName(
-      "a value saved now is written after the save under way, in place of an older one still"
-          + " waiting; its failure is the caller's")
-  void saveNow() throws Exception {
-    GatedStore store = new GatedStore();
-    DurableState state = DurableState.open(store, 0);
-    try (BackgroundSaves saves = new BackgroundSaves(state, "test-writer")) {
-      saves.save(Section.JOBS, jobs(1)); // taken at once, then held by the store
-      Thread.sleep(50);
+      saves.save(Section.JOBS, jobs(1)); // taken by the writer, then held by the store
+      assertThat(store.entered.await(10, TimeUnit.SECONDS)).as("the writer holds 1").isTrue();
       saves.save(Section.JOBS, jobs(2)); // waiting behind it
-      Thread opener =
+      assertThat(saves.waiting(Section.JOBS)).isTrue();
+      AtomicReference<Throwable> thrown = new AtomicReference<>();
+      Thread saver =
           new Thread(
               () -> {
                 try {
-                  Thread.sleep(50);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
+                  saves.saveNow(Section.JOBS, jobs(3));
+                } catch (Throwable t) {
+                  thrown.set(t);
                 }
-                store.open.countDown();
               });
-      opener.start();
-      saves.saveNow(Section.JOBS, jobs(3));
+      saver.start();
+      // saveNow takes 2 out of the queue before it waits for its own write: only then does the
+      // store let the first write finish.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (saves.waiting(Section.JOBS) && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertThat(saves.waiting(Section.JOBS)).as("2 taken out by saveNow").isFalse();
+      store.open.countDown();
+      saver.join();
+      assertThat(thrown.get()).isNull();
       saves.flush();
-      opener.join();
 
       assertThat(store.written).as("2, older and still waiting, is not written").hasSize(2);
       assertThat(store.written.get(0)).contains("1.0");
